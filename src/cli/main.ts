@@ -1,0 +1,145 @@
+import { pathToFileURL } from 'node:url';
+import { McpClient, McpError, StdioTransport, splitCommandLine, type ClientHandlers, type Transport } from '../core';
+
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--timeout <ms>] [--verbose] <verb> [args]
+
+Verbs:
+  info                          server info, capabilities, protocol version, instructions
+  tools                         every tool
+  call <tool> '<json args>'     call a tool (arguments checked against its inputSchema first)
+  resources                     every resource
+  templates                     every resource template
+  read <uri>                    read a resource
+  prompts                       every prompt
+  prompt <name> '<json args>'   get a prompt
+  ping                          ping the server
+
+Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
+
+interface CliArgs {
+  stdio?: string;
+  timeoutMs?: number;
+  verbose: boolean;
+  verb?: string;
+  rest: string[];
+}
+
+function parseArgs(argv: string[]): CliArgs {
+  const args: CliArgs = { verbose: false, rest: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--stdio') args.stdio = argv[++i];
+    else if (a === '--timeout') args.timeoutMs = Number(argv[++i]);
+    else if (a === '--verbose' || a === '-v') args.verbose = true;
+    else if (a === '--help' || a === '-h') args.verb = 'help';
+    else if (args.verb === undefined) args.verb = a;
+    else args.rest.push(a);
+  }
+  return args;
+}
+
+function parseJsonObject(text: string | undefined, what: string): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw McpError.invalidParams(`${what} is not JSON: ${(e as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw McpError.invalidParams(`${what} must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** The CLI answers what a headless client can: roots are the current directory, the rest is refused. */
+export function cliHandlers(cwd: string): ClientHandlers {
+  return {
+    listRoots: () => [{ uri: pathToFileURL(cwd).href, name: 'current directory' }],
+    createMessage: async () => {
+      throw new McpError(-1, 'User rejected sampling request: the command-line client has no language model');
+    },
+    elicit: async () => ({ action: 'decline' }),
+  };
+}
+
+export async function runCli(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
+  const args = parseArgs(argv);
+  if (args.verb === 'help' || !args.stdio || !args.verb) {
+    (args.verb === 'help' ? out : err).write(`${USAGE}\n`);
+    return args.verb === 'help' ? 0 : 2;
+  }
+  const words = splitCommandLine(args.stdio);
+  if (words.length === 0) {
+    err.write('--stdio needs a command line\n');
+    return 2;
+  }
+  const transport: Transport = new StdioTransport({ command: words[0], args: words.slice(1) });
+  const client = new McpClient(transport, {
+    clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
+    handlers: cliHandlers(process.cwd()),
+    requestTimeoutMs: args.timeoutMs,
+  });
+  client.onLog((entry) => {
+    if (args.verbose || entry.level === 'error') err.write(`[${entry.source}] ${entry.message}\n`);
+  });
+  client.onLogMessage((m) => {
+    if (args.verbose) err.write(`[server ${m.level}] ${typeof m.data === 'string' ? m.data : JSON.stringify(m.data)}\n`);
+  });
+  try {
+    const init = await client.connect();
+    const result = await runVerb(client, args.verb, args.rest, init, err);
+    out.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    const e = McpError.from(error);
+    err.write(`error: ${e.toString()}\n`);
+    return 1;
+  } finally {
+    await client.close();
+  }
+}
+
+async function runVerb(client: McpClient, verb: string, rest: string[], init: unknown, err: NodeJS.WritableStream): Promise<unknown> {
+  switch (verb) {
+    case 'info':
+      return init;
+    case 'ping':
+      return client.ping();
+    case 'tools':
+      return client.listTools();
+    case 'call': {
+      if (!rest[0]) throw McpError.invalidParams('call needs a tool name');
+      const outcome = await client.callTool(rest[0], parseJsonObject(rest[1], 'The tool arguments'), { validateInput: true });
+      if (outcome.structuredContentCheck && !outcome.structuredContentCheck.ok) {
+        err.write(`warning: structuredContent does not match the outputSchema: ${outcome.structuredContentCheck.message}\n`);
+      }
+      return outcome.result;
+    }
+    case 'resources':
+      return client.listResources();
+    case 'templates':
+      return client.listResourceTemplates();
+    case 'read':
+      if (!rest[0]) throw McpError.invalidParams('read needs a resource URI');
+      return client.readResource(rest[0]);
+    case 'prompts':
+      return client.listPrompts();
+    case 'prompt': {
+      if (!rest[0]) throw McpError.invalidParams('prompt needs a prompt name');
+      const raw = parseJsonObject(rest[1], 'The prompt arguments');
+      const args = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+      return client.getPrompt(rest[0], args);
+    }
+    default:
+      throw McpError.invalidParams(`Unknown verb '${verb}'. Run with --help for the list.`);
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`error: ${String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,318 @@
+import { Emitter } from 'vscode-jsonrpc/node';
+import { McpConnection, type RequestOptions } from '../jsonrpc/connection';
+import { ErrorCode, McpError } from '../protocol/errors';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isSupportedProtocolVersion } from '../protocol/versions';
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CompleteParams,
+  CompleteResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  InitializeResult,
+  LoggingLevel,
+  LoggingMessageNotificationParams,
+  PaginatedResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ResourceUpdatedNotificationParams,
+  Root,
+  ServerCapabilities,
+  Tool,
+} from '../protocol/types';
+import { SchemaValidator, type SchemaCheck } from '../schema/validator';
+import type { LogEntry, Transport } from '../transport/transport';
+import { missingCapability } from './capabilities';
+
+/** What the host answers when the server asks. A capability is declared only if its handler is here. */
+export interface ClientHandlers {
+  listRoots?(signal: AbortSignal): Root[] | Promise<Root[]>;
+  createMessage?(params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult>;
+  elicit?(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
+}
+
+export interface McpClientOptions {
+  clientInfo?: Implementation;
+  handlers?: ClientHandlers;
+  /** Default timeout of every request (60 s). */
+  requestTimeoutMs?: number;
+  /** Timeout of the initialize handshake; the request timeout otherwise. */
+  initializeTimeoutMs?: number;
+  /** The version offered in initialize; the newest we speak otherwise. */
+  protocolVersion?: string;
+}
+
+export interface CallToolOptions extends RequestOptions {
+  /** Check the arguments against the tool's inputSchema first; nothing is sent if they fail. */
+  validateInput?: boolean;
+}
+
+export interface ToolCallOutcome {
+  result: CallToolResult;
+  /** Present when the tool declares an outputSchema: whether structuredContent matches it. */
+  structuredContentCheck?: SchemaCheck;
+}
+
+const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-host', version: '0.1.0', title: 'MCP Host' };
+const MAX_PAGES = 10_000;
+
+/**
+ * An MCP client over one transport: the handshake, one typed method per request, pagination,
+ * the capability choke point, and the host's answers to server requests.
+ */
+export class McpClient {
+  private connection: McpConnection | undefined;
+  private readonly validator = new SchemaValidator();
+  private initializeResult: InitializeResult | undefined;
+  private readonly toolsByName = new Map<string, Tool>();
+
+  private readonly logMessageEmitter = new Emitter<LoggingMessageNotificationParams>();
+  private readonly toolsChangedEmitter = new Emitter<void>();
+  private readonly promptsChangedEmitter = new Emitter<void>();
+  private readonly resourcesChangedEmitter = new Emitter<void>();
+  private readonly resourceUpdatedEmitter = new Emitter<ResourceUpdatedNotificationParams>();
+  private readonly logEmitter = new Emitter<LogEntry>();
+  private readonly closeEmitter = new Emitter<string>();
+  /** Transport, protocol and stderr lines, for the server's log. */
+  readonly onLog = this.logEmitter.event;
+  /** Fires once with the reason when the connection is gone. */
+  readonly onDidClose = this.closeEmitter.event;
+  /** `notifications/message` from the server. */
+  readonly onLogMessage = this.logMessageEmitter.event;
+  readonly onToolsListChanged = this.toolsChangedEmitter.event;
+  readonly onPromptsListChanged = this.promptsChangedEmitter.event;
+  readonly onResourcesListChanged = this.resourcesChangedEmitter.event;
+  readonly onResourceUpdated = this.resourceUpdatedEmitter.event;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: McpClientOptions = {},
+  ) {
+    transport.onLog((entry) => this.logEmitter.fire(entry));
+  }
+
+  get serverInfo(): Implementation | undefined {
+    return this.initializeResult?.serverInfo;
+  }
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.initializeResult?.capabilities;
+  }
+  get instructions(): string | undefined {
+    return this.initializeResult?.instructions;
+  }
+  get protocolVersion(): string | undefined {
+    return this.initializeResult?.protocolVersion;
+  }
+  get isClosed(): boolean {
+    return this.connection?.isClosed ?? false;
+  }
+
+  /** The capabilities we declare: exactly those whose handlers the host supplied. */
+  get clientCapabilities(): ClientCapabilities {
+    const h = this.options.handlers ?? {};
+    const caps: ClientCapabilities = {};
+    if (h.listRoots) caps.roots = { listChanged: true };
+    if (h.createMessage) caps.sampling = {};
+    if (h.elicit) caps.elicitation = { form: {} };
+    return caps;
+  }
+
+  /** Starts the transport and performs the handshake. */
+  async connect(): Promise<InitializeResult> {
+    if (this.connection) throw new Error('McpClient.connect() may be called once');
+    await this.transport.start();
+    const connection = new McpConnection(this.transport, this.options.requestTimeoutMs);
+    this.connection = connection;
+    connection.onLog((entry) => this.logEmitter.fire(entry));
+    connection.onDidClose((reason) => this.closeEmitter.fire(reason));
+    this.wireHandlers(connection);
+    connection.listen();
+    const offered = this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
+    let result: InitializeResult;
+    try {
+      result = await connection.request<InitializeResult>(
+        'initialize',
+        { protocolVersion: offered, capabilities: this.clientCapabilities, clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO },
+        { timeoutMs: this.options.initializeTimeoutMs ?? this.options.requestTimeoutMs },
+      );
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+    const problem = checkInitializeResult(result);
+    if (problem) {
+      await this.close();
+      throw problem;
+    }
+    this.initializeResult = { ...result, capabilities: result.capabilities ?? {} };
+    this.transport.setProtocolVersion?.(result.protocolVersion);
+    await connection.notify('notifications/initialized');
+    return this.initializeResult;
+  }
+
+  /** Stops the server (or drops the channel); pending requests reject with Connection Closed. */
+  async close(): Promise<void> {
+    if (this.connection) await this.connection.close();
+    else await this.transport.close();
+  }
+
+  ping(options?: RequestOptions): Promise<Record<string, never>> {
+    return this.request('ping', undefined, options);
+  }
+
+  async listTools(options?: RequestOptions): Promise<Tool[]> {
+    const tools = await this.listAll<Tool>('tools/list', 'tools', options);
+    this.toolsByName.clear();
+    for (const tool of tools) this.toolsByName.set(tool.name, tool);
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
+    this.assertCapability('tools/call');
+    const known = this.toolsByName.get(name) ?? (options.validateInput ? await this.findTool(name, options) : undefined);
+    if (options.validateInput && known) {
+      const check = this.validator.check(known.inputSchema ?? {}, args);
+      if (!check.ok && !check.message.startsWith('the schema cannot be used')) {
+        throw McpError.invalidParams(`Invalid arguments for tool '${name}': ${check.message}`, { errors: check.errors });
+      }
+    }
+    const result = await this.request<CallToolResult>('tools/call', { name, arguments: args }, options);
+    if (!result || !Array.isArray(result.content)) {
+      throw McpError.invalidParams(`The server's tools/call result has no content array`, { result });
+    }
+    const outcome: ToolCallOutcome = { result };
+    if (known?.outputSchema && !result.isError) {
+      outcome.structuredContentCheck =
+        result.structuredContent === undefined
+          ? { ok: false, message: 'the tool declares an outputSchema but returned no structuredContent' }
+          : this.validator.check(known.outputSchema, result.structuredContent);
+    }
+    return outcome;
+  }
+
+  /** Validates arguments against a tool's inputSchema without calling it. */
+  checkToolArguments(tool: Tool, args: unknown): SchemaCheck {
+    return this.validator.check(tool.inputSchema ?? {}, args);
+  }
+
+  listResources(options?: RequestOptions): Promise<Resource[]> {
+    return this.listAll<Resource>('resources/list', 'resources', options);
+  }
+  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
+    return this.listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', options);
+  }
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+    return this.request('resources/read', { uri }, options);
+  }
+  subscribeResource(uri: string, options?: RequestOptions): Promise<Record<string, never>> {
+    return this.request('resources/subscribe', { uri }, options);
+  }
+  unsubscribeResource(uri: string, options?: RequestOptions): Promise<Record<string, never>> {
+    return this.request('resources/unsubscribe', { uri }, options);
+  }
+  listPrompts(options?: RequestOptions): Promise<Prompt[]> {
+    return this.listAll<Prompt>('prompts/list', 'prompts', options);
+  }
+  getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
+    return this.request('prompts/get', { name, arguments: args }, options);
+  }
+  complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
+    return this.request('completion/complete', params as unknown as Record<string, unknown>, options);
+  }
+  setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<Record<string, never>> {
+    return this.request('logging/setLevel', { level }, options);
+  }
+
+  /** Tells the server the roots changed; it will ask again with roots/list. */
+  async sendRootsListChanged(): Promise<void> {
+    if (!this.options.handlers?.listRoots) throw McpError.capabilityDisabled('notifications/roots/list_changed', 'roots');
+    if (!this.connection) throw McpError.connectionClosed('not connected');
+    await this.connection.notify('notifications/roots/list_changed');
+  }
+
+  /** Every page of a list call, following nextCursor to the end. */
+  private async listAll<T>(method: string, key: string, options?: RequestOptions): Promise<T[]> {
+    const items: T[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.request<PaginatedResult>(method, cursor === undefined ? {} : { cursor }, options);
+      const list = result?.[key];
+      if (!Array.isArray(list)) throw McpError.invalidParams(`The server's ${method} result has no '${key}' array`, { result });
+      items.push(...(list as T[]));
+      cursor = result.nextCursor;
+      if (cursor === undefined || cursor === null) return items;
+      if (seen.has(cursor)) throw McpError.internal(`The server repeated the ${method} cursor ${JSON.stringify(cursor)}; stopped paging`);
+      seen.add(cursor);
+    }
+    throw McpError.internal(`${method} returned more than ${MAX_PAGES} pages; stopped paging`);
+  }
+
+  private async findTool(name: string, options: RequestOptions): Promise<Tool | undefined> {
+    await this.listTools({ signal: options.signal, timeoutMs: options.timeoutMs });
+    return this.toolsByName.get(name);
+  }
+
+  /** The choke point: every client→server request passes here, so undeclared features never hit the wire. */
+  private request<R>(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<R> {
+    try {
+      this.assertCapability(method);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.connection!.request<R>(method, params, options);
+  }
+
+  private assertCapability(method: string): void {
+    if (!this.initializeResult || !this.connection) throw new McpError(ErrorCode.ConnectionClosed, `Not connected: '${method}' needs a completed handshake`);
+    const missing = missingCapability(method, this.initializeResult.capabilities);
+    if (missing) throw McpError.capabilityDisabled(method, missing);
+  }
+
+  private wireHandlers(c: McpConnection): void {
+    const h = this.options.handlers ?? {};
+    c.onRequest('ping', () => ({}));
+    if (h.listRoots) {
+      const listRoots = h.listRoots;
+      c.onRequest('roots/list', async (_params, signal) => ({ roots: await listRoots(signal) }));
+    }
+    if (h.createMessage) {
+      const createMessage = h.createMessage;
+      c.onRequest('sampling/createMessage', (params, signal) => createMessage(params as CreateMessageParams, signal));
+    }
+    if (h.elicit) {
+      const elicit = h.elicit;
+      c.onRequest('elicitation/create', (params, signal) => elicit(params as ElicitRequestParams, signal));
+    }
+    c.onNotification('notifications/message', (p) => this.logMessageEmitter.fire(p as LoggingMessageNotificationParams));
+    c.onNotification('notifications/tools/list_changed', () => {
+      this.toolsByName.clear();
+      this.toolsChangedEmitter.fire();
+    });
+    c.onNotification('notifications/prompts/list_changed', () => this.promptsChangedEmitter.fire());
+    c.onNotification('notifications/resources/list_changed', () => this.resourcesChangedEmitter.fire());
+    c.onNotification('notifications/resources/updated', (p) => this.resourceUpdatedEmitter.fire(p as ResourceUpdatedNotificationParams));
+  }
+}
+
+function checkInitializeResult(result: InitializeResult): McpError | undefined {
+  if (!result || typeof result !== 'object') return McpError.invalidParams('The server answered initialize with no result object');
+  if (!isSupportedProtocolVersion(result.protocolVersion)) {
+    return McpError.invalidParams(
+      `The server wants protocol version ${JSON.stringify(result.protocolVersion)}; MCP Host speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+      { serverVersion: result.protocolVersion, supported: SUPPORTED_PROTOCOL_VERSIONS },
+    );
+  }
+  if (result.capabilities !== undefined && (typeof result.capabilities !== 'object' || result.capabilities === null)) {
+    return McpError.invalidParams('The server sent capabilities that are not an object');
+  }
+  return undefined;
+}
+
+export type { LogEntry };

@@ -1,0 +1,87 @@
+/** Error codes of the seed's matrix: JSON-RPC 2.0 reserved codes plus the MCP ones. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  ConnectionClosed: -32000,
+  RequestTimeout: -32001,
+  CapabilityDisabled: -32002,
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const codeNames: Record<number, string> = {
+  [-32700]: 'Parse error',
+  [-32600]: 'Invalid request',
+  [-32601]: 'Method not found',
+  [-32602]: 'Invalid params',
+  [-32603]: 'Internal error',
+  [-32000]: 'Connection closed',
+  [-32001]: 'Request timeout',
+  [-32002]: 'Capability disabled',
+};
+
+/** Name of a known code, for messages and logs; unknown codes are shown as numbers. */
+export function errorCodeName(code: number): string {
+  return codeNames[code] ?? `Error ${code}`;
+}
+
+/**
+ * The one error type of the core. Errors that come back from a peer keep the peer's code
+ * (even one outside the matrix) and data; local failures use the static constructors.
+ */
+export class McpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'McpError';
+  }
+
+  static parseError(message: string, data?: unknown) {
+    return new McpError(ErrorCode.ParseError, message, data);
+  }
+  static invalidRequest(message: string, data?: unknown) {
+    return new McpError(ErrorCode.InvalidRequest, message, data);
+  }
+  static methodNotFound(method: string) {
+    return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  }
+  static invalidParams(message: string, data?: unknown) {
+    return new McpError(ErrorCode.InvalidParams, message, data);
+  }
+  static internal(message: string, data?: unknown) {
+    return new McpError(ErrorCode.InternalError, message, data);
+  }
+  static connectionClosed(reason?: string) {
+    return new McpError(ErrorCode.ConnectionClosed, reason ? `Connection closed: ${reason}` : 'Connection closed');
+  }
+  static timeout(method: string, ms: number) {
+    return new McpError(ErrorCode.RequestTimeout, `Request timed out after ${ms} ms: ${method}`, { timeoutMs: ms });
+  }
+  static capabilityDisabled(method: string, capability: string) {
+    return new McpError(
+      ErrorCode.CapabilityDisabled,
+      `The server did not declare the '${capability}' capability, so '${method}' was not sent`,
+      { method, capability },
+    );
+  }
+
+  /** Wraps anything thrown into an McpError without losing its message or code. */
+  static from(error: unknown): McpError {
+    if (error instanceof McpError) return error;
+    if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'number') {
+      const e = error as { code: number; message?: unknown; data?: unknown };
+      return new McpError(e.code, typeof e.message === 'string' ? e.message : errorCodeName(e.code), e.data);
+    }
+    if (error instanceof Error) return McpError.internal(error.message);
+    return McpError.internal(String(error));
+  }
+
+  override toString(): string {
+    return `${errorCodeName(this.code)} (${this.code}): ${this.message}`;
+  }
+}

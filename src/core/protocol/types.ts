@@ -1,0 +1,302 @@
+/**
+ * MCP message types, written from the public specification, revision 2025-11-25.
+ * Fields of older revisions we still accept are marked. Objects are open: peers may add fields,
+ * so everything we do not name is kept as `[key: string]: unknown` where it matters.
+ */
+
+export type RequestId = string | number;
+export type ProgressToken = string | number;
+export type Cursor = string;
+export type Role = 'user' | 'assistant';
+export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+export const LOGGING_LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+export interface Meta {
+  progressToken?: ProgressToken;
+  [key: string]: unknown;
+}
+
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+}
+
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
+export interface ClientCapabilities {
+  roots?: { listChanged?: boolean };
+  sampling?: { context?: object; tools?: object };
+  elicitation?: { form?: object; url?: object };
+  experimental?: Record<string, object>;
+  [key: string]: unknown;
+}
+
+export interface ServerCapabilities {
+  logging?: object;
+  completions?: object;
+  prompts?: { listChanged?: boolean };
+  resources?: { subscribe?: boolean; listChanged?: boolean };
+  tools?: { listChanged?: boolean };
+  experimental?: Record<string, object>;
+  [key: string]: unknown;
+}
+
+export interface InitializeParams {
+  protocolVersion: string;
+  capabilities: ClientCapabilities;
+  clientInfo: Implementation;
+}
+
+export interface InitializeResult {
+  protocolVersion: string;
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation;
+  instructions?: string;
+  _meta?: Meta;
+}
+
+export interface Annotations {
+  audience?: Role[];
+  priority?: number;
+  lastModified?: string;
+}
+
+export interface TextContent {
+  type: 'text';
+  text: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+export interface ImageContent {
+  type: 'image';
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+export interface AudioContent {
+  type: 'audio';
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+export interface ResourceLink extends Resource {
+  type: 'resource_link';
+}
+export interface EmbeddedResource {
+  type: 'resource';
+  resource: TextResourceContents | BlobResourceContents;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface JsonSchemaObject {
+  type?: 'object';
+  properties?: Record<string, object>;
+  required?: string[];
+  $schema?: string;
+  [key: string]: unknown;
+}
+
+export interface Tool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonSchemaObject;
+  outputSchema?: JsonSchemaObject;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+export interface CallToolParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+}
+
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Meta;
+}
+
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta?: Meta;
+}
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  blob: string;
+  _meta?: Meta;
+}
+
+export interface ReadResourceResult {
+  contents: Array<TextResourceContents | BlobResourceContents>;
+  _meta?: Meta;
+}
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: Meta;
+}
+export interface PromptMessage {
+  role: Role;
+  content: ContentBlock;
+}
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: Meta;
+}
+
+export type CompleteReference = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+export interface CompleteParams {
+  ref: CompleteReference;
+  argument: { name: string; value: string };
+  context?: { arguments?: Record<string, string> };
+}
+export interface CompleteResult {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+  _meta?: Meta;
+}
+
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: Meta;
+}
+export interface ListRootsResult {
+  roots: Root[];
+}
+
+export interface ModelHint {
+  name?: string;
+}
+export interface ModelPreferences {
+  hints?: ModelHint[];
+  costPriority?: number;
+  speedPriority?: number;
+  intelligencePriority?: number;
+}
+export interface SamplingMessage {
+  role: Role;
+  content: TextContent | ImageContent | AudioContent | Array<TextContent | ImageContent | AudioContent | { type: string; [key: string]: unknown }>;
+  _meta?: Meta;
+}
+export interface CreateMessageParams {
+  messages: SamplingMessage[];
+  modelPreferences?: ModelPreferences;
+  systemPrompt?: string;
+  includeContext?: 'none' | 'thisServer' | 'allServers';
+  temperature?: number;
+  maxTokens: number;
+  stopSequences?: string[];
+  metadata?: object;
+  tools?: Tool[];
+  toolChoice?: { mode?: 'auto' | 'required' | 'none' };
+  _meta?: Meta;
+}
+export interface CreateMessageResult {
+  role: Role;
+  content: TextContent | ImageContent | AudioContent;
+  model: string;
+  stopReason?: 'endTurn' | 'stopSequence' | 'maxTokens' | 'toolUse' | string;
+  _meta?: Meta;
+}
+
+export interface ElicitRequestParams {
+  mode?: 'form' | 'url';
+  message: string;
+  requestedSchema?: JsonSchemaObject;
+  url?: string;
+  elicitationId?: string;
+  _meta?: Meta;
+}
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+  _meta?: Meta;
+}
+
+export interface ProgressNotificationParams {
+  progressToken: ProgressToken;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+export interface LoggingMessageNotificationParams {
+  level: LoggingLevel;
+  logger?: string;
+  data: unknown;
+}
+export interface CancelledNotificationParams {
+  requestId?: RequestId;
+  reason?: string;
+}
+export interface ResourceUpdatedNotificationParams {
+  uri: string;
+}
+
+/** A paginated list reply: the items live under one key, `nextCursor` says whether more follow. */
+export interface PaginatedResult {
+  nextCursor?: Cursor;
+  [key: string]: unknown;
+}
+
+export type EmptyResult = Record<string, never>;

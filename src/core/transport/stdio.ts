@@ -1,0 +1,181 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { Emitter } from 'vscode-jsonrpc/node';
+import { NdjsonMessageReader, NdjsonMessageWriter, DEFAULT_MAX_LINE_BYTES } from '../jsonrpc/ndjson';
+import { McpError } from '../protocol/errors';
+import type { LogEntry, Transport, TransportClosed } from './transport';
+
+export interface StdioServerParams {
+  command: string;
+  args?: string[];
+  cwd?: string;
+  /** Merged over the parent environment; a value of `null` removes the variable. */
+  env?: Record<string, string | null>;
+  /** How long each shutdown step waits: stdin closed → SIGTERM → SIGKILL. */
+  shutdownGraceMs?: number;
+  maxMessageBytes?: number;
+  /** The environment to merge over; defaults to this process's. */
+  baseEnv?: NodeJS.ProcessEnv;
+}
+
+const STDERR_TAIL_LINES = 20;
+const DEFAULT_GRACE_MS = 2000;
+
+/** Spawns a server process and speaks newline-delimited JSON over its stdin/stdout. */
+export class StdioTransport implements Transport {
+  private readonly logEmitter = new Emitter<LogEntry>();
+  private readonly closeEmitter = new Emitter<TransportClosed>();
+  readonly onLog = this.logEmitter.event;
+  readonly onDidClose = this.closeEmitter.event;
+
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private readonly stderrTail: string[] = [];
+  private stderrPartial = '';
+  private stopping = false;
+  private closed = false;
+  private exited: Promise<void> = Promise.resolve();
+  private _reader: NdjsonMessageReader | undefined;
+  private _writer: NdjsonMessageWriter | undefined;
+
+  constructor(private readonly params: StdioServerParams) {}
+
+  get reader(): NdjsonMessageReader {
+    if (!this._reader) throw new Error('StdioTransport: start() first');
+    return this._reader;
+  }
+  get writer(): NdjsonMessageWriter {
+    if (!this._writer) throw new Error('StdioTransport: start() first');
+    return this._writer;
+  }
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+  /** The last lines the server wrote to stderr, for error messages. */
+  get recentStderr(): string[] {
+    return [...this.stderrTail];
+  }
+
+  start(): Promise<void> {
+    const { command, args = [], cwd } = this.params;
+    const env: NodeJS.ProcessEnv = { ...(this.params.baseEnv ?? process.env) };
+    for (const [k, v] of Object.entries(this.params.env ?? {})) {
+      if (v === null) delete env[k];
+      else env[k] = v;
+    }
+    const child = spawn(command, args, {
+      cwd,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, so stop() can reach every descendant at once.
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+    });
+    this.child = child;
+    this._reader = new NdjsonMessageReader(child.stdout, this.params.maxMessageBytes ?? DEFAULT_MAX_LINE_BYTES);
+    this._writer = new NdjsonMessageWriter(child.stdin);
+    // A server that dies while we write must not crash us with EPIPE.
+    child.stdin.on('error', (e) => this.log('debug', 'transport', `stdin: ${e.message}`));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => this.onStderr(text));
+    this.exited = new Promise<void>((resolve) => {
+      child.once('close', () => resolve());
+      // A spawn failure emits 'error' and may never emit 'close'.
+      child.once('error', () => resolve());
+    });
+
+    return new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => {
+        this.log('info', 'transport', `started ${describeCommand(command, args)} (pid ${child.pid})`);
+        resolve();
+      });
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        const message =
+          error.code === 'ENOENT'
+            ? `Command not found: ${command}${cwd ? ` (cwd ${cwd})` : ''}`
+            : error.code === 'EACCES'
+              ? `Command is not executable: ${command}`
+              : `Could not start ${command}: ${error.message}`;
+        this.log('error', 'transport', message);
+        this.fireClosed(message);
+        reject(McpError.connectionClosed(message));
+      });
+      child.once('exit', (code, signal) => {
+        this.flushStderr();
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        const tail = this.stderrTail.length ? `\n${this.stderrTail.join('\n')}` : '';
+        this.log(this.stopping ? 'info' : 'error', 'transport', `server ${how}`);
+        // Sweep anything the server left behind in its process group.
+        this.signalGroup('SIGTERM');
+        this.fireClosed(`server ${how}${this.stopping ? '' : tail}`);
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || this.stopping) return this.exited;
+    this.stopping = true;
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return this.exited;
+    const grace = this.params.shutdownGraceMs ?? DEFAULT_GRACE_MS;
+    this._writer?.end();
+    if (await this.waitForExit(grace)) return;
+    this.log('warning', 'transport', `server did not exit within ${grace} ms of stdin closing; sending SIGTERM`);
+    this.signalGroup('SIGTERM');
+    if (await this.waitForExit(grace)) return;
+    this.log('warning', 'transport', `server ignored SIGTERM for ${grace} ms; sending SIGKILL`);
+    this.signalGroup('SIGKILL');
+    await this.exited;
+  }
+
+  private waitForExit(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      void this.exited.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      if (process.platform === 'win32') this.child?.kill(signal);
+      else process.kill(-pid, signal);
+    } catch {
+      // ESRCH: the group is already gone.
+    }
+  }
+
+  private onStderr(text: string): void {
+    const lines = (this.stderrPartial + text).split(/\r?\n/);
+    this.stderrPartial = lines.pop() ?? '';
+    for (const line of lines) this.pushStderr(line);
+  }
+
+  private flushStderr(): void {
+    if (this.stderrPartial) this.pushStderr(this.stderrPartial);
+    this.stderrPartial = '';
+  }
+
+  private pushStderr(line: string): void {
+    if (line.trim() === '') return;
+    this.stderrTail.push(line);
+    if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
+    this.log('info', 'stderr', line);
+  }
+
+  private fireClosed(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeEmitter.fire({ reason, expected: this.stopping });
+  }
+
+  private log(level: LogEntry['level'], source: LogEntry['source'], message: string): void {
+    this.logEmitter.fire({ level, source, message });
+  }
+}
+
+function describeCommand(command: string, args: string[]): string {
+  return [command, ...args].map((a) => (/[\s'"]/.test(a) ? JSON.stringify(a) : a)).join(' ');
+}
