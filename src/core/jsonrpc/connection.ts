@@ -5,6 +5,7 @@ import {
   ResponseError,
   createMessageConnection,
   type CancellationId,
+  type CancellationToken,
   type CancellationStrategy,
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
@@ -151,7 +152,10 @@ export class McpConnection {
   }
 
   onRequest(method: string, handler: RequestHandler): void {
-    this.connection.onRequest(method, async (params: unknown, token) => {
+    // vscode-jsonrpc passes (params, token), or just (token) when the request has no params.
+    this.connection.onRequest(method, async (...args: unknown[]) => {
+      const token = args[args.length - 1] as CancellationToken;
+      const params = args.length > 1 ? args[0] : undefined;
       const controller = new AbortController();
       const sub = token.onCancellationRequested(() => controller.abort(new McpError(REQUEST_CANCELLED, 'Cancelled by the server')));
       try {
@@ -172,7 +176,8 @@ export class McpConnection {
 
   async notify(method: string, params?: object): Promise<void> {
     if (this.closedReason !== undefined) throw McpError.connectionClosed(this.closedReason);
-    await this.connection.sendNotification(method, params);
+    // vscode-jsonrpc turns an explicit undefined into `params: [null]`; omit it instead.
+    await (params === undefined ? this.connection.sendNotification(method) : this.connection.sendNotification(method, params));
   }
 
   request<R>(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<R> {
@@ -189,7 +194,8 @@ export class McpConnection {
     }
 
     const source = new CancellationTokenSource();
-    const sent = this.connection.sendRequest<R>(method, params, source.token);
+    const sent =
+      params === undefined ? this.connection.sendRequest<R>(method, source.token) : this.connection.sendRequest<R>(method, params, source.token);
     const id = this.lastSentId as RequestId;
 
     return new Promise<R>((resolve, reject) => {

@@ -1,0 +1,94 @@
+import * as path from 'node:path';
+import { McpClient, StdioTransport, type ClientHandlers, type LogEntry, type McpClientOptions, type StdioServerParams } from '../../src/core';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+const pkg = (name: string, file: string) => path.join(ROOT, 'node_modules', '@modelcontextprotocol', name, 'dist', file);
+
+export const everythingServer = (): StdioServerParams => ({ command: process.execPath, args: [pkg('server-everything', 'index.js'), 'stdio'] });
+export const filesystemServer = (...dirs: string[]): StdioServerParams => ({ command: process.execPath, args: [pkg('server-filesystem', 'index.js'), ...dirs] });
+export const rawServer = (scenario: string, extra: Partial<StdioServerParams> = {}): StdioServerParams => ({
+  command: process.execPath,
+  args: [path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs'), scenario],
+  ...extra,
+});
+
+export interface TestClient {
+  client: McpClient;
+  transport: StdioTransport;
+  logs: LogEntry[];
+  /** Resolves with the first log entry that matches, or rejects after `ms`. */
+  waitForLog(match: (entry: LogEntry) => boolean, ms?: number): Promise<LogEntry>;
+}
+
+const open: McpClient[] = [];
+
+/** Starts a server and connects; every client made here is closed after each test. */
+export async function connect(params: StdioServerParams, options: McpClientOptions = {}): Promise<TestClient> {
+  const transport = new StdioTransport({ shutdownGraceMs: 500, ...params });
+  const client = new McpClient(transport, { requestTimeoutMs: 20_000, ...options });
+  open.push(client);
+  const logs: LogEntry[] = [];
+  const waiters = new Set<(e: LogEntry) => void>();
+  client.onLog((entry) => {
+    logs.push(entry);
+    for (const w of [...waiters]) w(entry);
+  });
+  const waitForLog = (match: (entry: LogEntry) => boolean, ms = 5000) =>
+    new Promise<LogEntry>((resolve, reject) => {
+      const found = logs.find(match);
+      if (found) return resolve(found);
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no matching log line within ${ms} ms; saw:\n${logs.map((l) => `  [${l.source}] ${l.message}`).join('\n')}`));
+      }, ms);
+      const check = (e: LogEntry) => {
+        if (!match(e)) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve(e);
+      };
+      waiters.add(check);
+    });
+  await client.connect();
+  return { client, transport, logs, waitForLog };
+}
+
+export async function closeAll(): Promise<void> {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+}
+
+export function allHandlers(overrides: ClientHandlers = {}): ClientHandlers {
+  return {
+    listRoots: () => [{ uri: 'file:///tmp/mcp-host-test-root', name: 'Test Root' }],
+    createMessage: async () => ({ role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'test-model', stopReason: 'endTurn' }),
+    elicit: async () => ({ action: 'decline' }),
+    ...overrides,
+  };
+}
+
+/** Resolves on the next event, or rejects after `ms`. */
+export function nextEvent<T>(event: (listener: (e: T) => void) => { dispose(): void }, ms = 5000, match: (e: T) => boolean = () => true): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`event not seen within ${ms} ms`));
+    }, ms);
+    const sub = event((e) => {
+      if (!match(e)) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(e);
+    });
+  });
+}
+
+/** Polls `probe` until it returns a value, for server state that settles asynchronously. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, ms = 5000, every = 50): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
