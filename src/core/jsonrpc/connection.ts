@@ -233,7 +233,7 @@ export class McpConnection {
       arm(timeoutMs);
       if (options.maxTotalTimeoutMs !== undefined) {
         const max = options.maxTotalTimeoutMs;
-        hardTimer = setTimeout(() => cancel(McpError.timeout(method, max), `exceeded the maximum of ${max} ms`), max);
+        hardTimer = setTimeout(() => cancel(McpError.totalTimeout(method, max), `exceeded the maximum of ${max} ms`), max);
       }
       signal?.addEventListener('abort', onAbort, { once: true });
       if (progressToken !== undefined && onProgress) {

@@ -62,6 +62,9 @@ export class McpError extends Error {
   static timeout(method: string, ms: number) {
     return new McpError(ErrorCode.RequestTimeout, `Request timed out after ${ms} ms: ${method}`, { timeoutMs: ms });
   }
+  static totalTimeout(method: string, ms: number) {
+    return new McpError(ErrorCode.RequestTimeout, `Request exceeded its maximum of ${ms} ms: ${method}`, { maxTotalTimeoutMs: ms });
+  }
   static capabilityDisabled(method: string, capability: string) {
     return new McpError(
       ErrorCode.CapabilityDisabled,

@@ -1,0 +1,224 @@
+import { strict as assert } from 'node:assert';
+import { ErrorCode, McpClient, McpError, StdioTransport, type TextContent } from '../../src/core';
+import { allHandlers, closeAll, connect, rawServer } from '../helpers/servers';
+
+const text = (block: unknown) => (block as TextContent).text;
+const received = (method: string) => (e: { source: string; message: string }) => e.source === 'stderr' && e.message.startsWith('RECEIVED') && e.message.includes(`"method":"${method}"`);
+
+describe('fault servers: nothing is lost', function () {
+  this.timeout(20_000);
+  afterEach(closeAll);
+
+  it('rejects a pending request with -32000 within 100 ms when the server crashes mid-request', async () => {
+    const t = await connect(rawServer('crash'));
+    let crashedAt = 0;
+    t.transport.onDidClose(() => (crashedAt = Date.now()));
+    const error = await t.client.callTool('work', {}).then(
+      () => assert.fail('expected a rejection'),
+      (e: McpError) => e,
+    );
+    const rejectedAt = Date.now();
+    assert.equal(error.code, ErrorCode.ConnectionClosed);
+    assert.match(error.message, /exited with code 3/);
+    assert.match(error.message, /crashing in the middle/);
+    assert.ok(crashedAt > 0 && rejectedAt - crashedAt < 100, `rejected ${rejectedAt - crashedAt} ms after the exit`);
+    await assert.rejects(t.client.ping(), (e: McpError) => e.code === ErrorCode.ConnectionClosed);
+  });
+
+  it('times out a hung request with -32001 and tells the server with notifications/cancelled', async () => {
+    const t = await connect(rawServer('hang'));
+    await assert.rejects(t.client.callTool('work', {}, { timeoutMs: 300 }), (e: McpError) => {
+      assert.equal(e.code, ErrorCode.RequestTimeout);
+      assert.match(e.message, /timed out after 300 ms: tools\/call/);
+      return true;
+    });
+    const call = await t.waitForLog(received('tools/call'));
+    const id = JSON.parse(call.message.slice('RECEIVED '.length)).id;
+    const cancel = await t.waitForLog(received('notifications/cancelled'));
+    const params = JSON.parse(cancel.message.slice('RECEIVED '.length)).params;
+    assert.equal(params.requestId, id);
+    assert.match(params.reason, /timed out/);
+    assert.deepEqual(await t.client.ping(), {}, 'the connection lives on');
+  });
+
+  it('resets the timeout on progress only when asked, capped by a hard maximum', async () => {
+    const t = await connect(rawServer('slow-progress'));
+    const progress: number[] = [];
+    const onProgress = (p: { progress: number }) => progress.push(p.progress);
+    // Six steps of 100 ms outlast a 250 ms timeout unless progress resets it.
+    const { result } = await t.client.callTool('work', { size: 6 }, { timeoutMs: 250, resetTimeoutOnProgress: true, onProgress });
+    assert.equal(text(result.content[0]), 'done after 6 steps');
+    assert.deepEqual(progress, [1, 2, 3, 4, 5, 6]);
+    await assert.rejects(t.client.callTool('work', { size: 6 }, { timeoutMs: 250, onProgress }), (e: McpError) => e.code === ErrorCode.RequestTimeout);
+    await assert.rejects(
+      t.client.callTool('work', { size: 6 }, { timeoutMs: 250, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 400, onProgress }),
+      (e: McpError) => e.code === ErrorCode.RequestTimeout && /maximum of 400 ms/.test(e.message),
+    );
+  });
+
+  it('skips garbage lines, invalid messages and stray responses and keeps working', async () => {
+    const t = await connect(rawServer('garbage'));
+    const tools = await t.client.listTools();
+    assert.deepEqual(tools.map((x) => x.name), ['work']);
+    const warnings = t.logs.filter((l) => l.source === 'protocol').map((l) => l.message);
+    assert.ok(warnings.some((w) => w.startsWith('-32700') && w.includes('this is not json')), 'parse error logged');
+    assert.ok(warnings.some((w) => w.startsWith('-32700') && w.includes('"truncated"')), 'truncated line logged');
+    assert.ok(warnings.some((w) => w.startsWith('-32600') && w.includes('batches')), 'batch refused');
+    assert.ok(warnings.some((w) => w.startsWith('-32600') && w.includes('method must be a string')), 'bad method logged');
+    assert.ok(warnings.some((w) => w.includes('unknown id 987654')), 'stray response logged');
+    const { result } = await t.client.callTool('work', { size: 5 });
+    assert.equal(text(result.content[0]), 'done 5');
+  });
+
+  it('drops a response with the wrong id: the request times out and the connection lives on', async () => {
+    const t = await connect(rawServer('wrong-id'));
+    await assert.rejects(t.client.callTool('work', {}, { timeoutMs: 300 }), (e: McpError) => e.code === ErrorCode.RequestTimeout);
+    assert.ok(t.logs.some((l) => /unknown id ".*-not-yours"/.test(l.message)));
+    assert.deepEqual(await t.client.ping(), {});
+  });
+
+  it('fails our request on a response that carries both result and error', async () => {
+    const t = await connect(rawServer('bad-response'));
+    await assert.rejects(t.client.callTool('work', {}), (e: McpError) => e.code === ErrorCode.InvalidRequest && /exactly one of result and error/.test(e.message));
+    assert.deepEqual(await t.client.ping(), {});
+  });
+
+  it('receives a 10 MB message whole', async () => {
+    const t = await connect(rawServer('big'));
+    const size = 10 * 1024 * 1024;
+    const { result } = await t.client.callTool('work', { size });
+    assert.equal(text(result.content[0]).length, size);
+  });
+
+  it('drops a message over the size limit with a clear error and keeps the connection', async () => {
+    const t = await connect(rawServer('big', { maxMessageBytes: 1024 * 1024 }));
+    await assert.rejects(t.client.callTool('work', { size: 2 * 1024 * 1024 }, { timeoutMs: 1500 }), (e: McpError) => e.code === ErrorCode.RequestTimeout);
+    assert.ok(t.logs.some((l) => /exceeds the limit of 1048576 bytes/.test(l.message)));
+    const { result } = await t.client.callTool('work', { size: 10 });
+    assert.equal(text(result.content[0]).length, 10);
+  });
+
+  it('reassembles a response written byte by byte, UTF-8 included', async () => {
+    const t = await connect(rawServer('bytewise'));
+    const { result } = await t.client.callTool('work', {});
+    assert.equal(text(result.content[0]), 'héllo wörld ✓ 😀');
+  });
+
+  it('accepts \\r\\n line endings', async () => {
+    const t = await connect(rawServer('crlf'));
+    const { result } = await t.client.callTool('work', {});
+    assert.equal(text(result.content[0]), 'crlf');
+  });
+
+  it('fails connect clearly when the server exits at once, with its stderr', async () => {
+    await assert.rejects(connect(rawServer('exit-at-once')), (e: McpError) => {
+      assert.equal(e.code, ErrorCode.ConnectionClosed);
+      assert.match(e.message, /exited with code 7/);
+      assert.match(e.message, /refuses to start/);
+      return true;
+    });
+  });
+
+  it('fails connect clearly when the command does not exist', async () => {
+    await assert.rejects(connect({ command: 'mcp-host-no-such-command-xyz' }), (e: McpError) => {
+      assert.equal(e.code, ErrorCode.ConnectionClosed);
+      assert.match(e.message, /Command not found: mcp-host-no-such-command-xyz/);
+      return true;
+    });
+  });
+
+  it('refuses a protocol version it does not speak', async () => {
+    await assert.rejects(connect(rawServer('bad-version')), (e: McpError) => {
+      assert.match(e.message, /"1999-01-01"/);
+      assert.match(e.message, /2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05/);
+      return true;
+    });
+  });
+
+  it('accepts an older protocol version the server picks', async () => {
+    const t = await connect(rawServer('old-version'));
+    assert.equal(t.client.protocolVersion, '2024-11-05');
+  });
+
+  it('answers server requests: ping {}, unknown -32601, invalid -32600, roots', async () => {
+    const t = await connect(rawServer('peer-requests'), { handlers: allHandlers() });
+    const response = async (id: string) => {
+      const line = await t.waitForLog((e) => e.message.startsWith('RECEIVED') && e.message.includes(`"id":"${id}"`));
+      return JSON.parse(line.message.slice('RECEIVED '.length));
+    };
+    assert.deepEqual(await response('srv-ping'), { jsonrpc: '2.0', id: 'srv-ping', result: {} });
+    assert.equal((await response('srv-unknown')).error.code, ErrorCode.MethodNotFound);
+    assert.equal((await response('srv-bad')).error.code, ErrorCode.InvalidRequest);
+    assert.equal((await response('srv-old')).error.code, ErrorCode.InvalidRequest);
+    assert.deepEqual((await response('srv-roots')).result, { roots: [{ uri: 'file:///tmp/mcp-host-test-root', name: 'Test Root' }] });
+  });
+
+  it('refuses roots/list with -32601 when the host gave no roots handler', async () => {
+    const t = await connect(rawServer('peer-requests'), { handlers: {} });
+    const line = await t.waitForLog((e) => e.message.startsWith('RECEIVED') && e.message.includes('"id":"srv-roots"'));
+    assert.equal(JSON.parse(line.message.slice('RECEIVED '.length)).error.code, ErrorCode.MethodNotFound);
+    const init = await t.waitForLog(received('initialize'));
+    assert.deepEqual(JSON.parse(init.message.slice('RECEIVED '.length)).params.capabilities, {});
+  });
+
+  it('fails an undeclared capability locally with -32002 and sends nothing', async () => {
+    const t = await connect(rawServer('tools-only'));
+    for (const call of [
+      () => t.client.listPrompts(),
+      () => t.client.listResources(),
+      () => t.client.readResource('x://y'),
+      () => t.client.subscribeResource('x://y'),
+      () => t.client.complete({ ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' } }),
+      () => t.client.setLoggingLevel('info'),
+    ]) {
+      await assert.rejects(call(), (e: McpError) => e.code === ErrorCode.CapabilityDisabled);
+    }
+    await t.client.ping();
+    await t.waitForLog(received('ping'));
+    const methods = t.logs.filter((l) => l.message.startsWith('RECEIVED')).map((l) => JSON.parse(l.message.slice(9)).method);
+    assert.deepEqual(methods, ['initialize', 'notifications/initialized', 'ping']);
+  });
+
+  it('follows nextCursor to the end, and stops on a repeated cursor', async () => {
+    const paged = await connect(rawServer('paging'));
+    assert.deepEqual((await paged.client.listTools()).map((x) => x.name), ['tool-0', 'tool-1', 'tool-2', 'tool-3', 'tool-4', 'tool-5']);
+    const looping = await connect(rawServer('loop-cursor'));
+    await assert.rejects(looping.client.listTools(), /repeated the tools\/list cursor "same"/);
+  });
+
+  it('stops a server that ignores stdin and SIGTERM, and its children, with SIGKILL', async () => {
+    const transport = new StdioTransport({ ...rawServer('stubborn'), shutdownGraceMs: 200 });
+    const client = new McpClient(transport, {});
+    const lines: string[] = [];
+    client.onLog((e) => lines.push(e.message));
+    await client.connect();
+    const grandchild = Number(lines.find((l) => l.startsWith('GRANDCHILD'))?.split(' ')[1] ?? (await waitForLine(lines, 'GRANDCHILD')));
+    await client.close();
+    assert.ok(lines.some((l) => l.includes('sending SIGTERM')));
+    assert.ok(lines.some((l) => l.includes('sending SIGKILL')));
+    assert.ok(lines.some((l) => l.includes('killed by SIGKILL')));
+    assert.throws(() => process.kill(transport.pid!, 0), /ESRCH/);
+    await waitUntilGone(grandchild);
+  });
+});
+
+async function waitForLine(lines: string[], prefix: string): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const line = lines.find((l) => l.startsWith(prefix));
+    if (line) return line.split(' ')[1];
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no ${prefix} line`);
+}
+
+async function waitUntilGone(pid: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(`process ${pid} still runs`);
+}
