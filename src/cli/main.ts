@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
-import { McpClient, McpError, StdioTransport, splitCommandLine, type ClientHandlers, type Transport } from '../core';
+import { McpClient, McpError, StdioTransport, splitCommandLine, type CallToolResult, type ClientHandlers, type Transport } from '../core';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--timeout <ms>] [--verbose] <verb> [args]
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--timeout <ms>] [--grace <ms>] [--verbose] <verb> [args]
 
 Verbs:
   info                          server info, capabilities, protocol version, instructions
@@ -14,11 +14,14 @@ Verbs:
   prompt <name> '<json args>'   get a prompt
   ping                          ping the server
 
+--timeout is the per-request timeout (60000); --grace how long each shutdown step waits
+(stdin closed, then SIGTERM, then SIGKILL; 500).
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
 interface CliArgs {
   stdio?: string;
   timeoutMs?: number;
+  graceMs?: number;
   verbose: boolean;
   verb?: string;
   rest: string[];
@@ -30,6 +33,7 @@ function parseArgs(argv: string[]): CliArgs {
     const a = argv[i];
     if (a === '--stdio') args.stdio = argv[++i];
     else if (a === '--timeout') args.timeoutMs = Number(argv[++i]);
+    else if (a === '--grace') args.graceMs = Number(argv[++i]);
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -72,7 +76,14 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write('--stdio needs a command line\n');
     return 2;
   }
-  const transport: Transport = new StdioTransport({ command: words[0], args: words.slice(1) });
+  for (const [flag, value] of [['--timeout', args.timeoutMs], ['--grace', args.graceMs]] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
+      err.write(`${flag} needs a number of milliseconds\n`);
+      return 2;
+    }
+  }
+  // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
+  const transport: Transport = new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 });
   const client = new McpClient(transport, {
     clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
     handlers: cliHandlers(process.cwd()),
@@ -88,6 +99,12 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     const init = await client.connect();
     const result = await runVerb(client, args.verb, args.rest, init, err);
     out.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (args.verb === 'call' && (result as CallToolResult).isError) {
+      // A tool failure is a result, not a protocol error: printed whole, and the exit code says so.
+      const first = (result as CallToolResult).content.find((c) => c.type === 'text');
+      err.write(`error: the tool reported a failure${first && first.type === 'text' ? `: ${first.text}` : ''}\n`);
+      return 1;
+    }
     return 0;
   } catch (error) {
     const e = McpError.from(error);

@@ -1,0 +1,78 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { ROOT, everythingServer, rawServer } from '../helpers/servers';
+
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+const line = (p: { command: string; args?: string[] }) => [p.command, ...(p.args ?? [])].map((w) => JSON.stringify(w)).join(' ');
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 20_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
+}
+
+describe('dist/cli.js', function () {
+  this.timeout(30_000);
+  const everything = line(everythingServer());
+
+  before(() => {
+    // The CLI is tested as shipped: build the bundle first.
+    execFileSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT });
+  });
+
+  it('prints server info', () => {
+    const r = cli('--stdio', everything, 'info');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.json().serverInfo.name, 'mcp-servers/everything');
+    assert.equal(r.json().protocolVersion, '2025-11-25');
+  });
+
+  it('lists tools, resources, templates and prompts', () => {
+    assert.ok(cli('--stdio', everything, 'tools').json().some((t: { name: string }) => t.name === 'echo'));
+    assert.ok(cli('--stdio', everything, 'resources').json().length > 0);
+    assert.equal(cli('--stdio', everything, 'templates').json().length, 2);
+    assert.ok(cli('--stdio', everything, 'prompts').json().some((p: { name: string }) => p.name === 'args-prompt'));
+  });
+
+  it('calls a tool, reads a resource, gets a prompt', () => {
+    assert.equal(cli('--stdio', everything, 'call', 'echo', '{"message":"hi"}').json().content[0].text, 'Echo: hi');
+    assert.ok('blob' in cli('--stdio', everything, 'read', 'demo://resource/dynamic/blob/1').json().contents[0]);
+    assert.match(cli('--stdio', everything, 'prompt', 'args-prompt', '{"city":"Oslo"}').json().messages[0].content.text, /Oslo/);
+  });
+
+  it('fails with a clear message and a non-zero code', () => {
+    const bad = cli('--stdio', everything, 'call', 'get-sum', '{"a":"x","b":1}');
+    assert.equal(bad.code, 1);
+    assert.equal(bad.stdout, '');
+    assert.match(bad.stderr, /Invalid params \(-32602\).*\/a must be number/);
+    const notJson = cli('--stdio', everything, 'call', 'echo', '{oops');
+    assert.equal(notJson.code, 1);
+    assert.match(notJson.stderr, /not JSON/);
+    const missing = cli('--stdio', 'mcp-host-no-such-command', 'info');
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /Command not found: mcp-host-no-such-command/);
+    const noCapability = cli('--stdio', line(rawServer('tools-only')), 'prompts');
+    assert.equal(noCapability.code, 1);
+    assert.match(noCapability.stderr, /Capability disabled \(-32002\)/);
+    const usage = cli('info');
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /Usage: mcp-host --stdio/);
+  });
+
+  it('declares roots as the current directory and refuses sampling clearly', () => {
+    const init = cli('--stdio', line(rawServer('plain')), '--verbose', 'info');
+    assert.equal(init.code, 0);
+    const sent = init.stderr.split('\n').find((l) => l.includes('"method":"initialize"')) ?? '';
+    const caps = JSON.parse(sent.slice(sent.indexOf('RECEIVED ') + 9)).params.capabilities;
+    assert.deepEqual(caps, { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } });
+
+    const roots = cli('--stdio', everything, 'call', 'get-roots-list', '{}');
+    assert.equal(roots.code, 0, roots.stderr);
+    assert.match(roots.json().content[0].text, new RegExp(`URI: file://${process.cwd()}`));
+
+    const sampling = cli('--stdio', everything, 'call', 'trigger-sampling-request', '{"prompt":"hi"}');
+    assert.equal(sampling.code, 1, 'a tool failure exits non-zero');
+    assert.equal(sampling.json().isError, true, 'and is still printed whole');
+    assert.match(sampling.stderr, /User rejected sampling request/);
+  });
+});

@@ -1,0 +1,101 @@
+import { strict as assert } from 'node:assert';
+import { classifyMessage, McpError, ErrorCode, SchemaValidator, splitCommandLine } from '../../src/core';
+import { missingCapability } from '../../src/core/client/capabilities';
+
+describe('classifyMessage', () => {
+  const cases: Array<[unknown, string]> = [
+    [{ jsonrpc: '2.0', id: 1, method: 'ping' }, 'request'],
+    [{ jsonrpc: '2.0', id: 'a', method: 'ping', params: {} }, 'request'],
+    [{ jsonrpc: '2.0', method: 'notifications/x' }, 'notification'],
+    [{ jsonrpc: '2.0', id: 1, result: {} }, 'response'],
+    [{ jsonrpc: '2.0', id: 'x', result: null }, 'response'],
+    [{ jsonrpc: '2.0', id: 1, error: { code: -1, message: 'no' } }, 'response'],
+    [{ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse' } }, 'response'],
+    [{ id: 1, method: 'ping' }, 'invalid'],
+    [{ jsonrpc: '1.0', id: 1, method: 'ping' }, 'invalid'],
+    [{ jsonrpc: '2.0', id: 1, method: 5 }, 'invalid'],
+    [{ jsonrpc: '2.0', id: {}, method: 'x' }, 'invalid'],
+    [{ jsonrpc: '2.0', id: 1 }, 'invalid'],
+    [{ jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'x' } }, 'invalid'],
+    [{ jsonrpc: '2.0', id: 1, error: { code: 'x', message: 'x' } }, 'invalid'],
+    [{ jsonrpc: '2.0', id: 1, method: 'x', params: 'str' }, 'invalid'],
+    [{ jsonrpc: '2.0', id: null, method: 'x' }, 'invalid'],
+    [[{ jsonrpc: '2.0', method: 'x' }], 'invalid'],
+    ['text', 'invalid'],
+    [null, 'invalid'],
+  ];
+  for (const [value, kind] of cases) {
+    it(`${JSON.stringify(value)} is ${kind}`, () => assert.equal(classifyMessage(value).kind, kind));
+  }
+  it('keeps the id of an invalid request so it can be answered', () => {
+    assert.deepEqual(classifyMessage({ jsonrpc: '2.0', id: 9, method: 1 }), { kind: 'invalid', reason: 'method must be a string', id: 9 });
+  });
+});
+
+describe('capability choke point', () => {
+  it('maps each method to the capability it needs', () => {
+    assert.equal(missingCapability('tools/call', {}), 'tools');
+    assert.equal(missingCapability('tools/call', { tools: {} }), undefined);
+    assert.equal(missingCapability('resources/subscribe', { resources: {} }), 'resources.subscribe');
+    assert.equal(missingCapability('resources/subscribe', { resources: { subscribe: true } }), undefined);
+    assert.equal(missingCapability('completion/complete', { prompts: {} }), 'completions');
+    assert.equal(missingCapability('logging/setLevel', {}), 'logging');
+    assert.equal(missingCapability('prompts/get', { prompts: {} }), undefined);
+    assert.equal(missingCapability('ping', {}), undefined);
+  });
+});
+
+describe('McpError', () => {
+  it('carries the seed codes', () => {
+    assert.equal(McpError.connectionClosed().code, -32000);
+    assert.equal(McpError.timeout('x', 1).code, -32001);
+    assert.equal(McpError.capabilityDisabled('prompts/list', 'prompts').code, -32002);
+    assert.equal(McpError.invalidParams('x').code, ErrorCode.InvalidParams);
+    assert.equal(McpError.methodNotFound('x').code, -32601);
+  });
+  it('wraps foreign errors without losing code or message', () => {
+    assert.deepEqual([McpError.from({ code: 5, message: 'm', data: 1 }).code, McpError.from({ code: 5, message: 'm' }).message], [5, 'm']);
+    assert.equal(McpError.from(new TypeError('boom')).code, ErrorCode.InternalError);
+    assert.equal(McpError.from('text').message, 'text');
+  });
+});
+
+describe('SchemaValidator', () => {
+  const v = new SchemaValidator();
+  it('validates draft-07 schemas', () => {
+    const schema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, required: ['n'], definitions: { x: { type: 'string' } } };
+    assert.deepEqual(v.check(schema, { n: 2 }), { ok: true });
+    const bad = v.check(schema, { n: 0 });
+    assert.ok(!bad.ok && /\/n must be >= 1/.test(bad.message));
+  });
+  it('validates 2020-12 schemas (the default without $schema)', () => {
+    const schema = { type: 'object', properties: { tags: { type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'number' } } }, $defs: { a: {} } };
+    assert.deepEqual(v.check(schema, { tags: ['a', 1, 2] }), { ok: true });
+    assert.ok(!v.check(schema, { tags: ['a', 'b'] }).ok);
+    const explicit = { ...schema, $schema: 'https://json-schema.org/draft/2020-12/schema' };
+    assert.ok(!v.check(explicit, { tags: [1] }).ok);
+  });
+  it('checks formats and enums', () => {
+    const schema = { type: 'object', properties: { e: { type: 'string', format: 'email' }, c: { enum: ['red', 'blue'] } } };
+    assert.ok(v.check(schema, { e: 'a@b.co', c: 'red' }).ok);
+    const bad = v.check(schema, { e: 'nope', c: 'green' });
+    assert.ok(!bad.ok && /format "email"/.test(bad.message) && /red, blue/.test(bad.message));
+  });
+  it('reports a schema it cannot compile instead of throwing', () => {
+    const r = v.check({ type: 'object', properties: { a: { type: 'no-such-type' } } }, {});
+    assert.ok(!r.ok && /the schema cannot be used/.test(r.message));
+  });
+  it('compiles each schema object once', () => {
+    const schema = { type: 'object' };
+    assert.equal(v.compile(schema), v.compile(schema));
+  });
+});
+
+describe('splitCommandLine', () => {
+  it('splits words and honours quotes and escapes', () => {
+    assert.deepEqual(splitCommandLine(`node  "my server.js" --name 'a b' x\\ y "q\\"t" ''`), ['node', 'my server.js', '--name', 'a b', 'x y', 'q"t', '']);
+  });
+  it('refuses an unterminated quote', () => {
+    assert.throws(() => splitCommandLine('node "oops'), /Unterminated/);
+  });
+});
