@@ -153,6 +153,25 @@ describe('fault servers: nothing is lost', function () {
     assert.deepEqual((await response('srv-roots')).result, { roots: [{ uri: 'file:///tmp/mcp-host-test-root', name: 'Test Root' }] });
   });
 
+  it('aborts the host handler named by notifications/cancelled and sends no response', async () => {
+    let aborted: unknown;
+    const t = await connect(rawServer('cancel-peer-request'), {
+      handlers: allHandlers({
+        createMessage: (_params, signal) =>
+          new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () => {
+              aborted = signal.reason;
+              reject(signal.reason);
+            }),
+          ),
+      }),
+    });
+    await t.waitForLog((e) => e.message.startsWith('RECEIVED') && e.message.includes('"id":"srv-after"'));
+    assert.ok(aborted instanceof McpError && /Cancelled by the server/.test(aborted.message));
+    const answers = t.logs.filter((l) => l.message.startsWith('RECEIVED') && l.message.includes('"id":"srv-sample"'));
+    assert.deepEqual(answers, [], 'no response to a cancelled request');
+  });
+
   it('refuses roots/list with -32601 when the host gave no roots handler', async () => {
     const t = await connect(rawServer('peer-requests'), { handlers: {} });
     const line = await t.waitForLog((e) => e.message.startsWith('RECEIVED') && e.message.includes('"id":"srv-roots"'));
