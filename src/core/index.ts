@@ -9,3 +9,4 @@ export * from './transport/stdio';
 export * from './transport/commandLine';
 export * from './client/client';
 export * from './schema/validator';
+export * from './auth/provider';
