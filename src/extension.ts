@@ -1,12 +1,38 @@
 import * as vscode from 'vscode';
-import { LATEST_PROTOCOL_VERSION } from './core/protocol/versions';
+import { registerCommands } from './vscode/commands';
+import { McpHost } from './vscode/host';
+import { Views } from './vscode/ids';
+import { createStatusBar } from './vscode/statusBar';
+import { ServersTreeProvider } from './vscode/tree/serversTree';
 
-/** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
-export function activate(context: vscode.ExtensionContext): void {
-  const log = vscode.window.createOutputChannel('MCP Host', { log: true });
-  context.subscriptions.push(log);
-  log.info(`MCP Host activated (protocol ${LATEST_PROTOCOL_VERSION})`);
-  context.subscriptions.push(vscode.commands.registerCommand('mcpHost.showLog', () => log.show()));
+let host: McpHost | undefined;
+
+/** What tests in a real VS Code reach through `extension.exports`. */
+export interface McpHostApi {
+  host: McpHost;
+  tree: ServersTreeProvider;
 }
 
-export function deactivate(): void {}
+/** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
+export async function activate(context: vscode.ExtensionContext): Promise<McpHostApi> {
+  const log = vscode.window.createOutputChannel('MCP Host', { log: true });
+  host = new McpHost(context);
+  const tree = new ServersTreeProvider(host);
+  context.subscriptions.push(
+    log,
+    tree,
+    vscode.window.createTreeView(Views.servers, { treeDataProvider: tree, showCollapseAll: true }),
+    createStatusBar(host),
+    ...registerCommands(host, log),
+  );
+  log.info('MCP Host activated');
+  void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
+  return { host, tree };
+}
+
+/** Stops every server and its process tree; VS Code waits for the promise (within 5 s). */
+export async function deactivate(): Promise<void> {
+  const h = host;
+  host = undefined;
+  await h?.dispose();
+}

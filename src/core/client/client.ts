@@ -1,5 +1,5 @@
 import { Emitter } from 'vscode-jsonrpc/node';
-import { McpConnection, type RequestOptions } from '../jsonrpc/connection';
+import { McpConnection, type RequestOptions, type TraceEvent } from '../jsonrpc/connection';
 import { ErrorCode, McpError } from '../protocol/errors';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isSupportedProtocolVersion } from '../protocol/versions';
 import type {
@@ -79,6 +79,9 @@ export class McpClient {
   private readonly resourceUpdatedEmitter = new Emitter<ResourceUpdatedNotificationParams>();
   private readonly logEmitter = new Emitter<LogEntry>();
   private readonly closeEmitter = new Emitter<string>();
+  private readonly traceEmitter = new Emitter<TraceEvent>();
+  /** Every message on the wire, in and out. */
+  readonly onTrace = this.traceEmitter.event;
   /** Transport, protocol and stderr lines, for the server's log. */
   readonly onLog = this.logEmitter.event;
   /** Fires once with the reason when the connection is gone. */
@@ -131,6 +134,7 @@ export class McpClient {
     this.connection = connection;
     connection.onLog((entry) => this.logEmitter.fire(entry));
     connection.onDidClose((reason) => this.closeEmitter.fire(reason));
+    connection.onTrace((event) => this.traceEmitter.fire(event));
     this.wireHandlers(connection);
     connection.listen();
     const offered = this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION;

@@ -34,6 +34,14 @@ export interface RequestOptions {
   maxTotalTimeoutMs?: number;
 }
 
+/** One message on the wire, for the protocol trace. */
+export interface TraceEvent {
+  direction: 'in' | 'out';
+  message: Message;
+  /** Date.now() when it passed. */
+  at: number;
+}
+
 export type RequestHandler = (params: unknown, signal: AbortSignal) => unknown;
 export type NotificationHandler = (params: unknown) => void;
 
@@ -63,6 +71,9 @@ export class McpConnection {
 
   private readonly logEmitter = new Emitter<LogEntry>();
   private readonly closeEmitter = new Emitter<string>();
+  private readonly traceEmitter = new Emitter<TraceEvent>();
+  /** Every valid message in and out. */
+  readonly onTrace = this.traceEmitter.event;
   /** Protocol-level log lines (the transport has its own). */
   readonly onLog = this.logEmitter.event;
   /** Fires once with the reason when the connection is gone. */
@@ -78,8 +89,13 @@ export class McpConnection {
       onInvalid: (value, verdict) => this.onInvalidMessage(value, verdict.reason, verdict.id),
       acceptsResponse: (id) => id !== null && (this.pending.has(id) || this.abandoned.delete(id) || this.logUnknownResponse(id)),
       onReadError: (error) => this.log('warning', `${ErrorCode.ParseError} ${error.message}`),
+      onAccepted: (message) => this.traceEmitter.fire({ direction: 'in', message, at: Date.now() }),
     });
-    const writer = new GuardedMessageWriter(transport.writer, (id) => this.cancelledInbound.has(id));
+    const writer = new GuardedMessageWriter(
+      transport.writer,
+      (id) => this.cancelledInbound.has(id),
+      (message) => this.traceEmitter.fire({ direction: 'out', message, at: Date.now() }),
+    );
 
     const cancellationStrategy: CancellationStrategy = {
       receiver: {

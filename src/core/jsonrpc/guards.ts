@@ -10,6 +10,8 @@ export interface InboundPolicy {
   acceptsResponse(id: RequestId | null): boolean;
   /** Parse errors and oversize lines from the reader beneath. */
   onReadError(error: Error): void;
+  /** Every message that gets through, for the protocol trace. */
+  onAccepted?(message: Message): void;
 }
 
 /**
@@ -34,7 +36,10 @@ export class GuardedMessageReader extends AbstractMessageReader {
       const verdict = classifyMessage(value);
       if (verdict.kind === 'invalid') this.policy.onInvalid(value, verdict);
       else if (verdict.kind === 'response' && !this.policy.acceptsResponse(verdict.id)) return;
-      else callback(value as Message);
+      else {
+        this.policy.onAccepted?.(value as Message);
+        callback(value as Message);
+      }
     });
   }
 
@@ -52,6 +57,7 @@ export class GuardedMessageWriter extends AbstractMessageWriter implements Messa
   constructor(
     private readonly inner: MessageWriter,
     private readonly suppressResponse: (id: RequestId) => boolean,
+    private readonly onWrite?: (message: Message) => void,
   ) {
     super();
     inner.onClose(() => this.fireClose());
@@ -63,6 +69,7 @@ export class GuardedMessageWriter extends AbstractMessageWriter implements Messa
     if (m.method === undefined && (typeof m.id === 'string' || typeof m.id === 'number') && this.suppressResponse(m.id)) {
       return Promise.resolve();
     }
+    this.onWrite?.(message);
     return this.inner.write(message);
   }
 

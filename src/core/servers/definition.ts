@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import { SchemaValidator } from '../schema/validator';
+import { SERVER_ENTRY_SCHEMA } from './schema';
+
+/** Where a definition came from. Workspace and folder definitions need trust and consent. */
+export type ServerScope = 'user' | 'workspace' | 'folder';
+
+export interface ServerOrigin {
+  scope: ServerScope;
+  /** The folder (URI string) a folder-scoped definition belongs to. */
+  folderUri?: string;
+}
+
+interface CommonDefinition {
+  name: string;
+  origin: ServerOrigin;
+  enabled: boolean;
+  autostart: boolean;
+  startupTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  tools: { allow?: string[]; deny?: string[] };
+  autoApprove: string[];
+  roots: string[];
+}
+
+export interface StdioServerDefinition extends CommonDefinition {
+  type: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string | null>;
+  envFile?: string;
+  cwd?: string;
+}
+
+export interface HttpServerDefinition extends CommonDefinition {
+  type: 'http';
+  url: string;
+  headers: Record<string, string>;
+}
+
+export type ServerDefinition = StdioServerDefinition | HttpServerDefinition;
+
+export interface DefinitionDiagnostic {
+  name: string;
+  origin: ServerOrigin;
+  message: string;
+}
+
+const validator = new SchemaValidator();
+const RESERVED_NAME = /^\s*$|[/\\]/;
+
+/**
+ * Turns one settings scope's raw `mcpHost.servers` value into definitions. Each invalid entry
+ * becomes a diagnostic of its own; the valid ones are kept.
+ */
+export function parseServerDefinitions(raw: unknown, origin: ServerOrigin): { definitions: ServerDefinition[]; diagnostics: DefinitionDiagnostic[] } {
+  const definitions: ServerDefinition[] = [];
+  const diagnostics: DefinitionDiagnostic[] = [];
+  if (raw === undefined || raw === null) return { definitions, diagnostics };
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    diagnostics.push({ name: '(all)', origin, message: 'mcpHost.servers must be an object whose keys are server names' });
+    return { definitions, diagnostics };
+  }
+  for (const [name, entry] of Object.entries(raw as Record<string, unknown>)) {
+    if (RESERVED_NAME.test(name)) {
+      diagnostics.push({ name, origin, message: 'a server name must not be empty or contain / or \\' });
+      continue;
+    }
+    const problem = checkEntry(entry);
+    if (problem) {
+      diagnostics.push({ name, origin, message: problem });
+      continue;
+    }
+    definitions.push(toDefinition(name, entry as Record<string, unknown>, origin));
+  }
+  return { definitions, diagnostics };
+}
+
+function checkEntry(entry: unknown): string | undefined {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return 'the entry must be an object';
+  const e = entry as Record<string, unknown>;
+  // Pick the variant first, so the message is about the fields the person meant to write.
+  const variant = e.type === 'http' ? SERVER_ENTRY_SCHEMA.oneOf[1] : e.type === undefined || e.type === 'stdio' ? SERVER_ENTRY_SCHEMA.oneOf[0] : undefined;
+  if (!variant) return `unknown type ${JSON.stringify(e.type)}: use "stdio" or "http"`;
+  const unknown = Object.keys(e).filter((k) => !(k in variant.properties));
+  if (unknown.length) {
+    return `unknown ${unknown.length > 1 ? 'properties' : 'property'} ${unknown.map((k) => JSON.stringify(k)).join(', ')} for a ${variant.title}`;
+  }
+  const check = validator.check({ type: 'object', ...variant }, entry);
+  return check.ok ? undefined : check.message.replace(/^\(root\) /, '');
+}
+
+function toDefinition(name: string, e: Record<string, unknown>, origin: ServerOrigin): ServerDefinition {
+  const tools = (e.tools as CommonDefinition['tools'] | undefined) ?? {};
+  const common: CommonDefinition = {
+    name,
+    origin,
+    enabled: e.enabled !== false,
+    autostart: e.autostart !== false,
+    startupTimeoutMs: e.startupTimeoutMs as number | undefined,
+    requestTimeoutMs: e.requestTimeoutMs as number | undefined,
+    tools: { allow: tools.allow, deny: tools.deny },
+    autoApprove: (e.autoApprove as string[] | undefined) ?? [],
+    roots: (e.roots as string[] | undefined) ?? [],
+  };
+  if (e.type === 'http') {
+    return { ...common, type: 'http', url: e.url as string, headers: (e.headers as Record<string, string> | undefined) ?? {} };
+  }
+  return {
+    ...common,
+    type: 'stdio',
+    command: e.command as string,
+    args: (e.args as string[] | undefined) ?? [],
+    env: (e.env as Record<string, string | null> | undefined) ?? {},
+    envFile: e.envFile as string | undefined,
+    cwd: e.cwd as string | undefined,
+  };
+}
+
+/**
+ * Merges scopes: a name defined in a more specific scope (folder over workspace over user)
+ * replaces the less specific one. Later entries in `layers` are more specific.
+ */
+export function mergeDefinitions(layers: ServerDefinition[][]): ServerDefinition[] {
+  const byName = new Map<string, ServerDefinition>();
+  for (const layer of layers) for (const def of layer) byName.set(def.name, def);
+  return [...byName.values()];
+}
+
+/** A stable hash of what it takes to run the server: a changed hash means restart. */
+export function definitionHash(def: ServerDefinition): string {
+  return createHash('sha256').update(stableStringify(def)).digest('hex').slice(0, 16);
+}
+
+/** Hash of just the command line a person consents to (command, args, cwd, env, origin). */
+export function launchHash(def: ServerDefinition): string {
+  const launch = def.type === 'stdio' ? { c: def.command, a: def.args, d: def.cwd, e: def.env, f: def.envFile } : { u: def.url };
+  return createHash('sha256').update(stableStringify(launch)).digest('hex').slice(0, 16);
+}
+
+export function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,222 @@
+import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
+import { McpClient, type ClientHandlers } from '../client/client';
+import type { TraceEvent } from '../jsonrpc/connection';
+import { McpError } from '../protocol/errors';
+import type { Implementation, LoggingMessageNotificationParams, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types';
+import type { LogEntry, Transport } from '../transport/transport';
+import type { ServerDefinition } from './definition';
+import type { ServerState } from './state';
+
+export interface LaunchContext {
+  /** Resolves variables and asks for consent; throws to refuse the start. */
+  prepare(def: ServerDefinition): Promise<ServerDefinition>;
+  createTransport(def: ServerDefinition): Transport | Promise<Transport>;
+  handlers(def: ServerDefinition): ClientHandlers;
+  clientInfo?: Implementation;
+}
+
+export interface RestartPolicy {
+  /** Automatic restarts allowed within `windowMs`; after that the server stays in error. */
+  maxRestarts: number;
+  windowMs: number;
+  /** First delay; each further restart in the window doubles it. */
+  baseDelayMs: number;
+}
+
+export const DEFAULT_RESTART_POLICY: RestartPolicy = { maxRestarts: 3, windowMs: 5 * 60_000, baseDelayMs: 1000 };
+
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'templates';
+
+/**
+ * One configured server: its launches, its state, and what it offers. A launch owns its
+ * client and subscriptions; stopping or a crash disposes them together.
+ */
+export class ServerHandle {
+  private _state: ServerState = { kind: 'stopped' };
+  private _client: McpClient | undefined;
+  private launch: Disposable[] = [];
+  private starting: Promise<void> | undefined;
+  private stopping = false;
+  private crashes: number[] = [];
+  private restartTimer: ReturnType<typeof setTimeout> | undefined;
+  private disposed = false;
+
+  tools: Tool[] = [];
+  prompts: Prompt[] = [];
+  resources: Resource[] = [];
+  templates: ResourceTemplate[] = [];
+
+  private readonly stateEmitter = new Emitter<ServerState>();
+  private readonly listsEmitter = new Emitter<ListKind>();
+  private readonly logEmitter = new Emitter<LogEntry>();
+  private readonly logMessageEmitter = new Emitter<LoggingMessageNotificationParams>();
+  private readonly traceEmitter = new Emitter<TraceEvent>();
+  private readonly resourceUpdatedEmitter = new Emitter<string>();
+  readonly onDidChangeState = this.stateEmitter.event;
+  readonly onDidChangeLists = this.listsEmitter.event;
+  readonly onLog = this.logEmitter.event;
+  readonly onLogMessage = this.logMessageEmitter.event;
+  readonly onTrace = this.traceEmitter.event;
+  readonly onResourceUpdated = this.resourceUpdatedEmitter.event;
+
+  constructor(
+    readonly definition: ServerDefinition,
+    private readonly context: LaunchContext,
+    private readonly policy: RestartPolicy = DEFAULT_RESTART_POLICY,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get name(): string {
+    return this.definition.name;
+  }
+  get state(): ServerState {
+    return this._state;
+  }
+  /** The client of the running launch. */
+  get client(): McpClient | undefined {
+    return this._state.kind === 'running' ? this._client : undefined;
+  }
+
+  /** Starts the server unless it runs; a person's start also forgets past crashes. */
+  start(byUser = true): Promise<void> {
+    if (this.disposed) return Promise.reject(new Error(`${this.name} was removed`));
+    if (byUser) this.crashes = [];
+    clearTimeout(this.restartTimer);
+    if (this._state.kind === 'running') return Promise.resolve();
+    this.starting ??= this.doStart().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    this.stopping = true;
+    try {
+      await this.starting?.catch(() => undefined);
+      await this.endLaunch();
+      this.setState({ kind: 'stopped' });
+    } finally {
+      this.stopping = false;
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await this.stop();
+  }
+
+  private async doStart(): Promise<void> {
+    this.setState({ kind: 'starting' });
+    this.log('info', `starting (${this.definition.origin.scope} definition)`);
+    let client: McpClient | undefined;
+    try {
+      const def = await this.context.prepare(this.definition);
+      const transport = await this.context.createTransport(def);
+      client = new McpClient(transport, {
+        clientInfo: this.context.clientInfo,
+        handlers: this.context.handlers(def),
+        requestTimeoutMs: def.requestTimeoutMs,
+        initializeTimeoutMs: def.startupTimeoutMs ?? 30_000,
+      });
+      this._client = client;
+      this.launch.push(
+        client.onLog((e) => this.logEmitter.fire(e)),
+        client.onTrace((e) => this.traceEmitter.fire(e)),
+        client.onLogMessage((m) => this.logMessageEmitter.fire(m)),
+        client.onResourceUpdated((p) => this.resourceUpdatedEmitter.fire(p.uri)),
+        client.onToolsListChanged(() => void this.refresh('tools')),
+        client.onPromptsListChanged(() => void this.refresh('prompts')),
+        client.onResourcesListChanged(() => {
+          void this.refresh('resources');
+          void this.refresh('templates');
+        }),
+      );
+      const init = await client.connect();
+      if (this.stopping || this.disposed) {
+        await client.close();
+        return;
+      }
+      this.launch.push(client.onDidClose((reason) => this.onClosed(client!, reason)));
+      this.log('info', `running: ${init.serverInfo?.name ?? '?'} ${init.serverInfo?.version ?? ''}, protocol ${init.protocolVersion}`);
+      this.setState({ kind: 'running' });
+      await Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k)));
+    } catch (error) {
+      const e = McpError.from(error);
+      this.log('error', `failed to start: ${e.message}`);
+      await this.endLaunch();
+      if (!this.stopping) this.setState({ kind: 'error', message: e.message });
+      throw e;
+    }
+  }
+
+  /** Fetches one list again if the server offers it; a failure is logged and keeps the old list. */
+  async refresh(kind: ListKind): Promise<void> {
+    const client = this.client;
+    const caps = client?.serverCapabilities;
+    if (!client || !caps) return;
+    try {
+      switch (kind) {
+        case 'tools':
+          if (caps.tools) this.tools = await client.listTools();
+          break;
+        case 'prompts':
+          if (caps.prompts) this.prompts = await client.listPrompts();
+          break;
+        case 'resources':
+          if (caps.resources) this.resources = await client.listResources();
+          break;
+        case 'templates':
+          if (caps.resources) this.templates = await client.listResourceTemplates();
+          break;
+      }
+      this.listsEmitter.fire(kind);
+    } catch (error) {
+      if (this.client === client) this.log('warning', `could not list ${kind}: ${McpError.from(error).message}`);
+    }
+  }
+
+  private onClosed(client: McpClient, reason: string): void {
+    if (this._client !== client || this.stopping || this.disposed) return;
+    this.log('error', `connection lost: ${reason}`);
+    void this.endLaunch();
+    const at = this.now();
+    this.crashes = this.crashes.filter((t) => at - t < this.policy.windowMs);
+    this.crashes.push(at);
+    if (this.crashes.length > this.policy.maxRestarts) {
+      this.setState({ kind: 'error', message: `${reason} (gave up after ${this.policy.maxRestarts} restarts)` });
+      return;
+    }
+    const delay = this.policy.baseDelayMs * 2 ** (this.crashes.length - 1);
+    this.setState({ kind: 'error', message: reason, restartAt: at + delay });
+    this.log('info', `restarting in ${delay} ms (restart ${this.crashes.length} of ${this.policy.maxRestarts})`);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      this.start(false).catch(() => undefined);
+    }, delay);
+  }
+
+  private async endLaunch(): Promise<void> {
+    const client = this._client;
+    this._client = undefined;
+    for (const d of this.launch.splice(0)) d.dispose();
+    this.tools = [];
+    this.prompts = [];
+    this.resources = [];
+    this.templates = [];
+    if (client) await client.close();
+  }
+
+  private setState(state: ServerState): void {
+    this._state = state;
+    this.stateEmitter.fire(state);
+  }
+
+  private log(level: LogEntry['level'], message: string): void {
+    this.logEmitter.fire({ level, source: 'server', message });
+  }
+}

@@ -1,0 +1,117 @@
+import * as vscode from 'vscode';
+import { McpError, splitCommandLine, type ServerHandle } from '../core';
+import type { McpHost } from './host';
+import { Commands, Settings } from './ids';
+import type { TreeNode } from './tree/nodes';
+
+/** Registers every command; each takes a tree node or asks which server with a quick pick. */
+export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel): vscode.Disposable[] {
+  const withServer = (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true) => async (node?: TreeNode | string) => {
+    const server = await pickServer(host, node, filter);
+    if (server) await action(server);
+  };
+  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(`MCP Host: ${what}: ${McpError.from(e).message}`);
+
+  return [
+    vscode.commands.registerCommand(
+      Commands.startServer,
+      withServer((s) => s.start().catch(report(`could not start ${s.name}`)), (s) => s.state.kind !== 'running'),
+    ),
+    vscode.commands.registerCommand(
+      Commands.stopServer,
+      withServer((s) => s.stop(), (s) => s.state.kind !== 'stopped'),
+    ),
+    vscode.commands.registerCommand(
+      Commands.restartServer,
+      withServer((s) => s.restart().catch(report(`could not restart ${s.name}`))),
+    ),
+    vscode.commands.registerCommand(
+      Commands.showServerLog,
+      withServer((s) => host.logs.channel(s.name).show(true)),
+    ),
+    vscode.commands.registerCommand(Commands.showTrace, async () => {
+      if (vscode.workspace.getConfiguration(Settings.section).get(Settings.trace, 'off') === 'off') {
+        const turnOn = 'Trace Messages';
+        const pick = await vscode.window.showInformationMessage('The protocol trace is off (setting mcpHost.trace).', turnOn);
+        if (pick === turnOn) await vscode.workspace.getConfiguration(Settings.section).update(Settings.trace, 'messages', vscode.ConfigurationTarget.Global);
+      }
+      host.trace.show();
+    }),
+    vscode.commands.registerCommand(Commands.showLog, () => mainLog.show(true)),
+    vscode.commands.registerCommand(Commands.refresh, async () => {
+      await host.reload();
+      await Promise.all(host.servers.map((s) => Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => s.refresh(k)))));
+    }),
+    vscode.commands.registerCommand(Commands.addServer, () => addServer()),
+  ];
+}
+
+async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean): Promise<ServerHandle | undefined> {
+  if (typeof node === 'string') return host.registry.get(node);
+  if (node && 'server' in node) return node.server;
+  const candidates = host.servers.filter(filter);
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(host.servers.length ? 'MCP Host: no server fits.' : 'MCP Host: no servers are configured. Use "MCP Host: Add Server...".');
+    return undefined;
+  }
+  if (candidates.length === 1) return candidates[0];
+  const pick = await vscode.window.showQuickPick(
+    candidates.map((s) => ({ label: s.name, description: s.state.kind, server: s })),
+    { placeHolder: 'Which MCP server?' },
+  );
+  return pick?.server;
+}
+
+/** Asks for a name and a command line or URL, and writes the entry to the chosen settings. */
+async function addServer(): Promise<void> {
+  const kind = await vscode.window.showQuickPick(
+    [
+      { label: 'Command (stdio)', description: 'Runs a local program, e.g. npx -y @modelcontextprotocol/server-everything', type: 'stdio' as const },
+      { label: 'HTTP', description: 'Connects to a URL (Streamable HTTP or HTTP+SSE)', type: 'http' as const },
+    ],
+    { title: 'Add MCP Server (1/3)', placeHolder: 'How is the server reached?' },
+  );
+  if (!kind) return;
+  const target = kind.type === 'stdio' ? 'Command line' : 'URL';
+  const value = await vscode.window.showInputBox({
+    title: `Add MCP Server (2/3): ${target}`,
+    ignoreFocusOut: true,
+    placeHolder: kind.type === 'stdio' ? 'npx -y @modelcontextprotocol/server-everything' : 'https://example.com/mcp',
+    validateInput: (v) => {
+      if (!v.trim()) return `Enter a ${target.toLowerCase()}`;
+      if (kind.type === 'http') return /^https?:\/\/\S+$/.test(v.trim()) ? undefined : 'Enter an http:// or https:// URL';
+      try {
+        splitCommandLine(v);
+        return undefined;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    },
+  });
+  if (!value) return;
+  const existing = vscode.workspace.getConfiguration(Settings.section).get<Record<string, unknown>>(Settings.servers, {});
+  const suggested = kind.type === 'http' ? new URL(value.trim()).hostname : (splitCommandLine(value).find((w) => /[a-z]/i.test(w) && !w.startsWith('-') && w !== 'npx' && w !== 'node') ?? 'server').split('/').pop()!;
+  const name = await vscode.window.showInputBox({
+    title: 'Add MCP Server (3/3): name',
+    value: suggested,
+    ignoreFocusOut: true,
+    validateInput: (v) => (!v.trim() ? 'Enter a name' : /[/\\]/.test(v) ? 'A name cannot contain / or \\' : existing[v.trim()] ? `"${v.trim()}" exists already` : undefined),
+  });
+  if (!name) return;
+  const words = kind.type === 'stdio' ? splitCommandLine(value) : [];
+  const entry = kind.type === 'stdio' ? { type: 'stdio', command: words[0], args: words.slice(1) } : { type: 'http', url: value.trim() };
+  const where = vscode.workspace.workspaceFolders?.length
+    ? await vscode.window.showQuickPick(
+        [
+          { label: 'User settings', target: vscode.ConfigurationTarget.Global },
+          { label: 'Workspace settings', target: vscode.ConfigurationTarget.Workspace },
+        ],
+        { placeHolder: 'Where should the server be saved?' },
+      )
+    : { target: vscode.ConfigurationTarget.Global };
+  if (!where) return;
+  const config = vscode.workspace.getConfiguration(Settings.section);
+  const current = config.inspect<Record<string, unknown>>(Settings.servers);
+  const scoped = (where.target === vscode.ConfigurationTarget.Global ? current?.globalValue : current?.workspaceValue) ?? {};
+  await config.update(Settings.servers, { ...scoped, [name.trim()]: entry }, where.target);
+}

@@ -1,0 +1,45 @@
+import * as vscode from 'vscode';
+import { launchHash, McpError, type ServerDefinition } from '../core';
+
+export type ConsentAnswer = 'allow' | 'always' | 'cancel';
+export type ConsentPrompt = (def: ServerDefinition, commandLine: string, cwd: string | undefined) => Promise<ConsentAnswer>;
+
+const STORE_KEY = 'mcpHost.allowedLaunches';
+
+/**
+ * Workspace-defined commands run code from the repository a person opened, so the first start
+ * of each (keyed by a hash of command, args, env and cwd) asks; "always" is kept per workspace.
+ */
+export class LaunchConsent {
+  private readonly allowedThisSession = new Set<string>();
+  /** Replaceable so tests in a real VS Code can answer the modal. */
+  prompt: ConsentPrompt = askWithModal;
+
+  constructor(private readonly workspaceState: vscode.Memento) {}
+
+  needsConsent(def: ServerDefinition): boolean {
+    return def.origin.scope !== 'user' && def.type === 'stdio';
+  }
+
+  /** `def` as written in settings (so no secret shows), `cwd` where it will really run. */
+  async check(def: ServerDefinition, cwd: string | undefined): Promise<void> {
+    if (!this.needsConsent(def) || def.type !== 'stdio') return;
+    if (!vscode.workspace.isTrusted) throw McpError.invalidRequest(`${def.name}: workspace servers do not start in an untrusted workspace`);
+    const key = launchHash(def);
+    const always = this.workspaceState.get<string[]>(STORE_KEY, []);
+    if (always.includes(key) || this.allowedThisSession.has(key)) return;
+    const commandLine = [def.command, ...def.args].map((w) => (/[\s"'$]/.test(w) ? JSON.stringify(w) : w)).join(' ');
+    const answer = await this.prompt(def, commandLine, cwd);
+    if (answer === 'cancel') throw McpError.invalidRequest(`${def.name}: starting was not allowed`);
+    this.allowedThisSession.add(key);
+    if (answer === 'always') await this.workspaceState.update(STORE_KEY, [...always, key]);
+  }
+}
+
+async function askWithModal(def: ServerDefinition, commandLine: string, cwd: string | undefined): Promise<ConsentAnswer> {
+  const allow = 'Allow';
+  const always = 'Always Allow in This Workspace';
+  const detail = `This workspace's settings define the MCP server "${def.name}". Starting it runs:\n\n${commandLine}\n\nin ${cwd ?? 'the first workspace folder'}.\n\nOnly allow commands you trust.`;
+  const pick = await vscode.window.showWarningMessage(`Start the MCP server "${def.name}"?`, { modal: true, detail }, allow, always);
+  return pick === allow ? 'allow' : pick === always ? 'always' : 'cancel';
+}

@@ -1,0 +1,26 @@
+/** Every id the manifest and the code share, in one place. */
+export const Commands = {
+  startServer: 'mcpHost.startServer',
+  stopServer: 'mcpHost.stopServer',
+  restartServer: 'mcpHost.restartServer',
+  showServerLog: 'mcpHost.showServerLog',
+  showTrace: 'mcpHost.showTrace',
+  addServer: 'mcpHost.addServer',
+  refresh: 'mcpHost.refresh',
+  showLog: 'mcpHost.showLog',
+} as const;
+
+export const Views = {
+  container: 'mcpHost',
+  servers: 'mcpHost.servers',
+} as const;
+
+export const Settings = {
+  section: 'mcpHost',
+  servers: 'servers',
+  trace: 'trace',
+  maxRestarts: 'restart.maxRestarts',
+  restartWindowSeconds: 'restart.windowSeconds',
+} as const;
+
+export const TRACE_LANGUAGE_ID = 'mcp-trace';

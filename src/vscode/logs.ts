@@ -1,0 +1,116 @@
+import * as vscode from 'vscode';
+import type { LogEntry, LoggingMessageNotificationParams, TraceEvent } from '../core';
+import { TRACE_LANGUAGE_ID } from './ids';
+
+/** One LogOutputChannel per server: lifecycle, stderr, protocol warnings and notifications/message. */
+export class ServerLogs implements vscode.Disposable {
+  private readonly channels = new Map<string, vscode.LogOutputChannel>();
+
+  channel(server: string): vscode.LogOutputChannel {
+    let channel = this.channels.get(server);
+    if (!channel) {
+      channel = vscode.window.createOutputChannel(`MCP Host: ${server}`, { log: true });
+      this.channels.set(server, channel);
+    }
+    return channel;
+  }
+
+  write(server: string, entry: LogEntry): void {
+    const c = this.channel(server);
+    const text = entry.source === 'stderr' ? `[stderr] ${entry.message}` : entry.source === 'server' ? entry.message : `[${entry.source}] ${entry.message}`;
+    switch (entry.level) {
+      case 'trace':
+        return c.trace(text);
+      case 'debug':
+        return c.debug(text);
+      case 'info':
+        return c.info(text);
+      case 'warning':
+        return c.warn(text);
+      case 'error':
+        return c.error(text);
+    }
+  }
+
+  /** The server's own log messages, at their level. */
+  writeServerMessage(server: string, m: LoggingMessageNotificationParams): void {
+    const c = this.channel(server);
+    const text = `[${m.logger ?? 'server'}] ${typeof m.data === 'string' ? m.data : JSON.stringify(m.data)}`;
+    if (m.level === 'debug') c.debug(text);
+    else if (m.level === 'info' || m.level === 'notice') c.info(text);
+    else if (m.level === 'warning') c.warn(text);
+    else c.error(text);
+  }
+
+  dispose(): void {
+    for (const c of this.channels.values()) c.dispose();
+    this.channels.clear();
+  }
+}
+
+interface SentRequest {
+  method: string;
+  at: number;
+}
+
+/**
+ * The "MCP Host Trace" channel: one line per message with time, server, direction, method, id
+ * and, for responses, the round-trip time; `verbose` adds the JSON. Coloured by syntaxes/.
+ */
+export class ProtocolTrace implements vscode.Disposable {
+  private readonly channel = vscode.window.createOutputChannel('MCP Host Trace', TRACE_LANGUAGE_ID);
+  private readonly sent = new Map<string, SentRequest>();
+
+  constructor(private level: () => 'off' | 'messages' | 'verbose') {}
+
+  show(): void {
+    this.channel.show(true);
+  }
+
+  record(server: string, event: TraceEvent): void {
+    const level = this.level();
+    if (level === 'off') return;
+    const m = event.message as { id?: string | number | null; method?: string; result?: unknown; error?: { code: number; message: string }; params?: unknown };
+    const arrow = event.direction === 'out' ? '→' : '←';
+    // Requests are keyed by who sent them, so each side's ids stay apart.
+    const key = (dir: 'in' | 'out') => `${server}\u0000${dir}\u0000${String(m.id)}`;
+    let line: string;
+    if (m.method !== undefined) {
+      if (m.id !== undefined && m.id !== null) {
+        this.sent.set(key(event.direction), { method: m.method, at: event.at });
+        line = `${arrow} ${m.method} #${m.id}`;
+      } else {
+        line = `${arrow} ${m.method}`;
+      }
+    } else {
+      const request = this.sent.get(key(event.direction === 'in' ? 'out' : 'in'));
+      this.sent.delete(key(event.direction === 'in' ? 'out' : 'in'));
+      const rtt = request ? ` (${event.at - request.at} ms)` : '';
+      const method = request?.method ?? 'response';
+      line = m.error ? `${arrow} ${method} #${m.id} error ${m.error.code}${rtt}: ${m.error.message}` : `${arrow} ${method} #${m.id} result${rtt}`;
+    }
+    this.channel.appendLine(`${timestamp(event.at)} [${server}] ${line}`);
+    if (level === 'verbose') {
+      const body = m.method !== undefined ? m.params : m.error ?? m.result;
+      if (body !== undefined) this.channel.appendLine(indent(JSON.stringify(body, null, 2)));
+    }
+  }
+
+  dispose(): void {
+    this.channel.dispose();
+  }
+}
+
+function timestamp(at: number): string {
+  const d = new Date(at);
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+function indent(text: string): string {
+  const limited = text.length > 20_000 ? `${text.slice(0, 20_000)}\n… (${text.length - 20_000} more characters)` : text;
+  return limited
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
+}

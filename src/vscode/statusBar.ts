@@ -1,0 +1,23 @@
+import * as vscode from 'vscode';
+import type { McpHost } from './host';
+import { Views } from './ids';
+
+/** "$(server) 2/3" with an error count; a click opens the Servers view. */
+export function createStatusBar(host: McpHost): vscode.Disposable {
+  const item = vscode.window.createStatusBarItem('mcpHost.status', vscode.StatusBarAlignment.Left, 50);
+  item.name = 'MCP Host';
+  item.command = `${Views.servers}.focus`;
+  const update = () => {
+    const all = host.servers;
+    const running = all.filter((s) => s.state.kind === 'running').length;
+    const errors = all.filter((s) => s.state.kind === 'error').length;
+    item.text = `$(server-process) ${running}/${all.length}${errors ? ` $(error) ${errors}` : ''}`;
+    item.tooltip = `MCP Host: ${running} of ${all.length} servers running${errors ? `, ${errors} in error` : ''}`;
+    item.backgroundColor = errors ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    if (all.length) item.show();
+    else item.hide();
+  };
+  update();
+  const sub = host.onDidChange(update);
+  return vscode.Disposable.from(item, sub);
+}

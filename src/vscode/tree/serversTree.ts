@@ -1,0 +1,203 @@
+import * as vscode from 'vscode';
+import { assertNever, isToolOffered, type ServerHandle, type ServerState } from '../../core';
+import type { McpHost } from '../host';
+import { Commands } from '../ids';
+import type { GroupKind, TreeNode } from './nodes';
+
+const GROUP_LABELS: Record<GroupKind, string> = { tools: 'Tools', prompts: 'Prompts', resources: 'Resources', templates: 'Resource Templates' };
+const GROUP_ICONS: Record<GroupKind, string> = { tools: 'tools', prompts: 'comment-discussion', resources: 'file', templates: 'file-code' };
+
+/** The "Servers" view: servers, their groups, and what each group lists. */
+export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<TreeNode | undefined>();
+  readonly onDidChangeTreeData = this.changeEmitter.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly host: McpHost) {
+    this.subscription = host.onDidChange(() => this.changeEmitter.fire(undefined));
+  }
+
+  getChildren(node?: TreeNode): TreeNode[] {
+    if (!node) {
+      return [
+        ...this.host.servers.map((server): TreeNode => ({ kind: 'server', server })),
+        ...this.host.diagnostics.map((diagnostic): TreeNode => ({ kind: 'invalid', diagnostic })),
+      ];
+    }
+    switch (node.kind) {
+      case 'server':
+        return groupsOf(node.server).map((group): TreeNode => ({ kind: 'group', server: node.server, group }));
+      case 'group': {
+        const s = node.server;
+        switch (node.group) {
+          case 'tools':
+            return s.tools.filter((t) => isToolOffered(s.definition, t.name)).map((tool): TreeNode => ({ kind: 'tool', server: s, tool }));
+          case 'prompts':
+            return s.prompts.map((prompt): TreeNode => ({ kind: 'prompt', server: s, prompt }));
+          case 'resources':
+            return s.resources.map((resource): TreeNode => ({ kind: 'resource', server: s, resource }));
+          case 'templates':
+            return s.templates.map((template): TreeNode => ({ kind: 'template', server: s, template }));
+          default:
+            return assertNever(node.group);
+        }
+      }
+      default:
+        return [];
+    }
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'server':
+        return serverItem(node.server);
+      case 'invalid': {
+        const item = new vscode.TreeItem(node.diagnostic.name, vscode.TreeItemCollapsibleState.None);
+        item.description = `invalid: ${node.diagnostic.message}`;
+        item.tooltip = `${node.diagnostic.name} (${node.diagnostic.origin.scope} settings): ${node.diagnostic.message}`;
+        item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+        item.contextValue = 'invalidServer';
+        return item;
+      }
+      case 'group': {
+        const count = this.getChildren(node).length;
+        const item = new vscode.TreeItem(GROUP_LABELS[node.group], count ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        item.description = String(count);
+        item.iconPath = new vscode.ThemeIcon(GROUP_ICONS[node.group]);
+        item.contextValue = `group.${node.group}`;
+        item.id = `${node.server.name}/${node.group}`;
+        return item;
+      }
+      case 'tool': {
+        const t = node.tool;
+        const item = new vscode.TreeItem(t.title ?? t.annotations?.title ?? t.name);
+        const hints = [t.annotations?.readOnlyHint ? 'read-only' : undefined, t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? 'destructive' : undefined].filter(Boolean);
+        item.description = [hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
+        item.tooltip = new vscode.MarkdownString(`**${t.name}**${hints.length ? ` _(${hints.join(', ')})_` : ''}\n\n${t.description ?? ''}`);
+        item.iconPath = new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
+        item.contextValue = 'tool';
+        item.id = `${node.server.name}/tools/${t.name}`;
+        return item;
+      }
+      case 'prompt': {
+        const p = node.prompt;
+        const item = new vscode.TreeItem(p.title ?? p.name);
+        item.description = firstLine(p.description);
+        item.tooltip = `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`;
+        item.iconPath = new vscode.ThemeIcon('comment');
+        item.contextValue = 'prompt';
+        item.id = `${node.server.name}/prompts/${p.name}`;
+        return item;
+      }
+      case 'resource': {
+        const r = node.resource;
+        const item = new vscode.TreeItem(r.title ?? r.name);
+        item.description = r.uri;
+        item.tooltip = `${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}\n${r.description ?? ''}`;
+        item.iconPath = new vscode.ThemeIcon(r.mimeType?.startsWith('image/') ? 'file-media' : 'file');
+        item.contextValue = 'resource';
+        item.id = `${node.server.name}/resources/${r.uri}`;
+        return item;
+      }
+      case 'template': {
+        const r = node.template;
+        const item = new vscode.TreeItem(r.title ?? r.name);
+        item.description = r.uriTemplate;
+        item.tooltip = `${r.uriTemplate}\n${r.description ?? ''}`;
+        item.iconPath = new vscode.ThemeIcon('file-code');
+        item.contextValue = 'template';
+        item.id = `${node.server.name}/templates/${r.uriTemplate}`;
+        return item;
+      }
+      default:
+        return assertNever(node);
+    }
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changeEmitter.dispose();
+  }
+}
+
+/** The groups a running server declares. */
+export function groupsOf(server: ServerHandle): GroupKind[] {
+  const caps = server.client?.serverCapabilities;
+  if (!caps) return [];
+  const groups: GroupKind[] = [];
+  if (caps.tools) groups.push('tools');
+  if (caps.prompts) groups.push('prompts');
+  if (caps.resources) groups.push('resources', 'templates');
+  return groups;
+}
+
+function serverItem(server: ServerHandle): vscode.TreeItem {
+  const state = server.state;
+  const running = state.kind === 'running';
+  const item = new vscode.TreeItem(server.name, running ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+  item.id = `server/${server.name}`;
+  item.iconPath = stateIcon(state);
+  item.description = describeServer(server);
+  item.contextValue = `server.${state.kind}`;
+  item.tooltip = serverTooltip(server);
+  if (!running) item.command = { command: Commands.showServerLog, title: 'Show Server Log', arguments: [{ kind: 'server', server }] };
+  return item;
+}
+
+export function describeServer(server: ServerHandle): string {
+  const state = server.state;
+  switch (state.kind) {
+    case 'stopped':
+      return server.definition.enabled ? 'stopped' : 'disabled';
+    case 'starting':
+      return 'starting…';
+    case 'running': {
+      const c = server.client;
+      const parts = ['running', c?.protocolVersion ?? ''];
+      if (c?.serverCapabilities?.tools) parts.push(`${server.tools.filter((t) => isToolOffered(server.definition, t.name)).length} tools`);
+      return parts.filter(Boolean).join(' · ');
+    }
+    case 'error':
+      return `error: ${firstLine(state.message)}${state.restartAt ? ' (restarting)' : ''}`;
+    default:
+      return assertNever(state);
+  }
+}
+
+function stateIcon(state: ServerState): vscode.ThemeIcon {
+  switch (state.kind) {
+    case 'running':
+      return new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('testing.iconPassed'));
+    case 'starting':
+      return new vscode.ThemeIcon('loading~spin');
+    case 'stopped':
+      return new vscode.ThemeIcon('circle-large-outline');
+    case 'error':
+      return new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
+    default:
+      return assertNever(state);
+  }
+}
+
+function serverTooltip(server: ServerHandle): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, true);
+  const def = server.definition;
+  md.appendMarkdown(`**${server.name}** — ${def.type === 'stdio' ? 'stdio' : def.url} (${def.origin.scope} settings)\n\n`);
+  const c = server.client;
+  if (c?.serverInfo) {
+    md.appendMarkdown(`${c.serverInfo.title ?? c.serverInfo.name} ${c.serverInfo.version}, protocol ${c.protocolVersion}\n\n`);
+    const caps = Object.keys(c.serverCapabilities ?? {}).join(', ');
+    if (caps) md.appendMarkdown(`Capabilities: ${caps}\n\n`);
+    if (c.instructions) {
+      md.appendMarkdown('Instructions:\n\n');
+      md.appendCodeblock(c.instructions.length > 1500 ? `${c.instructions.slice(0, 1500)}…` : c.instructions, 'markdown');
+    }
+  } else if (server.state.kind === 'error') {
+    md.appendCodeblock(server.state.message, 'text');
+  }
+  return md;
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n')[0];
+}

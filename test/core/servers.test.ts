@@ -1,0 +1,242 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import {
+  ServerHandle,
+  ServerRegistry,
+  StdioTransport,
+  definitionHash,
+  isToolOffered,
+  parseServerDefinitions,
+  resolveVariables,
+  rootsFor,
+  stdioParamsFor,
+  SERVERS_SETTING_SCHEMA,
+  type LaunchContext,
+  type ServerDefinition,
+  type ServerState,
+} from '../../src/core';
+import { ROOT, rawServer } from '../helpers/servers';
+
+const user = { scope: 'user' as const };
+const parse = (raw: unknown) => parseServerDefinitions(raw, user);
+const fixture = (scenario: string) => {
+  const p = rawServer(scenario);
+  return { command: p.command, args: p.args };
+};
+
+describe('server definitions from settings', () => {
+  it('parses stdio and http entries with defaults', () => {
+    const { definitions, diagnostics } = parse({
+      local: { command: 'node', args: ['s.js'], env: { A: '1', B: null } },
+      typed: { type: 'stdio', command: 'x', enabled: false, autostart: false, tools: { deny: ['rm_*'] }, autoApprove: ['read'] },
+      remote: { type: 'http', url: 'https://example.com/mcp', headers: { 'X-Key': 'k' }, requestTimeoutMs: 5000 },
+    });
+    assert.deepEqual(diagnostics, []);
+    const [local, typed, remote] = definitions;
+    assert.deepEqual(local, {
+      name: 'local', origin: user, type: 'stdio', command: 'node', args: ['s.js'], env: { A: '1', B: null }, envFile: undefined, cwd: undefined,
+      enabled: true, autostart: true, startupTimeoutMs: undefined, requestTimeoutMs: undefined, tools: { allow: undefined, deny: undefined }, autoApprove: [], roots: [],
+    });
+    assert.equal(typed.enabled, false);
+    assert.equal(typed.autostart, false);
+    assert.deepEqual(typed.autoApprove, ['read']);
+    assert.ok(remote.type === 'http' && remote.url === 'https://example.com/mcp' && remote.headers['X-Key'] === 'k' && remote.requestTimeoutMs === 5000);
+  });
+
+  it('gives one clear diagnostic per invalid entry and keeps the valid ones', () => {
+    const { definitions, diagnostics } = parse({
+      good: { command: 'node' },
+      noCommand: { args: ['x'] },
+      badType: { type: 'websocket', url: 'ws://x' },
+      httpNoUrl: { type: 'http' },
+      badUrl: { type: 'http', url: 'ftp://x' },
+      typo: { command: 'node', argz: [] },
+      wrongArgs: { command: 'node', args: 'not-an-array' },
+      notObject: 'node server.js',
+      'a/b': { command: 'node' },
+    });
+    assert.deepEqual(definitions.map((d) => d.name), ['good']);
+    const byName = Object.fromEntries(diagnostics.map((d) => [d.name, d.message]));
+    assert.match(byName.noCommand, /required property 'command'/);
+    assert.match(byName.badType, /unknown type "websocket"/);
+    assert.match(byName.httpNoUrl, /required property 'url'/);
+    assert.match(byName.badUrl, /\/url must match pattern/);
+    assert.match(byName.typo, /unknown property "argz"/);
+    assert.match(byName.wrongArgs, /\/args must be array/);
+    assert.match(byName.notObject, /must be an object/);
+    assert.match(byName['a/b'], /must not be empty or contain/);
+  });
+
+  it('refuses a settings value that is not an object', () => {
+    assert.match(parse(['x']).diagnostics[0].message, /must be an object/);
+    assert.deepEqual(parse(undefined), { definitions: [], diagnostics: [] });
+  });
+
+  it('hashes definitions stably, whatever the key order', () => {
+    const [a] = parse({ s: { command: 'node', args: ['1'], env: { A: '1', B: '2' } } }).definitions;
+    const [b] = parse({ s: { env: { B: '2', A: '1' }, args: ['1'], command: 'node' } }).definitions;
+    const [c] = parse({ s: { command: 'node', args: ['2'] } }).definitions;
+    assert.equal(definitionHash(a), definitionHash(b));
+    assert.notEqual(definitionHash(a), definitionHash(c));
+  });
+
+  it('is the schema package.json contributes', () => {
+    const pkg = require(path.join(ROOT, 'package.json'));
+    const contributed = { ...pkg.contributes.configuration.properties['mcpHost.servers'] };
+    delete contributed.scope;
+    delete contributed.markdownDescription;
+    assert.deepEqual(contributed, JSON.parse(JSON.stringify(SERVERS_SETTING_SCHEMA)));
+  });
+
+  it('resolves variables, asking for each input once', async () => {
+    const [def] = parse({
+      s: { command: '${workspaceFolder}/bin/s', args: ['--home=${userHome}', '--key=${input:key}', '${input:key}', '${env:MCP_HOST_TEST_VAR}'], cwd: '${workspaceFolder}' },
+    }).definitions;
+    const asked: string[] = [];
+    const resolved = await resolveVariables(def, {
+      workspaceFolder: '/ws',
+      userHome: '/home/me',
+      env: { MCP_HOST_TEST_VAR: 'from-env' },
+      input: async (id) => {
+        asked.push(id);
+        return 'secret';
+      },
+    });
+    assert.ok(resolved.type === 'stdio');
+    assert.equal(resolved.command, '/ws/bin/s');
+    assert.deepEqual(resolved.args, ['--home=/home/me', '--key=secret', 'secret', 'from-env']);
+    assert.equal(resolved.cwd, '/ws');
+    assert.deepEqual(asked, ['key']);
+    await assert.rejects(resolveVariables(parse({ s: { command: '${nope}' } }).definitions[0], { userHome: '/', env: {} }), /unknown variable \$\{nope\}/);
+    await assert.rejects(resolveVariables(parse({ s: { command: '${workspaceFolder}/x' } }).definitions[0], { userHome: '/', env: {} }), /no folder is open/);
+  });
+
+  it('reads envFile under explicit env, relative to cwd', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-host-env-'));
+    writeFileSync(path.join(dir, '.env'), 'A=from-file\nB="quoted value"\n# comment\n');
+    const [def] = parse({ s: { command: 'node', envFile: '.env', env: { A: 'explicit' } } }).definitions;
+    assert.ok(def.type === 'stdio');
+    const params = await stdioParamsFor(def, dir);
+    assert.deepEqual(params.env, { A: 'explicit', B: 'quoted value' });
+    assert.equal(params.cwd, dir);
+    const [missing] = parse({ s: { command: 'node', envFile: 'nope.env' } }).definitions;
+    await assert.rejects(stdioParamsFor(missing as never, dir), /cannot read envFile/);
+  });
+
+  it('combines workspace roots with extra roots, without duplicates', () => {
+    const [def] = parse({ s: { command: 'x', roots: ['/extra', 'file:///ws', 'rel'] } }).definitions;
+    assert.deepEqual(rootsFor(def, [{ uri: 'file:///ws', name: 'ws' }], '/base'), [
+      { uri: 'file:///ws', name: 'ws' },
+      { uri: 'file:///extra', name: 'extra' },
+      { uri: 'file:///base/rel', name: 'rel' },
+    ]);
+  });
+
+  it('applies tool allow and deny globs', () => {
+    const [def] = parse({ s: { command: 'x', tools: { allow: ['read_*', 'echo'], deny: ['read_secret*'] } } }).definitions;
+    assert.deepEqual(['read_file', 'read_secret_key', 'echo', 'write_file'].filter((t) => isToolOffered(def, t)), ['read_file', 'echo']);
+    const [open] = parse({ s: { command: 'x' } }).definitions;
+    assert.ok(isToolOffered(open, 'anything'));
+  });
+});
+
+describe('ServerHandle and ServerRegistry against real processes', function () {
+  this.timeout(20_000);
+  const handles: ServerHandle[] = [];
+  afterEach(async () => Promise.all(handles.splice(0).map((h) => h.dispose())));
+
+  const context: LaunchContext = {
+    prepare: async (d) => d,
+    createTransport: async (d) => new StdioTransport({ ...(await stdioParamsFor(d as never)), shutdownGraceMs: 300 }),
+    handlers: () => ({}),
+  };
+  const make = (raw: Record<string, unknown>, policy = { maxRestarts: 2, windowMs: 60_000, baseDelayMs: 50 }) => {
+    const [def] = parse({ s: raw }).definitions;
+    const h = new ServerHandle(def, context, policy);
+    handles.push(h);
+    return h;
+  };
+  const states = (h: ServerHandle) => {
+    const seen: ServerState['kind'][] = [];
+    h.onDidChangeState((s) => seen.push(s.kind));
+    return seen;
+  };
+  const until = async (h: ServerHandle, test: (s: ServerState) => boolean, ms = 5000) => {
+    const deadline = Date.now() + ms;
+    while (!test(h.state)) {
+      if (Date.now() > deadline) throw new Error(`state stayed ${JSON.stringify(h.state)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  it('starts, lists, and stops', async () => {
+    const h = make(fixture('plain'));
+    const seen = states(h);
+    await h.start();
+    assert.equal(h.state.kind, 'running');
+    assert.deepEqual(h.tools.map((t) => t.name), ['work']);
+    await h.stop();
+    assert.deepEqual(seen, ['starting', 'running', 'stopped']);
+    assert.equal(h.client, undefined);
+  });
+
+  it('goes to error with the exit code and stderr when the start fails', async () => {
+    const h = make(fixture('exit-at-once'));
+    await assert.rejects(h.start());
+    assert.ok(h.state.kind === 'error' && /exited with code 7/.test(h.state.message) && /refuses to start/.test(h.state.message));
+    const missing = make({ command: 'mcp-host-no-such-binary' });
+    await assert.rejects(missing.start());
+    assert.ok(missing.state.kind === 'error' && /Command not found/.test(missing.state.message));
+  });
+
+  it('restarts a crashed server with backoff, then gives up and stays in error', async () => {
+    const h = make(fixture('crash'));
+    await h.start();
+    // Each tools/call crashes the server; each crash restarts it until the budget is spent.
+    for (let crash = 1; crash <= 3; crash++) {
+      await until(h, (s) => s.kind === 'running');
+      await h.client!.callTool('work').catch(() => undefined);
+      await until(h, (s) => s.kind === 'error');
+      const state = h.state as Extract<ServerState, { kind: 'error' }>;
+      assert.match(state.message, /exited with code 3/);
+      if (crash <= 2) assert.ok(state.restartAt !== undefined, `restart ${crash} scheduled`);
+      else assert.ok(state.restartAt === undefined && /gave up after 2 restarts/.test(state.message));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(h.state.kind, 'error', 'no restart after giving up');
+    await h.start();
+    assert.equal(h.state.kind, 'running', 'a person can start it again');
+  });
+
+  it('reconciles: adds, removes, restarts changed and keeps unchanged servers running', async () => {
+    const registry = new ServerRegistry(
+      (def) => {
+        const h = new ServerHandle(def, context);
+        handles.push(h);
+        return h;
+      },
+      (def) => def.enabled && def.autostart,
+    );
+    const defs = (raw: Record<string, unknown>): ServerDefinition[] => parse(raw).definitions;
+    const first = await registry.reconcile(defs({ a: fixture('plain'), b: fixture('plain'), off: { ...fixture('plain'), autostart: false } }));
+    assert.deepEqual(first, { added: ['a', 'b', 'off'], removed: [], changed: [], unchanged: [] });
+    const a = registry.get('a')!;
+    const b = registry.get('b')!;
+    const aPid = (a.client as unknown as { transport: StdioTransport }).transport.pid;
+    assert.equal(a.state.kind, 'running');
+    assert.equal(registry.get('off')!.state.kind, 'stopped');
+
+    const second = await registry.reconcile(defs({ a: fixture('plain'), b: { ...fixture('plain'), env: { CHANGED: '1' } }, c: fixture('plain') }));
+    assert.deepEqual(second, { added: ['c'], removed: ['off'], changed: ['b'], unchanged: ['a'] });
+    assert.equal(registry.get('a'), a, 'unchanged server kept its handle');
+    assert.equal((a.client as unknown as { transport: StdioTransport }).transport.pid, aPid, 'and its process');
+    assert.notEqual(registry.get('b'), b);
+    assert.equal(b.state.kind, 'stopped', 'the old launch of b was stopped');
+    assert.equal(registry.get('b')!.state.kind, 'running');
+    assert.equal(registry.get('c')!.state.kind, 'running');
+    await registry.dispose();
+    assert.ok([a, registry.get('b')].every((h) => !h || h.state.kind === 'stopped'));
+  });
+});
