@@ -1,6 +1,10 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './vscode/commands';
 import { McpHost } from './vscode/host';
+import { OutputDocuments } from './vscode/outputDocuments';
+import { PromptActions } from './vscode/prompts/getPrompt';
+import { ResourceFileSystem } from './vscode/resources/provider';
+import { ToolCalls } from './vscode/tools/callTool';
 import { Views } from './vscode/ids';
 import { createStatusBar } from './vscode/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
@@ -11,6 +15,9 @@ let host: McpHost | undefined;
 export interface McpHostApi {
   host: McpHost;
   tree: ServersTreeProvider;
+  tools: ToolCalls;
+  prompts: PromptActions;
+  docs: OutputDocuments;
 }
 
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
@@ -18,16 +25,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const log = vscode.window.createOutputChannel('MCP Host', { log: true });
   host = new McpHost(context);
   const tree = new ServersTreeProvider(host);
+  const output = OutputDocuments.register();
+  const tools = new ToolCalls(host, output.docs, context.globalState);
+  const prompts = new PromptActions(host, output.docs);
   context.subscriptions.push(
     log,
     tree,
+    output.disposable,
+    ResourceFileSystem.register(host),
     vscode.window.createTreeView(Views.servers, { treeDataProvider: tree, showCollapseAll: true }),
     createStatusBar(host),
-    ...registerCommands(host, log),
+    ...registerCommands(host, log, tools, prompts),
   );
   log.info('MCP Host activated');
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
-  return { host, tree };
+  return { host, tree, tools, prompts, docs: output.docs };
 }
 
 /** Stops every server and its process tree; VS Code waits for the promise (within 5 s). */

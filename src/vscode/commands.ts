@@ -1,11 +1,15 @@
 import * as vscode from 'vscode';
 import { McpError, splitCommandLine, type ServerHandle } from '../core';
 import type { McpHost } from './host';
+import type { PromptActions } from './prompts/getPrompt';
+import { fillTemplate, openResource, readResourceCommand } from './resources/readResource';
+import { askArguments } from './tools/askArguments';
+import type { ToolCalls } from './tools/callTool';
 import { Commands, Settings } from './ids';
 import type { TreeNode } from './tree/nodes';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
-export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel, tools: ToolCalls, prompts: PromptActions): vscode.Disposable[] {
   const withServer = (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true) => async (node?: TreeNode | string) => {
     const server = await pickServer(host, node, filter);
     if (server) await action(server);
@@ -43,7 +47,56 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
       await Promise.all(host.servers.map((s) => Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => s.refresh(k)))));
     }),
     vscode.commands.registerCommand(Commands.addServer, () => addServer()),
+    vscode.commands.registerCommand(Commands.callTool, async (node?: TreeNode) => {
+      const chosen = await tools.pickTool(node?.kind === 'tool' ? { server: node.server, tool: node.tool } : undefined);
+      if (chosen) await tools.run(chosen.server, chosen.tool);
+    }),
+    vscode.commands.registerCommand(Commands.rerunLastToolCall, async () => {
+      const last = tools.history[0];
+      if (!last) return void vscode.window.showInformationMessage('MCP Host: no tool has been called yet.');
+      await rerun(host, tools, last.server, last.tool, last.args, false);
+    }),
+    vscode.commands.registerCommand(Commands.showCallHistory, async () => {
+      if (!tools.history.length) return void vscode.window.showInformationMessage('MCP Host: no tool has been called yet.');
+      const pick = await vscode.window.showQuickPick(
+        tools.history.map((r) => ({
+          label: `${r.server} › ${r.tool}`,
+          description: `${new Date(r.at).toLocaleTimeString()} · ${r.outcome ?? 'running'}`,
+          detail: JSON.stringify(r.args),
+          record: r,
+        })),
+        { title: 'MCP Host: Tool Call History', placeHolder: 'Which call?' },
+      );
+      if (!pick) return;
+      const how = await vscode.window.showQuickPick(
+        [
+          { label: '$(debug-rerun) Rerun', edit: false },
+          { label: '$(edit) Edit Arguments and Rerun', edit: true },
+        ],
+        { placeHolder: `${pick.label} ${pick.detail}` },
+      );
+      if (how) await rerun(host, tools, pick.record.server, pick.record.tool, pick.record.args, how.edit);
+    }),
+    vscode.commands.registerCommand(Commands.readResource, () => readResourceCommand(host)),
+    vscode.commands.registerCommand(Commands.openResource, async (node?: TreeNode) => {
+      if (node?.kind === 'resource') await openResource(node.server, node.resource);
+      else if (node?.kind === 'template') await fillTemplate(node.server, node.template);
+      else await readResourceCommand(host);
+    }),
+    vscode.commands.registerCommand(Commands.getPrompt, (node?: TreeNode) => prompts.run(node?.kind === 'prompt' ? { server: node.server, prompt: node.prompt } : undefined)),
+    vscode.commands.registerCommand(Commands.copyPrompt, (uri?: vscode.Uri) => prompts.copy(uri)),
   ];
+}
+
+async function rerun(host: McpHost, tools: ToolCalls, serverName: string, toolName: string, args: Record<string, unknown>, edit: boolean): Promise<void> {
+  const server = host.registry.get(serverName);
+  const tool = server?.tools.find((t) => t.name === toolName);
+  if (!server || !tool) return void vscode.window.showErrorMessage(`MCP Host: ${serverName} › ${toolName} is not available now.`);
+  if (edit) {
+    const edited = await askArguments(`${serverName} › ${toolName}`, tool.inputSchema, args);
+    if (edited) await tools.call(server, tool, edited);
+  }
+  else await tools.call(server, tool, args);
 }
 
 async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean): Promise<ServerHandle | undefined> {

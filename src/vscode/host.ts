@@ -16,6 +16,7 @@ import {
   type Transport,
 } from '../core';
 import { LaunchConsent } from './consent';
+import { elicit } from './elicitation/elicit';
 import { ServerLogs, ProtocolTrace } from './logs';
 import { folderFor, readConfiguredServers, restartPolicySettings, traceLevel } from './settings';
 import { Settings } from './ids';
@@ -37,6 +38,9 @@ export class McpHost implements vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   /** Servers, their state or their lists changed. */
   readonly onDidChange = this.changeEmitter.event;
+  private readonly resourceUpdatedEmitter = new vscode.EventEmitter<{ server: string; uri: string }>();
+  /** `notifications/resources/updated` from any server. */
+  readonly onResourceUpdated = this.resourceUpdatedEmitter.event;
   /** Values typed for `${input:…}`, kept out of every log line. */
   private readonly secretValues = new Set<string>();
   private reconciling: Promise<unknown> = Promise.resolve();
@@ -51,6 +55,7 @@ export class McpHost implements vscode.Disposable {
       this.logs,
       this.trace,
       this.changeEmitter,
+      this.resourceUpdatedEmitter,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`${Settings.section}.${Settings.servers}`)) void this.reload();
       }),
@@ -112,6 +117,8 @@ export class McpHost implements vscode.Disposable {
       createTransport: (d) => this.createTransport(d),
       handlers: (d) => ({
         listRoots: () => rootsFor(d, this.workspaceRoots(), folderFor(d)?.uri.fsPath),
+        elicit: (params) => elicit(d.name, params),
+        elicitationModes: ['form', 'url'],
       }),
       clientInfo: { name: 'mcp-host', title: 'MCP Host', version: String(this.context.extension.packageJSON.version ?? '0.0.0') },
     };
@@ -122,6 +129,7 @@ export class McpHost implements vscode.Disposable {
     handle.onTrace((e) => this.trace.record(def.name, e));
     handle.onDidChangeState(() => this.changeEmitter.fire());
     handle.onDidChangeLists(() => this.changeEmitter.fire());
+    handle.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire({ server: def.name, uri }));
     return handle;
   }
 

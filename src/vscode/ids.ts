@@ -8,6 +8,13 @@ export const Commands = {
   addServer: 'mcpHost.addServer',
   refresh: 'mcpHost.refresh',
   showLog: 'mcpHost.showLog',
+  callTool: 'mcpHost.callTool',
+  rerunLastToolCall: 'mcpHost.rerunLastToolCall',
+  showCallHistory: 'mcpHost.showCallHistory',
+  readResource: 'mcpHost.readResource',
+  openResource: 'mcpHost.openResource',
+  getPrompt: 'mcpHost.getPrompt',
+  copyPrompt: 'mcpHost.copyPrompt',
 } as const;
 
 export const Views = {

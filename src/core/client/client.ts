@@ -35,6 +35,8 @@ export interface ClientHandlers {
   listRoots?(signal: AbortSignal): Root[] | Promise<Root[]>;
   createMessage?(params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult>;
   elicit?(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
+  /** The elicitation modes `elicit` handles; form only unless said. */
+  elicitationModes?: Array<'form' | 'url'>;
 }
 
 export interface McpClientOptions {
@@ -122,7 +124,7 @@ export class McpClient {
     const caps: ClientCapabilities = {};
     if (h.listRoots) caps.roots = { listChanged: true };
     if (h.createMessage) caps.sampling = {};
-    if (h.elicit) caps.elicitation = { form: {} };
+    if (h.elicit) caps.elicitation = Object.fromEntries((h.elicitationModes ?? ['form']).map((m) => [m, {}]));
     return caps;
   }
 

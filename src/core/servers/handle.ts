@@ -34,6 +34,7 @@ export type ListKind = 'tools' | 'prompts' | 'resources' | 'templates';
 export class ServerHandle {
   private _state: ServerState = { kind: 'stopped' };
   private _client: McpClient | undefined;
+  private transport: Transport | undefined;
   private launch: Disposable[] = [];
   private starting: Promise<void> | undefined;
   private stopping = false;
@@ -72,6 +73,11 @@ export class ServerHandle {
   get state(): ServerState {
     return this._state;
   }
+  /** The process id of a running stdio server. */
+  get pid(): number | undefined {
+    return this.client ? (this.transport as { pid?: number } | undefined)?.pid : undefined;
+  }
+
   /** The client of the running launch. */
   get client(): McpClient | undefined {
     return this._state.kind === 'running' ? this._client : undefined;
@@ -117,6 +123,7 @@ export class ServerHandle {
     try {
       const def = await this.context.prepare(this.definition);
       const transport = await this.context.createTransport(def);
+      this.transport = transport;
       client = new McpClient(transport, {
         clientInfo: this.context.clientInfo,
         handlers: this.context.handlers(def),
@@ -203,6 +210,7 @@ export class ServerHandle {
   private async endLaunch(): Promise<void> {
     const client = this._client;
     this._client = undefined;
+    this.transport = undefined;
     for (const d of this.launch.splice(0)) d.dispose();
     this.tools = [];
     this.prompts = [];

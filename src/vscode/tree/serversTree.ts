@@ -76,6 +76,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         item.tooltip = new vscode.MarkdownString(`**${t.name}**${hints.length ? ` _(${hints.join(', ')})_` : ''}\n\n${t.description ?? ''}`);
         item.iconPath = new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
         item.contextValue = 'tool';
+        item.command = { command: Commands.callTool, title: 'Call Tool', arguments: [node] };
         item.id = `${node.server.name}/tools/${t.name}`;
         return item;
       }
@@ -86,6 +87,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         item.tooltip = `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`;
         item.iconPath = new vscode.ThemeIcon('comment');
         item.contextValue = 'prompt';
+        item.command = { command: Commands.getPrompt, title: 'Get Prompt', arguments: [node] };
         item.id = `${node.server.name}/prompts/${p.name}`;
         return item;
       }
@@ -96,6 +98,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         item.tooltip = `${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}\n${r.description ?? ''}`;
         item.iconPath = new vscode.ThemeIcon(r.mimeType?.startsWith('image/') ? 'file-media' : 'file');
         item.contextValue = 'resource';
+        item.command = { command: Commands.openResource, title: 'Open Resource', arguments: [node] };
         item.id = `${node.server.name}/resources/${r.uri}`;
         return item;
       }
@@ -106,6 +109,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         item.tooltip = `${r.uriTemplate}\n${r.description ?? ''}`;
         item.iconPath = new vscode.ThemeIcon('file-code');
         item.contextValue = 'template';
+        item.command = { command: Commands.openResource, title: 'Fill In Template', arguments: [node] };
         item.id = `${node.server.name}/templates/${r.uriTemplate}`;
         return item;
       }

@@ -1,0 +1,68 @@
+import * as vscode from 'vscode';
+import { McpError, type CompleteReference, type McpClient } from '../core';
+
+/**
+ * Asks for one value with suggestions from `completion/complete` as the person types; what they
+ * typed is always a choice too. Earlier answers go along as context.
+ */
+export function askWithCompletion(opts: {
+  client: McpClient;
+  ref: CompleteReference;
+  argument: string;
+  title: string;
+  prompt: string;
+  required: boolean;
+  context: Record<string, string>;
+}): Promise<string | undefined> {
+  const canComplete = !!opts.client.serverCapabilities?.completions;
+  return new Promise((resolve) => {
+    const qp = vscode.window.createQuickPick();
+    qp.title = opts.title;
+    qp.placeholder = opts.prompt;
+    qp.ignoreFocusOut = true;
+    qp.matchOnDescription = false;
+    let suggestions: string[] = [];
+    let generation = 0;
+    const render = () => {
+      const typed = qp.value;
+      const items: vscode.QuickPickItem[] = [];
+      if (typed && !suggestions.includes(typed)) items.push({ label: typed, description: 'as typed' });
+      for (const s of suggestions) items.push({ label: s, description: 'suggested by the server' });
+      if (!typed && !opts.required) items.push({ label: '', description: 'leave empty' });
+      qp.items = items;
+    };
+    const fetch = async () => {
+      if (!canComplete) return render();
+      const mine = ++generation;
+      qp.busy = true;
+      try {
+        const r = await opts.client.complete({ ref: opts.ref, argument: { name: opts.argument, value: qp.value }, context: { arguments: opts.context } }, { timeoutMs: 5000 });
+        if (mine === generation) suggestions = r.completion.values.slice(0, 100);
+      } catch (e) {
+        if (mine === generation) suggestions = [];
+        void McpError.from(e);
+      } finally {
+        if (mine === generation) {
+          qp.busy = false;
+          render();
+        }
+      }
+    };
+    qp.onDidChangeValue(() => void fetch());
+    let done = false;
+    const finish = (v: string | undefined) => {
+      if (done) return;
+      done = true;
+      resolve(v);
+      qp.dispose();
+    };
+    qp.onDidAccept(() => {
+      const chosen = qp.selectedItems[0]?.label ?? qp.value;
+      if (!chosen && opts.required) return;
+      finish(chosen);
+    });
+    qp.onDidHide(() => finish(undefined));
+    qp.show();
+    void fetch();
+  });
+}

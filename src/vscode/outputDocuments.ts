@@ -1,0 +1,70 @@
+import * as vscode from 'vscode';
+
+export const OUTPUT_SCHEME = 'mcp-output';
+
+/**
+ * Read-only in-memory documents for tool results, rendered prompts and request reviews: they open
+ * like files (images in the image preview) and never touch the disk.
+ */
+export class OutputDocuments implements vscode.FileSystemProvider, vscode.Disposable {
+  private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
+  private readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.changeEmitter.event;
+  private counter = 0;
+  private static readonly MAX_FILES = 200;
+
+  static register(): { docs: OutputDocuments; disposable: vscode.Disposable } {
+    const docs = new OutputDocuments();
+    return { docs, disposable: vscode.Disposable.from(docs, vscode.workspace.registerFileSystemProvider(OUTPUT_SCHEME, docs, { isReadonly: true, isCaseSensitive: true })) };
+  }
+
+  /** Stores a document and returns its URI; old documents are dropped past a bound. */
+  put(folder: string, fileName: string, data: Uint8Array | string): vscode.Uri {
+    const n = ++this.counter;
+    const uri = vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${folder}/${n}/${fileName.replace(/[/\\?#%*:|"<>]/g, '_')}` });
+    this.files.set(uri.path, { data: typeof data === 'string' ? Buffer.from(data, 'utf8') : data, mtime: Date.now() });
+    if (this.files.size > OutputDocuments.MAX_FILES) this.files.delete(this.files.keys().next().value as string);
+    return uri;
+  }
+
+  text(uri: vscode.Uri): string | undefined {
+    const f = this.files.get(uri.path);
+    return f ? Buffer.from(f.data).toString('utf8') : undefined;
+  }
+
+  readFile(uri: vscode.Uri): Uint8Array {
+    const f = this.files.get(uri.path);
+    if (!f) throw vscode.FileSystemError.FileNotFound(uri);
+    return f.data;
+  }
+
+  stat(uri: vscode.Uri): vscode.FileStat {
+    const f = this.files.get(uri.path);
+    if (!f) throw vscode.FileSystemError.FileNotFound(uri);
+    return { type: vscode.FileType.File, ctime: f.mtime, mtime: f.mtime, size: f.data.length, permissions: vscode.FilePermission.Readonly };
+  }
+
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+  createDirectory(): void {
+    throw vscode.FileSystemError.NoPermissions('read-only');
+  }
+  writeFile(): void {
+    throw vscode.FileSystemError.NoPermissions('read-only');
+  }
+  delete(): void {
+    throw vscode.FileSystemError.NoPermissions('read-only');
+  }
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions('read-only');
+  }
+
+  dispose(): void {
+    this.files.clear();
+    this.changeEmitter.dispose();
+  }
+}

@@ -1,0 +1,75 @@
+import * as vscode from 'vscode';
+import { McpError, promptText, renderPrompt, type Prompt, type ServerHandle } from '../../core';
+import { askWithCompletion } from '../completionPick';
+import type { McpHost } from '../host';
+import type { OutputDocuments } from '../outputDocuments';
+import { toResourceUri } from '../resources/uri';
+
+/** Pick a prompt, fill its arguments with completion help, open the rendered messages. */
+export class PromptActions {
+  /** The plain text of each rendered prompt document, for "Copy". */
+  private readonly texts = new Map<string, string>();
+
+  constructor(
+    private readonly host: McpHost,
+    private readonly docs: OutputDocuments,
+  ) {}
+
+  async run(preset?: { server: ServerHandle; prompt: Prompt }): Promise<vscode.Uri | undefined> {
+    const chosen = preset ?? (await this.pick());
+    if (!chosen) return undefined;
+    const { server, prompt } = chosen;
+    const client = server.client;
+    if (!client) {
+      void vscode.window.showErrorMessage(`MCP Host: "${server.name}" is not running.`);
+      return undefined;
+    }
+    const args: Record<string, string> = {};
+    const list = prompt.arguments ?? [];
+    for (const [i, a] of list.entries()) {
+      const value = await askWithCompletion({
+        client,
+        ref: { type: 'ref/prompt', name: prompt.name },
+        argument: a.name,
+        title: `${server.name} › ${prompt.name} (${i + 1}/${list.length})`,
+        prompt: `${a.name}${a.required ? ' (required)' : ' (optional)'}${a.description ? `: ${a.description}` : ''}`,
+        required: !!a.required,
+        context: args,
+      });
+      if (value === undefined) return undefined;
+      if (value !== '') args[a.name] = value;
+    }
+    try {
+      const result = await client.getPrompt(prompt.name, args);
+      const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => `[${name}](${toResourceUri(server.name, uri, name, mime).toString()})`);
+      const uri = this.docs.put('prompts', `${prompt.name}.md`, rendered.markdown);
+      for (const a of rendered.attachments) this.docs.put('prompts', a.fileName, a.data);
+      this.texts.set(uri.toString(), promptText(result));
+      await vscode.window.showTextDocument(uri, { preview: false });
+      return uri;
+    } catch (error) {
+      void vscode.window.showErrorMessage(`MCP Host: prompt ${prompt.name} failed: ${McpError.from(error).toString()}`);
+      return undefined;
+    }
+  }
+
+  /** Copies the prompt's messages as plain text. */
+  async copy(uri?: vscode.Uri): Promise<void> {
+    const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+    const text = target && (this.texts.get(target.toString()) ?? this.docs.text(target));
+    if (!text) return;
+    await vscode.env.clipboard.writeText(text);
+    void vscode.window.setStatusBarMessage('MCP Host: prompt copied', 3000);
+  }
+
+  private async pick(): Promise<{ server: ServerHandle; prompt: Prompt } | undefined> {
+    const items = this.host.servers.flatMap((server) =>
+      server.client ? server.prompts.map((prompt) => ({ label: `${server.name} › ${prompt.title ?? prompt.name}`, detail: prompt.description, server, prompt })) : [],
+    );
+    if (!items.length) {
+      void vscode.window.showInformationMessage('MCP Host: no running server offers prompts.');
+      return undefined;
+    }
+    return vscode.window.showQuickPick(items, { title: 'MCP Host: Get Prompt', placeHolder: 'Which prompt?', matchOnDetail: true });
+  }
+}

@@ -1,0 +1,111 @@
+import * as vscode from 'vscode';
+import { McpError } from '../../core';
+import type { McpHost } from '../host';
+import { fromResourceUri, RESOURCE_SCHEME } from './uri';
+
+/**
+ * Read-only documents backed by `resources/read`. Open documents are subscribed to when the
+ * server allows it, so `notifications/resources/updated` refreshes them.
+ */
+export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.changeEmitter.event;
+  private readonly sizes = new Map<string, { size: number; mtime: number }>();
+  /** Watched documents by server and resource URI. */
+  private readonly watched = new Map<string, Set<string>>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(private readonly host: McpHost) {
+    this.subscriptions.push(
+      host.onResourceUpdated(({ server, uri }) => {
+        const docs = this.watched.get(key(server, uri));
+        if (!docs) return;
+        const now = Date.now();
+        for (const doc of docs) {
+          const known = this.sizes.get(doc);
+          if (known) known.mtime = now;
+          this.changeEmitter.fire([{ type: vscode.FileChangeType.Changed, uri: vscode.Uri.parse(doc) }]);
+        }
+      }),
+    );
+  }
+
+  static register(host: McpHost): vscode.Disposable {
+    const fs = new ResourceFileSystem(host);
+    return vscode.Disposable.from(fs, vscode.workspace.registerFileSystemProvider(RESOURCE_SCHEME, fs, { isCaseSensitive: true, isReadonly: true }));
+  }
+
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    const { server, resourceUri } = fromResourceUri(uri);
+    const client = this.host.registry.get(server)?.client;
+    if (!client) throw vscode.FileSystemError.Unavailable(`MCP server "${server}" is not running, so ${resourceUri} cannot be read`);
+    let bytes: Buffer;
+    try {
+      const result = await client.readResource(resourceUri);
+      const content = result.contents.find((c) => c.uri === resourceUri) ?? result.contents[0];
+      if (!content) throw new Error('the server returned no contents');
+      bytes = 'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text ?? '', 'utf8');
+    } catch (error) {
+      throw vscode.FileSystemError.Unavailable(`Reading ${resourceUri} from "${server}" failed: ${McpError.from(error).message}`);
+    }
+    const known = this.sizes.get(uri.toString());
+    this.sizes.set(uri.toString(), { size: bytes.length, mtime: known?.mtime ?? Date.now() });
+    return bytes;
+  }
+
+  stat(uri: vscode.Uri): vscode.FileStat {
+    fromResourceUri(uri);
+    const known = this.sizes.get(uri.toString());
+    return { type: vscode.FileType.File, ctime: 0, mtime: known?.mtime ?? Date.now(), size: known?.size ?? 0, permissions: vscode.FilePermission.Readonly };
+  }
+
+  watch(uri: vscode.Uri): vscode.Disposable {
+    let parsed: { server: string; resourceUri: string };
+    try {
+      parsed = fromResourceUri(uri);
+    } catch {
+      return new vscode.Disposable(() => undefined);
+    }
+    const k = key(parsed.server, parsed.resourceUri);
+    const docs = this.watched.get(k) ?? new Set<string>();
+    const first = docs.size === 0;
+    docs.add(uri.toString());
+    this.watched.set(k, docs);
+    const client = () => this.host.registry.get(parsed.server)?.client;
+    if (first && client()?.serverCapabilities?.resources?.subscribe) {
+      client()!.subscribeResource(parsed.resourceUri).catch((e) => this.host.logs.channel(parsed.server).warn(`subscribe ${parsed.resourceUri}: ${McpError.from(e).message}`));
+    }
+    return new vscode.Disposable(() => {
+      docs.delete(uri.toString());
+      if (docs.size > 0) return;
+      this.watched.delete(k);
+      const c = client();
+      if (c?.serverCapabilities?.resources?.subscribe) c.unsubscribeResource(parsed.resourceUri).catch(() => undefined);
+    });
+  }
+
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+  createDirectory(): void {
+    throw vscode.FileSystemError.NoPermissions('MCP resources are read-only');
+  }
+  writeFile(): void {
+    throw vscode.FileSystemError.NoPermissions('MCP resources are read-only');
+  }
+  delete(): void {
+    throw vscode.FileSystemError.NoPermissions('MCP resources are read-only');
+  }
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions('MCP resources are read-only');
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    this.changeEmitter.dispose();
+  }
+}
+
+function key(server: string, uri: string): string {
+  return `${server}\u0000${uri}`;
+}

@@ -1,0 +1,69 @@
+import * as vscode from 'vscode';
+import { expandTemplate, templateVariables, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
+import { askWithCompletion } from '../completionPick';
+import type { McpHost } from '../host';
+import { toResourceUri } from './uri';
+
+/** Opens a resource (or a filled-in template) as a read-only document. */
+export async function openResource(server: ServerHandle, resource: Pick<Resource, 'uri' | 'name' | 'mimeType'>): Promise<vscode.Uri> {
+  const uri = toResourceUri(server.name, resource.uri, resource.name, resource.mimeType);
+  // vscode.open picks the right editor: the image preview for images, a text editor otherwise.
+  await vscode.commands.executeCommand('vscode.open', uri, { preview: false });
+  return uri;
+}
+
+export async function fillTemplate(server: ServerHandle, template: ResourceTemplate): Promise<vscode.Uri | undefined> {
+  const client = server.client;
+  if (!client) return undefined;
+  const values: Record<string, string> = {};
+  const names = templateVariables(template.uriTemplate);
+  for (const [i, name] of names.entries()) {
+    const value = await askWithCompletion({
+      client,
+      ref: { type: 'ref/resource', uri: template.uriTemplate },
+      argument: name,
+      title: `${server.name} › ${template.name} (${i + 1}/${names.length})`,
+      prompt: `${name} in ${template.uriTemplate}`,
+      required: true,
+      context: values,
+    });
+    if (value === undefined) return undefined;
+    values[name] = value;
+  }
+  const uri = expandTemplate(template.uriTemplate, values);
+  return openResource(server, { uri, name: lastName(uri, template.name), mimeType: template.mimeType });
+}
+
+/** "MCP Host: Read Resource...": every resource and template of every running server. */
+export async function readResourceCommand(host: McpHost): Promise<void> {
+  type Item = vscode.QuickPickItem & { server: ServerHandle; resource?: Resource; template?: ResourceTemplate };
+  const items: Item[] = host.servers.flatMap((server) =>
+    server.client
+      ? [
+          ...server.resources.map((resource): Item => ({ label: `${server.name} › ${resource.title ?? resource.name}`, description: resource.uri, server, resource })),
+          ...server.templates.map((template): Item => ({ label: `$(file-code) ${server.name} › ${template.title ?? template.name}`, description: template.uriTemplate, server, template })),
+        ]
+      : [],
+  );
+  if (!items.length) {
+    void vscode.window.showInformationMessage('MCP Host: no running server offers resources.');
+    return;
+  }
+  const pick = await vscode.window.showQuickPick(items, { title: 'MCP Host: Read Resource', placeHolder: 'Which resource?', matchOnDescription: true });
+  if (!pick) return;
+  if (pick.resource) await openResource(pick.server, pick.resource);
+  else if (pick.template) await fillTemplate(pick.server, pick.template);
+}
+
+function lastName(uri: string, fallback: string): string {
+  const last = uri.split(/[?#]/)[0].split('/').filter(Boolean).pop();
+  return last ? decodeURIComponentSafe(last) : fallback;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

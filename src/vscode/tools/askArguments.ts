@@ -1,0 +1,109 @@
+import * as vscode from 'vscode';
+import { choicesOf, formatPropertyValue, orderedProperties, parsePropertyInput, primaryType, type JsonSchemaObject, type PropertySpec } from '../../core';
+
+const SKIP = Symbol('skip');
+const BACK = Symbol('back');
+type StepAnswer = { value: unknown } | typeof SKIP | typeof BACK | undefined;
+
+/**
+ * Asks for each property of an input schema in turn (required first, marked), with defaults,
+ * pick lists for enums and booleans, typed validation, skipping of optional ones and Back.
+ * Resolves undefined when the person cancels.
+ */
+export async function askArguments(title: string, schema: JsonSchemaObject | undefined, initial: Record<string, unknown> = {}): Promise<Record<string, unknown> | undefined> {
+  const specs = orderedProperties(schema);
+  const args: Record<string, unknown> = { ...initial };
+  for (let i = 0; i < specs.length; ) {
+    const spec = specs[i];
+    const answer = await askOne(`${title} (${i + 1}/${specs.length})`, spec, args[spec.name], i > 0);
+    if (answer === undefined) return undefined;
+    if (answer === BACK) {
+      i--;
+      continue;
+    }
+    if (answer === SKIP) delete args[spec.name];
+    else args[spec.name] = answer.value;
+    i++;
+  }
+  return args;
+}
+
+function promptFor(spec: PropertySpec): string {
+  const s = spec.schema;
+  const type = primaryType(s) ?? 'any';
+  const bounds = [s.minimum !== undefined ? `≥ ${s.minimum}` : '', s.maximum !== undefined ? `≤ ${s.maximum}` : '', s.format ? `format ${s.format}` : '', s.pattern ? `pattern ${s.pattern}` : '']
+    .filter(Boolean)
+    .join(', ');
+  return `${spec.name}${spec.required ? ' (required)' : ' (optional: leave empty to skip)'} — ${type}${bounds ? `, ${bounds}` : ''}${s.description ? `: ${s.description}` : ''}`;
+}
+
+function askOne(title: string, spec: PropertySpec, current: unknown, canGoBack: boolean): Promise<StepAnswer> {
+  const choices = choicesOf(spec.schema);
+  return choices ? pick(title, spec, choices, current, canGoBack) : type(title, spec, current, canGoBack);
+}
+
+function pick(title: string, spec: PropertySpec, choices: Array<{ label: string; value: unknown }>, current: unknown, canGoBack: boolean): Promise<StepAnswer> {
+  return new Promise((resolve) => {
+    const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { answer: StepAnswer }>();
+    qp.title = title;
+    qp.placeholder = promptFor(spec);
+    qp.ignoreFocusOut = true;
+    const items = choices.map((c) => ({ label: c.label, description: c.value === spec.schema.default ? 'default' : undefined, answer: { value: c.value } as StepAnswer }));
+    if (!spec.required) items.push({ label: '$(circle-slash) Skip', description: 'leave this argument out', answer: SKIP });
+    qp.items = items;
+    const active = items.find((it) => typeof it.answer === 'object' && it.answer && (it.answer as { value: unknown }).value === (current ?? spec.schema.default));
+    if (active) qp.activeItems = [active];
+    if (canGoBack) qp.buttons = [vscode.QuickInputButtons.Back];
+    let done = false;
+    const finish = (a: StepAnswer) => {
+      if (done) return;
+      done = true;
+      resolve(a);
+      qp.dispose();
+    };
+    qp.onDidTriggerButton(() => finish(BACK));
+    qp.onDidAccept(() => finish(qp.selectedItems[0]?.answer));
+    qp.onDidHide(() => finish(undefined));
+    qp.show();
+  });
+}
+
+function type(title: string, spec: PropertySpec, current: unknown, canGoBack: boolean): Promise<StepAnswer> {
+  return new Promise((resolve) => {
+    const box = vscode.window.createInputBox();
+    box.title = title;
+    box.prompt = promptFor(spec);
+    box.ignoreFocusOut = true;
+    const start = current ?? spec.schema.default;
+    box.value = start === undefined ? '' : formatPropertyValue(start);
+    box.placeholder = spec.schema.title ?? spec.name;
+    if (canGoBack) box.buttons = [vscode.QuickInputButtons.Back];
+    const validate = (text: string): string | undefined => {
+      if (text === '' && !spec.required) return undefined;
+      if (text === '' && primaryType(spec.schema) !== 'string') return 'This argument is required';
+      const parsed = parsePropertyInput(spec.schema, text);
+      return 'error' in parsed ? parsed.error : undefined;
+    };
+    box.onDidChangeValue((v) => (box.validationMessage = validate(v)));
+    let done = false;
+    const finish = (a: StepAnswer) => {
+      if (done) return;
+      done = true;
+      resolve(a);
+      box.dispose();
+    };
+    box.onDidTriggerButton(() => finish(BACK));
+    box.onDidAccept(() => {
+      const message = validate(box.value);
+      if (message) {
+        box.validationMessage = message;
+        return;
+      }
+      if (box.value === '' && !spec.required) return finish(SKIP);
+      const parsed = parsePropertyInput(spec.schema, box.value);
+      if ('value' in parsed) finish({ value: parsed.value });
+    });
+    box.onDidHide(() => finish(undefined));
+    box.show();
+  });
+}

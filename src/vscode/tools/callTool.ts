@@ -1,0 +1,171 @@
+import * as vscode from 'vscode';
+import { defaultArguments, isToolOffered, McpError, renderToolResult, type ServerHandle, type Tool } from '../../core';
+import type { McpHost } from '../host';
+import type { OutputDocuments } from '../outputDocuments';
+import { toResourceUri } from '../resources/uri';
+import { askArguments } from './askArguments';
+
+export interface CallRecord {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  at: number;
+  outcome?: 'ok' | 'isError' | 'failed' | 'cancelled';
+}
+
+const ALWAYS_KEY = 'mcpHost.alwaysAllowedTools';
+const HISTORY_SIZE = 20;
+const MAX_CALL_MS = 30 * 60_000;
+
+/** Everything about calling a tool from the editor: pick, arguments, consent, progress, result. */
+export class ToolCalls {
+  readonly history: CallRecord[] = [];
+  /** Replaceable so tests can answer the confirmation without a modal. */
+  confirm: (server: string, tool: Tool, args: Record<string, unknown>) => Promise<'once' | 'always' | 'cancel'> = confirmWithModal;
+
+  constructor(
+    private readonly host: McpHost,
+    private readonly docs: OutputDocuments,
+    private readonly memento: vscode.Memento,
+  ) {}
+
+  /** Quick pick of every offered tool of every running server, unless the tree chose one. */
+  async pickTool(preset?: { server: ServerHandle; tool: Tool }): Promise<{ server: ServerHandle; tool: Tool } | undefined> {
+    if (preset) return preset;
+    const items = this.host.servers.flatMap((server) =>
+      server.client
+        ? server.tools
+            .filter((t) => isToolOffered(server.definition, t.name))
+            .map((tool) => ({
+              label: `${server.name} › ${tool.title ?? tool.name}`,
+              description: [tool.annotations?.readOnlyHint ? 'read-only' : '', tool.annotations?.destructiveHint ? 'destructive' : ''].filter(Boolean).join(', '),
+              detail: tool.description?.split('\n')[0],
+              server,
+              tool,
+            }))
+        : [],
+    );
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage('MCP Host: no running server offers tools.');
+      return undefined;
+    }
+    return vscode.window.showQuickPick(items, { title: 'MCP Host: Call Tool', placeHolder: 'Which tool?', matchOnDescription: true, matchOnDetail: true });
+  }
+
+  /** The whole flow for one tool; `args` skips asking (rerun). */
+  async run(server: ServerHandle, tool: Tool, args?: Record<string, unknown>): Promise<void> {
+    if (!args) {
+      const how = Object.keys(tool.inputSchema?.properties ?? {}).length
+        ? await vscode.window.showQuickPick(
+            [
+              { label: '$(list-ordered) Step by step', description: 'one input per argument', json: false },
+              { label: '$(json) Edit as JSON', description: 'the whole argument object in an editor', json: true },
+            ],
+            { title: `${server.name} › ${tool.name}`, placeHolder: 'How do you want to give the arguments?' },
+          )
+        : { json: false };
+      if (!how) return;
+      args = how.json ? await this.argsFromJsonEditor(server, tool) : await askArguments(`${server.name} › ${tool.name}`, tool.inputSchema);
+      if (!args) return;
+    }
+    await this.call(server, tool, args);
+  }
+
+  /** Validates, confirms, calls with progress and shows the result. Nothing is sent if a check fails. */
+  async call(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<CallRecord | undefined> {
+    const client = server.client;
+    if (!client) {
+      void vscode.window.showErrorMessage(`MCP Host: "${server.name}" is not running.`);
+      return undefined;
+    }
+    const check = client.checkToolArguments(tool, args);
+    if (!check.ok && !check.message.startsWith('the schema cannot be used')) {
+      void vscode.window.showErrorMessage(`MCP Host: invalid arguments for ${tool.name} (-32602): ${check.message}. Nothing was sent.`);
+      return undefined;
+    }
+    if (!(await this.mayRun(server, tool, args))) return undefined;
+    const record: CallRecord = { server: server.name, tool: tool.name, args, at: Date.now() };
+    this.history.unshift(record);
+    this.history.splice(HISTORY_SIZE);
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `${server.name} › ${tool.title ?? tool.name}`, cancellable: true },
+      async (progress, token) => {
+        const controller = new AbortController();
+        token.onCancellationRequested(() => controller.abort());
+        let last = 0;
+        try {
+          const outcome = await client.callTool(tool.name, args, {
+            signal: controller.signal,
+            resetTimeoutOnProgress: true,
+            maxTotalTimeoutMs: MAX_CALL_MS,
+            onProgress: (p) => {
+              const pct = p.total ? (p.progress / p.total) * 100 : undefined;
+              progress.report({ message: p.message ?? (p.total ? `${p.progress} of ${p.total}` : String(p.progress)), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
+              if (pct !== undefined) last = pct;
+            },
+          });
+          record.outcome = outcome.result.isError ? 'isError' : 'ok';
+          const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => `[${name}](${toResourceUri(server.name, uri, name, mime).toString()})`);
+          const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown);
+          for (const a of rendered.attachments) this.docs.put('results', a.fileName, a.data);
+          if (outcome.result.isError) {
+            const first = outcome.result.content.find((c) => c.type === 'text');
+            const details = 'Show Details';
+            void vscode.window.showErrorMessage(`${tool.name} failed: ${first && first.type === 'text' ? first.text : 'the tool reported an error'}`, details).then((pick) => {
+              if (pick === details) void vscode.window.showTextDocument(doc, { preview: false });
+            });
+          } else {
+            await vscode.window.showTextDocument(doc, { preview: false });
+          }
+        } catch (error) {
+          const e = McpError.from(error);
+          record.outcome = controller.signal.aborted ? 'cancelled' : 'failed';
+          if (!controller.signal.aborted) void vscode.window.showErrorMessage(`MCP Host: ${tool.name} failed: ${e.toString()}`);
+        }
+      },
+    );
+    return record;
+  }
+
+  private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<boolean> {
+    if (tool.annotations?.readOnlyHint === true) return true;
+    if (server.definition.autoApprove.includes(tool.name)) return true;
+    const key = `${server.name}\u0000${tool.name}`;
+    const always = this.memento.get<string[]>(ALWAYS_KEY, []);
+    if (always.includes(key)) return true;
+    const answer = await this.confirm(server.name, tool, args);
+    if (answer === 'always') await this.memento.update(ALWAYS_KEY, [...always, key]);
+    return answer !== 'cancel';
+  }
+
+  /** Opens the arguments, prefilled from defaults, as JSON; the person confirms when done. */
+  private async argsFromJsonEditor(server: ServerHandle, tool: Tool): Promise<Record<string, unknown> | undefined> {
+    const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(defaultArguments(tool.inputSchema), null, 2)}\n` });
+    await vscode.window.showTextDocument(doc, { preview: false });
+    for (;;) {
+      const send = 'Call Tool';
+      const pick = await vscode.window.showInformationMessage(`Edit the arguments of ${server.name} › ${tool.name}, then call it.`, send);
+      if (pick !== send) return undefined;
+      try {
+        const value = JSON.parse(doc.getText());
+        if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+        void vscode.window.showErrorMessage('The arguments must be a JSON object.');
+      } catch (e) {
+        void vscode.window.showErrorMessage(`The arguments are not JSON: ${(e as Error).message}`);
+      }
+    }
+  }
+}
+
+async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>): Promise<'once' | 'always' | 'cancel'> {
+  const once = 'Allow Once';
+  const always = 'Always Allow This Tool';
+  const hint = tool.annotations?.destructiveHint === false ? '' : tool.annotations?.destructiveHint ? ' It is marked destructive.' : ' It may change things.';
+  const pick = await vscode.window.showWarningMessage(
+    `Run the tool "${tool.name}" of the MCP server "${server}"?`,
+    { modal: true, detail: `The tool is not marked read-only.${hint}\n\nArguments:\n${JSON.stringify(args, null, 2)}` },
+    once,
+    always,
+  );
+  return pick === once ? 'once' : pick === always ? 'always' : 'cancel';
+}
