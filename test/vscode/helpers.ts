@@ -1,0 +1,45 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { McpHostApi } from '../../src/extension';
+import type { ServerHandle } from '../../src/core';
+
+/** The repository, found from the bundled test file, so server paths need no machine path. */
+export function repoRoot(): string {
+  if (process.env.MCP_HOST_REPO_ROOT) return process.env.MCP_HOST_REPO_ROOT;
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const pkg = path.join(dir, 'package.json');
+    if (fs.existsSync(pkg) && JSON.parse(fs.readFileSync(pkg, 'utf8')).name === 'mcp-host') return dir;
+  }
+  throw new Error('cannot find the mcp-host repository above the test bundle');
+}
+
+export const serverScript = (name: 'server-everything' | 'server-filesystem') => path.join(repoRoot(), 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
+
+export async function api(): Promise<McpHostApi> {
+  const ext = vscode.extensions.all.find((e) => e.packageJSON.name === 'mcp-host');
+  if (!ext) throw new Error('the MCP Host extension is not installed');
+  return (await ext.activate()) as McpHostApi;
+}
+
+export async function setServers(value: Record<string, unknown> | undefined, target = vscode.ConfigurationTarget.Global): Promise<void> {
+  await vscode.workspace.getConfiguration('mcpHost').update('servers', value, target);
+}
+
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export function running(a: McpHostApi, name: string): Promise<ServerHandle> {
+  return waitFor(() => {
+    const h = a.host.registry.get(name);
+    return h?.state.kind === 'running' && h;
+  }, `${name} to run (state: ${JSON.stringify(a.host.registry.get(name)?.state)})`);
+}
+

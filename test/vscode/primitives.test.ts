@@ -1,0 +1,68 @@
+import { strict as assert } from 'node:assert';
+import * as vscode from 'vscode';
+import { toResourceUri } from '../../src/vscode/resources/uri';
+import { api, running, serverScript, setServers, waitFor } from './helpers';
+
+describe('tools, resources and prompts in a real VS Code', function () {
+  this.timeout(120_000);
+
+  before(async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    await setServers({ everything: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
+    await running(a, 'everything');
+  });
+  after(async () => setServers(undefined));
+
+  it('calls a tool after checking its arguments, and opens the result', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const echo = ev.tools.find((t) => t.name === 'echo')!;
+    const record = await a.tools.call(ev, echo, { message: 'hello from VS Code' });
+    assert.equal(record?.outcome, 'ok');
+    const doc = await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'mcp-output' && vscode.window.activeTextEditor.document, 'the result document');
+    assert.match(doc.getText(), /Echo: hello from VS Code/);
+
+    const sum = ev.tools.find((t) => t.name === 'get-sum')!;
+    const before = a.tools.history.length;
+    assert.equal(await a.tools.call(ev, sum, { a: 'one', b: 2 }), undefined, 'invalid arguments are refused');
+    assert.equal(a.tools.history.length, before, 'and nothing was sent');
+  });
+
+  it('asks before a tool that is not read-only, and Cancel sends nothing', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const toggle = ev.tools.find((t) => t.name === 'toggle-simulated-logging')!;
+    assert.notEqual(toggle.annotations?.readOnlyHint, true);
+    const asked: string[] = [];
+    a.tools.confirm = async (_s, tool) => {
+      asked.push(tool.name);
+      return 'cancel';
+    };
+    assert.equal(await a.tools.call(ev, toggle, {}), undefined);
+    assert.deepEqual(asked, ['toggle-simulated-logging']);
+    a.tools.confirm = async () => 'once';
+  });
+
+  it('reads text and binary resources through the mcp-resource file system', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const first = ev.resources[0];
+    const textUri = toResourceUri('everything', first.uri, first.name, first.mimeType);
+    const doc = await vscode.workspace.openTextDocument(textUri);
+    assert.ok(doc.getText().length > 0);
+    const blobUri = toResourceUri('everything', 'demo://resource/dynamic/blob/1', 'blob-1', 'application/octet-stream');
+    const bytes = await vscode.workspace.fs.readFile(blobUri);
+    assert.ok(bytes.length > 0);
+    await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(toResourceUri('nobody', 'x://y'))), /not running/);
+  });
+
+  it('renders a prompt with its arguments', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const simple = ev.prompts.find((p) => p.name === 'simple-prompt')!;
+    const uri = await a.prompts.run({ server: ev, prompt: simple });
+    assert.ok(uri);
+    assert.match(a.docs.text(uri!) ?? '', /# Prompt: simple-prompt/);
+  });
+});

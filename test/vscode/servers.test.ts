@@ -1,0 +1,127 @@
+import { strict as assert } from 'node:assert';
+import * as vscode from 'vscode';
+import type { TreeNode } from '../../src/vscode/tree/nodes';
+import { api, running, serverScript, setServers, waitFor } from './helpers';
+
+const everything = () => ({ command: 'node', args: [serverScript('server-everything'), 'stdio'] });
+const filesystem = (dir: string) => ({ command: 'node', args: [serverScript('server-filesystem'), dir] });
+const folder = () => vscode.workspace.workspaceFolders![0];
+const text = (r: { content: Array<{ type: string; text?: string }> }) => r.content.map((c) => c.text ?? '').join('\n');
+
+describe('servers from settings in a real VS Code', function () {
+  this.timeout(120_000);
+
+  before(async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    a.tools.confirm = async () => 'once';
+  });
+  after(async () => setServers(undefined));
+
+  it('starts the servers the settings define and shows them in the tree', async () => {
+    const a = await api();
+    await setServers({ everything: everything(), filesystem: filesystem(folder().uri.fsPath) });
+    const ev = await running(a, 'everything');
+    await running(a, 'filesystem');
+
+    const roots = a.tree.getChildren() as TreeNode[];
+    assert.deepEqual(roots.filter((n) => n.kind === 'server').map((n) => (n as { server: { name: string } }).server.name).sort(), ['everything', 'filesystem']);
+    const evNode = roots.find((n) => n.kind === 'server' && n.server === ev)!;
+    assert.match(String(a.tree.getTreeItem(evNode).description), /^running · 2025-11-25 · \d+ tools$/);
+    const groups = a.tree.getChildren(evNode) as TreeNode[];
+    assert.deepEqual(groups.map((g) => (g as { group: string }).group), ['tools', 'prompts', 'resources', 'templates']);
+    const tools = await waitFor(() => {
+      const t = a.tree.getChildren(groups[0]) as TreeNode[];
+      return t.length > 0 && t;
+    }, 'tools in the tree');
+    assert.ok(tools.some((t) => t.kind === 'tool' && t.tool.name === 'echo'));
+    const echo = tools.find((t) => t.kind === 'tool' && t.tool.name === 'echo')!;
+    assert.equal(a.tree.getTreeItem(echo).contextValue, 'tool');
+  });
+
+  it('restarts exactly the server whose definition changed', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const fsBefore = await running(a, 'filesystem');
+    const evPid = ev.pid;
+    const fsPid = fsBefore.pid;
+    await setServers({ everything: everything(), filesystem: { ...filesystem(folder().uri.fsPath), env: { MCP_HOST_CHANGED: '1' } } });
+    const fsAfter = await waitFor(() => {
+      const h = a.host.registry.get('filesystem');
+      return h !== fsBefore && h?.state.kind === 'running' && h;
+    }, 'the changed server to restart');
+    assert.notEqual(fsAfter.pid, fsPid);
+    assert.equal(a.host.registry.get('everything'), ev, 'the unchanged server kept its handle');
+    assert.equal(ev.pid, evPid, 'and its process');
+    assert.equal(ev.state.kind, 'running');
+  });
+
+  it('reports an invalid entry while the others run', async () => {
+    const a = await api();
+    await setServers({ everything: everything(), broken: { args: ['no command'] }, wrong: { type: 'http', url: 'not a url' } });
+    await waitFor(() => a.host.diagnostics.length === 2, 'two diagnostics');
+    const byName = Object.fromEntries(a.host.diagnostics.map((d) => [d.name, d.message]));
+    assert.match(byName.broken, /required property 'command'/);
+    assert.match(byName.wrong, /url must match pattern/);
+    await running(a, 'everything');
+    const nodes = a.tree.getChildren() as TreeNode[];
+    const invalid = nodes.filter((n) => n.kind === 'invalid');
+    assert.equal(invalid.length, 2);
+    assert.match(String(a.tree.getTreeItem(invalid[0]).description), /^invalid: /);
+    assert.equal(a.host.registry.get('filesystem'), undefined, 'the removed server is gone');
+  });
+
+  it('answers roots/list with the workspace folders', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const roots = await waitFor(async () => {
+      await ev.refresh('tools');
+      return ev.tools.some((t) => t.name === 'get-roots-list');
+    }, 'get-roots-list');
+    assert.ok(roots);
+    const { result } = await ev.client!.callTool('get-roots-list', {});
+    assert.ok(text(result).includes(folder().uri.toString()), text(result));
+    assert.ok(text(result).includes(folder().name));
+  });
+
+  it('moves a killed server to error and restarts it', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const pid = ev.pid!;
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => ev.state.kind === 'error', 'the error state', 10_000);
+    assert.ok(ev.state.kind === 'error' && /killed by SIGKILL/.test(ev.state.message));
+    await waitFor(() => ev.state.kind === 'running', 'the automatic restart', 20_000);
+    assert.notEqual(ev.pid, pid);
+  });
+
+  it('asks before the first start of a workspace-defined command, keyed by the definition', async () => {
+    const a = await api();
+    await setServers(undefined);
+    const asked: string[] = [];
+    a.host.consent.prompt = async (_def, commandLine) => {
+      asked.push(commandLine);
+      return 'cancel';
+    };
+    await setServers({ ws: everything() }, vscode.ConfigurationTarget.Workspace);
+    await waitFor(() => a.host.registry.get('ws')?.state.kind === 'error', 'the refused start');
+    assert.equal(asked.length, 1);
+    assert.ok(asked[0].includes('server-everything'), asked[0]);
+    assert.match((a.host.registry.get('ws')!.state as { message: string }).message, /not allowed/);
+
+    a.host.consent.prompt = async () => 'always';
+    await a.host.registry.get('ws')!.start();
+    assert.equal(a.host.registry.get('ws')!.state.kind, 'running');
+    let askedAgain = false;
+    a.host.consent.prompt = async () => {
+      askedAgain = true;
+      return 'cancel';
+    };
+    await a.host.registry.get('ws')!.restart();
+    assert.equal(askedAgain, false, '"always" is remembered for the same definition');
+    await setServers({ ws: { ...everything(), args: [...everything().args, '--changed'] } }, vscode.ConfigurationTarget.Workspace);
+    await waitFor(() => askedAgain, 'a changed command to ask again');
+    await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+    a.host.consent.prompt = async () => 'allow';
+  });
+});
