@@ -35,7 +35,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     ResourceFileSystem.register(host),
     vscode.window.createTreeView(Views.servers, { treeDataProvider: tree, showCollapseAll: true }),
     createStatusBar(host),
-    ...registerCommands(host, log, tools, prompts),
+    ...registerCommands(host, log, tools, prompts, output.docs),
   );
   log.info('MCP Host activated');
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));

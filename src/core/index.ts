@@ -20,3 +20,4 @@ export * from './servers/launch';
 export * from './schema/arguments';
 export * from './render/markdown';
 export * from './render/uriTemplate';
+export * from './sampling/policy';

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { McpError, splitCommandLine, type ServerHandle } from '../core';
 import type { McpHost } from './host';
+import type { OutputDocuments } from './outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
 import { fillTemplate, openResource, readResourceCommand } from './resources/readResource';
 import { askArguments } from './tools/askArguments';
@@ -9,7 +10,7 @@ import { Commands, Settings } from './ids';
 import type { TreeNode } from './tree/nodes';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
-export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel, tools: ToolCalls, prompts: PromptActions): vscode.Disposable[] {
+export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel, tools: ToolCalls, prompts: PromptActions, docs: OutputDocuments): vscode.Disposable[] {
   const withServer = (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true) => async (node?: TreeNode | string) => {
     const server = await pickServer(host, node, filter);
     if (server) await action(server);
@@ -85,6 +86,11 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
     }),
     vscode.commands.registerCommand(Commands.getPrompt, (node?: TreeNode) => prompts.run(node?.kind === 'prompt' ? { server: node.server, prompt: node.prompt } : undefined)),
     vscode.commands.registerCommand(Commands.copyPrompt, (uri?: vscode.Uri) => prompts.copy(uri)),
+    vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
+    vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
+      await host.sampling.resetAlways();
+      void vscode.window.showInformationMessage('MCP Host: every server will be asked again before it uses a language model.');
+    }),
   ];
 }
 

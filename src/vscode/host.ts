@@ -17,6 +17,7 @@ import {
 } from '../core';
 import { LaunchConsent } from './consent';
 import { elicit } from './elicitation/elicit';
+import { SamplingService } from './sampling/samplingService';
 import { ServerLogs, ProtocolTrace } from './logs';
 import { folderFor, readConfiguredServers, restartPolicySettings, traceLevel } from './settings';
 import { Settings } from './ids';
@@ -32,6 +33,7 @@ export class McpHost implements vscode.Disposable {
   readonly logs = new ServerLogs();
   readonly trace = new ProtocolTrace(traceLevel);
   readonly consent: LaunchConsent;
+  readonly sampling: SamplingService;
   /** Entries that could not be used, shown in the tree and logged. */
   diagnostics: DefinitionDiagnostic[] = [];
   private readonly disposables: vscode.Disposable[] = [];
@@ -47,6 +49,7 @@ export class McpHost implements vscode.Disposable {
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.consent = new LaunchConsent(context.workspaceState);
+    this.sampling = new SamplingService(context.workspaceState, this.logs);
     this.registry = new ServerRegistry(
       (def) => this.createHandle(def),
       (def) => def.enabled && def.autostart && this.isAllowedByTrust(def),
@@ -118,6 +121,7 @@ export class McpHost implements vscode.Disposable {
       handlers: (d) => ({
         listRoots: () => rootsFor(d, this.workspaceRoots(), folderFor(d)?.uri.fsPath),
         elicit: (params) => elicit(d.name, params),
+        createMessage: (params, signal) => this.sampling.handle(d, params, signal),
         elicitationModes: ['form', 'url'],
       }),
       clientInfo: { name: 'mcp-host', title: 'MCP Host', version: String(this.context.extension.packageJSON.version ?? '0.0.0') },

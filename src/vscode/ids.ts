@@ -15,6 +15,8 @@ export const Commands = {
   openResource: 'mcpHost.openResource',
   getPrompt: 'mcpHost.getPrompt',
   copyPrompt: 'mcpHost.copyPrompt',
+  showSamplingHistory: 'mcpHost.showSamplingHistory',
+  resetSamplingConsent: 'mcpHost.resetSamplingConsent',
 } as const;
 
 export const Views = {

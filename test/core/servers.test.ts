@@ -37,7 +37,7 @@ describe('server definitions from settings', () => {
     const [local, typed, remote] = definitions;
     assert.deepEqual(local, {
       name: 'local', origin: user, type: 'stdio', command: 'node', args: ['s.js'], env: { A: '1', B: null }, envFile: undefined, cwd: undefined,
-      enabled: true, autostart: true, startupTimeoutMs: undefined, requestTimeoutMs: undefined, tools: { allow: undefined, deny: undefined }, autoApprove: [], roots: [],
+      enabled: true, autostart: true, startupTimeoutMs: undefined, requestTimeoutMs: undefined, tools: { allow: undefined, deny: undefined }, autoApprove: [], roots: [], sampling: { mode: 'ask', models: [] },
     });
     assert.equal(typed.enabled, false);
     assert.equal(typed.autostart, false);

@@ -11,6 +11,14 @@ export interface ServerOrigin {
   folderUri?: string;
 }
 
+export interface SamplingPolicy {
+  mode: 'ask' | 'allow' | 'deny';
+  models: string[];
+  maxTokensPerRequest?: number;
+  maxTokensPerHour?: number;
+  maxRequestsPerMinute?: number;
+}
+
 interface CommonDefinition {
   name: string;
   origin: ServerOrigin;
@@ -21,6 +29,7 @@ interface CommonDefinition {
   tools: { allow?: string[]; deny?: string[] };
   autoApprove: string[];
   roots: string[];
+  sampling: SamplingPolicy;
 }
 
 export interface StdioServerDefinition extends CommonDefinition {
@@ -102,6 +111,7 @@ function toDefinition(name: string, e: Record<string, unknown>, origin: ServerOr
     tools: { allow: tools.allow, deny: tools.deny },
     autoApprove: (e.autoApprove as string[] | undefined) ?? [],
     roots: (e.roots as string[] | undefined) ?? [],
+    sampling: { mode: 'ask', models: [], ...(e.sampling as Partial<SamplingPolicy> | undefined) },
   };
   if (e.type === 'http') {
     return { ...common, type: 'http', url: e.url as string, headers: (e.headers as Record<string, string> | undefined) ?? {} };

@@ -20,6 +20,18 @@ const common = {
   },
   autoApprove: { ...stringArray, description: 'Tools that run without asking for confirmation.' },
   roots: { ...stringArray, description: 'Extra roots (folder paths or file:// URIs) given to this server besides the workspace folders.' },
+  sampling: {
+    type: 'object',
+    description: "How this server may use the editor's language model (sampling/createMessage).",
+    properties: {
+      mode: { enum: ['ask', 'allow', 'deny'], default: 'ask', description: 'ask: ask each time (or remember "always"); allow: never ask; deny: always refuse.' },
+      models: { ...stringArray, description: 'Model ids or families the server may use; empty or absent means any.' },
+      maxTokensPerRequest: { type: 'integer', minimum: 1, description: 'Caps the maxTokens of each request.' },
+      maxTokensPerHour: { type: 'integer', minimum: 1, description: "Token budget (input and output, counted by the model) per rolling hour." },
+      maxRequestsPerMinute: { type: 'integer', minimum: 1, description: 'Refuses requests beyond this rate.' },
+    },
+    additionalProperties: false,
+  },
 } as const;
 
 export const SERVER_ENTRY_SCHEMA = {

@@ -1,0 +1,272 @@
+import * as vscode from 'vscode';
+import {
+  applyStopSequences,
+  chooseModel,
+  McpError,
+  SamplingBudget,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type SamplingMessage,
+  type ServerDefinition,
+} from '../../core';
+import type { ServerLogs } from '../logs';
+import type { OutputDocuments } from '../outputDocuments';
+
+export type SamplingDecision = 'once' | 'always' | 'deny' | 'review';
+
+export interface SamplingRecord {
+  server: string;
+  at: number;
+  decision: 'allowed' | 'denied' | 'refused' | 'failed' | 'cancelled';
+  model?: string;
+  tokensIn?: number;
+  tokensOut?: number;
+  durationMs?: number;
+  request: CreateMessageParams;
+  response?: string;
+  error?: string;
+}
+
+const ALWAYS_KEY = 'mcpHost.samplingAlwaysAllowed';
+/** The spec's example code for a person's refusal. */
+const USER_REJECTED = -1;
+
+/**
+ * Answers `sampling/createMessage` with the editor's language model: policy, consent, model
+ * choice within the allowlist, budget, mapping, stop sequences, and a history for the session.
+ */
+export class SamplingService {
+  readonly history: SamplingRecord[] = [];
+  private readonly budgets = new Map<string, SamplingBudget>();
+  /** Replaceable so tests in a real VS Code can answer without a modal. */
+  consent: (server: string, params: CreateMessageParams) => Promise<SamplingDecision> = askConsent;
+  pickModel: (models: vscode.LanguageModelChat[]) => Promise<vscode.LanguageModelChat | undefined> = pickModelWithQuickPick;
+  review: (server: string, params: CreateMessageParams) => Promise<CreateMessageParams | undefined>;
+
+  constructor(
+    private readonly memento: vscode.Memento,
+    private readonly logs: ServerLogs,
+  ) {
+    this.review = reviewInEditor;
+  }
+
+  /** Every exchange of the session as a Markdown document. */
+  async showHistory(docs: OutputDocuments): Promise<vscode.Uri> {
+    const parts = ['# Sampling history', this.history.length ? '' : '_No sampling requests yet._'];
+    for (const r of this.history) {
+      parts.push(
+        `## ${new Date(r.at).toLocaleString()} — ${r.server}: ${r.decision}`,
+        [
+          r.model ? `- model: ${r.model}` : '',
+          r.tokensIn !== undefined ? `- tokens: ${r.tokensIn} in, ${r.tokensOut} out` : '',
+          r.durationMs !== undefined ? `- duration: ${r.durationMs} ms` : '',
+          r.error ? `- error: ${r.error}` : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+        '```text',
+        describeRequest(r.server, r.request),
+        '```',
+      );
+      if (r.response !== undefined) parts.push('Response:', '```text', r.response, '```');
+    }
+    const uri = docs.put('sampling', 'sampling-history.md', parts.join('\n\n'));
+    await vscode.window.showTextDocument(uri, { preview: false });
+    return uri;
+  }
+
+  async resetAlways(): Promise<void> {
+    await this.memento.update(ALWAYS_KEY, []);
+  }
+
+  async handle(def: ServerDefinition, params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult> {
+    const server = def.name;
+    const log = this.logs.channel(server);
+    const policy = def.sampling;
+    const record: SamplingRecord = { server, at: Date.now(), decision: 'refused', request: params };
+    this.history.unshift(record);
+    const refuse = (code: number, message: string): never => {
+      record.error = message;
+      log.warn(`sampling: ${message}`);
+      throw new McpError(code, message);
+    };
+    if (policy.mode === 'deny') {
+      record.decision = 'denied';
+      refuse(USER_REJECTED, 'User rejected sampling request: sampling is denied for this server by mcpHost.servers sampling.mode');
+    }
+    const budget = this.budget(server);
+    const over = budget.refusal(policy);
+    if (over) refuse(-32603, `Sampling refused: ${over}`);
+    if (params.includeContext && params.includeContext !== 'none') log.info(`sampling: includeContext "${params.includeContext}" treated as "none": other servers' context is not shared`);
+    let request: CreateMessageParams = { ...params };
+    if (policy.maxTokensPerRequest !== undefined && request.maxTokens > policy.maxTokensPerRequest) {
+      log.info(`sampling: maxTokens ${request.maxTokens} capped to ${policy.maxTokensPerRequest}`);
+      request.maxTokens = policy.maxTokensPerRequest;
+    }
+
+    if (policy.mode === 'ask' && !this.memento.get<string[]>(ALWAYS_KEY, []).includes(server)) {
+      let decision = await this.consent(server, request);
+      if (decision === 'review') {
+        const edited = await this.review(server, request);
+        decision = edited ? 'once' : 'deny';
+        if (edited) request = edited;
+      }
+      if (decision === 'deny') {
+        record.decision = 'denied';
+        refuse(USER_REJECTED, 'User rejected sampling request');
+      }
+      if (decision === 'always') await this.memento.update(ALWAYS_KEY, [...this.memento.get<string[]>(ALWAYS_KEY, []), server]);
+    }
+
+    const all = await vscode.lm.selectChatModels();
+    const choice = chooseModel(all, policy, request.modelPreferences);
+    let model: vscode.LanguageModelChat | undefined;
+    if (choice.kind === 'none') {
+      void vscode.window.showErrorMessage(`MCP Host: "${server}" asked for a language model, but ${choice.reason}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust mcpHost.servers › ${server} › sampling.models.`);
+      refuse(-32603, `No language model available: ${choice.reason}`);
+    } else if (choice.kind === 'ambiguous') {
+      model = policy.mode === 'ask' ? await this.pickModel(choice.models) : choice.models[0];
+      if (!model) {
+        record.decision = 'denied';
+        refuse(USER_REJECTED, 'User rejected sampling request: no model was chosen');
+      }
+    } else {
+      model = choice.model;
+    }
+    const chosen = model!;
+    record.model = chosen.id;
+    budget.recordRequest();
+
+    const messages = toChatMessages(request);
+    const source = new vscode.CancellationTokenSource();
+    const onAbort = () => source.cancel();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const started = Date.now();
+    try {
+      const response = await chosen.sendRequest(
+        messages,
+        {
+          justification: `The MCP server "${server}" asks for a completion (sampling).`,
+          modelOptions: {
+            ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+            ...(request.stopSequences?.length ? { stop: request.stopSequences } : {}),
+            max_tokens: request.maxTokens,
+          },
+        },
+        source.token,
+      );
+      let text = '';
+      let stopReason: CreateMessageResult['stopReason'] = 'endTurn';
+      for await (const chunk of response.text) {
+        text += chunk;
+        const cut = applyStopSequences(text, request.stopSequences);
+        if (cut.stopped) {
+          text = cut.text;
+          stopReason = 'stopSequence';
+          source.cancel();
+          break;
+        }
+      }
+      if (signal.aborted) throw new McpError(-32800, 'Sampling cancelled by the server');
+      let tokensOut = await chosen.countTokens(text);
+      if (tokensOut > request.maxTokens) {
+        // The model overshot: keep the share of text that fits.
+        text = text.slice(0, Math.floor((text.length * request.maxTokens) / tokensOut));
+        tokensOut = request.maxTokens;
+        stopReason = 'maxTokens';
+      }
+      let tokensIn = 0;
+      for (const m of messages) tokensIn += await chosen.countTokens(m);
+      budget.recordTokens(tokensIn + tokensOut);
+      Object.assign(record, { decision: 'allowed', tokensIn, tokensOut, durationMs: Date.now() - started, response: text });
+      log.info(`sampling: ${chosen.id} answered (${tokensIn} tokens in, ${tokensOut} out, ${Date.now() - started} ms)`);
+      return { role: 'assistant', content: { type: 'text', text }, model: chosen.id, stopReason };
+    } catch (error) {
+      const cancelled = signal.aborted;
+      record.decision = cancelled ? 'cancelled' : 'failed';
+      record.durationMs = Date.now() - started;
+      const message = error instanceof vscode.LanguageModelError ? `${error.code}: ${error.message}` : McpError.from(error).message;
+      record.error = message;
+      log.warn(`sampling: ${cancelled ? 'cancelled by the server' : `model error: ${message}`}`);
+      throw cancelled ? new McpError(-32800, 'Sampling cancelled by the server') : new McpError(-32603, `The language model failed: ${message}`);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      source.dispose();
+    }
+  }
+
+  private budget(server: string): SamplingBudget {
+    let b = this.budgets.get(server);
+    if (!b) this.budgets.set(server, (b = new SamplingBudget()));
+    return b;
+  }
+}
+
+/** The system prompt goes first as a user message: the LM API has no system role. */
+export function toChatMessages(params: CreateMessageParams): vscode.LanguageModelChatMessage[] {
+  const out: vscode.LanguageModelChatMessage[] = [];
+  if (params.systemPrompt) out.push(vscode.LanguageModelChatMessage.User(`System instructions:\n${params.systemPrompt}`));
+  for (const m of params.messages) {
+    const text = contentText(m);
+    out.push(m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(text) : vscode.LanguageModelChatMessage.User(text));
+  }
+  return out;
+}
+
+function contentText(m: SamplingMessage): string {
+  const blocks = Array.isArray(m.content) ? m.content : [m.content];
+  return blocks
+    .map((b) => {
+      const block = b as { type: string; text?: string; mimeType?: string; data?: string };
+      if (block.type === 'text') return block.text ?? '';
+      if (block.type === 'image' || block.type === 'audio') return `[${block.type} ${block.mimeType ?? ''}, ${Buffer.byteLength(block.data ?? '', 'base64')} bytes, not sent: this model API takes text only]`;
+      return `[${block.type} content omitted]`;
+    })
+    .join('\n');
+}
+
+export function describeRequest(server: string, params: CreateMessageParams): string {
+  const lines = [`Server: ${server}`, `Max tokens: ${params.maxTokens}`];
+  if (params.modelPreferences) lines.push(`Model preferences: ${JSON.stringify(params.modelPreferences)}`);
+  if (params.systemPrompt) lines.push('', 'System prompt:', params.systemPrompt);
+  lines.push('', 'Messages:');
+  for (const m of params.messages) lines.push(`[${m.role}] ${contentText(m)}`);
+  return lines.join('\n');
+}
+
+async function askConsent(server: string, params: CreateMessageParams): Promise<SamplingDecision> {
+  const once = 'Allow Once';
+  const always = 'Always Allow for This Server';
+  const review = 'Review…';
+  const deny = 'Deny';
+  const detail = describeRequest(server, params);
+  const pick = await vscode.window.showWarningMessage(`The MCP server "${server}" wants to use your language model`, { modal: true, detail: detail.length > 3000 ? `${detail.slice(0, 3000)}…` : detail }, once, always, review, deny);
+  return pick === once ? 'once' : pick === always ? 'always' : pick === review ? 'review' : 'deny';
+}
+
+async function pickModelWithQuickPick(models: vscode.LanguageModelChat[]): Promise<vscode.LanguageModelChat | undefined> {
+  const pick = await vscode.window.showQuickPick(
+    models.map((m) => ({ label: m.name, description: `${m.vendor} · ${m.family} · ${m.id}`, model: m })),
+    { title: 'MCP Host: which model should answer the sampling request?' },
+  );
+  return pick?.model;
+}
+
+/** Opens the request as JSON; the person may edit the messages, then allow or deny. */
+async function reviewInEditor(server: string, params: CreateMessageParams): Promise<CreateMessageParams | undefined> {
+  const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(params, null, 2)}\n` });
+  await vscode.window.showTextDocument(doc, { preview: false });
+  for (;;) {
+    const allow = 'Allow as Edited';
+    const pick = await vscode.window.showInformationMessage(`Review the sampling request of "${server}". Edit the messages if you like, then allow or deny.`, allow, 'Deny');
+    if (pick !== allow) return undefined;
+    try {
+      const edited = JSON.parse(doc.getText()) as CreateMessageParams;
+      if (!Array.isArray(edited.messages)) throw new Error('messages must be an array');
+      // Only the messages and system prompt are the person's to change; limits stay as the policy set them.
+      return { ...params, messages: edited.messages, systemPrompt: edited.systemPrompt };
+    } catch (e) {
+      void vscode.window.showErrorMessage(`The request is not valid JSON: ${(e as Error).message}`);
+    }
+  }
+}
