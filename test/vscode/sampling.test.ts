@@ -1,0 +1,89 @@
+import { strict as assert } from 'node:assert';
+import * as vscode from 'vscode';
+import { api, running, serverScript, setServers, waitFor } from './helpers';
+
+interface RecordedRequest {
+  model: string;
+  messages: Array<{ role: string; text: string }>;
+  modelOptions: Record<string, unknown>;
+  cancelled: boolean;
+}
+const recorded = async () => (await vscode.commands.executeCommand<RecordedRequest[]>('mcpHostTest.lm.requests')) ?? [];
+const everything = (sampling?: Record<string, unknown>) => ({ command: 'node', args: [serverScript('server-everything'), 'stdio'], ...(sampling ? { sampling } : {}) });
+const resultText = (r: { content: Array<{ type: string; text?: string }> }) => r.content.map((c) => c.text ?? '').join('\n');
+
+describe('sampling through vscode.lm in a real VS Code', function () {
+  this.timeout(120_000);
+
+  async function samplingTool(sampling?: Record<string, unknown>) {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    await setServers({ everything: everything(sampling) });
+    const ev = await running(a, 'everything');
+    await waitFor(async () => {
+      await ev.refresh('tools');
+      return ev.tools.some((t) => t.name === 'trigger-sampling-request');
+    }, 'the sampling tool');
+    return { a, ev };
+  }
+
+  beforeEach(async () => {
+    await vscode.commands.executeCommand('mcpHostTest.lm.reset');
+    await (await api()).host.sampling.resetAlways();
+  });
+  after(async () => setServers(undefined));
+
+  it('asks, then answers with the model and maps messages and limits', async () => {
+    const { a, ev } = await samplingTool({ models: ['test-echo'] });
+    const asked: string[] = [];
+    a.host.sampling.consent = async (server, params) => {
+      asked.push(`${server}:${params.maxTokens}`);
+      return 'once';
+    };
+    const { result } = await ev.client!.callTool('trigger-sampling-request', { prompt: 'Say hello', maxTokens: 77 });
+    assert.deepEqual(asked, ['everything:77']);
+    assert.match(resultText(result), /\[test-echo-large\] I read: .*Say hello/);
+    const [req] = await recorded();
+    assert.equal(req.model, 'test-echo-large');
+    assert.equal(req.messages[0].role, 'user');
+    assert.match(req.messages[0].text, /System instructions:\nYou are a helpful test server/);
+    assert.match(req.messages[1].text, /Say hello/);
+    assert.equal(req.modelOptions.max_tokens, 77);
+    assert.equal(req.modelOptions.temperature, 0.7);
+    const history = a.host.sampling.history[0];
+    assert.equal(history.decision, 'allowed');
+    assert.equal(history.model, 'test-echo-large');
+    assert.ok((history.tokensIn ?? 0) > 0 && (history.tokensOut ?? 0) > 0);
+  });
+
+  it('returns a refusal to the server when the person denies', async () => {
+    const { a, ev } = await samplingTool();
+    a.host.sampling.consent = async () => 'deny';
+    const { result } = await ev.client!.callTool('trigger-sampling-request', { prompt: 'x' });
+    assert.equal(result.isError, true);
+    assert.match(resultText(result), /User rejected sampling request/);
+    assert.deepEqual(await recorded(), [], 'no model was called');
+  });
+
+  it('mode allow skips the prompt; mode deny refuses with a log line', async () => {
+    const { a, ev } = await samplingTool({ mode: 'allow', models: ['test-echo-large'] });
+    a.host.sampling.consent = async () => assert.fail('must not ask');
+    const ok = await ev.client!.callTool('trigger-sampling-request', { prompt: 'fine' });
+    assert.notEqual(ok.result.isError, true, resultText(ok.result));
+    const denied = await samplingTool({ mode: 'deny' });
+    const r = await denied.ev.client!.callTool('trigger-sampling-request', { prompt: 'no' });
+    assert.equal(r.result.isError, true);
+    assert.equal(denied.a.host.sampling.history[0].decision, 'denied');
+  });
+
+  it('refuses past the rate limit and keeps to the allowlist', async () => {
+    const { a, ev } = await samplingTool({ mode: 'allow', models: ['test-other'], maxRequestsPerMinute: 1 });
+    const first = await ev.client!.callTool('trigger-sampling-request', { prompt: 'one' });
+    assert.match(resultText(first.result), /\[test-other-mini\]/, 'the allowlist picked the other model');
+    const second = await ev.client!.callTool('trigger-sampling-request', { prompt: 'two' });
+    assert.equal(second.result.isError, true);
+    assert.match(resultText(second.result), /rate limit/);
+    assert.equal((await recorded()).length, 1);
+    void a;
+  });
+});
