@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { ReadOnlyFileSystem } from './readOnlyFileSystem';
 
 export const OUTPUT_SCHEME = 'mcp-output';
 
@@ -6,12 +7,14 @@ export const OUTPUT_SCHEME = 'mcp-output';
  * Read-only in-memory documents for tool results, rendered prompts and request reviews: they open
  * like files (images in the image preview) and never touch the disk.
  */
-export class OutputDocuments implements vscode.FileSystemProvider, vscode.Disposable {
+export class OutputDocuments extends ReadOnlyFileSystem implements vscode.Disposable {
   private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
-  private readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  readonly onDidChangeFile = this.changeEmitter.event;
   private counter = 0;
   private static readonly MAX_FILES = 200;
+
+  constructor() {
+    super('MCP Host documents');
+  }
 
   static register(): { docs: OutputDocuments; disposable: vscode.Disposable } {
     const docs = new OutputDocuments();
@@ -42,25 +45,6 @@ export class OutputDocuments implements vscode.FileSystemProvider, vscode.Dispos
     const f = this.files.get(uri.path);
     if (!f) throw vscode.FileSystemError.FileNotFound(uri);
     return { type: vscode.FileType.File, ctime: f.mtime, mtime: f.mtime, size: f.data.length, permissions: vscode.FilePermission.Readonly };
-  }
-
-  watch(): vscode.Disposable {
-    return new vscode.Disposable(() => undefined);
-  }
-  readDirectory(): [string, vscode.FileType][] {
-    return [];
-  }
-  createDirectory(): void {
-    throw vscode.FileSystemError.NoPermissions('read-only');
-  }
-  writeFile(): void {
-    throw vscode.FileSystemError.NoPermissions('read-only');
-  }
-  delete(): void {
-    throw vscode.FileSystemError.NoPermissions('read-only');
-  }
-  rename(): void {
-    throw vscode.FileSystemError.NoPermissions('read-only');
   }
 
   dispose(): void {

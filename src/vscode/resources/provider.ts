@@ -1,21 +1,21 @@
 import * as vscode from 'vscode';
 import { McpError } from '../../core';
 import type { McpHost } from '../host';
+import { ReadOnlyFileSystem } from '../readOnlyFileSystem';
 import { fromResourceUri, RESOURCE_SCHEME } from './uri';
 
 /**
  * Read-only documents backed by `resources/read`. Open documents are subscribed to when the
  * server allows it, so `notifications/resources/updated` refreshes them.
  */
-export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  readonly onDidChangeFile = this.changeEmitter.event;
+export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Disposable {
   private readonly sizes = new Map<string, { size: number; mtime: number }>();
   /** Watched documents by server and resource URI. */
   private readonly watched = new Map<string, Set<string>>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly host: McpHost) {
+    super('MCP resources');
     this.subscriptions.push(
       host.onResourceUpdated(({ server, uri }) => {
         const docs = this.watched.get(key(server, uri));
@@ -59,7 +59,7 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
     return { type: vscode.FileType.File, ctime: 0, mtime: known?.mtime ?? Date.now(), size: known?.size ?? 0, permissions: vscode.FilePermission.Readonly };
   }
 
-  watch(uri: vscode.Uri): vscode.Disposable {
+  override watch(uri: vscode.Uri): vscode.Disposable {
     let parsed: { server: string; resourceUri: string };
     try {
       parsed = fromResourceUri(uri);
@@ -82,22 +82,6 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
       const c = client();
       if (c?.serverCapabilities?.resources?.subscribe) c.unsubscribeResource(parsed.resourceUri).catch(() => undefined);
     });
-  }
-
-  readDirectory(): [string, vscode.FileType][] {
-    return [];
-  }
-  createDirectory(): void {
-    throw vscode.FileSystemError.NoPermissions('MCP resources are read-only');
-  }
-  writeFile(): void {
-    throw vscode.FileSystemError.NoPermissions('MCP resources are read-only');
-  }
-  delete(): void {
-    throw vscode.FileSystemError.NoPermissions('MCP resources are read-only');
-  }
-  rename(): void {
-    throw vscode.FileSystemError.NoPermissions('MCP resources are read-only');
   }
 
   dispose(): void {
