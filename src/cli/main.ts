@@ -1,7 +1,9 @@
 import { pathToFileURL } from 'node:url';
-import { McpClient, McpError, StdioTransport, splitCommandLine, type CallToolResult, type ClientHandlers, type Transport } from '../core';
+import { HttpTransport, McpClient, McpError, StdioTransport, splitCommandLine, type CallToolResult, type ClientHandlers, type Transport } from '../core';
+import { runConformance } from './conformance';
 
 const USAGE = `Usage: mcp-host --stdio "<command line>" [--timeout <ms>] [--grace <ms>] [--verbose] <verb> [args]
+       mcp-host --http <url> [--header 'Name: value']... [--timeout <ms>] [--verbose] <verb> [args]
 
 Verbs:
   info                          server info, capabilities, protocol version, instructions
@@ -14,12 +16,16 @@ Verbs:
   prompt <name> '<json args>'   get a prompt
   ping                          ping the server
 
+--http speaks Streamable HTTP to the URL, or the older HTTP+SSE transport if the server
+only knows that; --header adds a header to every request and may be repeated.
 --timeout is the per-request timeout (60000); --grace how long each shutdown step waits
 (stdin closed, then SIGTERM, then SIGKILL; 500).
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
 interface CliArgs {
   stdio?: string;
+  http?: string;
+  headers: string[];
   timeoutMs?: number;
   graceMs?: number;
   verbose: boolean;
@@ -28,10 +34,12 @@ interface CliArgs {
 }
 
 function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { verbose: false, rest: [] };
+  const args: CliArgs = { verbose: false, headers: [], rest: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--stdio') args.stdio = argv[++i];
+    else if (a === '--http') args.http = argv[++i];
+    else if (a === '--header') args.headers.push(argv[++i] ?? '');
     else if (a === '--timeout') args.timeoutMs = Number(argv[++i]);
     else if (a === '--grace') args.graceMs = Number(argv[++i]);
     else if (a === '--verbose' || a === '-v') args.verbose = true;
@@ -40,6 +48,18 @@ function parseArgs(argv: string[]): CliArgs {
     else args.rest.push(a);
   }
   return args;
+}
+
+/** `Name: value` pairs for --header; an error message when one is malformed. */
+function parseHeaders(lines: string[]): Record<string, string> | string {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = colon > 0 ? line.slice(0, colon).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return `--header needs 'Name: value', got ${JSON.stringify(line)}`;
+    headers[name] = line.slice(colon + 1).trim();
+  }
+  return headers;
 }
 
 function parseJsonObject(text: string | undefined, what: string): Record<string, unknown> {
@@ -66,13 +86,19 @@ export function cliHandlers(cwd: string): ClientHandlers {
 }
 
 export async function runCli(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
+  if (argv[0] === 'conformance') return runConformance(argv.slice(1), process.env, out, err);
   const args = parseArgs(argv);
-  if (args.verb === 'help' || !args.stdio || !args.verb) {
+  if (args.verb === 'help' || (args.stdio === undefined) === (args.http === undefined) || !args.verb) {
     (args.verb === 'help' ? out : err).write(`${USAGE}\n`);
     return args.verb === 'help' ? 0 : 2;
   }
-  const words = splitCommandLine(args.stdio);
-  if (words.length === 0) {
+  const headers = parseHeaders(args.headers);
+  if (typeof headers === 'string') {
+    err.write(`${headers}\n`);
+    return 2;
+  }
+  const words = args.stdio === undefined ? undefined : splitCommandLine(args.stdio);
+  if (words?.length === 0) {
     err.write('--stdio needs a command line\n');
     return 2;
   }
@@ -83,7 +109,9 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     }
   }
   // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
-  const transport: Transport = new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 });
+  const transport: Transport = words
+    ? new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 })
+    : new HttpTransport({ url: args.http!, headers });
   const client = new McpClient(transport, {
     clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
     handlers: cliHandlers(process.cwd()),

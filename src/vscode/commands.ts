@@ -86,6 +86,15 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
     }),
     vscode.commands.registerCommand(Commands.getPrompt, (node?: TreeNode) => prompts.run(node?.kind === 'prompt' ? { server: node.server, prompt: node.prompt } : undefined)),
     vscode.commands.registerCommand(Commands.copyPrompt, (uri?: vscode.Uri) => prompts.copy(uri)),
+    vscode.commands.registerCommand(
+      Commands.signOut,
+      withServer(async (s) => {
+        if (s.definition.type !== 'http') return;
+        await host.authFor(s.name).signOut(new URL(s.definition.url));
+        void vscode.window.showInformationMessage(`MCP Host: signed out of "${s.name}".`);
+        if (s.state.kind === 'running') await s.restart().catch(() => undefined);
+      }, (s) => s.definition.type === 'http'),
+    ),
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();

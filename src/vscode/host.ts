@@ -1,7 +1,9 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import {
+  HttpTransport,
   McpError,
+  OAuthProvider,
   resolveVariables,
   rootsFor,
   ServerHandle,
@@ -15,6 +17,7 @@ import {
   type ServerDefinition,
   type Transport,
 } from '../core';
+import { BrowserUserAgent } from './auth/browserUserAgent';
 import { LaunchConsent } from './consent';
 import { elicit } from './elicitation/elicit';
 import { SamplingService } from './sampling/samplingService';
@@ -151,9 +154,27 @@ export class McpHost implements vscode.Disposable {
   }
 
   private async createTransport(def: ServerDefinition): Promise<Transport> {
-    if (def.type === 'http') throw McpError.invalidRequest(`${def.name}: HTTP servers are not supported in this build yet`);
+    if (def.type === 'http') {
+      return new HttpTransport({ url: def.url, headers: def.headers, authProvider: this.authFor(def.name) });
+    }
     const params = await stdioParamsFor(def, folderFor(def)?.uri.fsPath);
     return new StdioTransport({ ...params, shutdownGraceMs: SHUTDOWN_GRACE_MS });
+  }
+
+  /** One OAuth provider per server: tokens in SecretStorage, sign-in in the browser. */
+  private readonly auth = new Map<string, OAuthProvider>();
+  authFor(server: string): OAuthProvider {
+    let provider = this.auth.get(server);
+    if (!provider) {
+      provider = new OAuthProvider({
+        grant: { type: 'authorization_code', userAgent: new BrowserUserAgent(server) },
+        store: this.context.secrets,
+        clientName: 'MCP Host for VS Code',
+        log: (m) => this.logs.channel(server).info(`[auth] ${m}`),
+      });
+      this.auth.set(server, provider);
+    }
+    return provider;
   }
 
   /** `${input:ID}`: asked once, then kept in SecretStorage. */

@@ -17,6 +17,7 @@ export const Commands = {
   copyPrompt: 'mcpHost.copyPrompt',
   showSamplingHistory: 'mcpHost.showSamplingHistory',
   resetSamplingConsent: 'mcpHost.resetSamplingConsent',
+  signOut: 'mcpHost.signOut',
 } as const;
 
 export const Views = {

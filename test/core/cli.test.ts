@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import { freePort, startFixture } from '../helpers/httpServers';
 import { ROOT, everythingServer, rawServer } from '../helpers/servers';
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -74,5 +75,30 @@ describe('dist/cli.js', function () {
     assert.equal(sampling.code, 1, 'a tool failure exits non-zero');
     assert.equal(sampling.json().isError, true, 'and is still printed whole');
     assert.match(sampling.stderr, /User rejected sampling request/);
+  });
+
+  it('speaks HTTP with --http, sending every --header', async () => {
+    const fixture = await startFixture('json');
+    try {
+      const r = cli('--http', fixture.url, '--header', 'X-Team: blue', '--header', 'X-Trace:  42 ', 'call', 'work', '{}');
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.json().content[0].text, 'done work');
+      const seen = (await fixture.requests()).filter((q) => q.path === '/mcp');
+      assert.ok(seen.some((q) => q.body?.method === 'tools/call'));
+      for (const q of seen) assert.deepEqual([q.headers['x-team'], q.headers['x-trace']], ['blue', '42']);
+      assert.ok(seen.some((q) => q.method === 'DELETE'), 'the session is ended on exit');
+    } finally {
+      await fixture.stop();
+    }
+    const badHeader = cli('--http', 'http://127.0.0.1:9/mcp', '--header', 'no colon', 'info');
+    assert.equal(badHeader.code, 2);
+    assert.match(badHeader.stderr, /--header needs 'Name: value'/);
+    const both = cli('--http', 'http://127.0.0.1:9/mcp', '--stdio', 'x', 'info');
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--http <url>/);
+    const closed = `http://127.0.0.1:${await freePort()}/mcp`;
+    const refused = cli('--http', closed, 'info');
+    assert.equal(refused.code, 1);
+    assert.ok(refused.stderr.includes(`Could not reach ${closed} (POST): connect ECONNREFUSED`), refused.stderr);
   });
 });

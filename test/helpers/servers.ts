@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { McpClient, StdioTransport, type ClientHandlers, type LogEntry, type McpClientOptions, type StdioServerParams } from '../../src/core';
+import { McpClient, StdioTransport, type ClientHandlers, type LogEntry, type McpClientOptions, type StdioServerParams, type Transport } from '../../src/core';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 const pkg = (name: string, file: string) => path.join(ROOT, 'node_modules', '@modelcontextprotocol', name, 'dist', file);
@@ -12,9 +12,9 @@ export const rawServer = (scenario: string, extra: Partial<StdioServerParams> = 
   ...extra,
 });
 
-export interface TestClient {
+export interface TestClient<T extends Transport = StdioTransport> {
   client: McpClient;
-  transport: StdioTransport;
+  transport: T;
   logs: LogEntry[];
   /** Resolves with the first log entry that matches, or rejects after `ms`. */
   waitForLog(match: (entry: LogEntry) => boolean, ms?: number): Promise<LogEntry>;
@@ -23,8 +23,12 @@ export interface TestClient {
 const open: McpClient[] = [];
 
 /** Starts a server and connects; every client made here is closed after each test. */
-export async function connect(params: StdioServerParams, options: McpClientOptions = {}): Promise<TestClient> {
-  const transport = new StdioTransport({ shutdownGraceMs: 500, ...params });
+export function connect(params: StdioServerParams, options: McpClientOptions = {}): Promise<TestClient> {
+  return connectTransport(new StdioTransport({ shutdownGraceMs: 500, ...params }), options);
+}
+
+/** Connects over any transport; the client is closed after each test like the others. */
+export async function connectTransport<T extends Transport>(transport: T, options: McpClientOptions = {}): Promise<TestClient<T>> {
   const client = new McpClient(transport, { requestTimeoutMs: 20_000, ...options });
   open.push(client);
   const logs: LogEntry[] = [];

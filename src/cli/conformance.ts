@@ -1,0 +1,169 @@
+import {
+  HeadlessRedirectUserAgent,
+  HttpTransport,
+  McpClient,
+  McpError,
+  OAuthProvider,
+  type ClientHandlers,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type JsonSchemaObject,
+  type OAuthProviderOptions,
+} from '../core';
+
+/**
+ * The client entry point of the official conformance suite (`@modelcontextprotocol/conformance`):
+ * it runs `mcp-host conformance <server-url>` once per scenario, naming the scenario in
+ * MCP_CONFORMANCE_SCENARIO and passing credentials and the like as JSON in MCP_CONFORMANCE_CONTEXT.
+ * Everything here is the core used as a host would use it; only the choices a person or a setting
+ * would make (which grant, which client id) come from the scenario.
+ */
+
+/** The client ID metadata document URL the suite expects in its CIMD scenario. */
+const CONFORMANCE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+/** The suite gives a client 30 s per scenario; the whole authorization flow runs inside the first request. */
+const REQUEST_TIMEOUT_MS = 28_000;
+
+type Context = Record<string, unknown>;
+
+export async function runConformance(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  const url = argv[0];
+  if (!url) {
+    err.write('Usage: mcp-host conformance <server-url>   (scenario in MCP_CONFORMANCE_SCENARIO, context in MCP_CONFORMANCE_CONTEXT)\n');
+    return 2;
+  }
+  const scenario = env.MCP_CONFORMANCE_SCENARIO ?? '';
+  let context: Context;
+  try {
+    context = parseContext(env.MCP_CONFORMANCE_CONTEXT);
+  } catch (error) {
+    err.write(`error: MCP_CONFORMANCE_CONTEXT is not a JSON object: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const log = (line: string) => err.write(`[conformance] ${line}\n`);
+  log(`scenario ${scenario || '(none)'} against ${url}`);
+
+  const authProvider = new OAuthProvider(authOptions(scenario, context, (line) => log(`auth: ${line}`)));
+  const transport = new HttpTransport({ url, authProvider });
+  const client = new McpClient(transport, {
+    clientInfo: { name: 'mcp-host-conformance', version: '0.1.0' },
+    handlers: conformanceHandlers(),
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  });
+  client.onLog((entry) => {
+    if (entry.level !== 'trace' && entry.level !== 'debug') log(`${entry.source}: ${entry.message}`);
+  });
+  try {
+    const init = await client.connect();
+    log(`connected to ${init.serverInfo?.name ?? 'a server'} (protocol ${init.protocolVersion})`);
+    const results: unknown[] = [];
+    if (client.serverCapabilities?.tools) {
+      const tools = await client.listTools();
+      for (const tool of tools) {
+        const outcome = await client.callTool(tool.name, sampleArguments(tool.inputSchema));
+        results.push({ tool: tool.name, result: outcome.result });
+      }
+    }
+    out.write(`${JSON.stringify({ scenario, serverInfo: init.serverInfo, calls: results }, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    err.write(`error: ${McpError.from(error).toString()}\n`);
+    return 1;
+  } finally {
+    await client.close();
+  }
+}
+
+function parseContext(text: string | undefined): Context {
+  if (!text) return {};
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected an object');
+  return value as Context;
+}
+
+function str(context: Context, key: string): string | undefined {
+  const value = context[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Maps a scenario's context onto the settings a user would give the host for such a server. */
+export function authOptions(scenario: string, context: Context, log: (line: string) => void): OAuthProviderOptions {
+  const common = { clientName: 'mcp-host-conformance', log };
+  const clientId = str(context, 'client_id');
+  const clientSecret = str(context, 'client_secret');
+  const privateKeyPem = str(context, 'private_key_pem');
+  const idToken = str(context, 'idp_id_token');
+
+  if (clientId && privateKeyPem) {
+    return {
+      ...common,
+      grant: { type: 'client_credentials' },
+      client: { clientId, tokenEndpointAuthMethod: 'private_key_jwt', privateKey: { pem: privateKeyPem, algorithm: str(context, 'signing_algorithm') ?? 'ES256' } },
+    };
+  }
+  if (clientId && idToken) {
+    const tokenEndpoint = str(context, 'idp_token_endpoint');
+    if (!tokenEndpoint) throw new Error('the identity-assertion scenario gave no idp_token_endpoint');
+    return {
+      ...common,
+      grant: { type: 'identity_assertion', identityProvider: { tokenEndpoint, issuer: str(context, 'idp_issuer'), clientId: str(context, 'idp_client_id'), idToken } },
+      client: { clientId, clientSecret },
+    };
+  }
+  if (clientId && scenario.startsWith('auth/client-credentials')) {
+    return { ...common, grant: { type: 'client_credentials' }, client: { clientId, clientSecret } };
+  }
+  const userAgent = new HeadlessRedirectUserAgent();
+  if (clientId) return { ...common, grant: { type: 'authorization_code', userAgent }, client: { clientId, clientSecret } };
+  // Only the CIMD scenario is told this URL: no one serves a document there, and a suite that
+  // checks a client's metadata document would otherwise try to fetch it from off this machine.
+  return { ...common, grant: { type: 'authorization_code', userAgent }, clientMetadataUrl: scenario === 'auth/basic-cimd' ? CONFORMANCE_CLIENT_METADATA_URL : undefined };
+}
+
+/** A headless host: elicitation is accepted with the form's defaults, sampling gets a fixed answer. */
+function conformanceHandlers(): ClientHandlers {
+  return {
+    elicit: async (params: ElicitRequestParams): Promise<ElicitResult> => ({ action: 'accept', content: elicitationDefaults(params.requestedSchema) }),
+    createMessage: async () => ({ role: 'assistant', content: { type: 'text', text: 'This is a canned answer from the conformance client.' }, model: 'mcp-host-conformance', stopReason: 'endTurn' }),
+  };
+}
+
+type PropertySchema = { type?: string; default?: unknown; enum?: unknown[] };
+
+export function elicitationDefaults(schema: JsonSchemaObject | undefined): NonNullable<ElicitResult['content']> {
+  const content: NonNullable<ElicitResult['content']> = {};
+  for (const [name, raw] of Object.entries(schema?.properties ?? {})) {
+    const value = (raw as PropertySchema).default;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') content[name] = value;
+    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) content[name] = value as string[];
+  }
+  return content;
+}
+
+/** Arguments that satisfy a simple input schema: each property's default, first enum value, or a plain value of its type. */
+export function sampleArguments(schema: JsonSchemaObject | undefined): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(schema?.properties ?? {})) {
+    const property = raw as PropertySchema;
+    if (property.default !== undefined) args[name] = property.default;
+    else if (Array.isArray(property.enum) && property.enum.length > 0) args[name] = property.enum[0];
+    else args[name] = sampleOfType(property.type);
+  }
+  return args;
+}
+
+function sampleOfType(type: string | undefined): unknown {
+  switch (type) {
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return 'test';
+  }
+}

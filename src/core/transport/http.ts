@@ -1,0 +1,115 @@
+import { Emitter, type Message } from 'vscode-jsonrpc/node';
+import { McpError } from '../protocol/errors';
+import type { RequestId } from '../protocol/types';
+import { CallbackMessageWriter, PushMessageReader, describeMessage } from './httpMessages';
+import type { HttpServerParams } from './httpRequest';
+import { SseTransport } from './sse';
+import { StreamableHttpTransport } from './streamableHttp';
+import type { LogEntry, Transport, TransportClosed } from './transport';
+
+/** What a server that predates Streamable HTTP answers to a POST on its SSE URL (per the spec's compatibility note). */
+const FALLBACK_STATUSES = new Set([400, 404, 405]);
+
+/**
+ * The transport for a server known only by its URL: Streamable HTTP, and if the initialize POST is
+ * refused with 400, 404 or 405, the older HTTP+SSE transport at the same URL, with the same
+ * initialize sent again. The client sees one reader and one writer throughout.
+ */
+export class HttpTransport implements Transport {
+  readonly reader = new PushMessageReader();
+  readonly writer = new CallbackMessageWriter((message) => this.send(message));
+  private readonly logEmitter = new Emitter<LogEntry>();
+  private readonly closeEmitter = new Emitter<TransportClosed>();
+  readonly onLog = this.logEmitter.event;
+  readonly onDidClose = this.closeEmitter.event;
+
+  private readonly streamable: StreamableHttpTransport;
+  private legacy: SseTransport | undefined;
+  private active: Transport;
+  private initialize: { id: RequestId; message: Message } | undefined;
+  /** Set once initialize was answered: from then on the choice of transport is final. */
+  private settled = false;
+  private closed = false;
+
+  constructor(private readonly params: HttpServerParams) {
+    this.streamable = new StreamableHttpTransport(params);
+    this.active = this.streamable;
+    this.wire(this.streamable, (message) => this.fromStreamable(message));
+  }
+
+  /** Which protocol the server turned out to speak. */
+  get kind(): 'streamableHttp' | 'sse' {
+    return this.legacy ? 'sse' : 'streamableHttp';
+  }
+
+  start(): Promise<void> {
+    return this.streamable.start();
+  }
+
+  setProtocolVersion(version: string): void {
+    this.active.setProtocolVersion?.(version);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.streamable.close(), this.legacy?.close()]);
+    this.fireClosed({ reason: 'closed by the client', expected: true });
+  }
+
+  private send(message: Message): Promise<void> {
+    const { kind, id, method } = describeMessage(message);
+    if (kind === 'request' && method === 'initialize' && id !== undefined && !this.settled) this.initialize = { id, message };
+    return this.active.writer.write(message);
+  }
+
+  private wire(inner: Transport, onMessage: (message: unknown) => void): void {
+    inner.reader.listen((message) => onMessage(message));
+    inner.reader.onError((error) => this.reader.reportError(error));
+    inner.onLog((entry) => this.logEmitter.fire(entry));
+    inner.onDidClose((closed) => {
+      if (inner === this.active) this.fireClosed(closed);
+    });
+  }
+
+  /** Intercepts the answer to initialize: an HTTP refusal of the right kind means "try the old transport". */
+  private fromStreamable(message: unknown): void {
+    const { kind, id } = describeMessage(message);
+    if (!this.settled && kind === 'response' && this.initialize && id === this.initialize.id) {
+      const status = (message as { error?: { data?: { status?: unknown } } }).error?.data?.status;
+      if (typeof status === 'number' && FALLBACK_STATUSES.has(status)) {
+        void this.fallBack(status, this.initialize);
+        return;
+      }
+      this.settled = true;
+    }
+    this.reader.push(message);
+  }
+
+  private async fallBack(status: number, initialize: { id: RequestId; message: Message }): Promise<void> {
+    this.settled = true;
+    this.logEmitter.fire({ level: 'info', source: 'transport', message: `POST ${this.params.url} got HTTP ${status}; trying the older HTTP+SSE transport at the same URL` });
+    const legacy = new SseTransport(this.params);
+    this.legacy = legacy;
+    this.active = legacy;
+    this.wire(legacy, (message) => this.reader.push(message));
+    // It never got a session, so there is nothing to end on the server.
+    void this.streamable.close();
+    try {
+      await legacy.start();
+      await legacy.writer.write(initialize.message);
+    } catch (error) {
+      const e = McpError.from(error);
+      this.reader.push({
+        jsonrpc: '2.0',
+        id: initialize.id,
+        error: { code: e.code, message: `${this.params.url} speaks neither Streamable HTTP (POST got HTTP ${status}) nor HTTP+SSE: ${e.message}`, data: e.data },
+      });
+    }
+  }
+
+  private fireClosed(closed: TransportClosed): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeEmitter.fire(closed);
+    this.reader.end();
+  }
+}

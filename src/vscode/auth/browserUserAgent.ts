@@ -1,0 +1,63 @@
+import * as http from 'node:http';
+import * as vscode from 'vscode';
+import type { OAuthUserAgent } from '../../core';
+
+const CALLBACK_PATH = '/callback';
+const WAIT_MS = 5 * 60_000;
+
+/**
+ * The authorization step in the person's browser: the URL is opened with `openExternal`, and the
+ * redirect comes back to a loopback listener that exists only while a sign-in is under way.
+ */
+export class BrowserUserAgent implements OAuthUserAgent {
+  readonly redirectUri: string;
+
+  constructor(
+    private readonly server: string,
+    port = 33418,
+  ) {
+    this.redirectUri = `http://127.0.0.1:${port}${CALLBACK_PATH}`;
+  }
+
+  async authorize(authorizationUrl: URL, signal?: AbortSignal): Promise<URLSearchParams> {
+    const signIn = 'Sign In';
+    const pick = await vscode.window.showInformationMessage(
+      `The MCP server "${this.server}" needs you to sign in at ${authorizationUrl.host}.`,
+      { modal: true, detail: 'Your browser opens the sign-in page; MCP Host receives the answer on 127.0.0.1 and keeps the tokens in the secret storage.' },
+      signIn,
+    );
+    if (pick !== signIn) throw new Error(`sign-in to ${authorizationUrl.host} was cancelled`);
+    const redirect = new URL(this.redirectUri);
+    return new Promise<URLSearchParams>((resolve, reject) => {
+      const listener = http.createServer((req, res) => {
+        const url = new URL(req.url ?? '/', this.redirectUri);
+        if (url.pathname !== CALLBACK_PATH) {
+          res.writeHead(404).end();
+          return;
+        }
+        const failed = url.searchParams.get('error');
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+        res.end(`<!doctype html><title>MCP Host</title><p>${failed ? 'Sign-in failed. You can close this tab.' : 'Signed in. You can close this tab and return to VS Code.'}</p>`);
+        finish(() => resolve(url.searchParams));
+      });
+      const timer = setTimeout(() => finish(() => reject(new Error('no answer from the browser within 5 minutes'))), WAIT_MS);
+      const onAbort = () => finish(() => reject(new Error('sign-in cancelled')));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let done = false;
+      const finish = (settle: () => void) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        listener.close();
+        settle();
+      };
+      listener.once('error', (e) => finish(() => reject(new Error(`cannot listen on ${redirect.host} for the sign-in answer: ${e.message}`))));
+      listener.listen(Number(redirect.port), '127.0.0.1', () => {
+        void vscode.env.openExternal(vscode.Uri.parse(authorizationUrl.toString(), true)).then((opened) => {
+          if (!opened) finish(() => reject(new Error('the browser could not be opened')));
+        });
+      });
+    });
+  }
+}
