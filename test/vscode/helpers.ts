@@ -6,7 +6,7 @@ import type { ServerHandle } from '../../src/core';
 
 /** The repository, found from the bundled test file, so server paths need no machine path. */
 export function repoRoot(): string {
-  if (process.env.MCP_HOST_REPO_ROOT) return process.env.MCP_HOST_REPO_ROOT;
+  if (process.env.MCP_HOST_REPO) return process.env.MCP_HOST_REPO;
   for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
     const pkg = path.join(dir, 'package.json');
     if (fs.existsSync(pkg) && JSON.parse(fs.readFileSync(pkg, 'utf8')).name === 'mcp-host') return dir;

@@ -44,7 +44,7 @@ describe('tools, resources and prompts in a real VS Code', function () {
     a.tools.confirm = async () => 'once';
   });
 
-  it('reads text and binary resources through the mcp-resource file system', async () => {
+  it('reads text and binary resources through the mcp-host-resource file system', async () => {
     const a = await api();
     const ev = await running(a, 'everything');
     const first = ev.resources[0];

@@ -1,25 +1,22 @@
 import { strict as assert } from 'node:assert';
-import * as vscode from 'vscode';
 import { api, running, serverScript, setServers, waitFor } from './helpers';
 
-interface RecordedRequest {
-  model: string;
-  messages: Array<{ role: string; text: string }>;
-  modelOptions: Record<string, unknown>;
-  cancelled: boolean;
-}
-const recorded = async () => (await vscode.commands.executeCommand<RecordedRequest[]>('mcpHostTest.lm.requests')) ?? [];
+import { TestModels } from './testModels';
+
+let models: TestModels;
+const recorded = async () => models.requests;
 const everything = (sampling?: Record<string, unknown>) => ({ command: 'node', args: [serverScript('server-everything'), 'stdio'], ...(sampling ? { sampling } : {}) });
 const resultText = (r: { content: Array<{ type: string; text?: string }> }) => r.content.map((c) => c.text ?? '').join('\n');
 
 describe('sampling through vscode.lm in a real VS Code', function () {
   this.timeout(120_000);
 
-  async function samplingTool(sampling?: Record<string, unknown>) {
+  // Budgets belong to a server name and outlive restarts, so a test with limits uses its own name.
+  async function samplingTool(sampling?: Record<string, unknown>, name = 'everything') {
     const a = await api();
     a.host.consent.prompt = async () => 'allow';
-    await setServers({ everything: everything(sampling) });
-    const ev = await running(a, 'everything');
+    await setServers({ [name]: everything(sampling) });
+    const ev = await running(a, name);
     await waitFor(async () => {
       await ev.refresh('tools');
       return ev.tools.some((t) => t.name === 'trigger-sampling-request');
@@ -27,11 +24,17 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     return { a, ev };
   }
 
+  before(() => {
+    models = new TestModels();
+  });
   beforeEach(async () => {
-    await vscode.commands.executeCommand('mcpHostTest.lm.reset');
+    models.reset();
     await (await api()).host.sampling.resetAlways();
   });
-  after(async () => setServers(undefined));
+  after(async () => {
+    models.dispose();
+    await setServers(undefined);
+  });
 
   it('asks, then answers with the model and maps messages and limits', async () => {
     const { a, ev } = await samplingTool({ models: ['test-echo'] });
@@ -77,7 +80,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   });
 
   it('refuses past the rate limit and keeps to the allowlist', async () => {
-    const { a, ev } = await samplingTool({ mode: 'allow', models: ['test-other'], maxRequestsPerMinute: 1 });
+    const { a, ev } = await samplingTool({ mode: 'allow', models: ['test-other'], maxRequestsPerMinute: 1 }, 'limited');
     const first = await ev.client!.callTool('trigger-sampling-request', { prompt: 'one' });
     assert.match(resultText(first.result), /\[test-other-mini\]/, 'the allowlist picked the other model');
     const second = await ev.client!.callTool('trigger-sampling-request', { prompt: 'two' });

@@ -149,9 +149,11 @@ export class ServerHandle {
         return;
       }
       this.launch.push(client.onDidClose((reason) => this.onClosed(client!, reason)));
+      // The first lists load before the state says running, so whoever sees "running" sees them too.
+      await Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k)));
+      if (this._client !== client) return;
       this.log('info', `running: ${init.serverInfo?.name ?? '?'} ${init.serverInfo?.version ?? ''}, protocol ${init.protocolVersion}`);
       this.setState({ kind: 'running' });
-      await Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k)));
     } catch (error) {
       const e = McpError.from(error);
       this.log('error', `failed to start: ${e.message}`);
@@ -163,7 +165,8 @@ export class ServerHandle {
 
   /** Fetches one list again if the server offers it; a failure is logged and keeps the old list. */
   async refresh(kind: ListKind): Promise<void> {
-    const client = this.client;
+    // The launch's client, also while starting: the first lists load before "running".
+    const client = this._client;
     const caps = client?.serverCapabilities;
     if (!client || !caps) return;
     try {
@@ -183,7 +186,7 @@ export class ServerHandle {
       }
       this.listsEmitter.fire(kind);
     } catch (error) {
-      if (this.client === client) this.log('warning', `could not list ${kind}: ${McpError.from(error).message}`);
+      if (this._client === client) this.log('warning', `could not list ${kind}: ${McpError.from(error).message}`);
     }
   }
 

@@ -1,6 +1,10 @@
 import * as vscode from 'vscode';
 
-export const RESOURCE_SCHEME = 'mcp-resource';
+/**
+ * Not `mcp-resource`: VS Code's own MCP support registers that scheme in the workbench, and a
+ * second provider for it never receives a request.
+ */
+export const RESOURCE_SCHEME = 'mcp-host-resource';
 
 const EXTENSIONS: Record<string, string> = {
   'text/markdown': '.md',
@@ -32,7 +36,7 @@ export function extensionFor(mimeType: string | undefined): string {
 }
 
 /**
- * `mcp-resource://<server>/<base64url of the resource URI>/<file name>`: the server and the
+ * `mcp-host-resource:/<server>/<base64url of the resource URI>/<file name>`: the server and the
  * original URI survive any characters, and the last segment gives the tab title and language.
  */
 export function toResourceUri(server: string, resourceUri: string, name?: string, mimeType?: string): vscode.Uri {
@@ -40,13 +44,13 @@ export function toResourceUri(server: string, resourceUri: string, name?: string
   let file = (name || lastSegment(resourceUri) || 'resource').replace(/[/\\?#%*:|"<>]/g, '_').slice(0, 120);
   const ext = extensionFor(mimeType);
   if (ext && !file.toLowerCase().endsWith(ext)) file += ext;
-  return vscode.Uri.from({ scheme: RESOURCE_SCHEME, authority: encodeURIComponent(server), path: `/${encoded}/${file}` });
+  return vscode.Uri.from({ scheme: RESOURCE_SCHEME, path: `/${encodeURIComponent(server)}/${encoded}/${file}` });
 }
 
 export function fromResourceUri(uri: vscode.Uri): { server: string; resourceUri: string } {
-  const [, encoded] = uri.path.split('/');
-  if (uri.scheme !== RESOURCE_SCHEME || !encoded) throw vscode.FileSystemError.FileNotFound(uri);
-  return { server: decodeURIComponent(uri.authority), resourceUri: Buffer.from(encoded, 'base64url').toString('utf8') };
+  const [, server, encoded] = uri.path.split('/');
+  if (uri.scheme !== RESOURCE_SCHEME || !server || !encoded) throw vscode.FileSystemError.FileNotFound(uri);
+  return { server: decodeURIComponent(server), resourceUri: Buffer.from(encoded, 'base64url').toString('utf8') };
 }
 
 function lastSegment(uri: string): string {

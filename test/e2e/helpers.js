@@ -1,0 +1,209 @@
+// Helpers for the end-to-end tests (test/e2e/*.test.js): Mocha + playwright-core driving the real
+// VS Code workbench that code-server serves, with the extension installed from its VSIX.
+// test/harness/run-vscode-tests.js starts code-server and passes these mochaHooks to Mocha, which
+// open one browser page on the workbench for all e2e files; tests get it with ctx().page.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const h = require('../harness/lib');
+
+const SCREENSHOT_DIR = path.resolve(h.REPO, process.env.SCREENSHOT_DIR || path.join('media', 'screenshots'));
+const VIEWPORT = { width: 1400, height: 900 };
+const state = { browser: undefined, page: undefined, pageErrors: [] };
+
+/** The shared browser page and the run's paths. */
+function ctx() {
+  if (!state.page) throw new Error('no workbench page: run e2e tests through test/harness/run-vscode-tests.js');
+  return {
+    page: state.page,
+    browser: state.browser,
+    url: process.env.MCP_HOST_E2E_URL,
+    workspace: process.env.MCP_HOST_E2E_WORKSPACE,
+    codeServerLog: process.env.MCP_HOST_E2E_LOG,
+    pageErrors: state.pageErrors,
+  };
+}
+
+/** Loads the workbench and waits until it is usable (editor area, status bar, activity bar). */
+async function openWorkbench(page, url, { timeout = 90_000 } = {}) {
+  await page.goto(url, { timeout, waitUntil: 'domcontentloaded' });
+  await page.locator('.monaco-workbench').waitFor({ timeout });
+  await page.locator('.part.statusbar').waitFor({ timeout });
+  await page.locator('.part.activitybar, .part.sidebar').first().waitFor({ timeout });
+  // The remote extension host is up once the status bar's remote/problems entries have rendered.
+  await page.locator('.statusbar-item').first().waitFor({ timeout });
+}
+
+/** Opens the command palette ("> ..." mode) and returns its input box. */
+async function openCommandPalette(page, { timeout = 15_000 } = {}) {
+  const input = page.locator('.quick-input-widget input');
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    try {
+      await input.waitFor({ state: 'visible', timeout: attempt === 1 ? 5_000 : timeout });
+      return input;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      // Focus can sit in the browser chrome just after load: click the editor area and retry.
+      await page.locator('.part.editor').click({ position: { x: 50, y: 50 } }).catch(() => {});
+    }
+  }
+}
+
+/**
+ * Opens the palette, types `query` and waits for a row containing `label`; returns that row (palette open).
+ * The palette computes its list when it opens and does not refresh it, so a command contributed by an
+ * extension that the extension host has not registered yet is retried with a fresh palette until timeout.
+ */
+async function findInPalette(page, label, { query = label, timeout = 60_000 } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const input = await openCommandPalette(page);
+    await input.fill('>' + query);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+    try {
+      await row.waitFor({ timeout: Math.max(1_000, Math.min(5_000, deadline - Date.now())) });
+      return row;
+    } catch (e) {
+      if (Date.now() >= deadline) throw new Error(`"${label}" not in the command palette after ${timeout} ms (typed "${query}")`);
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1_000);
+    }
+  }
+}
+
+/**
+ * Runs a command by its palette label (e.g. "MCP Host: Show Log"): opens the palette, types the label,
+ * waits for the matching row and accepts it.
+ */
+async function runCommand(page, label, { timeout = 60_000 } = {}) {
+  await findInPalette(page, label, { timeout });
+  // Accept with Enter once the focused row is ours: a click can land on a row that the palette
+  // re-sorts under the pointer while late results ("similar commands") arrive.
+  const focused = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: label });
+  try {
+    await focused.waitFor({ timeout: 5_000 });
+  } catch {
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().hover();
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 20 && !(await focused.count()); i++) await page.keyboard.press('ArrowDown');
+    await focused.waitFor({ timeout: 5_000 });
+  }
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
+}
+
+/** Opens a workspace file in an editor through Quick Open (Ctrl+P); waits for its tab. */
+async function openFile(page, relativePath, { timeout = 30_000 } = {}) {
+  const name = relativePath.split('/').pop();
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(relativePath);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+    try {
+      await row.waitFor({ timeout: 10_000 });
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e; // the file index may still be building
+    }
+  }
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab', { hasText: name }).first().waitFor({ timeout });
+}
+
+/** Waits for text anywhere in `selector` (default: the whole workbench); returns the locator. */
+async function waitForText(page, text, { selector = '.monaco-workbench', timeout = 30_000 } = {}) {
+  const loc = page.locator(selector, { hasText: text }).first();
+  await loc.waitFor({ timeout });
+  return loc;
+}
+
+/** The channel currently shown in the Output panel and its text. */
+async function outputPanel(page, { timeout = 30_000 } = {}) {
+  const view = page.locator('.part.panel .pane-body.output-view, .part.panel .output-view').first();
+  await view.waitFor({ timeout });
+  const lines = view.locator('.view-lines').first();
+  await lines.waitFor({ timeout });
+  return { view, text: async () => (await lines.innerText()).replace(/\u00a0/g, ' ') };
+}
+
+/** Waits until the Output panel shows `channel` and (optionally) a line containing `text`. */
+async function waitForOutputChannel(page, channel, { text, timeout = 60_000 } = {}) {
+  const panel = page.locator('.part.panel');
+  await panel.waitFor({ timeout });
+  // The channel picker is a <select> in the panel's title bar; its selected option is the channel shown.
+  await page.waitForFunction((name) => {
+    const selects = [...document.querySelectorAll('.part.panel select, .panel .monaco-select-box')];
+    return selects.some((s) => s.value === name || (s.selectedOptions && [...s.selectedOptions].some((o) => o.text === name)) || s.title === name);
+  }, channel, { timeout });
+  const out = await outputPanel(page, { timeout });
+  if (text) await waitForText(page, text, { selector: '.part.panel .view-lines', timeout });
+  return out;
+}
+
+/** Waits (at most `timeout`, never failing) until the status bar no longer says "Activating Extensions". */
+async function waitForIdleStatusBar(page, { timeout = 20_000 } = {}) {
+  await page.locator('.part.statusbar .statusbar-item', { hasText: 'Activating Extensions' })
+    .waitFor({ state: 'hidden', timeout }).catch(() => {});
+}
+
+/** Saves a PNG under media/screenshots/ (or $SCREENSHOT_DIR) and returns its path. */
+async function screenshot(page, name, opts = {}) {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, name.endsWith('.png') ? name : `${name}.png`);
+  await page.mouse.move(VIEWPORT.width - 5, VIEWPORT.height - 5).catch(() => {}); // no hover tooltips
+  await waitForIdleStatusBar(page);
+  await page.screenshot({ path: file, ...opts });
+  return file;
+}
+
+const mochaHooks = {
+  async beforeAll() {
+    this.timeout(300_000);
+    const url = process.env.MCP_HOST_E2E_URL;
+    if (!url) throw new Error('MCP_HOST_E2E_URL is not set: run through test/harness/run-vscode-tests.js');
+    state.browser = await h.launchChromium({ CHROMIUM: process.env.MCP_HOST_E2E_CHROMIUM });
+    const context = await state.browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+    state.page = await context.newPage();
+    state.page.on('pageerror', (e) => state.pageErrors.push(String(e)));
+    // Startup is the one place that is retried: a cold 2-core machine can miss the first load.
+    for (let attempt = 1; ; attempt++) {
+      const t = Date.now();
+      try {
+        await openWorkbench(state.page, url);
+        h.log(`e2e: workbench loaded in ${((Date.now() - t) / 1000).toFixed(1)}s (attempt ${attempt})`);
+        break;
+      } catch (e) {
+        h.log(`e2e: workbench did not load (attempt ${attempt}/3): ${e.message.split('\n')[0]}`);
+        if (attempt >= 3) throw e;
+      }
+    }
+  },
+  async afterEach() {
+    const test = this.currentTest;
+    if (test && test.state === 'failed' && state.page) {
+      const dir = process.env.MCP_HOST_E2E_ARTIFACTS || path.join(h.HARNESS_DIR, 'e2e-artifacts');
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${test.fullTitle().replace(/[^\w.-]+/g, '_').slice(0, 100)}.png`);
+      await state.page.screenshot({ path: file, timeout: 20_000 }).then(
+        () => console.log(`    screenshot of the failure: ${path.relative(h.REPO, file)}`),
+        (e) => console.log(`    no screenshot of the failure: ${e.message.split('\n')[0]}`));
+      const notes = await state.page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+      if (notes.length) console.log(`    notifications: ${notes.map((n) => n.replace(/\s+/g, ' ')).join(' | ')}`);
+      if (state.pageErrors.length) console.log(`    page errors:\n      ${state.pageErrors.slice(-5).join('\n      ')}`);
+    }
+  },
+  async afterAll() {
+    if (state.browser) await state.browser.close().catch(() => {});
+    state.browser = state.page = undefined;
+  },
+};
+
+module.exports = {
+  ctx, openWorkbench, openCommandPalette, findInPalette, runCommand, openFile, waitForText, outputPanel, waitForOutputChannel, waitForIdleStatusBar, screenshot,
+  mochaHooks, SCREENSHOT_DIR, VIEWPORT,
+};

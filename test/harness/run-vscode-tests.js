@@ -1,0 +1,244 @@
+#!/usr/bin/env node
+// Tests the extension inside a real VS Code (1.139, from code-server) on this machine:
+//   1. test/harness/install.sh: chromium, node@24, code-server (cached under .harness/)
+//   2. `npm run package` builds the VSIX, which is installed into a scratch extensions dir
+//   3. exthost: test/vscode/*.test.ts, bundled with Mocha by esbuild, run inside the real extension
+//      host (VS Code server + the smoke-test driver's extensionTestsPath hook, opened in Chromium)
+//   4. e2e: test/e2e/*.test.js, Mocha + playwright-core against code-server in Chromium
+// Prints `vscode: N passed, M failed` last and exits non-zero on any failure.
+//
+// Usage: node test/harness/run-vscode-tests.js [--only exthost|e2e] [--grep PATTERN]
+// Environment: HARNESS_VSIX=<file> (skip the build), HARNESS_DIR, SCREENSHOT_DIR (default media/screenshots),
+//   MCP_HOST_EXTHOST_TIMEOUT (ms, whole exthost run, default 900000), MCP_HOST_TEST_TIMEOUT (ms per test).
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const util = require('node:util');
+const h = require('./lib');
+
+const args = process.argv.slice(2);
+const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const only = opt('--only');
+const grep = opt('--grep');
+const timings = [];
+const NOISE = /^(Resolving connection token|Resolved connection token|Creating a socket|\[reconnection-grace-time\]|Updating additional builtin|\[AccountPolicyGate\]|\[lifecycle\]|\[Service Worker\])|ENOTFOUND|EAI_AGAIN|AgentHost|ChatModelSelection|open-vsx|marketplace/i;
+
+function time(label, seconds) {
+  timings.push([label, seconds]);
+}
+
+function listTests(dir, re) {
+  const abs = path.join(h.REPO, dir);
+  if (!fs.existsSync(abs)) return [];
+  return fs.readdirSync(abs).filter((f) => re.test(f)).sort().map((f) => path.join(abs, f));
+}
+
+/**
+ * Lays out the test-runner extension in outDir: test/harness/runner-ext/package.json, plus out/suites.js
+ * (test/vscode/*.test.ts + the Mocha runner, bundled) and out/index.js (the extensionTestsPath, which
+ * turns on source maps for stack traces before loading the bundle). Keeping the bundle inside the
+ * runner extension lets VS Code attribute the suites' `require('vscode')` to that extension.
+ */
+async function buildRunnerExtension(files, outDir) {
+  const esbuild = require(path.join(h.REPO, 'node_modules', 'esbuild'));
+  fs.mkdirSync(path.join(outDir, 'out'), { recursive: true });
+  fs.copyFileSync(path.join(__dirname, 'runner-ext', 'package.json'), path.join(outDir, 'package.json'));
+  const entry = path.join(outDir, 'entry.js');
+  const lines = [
+    `const { runSuites } = require(${JSON.stringify(path.join(__dirname, 'exthost-runner.ts'))});`,
+    'exports.run = () => runSuites([',
+    ...files.map((f) => `  { file: ${JSON.stringify(f)}, load: () => require(${JSON.stringify(f)}) },`),
+    ']);',
+  ];
+  fs.writeFileSync(entry, lines.join('\n') + '\n');
+  await esbuild.build({
+    entryPoints: [entry], outfile: path.join(outDir, 'out', 'suites.js'), bundle: true, platform: 'node', target: 'node20',
+    format: 'cjs', external: ['vscode'], sourcemap: 'inline', logLevel: 'error',
+    nodePaths: [path.join(h.REPO, 'node_modules')],
+  });
+  // A `main` makes it a workspace extension that runs in the (remote) extension host with the suites.
+  fs.writeFileSync(path.join(outDir, 'out', 'extension.js'), "'use strict';\nexports.activate = () => {};\n");
+  const index = path.join(outDir, 'out', 'index.js');
+  fs.writeFileSync(index, "'use strict';\nprocess.setSourceMapsEnabled?.(true);\nmodule.exports = require('./suites.js');\n");
+  return index;
+}
+
+async function runExtHost(paths, { base, extensionsDir }) {
+  const files = listTests('test/vscode', /\.test\.ts$/);
+  if (!files.length) {
+    h.log('exthost: no test/vscode/*.test.ts');
+    return { passed: 0, failed: 0 };
+  }
+  const t = Date.now();
+  const dir = path.join(base, 'exthost');
+  fs.mkdirSync(dir, { recursive: true });
+  const runnerExt = path.join(dir, 'runner-ext');
+  const testsEntry = await buildRunnerExtension(files, runnerExt);
+  h.log(`exthost: bundled ${files.length} suite file(s) in ${((Date.now() - t) / 1000).toFixed(1)}s`);
+  const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'vscode', 'workspace'), path.join(dir, 'workspace'));
+  const resultsFile = path.join(dir, 'results.json');
+  const out = path.join(dir, 'out');
+  fs.mkdirSync(out, { recursive: true });
+  const extensionEnvironment = {
+    MCP_HOST_REPO: h.REPO,
+    MCP_HOST_WORKSPACE: workspace,
+    MCP_HOST_EVERYTHING_SERVER: path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
+    MCP_HOST_TEST_OUT: out,
+    MCP_HOST_TEST_RESULTS: resultsFile,
+    ...(grep ? { MCP_HOST_TEST_GREP: grep } : {}),
+    ...(process.env.MCP_HOST_TEST_TIMEOUT ? { MCP_HOST_TEST_TIMEOUT: process.env.MCP_HOST_TEST_TIMEOUT } : {}),
+  };
+  const serverDataDir = path.join(dir, 'server-data');
+  const consoleLog = path.join(base, 'logs', 'exthost-console.log');
+  const overall = Number(process.env.MCP_HOST_EXTHOST_TIMEOUT || 900_000);
+  const startupTimeout = 180_000;
+  const browser = await h.launchChromium(paths);
+  let server;
+  let code;
+  let failedToStart = false;
+  try {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      fs.rmSync(resultsFile, { force: true });
+      server = await h.startVSCodeServer(paths, { base, extensionsDir, serverDataDir });
+      const page = await browser.newPage();
+      let done;
+      const exited = new Promise((r) => (done = r));
+      await page.exposeFunction('codeAutomationLog', (type, logArgs) => {
+        const line = util.format(...(logArgs || []).map((a) => (typeof a === 'string' ? a.replace(/%c/g, '') : a)));
+        fs.appendFileSync(consoleLog, `[${type}] ${line}\n`);
+        // Mocha's reporter and the suites' console.log come through as 'log'; the web workbench's own
+        // warnings and errors (no internet, no Copilot, requests cancelled at shutdown) go to the file only.
+        if ((type === 'log' || type === 'info') && !NOISE.test(line)) console.log(line);
+      });
+      await page.exposeFunction('codeAutomationExit', (c) => done(c));
+      const payload = JSON.stringify([
+        ['extensionDevelopmentPath', `vscode-remote://remote${runnerExt}`],
+        ['extensionTestsPath', `vscode-remote://remote${testsEntry}`],
+        ['extensionEnvironment', JSON.stringify(extensionEnvironment)],
+        ['skipWelcome', 'true'],
+      ]);
+      const loaded = await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`, { timeout: 120_000 })
+        .then(() => true, (e) => { h.log(`exthost: page load failed: ${e.message.split('\n')[0]}`); return false; });
+      const started = loaded && await h.waitFor(() => fs.existsSync(resultsFile) || server.exited, startupTimeout, 500);
+      if (started === true && fs.existsSync(resultsFile)) {
+        code = await Promise.race([exited, h.sleep(overall).then(() => 'timeout')]);
+        await page.close().catch(() => {});
+        break;
+      }
+      h.log(`exthost: the test runner did not start within ${startupTimeout / 1000}s (attempt ${attempt}/3)`);
+      h.dumpLogs('vscode-server', server.logFile, [path.join(serverDataDir, 'data', 'logs')], 30);
+      await page.close().catch(() => {});
+      await server.stop();
+      server = undefined;
+      failedToStart = attempt === 3;
+    }
+  } finally {
+    await browser.close().catch(() => {});
+    if (server) await server.stop();
+  }
+  const results = fs.existsSync(resultsFile) ? JSON.parse(fs.readFileSync(resultsFile, 'utf8')) : { passed: 0, failed: 0, failures: [] };
+  let { passed, failed } = results;
+  if (code !== 0 && failed === 0) failed = 1; // crash, timeout or no test ran
+  const seconds = (Date.now() - t) / 1000;
+  h.log(`exthost: exit code ${code}${failedToStart ? ' (never started)' : ''}; ${passed} passed, ${failed} failed in ${seconds.toFixed(1)}s`);
+  if (failed) {
+    for (const f of results.failures || []) console.log(`  FAILED ${f.title}\n    ${String(f.error).split('\n').slice(0, 6).join('\n    ')}`);
+    h.dumpLogs('vscode-server', path.join(base, 'logs', 'vscode-server.log'), [path.join(serverDataDir, 'data', 'logs')]);
+    console.log(`----- last 40 lines of ${path.relative(h.REPO, consoleLog)} (workbench console) -----`);
+    console.log(h.tail(consoleLog, 40));
+  }
+  time('exthost suites', seconds);
+  return { passed, failed };
+}
+
+async function runE2E(paths, { base, extensionsDir }) {
+  const files = listTests('test/e2e', /\.test\.js$/);
+  if (!files.length) {
+    h.log('e2e: no test/e2e/*.test.js');
+    return { passed: 0, failed: 0 };
+  }
+  const t = Date.now();
+  const dir = path.join(base, 'e2e');
+  const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'e2e', 'workspace'), path.join(dir, 'workspace'));
+  const userDataDir = path.join(dir, 'user-data');
+  let cs;
+  try {
+    cs = await h.startCodeServer(paths, { base: dir, extensionsDir, userDataDir, folder: workspace });
+  } catch (e) {
+    console.log(`e2e: ${e.message}`);
+    time('e2e (failed to start)', (Date.now() - t) / 1000);
+    return { passed: 0, failed: 1 };
+  }
+  Object.assign(process.env, {
+    MCP_HOST_E2E_URL: cs.folderUrl,
+    MCP_HOST_E2E_WORKSPACE: workspace,
+    MCP_HOST_E2E_LOG: cs.logFile,
+    MCP_HOST_E2E_ARTIFACTS: path.join(dir, 'artifacts'),
+    MCP_HOST_E2E_CHROMIUM: paths.CHROMIUM,
+  });
+  let stats;
+  try {
+    const Mocha = require(path.join(h.REPO, 'node_modules', 'mocha', 'lib', 'mocha.cjs'));
+    const { mochaHooks } = require(path.join(h.REPO, 'test', 'e2e', 'helpers.js'));
+    const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: 120_000, slow: 10_000, rootHooks: mochaHooks, grep });
+    for (const f of files) mocha.addFile(f);
+    stats = await new Promise((resolve) => {
+      const runner = mocha.run(() => resolve(runner.stats));
+    });
+  } finally {
+    await cs.stop();
+  }
+  const seconds = (Date.now() - t) / 1000;
+  const passed = stats.passes;
+  const failed = stats.failures + (stats.passes + stats.failures === 0 ? 1 : 0);
+  h.log(`e2e: ${passed} passed, ${failed} failed in ${seconds.toFixed(1)}s`);
+  if (failed) h.dumpLogs('code-server', cs.logFile, [path.join(userDataDir, 'logs')]);
+  time('e2e suites', seconds);
+  return { passed, failed };
+}
+
+async function main() {
+  const tAll = Date.now();
+  let passed = 0;
+  let failed = 0;
+  try {
+    const paths = h.install();
+    time('install.sh', paths.installSeconds);
+    let t = Date.now();
+    const vsix = h.buildVsix();
+    time('build VSIX (npm run package)', (Date.now() - t) / 1000);
+    const base = h.scratch('run');
+    const extensionsDir = path.join(base, 'extensions');
+    t = Date.now();
+    h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
+    time('install VSIX', (Date.now() - t) / 1000);
+    for (const [name, fn] of [['exthost', runExtHost], ['e2e', runE2E]]) {
+      if (only && only !== name) continue;
+      try {
+        const r = await fn(paths, { base, extensionsDir });
+        passed += r.passed;
+        failed += r.failed;
+      } catch (e) {
+        console.log(`${name}: harness error: ${e.stack || e}`);
+        failed += 1;
+      }
+    }
+  } catch (e) {
+    console.log(`harness error: ${e.stack || e}`);
+    failed += 1;
+  }
+  time('total', (Date.now() - tAll) / 1000);
+  console.log('\nTimings:');
+  for (const [label, s] of timings) console.log(`  ${label.padEnd(32)} ${s.toFixed(1)} s`);
+  console.log(`\nvscode: ${passed} passed, ${failed} failed`);
+  h.killAllGroups();
+  process.exit(failed ? 1 : 0);
+}
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    h.killAllGroups();
+    process.exit(130);
+  });
+}
+main();
