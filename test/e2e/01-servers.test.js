@@ -36,7 +36,6 @@ describe('the Servers view', () => {
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'Start the MCP server "everything"?' });
     await dialog.waitFor({ timeout: 90_000 });
     assert.match(await dialog.innerText(), /server-everything/);
-    await screenshot(page, 'consent');
     await dialog.locator('.monaco-button', { hasText: /^Allow$/ }).click();
     await dialog.waitFor({ state: 'hidden' });
   });
