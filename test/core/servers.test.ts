@@ -182,6 +182,19 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     assert.equal(h.client, undefined);
   });
 
+  it('coalesces a burst of refreshes into at most one more fetch', async () => {
+    const h = make(fixture('plain'));
+    const received: string[] = [];
+    h.onLog((e) => {
+      if (e.source === 'stderr' && e.message.includes('"method":"tools/list"')) received.push(e.message);
+    });
+    await h.start();
+    const before = received.length;
+    await Promise.all([1, 2, 3, 4, 5].map(() => h.refresh('tools')));
+    assert.equal(received.length - before, 2, 'one fetch under way plus one for the calls that came during it');
+    assert.deepEqual(h.tools.map((t) => t.name), ['work']);
+  });
+
   it('goes to error with the exit code and stderr when the start fails', async () => {
     const h = make(fixture('exit-at-once'));
     await assert.rejects(h.start());

@@ -76,6 +76,9 @@ async function runExtHost(paths, { base, extensionsDir }) {
   const testsEntry = await buildRunnerExtension(files, runnerExt);
   h.log(`exthost: bundled ${files.length} suite file(s) in ${((Date.now() - t) / 1000).toFixed(1)}s`);
   const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'vscode', 'workspace'), path.join(dir, 'workspace'));
+  // A multi-root workspace (of one folder), so suites can add folders without the window reloading.
+  const workspaceFile = path.join(dir, 'exthost.code-workspace');
+  fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: workspace }], settings: {} }, null, 2));
   const resultsFile = path.join(dir, 'results.json');
   const out = path.join(dir, 'out');
   fs.mkdirSync(out, { recursive: true });
@@ -117,7 +120,7 @@ async function runExtHost(paths, { base, extensionsDir }) {
         ['extensionEnvironment', JSON.stringify(extensionEnvironment)],
         ['skipWelcome', 'true'],
       ]);
-      const loaded = await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`, { timeout: 120_000 })
+      const loaded = await page.goto(`${server.url}?workspace=${encodeURIComponent(workspaceFile)}&payload=${encodeURIComponent(payload)}`, { timeout: 120_000 })
         .then(() => true, (e) => { h.log(`exthost: page load failed: ${e.message.split('\n')[0]}`); return false; });
       const started = loaded && await h.waitFor(() => fs.existsSync(resultsFile) || server.exited, startupTimeout, 500);
       if (started === true && fs.existsSync(resultsFile)) {

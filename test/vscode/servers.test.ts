@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { TreeNode } from '../../src/vscode/tree/nodes';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { env } from './harnessEnv';
 import { api, running, serverScript, setServers, waitFor } from './helpers';
 
 const everything = () => ({ command: 'node', args: [serverScript('server-everything'), 'stdio'] });
@@ -82,6 +85,26 @@ describe('servers from settings in a real VS Code', function () {
     const { result } = await ev.client!.callTool('get-roots-list', {});
     assert.ok(text(result).includes(folder().uri.toString()), text(result));
     assert.ok(text(result).includes(folder().name));
+  });
+
+  it('tells servers when a workspace folder is added, and they see the new root', async () => {
+    const a = await api();
+    await setServers({ everything: everything(), filesystem: filesystem(folder().uri.fsPath) });
+    const ev = await running(a, 'everything');
+    const fsServer = await running(a, 'filesystem');
+    const added = path.join(env.out, `added-root-${Date.now()}`);
+    fs.mkdirSync(added, { recursive: true });
+    const addedUri = vscode.Uri.file(added);
+    const allowed = async () => text((await fsServer.client!.callTool('list_allowed_directories', {})).result);
+    assert.ok(!(await allowed()).includes(added));
+    assert.ok(vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders!.length, 0, { uri: addedUri, name: 'added' }));
+    try {
+      await waitFor(async () => (await allowed()).includes(added), 'server-filesystem to allow the new folder');
+      await waitFor(async () => text((await ev.client!.callTool('get-roots-list', {})).result).includes(addedUri.toString()), 'server-everything to list the new root');
+    } finally {
+      const index = vscode.workspace.workspaceFolders!.findIndex((f) => f.uri.fsPath === added);
+      if (index >= 0) vscode.workspace.updateWorkspaceFolders(index, 1);
+    }
   });
 
   it('moves a killed server to error and restarts it', async () => {

@@ -163,8 +163,35 @@ export class ServerHandle {
     }
   }
 
-  /** Fetches one list again if the server offers it; a failure is logged and keeps the old list. */
-  async refresh(kind: ListKind): Promise<void> {
+  private readonly refreshing = new Map<ListKind, { run: Promise<void>; again: boolean }>();
+
+  /**
+   * Fetches one list again if the server offers it; a failure is logged and keeps the old list.
+   * Calls while one is under way coalesce into one more fetch after it (servers often send a
+   * burst of list_changed).
+   */
+  refresh(kind: ListKind): Promise<void> {
+    const current = this.refreshing.get(kind);
+    if (current) {
+      current.again = true;
+      return current.run;
+    }
+    const entry = { run: Promise.resolve(), again: false };
+    entry.run = (async () => {
+      try {
+        do {
+          entry.again = false;
+          await this.fetchList(kind);
+        } while (entry.again);
+      } finally {
+        this.refreshing.delete(kind);
+      }
+    })();
+    this.refreshing.set(kind, entry);
+    return entry.run;
+  }
+
+  private async fetchList(kind: ListKind): Promise<void> {
     // The launch's client, also while starting: the first lists load before "running".
     const client = this._client;
     const caps = client?.serverCapabilities;
