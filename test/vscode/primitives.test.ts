@@ -57,6 +57,27 @@ describe('tools, resources and prompts in a real VS Code', function () {
     await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(toResourceUri('nobody', 'x://y'))), /not running/);
   });
 
+  it('keeps an open resource document current through resources/subscribe', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const uri = toResourceUri('everything', 'demo://resource/dynamic/text/1', 'text-1', 'text/plain');
+    const updates: string[] = [];
+    const sub = a.host.onResourceUpdated((u) => updates.push(u.uri));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc);
+    const first = doc.getText();
+    assert.match(first, /^Resource 1: This is a plaintext resource created at /);
+    await ev.client!.callTool('toggle-subscriber-updates', {});
+    try {
+      // The text carries the time of reading, so a re-read after an update shows as a change.
+      await waitFor(() => updates.includes('demo://resource/dynamic/text/1') && doc.getText() !== first, 'the open document to refresh', 20_000);
+    } finally {
+      await ev.client!.callTool('toggle-subscriber-updates', {});
+      sub.dispose();
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    }
+  });
+
   it('renders a prompt with its arguments', async () => {
     const a = await api();
     const ev = await running(a, 'everything');

@@ -10,22 +10,31 @@ import { fromResourceUri, RESOURCE_SCHEME } from './uri';
  */
 export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Disposable {
   private readonly sizes = new Map<string, { size: number; mtime: number }>();
-  /** Watched documents by server and resource URI. */
-  private readonly watched = new Map<string, Set<string>>();
+  /** Open documents (with how many holders) by server and resource URI. */
+  private readonly watched = new Map<string, { docs: Map<string, number> }>();
+  private readonly openDocuments = new Map<string, vscode.Disposable>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly host: McpHost) {
     super('MCP resources');
     this.subscriptions.push(
       host.onResourceUpdated(({ server, uri }) => {
-        const docs = this.watched.get(key(server, uri));
+        const docs = this.watched.get(key(server, uri))?.docs;
         if (!docs) return;
         const now = Date.now();
-        for (const doc of docs) {
+        for (const doc of docs.keys()) {
           const known = this.sizes.get(doc);
           if (known) known.mtime = now;
           this.changeEmitter.fire([{ type: vscode.FileChangeType.Changed, uri: vscode.Uri.parse(doc) }]);
         }
+      }),
+      vscode.workspace.onDidOpenTextDocument((doc) => {
+        if (doc.uri.scheme !== RESOURCE_SCHEME || this.openDocuments.has(doc.uri.toString())) return;
+        this.openDocuments.set(doc.uri.toString(), this.track(doc.uri));
+      }),
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        this.openDocuments.get(doc.uri.toString())?.dispose();
+        this.openDocuments.delete(doc.uri.toString());
       }),
     );
   }
@@ -60,6 +69,15 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
   }
 
   override watch(uri: vscode.Uri): vscode.Disposable {
+    return this.track(uri);
+  }
+
+  /**
+   * Subscribes while a document of `uri` is open (the first opener subscribes, the last closer
+   * unsubscribes). Text documents are tracked through open/close events, since the workbench does
+   * not always call `watch` for an extension file system's open editors.
+   */
+  private track(uri: vscode.Uri): vscode.Disposable {
     let parsed: { server: string; resourceUri: string };
     try {
       parsed = fromResourceUri(uri);
@@ -67,17 +85,24 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
       return new vscode.Disposable(() => undefined);
     }
     const k = key(parsed.server, parsed.resourceUri);
-    const docs = this.watched.get(k) ?? new Set<string>();
-    const first = docs.size === 0;
-    docs.add(uri.toString());
-    this.watched.set(k, docs);
+    const entry = this.watched.get(k) ?? { docs: new Map<string, number>() };
+    const first = entry.docs.size === 0;
+    entry.docs.set(uri.toString(), (entry.docs.get(uri.toString()) ?? 0) + 1);
+    this.watched.set(k, entry);
     const client = () => this.host.registry.get(parsed.server)?.client;
     if (first && client()?.serverCapabilities?.resources?.subscribe) {
-      client()!.subscribeResource(parsed.resourceUri).catch((e) => this.host.logs.channel(parsed.server).warn(`subscribe ${parsed.resourceUri}: ${McpError.from(e).message}`));
+      client()!
+        .subscribeResource(parsed.resourceUri)
+        .catch((e) => this.host.logs.channel(parsed.server).warn(`subscribe ${parsed.resourceUri}: ${McpError.from(e).message}`));
     }
+    let released = false;
     return new vscode.Disposable(() => {
-      docs.delete(uri.toString());
-      if (docs.size > 0) return;
+      if (released) return;
+      released = true;
+      const n = (entry.docs.get(uri.toString()) ?? 1) - 1;
+      if (n > 0) entry.docs.set(uri.toString(), n);
+      else entry.docs.delete(uri.toString());
+      if (entry.docs.size > 0) return;
       this.watched.delete(k);
       const c = client();
       if (c?.serverCapabilities?.resources?.subscribe) c.unsubscribeResource(parsed.resourceUri).catch(() => undefined);

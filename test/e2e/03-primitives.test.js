@@ -1,0 +1,147 @@
+// Tools, resources and prompts from the palette and the Servers view, the way a person uses them.
+'use strict';
+const assert = require('node:assert/strict');
+const { ctx, findInPalette, screenshot } = require('./helpers');
+
+const QI = '.quick-input-widget';
+const sidebar = '.part.sidebar';
+
+async function step(page, text) {
+  await page.locator(QI, { hasText: text }).waitFor({ timeout: 30_000 });
+}
+
+/** Types into the open quick input and accepts. */
+async function answer(page, text) {
+  const input = page.locator(`${QI} input`);
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+}
+
+/** Filters the open quick pick by `label` and accepts the focused row once it is that one. */
+async function choose(page, label) {
+  await page.locator(`${QI} input`).fill(label);
+  await page.locator(`${QI} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Runs a palette command that answers with a quick input of its own (runCommand waits for the palette to close). */
+async function startCommand(page, label) {
+  await findInPalette(page, label);
+  await page.locator(`${QI} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+async function callTool(page, toolLabel) {
+  await startCommand(page, 'MCP Host: Call Tool...');
+  await step(page, 'everything ›');
+  await choose(page, toolLabel);
+}
+
+async function editorShows(page, text, timeout = 30_000) {
+  await page.locator('.part.editor .monaco-editor .view-lines', { hasText: text }).first().waitFor({ timeout });
+}
+
+async function historyRows(page) {
+  await startCommand(page, 'MCP Host: Show Tool Call History');
+  // Wait for the history's own rows, not the palette rows it replaces.
+  await page.locator(QI, { hasText: 'Which call?' }).or(page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' })).first().waitFor({ timeout: 15_000 });
+  const rows = page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' });
+  await rows.first().waitFor({ timeout: 15_000 });
+  const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+  await page.keyboard.press('Escape');
+  return texts;
+}
+
+describe('tools, resources and prompts in the workbench', () => {
+  it('calls echo with typed text and opens the result', async () => {
+    const { page } = ctx();
+    await callTool(page, 'Echo Tool');
+    await step(page, 'Step by step');
+    await page.keyboard.press('Enter');
+    await step(page, 'message (required)');
+    await answer(page, 'hello from the palette');
+    await editorShows(page, 'Echo: hello from the palette');
+    await screenshot(page, 'tool-result');
+  });
+
+  it('calls get-sum with numbers', async () => {
+    const { page } = ctx();
+    await callTool(page, 'Get Sum Tool');
+    await step(page, 'Step by step');
+    await page.keyboard.press('Enter');
+    await step(page, 'a (required)');
+    await answer(page, '2');
+    await step(page, 'b (required)');
+    await answer(page, '40');
+    await editorShows(page, 'is 42');
+  });
+
+  it('refuses a number that is not one, and nothing is sent', async () => {
+    const { page } = ctx();
+    const before = await historyRows(page);
+    await callTool(page, 'Get Sum Tool');
+    await step(page, 'Step by step');
+    await page.keyboard.press('Enter');
+    await step(page, 'a (required)');
+    await page.locator(`${QI} input`).fill('abc');
+    await step(page, 'Enter a number');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(500);
+    await step(page, 'Enter a number'); // still on the same step, still refused
+    await page.keyboard.press('Escape');
+    assert.deepEqual(await historyRows(page), before, 'no call was made');
+  });
+
+  it('asks before a tool that is not read-only; Cancel sends nothing', async () => {
+    const { page } = ctx();
+    const before = await historyRows(page);
+    await callTool(page, 'Toggle Simulated Logging');
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Run the tool "toggle-simulated-logging"' });
+    await dialog.waitFor({ timeout: 30_000 });
+    await screenshot(page, 'tool-confirmation');
+    await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.deepEqual(await historyRows(page), before);
+  });
+
+  it('shows progress of the long-running tool, and Cancel stops it', async () => {
+    const { page } = ctx();
+    await callTool(page, 'Trigger Long Running Operation');
+    await step(page, 'Step by step');
+    await page.keyboard.press('Enter');
+    await step(page, 'duration (optional');
+    await answer(page, '30');
+    await step(page, 'steps (optional');
+    await answer(page, '30');
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Trigger Long Running Operation' });
+    await toast.locator('text=/\\d+ of 30/').waitFor({ timeout: 30_000 });
+    await screenshot(page, 'tool-progress');
+    await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    await toast.waitFor({ state: 'hidden', timeout: 15_000 });
+    const rows = await historyRows(page);
+    assert.match(rows[0], /Trigger Long Running Operation|trigger-long-running-operation/);
+    assert.match(rows[0], /cancelled/);
+  });
+
+  it('opens a resource from the Servers view as a document', async () => {
+    const { page } = ctx();
+    const item = page.locator('.activitybar .action-item a[aria-label^="MCP Host"]').first();
+    if (!(await page.locator('.activitybar .action-item.checked a[aria-label^="MCP Host"]').count())) await item.click();
+    const group = page.locator(`${sidebar} .monaco-list-row[aria-label*="Resources"]`).first();
+    await group.waitFor({ timeout: 30_000 });
+    if ((await group.getAttribute('aria-expanded')) !== 'true') await group.click();
+    await page.locator(`${sidebar} .monaco-list-row`, { hasText: 'architecture.md' }).first().click();
+    await page.locator('.tabs-container .tab', { hasText: 'architecture.md' }).waitFor({ timeout: 30_000 });
+    await editorShows(page, 'Architecture');
+    await screenshot(page, 'resource-document');
+  });
+
+  it('gets a prompt from the Servers view', async () => {
+    const { page } = ctx();
+    const group = page.locator(`${sidebar} .monaco-list-row[aria-label*="Prompts"]`).first();
+    if ((await group.getAttribute('aria-expanded')) !== 'true') await group.click();
+    await page.locator(`${sidebar} .monaco-list-row`, { hasText: 'Simple' }).first().click();
+    await editorShows(page, 'Prompt: simple-prompt');
+    await screenshot(page, 'prompt-document');
+  });
+});
