@@ -1,0 +1,112 @@
+// Resource templates and prompts filled in with the server's completion suggestions, and
+// elicitation answered (and declined) through the UI.
+'use strict';
+const { ctx, findInPalette, screenshot } = require('./helpers');
+
+const QI = '.quick-input-widget';
+
+async function startCommand(page, label) {
+  await findInPalette(page, label);
+  await page.locator(`${QI} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Waits for a quick input whose visible text (title, message, rows) contains `text`. */
+async function step(page, text) {
+  await page.locator(QI, { hasText: text }).waitFor({ timeout: 30_000 });
+}
+
+/** Types `typed`, waits for a row `label` (e.g. a server suggestion) and accepts it. */
+async function chooseRow(page, typed, label) {
+  await page.locator(`${QI} input`).fill(typed);
+  const row = page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: label }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await row.click();
+}
+
+async function editorShows(page, text, timeout = 30_000) {
+  await page.locator('.part.editor .monaco-editor .view-lines', { hasText: text }).first().waitFor({ timeout });
+}
+
+async function confirmToolIfAsked(page) {
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'Run the tool' });
+  await dialog.waitFor({ timeout: 30_000 });
+  await dialog.locator('.monaco-button', { hasText: /^Allow Once$/ }).click();
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+describe('completion suggestions and elicitation in the workbench', () => {
+  it('fills a resource template with a suggested value', async () => {
+    const { page } = ctx();
+    await startCommand(page, 'MCP Host: Read Resource...');
+    await chooseRow(page, 'Dynamic Text', 'Dynamic Text Resource');
+    await step(page, 'Dynamic Text Resource (1/1)');
+    await page.locator(`${QI} input`).fill('3');
+    await page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: '3' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await editorShows(page, 'Resource 3: This is a plaintext resource');
+  });
+
+  it('gets completable-prompt with the server’s suggestions, the first answer narrowing the second', async () => {
+    const { page } = ctx();
+    await startCommand(page, 'MCP Host: Get Prompt...');
+    await chooseRow(page, 'Team Management', 'Team Management');
+    await step(page, 'completable-prompt (1/2)');
+    await page.locator(`${QI} input`).fill('E');
+    const suggestion = page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: 'suggested by the server' });
+    await suggestion.filter({ hasText: 'Engineering' }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'prompt-completion');
+    await suggestion.filter({ hasText: 'Engineering' }).first().click();
+    await step(page, 'completable-prompt (2/2)');
+    for (const name of ['Alice', 'Bob', 'Charlie']) await suggestion.filter({ hasText: name }).first().waitFor({ timeout: 30_000 });
+    await suggestion.filter({ hasText: 'Bob' }).first().click();
+    await editorShows(page, 'Please promote Bob to the head of the Engineering team');
+  });
+
+  it('gets args-prompt, leaving the optional argument out', async () => {
+    const { page } = ctx();
+    await startCommand(page, 'MCP Host: Get Prompt...');
+    await chooseRow(page, 'Arguments Prompt', 'Arguments Prompt');
+    await step(page, 'args-prompt (1/2)');
+    await page.locator(`${QI} input`).fill('Oslo');
+    await page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: 'Oslo' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await step(page, 'args-prompt (2/2)');
+    await page.keyboard.press('Enter');
+    await editorShows(page, "What's weather in Oslo?");
+  });
+
+  it('answers an elicitation form, naming the server', async () => {
+    const { page } = ctx();
+    await startCommand(page, 'MCP Host: Call Tool...');
+    await chooseRow(page, 'Trigger Elicitation Request', 'Trigger Elicitation Request');
+    await confirmToolIfAsked(page);
+    const ask = page.locator('.monaco-dialog-box', { hasText: 'The MCP server "everything" asks for information' });
+    await ask.waitFor({ timeout: 30_000 });
+    await screenshot(page, 'elicitation');
+    await ask.locator('.monaco-button', { hasText: /^Respond$/ }).click();
+    await step(page, 'name (required)');
+    await page.locator(`${QI} input`).fill('Ada Lovelace');
+    await page.keyboard.press('Enter');
+    // Every other field is optional: skip pick lists, keep defaults or leave inputs empty.
+    for (let i = 0; i < 30; i++) {
+      await page.waitForTimeout(300);
+      if (!(await page.locator(QI).isVisible())) break;
+      const skip = page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: 'Skip' });
+      if (await skip.count()) await skip.first().click();
+      else await page.keyboard.press('Enter');
+    }
+    await editorShows(page, 'Ada Lovelace');
+  });
+
+  it('declines an elicitation', async () => {
+    const { page } = ctx();
+    await startCommand(page, 'MCP Host: Call Tool...');
+    await chooseRow(page, 'Trigger Elicitation Request', 'Trigger Elicitation Request');
+    await confirmToolIfAsked(page);
+    const ask = page.locator('.monaco-dialog-box', { hasText: 'The MCP server "everything" asks for information' });
+    await ask.waitFor({ timeout: 30_000 });
+    await ask.locator('.monaco-button', { hasText: /^Decline$/ }).click();
+    await editorShows(page, 'decline');
+  });
+});
