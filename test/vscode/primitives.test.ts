@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { toResourceUri } from '../../src/vscode/resources/uri';
-import { api, running, serverScript, setServers, waitFor } from './helpers';
+import * as path from 'node:path';
+import { openResource } from '../../src/vscode/resources/readResource';
+import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 describe('tools, resources and prompts in a real VS Code', function () {
   this.timeout(120_000);
@@ -76,6 +78,25 @@ describe('tools, resources and prompts in a real VS Code', function () {
       sub.dispose();
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     }
+  });
+
+  it('opens an image resource in the image preview', async () => {
+    const a = await api();
+    await setServers({
+      everything: { command: 'node', args: [serverScript('server-everything'), 'stdio'] },
+      images: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'images'] },
+    });
+    const images = await running(a, 'images');
+    const png = images.resources[0];
+    assert.equal(png.mimeType, 'image/png');
+    const uri = await openResource(images, png);
+    assert.match(uri.path, /\/dot\.png$/);
+    const tab = await waitFor(() => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputCustom && input.uri.toString() === uri.toString() && input;
+    }, 'the image preview');
+    assert.equal(tab.viewType, 'imagePreview.previewEditor');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   it('renders a prompt with its arguments', async () => {
