@@ -1,51 +1,35 @@
 // Tools, resources and prompts from the palette and the Servers view, the way a person uses them.
 'use strict';
 const assert = require('node:assert/strict');
-const { ctx, findInPalette, screenshot } = require('./helpers');
+const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows } = require('./helpers');
 
-const QI = '.quick-input-widget';
 const sidebar = '.part.sidebar';
-
-async function step(page, text) {
-  await page.locator(QI, { hasText: text }).waitFor({ timeout: 30_000 });
-}
 
 /** Types into the open quick input and accepts. */
 async function answer(page, text) {
-  const input = page.locator(`${QI} input`);
+  const input = page.locator(`${QUICK_INPUT} input`);
   await input.fill(text);
   await page.keyboard.press('Enter');
 }
 
 /** Filters the open quick pick by `label` and accepts the focused row once it is that one. */
 async function choose(page, label) {
-  await page.locator(`${QI} input`).fill(label);
-  await page.locator(`${QI} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 30_000 });
-  await page.keyboard.press('Enter');
-}
-
-/** Runs a palette command that answers with a quick input of its own (runCommand waits for the palette to close). */
-async function startCommand(page, label) {
-  await findInPalette(page, label);
-  await page.locator(`${QI} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 15_000 });
+  await page.locator(`${QUICK_INPUT} input`).fill(label);
+  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 30_000 });
   await page.keyboard.press('Enter');
 }
 
 async function callTool(page, toolLabel) {
   await startCommand(page, 'MCP Host: Call Tool...');
-  await step(page, 'everything ›');
+  await quickInputStep(page, 'everything ›');
   await choose(page, toolLabel);
-}
-
-async function editorShows(page, text, timeout = 30_000) {
-  await page.locator('.part.editor .monaco-editor .view-lines', { hasText: text }).first().waitFor({ timeout });
 }
 
 async function historyRows(page) {
   await startCommand(page, 'MCP Host: Show Tool Call History');
   // Wait for the history's own rows, not the palette rows it replaces.
-  await page.locator(QI, { hasText: 'Which call?' }).or(page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' })).first().waitFor({ timeout: 15_000 });
-  const rows = page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' });
+  await page.locator(QUICK_INPUT, { hasText: 'Which call?' }).or(page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' })).first().waitFor({ timeout: 15_000 });
+  const rows = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' });
   await rows.first().waitFor({ timeout: 15_000 });
   const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
   await page.keyboard.press('Escape');
@@ -56,9 +40,9 @@ describe('tools, resources and prompts in the workbench', () => {
   it('calls echo with typed text and opens the result', async () => {
     const { page } = ctx();
     await callTool(page, 'Echo Tool');
-    await step(page, 'Step by step');
+    await quickInputStep(page, 'Step by step');
     await page.keyboard.press('Enter');
-    await step(page, 'message (required)');
+    await quickInputStep(page, 'message (required)');
     await answer(page, 'hello from the palette');
     await editorShows(page, 'Echo: hello from the palette');
     await screenshot(page, 'tool-result');
@@ -67,11 +51,11 @@ describe('tools, resources and prompts in the workbench', () => {
   it('calls get-sum with numbers', async () => {
     const { page } = ctx();
     await callTool(page, 'Get Sum Tool');
-    await step(page, 'Step by step');
+    await quickInputStep(page, 'Step by step');
     await page.keyboard.press('Enter');
-    await step(page, 'a (required)');
+    await quickInputStep(page, 'a (required)');
     await answer(page, '2');
-    await step(page, 'b (required)');
+    await quickInputStep(page, 'b (required)');
     await answer(page, '40');
     await editorShows(page, 'is 42');
   });
@@ -80,14 +64,14 @@ describe('tools, resources and prompts in the workbench', () => {
     const { page } = ctx();
     const before = await historyRows(page);
     await callTool(page, 'Get Sum Tool');
-    await step(page, 'Step by step');
+    await quickInputStep(page, 'Step by step');
     await page.keyboard.press('Enter');
-    await step(page, 'a (required)');
-    await page.locator(`${QI} input`).fill('abc');
-    await step(page, 'Enter a number');
+    await quickInputStep(page, 'a (required)');
+    await page.locator(`${QUICK_INPUT} input`).fill('abc');
+    await quickInputStep(page, 'Enter a number');
     await page.keyboard.press('Enter');
     await page.waitForTimeout(500);
-    await step(page, 'Enter a number'); // still on the same step, still refused
+    await quickInputStep(page, 'Enter a number'); // still on the same step, still refused
     await page.keyboard.press('Escape');
     assert.deepEqual(await historyRows(page), before, 'no call was made');
   });
@@ -107,11 +91,11 @@ describe('tools, resources and prompts in the workbench', () => {
   it('shows progress of the long-running tool, and Cancel stops it', async () => {
     const { page } = ctx();
     await callTool(page, 'Trigger Long Running Operation');
-    await step(page, 'Step by step');
+    await quickInputStep(page, 'Step by step');
     await page.keyboard.press('Enter');
-    await step(page, 'duration (optional');
+    await quickInputStep(page, 'duration (optional');
     await answer(page, '30');
-    await step(page, 'steps (optional');
+    await quickInputStep(page, 'steps (optional');
     await answer(page, '30');
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Trigger Long Running Operation' });
     await toast.locator('text=/\\d+ of 30/').waitFor({ timeout: 30_000 });

@@ -1,31 +1,15 @@
 // Resource templates and prompts filled in with the server's completion suggestions, and
 // elicitation answered (and declined) through the UI.
 'use strict';
-const { ctx, findInPalette, screenshot } = require('./helpers');
+const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows } = require('./helpers');
 
-const QI = '.quick-input-widget';
-
-async function startCommand(page, label) {
-  await findInPalette(page, label);
-  await page.locator(`${QI} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
-}
-
-/** Waits for a quick input whose visible text (title, message, rows) contains `text`. */
-async function step(page, text) {
-  await page.locator(QI, { hasText: text }).waitFor({ timeout: 30_000 });
-}
 
 /** Types `typed`, waits for a row `label` (e.g. a server suggestion) and accepts it. */
 async function chooseRow(page, typed, label) {
-  await page.locator(`${QI} input`).fill(typed);
-  const row = page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: label }).first();
+  await page.locator(`${QUICK_INPUT} input`).fill(typed);
+  const row = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: label }).first();
   await row.waitFor({ timeout: 30_000 });
   await row.click();
-}
-
-async function editorShows(page, text, timeout = 30_000) {
-  await page.locator('.part.editor .monaco-editor .view-lines', { hasText: text }).first().waitFor({ timeout });
 }
 
 async function confirmToolIfAsked(page) {
@@ -40,9 +24,9 @@ describe('completion suggestions and elicitation in the workbench', () => {
     const { page } = ctx();
     await startCommand(page, 'MCP Host: Read Resource...');
     await chooseRow(page, 'Dynamic Text', 'Dynamic Text Resource');
-    await step(page, 'Dynamic Text Resource (1/1)');
-    await page.locator(`${QI} input`).fill('3');
-    await page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: '3' }).first().waitFor();
+    await quickInputStep(page, 'Dynamic Text Resource (1/1)');
+    await page.locator(`${QUICK_INPUT} input`).fill('3');
+    await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: '3' }).first().waitFor();
     await page.keyboard.press('Enter');
     await editorShows(page, 'Resource 3: This is a plaintext resource');
   });
@@ -51,13 +35,13 @@ describe('completion suggestions and elicitation in the workbench', () => {
     const { page } = ctx();
     await startCommand(page, 'MCP Host: Get Prompt...');
     await chooseRow(page, 'Team Management', 'Team Management');
-    await step(page, 'completable-prompt (1/2)');
-    await page.locator(`${QI} input`).fill('E');
-    const suggestion = page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: 'suggested by the server' });
+    await quickInputStep(page, 'completable-prompt (1/2)');
+    await page.locator(`${QUICK_INPUT} input`).fill('E');
+    const suggestion = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'suggested by the server' });
     await suggestion.filter({ hasText: 'Engineering' }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'prompt-completion');
     await suggestion.filter({ hasText: 'Engineering' }).first().click();
-    await step(page, 'completable-prompt (2/2)');
+    await quickInputStep(page, 'completable-prompt (2/2)');
     for (const name of ['Alice', 'Bob', 'Charlie']) await suggestion.filter({ hasText: name }).first().waitFor({ timeout: 30_000 });
     await suggestion.filter({ hasText: 'Bob' }).first().click();
     await editorShows(page, 'Please promote Bob to the head of the Engineering team');
@@ -67,11 +51,11 @@ describe('completion suggestions and elicitation in the workbench', () => {
     const { page } = ctx();
     await startCommand(page, 'MCP Host: Get Prompt...');
     await chooseRow(page, 'Arguments Prompt', 'Arguments Prompt');
-    await step(page, 'args-prompt (1/2)');
-    await page.locator(`${QI} input`).fill('Oslo');
-    await page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: 'Oslo' }).first().waitFor();
+    await quickInputStep(page, 'args-prompt (1/2)');
+    await page.locator(`${QUICK_INPUT} input`).fill('Oslo');
+    await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Oslo' }).first().waitFor();
     await page.keyboard.press('Enter');
-    await step(page, 'args-prompt (2/2)');
+    await quickInputStep(page, 'args-prompt (2/2)');
     await page.keyboard.press('Enter');
     await editorShows(page, "What's weather in Oslo?");
   });
@@ -85,14 +69,14 @@ describe('completion suggestions and elicitation in the workbench', () => {
     await ask.waitFor({ timeout: 30_000 });
     await screenshot(page, 'elicitation');
     await ask.locator('.monaco-button', { hasText: /^Respond$/ }).click();
-    await step(page, 'name (required)');
-    await page.locator(`${QI} input`).fill('Ada Lovelace');
+    await quickInputStep(page, 'name (required)');
+    await page.locator(`${QUICK_INPUT} input`).fill('Ada Lovelace');
     await page.keyboard.press('Enter');
     // Every other field is optional: skip pick lists, keep defaults or leave inputs empty.
     for (let i = 0; i < 30; i++) {
       await page.waitForTimeout(300);
-      if (!(await page.locator(QI).isVisible())) break;
-      const skip = page.locator(`${QI} .quick-input-list .monaco-list-row`, { hasText: 'Skip' });
+      if (!(await page.locator(QUICK_INPUT).isVisible())) break;
+      const skip = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Skip' });
       if (await skip.count()) await skip.first().click();
       else await page.keyboard.press('Enter');
     }

@@ -203,7 +203,27 @@ const mochaHooks = {
   },
 };
 
+const QUICK_INPUT = '.quick-input-widget';
+
+/** Runs a palette command that answers with a quick input of its own (runCommand waits for the palette to close). */
+async function startCommand(page, label) {
+  await findInPalette(page, label);
+  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Waits for a quick input whose visible text (title, message, rows) contains `text`. */
+async function quickInputStep(page, text) {
+  await page.locator(QUICK_INPUT, { hasText: text }).waitFor({ timeout: 30_000 });
+}
+
+/** Waits until an editor shows `text`. */
+async function editorShows(page, text, timeout = 30_000) {
+  await page.locator('.part.editor .monaco-editor .view-lines', { hasText: text }).first().waitFor({ timeout });
+}
+
 module.exports = {
+  QUICK_INPUT, startCommand, quickInputStep, editorShows,
   ctx, openWorkbench, openCommandPalette, findInPalette, runCommand, openFile, waitForText, outputPanel, waitForOutputChannel, waitForIdleStatusBar, screenshot,
   mochaHooks, SCREENSHOT_DIR, VIEWPORT,
 };
