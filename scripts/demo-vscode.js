@@ -13,17 +13,19 @@ const args = process.argv.slice(2);
 const check = args.includes('--check');
 const portArg = args.includes('--port') ? Number(args[args.indexOf('--port') + 1]) : undefined;
 
-function writeDemoSettings(workspace) {
+/**
+ * The demo server goes into the user settings of the demo's own profile: a user-level server
+ * starts at once, while a workspace-defined one would first ask for consent.
+ */
+function demoSettings() {
   const server = path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
   if (!fs.existsSync(server)) throw new Error(`${server} is missing: run npm ci`);
-  const dir = path.join(workspace, '.vscode');
-  fs.mkdirSync(dir, { recursive: true });
-  const settings = {
+  return {
     'mcpHost.servers': {
       everything: { type: 'stdio', command: 'node', args: [server, 'stdio'] },
     },
+    'mcpHost.trace': 'messages',
   };
-  fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify(settings, null, 2) + '\n');
 }
 
 async function portFree(port) {
@@ -69,13 +71,12 @@ async function main() {
   const extensionsDir = path.join(base, 'extensions');
   h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'user-data'), base });
   const workspace = path.join(h.REPO, 'demo', 'workspace');
-  writeDemoSettings(workspace);
 
   let port = portArg || 8080;
   if (!portArg && !(await portFree(port))) port = await h.freePort();
   const cs = await h.startCodeServer(paths, {
     base, extensionsDir, userDataDir: path.join(base, 'user-data'), folder: workspace, port, attempts: portArg ? 1 : 3,
-    name: 'code-server',
+    name: 'code-server', settings: demoSettings(),
   });
   let stopping = false;
   const stop = async (code) => {
