@@ -5,6 +5,8 @@ export type ConsentAnswer = 'allow' | 'always' | 'cancel';
 export type ConsentPrompt = (def: ServerDefinition, commandLine: string, cwd: string | undefined) => Promise<ConsentAnswer>;
 
 const STORE_KEY = 'mcpHost.allowedLaunches';
+/** No person answers a modal this fast; it was dismissed without being shown. */
+const MODAL_TOO_FAST_MS = 300;
 
 /**
  * Workspace-defined commands run code from the repository a person opened, so the first start
@@ -40,6 +42,12 @@ async function askWithModal(def: ServerDefinition, commandLine: string, cwd: str
   const allow = 'Allow';
   const always = 'Always Allow in This Workspace';
   const detail = `This workspace's settings define the MCP server "${def.name}". Starting it runs:\n\n${commandLine}\n\nin ${cwd ?? 'the first workspace folder'}.\n\nOnly allow commands you trust.`;
-  const pick = await vscode.window.showWarningMessage(`Start the MCP server "${def.name}"?`, { modal: true, detail }, allow, always);
+  const asked = Date.now();
+  let pick = await vscode.window.showWarningMessage(`Start the MCP server "${def.name}"?`, { modal: true, detail }, allow, always);
+  // A modal raised while the web workbench is still loading can come back dismissed at once,
+  // before anyone saw it: ask again in a notification, which waits for the person.
+  if (pick === undefined && Date.now() - asked < MODAL_TOO_FAST_MS) {
+    pick = await vscode.window.showWarningMessage(`Start the MCP server "${def.name}"? ${detail.replace(/\n+/g, ' ')}`, allow, always);
+  }
   return pick === allow ? 'allow' : pick === always ? 'always' : 'cancel';
 }
