@@ -19,15 +19,30 @@ async function confirmToolIfAsked(page) {
   await dialog.waitFor({ state: 'hidden' });
 }
 
+/** Types `text`, waits until the list offers it (as typed or suggested) and accepts. */
+async function typeAndAccept(page, text) {
+  await page.locator(`${QUICK_INPUT} input`).fill(text);
+  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: text }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/** Calls trigger-elicitation-request and returns the server's question, once it shows. */
+async function startElicitation(page) {
+  await startCommand(page, 'MCP Host: Call Tool...');
+  await chooseRow(page, 'Trigger Elicitation Request', 'Trigger Elicitation Request');
+  await confirmToolIfAsked(page);
+  const ask = page.locator('.monaco-dialog-box', { hasText: 'The MCP server "everything" asks for information' });
+  await ask.waitFor({ timeout: 30_000 });
+  return ask;
+}
+
 describe('completion suggestions and elicitation in the workbench', () => {
   it('fills a resource template with a suggested value', async () => {
     const { page } = ctx();
     await startCommand(page, 'MCP Host: Read Resource...');
     await chooseRow(page, 'Dynamic Text', 'Dynamic Text Resource');
     await quickInputStep(page, 'Dynamic Text Resource (1/1)');
-    await page.locator(`${QUICK_INPUT} input`).fill('3');
-    await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: '3' }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await typeAndAccept(page, '3');
     await editorShows(page, 'Resource 3: This is a plaintext resource');
   });
 
@@ -52,9 +67,7 @@ describe('completion suggestions and elicitation in the workbench', () => {
     await startCommand(page, 'MCP Host: Get Prompt...');
     await chooseRow(page, 'Arguments Prompt', 'Arguments Prompt');
     await quickInputStep(page, 'args-prompt (1/2)');
-    await page.locator(`${QUICK_INPUT} input`).fill('Oslo');
-    await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Oslo' }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await typeAndAccept(page, 'Oslo');
     await quickInputStep(page, 'args-prompt (2/2)');
     await page.keyboard.press('Enter');
     await editorShows(page, "What's weather in Oslo?");
@@ -62,11 +75,7 @@ describe('completion suggestions and elicitation in the workbench', () => {
 
   it('answers an elicitation form, naming the server', async () => {
     const { page } = ctx();
-    await startCommand(page, 'MCP Host: Call Tool...');
-    await chooseRow(page, 'Trigger Elicitation Request', 'Trigger Elicitation Request');
-    await confirmToolIfAsked(page);
-    const ask = page.locator('.monaco-dialog-box', { hasText: 'The MCP server "everything" asks for information' });
-    await ask.waitFor({ timeout: 30_000 });
+    const ask = await startElicitation(page);
     await screenshot(page, 'elicitation');
     await ask.locator('.monaco-button', { hasText: /^Respond$/ }).click();
     await quickInputStep(page, 'name (required)');
@@ -85,11 +94,7 @@ describe('completion suggestions and elicitation in the workbench', () => {
 
   it('declines an elicitation', async () => {
     const { page } = ctx();
-    await startCommand(page, 'MCP Host: Call Tool...');
-    await chooseRow(page, 'Trigger Elicitation Request', 'Trigger Elicitation Request');
-    await confirmToolIfAsked(page);
-    const ask = page.locator('.monaco-dialog-box', { hasText: 'The MCP server "everything" asks for information' });
-    await ask.waitFor({ timeout: 30_000 });
+    const ask = await startElicitation(page);
     await ask.locator('.monaco-button', { hasText: /^Decline$/ }).click();
     await editorShows(page, 'decline');
   });
