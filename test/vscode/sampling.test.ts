@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { api, running, serverScript, setServers, waitFor } from './helpers';
+import * as path from 'node:path';
+import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 import { TestModels } from './testModels';
 
@@ -88,5 +89,42 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     assert.match(resultText(second.result), /rate limit/);
     assert.equal((await recorded()).length, 1);
     void a;
+  });
+  it('spends the hourly token budget, counted by the model, then refuses', async () => {
+    const { a, ev } = await samplingTool({ mode: 'allow', models: ['test-echo'], maxTokensPerHour: 20 }, 'budgeted');
+    const first = await ev.client!.callTool('trigger-sampling-request', { prompt: 'spend some tokens please' });
+    assert.notEqual(first.result.isError, true, resultText(first.result));
+    const spent = a.host.sampling.history[0];
+    assert.ok((spent.tokensIn ?? 0) + (spent.tokensOut ?? 0) >= 20, `the first exchange used ${spent.tokensIn}+${spent.tokensOut} tokens`);
+    const second = await ev.client!.callTool('trigger-sampling-request', { prompt: 'more' });
+    assert.equal(second.result.isError, true);
+    assert.match(resultText(second.result), /token budget spent: \d+ of 20 tokens/);
+    assert.equal((await recorded()).length, 1, 'the refused request never reached a model');
+  });
+
+  it('Review sends the messages as the person edited them', async () => {
+    const { a, ev } = await samplingTool({ models: ['test-echo'] });
+    a.host.sampling.consent = async () => 'review';
+    a.host.sampling.review = async (_server, params) => ({ ...params, messages: [{ role: 'user', content: { type: 'text', text: 'edited by the person' } }] });
+    const { result } = await ev.client!.callTool('trigger-sampling-request', { prompt: 'original' });
+    assert.match(resultText(result), /I read: edited by the person/);
+    const [req] = await recorded();
+    assert.ok(!req.messages.some((m) => m.text.includes('original')), 'the original text was not sent');
+    a.host.sampling.review = async () => undefined;
+    const refused = await ev.client!.callTool('trigger-sampling-request', { prompt: 'closed the review' });
+    assert.match(resultText(refused.result), /User rejected sampling request/);
+  });
+
+  it('a cancel from the server ends the model request mid-answer', async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    models.delayMs = 400;
+    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
+    await setServers({ canceller: { command: 'node', args: [raw, 'cancel-peer-request', '1200'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'canceller' && r.decision !== 'refused' && r.durationMs !== undefined), 'the sampling exchange to end');
+    assert.equal(record.decision, 'cancelled', JSON.stringify(record));
+    const [req] = await recorded();
+    assert.equal(req.model, 'test-echo-large');
+    await waitFor(() => req.cancelled, 'the model to see the cancellation');
   });
 });
