@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './vscode/commands';
+import { DocumentActions } from './vscode/documentActions';
 import { McpHost } from './vscode/host';
 import { OutputDocuments } from './vscode/outputDocuments';
 import { PromptActions } from './vscode/prompts/getPrompt';
@@ -23,13 +24,15 @@ export interface McpHostApi {
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
 export async function activate(context: vscode.ExtensionContext): Promise<McpHostApi> {
   const log = vscode.window.createOutputChannel('MCP Host', { log: true });
-  host = new McpHost(context);
+  const documentActions = new DocumentActions();
+  host = new McpHost(context, documentActions);
   const tree = new ServersTreeProvider(host);
   const output = OutputDocuments.register();
-  const tools = new ToolCalls(host, output.docs, context.globalState);
+  const tools = new ToolCalls(host, output.docs, context.globalState, documentActions);
   const prompts = new PromptActions(host, output.docs);
   context.subscriptions.push(
     log,
+    documentActions,
     tree,
     output.disposable,
     ResourceFileSystem.register(host),

@@ -21,6 +21,7 @@ import { BrowserUserAgent } from './auth/browserUserAgent';
 import { LaunchConsent } from './consent';
 import { elicit } from './elicitation/elicit';
 import { SamplingService } from './sampling/samplingService';
+import type { DocumentActions } from './documentActions';
 import { ServerLogs, ProtocolTrace } from './logs';
 import { folderFor, readConfiguredServers, restartPolicySettings, traceLevel } from './settings';
 import { Settings } from './ids';
@@ -50,9 +51,12 @@ export class McpHost implements vscode.Disposable {
   private readonly secretValues = new Set<string>();
   private reconciling: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly context: vscode.ExtensionContext) {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    documentActions: DocumentActions,
+  ) {
     this.consent = new LaunchConsent(context.workspaceState);
-    this.sampling = new SamplingService(context.workspaceState, this.logs);
+    this.sampling = new SamplingService(context.workspaceState, this.logs, documentActions);
     this.registry = new ServerRegistry(
       (def) => this.createHandle(def),
       (def) => def.enabled && def.autostart && this.isAllowedByTrust(def),

@@ -21,12 +21,20 @@ export class OutputDocuments extends ReadOnlyFileSystem implements vscode.Dispos
     return { docs, disposable: vscode.Disposable.from(docs, vscode.workspace.registerFileSystemProvider(OUTPUT_SCHEME, docs, { isReadonly: true, isCaseSensitive: true })) };
   }
 
-  /** Stores a document and returns its URI; old documents are dropped past a bound. */
-  put(folder: string, fileName: string, data: Uint8Array | string): vscode.Uri {
-    const n = ++this.counter;
-    const uri = vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${folder}/${n}/${fileName.replace(/[/\\?#%*:|"<>]/g, '_')}` });
-    this.files.set(uri.path, { data: typeof data === 'string' ? Buffer.from(data, 'utf8') : data, mtime: Date.now() });
-    if (this.files.size > OutputDocuments.MAX_FILES) this.files.delete(this.files.keys().next().value as string);
+  /**
+   * Stores a document, and the files it links relatively (its attachments) in the same folder;
+   * returns the document's URI. Old documents are dropped past a bound.
+   */
+  put(folder: string, fileName: string, data: Uint8Array | string, attachments: ReadonlyArray<{ fileName: string; data: Uint8Array }> = []): vscode.Uri {
+    const dir = `/${folder}/${++this.counter}`;
+    const store = (name: string, bytes: Uint8Array | string) => {
+      const path = `${dir}/${name.replace(/[/\\?#%*:|"<>]/g, '_')}`;
+      this.files.set(path, { data: typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes, mtime: Date.now() });
+      return path;
+    };
+    for (const a of attachments) store(a.fileName, a.data);
+    const uri = vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: store(fileName, data) });
+    while (this.files.size > OutputDocuments.MAX_FILES) this.files.delete(this.files.keys().next().value as string);
     return uri;
   }
 

@@ -80,7 +80,9 @@ describe('rendering results and prompts', () => {
     );
     assert.match(r.markdown, /^# srv › t\n/);
     assert.match(r.markdown, /hello/);
-    assert.match(r.markdown, /!\[content-1\.png\]\(data:image\/png;base64,/);
+    assert.match(r.markdown, /🖼 \[content-1\.png\]\(content-1\.png\) — image\/png, 4 bytes/);
+    assert.match(r.markdown, /🔊 \[content-2\.wav\]\(content-2\.wav\) — audio\/wav, 4 bytes/);
+    assert.doesNotMatch(r.markdown, /base64/, 'binaries are linked, not inlined');
     assert.match(r.markdown, /\[one\]\(link:demo:\/\/x\/1\)/);
     assert.match(r.markdown, /````\nembedded text\n````/);
     assert.match(r.markdown, /does NOT match the outputSchema: \/n must be string/);

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { classifyMessage, McpError, ErrorCode, SchemaValidator, splitCommandLine } from '../../src/core';
+import { classifyMessage, McpError, ErrorCode, requiredUrlElicitations, SchemaValidator, splitCommandLine } from '../../src/core';
 import { missingCapability } from '../../src/core/client/capabilities';
 
 describe('classifyMessage', () => {
@@ -57,6 +57,13 @@ describe('McpError', () => {
     assert.deepEqual([McpError.from({ code: 5, message: 'm', data: 1 }).code, McpError.from({ code: 5, message: 'm' }).message], [5, 'm']);
     assert.equal(McpError.from(new TypeError('boom')).code, ErrorCode.InternalError);
     assert.equal(McpError.from('text').message, 'text');
+  });
+  it('reads the URL elicitations of a -32042 error, and nothing from others', () => {
+    const page = { mode: 'url', url: 'https://example.test/auth', message: 'Sign in', elicitationId: 'e1' };
+    const err = new McpError(-32042, 'needs a browser', { elicitations: [page, { mode: 'form' }, { mode: 'url' }] });
+    assert.deepEqual(requiredUrlElicitations(err), [page]);
+    assert.deepEqual(requiredUrlElicitations(new McpError(-32603, 'x', { elicitations: [page] })), []);
+    assert.deepEqual(requiredUrlElicitations(new McpError(-32042, 'no data')), []);
   });
 });
 

@@ -1,29 +1,9 @@
 // Tools, resources and prompts from the palette and the Servers view, the way a person uses them.
 'use strict';
 const assert = require('node:assert/strict');
-const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows } = require('./helpers');
+const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, answer, callToolFromPalette: callTool } = require('./helpers');
 
 const sidebar = '.part.sidebar';
-
-/** Types into the open quick input and accepts. */
-async function answer(page, text) {
-  const input = page.locator(`${QUICK_INPUT} input`);
-  await input.fill(text);
-  await page.keyboard.press('Enter');
-}
-
-/** Filters the open quick pick by `label` and accepts the focused row once it is that one. */
-async function choose(page, label) {
-  await page.locator(`${QUICK_INPUT} input`).fill(label);
-  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 30_000 });
-  await page.keyboard.press('Enter');
-}
-
-async function callTool(page, toolLabel) {
-  await startCommand(page, 'MCP Host: Call Tool...');
-  await quickInputStep(page, 'everything ›');
-  await choose(page, toolLabel);
-}
 
 async function historyRows(page) {
   await startCommand(page, 'MCP Host: Show Tool Call History');

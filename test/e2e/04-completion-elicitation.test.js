@@ -1,36 +1,12 @@
 // Resource templates and prompts filled in with the server's completion suggestions, and
 // elicitation answered (and declined) through the UI.
 'use strict';
-const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows } = require('./helpers');
-
-
-/** Types `typed`, waits for a row `label` (e.g. a server suggestion) and accepts it. */
-async function chooseRow(page, typed, label) {
-  await page.locator(`${QUICK_INPUT} input`).fill(typed);
-  const row = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: label }).first();
-  await row.waitFor({ timeout: 30_000 });
-  await row.click();
-}
-
-async function confirmToolIfAsked(page) {
-  const dialog = page.locator('.monaco-dialog-box', { hasText: 'Run the tool' });
-  await dialog.waitFor({ timeout: 30_000 });
-  await dialog.locator('.monaco-button', { hasText: /^Allow Once$/ }).click();
-  await dialog.waitFor({ state: 'hidden' });
-}
-
-/** Types `text`, waits until the list offers it (as typed or suggested) and accepts. */
-async function typeAndAccept(page, text) {
-  await page.locator(`${QUICK_INPUT} input`).fill(text);
-  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: text }).first().waitFor();
-  await page.keyboard.press('Enter');
-}
-
+const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, chooseRow, typeAndAccept, allowToolOnce, skipRemainingSteps } = require('./helpers');
 /** Calls trigger-elicitation-request and returns the server's question, once it shows. */
 async function startElicitation(page) {
   await startCommand(page, 'MCP Host: Call Tool...');
   await chooseRow(page, 'Trigger Elicitation Request', 'Trigger Elicitation Request');
-  await confirmToolIfAsked(page);
+  await allowToolOnce(page);
   const ask = page.locator('.monaco-dialog-box', { hasText: 'The MCP server "everything" asks for information' });
   await ask.waitFor({ timeout: 30_000 });
   return ask;
@@ -82,13 +58,7 @@ describe('completion suggestions and elicitation in the workbench', () => {
     await page.locator(`${QUICK_INPUT} input`).fill('Ada Lovelace');
     await page.keyboard.press('Enter');
     // Every other field is optional: skip pick lists, keep defaults or leave inputs empty.
-    for (let i = 0; i < 30; i++) {
-      await page.waitForTimeout(300);
-      if (!(await page.locator(QUICK_INPUT).isVisible())) break;
-      const skip = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Skip' });
-      if (await skip.count()) await skip.first().click();
-      else await page.keyboard.press('Enter');
-    }
+    await skipRemainingSteps(page);
     await editorShows(page, 'Ada Lovelace');
   });
 

@@ -222,8 +222,114 @@ async function editorShows(page, text, timeout = 30_000) {
   await page.locator('.part.editor .monaco-editor .view-lines', { hasText: text }).first().waitFor({ timeout });
 }
 
+/** Types into the open quick input and accepts. */
+async function answer(page, text) {
+  await page.locator(`${QUICK_INPUT} input`).fill(text);
+  await page.keyboard.press('Enter');
+}
+
+/** Filters the open quick pick by `label` and accepts the focused row once it is that one. */
+async function choose(page, label) {
+  await page.locator(`${QUICK_INPUT} input`).fill(label);
+  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Types `typed`, waits for a row `label` (e.g. a server suggestion) and clicks it. */
+async function chooseRow(page, typed, label) {
+  await page.locator(`${QUICK_INPUT} input`).fill(typed);
+  const row = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: label }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await row.click();
+}
+
+/** Types `text`, waits until the list offers it (as typed or suggested) and accepts. */
+async function typeAndAccept(page, text) {
+  await page.locator(`${QUICK_INPUT} input`).fill(text);
+  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: text }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/** "MCP Host: Call Tool..." and the tool whose label contains `toolLabel`. */
+async function callToolFromPalette(page, toolLabel) {
+  await startCommand(page, 'MCP Host: Call Tool...');
+  await quickInputStep(page, 'everything ›');
+  await choose(page, toolLabel);
+}
+
+/** The modal dialog showing `text` (once visible). */
+async function dialog(page, text, timeout = 30_000) {
+  const box = page.locator('.monaco-dialog-box', { hasText: text });
+  await box.waitFor({ timeout });
+  return box;
+}
+
+/** Clicks `button` (exact label) in a dialog and waits for it to close. */
+async function clickDialogButton(box, button) {
+  await box.locator('.monaco-button', { hasText: new RegExp(`^${button.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }).click();
+  await box.waitFor({ state: 'hidden' });
+}
+
+/** Answers the confirmation of a tool that is not read-only with "Allow Once". */
+async function allowToolOnce(page) {
+  await clickDialogButton(await dialog(page, 'Run the tool'), 'Allow Once');
+}
+
+/** Answers every remaining optional step of a quick-input flow: pick lists skipped, inputs left as they are. */
+async function skipRemainingSteps(page) {
+  for (let i = 0; i < 30; i++) {
+    await page.waitForTimeout(300);
+    if (!(await page.locator(QUICK_INPUT).isVisible()) || (await page.locator('.monaco-dialog-box').isVisible())) return;
+    // A pick list offers Skip: filter down to it and accept (a click can miss a list still settling).
+    const skip = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Skip' });
+    if (await skip.count()) await page.locator(`${QUICK_INPUT} input`).fill('Skip');
+    await page.keyboard.press('Enter');
+  }
+}
+
+/** Clicks `button` on the notification toast that shows `text`. */
+async function clickNotificationButton(page, text, button, timeout = 30_000) {
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+  await toast.waitFor({ timeout });
+  await toast.locator('.monaco-button', { hasText: button }).first().click();
+}
+
+/** Whether the active editor contains `text` anywhere, also below the fold (asks the editor's Find). */
+async function editorContains(page, text) {
+  await page.keyboard.press('Control+F');
+  const widget = page.locator('.part.editor .find-widget.visible');
+  await widget.locator('.find-part textarea, .find-part input').first().fill(text);
+  // "1 of 3" once found; "No results" both before the search ran and after it found nothing, so poll.
+  const found = await widget.locator('.matchesCount', { hasText: /\d+ of \d+/ }).waitFor({ timeout: 5_000 }).then(() => true, () => false);
+  await page.keyboard.press('Escape');
+  return found;
+}
+
+/** Clicks the CodeLens `title` in the visible editor (e.g. "Call Tool" above arguments edited as JSON). */
+async function clickCodeLens(page, title, timeout = 30_000) {
+  // A lens above line 1 is out of sight once the editor has scrolled (Find reveals its match): scroll up.
+  const editor = page.locator('.part.editor .editor-instance .monaco-editor').first();
+  await editor.hover({ position: { x: 200, y: 100 } });
+  await page.mouse.wheel(0, -5000);
+  const lens = page.locator('.part.editor .codelens-decoration a', { hasText: title }).first();
+  await lens.waitFor({ timeout });
+  await lens.click();
+}
+
+/** Replaces every `find` in the focused editor with `replacement` through the editor's own Replace widget. */
+async function replaceInEditor(page, find, replacement) {
+  await page.keyboard.press('Control+H');
+  const widget = page.locator('.part.editor .find-widget.visible.replaceToggled');
+  await widget.waitFor({ timeout: 15_000 });
+  await widget.locator('.find-part textarea, .find-part input').first().fill(find);
+  await widget.locator('.replace-part textarea, .replace-part input').first().fill(replacement);
+  await widget.locator('[aria-label^="Replace All"]').first().click();
+  await page.keyboard.press('Escape');
+}
+
 module.exports = {
   QUICK_INPUT, startCommand, quickInputStep, editorShows,
+  answer, choose, chooseRow, typeAndAccept, callToolFromPalette, dialog, clickDialogButton, allowToolOnce, skipRemainingSteps, clickNotificationButton, replaceInEditor, clickCodeLens, editorContains,
   ctx, openWorkbench, openCommandPalette, findInPalette, runCommand, openFile, waitForText, outputPanel, waitForOutputChannel, waitForIdleStatusBar, screenshot,
   mochaHooks, SCREENSHOT_DIR, VIEWPORT,
 };

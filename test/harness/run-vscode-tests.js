@@ -63,6 +63,25 @@ async function buildRunnerExtension(files, outDir) {
   return index;
 }
 
+/**
+ * Packages test/harness/models-ext (the deterministic test models as an extension of their own) into
+ * a VSIX in outDir, for the e2e profile: Playwright cannot reach the suites' in-process registration.
+ */
+async function buildModelsExtension(outDir) {
+  const esbuild = require(path.join(h.REPO, 'node_modules', 'esbuild'));
+  fs.rmSync(outDir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(outDir, 'out'), { recursive: true });
+  fs.copyFileSync(path.join(__dirname, 'models-ext', 'package.json'), path.join(outDir, 'package.json'));
+  await esbuild.build({
+    entryPoints: [path.join(__dirname, 'models-ext', 'extension.ts')], outfile: path.join(outDir, 'out', 'extension.js'),
+    bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['vscode'], logLevel: 'error',
+  });
+  const vsix = path.join(outDir, 'mcp-host-test-models.vsix');
+  h.run(process.execPath, [path.join(h.REPO, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies',
+    '--allow-missing-repository', '--skip-license', '-o', vsix], { cwd: outDir });
+  return vsix;
+}
+
 async function runExtHost(paths, { base, extensionsDir }) {
   const files = listTests('test/vscode', /\.test\.ts$/);
   if (!files.length) {
@@ -164,6 +183,10 @@ async function runE2E(paths, { base, extensionsDir }) {
   const dir = path.join(base, 'e2e');
   const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'e2e', 'workspace'), path.join(dir, 'workspace'));
   const userDataDir = path.join(dir, 'user-data');
+  // Installed only now: in the extension-host run the suites register the same model vendor themselves.
+  const modelsVsix = await buildModelsExtension(path.join(dir, 'models-ext'));
+  h.installVsix(paths, modelsVsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
+  process.env.MCP_HOST_TEST_MODELS_LOG = path.join(dir, 'models-requests.jsonl');
   let cs;
   try {
     cs = await h.startCodeServer(paths, { base: dir, extensionsDir, userDataDir, folder: workspace });

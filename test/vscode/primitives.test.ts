@@ -99,6 +99,40 @@ describe('tools, resources and prompts in a real VS Code', function () {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
+  it('stores result images beside the result and links them so they open in the image preview', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    a.tools.confirm = async () => 'once';
+    const tiny = ev.tools.find((t) => t.name === 'get-tiny-image')!;
+    assert.equal((await a.tools.call(ev, tiny, {}))?.outcome, 'ok');
+    const doc = await waitFor(() => {
+      const d = vscode.window.activeTextEditor?.document;
+      return d?.uri.scheme === 'mcp-output' && d.uri.path.endsWith('/get-tiny-image.md') && d;
+    }, 'the result document');
+    const link = /\[(content-\d+\.png)\]\(\1\)/.exec(doc.getText());
+    assert.ok(link, doc.getText());
+    assert.doesNotMatch(doc.getText(), /base64/, 'the image is linked, not inlined');
+    // The Markdown link provider (what a click uses) finds the relative link.
+    const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri);
+    assert.ok(links.some((l) => doc.getText(l.range) === link[1]), `links: ${links.map((l) => doc.getText(l.range)).join(', ')}`);
+    const imageUri = vscode.Uri.joinPath(doc.uri, '..', link[1]);
+    await vscode.commands.executeCommand('vscode.open', imageUri);
+    const tab = await waitFor(() => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputCustom && input.uri.toString() === imageUri.toString() && input;
+    }, 'the image preview');
+    assert.equal(tab.viewType, 'imagePreview.previewEditor');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('copies a rendered prompt as plain text', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const uri = await a.prompts.run({ server: ev, prompt: ev.prompts.find((p) => p.name === 'simple-prompt')! });
+    await vscode.commands.executeCommand('mcpHost.copyPrompt', uri);
+    assert.match(await vscode.env.clipboard.readText(), /^user: This is a simple prompt/);
+  });
+
   it('renders a prompt with its arguments', async () => {
     const a = await api();
     const ev = await running(a, 'everything');

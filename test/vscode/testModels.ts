@@ -23,7 +23,8 @@ export class TestModels implements vscode.Disposable {
   delayMs = 0;
   private readonly registration: vscode.Disposable;
 
-  constructor() {
+  /** onRequest sees each request as it arrives (the e2e models extension logs them to a file). */
+  constructor(onRequest?: (request: RecordedRequest) => void) {
     const textOf = (m: vscode.LanguageModelChatRequestMessage) => m.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
     this.registration = vscode.lm.registerLanguageModelChatProvider(TEST_VENDOR, {
       provideLanguageModelChatInformation: () => MODELS,
@@ -35,6 +36,7 @@ export class TestModels implements vscode.Disposable {
           cancelled: false,
         };
         this.requests.push(record);
+        onRequest?.(record);
         const answer = `[${model.id}] I read: ${record.messages[record.messages.length - 1]?.text ?? ''}`;
         for (const word of answer.split(/(?<= )/)) {
           if (token.isCancellationRequested) break;

@@ -8,6 +8,8 @@ export const ErrorCode = {
   ConnectionClosed: -32000,
   RequestTimeout: -32001,
   CapabilityDisabled: -32002,
+  /** 2025-11-25: the request needs the person to finish URL elicitations first (data.elicitations). */
+  UrlElicitationRequired: -32042,
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -20,6 +22,7 @@ const codeNames: Record<number, string> = {
   [-32000]: 'Connection closed',
   [-32001]: 'Request timeout',
   [-32002]: 'Capability disabled',
+  [-32042]: 'URL elicitation required',
 };
 
 /** Name of a known code, for messages and logs; unknown codes are shown as numbers. */
@@ -87,4 +90,15 @@ export class McpError extends Error {
   override toString(): string {
     return `${errorCodeName(this.code)} (${this.code}): ${this.message}`;
   }
+}
+
+/** The URL elicitations a -32042 error asks the person to finish before retrying; [] for any other error. */
+export function requiredUrlElicitations(error: unknown): Array<{ mode: 'url'; url: string; message: string; elicitationId: string }> {
+  if (!(error instanceof McpError) || error.code !== ErrorCode.UrlElicitationRequired) return [];
+  const list = (error.data as { elicitations?: unknown } | undefined)?.elicitations;
+  if (!Array.isArray(list)) return [];
+  return list.filter(
+    (e): e is { mode: 'url'; url: string; message: string; elicitationId: string } =>
+      typeof e === 'object' && e !== null && (e as { mode?: unknown }).mode === 'url' && typeof (e as { url?: unknown }).url === 'string',
+  ).map((e) => ({ ...e, message: typeof e.message === 'string' ? e.message : '', elicitationId: String(e.elicitationId ?? '') }));
 }

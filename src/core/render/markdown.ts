@@ -1,7 +1,7 @@
 import type { CallToolResult, ContentBlock, GetPromptResult } from '../protocol/types';
 import type { SchemaCheck } from '../schema/validator';
 
-/** A binary block that should open as its own document (an image preview, an audio file). */
+/** A binary block that opens as its own document (an image preview, an audio file), stored beside the Markdown that links it. */
 export interface Attachment {
   fileName: string;
   mimeType: string;
@@ -23,6 +23,14 @@ function fileNameFor(base: string, mimeType: string, n: number): string {
   return `${base}-${n}.${EXT[mimeType] ?? 'bin'}`;
 }
 
+/**
+ * Binary content is not inlined (base64 would bury the text); it is stored beside the document
+ * and linked relatively, so a click opens it in the image preview or the audio player.
+ */
+function attachmentLink(icon: string, fileName: string, mimeType: string, size: number): string {
+  return `${icon} [${fileName}](${fileName}) — ${mimeType}, ${size} bytes`;
+}
+
 function renderBlock(block: ContentBlock, out: Rendered, base: string, link: ResourceLinker): string {
   switch (block.type) {
     case 'text':
@@ -31,10 +39,7 @@ function renderBlock(block: ContentBlock, out: Rendered, base: string, link: Res
     case 'audio': {
       const fileName = fileNameFor(base, block.mimeType, out.attachments.length + 1);
       out.attachments.push({ fileName, mimeType: block.mimeType, data: Buffer.from(block.data, 'base64') });
-      const size = Buffer.byteLength(block.data, 'base64');
-      return block.type === 'image'
-        ? `![${fileName}](data:${block.mimeType};base64,${block.data})\n\n_${block.type} ${block.mimeType}, ${size} bytes: ${fileName}_`
-        : `_audio ${block.mimeType}, ${size} bytes: ${fileName}_`;
+      return attachmentLink(block.type === 'image' ? '🖼' : '🔊', fileName, block.mimeType, Buffer.byteLength(block.data, 'base64'));
     }
     case 'resource_link':
       return `🔗 ${link(block.uri, block.name, block.mimeType)}${block.description ? ` — ${block.description}` : ''}`;
@@ -45,7 +50,7 @@ function renderBlock(block: ContentBlock, out: Rendered, base: string, link: Res
       const mime = r.mimeType ?? 'application/octet-stream';
       const fileName = fileNameFor(base, mime, out.attachments.length + 1);
       out.attachments.push({ fileName, mimeType: mime, data: Buffer.from(r.blob, 'base64') });
-      return `${head}\n\n_${Buffer.byteLength(r.blob, 'base64')} bytes: ${fileName}_`;
+      return `${head}\n\n${attachmentLink('📄', fileName, mime, Buffer.byteLength(r.blob, 'base64'))}`;
     }
     default:
       return `${FENCE}json\n${JSON.stringify(block, null, 2)}\n${FENCE}`;

@@ -42,8 +42,7 @@ export class PromptActions {
     try {
       const result = await client.getPrompt(prompt.name, args);
       const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => `[${name}](${toResourceUri(server.name, uri, name, mime).toString()})`);
-      const uri = this.docs.put('prompts', `${prompt.name}.md`, rendered.markdown);
-      for (const a of rendered.attachments) this.docs.put('prompts', a.fileName, a.data);
+      const uri = this.docs.put('prompts', `${prompt.name}.md`, rendered.markdown, rendered.attachments);
       this.texts.set(uri.toString(), promptText(result));
       await vscode.window.showTextDocument(uri, { preview: false });
       return uri;

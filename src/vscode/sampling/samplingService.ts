@@ -9,6 +9,7 @@ import {
   type SamplingMessage,
   type ServerDefinition,
 } from '../../core';
+import type { DocumentActions } from '../documentActions';
 import type { ServerLogs } from '../logs';
 import type { OutputDocuments } from '../outputDocuments';
 
@@ -23,6 +24,8 @@ export interface SamplingRecord {
   tokensOut?: number;
   durationMs?: number;
   request: CreateMessageParams;
+  /** The person edited the request in Review before it was sent. */
+  reviewed?: boolean;
   response?: string;
   error?: string;
 }
@@ -46,8 +49,9 @@ export class SamplingService {
   constructor(
     private readonly memento: vscode.Memento,
     private readonly logs: ServerLogs,
+    documentActions: DocumentActions,
   ) {
-    this.review = reviewInEditor;
+    this.review = (server, params) => reviewInEditor(documentActions, server, params);
   }
 
   /** Every exchange of the session as a Markdown document. */
@@ -57,6 +61,7 @@ export class SamplingService {
       parts.push(
         `## ${new Date(r.at).toLocaleString()} — ${r.server}: ${r.decision}`,
         [
+          r.reviewed ? '- edited by the person in Review' : '',
           r.model ? `- model: ${r.model}` : '',
           r.tokensIn !== undefined ? `- tokens: ${r.tokensIn} in, ${r.tokensOut} out` : '',
           r.durationMs !== undefined ? `- duration: ${r.durationMs} ms` : '',
@@ -109,7 +114,12 @@ export class SamplingService {
       if (decision === 'review') {
         const edited = await this.review(server, request);
         decision = edited ? 'once' : 'deny';
-        if (edited) request = edited;
+        if (edited) {
+          request = edited;
+          // The history shows what the model was really sent.
+          record.request = edited;
+          record.reviewed = true;
+        }
       }
       if (decision === 'deny') {
         record.decision = 'denied';
@@ -256,20 +266,24 @@ async function pickModelWithQuickPick(models: vscode.LanguageModelChat[]): Promi
 }
 
 /** Opens the request as JSON; the person may edit the messages, then allow or deny. */
-async function reviewInEditor(server: string, params: CreateMessageParams): Promise<CreateMessageParams | undefined> {
+async function reviewInEditor(actions: DocumentActions, server: string, params: CreateMessageParams): Promise<CreateMessageParams | undefined> {
   const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(params, null, 2)}\n` });
   await vscode.window.showTextDocument(doc, { preview: false });
-  for (;;) {
-    const allow = 'Allow as Edited';
-    const pick = await vscode.window.showInformationMessage(`Review the sampling request of "${server}". Edit the messages if you like, then allow or deny.`, allow, 'Deny');
-    if (pick !== allow) return undefined;
-    try {
-      const edited = JSON.parse(doc.getText()) as CreateMessageParams;
-      if (!Array.isArray(edited.messages)) throw new Error('messages must be an array');
-      // Only the messages and system prompt are the person's to change; limits stay as the policy set them.
-      return { ...params, messages: edited.messages, systemPrompt: edited.systemPrompt };
-    } catch (e) {
-      void vscode.window.showErrorMessage(`The request is not valid JSON: ${(e as Error).message}`);
+  try {
+    for (;;) {
+      const allow = 'Allow as Edited';
+      const pick = await actions.ask(doc, `Review the sampling request of "${server}". Edit the messages if you like, then allow or deny.`, [allow, 'Deny']);
+      if (pick !== allow) return undefined;
+      try {
+        const edited = JSON.parse(doc.getText()) as CreateMessageParams;
+        if (!Array.isArray(edited.messages)) throw new Error('messages must be an array');
+        // Only the messages and system prompt are the person's to change; limits stay as the policy set them.
+        return { ...params, messages: edited.messages, systemPrompt: edited.systemPrompt };
+      } catch (e) {
+        void vscode.window.showErrorMessage(`The request is not valid JSON: ${(e as Error).message}`);
+      }
     }
+  } finally {
+    await actions.discard(doc);
   }
 }

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
-import { defaultArguments, isToolOffered, McpError, renderToolResult, type ServerHandle, type Tool } from '../../core';
+import { defaultArguments, isToolOffered, McpError, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
+import type { DocumentActions } from '../documentActions';
+import { elicit } from '../elicitation/elicit';
 import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
@@ -16,6 +18,11 @@ export interface CallRecord {
 const ALWAYS_KEY = 'mcpHost.alwaysAllowedTools';
 const HISTORY_SIZE = 20;
 const MAX_CALL_MS = 30 * 60_000;
+/**
+ * A call from the editor has a person watching its progress with a Cancel button, and may wait on
+ * that person (sampling consent, elicitation), so it gets longer than the default 60 s.
+ */
+const INTERACTIVE_IDLE_MS = 10 * 60_000;
 
 /** Everything about calling a tool from the editor: pick, arguments, consent, progress, result. */
 export class ToolCalls {
@@ -27,6 +34,7 @@ export class ToolCalls {
     private readonly host: McpHost,
     private readonly docs: OutputDocuments,
     private readonly memento: vscode.Memento,
+    private readonly documentActions: DocumentActions,
   ) {}
 
   /** Quick pick of every offered tool of every running server, unless the tree chose one. */
@@ -84,6 +92,13 @@ export class ToolCalls {
       return undefined;
     }
     if (!(await this.mayRun(server, tool, args))) return undefined;
+    return this.send(server, tool, args);
+  }
+
+  private async send(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<CallRecord | undefined> {
+    const client = server.client;
+    if (!client) return undefined;
+    let urlElicitations: ReturnType<typeof requiredUrlElicitations> = [];
     const record: CallRecord = { server: server.name, tool: tool.name, args, at: Date.now() };
     this.history.unshift(record);
     this.history.splice(HISTORY_SIZE);
@@ -96,6 +111,7 @@ export class ToolCalls {
         try {
           const outcome = await client.callTool(tool.name, args, {
             signal: controller.signal,
+            timeoutMs: INTERACTIVE_IDLE_MS,
             resetTimeoutOnProgress: true,
             maxTotalTimeoutMs: MAX_CALL_MS,
             onProgress: (p) => {
@@ -106,8 +122,7 @@ export class ToolCalls {
           });
           record.outcome = outcome.result.isError ? 'isError' : 'ok';
           const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => `[${name}](${toResourceUri(server.name, uri, name, mime).toString()})`);
-          const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown);
-          for (const a of rendered.attachments) this.docs.put('results', a.fileName, a.data);
+          const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
           if (outcome.result.isError) {
             const first = outcome.result.content.find((c) => c.type === 'text');
             const details = 'Show Details';
@@ -120,11 +135,24 @@ export class ToolCalls {
         } catch (error) {
           const e = McpError.from(error);
           record.outcome = controller.signal.aborted ? 'cancelled' : 'failed';
-          if (!controller.signal.aborted) void vscode.window.showErrorMessage(`MCP Host: ${tool.name} failed: ${e.toString()}`);
+          urlElicitations = requiredUrlElicitations(e);
+          if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(`MCP Host: ${tool.name} failed: ${e.toString()}`);
         }
       },
     );
+    if (urlElicitations.length) return this.finishUrlElicitations(server, tool, args, urlElicitations);
     return record;
+  }
+
+  /** A -32042 answer: the person finishes each page in the browser, then may retry the same call. */
+  private async finishUrlElicitations(server: ServerHandle, tool: Tool, args: Record<string, unknown>, pages: ReturnType<typeof requiredUrlElicitations>): Promise<CallRecord | undefined> {
+    for (const page of pages) {
+      const answer = await elicit(server.name, page);
+      if (answer.action !== 'accept') return undefined;
+    }
+    const retry = 'Retry';
+    const pick = await vscode.window.showInformationMessage(`MCP Host: ${tool.name} can run once you have finished in the browser.`, { modal: true, detail: `Retry ${server.name} › ${tool.name} with the same arguments?` }, retry);
+    return pick === retry ? this.send(server, tool, args) : undefined;
   }
 
   private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<boolean> {
@@ -142,17 +170,21 @@ export class ToolCalls {
   private async argsFromJsonEditor(server: ServerHandle, tool: Tool): Promise<Record<string, unknown> | undefined> {
     const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(defaultArguments(tool.inputSchema), null, 2)}\n` });
     await vscode.window.showTextDocument(doc, { preview: false });
-    for (;;) {
-      const send = 'Call Tool';
-      const pick = await vscode.window.showInformationMessage(`Edit the arguments of ${server.name} › ${tool.name}, then call it.`, send);
-      if (pick !== send) return undefined;
-      try {
-        const value = JSON.parse(doc.getText());
-        if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-        void vscode.window.showErrorMessage('The arguments must be a JSON object.');
-      } catch (e) {
-        void vscode.window.showErrorMessage(`The arguments are not JSON: ${(e as Error).message}`);
+    try {
+      for (;;) {
+        const send = 'Call Tool';
+        const pick = await this.documentActions.ask(doc, `Edit the arguments of ${server.name} › ${tool.name}, then call it.`, [send, 'Cancel']);
+        if (pick !== send) return undefined;
+        try {
+          const value = JSON.parse(doc.getText());
+          if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+          void vscode.window.showErrorMessage('The arguments must be a JSON object.');
+        } catch (e) {
+          void vscode.window.showErrorMessage(`The arguments are not JSON: ${(e as Error).message}`);
+        }
       }
+    } finally {
+      await this.documentActions.discard(doc);
     }
   }
 }

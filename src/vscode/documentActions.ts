@@ -1,0 +1,65 @@
+import * as vscode from 'vscode';
+
+const COMMAND = 'mcpHost.documentAction';
+
+/**
+ * Asks for a decision about a document the person is editing (arguments as JSON, a sampling
+ * request under review). The choices show as CodeLenses at the top of the document, where they
+ * stay while the person edits, and in a notification; closing the document counts as cancelling.
+ * Every caller offers a cancelling action too, so the decision never hangs on a hidden toast.
+ */
+export class DocumentActions implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly pending = new Map<string, { actions: readonly string[]; settle: (action: string | undefined) => void }>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly registrations: vscode.Disposable[];
+
+  constructor() {
+    this.registrations = [
+      vscode.languages.registerCodeLensProvider({ scheme: 'untitled' }, this),
+      vscode.commands.registerCommand(COMMAND, (uri: string, action: string) => this.settle(uri, action)),
+      vscode.workspace.onDidCloseTextDocument((doc) => this.settle(doc.uri.toString(), undefined)),
+    ];
+  }
+
+  /** Resolves with the chosen action, or undefined when the person dismisses or closes the document. */
+  ask(doc: vscode.TextDocument, message: string, actions: readonly string[]): Promise<string | undefined> {
+    const key = doc.uri.toString();
+    this.settle(key, undefined);
+    const answer = new Promise<string | undefined>((resolve) => this.pending.set(key, { actions, settle: resolve }));
+    this.changed.fire();
+    void vscode.window.showInformationMessage(message, ...actions).then((pick) => {
+      // A toast closed with its × answers undefined: the CodeLenses still hold the decision.
+      if (pick !== undefined && this.pending.get(key)?.actions === actions) this.settle(key, pick);
+    });
+    return answer;
+  }
+
+  /** Closes a scratch document once its decision is made, without a "Save?" prompt. */
+  async discard(doc: vscode.TextDocument): Promise<void> {
+    if (doc.isClosed) return;
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  }
+
+  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    const entry = this.pending.get(doc.uri.toString());
+    if (!entry) return [];
+    const top = new vscode.Range(0, 0, 0, 0);
+    return entry.actions.map((action) => new vscode.CodeLens(top, { title: action, command: COMMAND, arguments: [doc.uri.toString(), action] }));
+  }
+
+  private settle(key: string, action: string | undefined): void {
+    const entry = this.pending.get(key);
+    if (!entry) return;
+    this.pending.delete(key);
+    this.changed.fire();
+    entry.settle(action);
+  }
+
+  dispose(): void {
+    for (const key of [...this.pending.keys()]) this.settle(key, undefined);
+    for (const r of this.registrations) r.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,14 @@
+// The deterministic test models as an extension of their own, for the Playwright profile. Each
+// request the models receive is appended as a JSON line to $MCP_HOST_TEST_MODELS_LOG, so a
+// browser-driven test can check what the provider was sent.
+import * as fs from 'node:fs';
+import type * as vscode from 'vscode';
+import { TestModels } from '../../vscode/testModels';
+
+export function activate(context: vscode.ExtensionContext): void {
+  const log = process.env.MCP_HOST_TEST_MODELS_LOG;
+  const models = new TestModels((request) => {
+    if (log) fs.appendFileSync(log, `${JSON.stringify(request)}\n`);
+  });
+  context.subscriptions.push(models);
+}
