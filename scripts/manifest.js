@@ -8,11 +8,7 @@ const { SERVERS_SETTING_SCHEMA } = require('../src/core/servers/schema.ts');
 const file = path.join(__dirname, '..', 'package.json');
 const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
 const props = pkg.contributes.configuration.properties;
-const next = {
-  ...SERVERS_SETTING_SCHEMA,
-  scope: 'resource',
-  markdownDescription: props['mcpHost.servers'].markdownDescription,
-};
+const next = { ...SERVERS_SETTING_SCHEMA, scope: 'resource' };
 if (JSON.stringify(props['mcpHost.servers']) !== JSON.stringify(next)) {
   props['mcpHost.servers'] = next;
   fs.writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);

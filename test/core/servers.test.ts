@@ -86,7 +86,6 @@ describe('server definitions from settings', () => {
     const pkg = require(path.join(ROOT, 'package.json'));
     const contributed = { ...pkg.contributes.configuration.properties['mcpHost.servers'] };
     delete contributed.scope;
-    delete contributed.markdownDescription;
     assert.deepEqual(contributed, JSON.parse(JSON.stringify(SERVERS_SETTING_SCHEMA)));
   });
 
