@@ -6,6 +6,7 @@ export const Commands = {
   showServerLog: 'mcpHost.showServerLog',
   showTrace: 'mcpHost.showTrace',
   addServer: 'mcpHost.addServer',
+  importServers: 'mcpHost.importServers',
   refresh: 'mcpHost.refresh',
   showLog: 'mcpHost.showLog',
   callTool: 'mcpHost.callTool',
