@@ -177,12 +177,18 @@ export class McpHost implements vscode.Disposable {
     return provider;
   }
 
+  /** Asks for an `${input:ID}` value; replaceable so tests in a real VS Code can answer. */
+  inputPrompt = (id: string): Promise<string | undefined> =>
+    Promise.resolve(
+      vscode.window.showInputBox({ title: `MCP Host: value for \${input:${id}}`, prompt: 'Stored in the editor’s secret storage', password: true, ignoreFocusOut: true }),
+    );
+
   /** `${input:ID}`: asked once, then kept in SecretStorage. */
   private async askInput(id: string): Promise<string> {
     const key = `mcpHost.input.${id}`;
     let value = await this.context.secrets.get(key);
     if (value === undefined) {
-      value = await vscode.window.showInputBox({ title: `MCP Host: value for \${input:${id}}`, prompt: 'Stored in the editor’s secret storage', password: true, ignoreFocusOut: true });
+      value = await this.inputPrompt(id);
       if (value === undefined) throw McpError.invalidRequest(`no value given for \${input:${id}}`);
       await this.context.secrets.store(key, value);
     }

@@ -7,8 +7,8 @@ import type { SetupUi } from './ui';
 
 type Kind = 'stdio' | 'npm' | 'http';
 
-/** An npm package name, optionally with a version or tag: `pkg`, `@scope/pkg`, `pkg@1.2`. */
-const NPM_PACKAGE = /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9~][\w.~-]*(@[\w.^~<>=*-]+)?$/i;
+/** An npm package name (lower case), optionally with a version or tag: `pkg`, `@scope/pkg`, `pkg@1.2`. */
+const NPM_PACKAGE = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*(@[\w.^~<>=*-]+)?$/;
 
 /**
  * MCP Host: Add Server... asks how the server is reached (a command, an npm package or a URL),
@@ -96,7 +96,12 @@ export function entryFor(kind: Kind, value: string): Record<string, unknown> {
 
 /** The last path segment of the package or program, without version or extension. */
 function suggestName(kind: Kind, value: string): string {
-  if (kind === 'http') return new URL(value).hostname.replace(/^www\./, '').split('.')[0] || 'server';
+  if (kind === 'http') {
+    const host = new URL(value).hostname;
+    if (host === 'localhost' || /^[\d.]+$|^\[/.test(host)) return 'local';
+    const labels = host.split('.');
+    return labels.slice(0, -1).find((l) => !['www', 'mcp', 'api'].includes(l)) ?? labels[0];
+  }
   const words = splitCommandLine(value);
   const meaningful = kind === 'npm' ? words[0] : (words.find((w, i) => i > 0 && !w.startsWith('-')) ?? words[0]);
   const base = meaningful.replace(/@[^/@]*$/, '').split(/[/\\]/).pop() ?? 'server';
