@@ -12,8 +12,7 @@ const common = {
   sourcemap: !production,
   sourcesContent: false,
   logLevel: 'warning',
-  // jsonc-parser's UMD main requires its own modules through a parameter esbuild cannot follow.
-  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
+  ...require('./scripts/bundle-options'),
 };
 
 async function main() {

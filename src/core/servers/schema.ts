@@ -41,8 +41,8 @@ const common = {
   },
   autoApprove: {
     ...stringArray,
-    markdownDescription: 'Tools (names or globs) that run without asking for confirmation. Other tools that are not marked read-only ask first.',
-    examples: [['read_text_file', 'list_*']],
+    markdownDescription: 'Tool names (exact, not globs) that run without asking for confirmation. Other tools that are not marked read-only ask first.',
+    examples: [['read_text_file', 'list_directory']],
   },
   roots: {
     ...stringArray,
