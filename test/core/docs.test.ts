@@ -56,7 +56,11 @@ describe('the documentation keeps up with the manifest', () => {
 
   it('lists every contributed command by its palette title, and no other', () => {
     const listed = [...section(readme, '## Commands').matchAll(/^\| \*\*(.+?)\*\* \|/gm)].map((m) => m[1]);
-    const contributed = pkg.contributes.commands.map((c: { category?: string; title: string }) => `${c.category ? `${c.category}: ` : ''}${c.title}`);
+    // Titles may be %keys% of package.nls.json once the manifest is localised.
+    const nlsFile = path.join(ROOT, 'package.nls.json');
+    const nls: Record<string, string> = fs.existsSync(nlsFile) ? JSON.parse(fs.readFileSync(nlsFile, 'utf8')) : {};
+    const text = (s: string) => s.replace(/^%(.+)%$/, (all, key: string) => nls[key] ?? all);
+    const contributed = pkg.contributes.commands.map((c: { category?: string; title: string }) => `${c.category ? `${text(c.category)}: ` : ''}${text(c.title)}`);
     assert.deepEqual(sorted(listed), sorted(contributed));
   });
 

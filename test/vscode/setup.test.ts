@@ -254,4 +254,14 @@ describe('Add Server and Import Servers in a real VS Code', function () {
     await waitFor(() => a.host.registry.get('quiet'), 'the disabled server to be listed');
     assert.equal(a.host.registry.get('quiet')?.state.kind, 'stopped', 'a server disabled in the source stays stopped');
   });
+
+  it("installs the walkthrough's media with the extension", async () => {
+    const ext = vscode.extensions.all.find((e) => e.packageJSON.name === 'mcp-host')!;
+    const steps: Array<{ media: { markdown: string } }> = ext.packageJSON.contributes.walkthroughs[0].steps;
+    assert.equal(steps.length, 5);
+    for (const step of steps) {
+      const text = Buffer.from(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(ext.extensionUri, step.media.markdown))).toString('utf8');
+      assert.match(text, /^# /, step.media.markdown);
+    }
+  });
 });

@@ -56,13 +56,8 @@ function targetQuestion(kind: Kind): vscode.InputBoxOptions {
         prompt: vscode.l10n.t('The command line that starts the server'),
         placeHolder: 'node server.js --stdio',
         validateInput: (v) => {
-          if (!v.trim()) return vscode.l10n.t('Enter a command line');
-          try {
-            splitCommandLine(v);
-            return undefined;
-          } catch (e) {
-            return (e as Error).message;
-          }
+          const line = wordsOf(v);
+          return 'error' in line ? line.error : line.words.length ? undefined : vscode.l10n.t('Enter a command line');
         },
       };
     case 'npm':
@@ -70,12 +65,9 @@ function targetQuestion(kind: Kind): vscode.InputBoxOptions {
         prompt: vscode.l10n.t('The npm package, then any arguments; it runs with npx -y'),
         placeHolder: '@modelcontextprotocol/server-everything',
         validateInput: (v) => {
-          try {
-            const [pkg] = splitCommandLine(v);
-            return pkg && NPM_PACKAGE.test(pkg) ? undefined : vscode.l10n.t('Enter an npm package name such as @scope/name or name@version');
-          } catch (e) {
-            return (e as Error).message;
-          }
+          const line = wordsOf(v);
+          if ('error' in line) return line.error;
+          return line.words[0] && NPM_PACKAGE.test(line.words[0]) ? undefined : vscode.l10n.t('Enter an npm package name such as @scope/name or name@version');
         },
       };
     case 'http':
@@ -84,6 +76,15 @@ function targetQuestion(kind: Kind): vscode.InputBoxOptions {
         placeHolder: 'https://example.com/mcp',
         validateInput: (v) => (/^https?:\/\/[^\s/]+\S*$/.test(v.trim()) && URL.canParse(v.trim()) ? undefined : vscode.l10n.t('Enter an http:// or https:// URL')),
       };
+  }
+}
+
+/** The words of a command line, or why it cannot be split (an unterminated quote). */
+function wordsOf(line: string): { words: string[] } | { error: string } {
+  try {
+    return { words: splitCommandLine(line) };
+  } catch (e) {
+    return { error: (e as Error).message };
   }
 }
 

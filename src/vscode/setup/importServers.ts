@@ -31,6 +31,7 @@ interface FoundFile {
 export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogOutputChannel): Promise<ImportReport | undefined> {
   const title = vscode.l10n.t('Import MCP Servers');
   const found = await findConfigurations();
+  const workspaceSources = new Set(found.filter((f) => f.inWorkspace).map((f) => f.label));
   const chooseFile = { label: vscode.l10n.t('$(folder-opened) Choose a JSON File...'), detail: vscode.l10n.t('Any file with "mcpServers" (Claude Desktop, Cursor, ...) or "servers" (VS Code)'), file: undefined as FoundFile | undefined };
   const all = found.flatMap((f) => f.candidates);
   const sourceItems = [
@@ -106,6 +107,10 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
     for (const note of c.notes) {
       if (note.kind === 'dropped') dropped++;
       lines.push(`${c.name} (${c.source}): ${longNote(note)}`);
+    }
+    // In a folder's mcp.json it meant that folder; in user settings, the first folder of any window.
+    if (target === vscode.ConfigurationTarget.Global && workspaceSources.has(c.source) && JSON.stringify(c.entry).includes('${workspaceFolder}')) {
+      lines.push(`${c.name} (${c.source}): ${vscode.l10n.t('uses {0}, which in user settings means the first folder of whichever workspace is open', '${workspaceFolder}')}`);
     }
   }
   for (const line of lines) log.info(`[import] ${line}`);
