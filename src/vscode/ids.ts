@@ -29,6 +29,7 @@ export const Views = {
 export const Settings = {
   section: 'mcpHost',
   servers: 'servers',
+  inputs: 'inputs',
   trace: 'trace',
   maxRestarts: 'restart.maxRestarts',
   restartWindowSeconds: 'restart.windowSeconds',

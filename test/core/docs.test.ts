@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseServerDefinitions, SERVER_ENTRY_SCHEMA, SERVERS_SETTING_SCHEMA } from '../../src/core';
+import { INPUTS_SETTING_SCHEMA, parseServerDefinitions, SERVER_ENTRY_SCHEMA, SERVERS_SETTING_SCHEMA } from '../../src/core';
 
 const ROOT = path.join(__dirname, '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -49,6 +49,11 @@ describe('the documentation keeps up with the manifest', () => {
     assert.deepEqual(sorted(documented), sorted(entryPropertyPaths().keys()));
   });
 
+  it('documents every property of an input, and no other', () => {
+    const documented = documentedNames(section(readme, '### An input in `mcpHost.inputs`'));
+    assert.deepEqual(sorted(documented), sorted(Object.keys(INPUTS_SETTING_SCHEMA.additionalProperties.properties)));
+  });
+
   it('documents every setting the extension contributes, and no other', () => {
     const documented = documentedNames(section(readme, '### Settings'));
     assert.deepEqual(sorted(documented), sorted(Object.keys(pkg.contributes.configuration.properties)));
@@ -65,9 +70,11 @@ describe('the documentation keeps up with the manifest', () => {
   });
 
   it('describes every schema property for settings IntelliSense', () => {
-    const undescribed = [...entryPropertyPaths()].filter(([, node]) => !node.markdownDescription).map(([p]) => p);
+    const inputProps = Object.entries(INPUTS_SETTING_SCHEMA.additionalProperties.properties).map(([k, v]) => [`inputs.${k}`, v as SchemaNode] as const);
+    const undescribed = [...entryPropertyPaths(), ...inputProps].filter(([, node]) => !node.markdownDescription).map(([p]) => p);
     assert.deepEqual(undescribed, []);
     assert.ok(SERVERS_SETTING_SCHEMA.markdownDescription.length > 0);
+    assert.ok(INPUTS_SETTING_SCHEMA.markdownDescription.length > 0);
   });
 
   it('offers stdio, npm and HTTP snippets that are valid entries once filled in', () => {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { describeEntry, knownImportSources, parseImportFile, parseServerDefinitions, planImport, type ImportCandidate } from '../../src/core';
+import { describeEntry, inputDefinitionsFor, knownImportSources, parseImportFile, parseServerDefinitions, planImport, type ImportCandidate } from '../../src/core';
 
 const byName = (candidates: ImportCandidate[]) => Object.fromEntries(candidates.map((c) => [c.name, c]));
 
@@ -27,12 +27,16 @@ describe('importing servers from other clients', () => {
     assert.deepEqual(c.github.notes, [
       { kind: 'dropped', field: 'dev' },
       { kind: 'input', id: 'region', inputType: 'pickString', description: 'Region', options: ['eu', 'us'], defaultValue: 'eu' },
-      { kind: 'input', id: 'gh-token', inputType: 'promptString', description: 'GitHub token' },
+      { kind: 'input', id: 'gh-token', inputType: 'promptString', description: 'GitHub token', password: true },
     ]);
     assert.equal(c.github.source, 'app/.vscode/mcp.json');
 
     assert.deepEqual(c.remote.entry, { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${input:gh-token}' } });
-    assert.deepEqual(c.remote.notes, [{ kind: 'input', id: 'gh-token', inputType: 'promptString', description: 'GitHub token' }]);
+    assert.deepEqual(c.remote.notes, [{ kind: 'input', id: 'gh-token', inputType: 'promptString', description: 'GitHub token', password: true }]);
+
+    // How to ask for each input goes to mcpHost.inputs; a pickString keeps its description only.
+    assert.deepEqual(inputDefinitionsFor(candidates, {}), { region: { description: 'Region' }, 'gh-token': { description: 'GitHub token', password: true } });
+    assert.deepEqual(inputDefinitionsFor(candidates, { 'gh-token': {} }), { region: { description: 'Region' } }, 'an input described already is kept');
     assert.deepEqual(c.legacy.entry, { type: 'http', url: 'https://example.com/sse' });
     assert.deepEqual(c.legacy.notes, [{ kind: 'sse' }]);
 

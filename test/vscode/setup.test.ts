@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { McpHost } from '../../src/vscode/host';
 import { windowUi, type SetupStep, type SetupUi } from '../../src/vscode/setup/ui';
 import { env } from './harnessEnv';
 import { api, running, serverScript, setServers, waitFor } from './helpers';
@@ -61,7 +62,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
   this.timeout(120_000);
   const mcpJson = () => path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
 
-  let inputPrompt: (id: string) => Promise<string | undefined>;
+  let inputPrompt: McpHost['inputPrompt'];
   before(async () => {
     const a = await api();
     a.host.consent.prompt = async () => 'allow';
@@ -74,6 +75,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
     fs.rmSync(mcpJson(), { force: true });
     await setServers(undefined);
     await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace.getConfiguration('mcpHost').update('inputs', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
   it('adds a stdio server to the user settings and starts it', async () => {
@@ -176,9 +178,9 @@ describe('Add Server and Import Servers in a real VS Code', function () {
         },
       }`,
     );
-    const inputs: string[] = [];
-    a.host.inputPrompt = async (id) => {
-      inputs.push(id);
+    const inputs: unknown[] = [];
+    a.host.inputPrompt = async (id, definition) => {
+      inputs.push({ id, definition });
       return 'typed-secret';
     };
     let offered: readonly vscode.QuickPickItem[] = [];
@@ -212,8 +214,10 @@ describe('Add Server and Import Servers in a real VS Code', function () {
     assert.ok(report.lines.some((l) => /"broken" from .* is not imported: .*command/.test(l)));
     assert.equal(script.notices[0]?.kind, 'warning');
 
+    const inputSetting = vscode.workspace.getConfiguration('mcpHost').inspect('inputs');
+    assert.deepEqual(inputSetting?.workspaceValue, { 'import-test-token': { description: 'Token for the test', password: true } });
     await running(a, 'imported');
-    assert.deepEqual(inputs, ['import-test-token']);
+    assert.deepEqual(inputs, [{ id: 'import-test-token', definition: { description: 'Token for the test', password: true } }], 'asked once, as the mcp.json input describes it');
   });
 
   it('imports a chosen mcpServers file, renaming a taken name', async () => {

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { parseServerDefinitions, stableStringify } from './definition';
+import type { InputDefinition } from './schema';
 
 /**
  * Reading other clients' MCP configurations into `mcpHost.servers` entries: VS Code's
@@ -20,7 +21,7 @@ export type ImportNote =
   /** A field with no counterpart in MCP Host, not imported. */
   | { kind: 'dropped'; field: string }
   /** `${input:id}` is asked at first start and kept in the secret storage. */
-  | { kind: 'input'; id: string; description?: string; inputType: string; options?: string[]; defaultValue?: string }
+  | { kind: 'input'; id: string; description?: string; password?: boolean; inputType: string; options?: string[]; defaultValue?: string }
   /** A `${…}` variable MCP Host does not resolve; the server will not start until it is edited. */
   | { kind: 'variable'; variable: string }
   /** `type: "sse"` became `type: "http"`: the HTTP transport detects the older protocol. */
@@ -146,6 +147,7 @@ function mapEntry(raw: Record<string, unknown>, notes: ImportNote[]): Record<str
 function inputNote(id: string, input: Record<string, unknown> | undefined): ImportNote {
   const note: ImportNote = { kind: 'input', id, inputType: typeof input?.type === 'string' ? input.type : 'promptString' };
   if (typeof input?.description === 'string') note.description = input.description;
+  if (typeof input?.password === 'boolean') note.password = input.password;
   if (Array.isArray(input?.options)) note.options = input.options.map((o) => (isObject(o) ? String(o.value ?? o.label) : String(o)));
   if (typeof input?.default === 'string') note.defaultValue = input.default;
   return note;
@@ -211,4 +213,24 @@ export function describeEntry(entry: Record<string, unknown>): string {
   if (entry.type === 'http') return String(entry.url);
   const args = Array.isArray(entry.args) ? entry.args.map((a) => (/[\s"']/.test(String(a)) ? JSON.stringify(a) : String(a))) : [];
   return [String(entry.command), ...args].join(' ');
+}
+
+/**
+ * The `mcpHost.inputs` entries for the `${input:}` values the imported servers use, from VS Code's
+ * promptString definitions; ids already described in `existing` are left as they are.
+ */
+export function inputDefinitionsFor(imported: ImportCandidate[], existing: Record<string, unknown>): Record<string, InputDefinition> {
+  const out: Record<string, InputDefinition> = {};
+  for (const c of imported) {
+    for (const n of c.notes) {
+      if (n.kind !== 'input' || n.id in existing || n.id in out) continue;
+      if (n.description === undefined && n.password === undefined && n.defaultValue === undefined) continue;
+      const def: InputDefinition = {};
+      if (n.description !== undefined) def.description = n.description;
+      if (n.password !== undefined) def.password = n.password;
+      if (n.defaultValue !== undefined && n.inputType === 'promptString') def.default = n.defaultValue;
+      out[n.id] = def;
+    }
+  }
+  return out;
 }

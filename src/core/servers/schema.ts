@@ -143,3 +143,31 @@ export const SERVERS_SETTING_SCHEMA = {
   ],
   additionalProperties: SERVER_ENTRY_SCHEMA,
 } as const;
+
+/**
+ * `mcpHost.inputs`: how to ask for an `${input:ID}` value (VS Code's `promptString` inputs, keyed
+ * by id so user and workspace settings merge). The values themselves live in the secret storage.
+ */
+export const INPUTS_SETTING_SCHEMA = {
+  type: 'object',
+  default: {},
+  markdownDescription:
+    'How MCP Host asks for each `${input:ID}` used in `mcpHost.servers`, keyed by the ID. The value typed is kept in the secret storage, never in settings. **MCP Host: Import Servers...** fills this from the `inputs` of VS Code\'s `mcp.json`.',
+  examples: [{ 'github-token': { description: 'GitHub personal access token', password: true } }],
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      description: { type: 'string', markdownDescription: 'The prompt shown when the value is asked for.' },
+      password: { type: 'boolean', default: true, markdownDescription: 'Hide what is typed.' },
+      default: { type: 'string', markdownDescription: 'The value the input box starts with.' },
+    },
+    additionalProperties: false,
+  },
+} as const;
+
+/** One `mcpHost.inputs` entry, as the schema above describes it. */
+export interface InputDefinition {
+  description?: string;
+  password?: boolean;
+  default?: string;
+}

@@ -1,8 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { describeEntry, knownImportSources, parseImportFile, planImport, type CollisionPolicy, type ImportCandidate, type ImportNote } from '../../core';
+import { describeEntry, inputDefinitionsFor, knownImportSources, parseImportFile, planImport, type CollisionPolicy, type ImportCandidate, type ImportNote } from '../../core';
 import type { McpHost } from '../host';
+import { Settings } from '../ids';
 import { addToSettings, askScope, configuredServers, scopeLabel } from './settingsTarget';
 import type { SetupUi } from './ui';
 
@@ -86,6 +87,10 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
   if (target === undefined) return undefined;
 
   const plan = planImport(chosen, existing, policy);
+  const importedCandidates = chosen.filter((c) => !plan.skipped.some((k) => k.name === c.name && k.source === c.source));
+  // Inputs first, so a server that starts as soon as it is written already finds its prompt.
+  const inputs = inputDefinitionsFor(importedCandidates, vscode.workspace.getConfiguration(Settings.section).get<Record<string, unknown>>(Settings.inputs, {}));
+  if (Object.keys(inputs).length) await addToSettings(inputs, target, Settings.inputs);
   if (Object.keys(plan.entries).length) await addToSettings(plan.entries, target);
 
   const lines: string[] = [];
@@ -100,10 +105,9 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
     );
   }
   for (const u of unusable) lines.push(vscode.l10n.t('"{0}" from {1} is not imported: {2}', u.candidate.name, u.candidate.source, u.candidate.problem ?? ''));
-  const skippedNames = new Set(plan.skipped.map((s) => `${s.source}\u0000${s.name}`));
+  if (Object.keys(inputs).length) lines.push(vscode.l10n.t('How to ask for {0} is written to {1} in {2}', Object.keys(inputs).join(', '), `${Settings.section}.${Settings.inputs}`, scopeLabel(target)));
   let dropped = 0;
-  for (const c of chosen) {
-    if (skippedNames.has(`${c.source}\u0000${c.name}`)) continue;
+  for (const c of importedCandidates) {
     for (const note of c.notes) {
       if (note.kind === 'dropped') dropped++;
       lines.push(`${c.name} (${c.source}): ${longNote(note)}`);
@@ -171,7 +175,7 @@ function longNote(note: ImportNote): string {
       const parts = [vscode.l10n.t('{0}{1} is asked for when the server first starts and kept in the secret storage', `\${input:${note.id}}`, note.description ? ` ("${note.description}")` : '')];
       if (note.inputType === 'pickString' && note.options?.length) parts.push(vscode.l10n.t('type the value; VS Code offered: {0}', note.options.join(', ')));
       else if (note.inputType !== 'promptString') parts.push(vscode.l10n.t('VS Code filled it with a "{0}" input; MCP Host asks you instead', note.inputType));
-      if (note.defaultValue !== undefined) parts.push(vscode.l10n.t('its default "{0}" is not carried over', note.defaultValue));
+      if (note.defaultValue !== undefined && note.inputType !== 'promptString') parts.push(vscode.l10n.t('its default "{0}" is not carried over', note.defaultValue));
       return parts.join('; ');
     }
     case 'variable':

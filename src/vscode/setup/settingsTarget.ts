@@ -31,12 +31,12 @@ export async function askScope(ui: SetupUi, title: string, preferWorkspace = fal
   return pick?.target;
 }
 
-/** Adds entries to one scope's `mcpHost.servers`, keeping what is there. */
-export async function addToSettings(entries: Servers, target: vscode.ConfigurationTarget): Promise<void> {
+/** Adds entries to one scope's object-valued setting (`mcpHost.servers` by default), keeping what is there. */
+export async function addToSettings(entries: Servers, target: vscode.ConfigurationTarget, setting: string = Settings.servers): Promise<void> {
   const config = vscode.workspace.getConfiguration(Settings.section);
-  const current = config.inspect<Servers>(Settings.servers);
+  const current = config.inspect<Servers>(setting);
   const scoped = (target === vscode.ConfigurationTarget.Global ? current?.globalValue : current?.workspaceValue) ?? {};
-  await config.update(Settings.servers, { ...scoped, ...entries }, target);
+  await config.update(setting, { ...scoped, ...entries }, target);
 }
 
 export function scopeLabel(target: vscode.ConfigurationTarget): string {
