@@ -253,7 +253,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
       quiet: { command: 'node', args: [serverScript('server-everything'), 'stdio'], enabled: false },
     });
     assert.ok(report!.lines.some((l) => /"imported" from .* is imported as "imported-2": the name was taken/.test(l)));
-    assert.ok(report!.lines.some((l) => /imported \(.*\): the field "timeout" is not imported/.test(l)));
+    assert.ok(report!.lines.some((l) => /^imported-2 \(.*\): the field "timeout" is not imported/.test(l)));
     await running(a, 'imported-2');
     await waitFor(() => a.host.registry.get('quiet'), 'the disabled server to be listed');
     assert.equal(a.host.registry.get('quiet')?.state.kind, 'stopped', 'a server disabled in the source stays stopped');

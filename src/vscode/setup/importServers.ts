@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { describeEntry, inputDefinitionsFor, knownImportSources, parseImportFile, planImport, type CollisionPolicy, type ImportCandidate, type ImportNote } from '../../core';
+import { describeEntry, inputDefinitionsFor, knownImportSources, parseImportFile, planImport, type CollisionPolicy, type ImportCandidate, type ImportNote, type ImportPlan } from '../../core';
 import type { McpHost } from '../host';
 import { Settings } from '../ids';
 import { addToSettings, askScope, configuredServers, scopeLabel } from './settingsTarget';
@@ -93,30 +93,8 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
   if (Object.keys(inputs).length) await addToSettings(inputs, target, Settings.inputs);
   if (Object.keys(plan.entries).length) await addToSettings(plan.entries, target);
 
-  const lines: string[] = [];
   const imported = Object.keys(plan.entries);
-  lines.push(vscode.l10n.t('Imported into {0}: {1}', scopeLabel(target), imported.join(', ') || vscode.l10n.t('nothing')));
-  for (const r of plan.renamed) lines.push(vscode.l10n.t('"{0}" from {1} is imported as "{2}": the name was taken', r.from, r.source, r.to));
-  for (const s of plan.skipped) {
-    lines.push(
-      s.reason === 'identical'
-        ? vscode.l10n.t('"{0}" from {1} is skipped: the same server is configured already', s.name, s.source)
-        : vscode.l10n.t('"{0}" from {1} is skipped: the name is taken', s.name, s.source),
-    );
-  }
-  for (const u of unusable) lines.push(vscode.l10n.t('"{0}" from {1} is not imported: {2}', u.candidate.name, u.candidate.source, u.candidate.problem ?? ''));
-  if (Object.keys(inputs).length) lines.push(vscode.l10n.t('How to ask for {0} is written to {1} in {2}', Object.keys(inputs).join(', '), `${Settings.section}.${Settings.inputs}`, scopeLabel(target)));
-  let dropped = 0;
-  for (const c of importedCandidates) {
-    for (const note of c.notes) {
-      if (note.kind === 'dropped') dropped++;
-      lines.push(`${c.name} (${c.source}): ${longNote(note)}`);
-    }
-    // In a folder's mcp.json it meant that folder; in user settings, the first folder of any window.
-    if (target === vscode.ConfigurationTarget.Global && workspaceSources.has(c.source) && JSON.stringify(c.entry).includes('${workspaceFolder}')) {
-      lines.push(`${c.name} (${c.source}): ${vscode.l10n.t('uses {0}, which in user settings means the first folder of whichever workspace is open', '${workspaceFolder}')}`);
-    }
-  }
+  const { lines, dropped } = describeImport({ plan, imported: importedCandidates, unusable: unusable.map((u) => u.candidate), inputs, target, workspaceSources });
   for (const line of lines) log.info(`[import] ${line}`);
 
   await host.reload();
@@ -127,6 +105,43 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
   const showLog = vscode.l10n.t('Show Log');
   void ui.notify(trouble ? 'warning' : 'info', message, showLog).then((pick) => pick === showLog && log.show(true));
   return { imported, lines };
+}
+
+/** The report, one line per decision and per note, each naming the server and its source. */
+function describeImport(done: {
+  plan: ImportPlan;
+  imported: ImportCandidate[];
+  unusable: ImportCandidate[];
+  inputs: Record<string, unknown>;
+  target: vscode.ConfigurationTarget;
+  workspaceSources: Set<string>;
+}): { lines: string[]; dropped: number } {
+  const { plan, target } = done;
+  const lines = [vscode.l10n.t('Imported into {0}: {1}', scopeLabel(target), Object.keys(plan.entries).join(', ') || vscode.l10n.t('nothing'))];
+  for (const r of plan.renamed) lines.push(vscode.l10n.t('"{0}" from {1} is imported as "{2}": the name was taken', r.from, r.source, r.to));
+  for (const s of plan.skipped) {
+    lines.push(
+      s.reason === 'identical'
+        ? vscode.l10n.t('"{0}" from {1} is skipped: the same server is configured already', s.name, s.source)
+        : vscode.l10n.t('"{0}" from {1} is skipped: the name is taken', s.name, s.source),
+    );
+  }
+  for (const u of done.unusable) lines.push(vscode.l10n.t('"{0}" from {1} is not imported: {2}', u.name, u.source, u.problem ?? ''));
+  const inputIds = Object.keys(done.inputs);
+  if (inputIds.length) lines.push(vscode.l10n.t('How to ask for {0} is written to {1} in {2}', inputIds.join(', '), `${Settings.section}.${Settings.inputs}`, scopeLabel(target)));
+  let dropped = 0;
+  for (const c of done.imported) {
+    const name = plan.renamed.find((r) => r.from === c.name && r.source === c.source)?.to ?? c.name;
+    for (const note of c.notes) {
+      if (note.kind === 'dropped') dropped++;
+      lines.push(`${name} (${c.source}): ${longNote(note)}`);
+    }
+    // In a folder's mcp.json it meant that folder; in user settings, the first folder of any window.
+    if (target === vscode.ConfigurationTarget.Global && done.workspaceSources.has(c.source) && JSON.stringify(c.entry).includes('${workspaceFolder}')) {
+      lines.push(`${name} (${c.source}): ${vscode.l10n.t('uses {0}, which in user settings means the first folder of whichever workspace is open', '${workspaceFolder}')}`);
+    }
+  }
+  return { lines, dropped };
 }
 
 async function findConfigurations(): Promise<FoundFile[]> {
