@@ -12,6 +12,7 @@ const common = {
   sourcemap: !production,
   sourcesContent: false,
   logLevel: 'warning',
+  ...require('./scripts/bundle-options'),
 };
 
 async function main() {

@@ -3,18 +3,21 @@
 const fs = require('node:fs');
 const path = require('node:path');
 require('tsx/cjs');
-const { SERVERS_SETTING_SCHEMA } = require('../src/core/servers/schema.ts');
+const { INPUTS_SETTING_SCHEMA, SERVERS_SETTING_SCHEMA } = require('../src/core/servers/schema.ts');
 
 const file = path.join(__dirname, '..', 'package.json');
 const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
 const props = pkg.contributes.configuration.properties;
-const next = {
-  ...SERVERS_SETTING_SCHEMA,
-  scope: 'resource',
-  markdownDescription: props['mcpHost.servers'].markdownDescription,
+const wanted = {
+  'mcpHost.servers': { ...SERVERS_SETTING_SCHEMA, scope: 'resource' },
+  'mcpHost.inputs': { ...INPUTS_SETTING_SCHEMA, scope: 'resource' },
 };
-if (JSON.stringify(props['mcpHost.servers']) !== JSON.stringify(next)) {
-  props['mcpHost.servers'] = next;
-  fs.writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
-  console.log('package.json: mcpHost.servers schema updated');
+let changed = false;
+for (const [key, next] of Object.entries(wanted)) {
+  if (JSON.stringify(props[key]) !== JSON.stringify(next)) {
+    props[key] = next;
+    changed = true;
+    console.log(`package.json: ${key} schema updated`);
+  }
 }
+if (changed) fs.writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);

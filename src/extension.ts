@@ -5,6 +5,7 @@ import { McpHost } from './vscode/host';
 import { OutputDocuments } from './vscode/outputDocuments';
 import { PromptActions } from './vscode/prompts/getPrompt';
 import { ResourceFileSystem } from './vscode/resources/provider';
+import { ServerSetup } from './vscode/setup/serverSetup';
 import { ToolCalls } from './vscode/tools/callTool';
 import { Views } from './vscode/ids';
 import { createStatusBar } from './vscode/statusBar';
@@ -19,6 +20,7 @@ export interface McpHostApi {
   tools: ToolCalls;
   prompts: PromptActions;
   docs: OutputDocuments;
+  setup: ServerSetup;
 }
 
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
@@ -30,6 +32,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const output = OutputDocuments.register();
   const tools = new ToolCalls(host, output.docs, context.globalState, documentActions);
   const prompts = new PromptActions(host, output.docs);
+  const setup = new ServerSetup(host, log);
   context.subscriptions.push(
     log,
     documentActions,
@@ -38,11 +41,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     ResourceFileSystem.register(host),
     vscode.window.createTreeView(Views.servers, { treeDataProvider: tree, showCollapseAll: true }),
     createStatusBar(host),
-    ...registerCommands(host, log, tools, prompts, output.docs),
+    ...registerCommands(host, log, tools, prompts, output.docs, setup),
   );
   log.info('MCP Host activated');
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
-  return { host, tree, tools, prompts, docs: output.docs };
+  return { host, tree, tools, prompts, docs: output.docs, setup };
 }
 
 /** Stops every server and its process tree; VS Code waits for the promise (within 5 s). */

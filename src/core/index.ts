@@ -20,6 +20,7 @@ export * from './servers/state';
 export * from './servers/handle';
 export * from './servers/registry';
 export * from './servers/launch';
+export * from './servers/import';
 export * from './schema/arguments';
 export * from './render/markdown';
 export * from './render/uriTemplate';

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import { McpError, splitCommandLine, type ServerHandle } from '../core';
+import { McpError, type ServerHandle } from '../core';
 import type { McpHost } from './host';
 import type { OutputDocuments } from './outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
+import type { ServerSetup } from './setup/serverSetup';
 import { fillTemplate, openResource, readResourceCommand } from './resources/readResource';
 import { askArguments } from './tools/askArguments';
 import type { ToolCalls } from './tools/callTool';
@@ -10,7 +11,14 @@ import { Commands, Settings } from './ids';
 import type { TreeNode } from './tree/nodes';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
-export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel, tools: ToolCalls, prompts: PromptActions, docs: OutputDocuments): vscode.Disposable[] {
+export function registerCommands(
+  host: McpHost,
+  mainLog: vscode.LogOutputChannel,
+  tools: ToolCalls,
+  prompts: PromptActions,
+  docs: OutputDocuments,
+  setup: ServerSetup,
+): vscode.Disposable[] {
   const withServer = (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true) => async (node?: TreeNode | string) => {
     const server = await pickServer(host, node, filter);
     if (server) await action(server);
@@ -47,7 +55,8 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
       await host.reload();
       await Promise.all(host.servers.map((s) => Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => s.refresh(k)))));
     }),
-    vscode.commands.registerCommand(Commands.addServer, () => addServer()),
+    vscode.commands.registerCommand(Commands.addServer, () => setup.addServer()),
+    vscode.commands.registerCommand(Commands.importServers, () => setup.importServers()),
     vscode.commands.registerCommand(Commands.callTool, async (node?: TreeNode) => {
       const chosen = await tools.pickTool(node?.kind === 'tool' ? { server: node.server, tool: node.tool } : undefined);
       if (chosen) await tools.run(chosen.server, chosen.tool);
@@ -128,58 +137,4 @@ async function pickServer(host: McpHost, node: TreeNode | string | undefined, fi
     { placeHolder: 'Which MCP server?' },
   );
   return pick?.server;
-}
-
-/** Asks for a name and a command line or URL, and writes the entry to the chosen settings. */
-async function addServer(): Promise<void> {
-  const kind = await vscode.window.showQuickPick(
-    [
-      { label: 'Command (stdio)', description: 'Runs a local program, e.g. npx -y @modelcontextprotocol/server-everything', type: 'stdio' as const },
-      { label: 'HTTP', description: 'Connects to a URL (Streamable HTTP or HTTP+SSE)', type: 'http' as const },
-    ],
-    { title: 'Add MCP Server (1/3)', placeHolder: 'How is the server reached?' },
-  );
-  if (!kind) return;
-  const target = kind.type === 'stdio' ? 'Command line' : 'URL';
-  const value = await vscode.window.showInputBox({
-    title: `Add MCP Server (2/3): ${target}`,
-    ignoreFocusOut: true,
-    placeHolder: kind.type === 'stdio' ? 'npx -y @modelcontextprotocol/server-everything' : 'https://example.com/mcp',
-    validateInput: (v) => {
-      if (!v.trim()) return `Enter a ${target.toLowerCase()}`;
-      if (kind.type === 'http') return /^https?:\/\/\S+$/.test(v.trim()) ? undefined : 'Enter an http:// or https:// URL';
-      try {
-        splitCommandLine(v);
-        return undefined;
-      } catch (e) {
-        return (e as Error).message;
-      }
-    },
-  });
-  if (!value) return;
-  const existing = vscode.workspace.getConfiguration(Settings.section).get<Record<string, unknown>>(Settings.servers, {});
-  const suggested = kind.type === 'http' ? new URL(value.trim()).hostname : (splitCommandLine(value).find((w) => /[a-z]/i.test(w) && !w.startsWith('-') && w !== 'npx' && w !== 'node') ?? 'server').split('/').pop()!;
-  const name = await vscode.window.showInputBox({
-    title: 'Add MCP Server (3/3): name',
-    value: suggested,
-    ignoreFocusOut: true,
-    validateInput: (v) => (!v.trim() ? 'Enter a name' : /[/\\]/.test(v) ? 'A name cannot contain / or \\' : existing[v.trim()] ? `"${v.trim()}" exists already` : undefined),
-  });
-  if (!name) return;
-  const words = kind.type === 'stdio' ? splitCommandLine(value) : [];
-  const entry = kind.type === 'stdio' ? { type: 'stdio', command: words[0], args: words.slice(1) } : { type: 'http', url: value.trim() };
-  const where = vscode.workspace.workspaceFolders?.length
-    ? await vscode.window.showQuickPick(
-        [
-          { label: 'User settings', target: vscode.ConfigurationTarget.Global },
-          { label: 'Workspace settings', target: vscode.ConfigurationTarget.Workspace },
-        ],
-        { placeHolder: 'Where should the server be saved?' },
-      )
-    : { target: vscode.ConfigurationTarget.Global };
-  if (!where) return;
-  const config = vscode.workspace.getConfiguration(Settings.section);
-  const current = config.inspect<Record<string, unknown>>(Settings.servers);
-  const scoped = (where.target === vscode.ConfigurationTarget.Global ? current?.globalValue : current?.workspaceValue) ?? {};
-  await config.update(Settings.servers, { ...scoped, [name.trim()]: entry }, where.target);
 }

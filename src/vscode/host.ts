@@ -12,6 +12,7 @@ import {
   stdioParamsFor,
   DEFAULT_RESTART_POLICY,
   type DefinitionDiagnostic,
+  type InputDefinition,
   type LaunchContext,
   type Root,
   type ServerDefinition,
@@ -181,12 +182,25 @@ export class McpHost implements vscode.Disposable {
     return provider;
   }
 
+  /** Asks for an `${input:ID}` value as `mcpHost.inputs` describes it; replaceable so tests in a real VS Code can answer. */
+  inputPrompt = (id: string, definition: InputDefinition | undefined): Promise<string | undefined> =>
+    Promise.resolve(
+      vscode.window.showInputBox({
+        title: vscode.l10n.t('MCP Host: value for {0}', `\${input:${id}}`),
+        prompt: definition?.description ? vscode.l10n.t('{0} (kept in the secret storage)', definition.description) : vscode.l10n.t('Stored in the editor’s secret storage'),
+        value: definition?.default,
+        password: definition?.password !== false,
+        ignoreFocusOut: true,
+      }),
+    );
+
   /** `${input:ID}`: asked once, then kept in SecretStorage. */
   private async askInput(id: string): Promise<string> {
     const key = `mcpHost.input.${id}`;
     let value = await this.context.secrets.get(key);
     if (value === undefined) {
-      value = await vscode.window.showInputBox({ title: `MCP Host: value for \${input:${id}}`, prompt: 'Stored in the editor’s secret storage', password: true, ignoreFocusOut: true });
+      const definitions = vscode.workspace.getConfiguration(Settings.section).get<Record<string, InputDefinition>>(Settings.inputs, {});
+      value = await this.inputPrompt(id, definitions[id]);
       if (value === undefined) throw McpError.invalidRequest(`no value given for \${input:${id}}`);
       await this.context.secrets.store(key, value);
     }

@@ -6,6 +6,7 @@ export const Commands = {
   showServerLog: 'mcpHost.showServerLog',
   showTrace: 'mcpHost.showTrace',
   addServer: 'mcpHost.addServer',
+  importServers: 'mcpHost.importServers',
   refresh: 'mcpHost.refresh',
   showLog: 'mcpHost.showLog',
   callTool: 'mcpHost.callTool',
@@ -28,6 +29,7 @@ export const Views = {
 export const Settings = {
   section: 'mcpHost',
   servers: 'servers',
+  inputs: 'inputs',
   trace: 'trace',
   maxRestarts: 'restart.maxRestarts',
   restartWindowSeconds: 'restart.windowSeconds',

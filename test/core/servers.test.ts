@@ -13,6 +13,7 @@ import {
   rootsFor,
   stdioParamsFor,
   SERVERS_SETTING_SCHEMA,
+  INPUTS_SETTING_SCHEMA,
   type LaunchContext,
   type ServerDefinition,
   type ServerState,
@@ -86,8 +87,10 @@ describe('server definitions from settings', () => {
     const pkg = require(path.join(ROOT, 'package.json'));
     const contributed = { ...pkg.contributes.configuration.properties['mcpHost.servers'] };
     delete contributed.scope;
-    delete contributed.markdownDescription;
     assert.deepEqual(contributed, JSON.parse(JSON.stringify(SERVERS_SETTING_SCHEMA)));
+    const inputs = { ...pkg.contributes.configuration.properties['mcpHost.inputs'] };
+    delete inputs.scope;
+    assert.deepEqual(inputs, JSON.parse(JSON.stringify(INPUTS_SETTING_SCHEMA)));
   });
 
   it('resolves variables, asking for each input once', async () => {

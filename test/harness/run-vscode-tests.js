@@ -55,6 +55,7 @@ async function buildRunnerExtension(files, outDir) {
     entryPoints: [entry], outfile: path.join(outDir, 'out', 'suites.js'), bundle: true, platform: 'node', target: 'node20',
     format: 'cjs', external: ['vscode'], sourcemap: 'inline', logLevel: 'error',
     nodePaths: [path.join(h.REPO, 'node_modules')],
+    ...require(path.join(h.REPO, 'scripts', 'bundle-options.js')),
   });
   // A `main` makes it a workspace extension that runs in the (remote) extension host with the suites.
   fs.writeFileSync(path.join(outDir, 'out', 'extension.js'), "'use strict';\nexports.activate = () => {};\n");

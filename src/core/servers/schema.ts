@@ -1,34 +1,72 @@
 /**
  * JSON Schema of one `mcpHost.servers` entry. package.json contributes the same schema (a test
  * keeps the two equal), so settings.json gets IntelliSense and the core validates with ajv.
+ * `markdownDescription` and `defaultSnippets` are VS Code's keywords; ajv (not strict) ignores them.
  */
 const stringArray = { type: 'array', items: { type: 'string' } } as const;
 
+const VARIABLES = 'Strings may use `${workspaceFolder}`, `${userHome}`, `${env:NAME}` and `${input:ID}`.';
+
 const common = {
-  enabled: { type: 'boolean', default: true, description: 'Set to false to keep this server defined but never started.' },
-  autostart: { type: 'boolean', default: true, description: 'Start the server when the window opens or the definition changes.' },
-  startupTimeoutMs: { type: 'integer', minimum: 1000, default: 30000, description: 'How long starting and the initialize handshake may take.' },
-  requestTimeoutMs: { type: 'integer', minimum: 1000, default: 60000, description: 'Default timeout of each request to this server.' },
+  enabled: {
+    type: 'boolean',
+    default: true,
+    markdownDescription: 'Set to `false` to keep this server defined but never start it.',
+  },
+  autostart: {
+    type: 'boolean',
+    default: true,
+    markdownDescription: 'Start the server when the window opens or its definition changes. With `false` it starts only from **MCP Host: Start Server**.',
+  },
+  startupTimeoutMs: {
+    type: 'integer',
+    minimum: 1000,
+    default: 30000,
+    markdownDescription: 'How long, in milliseconds, starting the server and the `initialize` handshake may take.',
+  },
+  requestTimeoutMs: {
+    type: 'integer',
+    minimum: 1000,
+    default: 60000,
+    markdownDescription: 'Default timeout, in milliseconds, of each request to this server. Progress notifications do not extend it.',
+  },
   tools: {
     type: 'object',
-    description: 'Which tools are offered. Names or globs such as "read_*".',
+    markdownDescription: 'Which of the server\'s tools are offered. Names or globs such as `"read_*"`; `deny` wins over `allow`.',
     properties: {
-      allow: { ...stringArray, description: 'When set, only these tools are offered.' },
-      deny: { ...stringArray, description: 'These tools are never offered.' },
+      allow: { ...stringArray, markdownDescription: 'When set, only these tools are offered.', examples: [['read_*', 'search']] },
+      deny: { ...stringArray, markdownDescription: 'These tools are never offered.', examples: [['write_*', 'delete_*']] },
     },
     additionalProperties: false,
   },
-  autoApprove: { ...stringArray, description: 'Tools that run without asking for confirmation.' },
-  roots: { ...stringArray, description: 'Extra roots (folder paths or file:// URIs) given to this server besides the workspace folders.' },
+  autoApprove: {
+    ...stringArray,
+    markdownDescription: 'Tool names (exact, not globs) that run without asking for confirmation. Other tools that are not marked read-only ask first.',
+    examples: [['read_text_file', 'list_directory']],
+  },
+  roots: {
+    ...stringArray,
+    markdownDescription: 'Extra roots (folder paths or `file://` URIs) given to this server besides the workspace folders.',
+    examples: [['${userHome}/notes']],
+  },
   sampling: {
     type: 'object',
-    description: "How this server may use the editor's language model (sampling/createMessage).",
+    markdownDescription: "How this server may use the editor's language model (`sampling/createMessage`).",
     properties: {
-      mode: { enum: ['ask', 'allow', 'deny'], default: 'ask', description: 'ask: ask each time (or remember "always"); allow: never ask; deny: always refuse.' },
-      models: { ...stringArray, description: 'Model ids or families the server may use; empty or absent means any.' },
-      maxTokensPerRequest: { type: 'integer', minimum: 1, description: 'Caps the maxTokens of each request.' },
-      maxTokensPerHour: { type: 'integer', minimum: 1, description: "Token budget (input and output, counted by the model) per rolling hour." },
-      maxRequestsPerMinute: { type: 'integer', minimum: 1, description: 'Refuses requests beyond this rate.' },
+      mode: {
+        enum: ['ask', 'allow', 'deny'],
+        default: 'ask',
+        markdownEnumDescriptions: [
+          'Ask each time (**Always Allow for This Server** remembers the answer).',
+          'Never ask. Budgets and the model list still apply.',
+          'Refuse every request.',
+        ],
+        markdownDescription: 'Whether a sampling request needs your consent.',
+      },
+      models: { ...stringArray, markdownDescription: 'Model ids or families the server may use; empty or absent means any.', examples: [['gpt-4o', 'claude-sonnet-4']] },
+      maxTokensPerRequest: { type: 'integer', minimum: 1, markdownDescription: 'Caps the `maxTokens` of each request.' },
+      maxTokensPerHour: { type: 'integer', minimum: 1, markdownDescription: 'Token budget (input and output, counted by the model) per rolling hour.' },
+      maxRequestsPerMinute: { type: 'integer', minimum: 1, markdownDescription: 'Refuses requests beyond this rate.' },
     },
     additionalProperties: false,
   },
@@ -36,21 +74,33 @@ const common = {
 
 export const SERVER_ENTRY_SCHEMA = {
   type: 'object',
+  markdownDescription: `One MCP server. Give \`command\` for a local (stdio) server, or \`"type": "http"\` and \`url\` for a remote one. ${VARIABLES}`,
+  defaultSnippets: [
+    { label: 'stdio server', description: 'A local program that speaks MCP over stdin/stdout', body: { command: '${1:node}', args: ['${2:server.js}'] } },
+    { label: 'npm package server (npx)', description: 'An MCP server published on npm, run with npx', body: { command: 'npx', args: ['-y', '${1:@modelcontextprotocol/server-everything}'] } },
+    { label: 'HTTP server', description: 'A remote server reached over Streamable HTTP', body: { type: 'http', url: '${1:https://example.com/mcp}' } },
+  ],
   oneOf: [
     {
       title: 'stdio server',
       required: ['command'],
       properties: {
-        type: { const: 'stdio', description: 'A local process that speaks MCP over stdin/stdout.' },
-        command: { type: 'string', minLength: 1, description: 'The program to run. Supports ${workspaceFolder}, ${userHome}, ${env:NAME} and ${input:ID}.' },
-        args: { ...stringArray, description: 'Arguments passed to the command.' },
+        type: { const: 'stdio', markdownDescription: 'A local process that speaks MCP over stdin/stdout. The default when `command` is given.' },
+        command: {
+          type: 'string',
+          minLength: 1,
+          markdownDescription: `The program to run, found on \`PATH\` or given as a path. ${VARIABLES}`,
+          examples: ['npx', 'node', 'uvx', '${workspaceFolder}/bin/server'],
+        },
+        args: { ...stringArray, markdownDescription: 'Arguments passed to the command, one string each (no shell quoting).', examples: [['-y', '@modelcontextprotocol/server-filesystem', '${workspaceFolder}']] },
         env: {
           type: 'object',
           additionalProperties: { type: ['string', 'null'] },
-          description: 'Environment variables set for the server (null removes one).',
+          markdownDescription: 'Environment variables set for the server, on top of the editor\'s. `null` removes one. Use `${input:ID}` for a secret.',
+          examples: [{ LOG_LEVEL: 'info', API_KEY: '${input:api-key}' }],
         },
-        envFile: { type: 'string', description: 'A .env file whose variables are set for the server.' },
-        cwd: { type: 'string', description: 'The working directory. Defaults to the first workspace folder.' },
+        envFile: { type: 'string', markdownDescription: 'A `.env` file whose variables are set for the server (`env` wins).', examples: ['${workspaceFolder}/.env'] },
+        cwd: { type: 'string', markdownDescription: 'The working directory. Defaults to the first workspace folder.', examples: ['${workspaceFolder}'] },
         ...common,
       },
       additionalProperties: false,
@@ -59,9 +109,14 @@ export const SERVER_ENTRY_SCHEMA = {
       title: 'HTTP server',
       required: ['type', 'url'],
       properties: {
-        type: { const: 'http', description: 'A remote server reached over Streamable HTTP (or the older HTTP+SSE).' },
-        url: { type: 'string', pattern: '^https?://', description: 'The server endpoint.' },
-        headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers sent with every request.' },
+        type: { const: 'http', markdownDescription: 'A remote server reached over Streamable HTTP (or the older HTTP+SSE, detected from the URL).' },
+        url: { type: 'string', pattern: '^https?://', markdownDescription: 'The server endpoint. OAuth sign-in starts by itself when the server asks for it.', examples: ['https://example.com/mcp'] },
+        headers: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          markdownDescription: 'Headers sent with every request. Use `${input:ID}` for a token.',
+          examples: [{ Authorization: 'Bearer ${input:api-token}' }],
+        },
         ...common,
       },
       additionalProperties: false,
@@ -72,5 +127,47 @@ export const SERVER_ENTRY_SCHEMA = {
 export const SERVERS_SETTING_SCHEMA = {
   type: 'object',
   default: {},
+  markdownDescription:
+    'MCP servers to run, keyed by name. A stdio server runs a `command` with `args`, `env`, `envFile` and `cwd`; an HTTP server has `"type": "http"`, a `url` and `headers`. ' +
+    `${VARIABLES} An \`\${input:ID}\` value is asked once and kept in the secret storage. **MCP Host: Add Server...** and **MCP Host: Import Servers...** write this setting for you.`,
+  defaultSnippets: [
+    { label: 'stdio server', description: 'A local program that speaks MCP over stdin/stdout', body: { '${1:name}': { command: '${2:node}', args: ['${3:server.js}'] } } },
+    { label: 'npm package server (npx)', description: 'An MCP server published on npm, run with npx', body: { '${1:everything}': { command: 'npx', args: ['-y', '${2:@modelcontextprotocol/server-everything}'] } } },
+    { label: 'HTTP server', description: 'A remote server reached over Streamable HTTP', body: { '${1:remote}': { type: 'http', url: '${2:https://example.com/mcp}' } } },
+  ],
+  examples: [
+    {
+      everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] },
+      remote: { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${input:remote-token}' } },
+    },
+  ],
   additionalProperties: SERVER_ENTRY_SCHEMA,
 } as const;
+
+/**
+ * `mcpHost.inputs`: how to ask for an `${input:ID}` value (VS Code's `promptString` inputs, keyed
+ * by id so user and workspace settings merge). The values themselves live in the secret storage.
+ */
+export const INPUTS_SETTING_SCHEMA = {
+  type: 'object',
+  default: {},
+  markdownDescription:
+    'How MCP Host asks for each `${input:ID}` used in `mcpHost.servers`, keyed by the ID. The value typed is kept in the secret storage, never in settings. **MCP Host: Import Servers...** fills this from the `inputs` of VS Code\'s `mcp.json`.',
+  examples: [{ 'github-token': { description: 'GitHub personal access token', password: true } }],
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      description: { type: 'string', markdownDescription: 'The prompt shown when the value is asked for.' },
+      password: { type: 'boolean', default: true, markdownDescription: 'Hide what is typed.' },
+      default: { type: 'string', markdownDescription: 'The value the input box starts with.' },
+    },
+    additionalProperties: false,
+  },
+} as const;
+
+/** One `mcpHost.inputs` entry, as the schema above describes it. */
+export interface InputDefinition {
+  description?: string;
+  password?: boolean;
+  default?: string;
+}

@@ -1,0 +1,23 @@
+import type * as vscode from 'vscode';
+import type { McpHost } from '../host';
+import { addServer } from './addServer';
+import { importServers, type ImportReport } from './importServers';
+import { windowUi, type SetupUi } from './ui';
+
+/** Add Server and Import Servers, with the questions they ask replaceable for tests. */
+export class ServerSetup {
+  ui: SetupUi = windowUi;
+
+  constructor(
+    private readonly host: McpHost,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  addServer(): Promise<string | undefined> {
+    return addServer(this.host, this.ui);
+  }
+
+  importServers(): Promise<ImportReport | undefined> {
+    return importServers(this.host, this.ui, this.log);
+  }
+}

@@ -1,0 +1,37 @@
+import * as vscode from 'vscode';
+
+/** Names the question being asked, so a test can answer each step of a guided flow. */
+export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'servers' | 'collision';
+
+/**
+ * The questions Add Server and Import Servers ask. The default asks with VS Code's quick input;
+ * tests in a real VS Code replace it (the extension's API exposes `setup.ui`).
+ */
+export interface SetupUi {
+  pick<T extends vscode.QuickPickItem>(step: SetupStep, items: readonly T[], options: vscode.QuickPickOptions): Promise<T | undefined>;
+  pickMany<T extends vscode.QuickPickItem>(step: SetupStep, items: readonly T[], options: vscode.QuickPickOptions): Promise<T[] | undefined>;
+  input(step: SetupStep, options: vscode.InputBoxOptions): Promise<string | undefined>;
+  openJsonFile(): Promise<vscode.Uri | undefined>;
+  notify(kind: 'info' | 'warning' | 'error', message: string, ...actions: string[]): Promise<string | undefined>;
+}
+
+export const windowUi: SetupUi = {
+  pick: async (_step, items, options) => vscode.window.showQuickPick(items, { ignoreFocusOut: true, ...options }),
+  pickMany: async (_step, items, options) => vscode.window.showQuickPick(items, { ignoreFocusOut: true, ...options, canPickMany: true }),
+  input: async (_step, options) => vscode.window.showInputBox({ ignoreFocusOut: true, ...options }),
+  openJsonFile: async () =>
+    (
+      await vscode.window.showOpenDialog({
+        canSelectMany: false,
+        openLabel: vscode.l10n.t('Import'),
+        filters: { [vscode.l10n.t('JSON files')]: ['json', 'jsonc'] },
+        title: vscode.l10n.t('MCP Host: choose a file with "mcpServers" or "servers"'),
+      })
+    )?.[0],
+  notify: async (kind, message, ...actions) =>
+    kind === 'error'
+      ? vscode.window.showErrorMessage(message, ...actions)
+      : kind === 'warning'
+        ? vscode.window.showWarningMessage(message, ...actions)
+        : vscode.window.showInformationMessage(message, ...actions),
+};
