@@ -280,10 +280,10 @@ async function skipRemainingSteps(page) {
   for (let i = 0; i < 30; i++) {
     await page.waitForTimeout(300);
     if (!(await page.locator(QUICK_INPUT).isVisible()) || (await page.locator('.monaco-dialog-box').isVisible())) return;
-    // A pick list offers Skip: filter down to it and accept (a click can miss a list still settling).
+    // A pick list offers Skip; if the list is still settling under the click, Enter takes the focused row.
     const skip = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Skip' });
-    if (await skip.count()) await page.locator(`${QUICK_INPUT} input`).fill('Skip');
-    await page.keyboard.press('Enter');
+    if (await skip.count()) await skip.first().click({ timeout: 5_000 }).catch(() => page.keyboard.press('Enter'));
+    else await page.keyboard.press('Enter');
   }
 }
 
