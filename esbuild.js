@@ -1,7 +1,9 @@
-// Bundles the extension and the command-line client. `--production` minifies and drops source maps.
+// Bundles the extension and the command-line client. `--production` minifies and drops source maps;
+// `--analyze` also prints what takes space in dist/extension.js (esbuild's metafile, by input file).
 const esbuild = require('esbuild');
 
 const production = process.argv.includes('--production');
+const analyze = process.argv.includes('--analyze');
 
 const common = {
   bundle: true,
@@ -16,10 +18,11 @@ const common = {
 };
 
 async function main() {
-  await Promise.all([
-    esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
+  const [extension] = await Promise.all([
+    esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], metafile: analyze }),
     esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   ]);
+  if (analyze) console.log(await esbuild.analyzeMetafile(extension.metafile, { verbose: false }));
 }
 
 main().catch((error) => {

@@ -142,6 +142,10 @@ describe('server definitions from settings', () => {
     assert.deepEqual(['read_file', 'read_secret_key', 'echo', 'write_file'].filter((t) => isToolOffered(def, t)), ['read_file', 'echo']);
     const [open] = parse({ s: { command: 'x' } }).definitions;
     assert.ok(isToolOffered(open, 'anything'));
+    // The usual glob forms besides `*`; dotted names are ordinary names.
+    const [forms] = parse({ s: { command: 'x', tools: { allow: ['get_?', '{list,search}_*', 'v[12].*', '*.internal'] } } }).definitions;
+    assert.deepEqual(['get_a', 'get_ab', 'list_x', 'search_y', 'find_z', 'v1.run', 'v3.run', 'db.internal', '.internal'].filter((t) => isToolOffered(forms, t)),
+      ['get_a', 'list_x', 'search_y', 'v1.run', 'db.internal', '.internal']);
   });
 });
 

@@ -28,15 +28,22 @@ function run(cmd, args, opts = {}) {
   return r.stdout || '';
 }
 
-/** Runs test/harness/install.sh (idempotent, cached) and returns the paths it wrote. */
-function install() {
+/**
+ * Runs test/harness/install.sh (idempotent, cached) and returns the paths it wrote. Without arguments
+ * it installs the default code-server (VS Code 1.139.1); `{ codeServer, node }` installs another one
+ * beside it (e.g. the oldest VS Code that engines.vscode claims), run by that Node major.
+ */
+function install({ codeServer, node } = {}) {
   const t = Date.now();
+  const env = { ...process.env, HARNESS_DIR };
+  if (codeServer) Object.assign(env, { CODE_SERVER_VERSION: codeServer, NODE_MAJOR: String(node) });
   const r = spawnSync('bash', [path.join(__dirname, 'install.sh')], {
-    cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, HARNESS_DIR },
+    cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'], env,
   });
-  if (r.status !== 0) throw new Error(`test/harness/install.sh failed (exit ${r.status})`);
+  if (r.status !== 0) throw new Error(`test/harness/install.sh${codeServer ? ` (code-server ${codeServer})` : ''} failed (exit ${r.status})`);
   const paths = {};
-  for (const line of fs.readFileSync(path.join(HARNESS_DIR, 'paths.env'), 'utf8').split('\n')) {
+  const file = codeServer ? `paths-${codeServer}.env` : 'paths.env';
+  for (const line of fs.readFileSync(path.join(HARNESS_DIR, file), 'utf8').split('\n')) {
     const m = /^([A-Z0-9_]+)=(.*)$/.exec(line);
     if (m) paths[m[1]] = m[2];
   }
@@ -237,7 +244,9 @@ function findFiles(dir, re, out = []) {
 /** Installs a VSIX into an extensions dir with code-server's CLI. */
 function installVsix(paths, vsix, { extensionsDir, userDataDir, base }) {
   const t = Date.now();
-  run(paths.NODE24, [paths.CODE_SERVER_JS, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
+  // Older code-server CLIs do not create these themselves.
+  for (const d of [extensionsDir, userDataDir]) fs.mkdirSync(d, { recursive: true });
+  run(paths.CODE_SERVER_NODE, [paths.CODE_SERVER_JS, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
     '--install-extension', vsix, '--force'], { env: scratchEnv(base) });
   log(`installed ${path.basename(vsix)} into ${path.relative(REPO, extensionsDir)} in ${((Date.now() - t) / 1000).toFixed(1)}s`);
 }
@@ -278,7 +287,7 @@ async function startCodeServer(paths, { base, extensionsDir, userDataDir, folder
       '--reconnection-grace-time', '5', '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
       ...extraArgs, folder];
     fs.appendFileSync(logFile, `\n=== attempt ${attempt}: ${args.join(' ')}\n`);
-    const proc = startGroup(paths.NODE24, args, { env: scratchEnv(base), logFile, name });
+    const proc = startGroup(paths.CODE_SERVER_NODE, args, { env: scratchEnv(base), logFile, name });
     const url = `http://127.0.0.1:${p}/`;
     const ok = await waitFor(async () => proc.exited ? 'exited' : (await httpStatus(url + 'healthz')) === 200, 90_000);
     if (ok === true) {
@@ -295,9 +304,11 @@ async function startCodeServer(paths, { base, extensionsDir, userDataDir, folder
 
 /**
  * Starts VS Code's own server (bundled in code-server) with the smoke-test driver enabled, which lets
- * a browser page pass extensionDevelopmentPath/extensionTestsPath and get the exit code back.
+ * a browser page pass extensionDevelopmentPath/extensionTestsPath and get the exit code back. `env` is
+ * added to the server's environment, which its extension hosts inherit (VS Code 1.90's web workbench
+ * ignores the payload's extensionEnvironment, so the suites' variables travel this way too).
  */
-async function startVSCodeServer(paths, { base, extensionsDir, serverDataDir, attempts = 3 }) {
+async function startVSCodeServer(paths, { base, extensionsDir, serverDataDir, attempts = 3, env = {} }) {
   const logFile = path.join(base, 'logs', 'vscode-server.log');
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   let lastError;
@@ -307,7 +318,7 @@ async function startVSCodeServer(paths, { base, extensionsDir, serverDataDir, at
       '--accept-server-license-terms', '--enable-smoke-test-driver', '--disable-telemetry', '--disable-workspace-trust',
       '--server-data-dir', serverDataDir, '--extensions-dir', extensionsDir];
     fs.appendFileSync(logFile, `\n=== attempt ${attempt}: ${args.join(' ')}\n`);
-    const proc = startGroup(paths.NODE24, args, { env: scratchEnv(base), logFile, name: 'vscode-server' });
+    const proc = startGroup(paths.CODE_SERVER_NODE, args, { env: scratchEnv(base, env), logFile, name: 'vscode-server' });
     const url = `http://127.0.0.1:${p}/`;
     const ok = await waitFor(async () => proc.exited ? 'exited' : (await httpStatus(url)) === 200, 90_000);
     if (ok === true) {

@@ -7,7 +7,9 @@
 //   4. e2e: test/e2e/*.test.js, Mocha + playwright-core against code-server in Chromium
 // Prints `vscode: N passed, M failed` last and exits non-zero on any failure.
 //
-// Usage: node test/harness/run-vscode-tests.js [--only exthost|e2e] [--grep PATTERN]
+//   5. smoke: test/vscode-smoke/*.test.ts in the oldest VS Code that engines.vscode claims (an older
+//      code-server, installed beside the default one) and in 1.139.1, each with its own VSIX install
+// Usage: node test/harness/run-vscode-tests.js [--only exthost|e2e|smoke] [--grep PATTERN]
 // Environment: HARNESS_VSIX=<file> (skip the build), HARNESS_DIR, SCREENSHOT_DIR (default media/screenshots),
 //   MCP_HOST_EXTHOST_TIMEOUT (ms, whole exthost run, default 900000), MCP_HOST_TEST_TIMEOUT (ms per test).
 'use strict';
@@ -83,21 +85,25 @@ async function buildModelsExtension(outDir) {
   return vsix;
 }
 
-async function runExtHost(paths, { base, extensionsDir }) {
-  const files = listTests('test/vscode', /\.test\.ts$/);
+/**
+ * Runs extension-host suites in the VS Code server of `paths` (a code-server install). `name` labels the
+ * run (its folder under base, its logs); `machineSettings` are written to the server's machine settings
+ * before the window opens; `env` is added to the suites' environment.
+ */
+async function runExtHost(paths, { base, extensionsDir, files = listTests('test/vscode', /\.test\.ts$/), name = 'exthost', machineSettings, env = {} }) {
   if (!files.length) {
-    h.log('exthost: no test/vscode/*.test.ts');
+    h.log(`${name}: no suites`);
     return { passed: 0, failed: 0 };
   }
   const t = Date.now();
-  const dir = path.join(base, 'exthost');
+  const dir = path.join(base, name);
   fs.mkdirSync(dir, { recursive: true });
   const runnerExt = path.join(dir, 'runner-ext');
   const testsEntry = await buildRunnerExtension(files, runnerExt);
-  h.log(`exthost: bundled ${files.length} suite file(s) in ${((Date.now() - t) / 1000).toFixed(1)}s`);
+  h.log(`${name}: bundled ${files.length} suite file(s) in ${((Date.now() - t) / 1000).toFixed(1)}s`);
   const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'vscode', 'workspace'), path.join(dir, 'workspace'));
   // A multi-root workspace (of one folder), so suites can add folders without the window reloading.
-  const workspaceFile = path.join(dir, 'exthost.code-workspace');
+  const workspaceFile = path.join(dir, `${name}.code-workspace`);
   fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: workspace }], settings: {} }, null, 2));
   const resultsFile = path.join(dir, 'results.json');
   const out = path.join(dir, 'out');
@@ -110,9 +116,14 @@ async function runExtHost(paths, { base, extensionsDir }) {
     MCP_HOST_TEST_RESULTS: resultsFile,
     ...(grep ? { MCP_HOST_TEST_GREP: grep } : {}),
     ...(process.env.MCP_HOST_TEST_TIMEOUT ? { MCP_HOST_TEST_TIMEOUT: process.env.MCP_HOST_TEST_TIMEOUT } : {}),
+    ...env,
   };
   const serverDataDir = path.join(dir, 'server-data');
-  const consoleLog = path.join(base, 'logs', 'exthost-console.log');
+  if (machineSettings) {
+    fs.mkdirSync(path.join(serverDataDir, 'data', 'Machine'), { recursive: true });
+    fs.writeFileSync(path.join(serverDataDir, 'data', 'Machine', 'settings.json'), JSON.stringify(machineSettings, null, 2));
+  }
+  const consoleLog = path.join(base, 'logs', `${name}-console.log`);
   const overall = Number(process.env.MCP_HOST_EXTHOST_TIMEOUT || 900_000);
   const startupTimeout = 180_000;
   const browser = await h.launchChromium(paths);
@@ -122,7 +133,7 @@ async function runExtHost(paths, { base, extensionsDir }) {
   try {
     for (let attempt = 1; attempt <= 3; attempt++) {
       fs.rmSync(resultsFile, { force: true });
-      server = await h.startVSCodeServer(paths, { base, extensionsDir, serverDataDir });
+      server = await h.startVSCodeServer(paths, { base, extensionsDir, serverDataDir, env: extensionEnvironment });
       const page = await browser.newPage();
       let done;
       const exited = new Promise((r) => (done = r));
@@ -141,14 +152,14 @@ async function runExtHost(paths, { base, extensionsDir }) {
         ['skipWelcome', 'true'],
       ]);
       const loaded = await page.goto(`${server.url}?workspace=${encodeURIComponent(workspaceFile)}&payload=${encodeURIComponent(payload)}`, { timeout: 120_000 })
-        .then(() => true, (e) => { h.log(`exthost: page load failed: ${e.message.split('\n')[0]}`); return false; });
+        .then(() => true, (e) => { h.log(`${name}: page load failed: ${e.message.split('\n')[0]}`); return false; });
       const started = loaded && await h.waitFor(() => fs.existsSync(resultsFile) || server.exited, startupTimeout, 500);
       if (started === true && fs.existsSync(resultsFile)) {
         code = await Promise.race([exited, h.sleep(overall).then(() => 'timeout')]);
         await page.close().catch(() => {});
         break;
       }
-      h.log(`exthost: the test runner did not start within ${startupTimeout / 1000}s (attempt ${attempt}/3)`);
+      h.log(`${name}: the test runner did not start within ${startupTimeout / 1000}s (attempt ${attempt}/3)`);
       h.dumpLogs('vscode-server', server.logFile, [path.join(serverDataDir, 'data', 'logs')], 30);
       await page.close().catch(() => {});
       await server.stop();
@@ -163,15 +174,53 @@ async function runExtHost(paths, { base, extensionsDir }) {
   let { passed, failed } = results;
   if (code !== 0 && failed === 0) failed = 1; // crash, timeout or no test ran
   const seconds = (Date.now() - t) / 1000;
-  h.log(`exthost: exit code ${code}${failedToStart ? ' (never started)' : ''}; ${passed} passed, ${failed} failed in ${seconds.toFixed(1)}s`);
+  h.log(`${name}: exit code ${code}${failedToStart ? ' (never started)' : ''}; ${passed} passed, ${failed} failed in ${seconds.toFixed(1)}s`);
   if (failed) {
     for (const f of results.failures || []) console.log(`  FAILED ${f.title}\n    ${String(f.error).split('\n').slice(0, 6).join('\n    ')}`);
-    h.dumpLogs('vscode-server', path.join(base, 'logs', 'vscode-server.log'), [path.join(serverDataDir, 'data', 'logs')]);
+    h.dumpLogs('vscode-server', server?.logFile ?? path.join(base, 'logs', 'vscode-server.log'), [path.join(serverDataDir, 'data', 'logs')]);
     console.log(`----- last 40 lines of ${path.relative(h.REPO, consoleLog)} (workbench console) -----`);
     console.log(h.tail(consoleLog, 40));
   }
-  time('exthost suites', seconds);
+  time(`${name} suites`, seconds);
   return { passed, failed };
+}
+
+/**
+ * The VS Codes the compatibility smoke scenario runs in: the oldest one engines.vscode claims (its
+ * code-server and the Node major that code-server needs, installed beside the default one) and the
+ * default code-server (VS Code 1.139.1). test/vscode-smoke/smoke.test.ts checks that engines.vscode
+ * admits each, so raising engines.vscode without moving the oldest one here fails the run.
+ */
+const SMOKE_TARGETS = [{ codeServer: '4.90.3', node: 20 }, { codeServer: undefined }];
+
+async function runSmoke(defaultPaths, { base, vsix }) {
+  const files = listTests('test/vscode-smoke', /\.test\.ts$/);
+  let passed = 0;
+  let failed = 0;
+  for (const target of SMOKE_TARGETS) {
+    const t = Date.now();
+    const paths = target.codeServer ? h.install(target) : defaultPaths;
+    if (target.codeServer) time(`install.sh code-server ${target.codeServer}`, paths.installSeconds);
+    const vscodeDir = path.dirname(path.dirname(paths.VSCODE_SERVER_MAIN));
+    const vscodeVersion = JSON.parse(fs.readFileSync(path.join(vscodeDir, 'product.json'), 'utf8')).version;
+    const name = `smoke-${vscodeVersion}`;
+    const smokeBase = path.join(base, 'smoke');
+    const extensionsDir = path.join(smokeBase, name, 'extensions');
+    h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(smokeBase, name, 'install-user-data'), base: smokeBase });
+    // The server is in the settings before the window opens: the extension must activate and start it alone.
+    const everything = path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+    const machineSettings = { 'mcpHost.servers': { smoke: { command: process.execPath, args: [everything, 'stdio'] } } };
+    h.log(`${name}: code-server ${paths.CODE_SERVER_VERSION} (VS Code ${vscodeVersion}) on node ${spawnVersion(paths.CODE_SERVER_NODE)}`);
+    const r = await runExtHost(paths, { base: smokeBase, extensionsDir, files, name, machineSettings, env: { MCP_HOST_EXPECT_VSCODE: vscodeVersion } });
+    passed += r.passed;
+    failed += r.failed;
+    time(`${name} total`, (Date.now() - t) / 1000);
+  }
+  return { passed, failed };
+}
+
+function spawnVersion(node) {
+  return require('node:child_process').execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 }
 
 async function runE2E(paths, { base, extensionsDir }) {
@@ -239,10 +288,10 @@ async function main() {
     t = Date.now();
     h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
     time('install VSIX', (Date.now() - t) / 1000);
-    for (const [name, fn] of [['exthost', runExtHost], ['e2e', runE2E]]) {
+    for (const [name, fn] of [['exthost', runExtHost], ['e2e', runE2E], ['smoke', runSmoke]]) {
       if (only && only !== name) continue;
       try {
-        const r = await fn(paths, { base, extensionsDir });
+        const r = await fn(paths, { base, extensionsDir, vsix });
         passed += r.passed;
         failed += r.failed;
       } catch (e) {
@@ -262,10 +311,14 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => {
-    h.killAllGroups();
-    process.exit(130);
-  });
+module.exports = { buildRunnerExtension, listTests };
+
+if (require.main === module) {
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.on(sig, () => {
+      h.killAllGroups();
+      process.exit(130);
+    });
+  }
+  main();
 }
-main();

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
-import { minimatch } from 'minimatch';
+import zeptomatch from 'zeptomatch';
 import { McpError } from '../protocol/errors';
 import type { Root } from '../protocol/types';
 import type { StdioServerParams } from '../transport/stdio';
@@ -37,7 +37,7 @@ export function rootsFor(def: ServerDefinition, workspaceRoots: Root[], baseDir?
 
 /** Whether the tool is offered under the server's allow/deny lists (names or globs). */
 export function isToolOffered(def: ServerDefinition, toolName: string): boolean {
-  const matches = (patterns: string[] | undefined) => patterns?.some((p) => minimatch(toolName, p, { nocase: false, dot: true }));
+  const matches = (patterns: string[] | undefined) => patterns?.some((p) => zeptomatch(p, toolName));
   if (matches(def.tools.deny)) return false;
   if (def.tools.allow && def.tools.allow.length > 0) return !!matches(def.tools.allow);
   return true;

@@ -1,4 +1,3 @@
-import { Agent } from 'undici';
 import type { AuthChallenge, HttpAuthProvider } from '../auth/provider';
 import { ErrorCode, McpError } from '../protocol/errors';
 
@@ -24,13 +23,29 @@ export const ACCEPT_JSON_OR_SSE = 'application/json, text/event-stream';
 /**
  * Node's fetch ends a body that stays silent for five minutes and gives up on headers after five.
  * An MCP stream is silent for as long as the server has nothing to say, and how long a request may
- * take is the connection's business (its timeout and cancellation), so the global fetch runs on an
- * agent without those limits. TCP keep-alive, on by default, still finds peers that vanished.
+ * take is the connection's business (its timeout and cancellation), so every request we send turns
+ * both limits off. Undici (Node's fetch) takes `headersTimeout`/`bodyTimeout` per dispatch, so this
+ * dispatcher only adds them and hands the request to whatever dispatcher fetch would have used (Node's
+ * own agent, or one an editor installed for its proxy settings): no second HTTP stack in the bundle.
+ * TCP keep-alive, on by default, still finds peers that vanished.
  */
-let untimedAgent: Agent | undefined;
+const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+
+interface Dispatcher {
+  dispatch(options: Record<string, unknown>, handler: unknown): boolean;
+}
+
+export const untimedDispatcher: Dispatcher = {
+  dispatch(options, handler) {
+    const base = (globalThis as Record<symbol, Dispatcher | undefined>)[GLOBAL_DISPATCHER];
+    if (!base) throw new Error('Node has no global HTTP dispatcher (undici.globalDispatcher.1)');
+    return base.dispatch({ ...options, headersTimeout: 0, bodyTimeout: 0 }, handler);
+  },
+};
+
 function defaultFetch(url: URL, init: RequestInit): Promise<Response> {
-  untimedAgent ??= new Agent({ bodyTimeout: 0, headersTimeout: 0 });
-  return fetch(url, { ...init, dispatcher: untimedAgent } as unknown as RequestInit);
+  // fetch loads undici (which installs the global dispatcher) before it dispatches.
+  return fetch(url, { ...init, dispatcher: untimedDispatcher } as unknown as RequestInit);
 }
 
 export interface HttpRequest {

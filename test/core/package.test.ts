@@ -1,0 +1,165 @@
+// The Marketplace package: `npm run package` builds the VSIX; this suite opens it and checks the
+// limits (VSIX < 1 MB, bundle < 400 KB), that its files are exactly what `.vscodeignore` allows and
+// what package.json points at, and that the bundle carries every runtime dependency inside it
+// (it loads from a folder that has nothing but a stand-in for `vscode`).
+// MCP_HOST_VSIX=<file> checks an existing VSIX instead of building one.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { builtinModules } from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import zeptomatch from 'zeptomatch';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yauzl = require('yauzl') as {
+  open(file: string, opts: { lazyEntries: boolean }, cb: (err: Error | null, zip: ZipFile) => void): void;
+};
+interface ZipEntry { fileName: string; uncompressedSize: number }
+interface ZipFile {
+  readEntry(): void;
+  on(event: 'entry', cb: (e: ZipEntry) => void): void;
+  on(event: 'end' | 'close', cb: () => void): void;
+  on(event: 'error', cb: (e: Error) => void): void;
+  openReadStream(e: ZipEntry, cb: (err: Error | null, s: NodeJS.ReadableStream) => void): void;
+  close(): void;
+}
+
+const MAX_VSIX_BYTES = 1_000_000;
+const MAX_BUNDLE_BYTES = 400_000;
+const repo = path.resolve(__dirname, '..', '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
+// vsce adds its own manifest files and renames these three.
+const VSCE_FILES = ['extension.vsixmanifest', '[Content_Types].xml'];
+const RENAMED: Record<string, string> = { 'readme.md': 'README.md', 'changelog.md': 'CHANGELOG.md', 'LICENSE.txt': 'LICENSE' };
+
+/** Every entry of the zip with its uncompressed bytes. */
+function readZip(file: string): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    const files = new Map<string, Buffer>();
+    yauzl.open(file, { lazyEntries: true }, (err, zip) => {
+      if (err) return reject(err);
+      zip.on('error', reject);
+      zip.on('end', () => resolve(files));
+      zip.on('entry', (entry) => {
+        if (entry.fileName.endsWith('/')) return zip.readEntry();
+        zip.openReadStream(entry, (e, stream) => {
+          if (e) return reject(e);
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('error', reject);
+          stream.on('end', () => {
+            files.set(entry.fileName, Buffer.concat(chunks));
+            zip.readEntry();
+          });
+        });
+      });
+      zip.readEntry();
+    });
+  });
+}
+
+/** The `!pattern` lines of .vscodeignore: what goes into the package. */
+function allowlist(): string[] {
+  const lines = fs.readFileSync(path.join(repo, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
+  assert.ok(lines.includes('**'), '.vscodeignore must start from "exclude everything" (**)');
+  return lines.filter((l) => l.startsWith('!')).map((l) => l.slice(1));
+}
+
+describe('VSIX package', function () {
+  this.timeout(300_000);
+  let vsix: string;
+  let vsixBytes: number;
+  let files: Map<string, Buffer>;
+  let scratch: string;
+
+  before(async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-vsix-'));
+    if (process.env.MCP_HOST_VSIX) {
+      vsix = path.resolve(process.env.MCP_HOST_VSIX);
+    } else {
+      vsix = path.join(scratch, `${pkg.name}-${pkg.version}.vsix`);
+      // The project's own script; extra arguments go to `vsce package`.
+      execFileSync('npm', ['run', '--silent', 'package', '--', '--out', vsix], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+    }
+    vsixBytes = fs.statSync(vsix).size;
+    files = await readZip(vsix);
+  });
+
+  after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+  it(`is under ${MAX_VSIX_BYTES / 1e6} MB`, () => {
+    assert.ok(vsixBytes < MAX_VSIX_BYTES, `${path.basename(vsix)} is ${vsixBytes} bytes`);
+  });
+
+  it(`has a minified bundle under ${MAX_BUNDLE_BYTES / 1000} KB without a source map`, () => {
+    const bundle = files.get(`extension/${pkg.main.replace(/^\.\//, '')}`);
+    assert.ok(bundle, `${pkg.main} is not in the package`);
+    assert.ok(bundle.length < MAX_BUNDLE_BYTES, `the bundle is ${bundle.length} bytes`);
+    const text = bundle.toString('utf8');
+    assert.doesNotMatch(text, /sourceMappingURL/, 'the bundle points at a source map');
+    const lines = text.split('\n').length;
+    assert.ok(bundle.length / lines > 2000, `the bundle looks unminified: ${lines} lines for ${bundle.length} bytes`);
+  });
+
+  it('holds exactly what .vscodeignore allows, each allowed entry at least once', () => {
+    const patterns = allowlist();
+    const names = [...files.keys()].filter((f) => !VSCE_FILES.includes(f)).map((f) => {
+      assert.ok(f.startsWith('extension/'), `unexpected top-level entry ${f}`);
+      const rel = f.slice('extension/'.length);
+      return RENAMED[rel] ?? rel;
+    });
+    const unexpected = names.filter((n) => !patterns.some((p) => zeptomatch(p, n)));
+    assert.deepEqual(unexpected, [], 'files in the VSIX that .vscodeignore does not allow');
+    const missing = patterns.filter((p) => !names.some((n) => zeptomatch(p, n)));
+    assert.deepEqual(missing, [], 'allowlist entries with no file in the VSIX');
+    for (const f of VSCE_FILES) assert.ok(files.has(f), `${f} missing`);
+    // Whatever the allowlist says: no sources, tests, maps, CLI or dependencies.
+    const forbidden = names.filter((n) => /(^|\/)(src|test|node_modules|\.harness)\/|\.map$|\.ts$|^dist\/cli\.js$|\.vsix$/.test(n));
+    assert.deepEqual(forbidden, []);
+  });
+
+  it('contains every file package.json points at', () => {
+    const c = pkg.contributes;
+    const wanted = [
+      pkg.main,
+      pkg.icon,
+      ...(c.viewsContainers?.activitybar ?? []).map((v: { icon: string }) => v.icon),
+      ...Object.values(c.views ?? {}).flat().map((v) => (v as { icon?: string }).icon).filter(Boolean),
+      ...(c.grammars ?? []).map((g: { path: string }) => g.path),
+    ].map((p: string) => `extension/${p.replace(/^\.\//, '')}`);
+    const absent = [...new Set(wanted)].filter((p) => !files.has(p));
+    assert.deepEqual(absent, []);
+  });
+
+  it('has a 128×128 PNG icon', () => {
+    const png = files.get(`extension/${pkg.icon}`);
+    assert.ok(png);
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+    // IHDR: width and height, big-endian, at bytes 16 and 20.
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128]);
+  });
+
+  it('bundles every runtime dependency: it loads with nothing but vscode beside it', () => {
+    const dir = path.join(scratch, 'load');
+    fs.mkdirSync(path.join(dir, 'node_modules', 'vscode'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'extension.js'), files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!);
+    // A stand-in for the editor API: any property, call or `new` gives the stand-in again.
+    fs.writeFileSync(path.join(dir, 'node_modules', 'vscode', 'index.js'),
+      'const p = new Proxy(function () {}, { get: (t, k) => (k === "prototype" ? {} : p), apply: () => p, construct: () => p });\nmodule.exports = p;\n');
+    const probe = [
+      'const Module = require("node:module");',
+      'const seen = new Set();',
+      'const load = Module._load;',
+      'Module._load = function (request, ...rest) { seen.add(request); return load.call(this, request, ...rest); };',
+      'const ext = require("./extension.js");',
+      'console.log(JSON.stringify({ exports: Object.keys(ext), requested: [...seen] }));',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['-e', probe], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_PATH: '', NODE_OPTIONS: '' } });
+    const { exports, requested } = JSON.parse(out.trim().split('\n').pop()!) as { exports: string[]; requested: string[] };
+    assert.ok(exports.includes('activate'), `exports: ${exports.join(', ')}`);
+    const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+    const outside = requested.filter((r) => r !== './extension.js' && r !== 'vscode' && !builtins.has(r));
+    assert.deepEqual(outside, [], 'modules the bundle loads from outside itself');
+  });
+});

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// `npm run test:electron`: the extension-host suites (test/vscode/*.test.ts) in desktop VS Code, downloaded
+// by @vscode/test-electron, instead of the VS Code server that run-vscode-tests.js drives in Chromium.
+// Needs access to VS Code's download site and a display (xvfb-run on a headless Linux box). The extension
+// is loaded from this checkout (npm run build), next to the same test-runner extension the harness uses.
+// Prints `electron: N passed, M failed` last.
+//
+// Environment: VSCODE_VERSION (default: stable; e.g. 1.90.2 for the oldest engines.vscode admits),
+//   MCP_HOST_TEST_TIMEOUT, MCP_HOST_TEST_GREP.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const h = require('./lib');
+const { buildRunnerExtension, listTests } = require('./run-vscode-tests');
+
+async function main() {
+  const { downloadAndUnzipVSCode, runTests } = require(path.join(h.REPO, 'node_modules', '@vscode', 'test-electron'));
+  const version = process.env.VSCODE_VERSION || 'stable';
+  const base = h.scratch('electron');
+  const cache = path.join(h.HARNESS_DIR, 'vscode-electron');
+  let executable;
+  try {
+    executable = await downloadAndUnzipVSCode({ version, cachePath: cache, timeout: 60_000 });
+  } catch (e) {
+    console.log(`electron: could not download VS Code ${version} (${e.message.split('\n')[0]}).`);
+    console.log('npm run test:electron needs access to VS Code\'s download site. Without it, run the same suites in');
+    console.log('the VS Code server from the npm registry instead: node test/harness/run-vscode-tests.js --only exthost');
+    process.exit(2);
+  }
+  h.run('npm', ['run', '--silent', 'build']);
+  const files = listTests('test/vscode', /\.test\.ts$/);
+  const runnerExt = path.join(base, 'runner-ext');
+  const testsEntry = await buildRunnerExtension(files, runnerExt);
+  const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'vscode', 'workspace'), path.join(base, 'workspace'));
+  const workspaceFile = path.join(base, 'electron.code-workspace');
+  fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: workspace }], settings: {} }, null, 2));
+  const resultsFile = path.join(base, 'results.json');
+  const out = path.join(base, 'out');
+  fs.mkdirSync(out, { recursive: true });
+  let code;
+  try {
+    code = await runTests({
+      vscodeExecutablePath: executable,
+      extensionDevelopmentPath: [runnerExt, h.REPO],
+      extensionTestsPath: testsEntry,
+      extensionTestsEnv: {
+        MCP_HOST_REPO: h.REPO,
+        MCP_HOST_WORKSPACE: workspace,
+        MCP_HOST_EVERYTHING_SERVER: path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
+        MCP_HOST_TEST_OUT: out,
+        MCP_HOST_TEST_RESULTS: resultsFile,
+        ...(process.env.MCP_HOST_TEST_GREP ? { MCP_HOST_TEST_GREP: process.env.MCP_HOST_TEST_GREP } : {}),
+        ...(process.env.MCP_HOST_TEST_TIMEOUT ? { MCP_HOST_TEST_TIMEOUT: process.env.MCP_HOST_TEST_TIMEOUT } : {}),
+      },
+      launchArgs: [workspaceFile, '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes',
+        '--user-data-dir', path.join(base, 'user-data'), '--extensions-dir', path.join(base, 'extensions')],
+    });
+  } catch (e) {
+    console.log(`electron: VS Code exited with an error: ${e.message || e}`);
+    code = 1;
+  }
+  const results = fs.existsSync(resultsFile) ? JSON.parse(fs.readFileSync(resultsFile, 'utf8')) : { passed: 0, failed: 0, failures: [] };
+  const failed = results.failed || (code !== 0 || results.passed === 0 ? 1 : 0);
+  for (const f of results.failures || []) console.log(`  FAILED ${f.title}\n    ${String(f.error).split('\n').slice(0, 6).join('\n    ')}`);
+  console.log(`\nelectron: ${results.passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.log(`electron: ${e.stack || e}`);
+  process.exit(1);
+});

@@ -1,0 +1,57 @@
+// The compatibility smoke scenario, run by test/harness/run-vscode-tests.js (phase "smoke") inside the
+// extension host of each VS Code it checks: the oldest one engines.vscode claims and the newest
+// (1.139.1). The extension is installed from the VSIX; the harness writes a stdio server
+// (server-everything) into the machine settings before the window opens, so nothing here starts it:
+// opening the window must be enough.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { McpHostApi } from '../../src/extension';
+import { env } from '../vscode/harnessEnv';
+import { waitFor } from '../vscode/helpers';
+
+describe(`smoke on VS Code ${vscode.version}`, function () {
+  this.timeout(120_000);
+  const pkg = JSON.parse(fs.readFileSync(path.join(env.repo, 'package.json'), 'utf8'));
+  const id = `${pkg.publisher}.${pkg.name}`;
+
+  it('runs in the VS Code the harness meant to start', () => {
+    const expected = process.env.MCP_HOST_EXPECT_VSCODE;
+    assert.ok(expected, 'MCP_HOST_EXPECT_VSCODE is not set');
+    assert.equal(vscode.version, expected);
+  });
+
+  it('is the VSIX build, and engines.vscode admits this VS Code', () => {
+    const ext = vscode.extensions.getExtension(id);
+    assert.ok(ext, `${id} is not installed`);
+    assert.equal(ext.packageJSON.version, pkg.version);
+    const min = /^\^?(\d+)\.(\d+)\.(\d+)$/.exec(pkg.engines.vscode);
+    assert.ok(min, `engines.vscode ${pkg.engines.vscode} is not ^X.Y.Z`);
+    const [major, minor] = vscode.version.split('.').map(Number);
+    assert.ok(major === Number(min[1]) && minor >= Number(min[2]), `${vscode.version} is outside ${pkg.engines.vscode}`);
+  });
+
+  it('activates by itself when the window opens, and starts the server from settings', async () => {
+    const ext = vscode.extensions.getExtension<McpHostApi>(id)!;
+    // No activate() call here: the activation events must do it.
+    await waitFor(() => ext.isActive, 'the extension to activate on its own', 60_000);
+    const api = ext.exports;
+    const server = await waitFor(() => {
+      const h = api.host.registry.get('smoke');
+      return h?.state.kind === 'running' && h;
+    }, 'the smoke server to run', 60_000).catch((e: Error) => {
+      throw new Error(`${e.message}; state: ${JSON.stringify(api.host.registry.get('smoke')?.state)}`);
+    });
+    const tools = await waitFor(() => server.tools.length > 0 && server.tools, 'its tools', 30_000);
+    assert.ok(tools.some((t) => t.name === 'echo'), `tools: ${tools.map((t) => t.name).join(', ')}`);
+  });
+
+  it('calls a tool through the running server', async () => {
+    const api = vscode.extensions.getExtension<McpHostApi>(id)!.exports;
+    const server = api.host.registry.get('smoke')!;
+    const { result } = await server.client!.callTool('echo', { message: 'hello from the smoke test' });
+    const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+    assert.match(text, /hello from the smoke test/);
+  });
+});
