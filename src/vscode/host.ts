@@ -3,7 +3,6 @@ import * as vscode from 'vscode';
 import {
   HttpTransport,
   McpError,
-  OAuthProvider,
   resolveVariables,
   rootsFor,
   ServerHandle,
@@ -11,14 +10,16 @@ import {
   StdioTransport,
   stdioParamsFor,
   DEFAULT_RESTART_POLICY,
+  type AuthChallenge,
   type DefinitionDiagnostic,
+  type HttpAuthProvider,
   type InputDefinition,
   type LaunchContext,
   type Root,
   type ServerDefinition,
   type Transport,
 } from '../core';
-import { BrowserUserAgent } from './auth/browserUserAgent';
+import type * as OAuthModule from './auth/oauth';
 import { LaunchConsent } from './consent';
 import { elicit } from './elicitation/elicit';
 import { SamplingService } from './sampling/samplingService';
@@ -167,16 +168,11 @@ export class McpHost implements vscode.Disposable {
   }
 
   /** One OAuth provider per server: tokens in SecretStorage, sign-in in the browser. */
-  private readonly auth = new Map<string, OAuthProvider>();
-  authFor(server: string): OAuthProvider {
+  private readonly auth = new Map<string, LazyOAuth>();
+  authFor(server: string): LazyOAuth {
     let provider = this.auth.get(server);
     if (!provider) {
-      provider = new OAuthProvider({
-        grant: { type: 'authorization_code', userAgent: new BrowserUserAgent(server) },
-        store: this.context.secrets,
-        clientName: 'MCP Host for VS Code',
-        log: (m) => this.logs.channel(server).info(`[auth] ${m}`),
-      });
+      provider = new LazyOAuth(() => loadOAuth().createOAuthProvider(server, this.context.secrets, (m) => this.logs.channel(server).info(`[auth] ${m}`)));
       this.auth.set(server, provider);
     }
     return provider;
@@ -218,5 +214,33 @@ export class McpHost implements vscode.Disposable {
   async dispose(): Promise<void> {
     await this.registry.dispose();
     for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+/** dist/auth.js, built from ./auth/oauth.ts beside dist/extension.js. */
+function loadOAuth(): typeof OAuthModule {
+  return require('./auth.js') as typeof OAuthModule;
+}
+
+/** The OAuth provider of one server, created (and its bundle loaded) on first use. */
+class LazyOAuth implements HttpAuthProvider {
+  private provider: ReturnType<typeof OAuthModule.createOAuthProvider> | undefined;
+
+  constructor(private readonly create: () => ReturnType<typeof OAuthModule.createOAuthProvider>) {}
+
+  private get(): ReturnType<typeof OAuthModule.createOAuthProvider> {
+    return (this.provider ??= this.create());
+  }
+
+  authorizationHeader(serverUrl: URL): Promise<string | undefined> {
+    return this.get().authorizationHeader(serverUrl);
+  }
+
+  onChallenge(challenge: AuthChallenge): Promise<boolean> {
+    return this.get().onChallenge(challenge);
+  }
+
+  signOut(serverUrl: URL): Promise<void> {
+    return this.get().signOut(serverUrl);
   }
 }

@@ -27,6 +27,7 @@ interface ZipFile {
 
 const MAX_VSIX_BYTES = 1_000_000;
 const MAX_BUNDLE_BYTES = 400_000;
+const MAX_AUTH_BUNDLE_BYTES = 60_000;
 const repo = path.resolve(__dirname, '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 // vsce adds its own manifest files and renames these three.
@@ -102,6 +103,15 @@ describe('VSIX package', function () {
     assert.ok(bundle.length / lines > 2000, `the bundle looks unminified: ${lines} lines for ${bundle.length} bytes`);
   });
 
+  it(`keeps OAuth in a small bundle of its own, loaded on first use (under ${MAX_AUTH_BUNDLE_BYTES / 1000} KB)`, () => {
+    const auth = files.get('extension/dist/auth.js');
+    assert.ok(auth, 'dist/auth.js is not in the package');
+    assert.ok(auth.length < MAX_AUTH_BUNDLE_BYTES, `dist/auth.js is ${auth.length} bytes`);
+    assert.doesNotMatch(auth.toString('utf8'), /sourceMappingURL/);
+    const main = files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!.toString('utf8');
+    assert.doesNotMatch(main, /oauth-authorization-server/, 'the OAuth code is not in the main bundle as well');
+  });
+
   it('holds exactly what .vscodeignore allows, each allowed entry at least once', () => {
     const patterns = allowlist();
     const names = [...files.keys()].filter((f) => !VSCE_FILES.includes(f)).map((f) => {
@@ -144,6 +154,8 @@ describe('VSIX package', function () {
     const dir = path.join(scratch, 'load');
     fs.mkdirSync(path.join(dir, 'node_modules', 'vscode'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'extension.js'), files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!);
+    // OAuth is a bundle of its own, required on first use by an HTTP server.
+    fs.writeFileSync(path.join(dir, 'auth.js'), files.get('extension/dist/auth.js')!);
     // A stand-in for the editor API: any property, call or `new` gives the stand-in again.
     fs.writeFileSync(path.join(dir, 'node_modules', 'vscode', 'index.js'),
       'const p = new Proxy(function () {}, { get: (t, k) => (k === "prototype" ? {} : p), apply: () => p, construct: () => p });\nmodule.exports = p;\n');
@@ -153,13 +165,15 @@ describe('VSIX package', function () {
       'const load = Module._load;',
       'Module._load = function (request, ...rest) { seen.add(request); return load.call(this, request, ...rest); };',
       'const ext = require("./extension.js");',
-      'console.log(JSON.stringify({ exports: Object.keys(ext), requested: [...seen] }));',
+      'const auth = require("./auth.js");',
+      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), requested: [...seen] }));',
     ].join('\n');
     const out = execFileSync(process.execPath, ['-e', probe], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_PATH: '', NODE_OPTIONS: '' } });
-    const { exports, requested } = JSON.parse(out.trim().split('\n').pop()!) as { exports: string[]; requested: string[] };
+    const { exports, authExports, requested } = JSON.parse(out.trim().split('\n').pop()!) as { exports: string[]; authExports: string[]; requested: string[] };
     assert.ok(exports.includes('activate'), `exports: ${exports.join(', ')}`);
+    assert.deepEqual(authExports, ['createOAuthProvider']);
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-    const outside = requested.filter((r) => r !== './extension.js' && r !== 'vscode' && !builtins.has(r));
+    const outside = requested.filter((r) => !['./extension.js', './auth.js', 'vscode'].includes(r) && !builtins.has(r));
     assert.deepEqual(outside, [], 'modules the bundle loads from outside itself');
   });
 });
