@@ -53,6 +53,8 @@ interface SentRequest {
   at: number;
 }
 
+const MAX_OPEN_REQUESTS = 10_000;
+
 /**
  * The "MCP Host Trace" channel: one line per message with time, server, direction, method, id
  * and, for responses, the round-trip time; `verbose` adds the JSON. Coloured by syntaxes/.
@@ -78,9 +80,14 @@ export class ProtocolTrace implements vscode.Disposable {
     if (m.method !== undefined) {
       if (m.id !== undefined && m.id !== null) {
         this.sent.set(key(event.direction), { method: m.method, at: event.at });
+        // A backstop for peers that never answer: keep the newest requests only.
+        if (this.sent.size > MAX_OPEN_REQUESTS) this.sent.delete(this.sent.keys().next().value as string);
         line = `${arrow} ${m.method} #${m.id}`;
       } else {
         line = `${arrow} ${m.method}`;
+        // A cancelled request may never be answered: forget it, so the map does not grow.
+        const cancelled = m.method === 'notifications/cancelled' ? (m.params as { requestId?: string | number } | undefined)?.requestId : undefined;
+        if (cancelled !== undefined) this.sent.delete(`${server}\u0000${event.direction}\u0000${String(cancelled)}`);
       }
     } else {
       const request = this.sent.get(key(event.direction === 'in' ? 'out' : 'in'));
