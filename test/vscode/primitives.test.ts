@@ -5,6 +5,16 @@ import * as path from 'node:path';
 import { openResource } from '../../src/vscode/resources/readResource';
 import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
+/** Waits until `uri` is the active tab, shown by VS Code's image preview, then closes it. */
+async function closesInImagePreview(uri: vscode.Uri): Promise<void> {
+  const tab = await waitFor(() => {
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    return input instanceof vscode.TabInputCustom && input.uri.toString() === uri.toString() && input;
+  }, 'the image preview');
+  assert.equal(tab.viewType, 'imagePreview.previewEditor');
+  await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+}
+
 describe('tools, resources and prompts in a real VS Code', function () {
   this.timeout(120_000);
 
@@ -91,12 +101,7 @@ describe('tools, resources and prompts in a real VS Code', function () {
     assert.equal(png.mimeType, 'image/png');
     const uri = await openResource(images, png);
     assert.match(uri.path, /\/dot\.png$/);
-    const tab = await waitFor(() => {
-      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-      return input instanceof vscode.TabInputCustom && input.uri.toString() === uri.toString() && input;
-    }, 'the image preview');
-    assert.equal(tab.viewType, 'imagePreview.previewEditor');
-    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    await closesInImagePreview(uri);
   });
 
   it('stores result images beside the result and links them so they open in the image preview', async () => {
@@ -117,12 +122,7 @@ describe('tools, resources and prompts in a real VS Code', function () {
     assert.ok(links.some((l) => doc.getText(l.range) === link[1]), `links: ${links.map((l) => doc.getText(l.range)).join(', ')}`);
     const imageUri = vscode.Uri.joinPath(doc.uri, '..', link[1]);
     await vscode.commands.executeCommand('vscode.open', imageUri);
-    const tab = await waitFor(() => {
-      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-      return input instanceof vscode.TabInputCustom && input.uri.toString() === imageUri.toString() && input;
-    }, 'the image preview');
-    assert.equal(tab.viewType, 'imagePreview.previewEditor');
-    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    await closesInImagePreview(imageUri);
   });
 
   it('copies a rendered prompt as plain text', async () => {
