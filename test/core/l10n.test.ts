@@ -85,6 +85,23 @@ describe('localisation', () => {
     });
   }
 
+  it('has each walkthrough page in every language, with the same code, links and commands', () => {
+    const pages = Object.keys(nls).filter((k) => k.endsWith('.media'));
+    assert.ok(pages.length >= 5, 'the walkthrough steps name their pages through package.nls.json');
+    const markup = (file: string) => {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      return sorted([...text.matchAll(/`[^`]+`|\]\([^)]*\)/g)].map((m) => m[0]));
+    };
+    for (const locale of LOCALES) {
+      const translated = readJson(`package.nls.${locale}.json`);
+      for (const key of pages) {
+        assert.notEqual(translated[key], nls[key], `${key} has no ${locale} page`);
+        assert.ok(fs.existsSync(path.join(ROOT, translated[key])), `${translated[key]} is missing`);
+        assert.deepEqual(markup(translated[key]), markup(nls[key]), `${translated[key]} must keep the code and links of ${nls[key]}`);
+      }
+    }
+  });
+
   it('has l10n/bundle.l10n.json as `npm run l10n` exports it from the source today', function () {
     this.timeout(120_000);
     assert.equal(manifest.l10n, './l10n');
