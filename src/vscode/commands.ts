@@ -6,9 +6,10 @@ import type { PromptActions } from './prompts/getPrompt';
 import type { ServerSetup } from './setup/serverSetup';
 import { fillTemplate, openResource, readResourceCommand } from './resources/readResource';
 import { askArguments } from './tools/askArguments';
-import type { ToolCalls } from './tools/callTool';
+import type { CallRecord, ToolCalls } from './tools/callTool';
 import { Commands, Settings } from './ids';
 import type { TreeNode } from './tree/nodes';
+import { stateLabel } from './tree/serversTree';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
 export function registerCommands(
@@ -23,12 +24,12 @@ export function registerCommands(
     const server = await pickServer(host, node, filter);
     if (server) await action(server);
   };
-  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(`MCP Host: ${what}: ${McpError.from(e).message}`);
+  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0}: {1}', what, McpError.from(e).message));
 
   return [
     vscode.commands.registerCommand(
       Commands.startServer,
-      withServer((s) => s.start().catch(report(`could not start ${s.name}`)), (s) => s.state.kind !== 'running'),
+      withServer((s) => s.start().catch(report(vscode.l10n.t('could not start {0}', s.name))), (s) => s.state.kind !== 'running'),
     ),
     vscode.commands.registerCommand(
       Commands.stopServer,
@@ -36,7 +37,7 @@ export function registerCommands(
     ),
     vscode.commands.registerCommand(
       Commands.restartServer,
-      withServer((s) => s.restart().catch(report(`could not restart ${s.name}`))),
+      withServer((s) => s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)))),
     ),
     vscode.commands.registerCommand(
       Commands.showServerLog,
@@ -44,8 +45,8 @@ export function registerCommands(
     ),
     vscode.commands.registerCommand(Commands.showTrace, async () => {
       if (vscode.workspace.getConfiguration(Settings.section).get(Settings.trace, 'off') === 'off') {
-        const turnOn = 'Trace Messages';
-        const pick = await vscode.window.showInformationMessage('The protocol trace is off (setting mcpHost.trace).', turnOn);
+        const turnOn = vscode.l10n.t('Trace Messages');
+        const pick = await vscode.window.showInformationMessage(vscode.l10n.t('The protocol trace is off (setting mcpHost.trace).'), turnOn);
         if (pick === turnOn) await vscode.workspace.getConfiguration(Settings.section).update(Settings.trace, 'messages', vscode.ConfigurationTarget.Global);
       }
       host.trace.show();
@@ -63,25 +64,25 @@ export function registerCommands(
     }),
     vscode.commands.registerCommand(Commands.rerunLastToolCall, async () => {
       const last = tools.history[0];
-      if (!last) return void vscode.window.showInformationMessage('MCP Host: no tool has been called yet.');
+      if (!last) return void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no tool has been called yet.'));
       await rerun(host, tools, last.server, last.tool, last.args, false);
     }),
     vscode.commands.registerCommand(Commands.showCallHistory, async () => {
-      if (!tools.history.length) return void vscode.window.showInformationMessage('MCP Host: no tool has been called yet.');
+      if (!tools.history.length) return void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no tool has been called yet.'));
       const pick = await vscode.window.showQuickPick(
         tools.history.map((r) => ({
           label: `${r.server} › ${r.tool}`,
-          description: `${new Date(r.at).toLocaleTimeString()} · ${r.outcome ?? 'running'}`,
+          description: `${new Date(r.at).toLocaleTimeString()} · ${outcomeLabel(r.outcome)}`,
           detail: JSON.stringify(r.args),
           record: r,
         })),
-        { title: 'MCP Host: Tool Call History', placeHolder: 'Which call?' },
+        { title: vscode.l10n.t('MCP Host: Tool Call History'), placeHolder: vscode.l10n.t('Which call?') },
       );
       if (!pick) return;
       const how = await vscode.window.showQuickPick(
         [
-          { label: '$(debug-rerun) Rerun', edit: false },
-          { label: '$(edit) Edit Arguments and Rerun', edit: true },
+          { label: `$(debug-rerun) ${vscode.l10n.t('Rerun')}`, edit: false },
+          { label: `$(edit) ${vscode.l10n.t('Edit Arguments and Rerun')}`, edit: true },
         ],
         { placeHolder: `${pick.label} ${pick.detail}` },
       );
@@ -100,22 +101,32 @@ export function registerCommands(
       withServer(async (s) => {
         if (s.definition.type !== 'http') return;
         await host.authFor(s.name).signOut(new URL(s.definition.url));
-        void vscode.window.showInformationMessage(`MCP Host: signed out of "${s.name}".`);
+        void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: signed out of "{0}".', s.name));
         if (s.state.kind === 'running') await s.restart().catch(() => undefined);
       }, (s) => s.definition.type === 'http'),
     ),
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();
-      void vscode.window.showInformationMessage('MCP Host: every server will be asked again before it uses a language model.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.'));
     }),
   ];
+}
+
+function outcomeLabel(outcome: CallRecord['outcome']): string {
+  const labels: Record<NonNullable<CallRecord['outcome']>, string> = {
+    ok: vscode.l10n.t('ok'),
+    isError: vscode.l10n.t('tool error'),
+    failed: vscode.l10n.t('failed'),
+    cancelled: vscode.l10n.t('cancelled'),
+  };
+  return outcome === undefined ? vscode.l10n.t('running') : labels[outcome];
 }
 
 async function rerun(host: McpHost, tools: ToolCalls, serverName: string, toolName: string, args: Record<string, unknown>, edit: boolean): Promise<void> {
   const server = host.registry.get(serverName);
   const tool = server?.tools.find((t) => t.name === toolName);
-  if (!server || !tool) return void vscode.window.showErrorMessage(`MCP Host: ${serverName} › ${toolName} is not available now.`);
+  if (!server || !tool) return void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} is not available now.', `${serverName} › ${toolName}`));
   if (edit) {
     const edited = await askArguments(`${serverName} › ${toolName}`, tool.inputSchema, args);
     if (edited) await tools.call(server, tool, edited);
@@ -128,13 +139,13 @@ async function pickServer(host: McpHost, node: TreeNode | string | undefined, fi
   if (node && 'server' in node) return node.server;
   const candidates = host.servers.filter(filter);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(host.servers.length ? 'MCP Host: no server fits.' : 'MCP Host: no servers are configured. Use "MCP Host: Add Server...".');
+    void vscode.window.showInformationMessage(host.servers.length ? vscode.l10n.t('MCP Host: no server fits.') : vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".'));
     return undefined;
   }
   if (candidates.length === 1) return candidates[0];
   const pick = await vscode.window.showQuickPick(
-    candidates.map((s) => ({ label: s.name, description: s.state.kind, server: s })),
-    { placeHolder: 'Which MCP server?' },
+    candidates.map((s) => ({ label: s.name, description: stateLabel(s.state.kind), server: s })),
+    { placeHolder: vscode.l10n.t('Which MCP server?') },
   );
   return pick?.server;
 }

@@ -26,9 +26,9 @@ export function askWithCompletion(opts: {
     const render = () => {
       const typed = qp.value;
       const items: vscode.QuickPickItem[] = [];
-      if (typed && !suggestions.includes(typed)) items.push({ label: typed, description: 'as typed' });
-      for (const s of suggestions) items.push({ label: s, description: 'suggested by the server' });
-      if (!typed && !opts.required) items.push({ label: '', description: 'leave empty' });
+      if (typed && !suggestions.includes(typed)) items.push({ label: typed, description: vscode.l10n.t('as typed') });
+      for (const s of suggestions) items.push({ label: s, description: vscode.l10n.t('suggested by the server') });
+      if (!typed && !opts.required) items.push({ label: '', description: vscode.l10n.t('leave empty') });
       qp.items = items;
     };
     const fetch = async () => {

@@ -26,28 +26,34 @@ export class LaunchConsent {
   /** `def` as written in settings (so no secret shows), `cwd` where it will really run. */
   async check(def: ServerDefinition, cwd: string | undefined): Promise<void> {
     if (!this.needsConsent(def) || def.type !== 'stdio') return;
-    if (!vscode.workspace.isTrusted) throw McpError.invalidRequest(`${def.name}: workspace servers do not start in an untrusted workspace`);
+    if (!vscode.workspace.isTrusted) throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const key = launchHash(def);
     const always = this.workspaceState.get<string[]>(STORE_KEY, []);
     if (always.includes(key) || this.allowedThisSession.has(key)) return;
     const commandLine = [def.command, ...def.args].map((w) => (/[\s"'$]/.test(w) ? JSON.stringify(w) : w)).join(' ');
     const answer = await this.prompt(def, commandLine, cwd);
-    if (answer === 'cancel') throw McpError.invalidRequest(`${def.name}: starting was not allowed`);
+    if (answer === 'cancel') throw McpError.invalidRequest(vscode.l10n.t('{0}: starting was not allowed', def.name));
     this.allowedThisSession.add(key);
     if (answer === 'always') await this.workspaceState.update(STORE_KEY, [...always, key]);
   }
 }
 
 async function askWithModal(def: ServerDefinition, commandLine: string, cwd: string | undefined): Promise<ConsentAnswer> {
-  const allow = 'Allow';
-  const always = 'Always Allow in This Workspace';
-  const detail = `This workspace's settings define the MCP server "${def.name}". Starting it runs:\n\n${commandLine}\n\nin ${cwd ?? 'the first workspace folder'}.\n\nOnly allow commands you trust.`;
+  const allow = vscode.l10n.t('Allow');
+  const always = vscode.l10n.t('Always Allow in This Workspace');
+  const detail = vscode.l10n.t(
+    'This workspace\'s settings define the MCP server "{0}". Starting it runs:\n\n{1}\n\nin {2}.\n\nOnly allow commands you trust.',
+    def.name,
+    commandLine,
+    cwd ?? vscode.l10n.t('the first workspace folder'),
+  );
+  const question = vscode.l10n.t('Start the MCP server "{0}"?', def.name);
   const asked = Date.now();
-  let pick = await vscode.window.showWarningMessage(`Start the MCP server "${def.name}"?`, { modal: true, detail }, allow, always);
+  let pick = await vscode.window.showWarningMessage(question, { modal: true, detail }, allow, always);
   // A modal raised while the web workbench is still loading can come back dismissed at once,
   // before anyone saw it: ask again in a notification, which waits for the person.
   if (pick === undefined && Date.now() - asked < MODAL_TOO_FAST_MS) {
-    pick = await vscode.window.showWarningMessage(`Start the MCP server "${def.name}"? ${detail.replace(/\n+/g, ' ')}`, allow, always);
+    pick = await vscode.window.showWarningMessage(`${question} ${detail.replace(/\n+/g, ' ')}`, allow, always);
   }
   return pick === allow ? 'allow' : pick === always ? 'always' : 'cancel';
 }

@@ -92,7 +92,7 @@ export class McpHost implements vscode.Disposable {
       const blocked = definitions.filter((d) => !this.isAllowedByTrust(d));
       this.diagnostics = [
         ...diagnostics,
-        ...blocked.map((d) => ({ name: d.name, origin: d.origin, message: 'not started: this workspace is not trusted' })),
+        ...blocked.map((d) => ({ name: d.name, origin: d.origin, message: vscode.l10n.t('not started: this workspace is not trusted') })),
       ];
       for (const d of this.diagnostics) this.logs.channel(d.name).warn(`settings: ${d.message}`);
       const result = await this.registry.reconcile(allowed);
@@ -147,7 +147,7 @@ export class McpHost implements vscode.Disposable {
   }
 
   private async prepare(def: ServerDefinition): Promise<ServerDefinition> {
-    if (!this.isAllowedByTrust(def)) throw McpError.invalidRequest(`${def.name}: workspace servers do not start in an untrusted workspace`);
+    if (!this.isAllowedByTrust(def)) throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const folder = folderFor(def);
     const resolved = await resolveVariables(def, {
       workspaceFolder: folder?.uri.fsPath,
@@ -197,7 +197,7 @@ export class McpHost implements vscode.Disposable {
     if (value === undefined) {
       const definitions = vscode.workspace.getConfiguration(Settings.section).get<Record<string, InputDefinition>>(Settings.inputs, {});
       value = await this.inputPrompt(id, definitions[id]);
-      if (value === undefined) throw McpError.invalidRequest(`no value given for \${input:${id}}`);
+      if (value === undefined) throw McpError.invalidRequest(vscode.l10n.t('no value given for {0}', `\${input:${id}}`));
       await this.context.secrets.store(key, value);
     }
     if (value.length >= 4) this.secretValues.add(value);

@@ -13,7 +13,7 @@ export class OutputDocuments extends ReadOnlyFileSystem implements vscode.Dispos
   private static readonly MAX_FILES = 200;
 
   constructor() {
-    super('MCP Host documents');
+    super(vscode.l10n.t('MCP Host documents are read-only'));
   }
 
   static register(): { docs: OutputDocuments; disposable: vscode.Disposable } {

@@ -5,7 +5,8 @@ export abstract class ReadOnlyFileSystem implements vscode.FileSystemProvider {
   protected readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.changeEmitter.event;
 
-  constructor(private readonly what: string) {}
+  /** `message` is what a refused write says, e.g. "MCP resources are read-only". */
+  constructor(private readonly message: string) {}
 
   abstract readFile(uri: vscode.Uri): Uint8Array | Thenable<Uint8Array>;
   abstract stat(uri: vscode.Uri): vscode.FileStat | Thenable<vscode.FileStat>;
@@ -17,15 +18,15 @@ export abstract class ReadOnlyFileSystem implements vscode.FileSystemProvider {
     return [];
   }
   createDirectory(): void {
-    throw vscode.FileSystemError.NoPermissions(`${this.what} are read-only`);
+    throw vscode.FileSystemError.NoPermissions(this.message);
   }
   writeFile(): void {
-    throw vscode.FileSystemError.NoPermissions(`${this.what} are read-only`);
+    throw vscode.FileSystemError.NoPermissions(this.message);
   }
   delete(): void {
-    throw vscode.FileSystemError.NoPermissions(`${this.what} are read-only`);
+    throw vscode.FileSystemError.NoPermissions(this.message);
   }
   rename(): void {
-    throw vscode.FileSystemError.NoPermissions(`${this.what} are read-only`);
+    throw vscode.FileSystemError.NoPermissions(this.message);
   }
 }

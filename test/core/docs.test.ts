@@ -4,7 +4,10 @@ import * as path from 'node:path';
 import { INPUTS_SETTING_SCHEMA, parseServerDefinitions, SERVER_ENTRY_SCHEMA, SERVERS_SETTING_SCHEMA } from '../../src/core';
 
 const ROOT = path.join(__dirname, '..', '..');
-const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const { resolveNls } = require(path.join(ROOT, 'scripts', 'nls.js')) as { resolveNls: <T>(value: T, texts: Record<string, string>) => T };
+const readJson = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, name), 'utf8'));
+/** The manifest as VS Code shows it in English: every %key% replaced from package.nls.json. */
+const pkg = resolveNls(readJson('package.json'), readJson('package.nls.json'));
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
 /** The text under a heading, up to the next heading of the same or a higher level. */
@@ -61,11 +64,7 @@ describe('the documentation keeps up with the manifest', () => {
 
   it('lists every contributed command by its palette title, and no other', () => {
     const listed = [...section(readme, '## Commands').matchAll(/^\| \*\*(.+?)\*\* \|/gm)].map((m) => m[1]);
-    // Titles may be %keys% of package.nls.json once the manifest is localised.
-    const nlsFile = path.join(ROOT, 'package.nls.json');
-    const nls: Record<string, string> = fs.existsSync(nlsFile) ? JSON.parse(fs.readFileSync(nlsFile, 'utf8')) : {};
-    const text = (s: string) => s.replace(/^%(.+)%$/, (all, key: string) => nls[key] ?? all);
-    const contributed = pkg.contributes.commands.map((c: { category?: string; title: string }) => `${c.category ? `${text(c.category)}: ` : ''}${text(c.title)}`);
+    const contributed = pkg.contributes.commands.map((c: { category?: string; title: string }) => `${c.category ? `${c.category}: ` : ''}${c.title}`);
     assert.deepEqual(sorted(listed), sorted(contributed));
   });
 

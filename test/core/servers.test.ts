@@ -83,8 +83,9 @@ describe('server definitions from settings', () => {
     assert.notEqual(definitionHash(a), definitionHash(c));
   });
 
-  it('is the schema package.json contributes', () => {
-    const pkg = require(path.join(ROOT, 'package.json'));
+  it('is the schema package.json contributes, once its %keys% are read from package.nls.json', () => {
+    const { resolveNls } = require(path.join(ROOT, 'scripts', 'nls.js')) as { resolveNls: <T>(value: T, texts: Record<string, string>) => T };
+    const pkg = resolveNls(require(path.join(ROOT, 'package.json')), require(path.join(ROOT, 'package.nls.json')));
     const contributed = { ...pkg.contributes.configuration.properties['mcpHost.servers'] };
     delete contributed.scope;
     assert.deepEqual(contributed, JSON.parse(JSON.stringify(SERVERS_SETTING_SCHEMA)));

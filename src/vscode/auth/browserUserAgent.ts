@@ -20,13 +20,13 @@ export class BrowserUserAgent implements OAuthUserAgent {
   }
 
   async authorize(authorizationUrl: URL, signal?: AbortSignal): Promise<URLSearchParams> {
-    const signIn = 'Sign In';
+    const signIn = vscode.l10n.t('Sign In');
     const pick = await vscode.window.showInformationMessage(
-      `The MCP server "${this.server}" needs you to sign in at ${authorizationUrl.host}.`,
-      { modal: true, detail: 'Your browser opens the sign-in page; MCP Host receives the answer on 127.0.0.1 and keeps the tokens in the secret storage.' },
+      vscode.l10n.t('The MCP server "{0}" needs you to sign in at {1}.', this.server, authorizationUrl.host),
+      { modal: true, detail: vscode.l10n.t('Your browser opens the sign-in page; MCP Host receives the answer on 127.0.0.1 and keeps the tokens in the secret storage.') },
       signIn,
     );
-    if (pick !== signIn) throw new Error(`sign-in to ${authorizationUrl.host} was cancelled`);
+    if (pick !== signIn) throw new Error(vscode.l10n.t('sign-in to {0} was cancelled', authorizationUrl.host));
     const redirect = new URL(this.redirectUri);
     return new Promise<URLSearchParams>((resolve, reject) => {
       const listener = http.createServer((req, res) => {
@@ -37,11 +37,12 @@ export class BrowserUserAgent implements OAuthUserAgent {
         }
         const failed = url.searchParams.get('error');
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-        res.end(`<!doctype html><title>MCP Host</title><p>${failed ? 'Sign-in failed. You can close this tab.' : 'Signed in. You can close this tab and return to VS Code.'}</p>`);
+        const text = failed ? vscode.l10n.t('Sign-in failed. You can close this tab.') : vscode.l10n.t('Signed in. You can close this tab and return to VS Code.');
+        res.end(`<!doctype html><meta charset="utf-8"><title>MCP Host</title><p>${text}</p>`);
         finish(() => resolve(url.searchParams));
       });
-      const timer = setTimeout(() => finish(() => reject(new Error('no answer from the browser within 5 minutes'))), WAIT_MS);
-      const onAbort = () => finish(() => reject(new Error('sign-in cancelled')));
+      const timer = setTimeout(() => finish(() => reject(new Error(vscode.l10n.t('no answer from the browser within 5 minutes')))), WAIT_MS);
+      const onAbort = () => finish(() => reject(new Error(vscode.l10n.t('sign-in cancelled'))));
       signal?.addEventListener('abort', onAbort, { once: true });
       let done = false;
       const finish = (settle: () => void) => {
@@ -52,10 +53,10 @@ export class BrowserUserAgent implements OAuthUserAgent {
         listener.close();
         settle();
       };
-      listener.once('error', (e) => finish(() => reject(new Error(`cannot listen on ${redirect.host} for the sign-in answer: ${e.message}`))));
+      listener.once('error', (e) => finish(() => reject(new Error(vscode.l10n.t('cannot listen on {0} for the sign-in answer: {1}', redirect.host, e.message)))));
       listener.listen(Number(redirect.port), '127.0.0.1', () => {
         void vscode.env.openExternal(vscode.Uri.parse(authorizationUrl.toString(), true)).then((opened) => {
-          if (!opened) finish(() => reject(new Error('the browser could not be opened')));
+          if (!opened) finish(() => reject(new Error(vscode.l10n.t('the browser could not be opened'))));
         });
       });
     });

@@ -9,18 +9,18 @@ import { askArguments } from '../tools/askArguments';
  */
 export async function elicit(server: string, params: ElicitRequestParams): Promise<ElicitResult> {
   if (params.mode === 'url') return elicitUrl(server, params);
-  const respond = 'Respond';
-  const decline = 'Decline';
+  const respond = vscode.l10n.t('Respond');
+  const decline = vscode.l10n.t('Decline');
   const fields = Object.keys(params.requestedSchema?.properties ?? {});
   const pick = await vscode.window.showInformationMessage(
-    `The MCP server "${server}" asks for information`,
-    { modal: true, detail: `${params.message}${fields.length ? `\n\nFields: ${fields.join(', ')}` : ''}` },
+    vscode.l10n.t('The MCP server "{0}" asks for information', server),
+    { modal: true, detail: `${params.message}${fields.length ? `\n\n${vscode.l10n.t('Fields: {0}', fields.join(', '))}` : ''}` },
     respond,
     decline,
   );
   if (pick === decline) return { action: 'decline' };
   if (pick !== respond) return { action: 'cancel' };
-  const content = await askArguments(`"${server}" asks`, params.requestedSchema);
+  const content = await askArguments(vscode.l10n.t('"{0}" asks', server), params.requestedSchema);
   if (!content) return { action: 'cancel' };
   return { action: 'accept', content: content as ElicitResult['content'] };
 }
@@ -33,10 +33,10 @@ async function elicitUrl(server: string, params: ElicitRequestParams): Promise<E
     return { action: 'decline' };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return { action: 'decline' };
-  const open = `Open ${url.host}`;
-  const decline = 'Decline';
+  const open = vscode.l10n.t('Open {0}', url.host);
+  const decline = vscode.l10n.t('Decline');
   const pick = await vscode.window.showWarningMessage(
-    `The MCP server "${server}" wants you to open a page on ${url.host}`,
+    vscode.l10n.t('The MCP server "{0}" wants you to open a page on {1}', server, url.host),
     { modal: true, detail: `${params.message}\n\n${url.toString()}` },
     open,
     decline,

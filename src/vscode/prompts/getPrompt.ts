@@ -21,7 +21,7 @@ export class PromptActions {
     const { server, prompt } = chosen;
     const client = server.client;
     if (!client) {
-      void vscode.window.showErrorMessage(`MCP Host: "${server.name}" is not running.`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: "{0}" is not running.', server.name));
       return undefined;
     }
     const args: Record<string, string> = {};
@@ -32,7 +32,7 @@ export class PromptActions {
         ref: { type: 'ref/prompt', name: prompt.name },
         argument: a.name,
         title: `${server.name} › ${prompt.name} (${i + 1}/${list.length})`,
-        prompt: `${a.name}${a.required ? ' (required)' : ' (optional)'}${a.description ? `: ${a.description}` : ''}`,
+        prompt: `${a.required ? vscode.l10n.t('{0} (required)', a.name) : vscode.l10n.t('{0} (optional)', a.name)}${a.description ? `: ${a.description}` : ''}`,
         required: !!a.required,
         context: args,
       });
@@ -47,7 +47,7 @@ export class PromptActions {
       await vscode.window.showTextDocument(uri, { preview: false });
       return uri;
     } catch (error) {
-      void vscode.window.showErrorMessage(`MCP Host: prompt ${prompt.name} failed: ${McpError.from(error).toString()}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, McpError.from(error).toString()));
       return undefined;
     }
   }
@@ -58,7 +58,7 @@ export class PromptActions {
     const text = target && (this.texts.get(target.toString()) ?? this.docs.text(target));
     if (!text) return;
     await vscode.env.clipboard.writeText(text);
-    void vscode.window.setStatusBarMessage('MCP Host: prompt copied', 3000);
+    void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Host: prompt copied'), 3000);
   }
 
   private async pick(): Promise<{ server: ServerHandle; prompt: Prompt } | undefined> {
@@ -66,9 +66,9 @@ export class PromptActions {
       server.client ? server.prompts.map((prompt) => ({ label: `${server.name} › ${prompt.title ?? prompt.name}`, detail: prompt.description, server, prompt })) : [],
     );
     if (!items.length) {
-      void vscode.window.showInformationMessage('MCP Host: no running server offers prompts.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers prompts.'));
       return undefined;
     }
-    return vscode.window.showQuickPick(items, { title: 'MCP Host: Get Prompt', placeHolder: 'Which prompt?', matchOnDetail: true });
+    return vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Get Prompt'), placeHolder: vscode.l10n.t('Which prompt?'), matchOnDetail: true });
   }
 }

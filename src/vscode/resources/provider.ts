@@ -16,7 +16,7 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly host: McpHost) {
-    super('MCP resources');
+    super(vscode.l10n.t('MCP resources are read-only'));
     this.subscriptions.push(
       host.onResourceUpdated(({ server, uri }) => {
         const docs = this.watched.get(key(server, uri))?.docs;
@@ -47,15 +47,15 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
     const { server, resourceUri } = fromResourceUri(uri);
     const client = this.host.registry.get(server)?.client;
-    if (!client) throw vscode.FileSystemError.Unavailable(`MCP server "${server}" is not running, so ${resourceUri} cannot be read`);
+    if (!client) throw vscode.FileSystemError.Unavailable(vscode.l10n.t('MCP server "{0}" is not running, so {1} cannot be read', server, resourceUri));
     let bytes: Buffer;
     try {
       const result = await client.readResource(resourceUri);
       const content = result.contents.find((c) => c.uri === resourceUri) ?? result.contents[0];
-      if (!content) throw new Error('the server returned no contents');
+      if (!content) throw new Error(vscode.l10n.t('the server returned no contents'));
       bytes = 'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text ?? '', 'utf8');
     } catch (error) {
-      throw vscode.FileSystemError.Unavailable(`Reading ${resourceUri} from "${server}" failed: ${McpError.from(error).message}`);
+      throw vscode.FileSystemError.Unavailable(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, McpError.from(error).message));
     }
     const known = this.sizes.get(uri.toString());
     this.sizes.set(uri.toString(), { size: bytes.length, mtime: known?.mtime ?? Date.now() });

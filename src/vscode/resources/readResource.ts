@@ -23,7 +23,7 @@ export async function fillTemplate(server: ServerHandle, template: ResourceTempl
       ref: { type: 'ref/resource', uri: template.uriTemplate },
       argument: name,
       title: `${server.name} › ${template.name} (${i + 1}/${names.length})`,
-      prompt: `${name} in ${template.uriTemplate}`,
+      prompt: vscode.l10n.t('{0} in {1}', name, template.uriTemplate),
       required: true,
       context: values,
     });
@@ -46,10 +46,10 @@ export async function readResourceCommand(host: McpHost): Promise<void> {
       : [],
   );
   if (!items.length) {
-    void vscode.window.showInformationMessage('MCP Host: no running server offers resources.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers resources.'));
     return;
   }
-  const pick = await vscode.window.showQuickPick(items, { title: 'MCP Host: Read Resource', placeHolder: 'Which resource?', matchOnDescription: true });
+  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Read Resource'), placeHolder: vscode.l10n.t('Which resource?'), matchOnDescription: true });
   if (!pick) return;
   if (pick.resource) await openResource(pick.server, pick.resource);
   else if (pick.template) await fillTemplate(pick.server, pick.template);

@@ -56,16 +56,16 @@ export class SamplingService {
 
   /** Every exchange of the session as a Markdown document. */
   async showHistory(docs: OutputDocuments): Promise<vscode.Uri> {
-    const parts = ['# Sampling history', this.history.length ? '' : '_No sampling requests yet._'];
+    const parts = [`# ${vscode.l10n.t('Sampling history')}`, this.history.length ? '' : `_${vscode.l10n.t('No sampling requests yet.')}_`];
     for (const r of this.history) {
       parts.push(
-        `## ${new Date(r.at).toLocaleString()} — ${r.server}: ${r.decision}`,
+        `## ${new Date(r.at).toLocaleString()} — ${r.server}: ${decisionLabel(r.decision)}`,
         [
-          r.reviewed ? '- edited by the person in Review' : '',
-          r.model ? `- model: ${r.model}` : '',
-          r.tokensIn !== undefined ? `- tokens: ${r.tokensIn} in, ${r.tokensOut} out` : '',
-          r.durationMs !== undefined ? `- duration: ${r.durationMs} ms` : '',
-          r.error ? `- error: ${r.error}` : '',
+          r.reviewed ? `- ${vscode.l10n.t('edited by the person in Review')}` : '',
+          r.model ? `- ${vscode.l10n.t('model: {0}', r.model)}` : '',
+          r.tokensIn !== undefined ? `- ${vscode.l10n.t('tokens: {0} in, {1} out', r.tokensIn, r.tokensOut ?? 0)}` : '',
+          r.durationMs !== undefined ? `- ${vscode.l10n.t('duration: {0} ms', r.durationMs)}` : '',
+          r.error ? `- ${vscode.l10n.t('error: {0}', r.error)}` : '',
         ]
           .filter(Boolean)
           .join('\n'),
@@ -73,7 +73,7 @@ export class SamplingService {
         describeRequest(r.server, r.request),
         '```',
       );
-      if (r.response !== undefined) parts.push('Response:', '```text', r.response, '```');
+      if (r.response !== undefined) parts.push(vscode.l10n.t('Response:'), '```text', r.response, '```');
     }
     const uri = docs.put('sampling', 'sampling-history.md', parts.join('\n\n'));
     await vscode.window.showTextDocument(uri, { preview: false });
@@ -132,7 +132,14 @@ export class SamplingService {
     const choice = chooseModel(all, policy, request.modelPreferences);
     let model: vscode.LanguageModelChat | undefined;
     if (choice.kind === 'none') {
-      void vscode.window.showErrorMessage(`MCP Host: "${server}" asked for a language model, but ${choice.reason}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust mcpHost.servers › ${server} › sampling.models.`);
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t(
+          'MCP Host: "{0}" asked for a language model, but {1}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust {2}.',
+          server,
+          choice.reason,
+          `mcpHost.servers › ${server} › sampling.models`,
+        ),
+      );
       refuse(-32603, `No language model available: ${choice.reason}`);
     } else if (choice.kind === 'ambiguous') {
       model = policy.mode === 'ask' ? await this.pickModel(choice.models) : choice.models[0];
@@ -159,7 +166,7 @@ export class SamplingService {
       const response = await chosen.sendRequest(
         messages,
         {
-          justification: `The MCP server "${server}" asks for a completion (sampling).`,
+          justification: vscode.l10n.t('The MCP server "{0}" asks for a completion (sampling).', server),
           modelOptions: {
             ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
             ...(request.stopSequences?.length ? { stop: request.stopSequences } : {}),
@@ -239,28 +246,39 @@ function contentText(m: SamplingMessage): string {
 }
 
 export function describeRequest(server: string, params: CreateMessageParams): string {
-  const lines = [`Server: ${server}`, `Max tokens: ${params.maxTokens}`];
-  if (params.modelPreferences) lines.push(`Model preferences: ${JSON.stringify(params.modelPreferences)}`);
-  if (params.systemPrompt) lines.push('', 'System prompt:', params.systemPrompt);
-  lines.push('', 'Messages:');
+  const lines = [vscode.l10n.t('Server: {0}', server), vscode.l10n.t('Max tokens: {0}', params.maxTokens)];
+  if (params.modelPreferences) lines.push(vscode.l10n.t('Model preferences: {0}', JSON.stringify(params.modelPreferences)));
+  if (params.systemPrompt) lines.push('', vscode.l10n.t('System prompt:'), params.systemPrompt);
+  lines.push('', vscode.l10n.t('Messages:'));
   for (const m of params.messages) lines.push(`[${m.role}] ${contentText(m)}`);
   return lines.join('\n');
 }
 
+function decisionLabel(decision: SamplingRecord['decision']): string {
+  const labels: Record<SamplingRecord['decision'], string> = {
+    allowed: vscode.l10n.t('allowed'),
+    denied: vscode.l10n.t('denied'),
+    refused: vscode.l10n.t('refused'),
+    failed: vscode.l10n.t('failed'),
+    cancelled: vscode.l10n.t('cancelled'),
+  };
+  return labels[decision];
+}
+
 async function askConsent(server: string, params: CreateMessageParams): Promise<SamplingDecision> {
-  const once = 'Allow Once';
-  const always = 'Always Allow for This Server';
-  const review = 'Review…';
-  const deny = 'Deny';
+  const once = vscode.l10n.t('Allow Once');
+  const always = vscode.l10n.t('Always Allow for This Server');
+  const review = vscode.l10n.t('Review…');
+  const deny = vscode.l10n.t('Deny');
   const detail = describeRequest(server, params);
-  const pick = await vscode.window.showWarningMessage(`The MCP server "${server}" wants to use your language model`, { modal: true, detail: detail.length > 3000 ? `${detail.slice(0, 3000)}…` : detail }, once, always, review, deny);
+  const pick = await vscode.window.showWarningMessage(vscode.l10n.t('The MCP server "{0}" wants to use your language model', server), { modal: true, detail: detail.length > 3000 ? `${detail.slice(0, 3000)}…` : detail }, once, always, review, deny);
   return pick === once ? 'once' : pick === always ? 'always' : pick === review ? 'review' : 'deny';
 }
 
 async function pickModelWithQuickPick(models: vscode.LanguageModelChat[]): Promise<vscode.LanguageModelChat | undefined> {
   const pick = await vscode.window.showQuickPick(
     models.map((m) => ({ label: m.name, description: `${m.vendor} · ${m.family} · ${m.id}`, model: m })),
-    { title: 'MCP Host: which model should answer the sampling request?' },
+    { title: vscode.l10n.t('MCP Host: which model should answer the sampling request?') },
   );
   return pick?.model;
 }
@@ -271,16 +289,16 @@ async function reviewInEditor(actions: DocumentActions, server: string, params: 
   await vscode.window.showTextDocument(doc, { preview: false });
   try {
     for (;;) {
-      const allow = 'Allow as Edited';
-      const pick = await actions.ask(doc, `Review the sampling request of "${server}". Edit the messages if you like, then allow or deny.`, [allow, 'Deny']);
+      const allow = vscode.l10n.t('Allow as Edited');
+      const pick = await actions.ask(doc, vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.', server), [allow, vscode.l10n.t('Deny')]);
       if (pick !== allow) return undefined;
       try {
         const edited = JSON.parse(doc.getText()) as CreateMessageParams;
-        if (!Array.isArray(edited.messages)) throw new Error('messages must be an array');
+        if (!Array.isArray(edited.messages)) throw new Error(vscode.l10n.t('messages must be an array'));
         // Only the messages and system prompt are the person's to change; limits stay as the policy set them.
         return { ...params, messages: edited.messages, systemPrompt: edited.systemPrompt };
       } catch (e) {
-        void vscode.window.showErrorMessage(`The request is not valid JSON: ${(e as Error).message}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('The request is not valid JSON: {0}', (e as Error).message));
       }
     }
   } finally {

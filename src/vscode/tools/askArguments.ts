@@ -31,10 +31,16 @@ export async function askArguments(title: string, schema: JsonSchemaObject | und
 function promptFor(spec: PropertySpec): string {
   const s = spec.schema;
   const type = primaryType(s) ?? 'any';
-  const bounds = [s.minimum !== undefined ? `≥ ${s.minimum}` : '', s.maximum !== undefined ? `≤ ${s.maximum}` : '', s.format ? `format ${s.format}` : '', s.pattern ? `pattern ${s.pattern}` : '']
+  const bounds = [
+    s.minimum !== undefined ? `≥ ${s.minimum}` : '',
+    s.maximum !== undefined ? `≤ ${s.maximum}` : '',
+    s.format ? vscode.l10n.t('format {0}', s.format) : '',
+    s.pattern ? vscode.l10n.t('pattern {0}', s.pattern) : '',
+  ]
     .filter(Boolean)
     .join(', ');
-  return `${spec.name}${spec.required ? ' (required)' : ' (optional: leave empty to skip)'} — ${type}${bounds ? `, ${bounds}` : ''}${s.description ? `: ${s.description}` : ''}`;
+  const name = spec.required ? vscode.l10n.t('{0} (required)', spec.name) : vscode.l10n.t('{0} (optional: leave empty to skip)', spec.name);
+  return `${name} — ${type}${bounds ? `, ${bounds}` : ''}${s.description ? `: ${s.description}` : ''}`;
 }
 
 function askOne(title: string, spec: PropertySpec, current: unknown, canGoBack: boolean): Promise<StepAnswer> {
@@ -48,8 +54,8 @@ function pick(title: string, spec: PropertySpec, choices: Array<{ label: string;
     qp.title = title;
     qp.placeholder = promptFor(spec);
     qp.ignoreFocusOut = true;
-    const items = choices.map((c) => ({ label: c.label, description: c.value === spec.schema.default ? 'default' : undefined, answer: { value: c.value } as StepAnswer }));
-    if (!spec.required) items.push({ label: '$(circle-slash) Skip', description: 'leave this argument out', answer: SKIP });
+    const items = choices.map((c) => ({ label: c.label, description: c.value === spec.schema.default ? vscode.l10n.t('default') : undefined, answer: { value: c.value } as StepAnswer }));
+    if (!spec.required) items.push({ label: `$(circle-slash) ${vscode.l10n.t('Skip')}`, description: vscode.l10n.t('leave this argument out'), answer: SKIP });
     qp.items = items;
     const active = items.find((it) => typeof it.answer === 'object' && it.answer && (it.answer as { value: unknown }).value === (current ?? spec.schema.default));
     if (active) qp.activeItems = [active];
@@ -80,7 +86,7 @@ function type(title: string, spec: PropertySpec, current: unknown, canGoBack: bo
     if (canGoBack) box.buttons = [vscode.QuickInputButtons.Back];
     const validate = (text: string): string | undefined => {
       if (text === '' && !spec.required) return undefined;
-      if (text === '' && primaryType(spec.schema) !== 'string') return 'This argument is required';
+      if (text === '' && primaryType(spec.schema) !== 'string') return vscode.l10n.t('This argument is required');
       const parsed = parsePropertyInput(spec.schema, text);
       return 'error' in parsed ? parsed.error : undefined;
     };

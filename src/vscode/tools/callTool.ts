@@ -46,7 +46,7 @@ export class ToolCalls {
             .filter((t) => isToolOffered(server.definition, t.name))
             .map((tool) => ({
               label: `${server.name} › ${tool.title ?? tool.name}`,
-              description: [tool.annotations?.readOnlyHint ? 'read-only' : '', tool.annotations?.destructiveHint ? 'destructive' : ''].filter(Boolean).join(', '),
+              description: [tool.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : '', tool.annotations?.destructiveHint ? vscode.l10n.t('destructive') : ''].filter(Boolean).join(', '),
               detail: tool.description?.split('\n')[0],
               server,
               tool,
@@ -54,10 +54,10 @@ export class ToolCalls {
         : [],
     );
     if (items.length === 0) {
-      void vscode.window.showInformationMessage('MCP Host: no running server offers tools.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers tools.'));
       return undefined;
     }
-    return vscode.window.showQuickPick(items, { title: 'MCP Host: Call Tool', placeHolder: 'Which tool?', matchOnDescription: true, matchOnDetail: true });
+    return vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Call Tool'), placeHolder: vscode.l10n.t('Which tool?'), matchOnDescription: true, matchOnDetail: true });
   }
 
   /** The whole flow for one tool; `args` skips asking (rerun). */
@@ -66,10 +66,10 @@ export class ToolCalls {
       const how = Object.keys(tool.inputSchema?.properties ?? {}).length
         ? await vscode.window.showQuickPick(
             [
-              { label: '$(list-ordered) Step by step', description: 'one input per argument', json: false },
-              { label: '$(json) Edit as JSON', description: 'the whole argument object in an editor', json: true },
+              { label: `$(list-ordered) ${vscode.l10n.t('Step by step')}`, description: vscode.l10n.t('one input per argument'), json: false },
+              { label: `$(json) ${vscode.l10n.t('Edit as JSON')}`, description: vscode.l10n.t('the whole argument object in an editor'), json: true },
             ],
-            { title: `${server.name} › ${tool.name}`, placeHolder: 'How do you want to give the arguments?' },
+            { title: `${server.name} › ${tool.name}`, placeHolder: vscode.l10n.t('How do you want to give the arguments?') },
           )
         : { json: false };
       if (!how) return;
@@ -83,12 +83,12 @@ export class ToolCalls {
   async call(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<CallRecord | undefined> {
     const client = server.client;
     if (!client) {
-      void vscode.window.showErrorMessage(`MCP Host: "${server.name}" is not running.`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: "{0}" is not running.', server.name));
       return undefined;
     }
     const check = client.checkToolArguments(tool, args);
     if (!check.ok && !check.message.startsWith('the schema cannot be used')) {
-      void vscode.window.showErrorMessage(`MCP Host: invalid arguments for ${tool.name} (-32602): ${check.message}. Nothing was sent.`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: invalid arguments for {0} (-32602): {1}. Nothing was sent.', tool.name, check.message));
       return undefined;
     }
     if (!(await this.mayRun(server, tool, args))) return undefined;
@@ -116,7 +116,7 @@ export class ToolCalls {
             maxTotalTimeoutMs: MAX_CALL_MS,
             onProgress: (p) => {
               const pct = p.total ? (p.progress / p.total) * 100 : undefined;
-              progress.report({ message: p.message ?? (p.total ? `${p.progress} of ${p.total}` : String(p.progress)), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
+              progress.report({ message: p.message ?? (p.total ? vscode.l10n.t('{0} of {1}', p.progress, p.total) : String(p.progress)), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
               if (pct !== undefined) last = pct;
             },
           });
@@ -125,8 +125,8 @@ export class ToolCalls {
           const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
           if (outcome.result.isError) {
             const first = outcome.result.content.find((c) => c.type === 'text');
-            const details = 'Show Details';
-            void vscode.window.showErrorMessage(`${tool.name} failed: ${first && first.type === 'text' ? first.text : 'the tool reported an error'}`, details).then((pick) => {
+            const details = vscode.l10n.t('Show Details');
+            void vscode.window.showErrorMessage(vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? first.text : vscode.l10n.t('the tool reported an error')), details).then((pick) => {
               if (pick === details) void vscode.window.showTextDocument(doc, { preview: false });
             });
           } else {
@@ -136,7 +136,7 @@ export class ToolCalls {
           const e = McpError.from(error);
           record.outcome = controller.signal.aborted ? 'cancelled' : 'failed';
           urlElicitations = requiredUrlElicitations(e);
-          if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(`MCP Host: ${tool.name} failed: ${e.toString()}`);
+          if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, e.toString()));
         }
       },
     );
@@ -150,8 +150,12 @@ export class ToolCalls {
       const answer = await elicit(server.name, page);
       if (answer.action !== 'accept') return undefined;
     }
-    const retry = 'Retry';
-    const pick = await vscode.window.showInformationMessage(`MCP Host: ${tool.name} can run once you have finished in the browser.`, { modal: true, detail: `Retry ${server.name} › ${tool.name} with the same arguments?` }, retry);
+    const retry = vscode.l10n.t('Retry');
+    const pick = await vscode.window.showInformationMessage(
+      vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.', tool.name),
+      { modal: true, detail: vscode.l10n.t('Retry {0} with the same arguments?', `${server.name} › ${tool.name}`) },
+      retry,
+    );
     return pick === retry ? this.send(server, tool, args) : undefined;
   }
 
@@ -172,15 +176,15 @@ export class ToolCalls {
     await vscode.window.showTextDocument(doc, { preview: false });
     try {
       for (;;) {
-        const send = 'Call Tool';
-        const pick = await this.documentActions.ask(doc, `Edit the arguments of ${server.name} › ${tool.name}, then call it.`, [send, 'Cancel']);
+        const send = vscode.l10n.t('Call Tool');
+        const pick = await this.documentActions.ask(doc, vscode.l10n.t('Edit the arguments of {0}, then call it.', `${server.name} › ${tool.name}`), [send, vscode.l10n.t('Cancel')]);
         if (pick !== send) return undefined;
         try {
           const value = JSON.parse(doc.getText());
           if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-          void vscode.window.showErrorMessage('The arguments must be a JSON object.');
+          void vscode.window.showErrorMessage(vscode.l10n.t('The arguments must be a JSON object.'));
         } catch (e) {
-          void vscode.window.showErrorMessage(`The arguments are not JSON: ${(e as Error).message}`);
+          void vscode.window.showErrorMessage(vscode.l10n.t('The arguments are not JSON: {0}', (e as Error).message));
         }
       }
     } finally {
@@ -190,12 +194,12 @@ export class ToolCalls {
 }
 
 async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>): Promise<'once' | 'always' | 'cancel'> {
-  const once = 'Allow Once';
-  const always = 'Always Allow This Tool';
-  const hint = tool.annotations?.destructiveHint === false ? '' : tool.annotations?.destructiveHint ? ' It is marked destructive.' : ' It may change things.';
+  const once = vscode.l10n.t('Allow Once');
+  const always = vscode.l10n.t('Always Allow This Tool');
+  const hint = tool.annotations?.destructiveHint === false ? '' : ` ${tool.annotations?.destructiveHint ? vscode.l10n.t('It is marked destructive.') : vscode.l10n.t('It may change things.')}`;
   const pick = await vscode.window.showWarningMessage(
-    `Run the tool "${tool.name}" of the MCP server "${server}"?`,
-    { modal: true, detail: `The tool is not marked read-only.${hint}\n\nArguments:\n${JSON.stringify(args, null, 2)}` },
+    vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?', tool.name, server),
+    { modal: true, detail: `${vscode.l10n.t('The tool is not marked read-only.')}${hint}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}` },
     once,
     always,
   );

@@ -1,10 +1,20 @@
 import * as vscode from 'vscode';
-import { assertNever, isToolOffered, type ServerHandle, type ServerState } from '../../core';
+import { assertNever, isToolOffered, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import type { GroupKind, TreeNode } from './nodes';
 
-const GROUP_LABELS: Record<GroupKind, string> = { tools: 'Tools', prompts: 'Prompts', resources: 'Resources', templates: 'Resource Templates' };
+/** A function, not a table: `vscode.l10n.t` answers in the editor's language only once the extension runs. */
+function groupLabel(group: GroupKind): string {
+  const labels: Record<GroupKind, string> = {
+    tools: vscode.l10n.t('Tools'),
+    prompts: vscode.l10n.t('Prompts'),
+    resources: vscode.l10n.t('Resources'),
+    templates: vscode.l10n.t('Resource Templates'),
+  };
+  return labels[group];
+}
+
 const GROUP_ICONS: Record<GroupKind, string> = { tools: 'tools', prompts: 'comment-discussion', resources: 'file', templates: 'file-code' };
 
 /** The "Servers" view: servers, their groups, and what each group lists. */
@@ -53,15 +63,15 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         return serverItem(node.server);
       case 'invalid': {
         const item = new vscode.TreeItem(node.diagnostic.name, vscode.TreeItemCollapsibleState.None);
-        item.description = `invalid: ${node.diagnostic.message}`;
-        item.tooltip = `${node.diagnostic.name} (${node.diagnostic.origin.scope} settings): ${node.diagnostic.message}`;
+        item.description = vscode.l10n.t('invalid: {0}', node.diagnostic.message);
+        item.tooltip = `${node.diagnostic.name} (${scopeLabel(node.diagnostic.origin.scope)}): ${node.diagnostic.message}`;
         item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
         item.contextValue = 'invalidServer';
         return item;
       }
       case 'group': {
         const count = this.getChildren(node).length;
-        const item = new vscode.TreeItem(GROUP_LABELS[node.group], count ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(groupLabel(node.group), count ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.description = String(count);
         item.iconPath = new vscode.ThemeIcon(GROUP_ICONS[node.group]);
         item.contextValue = `group.${node.group}`;
@@ -71,12 +81,12 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'tool': {
         const t = node.tool;
         const item = new vscode.TreeItem(t.title ?? t.annotations?.title ?? t.name);
-        const hints = [t.annotations?.readOnlyHint ? 'read-only' : undefined, t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? 'destructive' : undefined].filter(Boolean);
+        const hints = [t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined, t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined].filter(Boolean);
         item.description = [hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
         item.tooltip = new vscode.MarkdownString(`**${t.name}**${hints.length ? ` _(${hints.join(', ')})_` : ''}\n\n${t.description ?? ''}`);
         item.iconPath = new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
         item.contextValue = 'tool';
-        item.command = { command: Commands.callTool, title: 'Call Tool', arguments: [node] };
+        item.command = { command: Commands.callTool, title: vscode.l10n.t('Call Tool'), arguments: [node] };
         item.id = `${node.server.name}/tools/${t.name}`;
         return item;
       }
@@ -87,7 +97,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         item.tooltip = `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`;
         item.iconPath = new vscode.ThemeIcon('comment');
         item.contextValue = 'prompt';
-        item.command = { command: Commands.getPrompt, title: 'Get Prompt', arguments: [node] };
+        item.command = { command: Commands.getPrompt, title: vscode.l10n.t('Get Prompt'), arguments: [node] };
         item.id = `${node.server.name}/prompts/${p.name}`;
         return item;
       }
@@ -98,7 +108,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         item.tooltip = `${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}\n${r.description ?? ''}`;
         item.iconPath = new vscode.ThemeIcon(r.mimeType?.startsWith('image/') ? 'file-media' : 'file');
         item.contextValue = 'resource';
-        item.command = { command: Commands.openResource, title: 'Open Resource', arguments: [node] };
+        item.command = { command: Commands.openResource, title: vscode.l10n.t('Open Resource'), arguments: [node] };
         item.id = `${node.server.name}/resources/${r.uri}`;
         return item;
       }
@@ -109,7 +119,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         item.tooltip = `${r.uriTemplate}\n${r.description ?? ''}`;
         item.iconPath = new vscode.ThemeIcon('file-code');
         item.contextValue = 'template';
-        item.command = { command: Commands.openResource, title: 'Fill In Template', arguments: [node] };
+        item.command = { command: Commands.openResource, title: vscode.l10n.t('Fill In Template'), arguments: [node] };
         item.id = `${node.server.name}/templates/${r.uriTemplate}`;
         return item;
       }
@@ -144,7 +154,7 @@ function serverItem(server: ServerHandle): vscode.TreeItem {
   item.description = describeServer(server);
   item.contextValue = `server.${state.kind}`;
   item.tooltip = serverTooltip(server);
-  if (!running) item.command = { command: Commands.showServerLog, title: 'Show Server Log', arguments: [{ kind: 'server', server }] };
+  if (!running) item.command = { command: Commands.showServerLog, title: vscode.l10n.t('Show Server Log'), arguments: [{ kind: 'server', server }] };
   return item;
 }
 
@@ -152,20 +162,40 @@ export function describeServer(server: ServerHandle): string {
   const state = server.state;
   switch (state.kind) {
     case 'stopped':
-      return server.definition.enabled ? 'stopped' : 'disabled';
+      return server.definition.enabled ? stateLabel('stopped') : vscode.l10n.t('disabled');
     case 'starting':
-      return 'starting…';
+      return `${stateLabel('starting')}…`;
     case 'running': {
       const c = server.client;
-      const parts = ['running', c?.protocolVersion ?? ''];
-      if (c?.serverCapabilities?.tools) parts.push(`${server.tools.filter((t) => isToolOffered(server.definition, t.name)).length} tools`);
+      const parts = [stateLabel('running'), c?.protocolVersion ?? ''];
+      if (c?.serverCapabilities?.tools) parts.push(vscode.l10n.t('{0} tools', server.tools.filter((t) => isToolOffered(server.definition, t.name)).length));
       return parts.filter(Boolean).join(' · ');
     }
     case 'error':
-      return `error: ${firstLine(state.message)}${state.restartAt ? ' (restarting)' : ''}`;
+      return state.restartAt ? vscode.l10n.t('error: {0} (restarting)', firstLine(state.message)) : vscode.l10n.t('error: {0}', firstLine(state.message));
     default:
       return assertNever(state);
   }
+}
+
+/** A server state's name as the person reads it. */
+export function stateLabel(kind: ServerState['kind']): string {
+  const labels: Record<ServerState['kind'], string> = {
+    stopped: vscode.l10n.t('stopped'),
+    starting: vscode.l10n.t('starting'),
+    running: vscode.l10n.t('running'),
+    error: vscode.l10n.t('error'),
+  };
+  return labels[kind];
+}
+
+function scopeLabel(scope: DefinitionDiagnostic['origin']['scope']): string {
+  const labels: Record<DefinitionDiagnostic['origin']['scope'], string> = {
+    user: vscode.l10n.t('user settings'),
+    workspace: vscode.l10n.t('workspace settings'),
+    folder: vscode.l10n.t('folder settings'),
+  };
+  return labels[scope];
 }
 
 function stateIcon(state: ServerState): vscode.ThemeIcon {
@@ -186,14 +216,14 @@ function stateIcon(state: ServerState): vscode.ThemeIcon {
 function serverTooltip(server: ServerHandle): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const def = server.definition;
-  md.appendMarkdown(`**${server.name}** — ${def.type === 'stdio' ? 'stdio' : def.url} (${def.origin.scope} settings)\n\n`);
+  md.appendMarkdown(`**${server.name}** — ${def.type === 'stdio' ? 'stdio' : def.url} (${scopeLabel(def.origin.scope)})\n\n`);
   const c = server.client;
   if (c?.serverInfo) {
-    md.appendMarkdown(`${c.serverInfo.title ?? c.serverInfo.name} ${c.serverInfo.version}, protocol ${c.protocolVersion}\n\n`);
+    md.appendMarkdown(`${vscode.l10n.t('{0} {1}, protocol {2}', c.serverInfo.title ?? c.serverInfo.name, c.serverInfo.version, c.protocolVersion ?? '')}\n\n`);
     const caps = Object.keys(c.serverCapabilities ?? {}).join(', ');
-    if (caps) md.appendMarkdown(`Capabilities: ${caps}\n\n`);
+    if (caps) md.appendMarkdown(`${vscode.l10n.t('Capabilities: {0}', caps)}\n\n`);
     if (c.instructions) {
-      md.appendMarkdown('Instructions:\n\n');
+      md.appendMarkdown(`${vscode.l10n.t('Instructions:')}\n\n`);
       md.appendCodeblock(c.instructions.length > 1500 ? `${c.instructions.slice(0, 1500)}…` : c.instructions, 'markdown');
     }
   } else if (server.state.kind === 'error') {
