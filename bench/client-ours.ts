@@ -6,7 +6,7 @@ import type { CallToolResult, ReadResourceResult } from '../src/core/protocol/ty
 import { main, type BenchClient, type Target } from './workloads';
 
 function ours(target: Target): BenchClient {
-  const transport = target.kind === 'stdio' ? new StdioTransport({ command: target.command, args: target.args }) : new StreamableHttpTransport({ url: target.url });
+  const transport = target.kind === 'stdio' ? new StdioTransport({ command: target.command, args: target.args, baseEnv: target.env }) : new StreamableHttpTransport({ url: target.url });
   const client = new McpClient(transport, { clientInfo: { name: 'bench', version: '1.0.0' } });
   return {
     connect: async () => void (await client.connect()),

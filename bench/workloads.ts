@@ -13,7 +13,7 @@ export interface BenchClient {
   close(): Promise<void>;
 }
 
-export type Target = { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string };
+export type Target = { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> } | { kind: 'http'; url: string };
 export type ClientFactory = (target: Target) => BenchClient;
 
 export const SEQUENTIAL_CALLS = 5000;
@@ -60,7 +60,13 @@ async function startHttpFixture(): Promise<{ url: string; stop(): void }> {
   throw new Error('the HTTP fixture did not start');
 }
 
-const stdioTarget: Target = { kind: 'stdio', command: process.execPath, args: [FIXTURE, 'stdio'] };
+/**
+ * The same small environment for both clients' servers. The SDK passes only a few variables on by
+ * default and we pass everything; a variable such as NODE_EXTRA_CA_CERTS alone costs the server's
+ * Node tens of milliseconds at startup, which would be measured as the client's.
+ */
+const FIXTURE_ENV: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+const stdioTarget: Target = { kind: 'stdio', command: process.execPath, args: [FIXTURE, 'stdio'], env: FIXTURE_ENV };
 
 /** Runs one workload once and resolves with the time it took. */
 export interface Measured {

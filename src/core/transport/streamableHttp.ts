@@ -392,7 +392,8 @@ function remember(seen: Set<string>, id: string): void {
 /** Waits, but no longer than the signal stays unaborted. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
+    // `retry: 0` asks for an immediate reconnection; a timer would still cost a millisecond.
+    if (signal.aborted || ms <= 0) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
