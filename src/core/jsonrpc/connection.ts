@@ -34,6 +34,17 @@ export interface RequestOptions {
   maxTotalTimeoutMs?: number;
 }
 
+export interface ConnectionStats {
+  /** Our requests still waiting for an answer. */
+  pendingRequests: number;
+  /** Progress callbacks of those requests. */
+  progressHandlers: number;
+  /** Server requests we are still answering. */
+  inboundRequests: number;
+  /** Cancellations not yet sent. */
+  cancelReasons: number;
+}
+
 /** One message on the wire, for the protocol trace. */
 export interface TraceEvent {
   direction: 'in' | 'out';
@@ -161,6 +172,16 @@ export class McpConnection {
 
   get isClosed(): boolean {
     return this.closedReason !== undefined;
+  }
+
+  /** How much per-request state the connection holds: all zero when nothing is in flight. */
+  get stats(): ConnectionStats {
+    return {
+      pendingRequests: this.pending.size,
+      progressHandlers: this.progressHandlers.size,
+      inboundRequests: this.inboundTokens.size,
+      cancelReasons: this.cancelReasons.size,
+    };
   }
 
   listen(): void {
