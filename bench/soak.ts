@@ -79,8 +79,8 @@ async function main(): Promise<void> {
     [`every call answered: ${answered.toLocaleString('en')} of ${total.toLocaleString('en')}, ${wrong} with the wrong text`, answered === total && wrong === 0],
     [`RSS after warm-up (${WARM_UP_CALLS.toLocaleString('en')} calls per server) ${mb(rssWarm)}, at the end ${mb(rssEnd)}: ${(growth * 100).toFixed(1)} % (< ${MAX_RSS_GROWTH * 100} %)`, growth < MAX_RSS_GROWTH],
     [
-      `pending requests ${sum('pendingRequests')}, progress handlers ${sum('progressHandlers')}, inbound requests ${sum('inboundRequests')}, queued cancellations ${sum('cancelReasons')} (all 0)`,
-      sum('pendingRequests') + sum('progressHandlers') + sum('inboundRequests') + sum('cancelReasons') === 0,
+      `pending requests ${sum('pendingRequests')}, progress handlers ${sum('progressHandlers')}, inbound requests ${sum('inboundRequests')}, cancelled server requests still running ${sum('cancelledInbound')} (all 0)`,
+      sum('pendingRequests') + sum('progressHandlers') + sum('inboundRequests') + sum('cancelledInbound') === 0,
     ],
     [`pipe listeners grew by ${listenerGrowth}, abort listeners on the shared signal grew by ${abortListeners} (both 0)`, listenerGrowth === 0 && abortListeners === 0],
   ];
