@@ -14,6 +14,8 @@ import type { LogEntry, Transport, TransportClosed } from '../../src/core/transp
 
 export interface FuzzProperty {
   name: string;
+  /** Roughly how costly one case is, relative to the others; the long run starts the costly ones first. */
+  weight?: number;
   /** Runs the property for `numRuns` cases; throws (with fast-check's report) when one fails. */
   check(numRuns: number, seed?: number): Promise<void>;
 }
@@ -266,6 +268,7 @@ const sseSplits: FuzzProperty = {
  */
 const sseReconnects: FuzzProperty = {
   name: 'Streamable HTTP: arbitrary break and resume points never lose or duplicate',
+  weight: 5,
   check: (numRuns, seed) =>
     fc.assert(
       fc.asyncProperty(

@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const only = option('--only');
   const chosen = PROPERTIES.map((p, i) => ({ p, i })).filter(({ p }) => !only || p.name.includes(only));
   console.log(`fast-check: ${runs.toLocaleString('en')} cases per property, seed ${seed}, ${chosen.length} properties`);
-  const queue = [...chosen];
+  const queue = [...chosen].sort((a, b) => (b.p.weight ?? 1) - (a.p.weight ?? 1));
   let failed = 0;
   const worker = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
