@@ -25,6 +25,7 @@ export interface McpHostApi {
 
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
 export async function activate(context: vscode.ExtensionContext): Promise<McpHostApi> {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel('MCP Host', { log: true });
   const documentActions = new DocumentActions();
   host = new McpHost(context, documentActions);
@@ -43,7 +44,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     createStatusBar(host),
     ...registerCommands(host, log, tools, prompts, output.docs, setup),
   );
-  log.info('MCP Host activated');
+  // Servers start after this returns (reload is not awaited): activation never waits for them.
+  log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
   return { host, tree, tools, prompts, docs: output.docs, setup };
 }

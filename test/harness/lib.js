@@ -358,5 +358,5 @@ async function launchChromium(paths = {}) {
 module.exports = {
   REPO, HARNESS_DIR, log, run, install, manifest, extensionId, buildVsix, scratch, scratchEnv, prepareWorkspace,
   freePort, httpStatus, sleep, startGroup, killAllGroups, tail, dumpLogs, installVsix, startCodeServer,
-  startVSCodeServer, waitFor, launchChromium, CHROMIUM_ARGS, QUIET_SETTINGS,
+  startVSCodeServer, waitFor, launchChromium, findFiles, CHROMIUM_ARGS, QUIET_SETTINGS,
 };

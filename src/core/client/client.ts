@@ -1,5 +1,5 @@
 import { Emitter } from 'vscode-jsonrpc/node';
-import { McpConnection, type RequestOptions, type TraceEvent } from '../jsonrpc/connection';
+import { McpConnection, type ConnectionStats, type RequestOptions, type TraceEvent } from '../jsonrpc/connection';
 import { ErrorCode, McpError } from '../protocol/errors';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isSupportedProtocolVersion } from '../protocol/versions';
 import type {
@@ -116,6 +116,10 @@ export class McpClient {
   }
   get isClosed(): boolean {
     return this.connection?.isClosed ?? false;
+  }
+  /** The connection's per-request bookkeeping, for diagnostics and the soak test. */
+  get connectionStats(): ConnectionStats | undefined {
+    return this.connection?.stats;
   }
 
   /** The capabilities we declare: exactly those whose handlers the host supplied. */

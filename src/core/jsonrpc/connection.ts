@@ -1,14 +1,4 @@
-import {
-  CancellationTokenSource,
-  Emitter,
-  Message,
-  ResponseError,
-  createMessageConnection,
-  type CancellationId,
-  type CancellationToken,
-  type CancellationStrategy,
-  type MessageConnection,
-} from 'vscode-jsonrpc/node';
+import { Emitter, type Disposable, type Message, type MessageWriter } from 'vscode-jsonrpc/node';
 import { GuardedMessageReader, GuardedMessageWriter } from './guards';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { ProgressNotificationParams, ProgressToken, RequestId } from '../protocol/types';
@@ -34,6 +24,17 @@ export interface RequestOptions {
   maxTotalTimeoutMs?: number;
 }
 
+export interface ConnectionStats {
+  /** Our requests still waiting for an answer. */
+  pendingRequests: number;
+  /** Progress callbacks of those requests. */
+  progressHandlers: number;
+  /** Server requests we are still answering. */
+  inboundRequests: number;
+  /** Server requests the server cancelled whose handlers have not finished yet. */
+  cancelledInbound: number;
+}
+
 /** One message on the wire, for the protocol trace. */
 export interface TraceEvent {
   direction: 'in' | 'out';
@@ -47,24 +48,41 @@ export type NotificationHandler = (params: unknown) => void;
 
 interface PendingRequest {
   method: string;
+  resolve(result: unknown): void;
   fail(error: McpError): void;
 }
 
+/** A message as the guard let it through: well-formed JSON-RPC 2.0. */
+interface WireMessage {
+  id?: RequestId | null;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
 /**
- * JSON-RPC 2.0 the MCP way, on vscode-jsonrpc: guarded inbound messages, `notifications/cancelled`
- * both ways, progress routed by token, a timeout on every request, and every pending request
- * rejected with Connection Closed (-32000) as soon as the channel goes away.
+ * JSON-RPC 2.0 the MCP way: guarded inbound messages, `notifications/cancelled` both ways,
+ * progress routed by token, a timeout on every request, and every pending request rejected with
+ * Connection Closed (-32000) as soon as the channel goes away. Messages are dispatched as they
+ * are read, without a queue between the reader and the handlers, so a burst of answers costs no
+ * extra turns of the event loop. (The transports' readers and writers are vscode-jsonrpc's.)
  */
 export class McpConnection {
-  private readonly connection: MessageConnection;
+  private readonly reader: GuardedMessageReader;
+  private readonly writer: MessageWriter;
+  private readonly requestHandlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly pending = new Map<RequestId, PendingRequest>();
-  /** Requests we gave up on; their late responses still reach vscode-jsonrpc so it can forget them. */
+  /** Requests we gave up on: their late answers are dropped without a warning. */
   private readonly abandoned = new Set<RequestId>();
   private readonly progressHandlers = new Map<ProgressToken, (p: ProgressNotificationParams) => void>();
-  private readonly inboundTokens = new Map<RequestId, CancellationTokenSource>();
+  /** Server requests we are answering, each with the controller that cancels its handler. */
+  private readonly inbound = new Map<RequestId, AbortController>();
+  /** Server requests the server cancelled: their answers are not sent. */
   private readonly cancelledInbound = new Set<RequestId>();
-  private readonly cancelReasons = new Map<RequestId, string>();
-  private lastSentId: RequestId | undefined;
+  private subscriptions: Disposable[] = [];
+  private nextId = 0;
   private nextProgressToken = 1;
   private closedReason: string | undefined;
   private closeTimer: NodeJS.Timeout | undefined;
@@ -85,77 +103,37 @@ export class McpConnection {
   ) {
     transport.onDidClose(({ reason }) => this.closed(reason));
 
-    const reader = new GuardedMessageReader(transport.reader, {
+    this.reader = new GuardedMessageReader(transport.reader, {
       onInvalid: (value, verdict) => this.onInvalidMessage(value, verdict.reason, verdict.id),
-      acceptsResponse: (id) => id !== null && (this.pending.has(id) || this.abandoned.delete(id) || this.logUnknownResponse(id)),
+      acceptsResponse: (id) => id !== null && (this.pending.has(id) || (!this.abandoned.delete(id) && this.logUnknownResponse(id))),
       onReadError: (error) => this.log('warning', `${ErrorCode.ParseError} ${error.message}`),
       onAccepted: (message) => this.traceEmitter.fire({ direction: 'in', message, at: Date.now() }),
     });
-    const writer = new GuardedMessageWriter(
+    this.writer = new GuardedMessageWriter(
       transport.writer,
       (id) => this.cancelledInbound.has(id),
       (message) => this.traceEmitter.fire({ direction: 'out', message, at: Date.now() }),
     );
+    this.subscriptions.push(
+      this.reader.onClose(() => this.streamEnded()),
+      this.writer.onClose(() => this.streamEnded()),
+      this.writer.onError(([error]) => this.log('warning', `could not send a message: ${error.message}`)),
+    );
 
-    const cancellationStrategy: CancellationStrategy = {
-      receiver: {
-        kind: 'id',
-        createCancellationTokenSource: (id: CancellationId) => {
-          const source = new CancellationTokenSource();
-          this.inboundTokens.set(id, source);
-          return source;
-        },
-      },
-      sender: {
-        enableCancellation: (request) => {
-          this.lastSentId = request.id ?? undefined;
-        },
-        sendCancellation: async (conn, id) => {
-          const reason = this.cancelReasons.get(id);
-          this.cancelReasons.delete(id);
-          await conn.sendNotification('notifications/cancelled', { requestId: id, ...(reason ? { reason } : {}) });
-        },
-        cleanup: (id) => this.cancelReasons.delete(id),
-      },
-    };
-
-    // vscode-jsonrpc's own complaints are worth a line in the log, not a crash or the console.
-    const logger = {
-      error: (m: string) => this.log('warning', m),
-      warn: (m: string) => this.log('warning', m),
-      info: (m: string) => this.log('debug', m),
-      log: (m: string) => this.log('debug', m),
-    };
-    this.connection = createMessageConnection(reader, writer, logger, {
-      cancellationStrategy,
-      messageStrategy: {
-        handleMessage: (message, next) => {
-          const result = next(message);
-          if (Message.isRequest(message)) {
-            const id = message.id as RequestId;
-            void Promise.resolve(result).finally(() => {
-              this.inboundTokens.delete(id);
-              this.cancelledInbound.delete(id);
-            });
-          }
-          return result;
-        },
-      },
+    this.notificationHandlers.set('notifications/progress', (params) => {
+      const p = params as ProgressNotificationParams | undefined;
+      const handler = p && this.progressHandlers.get(p.progressToken);
+      if (handler) handler(p);
+      else this.log('debug', `progress for unknown token ${JSON.stringify(p?.progressToken)}`);
     });
-    this.connection.onClose(() => this.streamEnded());
-    this.connection.onUnhandledNotification((n) => this.log('debug', `unhandled notification ${n.method}`));
-    this.connection.onNotification('notifications/progress', (params: ProgressNotificationParams) => {
-      const handler = params && this.progressHandlers.get(params.progressToken);
-      if (handler) handler(params);
-      else this.log('debug', `progress for unknown token ${JSON.stringify(params?.progressToken)}`);
-    });
-    this.connection.onNotification('notifications/cancelled', (params: { requestId?: RequestId; reason?: string }) => {
-      const id = params?.requestId;
-      const source = id === undefined ? undefined : this.inboundTokens.get(id);
-      if (id === undefined || !source) return;
-      this.log('debug', `server cancelled its request ${JSON.stringify(id)}${params.reason ? `: ${params.reason}` : ''}`);
+    this.notificationHandlers.set('notifications/cancelled', (params) => {
+      const p = params as { requestId?: RequestId; reason?: string } | undefined;
+      const id = p?.requestId;
+      const controller = id === undefined ? undefined : this.inbound.get(id);
+      if (id === undefined || !controller) return;
+      this.log('debug', `server cancelled its request ${JSON.stringify(id)}${p?.reason ? `: ${p.reason}` : ''}`);
       this.cancelledInbound.add(id);
-      source.cancel();
+      controller.abort(new McpError(REQUEST_CANCELLED, 'Cancelled by the server'));
     });
   }
 
@@ -163,37 +141,32 @@ export class McpConnection {
     return this.closedReason !== undefined;
   }
 
-  listen(): void {
-    this.connection.listen();
+  /** How much per-request state the connection holds: all zero when nothing is in flight. */
+  get stats(): ConnectionStats {
+    return {
+      pendingRequests: this.pending.size,
+      progressHandlers: this.progressHandlers.size,
+      inboundRequests: this.inbound.size,
+      cancelledInbound: this.cancelledInbound.size,
+    };
   }
 
+  listen(): void {
+    this.subscriptions.push(this.reader.listen((message) => this.dispatch(message as WireMessage)));
+  }
+
+  /** One handler per method; a later one replaces an earlier one. */
   onRequest(method: string, handler: RequestHandler): void {
-    // vscode-jsonrpc passes (params, token), or just (token) when the request has no params.
-    this.connection.onRequest(method, async (...args: unknown[]) => {
-      const token = args[args.length - 1] as CancellationToken;
-      const params = args.length > 1 ? args[0] : undefined;
-      const controller = new AbortController();
-      const sub = token.onCancellationRequested(() => controller.abort(new McpError(REQUEST_CANCELLED, 'Cancelled by the server')));
-      try {
-        // Empty results are `{}`: vscode-jsonrpc would turn undefined into null.
-        return (await handler(params, controller.signal)) ?? {};
-      } catch (error) {
-        const e = McpError.from(error);
-        throw new ResponseError(e.code, e.message, e.data);
-      } finally {
-        sub.dispose();
-      }
-    });
+    this.requestHandlers.set(method, handler);
   }
 
   onNotification(method: string, handler: NotificationHandler): void {
-    this.connection.onNotification(method, (params: unknown) => handler(params));
+    this.notificationHandlers.set(method, handler);
   }
 
   async notify(method: string, params?: object): Promise<void> {
     if (this.closedReason !== undefined) throw McpError.connectionClosed(this.closedReason);
-    // vscode-jsonrpc turns an explicit undefined into `params: [null]`; omit it instead.
-    await (params === undefined ? this.connection.sendNotification(method) : this.connection.sendNotification(method, params));
+    await this.writer.write((params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }) as unknown as Message);
   }
 
   request<R>(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<R> {
@@ -208,36 +181,33 @@ export class McpConnection {
       const meta = (params?._meta as object | undefined) ?? {};
       params = { ...params, _meta: { ...meta, progressToken } };
     }
-
-    const source = new CancellationTokenSource();
-    const sent =
-      params === undefined ? this.connection.sendRequest<R>(method, source.token) : this.connection.sendRequest<R>(method, params, source.token);
-    const id = this.lastSentId as RequestId;
+    const id = this.nextId++;
 
     return new Promise<R>((resolve, reject) => {
       let done = false;
       let timer: NodeJS.Timeout | undefined;
       let hardTimer: NodeJS.Timeout | undefined;
-      const finish = (settle: () => void) => {
-        if (done) return;
+      const finish = (): boolean => {
+        if (done) return false;
         done = true;
         clearTimeout(timer);
-        clearTimeout(hardTimer);
+        if (hardTimer) clearTimeout(hardTimer);
         this.pending.delete(id);
         if (progressToken !== undefined) this.progressHandlers.delete(progressToken);
         signal?.removeEventListener('abort', onAbort);
-        settle();
+        return true;
       };
-      const fail = (error: McpError) => finish(() => reject(error));
+      const fail = (error: McpError) => {
+        if (finish()) reject(error);
+      };
       // Gives up locally and tells the server, except for initialize, which must not be cancelled.
       const cancel = (error: McpError, reason: string) => {
         if (done) return;
         this.rememberAbandoned(id);
-        if (method !== 'initialize') {
-          this.cancelReasons.set(id, reason);
-          source.cancel();
-        }
         fail(error);
+        if (method !== 'initialize' && this.closedReason === undefined) {
+          this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => undefined);
+        }
       };
       const onAbort = () => cancel(cancelledError(signal!), 'cancelled by the client');
       const arm = (ms: number) => {
@@ -245,7 +215,16 @@ export class McpConnection {
         timer = setTimeout(() => cancel(McpError.timeout(method, ms), `timed out after ${ms} ms`), ms);
       };
 
-      this.pending.set(id, { method, fail });
+      this.pending.set(id, {
+        method,
+        resolve: (result) => {
+          if (finish()) resolve(result as R);
+        },
+        fail,
+      });
+      // Sent before the bookkeeping below: nothing in it can be needed before the answer arrives.
+      const message = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+      this.writer.write(message as unknown as Message).catch((error) => this.log('warning', `sending ${method} failed: ${(error as Error)?.message ?? error}`));
       arm(timeoutMs);
       if (options.maxTotalTimeoutMs !== undefined) {
         const max = options.maxTotalTimeoutMs;
@@ -262,10 +241,6 @@ export class McpConnection {
           }
         });
       }
-      sent.then(
-        (result) => finish(() => resolve(result)),
-        (error) => fail(this.closedReason !== undefined ? McpError.connectionClosed(this.closedReason) : McpError.from(error)),
-      );
     });
   }
 
@@ -274,6 +249,59 @@ export class McpConnection {
     const closing = this.transport.close();
     this.closed('closed by the client');
     await closing;
+  }
+
+  private dispatch(message: WireMessage): void {
+    if (this.closedReason !== undefined) return;
+    const { id, method } = message;
+    if (method === undefined) {
+      const request = this.pending.get(id as RequestId);
+      if (!request) return;
+      if (message.error !== undefined) request.fail(McpError.from(message.error));
+      else request.resolve(message.result);
+    } else if (id === undefined || id === null) {
+      const handler = this.notificationHandlers.get(method);
+      if (!handler) {
+        this.log('debug', `unhandled notification ${method}`);
+        return;
+      }
+      try {
+        handler(message.params);
+      } catch (error) {
+        this.log('warning', `the handler of ${method} failed: ${(error as Error)?.message ?? error}`);
+      }
+    } else {
+      this.answer(id, method, message.params);
+    }
+  }
+
+  /** Runs the handler of a server request and sends its result, or its error as an error response. */
+  private answer(id: RequestId, method: string, params: unknown): void {
+    const handler = this.requestHandlers.get(method);
+    if (!handler) {
+      this.reply(id, undefined, new McpError(ErrorCode.MethodNotFound, `Unhandled method ${method}`));
+      return;
+    }
+    const controller = new AbortController();
+    this.inbound.set(id, controller);
+    new Promise((resolve) => resolve(handler(params, controller.signal)))
+      // Empty results are `{}`, never null.
+      .then(
+        (result) => this.reply(id, result ?? {}, undefined),
+        (error) => this.reply(id, undefined, McpError.from(error)),
+      )
+      .finally(() => {
+        this.inbound.delete(id);
+        this.cancelledInbound.delete(id);
+      });
+  }
+
+  private reply(id: RequestId, result: unknown, error: McpError | undefined): void {
+    if (this.closedReason !== undefined) return;
+    const message = error
+      ? { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } }
+      : { jsonrpc: '2.0', id, result };
+    this.writer.write(message as unknown as Message).catch(() => undefined);
   }
 
   private rememberAbandoned(id: RequestId): void {
@@ -293,8 +321,9 @@ export class McpConnection {
     const error = McpError.connectionClosed(reason);
     for (const request of [...this.pending.values()]) request.fail(error);
     this.pending.clear();
-    for (const source of this.inboundTokens.values()) source.cancel();
-    this.connection.dispose();
+    for (const controller of this.inbound.values()) controller.abort(new McpError(REQUEST_CANCELLED, 'Cancelled by the server'));
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.subscriptions = [];
     this.closeEmitter.fire(reason);
   }
 

@@ -50,15 +50,17 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private onData(chunk: Buffer): void {
     let start = 0;
     for (let end = chunk.indexOf(NEWLINE, start); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
-      this.append(chunk.subarray(start, end));
-      if (this.discardingOversizedLine) {
-        this.discardingOversizedLine = false;
+      if (this.pendingBytes === 0 && !this.discardingOversizedLine) {
+        // The common case, a whole line inside one chunk: decoded in place, nothing copied.
+        if (end - start > this.maxLineBytes) this.oversized();
+        else this.handleLine(chunk.toString('utf8', start, end));
       } else {
-        const line = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
-        this.handleLine(line);
+        this.append(chunk.subarray(start, end));
+        if (this.discardingOversizedLine) this.discardingOversizedLine = false;
+        else this.handleLine((this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes)).toString('utf8'));
+        this.pending = [];
+        this.pendingBytes = 0;
       }
-      this.pending = [];
-      this.pendingBytes = 0;
       start = end + 1;
     }
     if (start < chunk.length) this.append(chunk.subarray(start));
@@ -67,11 +69,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private append(piece: Buffer): void {
     if (this.discardingOversizedLine || piece.length === 0) return;
     if (this.pendingBytes + piece.length > this.maxLineBytes) {
-      this.fireError(
-        McpError.parseError(`Incoming message exceeds the limit of ${this.maxLineBytes} bytes; it was dropped`, {
-          limit: this.maxLineBytes,
-        }),
-      );
+      this.oversized();
       this.discardingOversizedLine = true;
       this.pending = [];
       this.pendingBytes = 0;
@@ -82,8 +80,16 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.pendingBytes += piece.length;
   }
 
-  private handleLine(line: Buffer): void {
-    let text = line.toString('utf8');
+  private oversized(): void {
+    this.fireError(
+      McpError.parseError(`Incoming message exceeds the limit of ${this.maxLineBytes} bytes; it was dropped`, {
+        limit: this.maxLineBytes,
+      }),
+    );
+  }
+
+  private handleLine(line: string): void {
+    let text = line;
     if (text.endsWith('\r')) text = text.slice(0, -1);
     if (text.trim() === '') return;
     let value: unknown;
@@ -98,10 +104,14 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 }
 
-/** Writes one JSON message per line. Writes are serialised and resolve once the stream took them. */
+/**
+ * Writes one JSON message per line. Each message goes to the stream at once, in call order;
+ * messages written in the same tick leave in one system call (cork until the next tick), so 256
+ * requests sent together cost one write, not 256. The promise resolves once the stream took it.
+ */
 export class NdjsonMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private errorCount = 0;
-  private queue: Promise<void> = Promise.resolve();
+  private corked = false;
 
   constructor(private readonly writable: Writable) {
     super();
@@ -110,28 +120,29 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   }
 
   write(message: Message): Promise<void> {
+    const writable = this.writable;
+    if (writable.destroyed || writable.writableEnded) return Promise.reject(McpError.connectionClosed('the output stream is closed'));
     const line = `${JSON.stringify(message)}\n`;
-    const next = this.queue.then(
-      () =>
-        new Promise<void>((resolve, reject) => {
-          if (this.writable.destroyed || this.writable.writableEnded) {
-            reject(McpError.connectionClosed('the output stream is closed'));
-            return;
-          }
-          this.writable.write(line, 'utf8', (error) => {
-            if (error) {
-              this.errorCount++;
-              this.fireError(error, message, this.errorCount);
-              reject(error);
-            } else {
-              this.errorCount = 0;
-              resolve();
-            }
-          });
-        }),
-    );
-    this.queue = next.catch(() => undefined);
-    return next;
+    if (!this.corked) {
+      this.corked = true;
+      writable.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        writable.uncork();
+      });
+    }
+    return new Promise<void>((resolve, reject) => {
+      writable.write(line, 'utf8', (error) => {
+        if (error) {
+          this.errorCount++;
+          this.fireError(error, message, this.errorCount);
+          reject(error);
+        } else {
+          this.errorCount = 0;
+          resolve();
+        }
+      });
+    });
   }
 
   end(): void {

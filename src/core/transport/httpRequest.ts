@@ -48,6 +48,39 @@ function defaultFetch(url: URL, init: RequestInit): Promise<Response> {
   return fetch(url, { ...init, dispatcher: untimedDispatcher } as unknown as RequestInit);
 }
 
+/**
+ * The requests of one transport that are still in flight, each with an AbortController of its own,
+ * so closing can abort them all. A shared signal would do the same, but fetch adds an abort
+ * listener to the signal of every request and drops it only when the request is garbage
+ * collected: thousands pile up on a busy session (and Node warns about a leak).
+ */
+export class InFlightRequests {
+  private readonly controllers = new Set<AbortController>();
+  private aborted = false;
+
+  /** A signal for one request (or one stream with its reconnections); release it when done. */
+  open(): AbortController {
+    const controller = new AbortController();
+    if (this.aborted) controller.abort();
+    else this.controllers.add(controller);
+    return controller;
+  }
+
+  release(controller: AbortController): void {
+    this.controllers.delete(controller);
+  }
+
+  abortAll(): void {
+    this.aborted = true;
+    for (const controller of this.controllers) controller.abort();
+    this.controllers.clear();
+  }
+
+  get size(): number {
+    return this.controllers.size;
+  }
+}
+
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'DELETE';
   url: URL;

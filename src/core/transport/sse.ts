@@ -3,7 +3,7 @@ import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
 import { CallbackMessageWriter, MessageRouter, describeMessage } from './httpMessages';
-import { DEFAULT_MAX_HTTP_MESSAGE_BYTES, discard, errorMessage, mediaType, shownUrl, parseServerUrl, sendHttp, statusError, type HttpRequest, type HttpServerParams } from './httpRequest';
+import { DEFAULT_MAX_HTTP_MESSAGE_BYTES, InFlightRequests, discard, errorMessage, mediaType, shownUrl, parseServerUrl, sendHttp, statusError, type HttpRequest, type HttpServerParams } from './httpRequest';
 import type { LogEntry, Transport, TransportClosed } from './transport';
 
 /** How long start() waits for the `endpoint` event before calling the server broken. */
@@ -27,6 +27,7 @@ export class SseTransport implements Transport {
   private endpoint: URL | undefined;
   private protocolVersion: string | undefined;
   private readonly lifetime = new AbortController();
+  private readonly inFlight = new InFlightRequests();
   private closedReason: string | undefined;
   private stopping = false;
 
@@ -145,16 +146,22 @@ export class SseTransport implements Transport {
   private async post(message: Message): Promise<void> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (this.protocolVersion !== undefined) headers['MCP-Protocol-Version'] = this.protocolVersion;
-    const request: HttpRequest = { method: 'POST', url: this.endpoint!, headers, body: JSON.stringify(message), signal: this.lifetime.signal };
-    const response = await sendHttp(this.params, this.url, request);
-    if (!response.ok) throw await statusError(request, response);
-    await discard(response);
+    const scope = this.inFlight.open();
+    try {
+      const request: HttpRequest = { method: 'POST', url: this.endpoint!, headers, body: JSON.stringify(message), signal: scope.signal };
+      const response = await sendHttp(this.params, this.url, request);
+      if (!response.ok) throw await statusError(request, response);
+      await discard(response);
+    } finally {
+      this.inFlight.release(scope);
+    }
   }
 
   private fireClosed(reason: string, expected: boolean): void {
     if (this.closedReason !== undefined) return;
     this.closedReason = reason;
     this.lifetime.abort();
+    this.inFlight.abortAll();
     this.closeEmitter.fire({ reason, expected });
     this.router.reader.end();
   }

@@ -49,6 +49,12 @@ export class StdioTransport implements Transport {
   get pid(): number | undefined {
     return this.child?.pid;
   }
+  /** Listeners on the child's pipes, summed over every event: a figure that must not grow with traffic. */
+  get streamListenerCount(): number {
+    const child = this.child;
+    if (!child) return 0;
+    return [child.stdin, child.stdout, child.stderr].reduce((sum, stream) => sum + stream.eventNames().reduce((n, e) => n + stream.listenerCount(e), 0), 0);
+  }
   /** The last lines the server wrote to stderr, for error messages. */
   get recentStderr(): string[] {
     return [...this.stderrTail];

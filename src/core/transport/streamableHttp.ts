@@ -6,6 +6,7 @@ import { CallbackMessageWriter, MessageRouter, describeMessage } from './httpMes
 import {
   ACCEPT_JSON_OR_SSE,
   DEFAULT_MAX_HTTP_MESSAGE_BYTES,
+  InFlightRequests,
   discard,
   errorMessage,
   shownUrl,
@@ -63,6 +64,7 @@ export class StreamableHttpTransport implements Transport {
   private getStreamGeneration = 0;
   /** Aborted on close: every request and stream in flight stops with it. */
   private readonly lifetime = new AbortController();
+  private readonly inFlight = new InFlightRequests();
   private closing: Promise<void> | undefined;
   private closedReason: string | undefined;
 
@@ -98,6 +100,7 @@ export class StreamableHttpTransport implements Transport {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.lifetime.abort();
+      this.inFlight.abortAll();
       if (this._sessionId !== undefined && this.closedReason === undefined) await this.endSession(this._sessionId);
       this.fireClosed('closed by the client', true);
     })();
@@ -123,26 +126,38 @@ export class StreamableHttpTransport implements Transport {
       const cancelled = (message as { params?: { requestId?: unknown } }).params?.requestId;
       if (typeof cancelled === 'string' || typeof cancelled === 'number') this.router.forget(cancelled);
     }
-    const response = await this.post(message);
-    void this.consumeReply(response, undefined).catch((error) => this.log('warning', `reply to ${method ?? 'a response'}: ${errorMessage(error)}`));
+    const scope = this.inFlight.open();
+    let response: Response;
+    try {
+      response = await this.post(message, scope.signal);
+    } catch (error) {
+      this.inFlight.release(scope);
+      throw error;
+    }
+    void this.consumeReply(response, undefined, scope.signal)
+      .catch((error) => this.log('warning', `reply to ${method ?? 'a response'}: ${errorMessage(error)}`))
+      .finally(() => this.inFlight.release(scope));
     if (method === 'notifications/initialized') this.openGetStream();
   }
 
   private async sendRequest(message: Message, id: RequestId): Promise<void> {
+    const scope = this.inFlight.open();
     try {
-      const response = await this.post(message);
-      await this.consumeReply(response, id);
+      const response = await this.post(message, scope.signal);
+      await this.consumeReply(response, id, scope.signal);
     } catch (error) {
       if (this.lifetime.signal.aborted) return;
       // connect() reports a failed initialize itself, and HttpTransport may yet fall back.
       const level = describeMessage(message).method === 'initialize' ? 'debug' : 'warning';
       this.log(level, `request ${JSON.stringify(id)} failed: ${errorMessage(error)}`);
       this.router.fail(id, error);
+    } finally {
+      this.inFlight.release(scope);
     }
   }
 
   /** POSTs one message; renews an expired session once and sends again. Resolves with a 2xx reply. */
-  private async post(message: Message, mayRenewSession = true): Promise<Response> {
+  private async post(message: Message, signal: AbortSignal, mayRenewSession = true): Promise<Response> {
     const isInitialize = describeMessage(message).method === 'initialize';
     const session = this._sessionId;
     const request: HttpRequest = {
@@ -150,14 +165,14 @@ export class StreamableHttpTransport implements Transport {
       url: this.url,
       headers: this.sessionHeaders(isInitialize, { Accept: ACCEPT_JSON_OR_SSE, 'Content-Type': 'application/json' }),
       body: JSON.stringify(message),
-      signal: this.lifetime.signal,
+      signal,
     };
     const response = await sendHttp(this.params, this.url, request);
     if (response.status === 404 && session !== undefined && !isInitialize) {
       await discard(response);
       if (!mayRenewSession) throw McpError.connectionClosed(`the server does not know the session even after re-initializing (HTTP 404 from POST ${this.shownUrl})`);
       await this.renewSession(session);
-      return this.post(message, false);
+      return this.post(message, signal, false);
     }
     if (!response.ok) throw await statusError(request, response);
     if (isInitialize) this._sessionId = response.headers.get('mcp-session-id') ?? undefined;
@@ -165,14 +180,14 @@ export class StreamableHttpTransport implements Transport {
   }
 
   /** Reads a POST's reply: nothing (202), one JSON body, or an SSE stream that ends after the answer. */
-  private async consumeReply(response: Response, id: RequestId | undefined): Promise<void> {
+  private async consumeReply(response: Response, id: RequestId | undefined, signal: AbortSignal): Promise<void> {
     const type = mediaType(response);
     if (response.status === 202 || response.status === 204 || !response.body) {
       await discard(response);
       if (id !== undefined) this.log('warning', `the server accepted request ${JSON.stringify(id)} without answering it; the answer may come on the GET stream`);
       return;
     }
-    if (type === 'text/event-stream') return this.followStream(response, id);
+    if (type === 'text/event-stream') return this.followStream(response, id, signal);
     if (type === 'application/json') {
       const text = await readBodyText(response, this.maxBytes, { method: 'POST', url: this.url });
       if (text.trim() === '' && id === undefined) return;
@@ -191,11 +206,12 @@ export class StreamableHttpTransport implements Transport {
   /** Listens for server-initiated messages; a 405 means the server sends none outside replies. */
   private openGetStream(): void {
     const generation = ++this.getStreamGeneration;
+    const scope = this.inFlight.open();
     void (async () => {
       let first: Response | undefined;
       let problem = '';
       try {
-        const opened = await this.openGet(undefined);
+        const opened = await this.openGet(undefined, scope.signal);
         if (opened === NO_GET_STREAM) {
           this.log('info', `the server offers no GET stream at ${this.shownUrl} (405); server messages arrive only in replies`);
           return;
@@ -204,10 +220,12 @@ export class StreamableHttpTransport implements Transport {
       } catch (error) {
         problem = errorMessage(error);
       }
-      await this.followStream(first, undefined, generation, problem);
-    })().catch((error) => {
-      if (!this.lifetime.signal.aborted) this.log('error', `stopped listening for server-initiated messages: ${errorMessage(error)}`);
-    });
+      await this.followStream(first, undefined, scope.signal, generation, problem);
+    })()
+      .catch((error) => {
+        if (!this.lifetime.signal.aborted) this.log('error', `stopped listening for server-initiated messages: ${errorMessage(error)}`);
+      })
+      .finally(() => this.inFlight.release(scope));
   }
 
   /**
@@ -217,7 +235,13 @@ export class StreamableHttpTransport implements Transport {
    * Gives up after {@link MAX_STREAM_RECONNECTS} reconnections in a row that bring no event and
    * end soon.
    */
-  private async followStream(first: Response | undefined, awaitedId: RequestId | undefined, generation?: number, firstProblem = ''): Promise<void> {
+  private async followStream(
+    first: Response | undefined,
+    awaitedId: RequestId | undefined,
+    signal: AbortSignal,
+    generation?: number,
+    firstProblem = '',
+  ): Promise<void> {
     const label = awaitedId === undefined ? `the GET stream of ${this.shownUrl}` : `the reply stream of request ${JSON.stringify(awaitedId)} from ${this.shownUrl}`;
     const seen = new Set<string>();
     let lastEventId: string | undefined;
@@ -274,7 +298,7 @@ export class StreamableHttpTransport implements Transport {
       if (finished()) return;
       let opened: Response | typeof NO_GET_STREAM | undefined;
       try {
-        opened = await this.openGet(lastEventId);
+        opened = await this.openGet(lastEventId, signal);
       } catch (error) {
         if (this.lifetime.signal.aborted) throw error;
         if (error instanceof McpError && (error.data as { status?: number } | undefined)?.status === 404) {
@@ -288,12 +312,12 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
-  private async openGet(lastEventId: string | undefined): Promise<Response | typeof NO_GET_STREAM> {
+  private async openGet(lastEventId: string | undefined, signal: AbortSignal): Promise<Response | typeof NO_GET_STREAM> {
     const request: HttpRequest = {
       method: 'GET',
       url: this.url,
       headers: this.sessionHeaders(false, { Accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) }),
-      signal: this.lifetime.signal,
+      signal,
     };
     const response = await sendHttp(this.params, this.url, request);
     if (response.status === 405) {
@@ -319,14 +343,15 @@ export class StreamableHttpTransport implements Transport {
   private async reinitialize(): Promise<void> {
     this.log('warning', `the server no longer knows our session (HTTP 404 from ${this.shownUrl}); initializing a new one`);
     const id = `mcp-host-reinitialize-${++this.renewals}`;
+    const scope = this.inFlight.open();
     try {
       if (!this.initializeRequest) throw new Error('there is no initialize request to replay');
       const answer = this.router.intercept(id);
-      await this.consumeReply(await this.post({ ...this.initializeRequest, id } as Message, false), id);
+      await this.consumeReply(await this.post({ ...this.initializeRequest, id } as Message, scope.signal, false), id, scope.signal);
       if (this.router.isAwaiting(id)) throw new Error('the server did not answer initialize');
       const reply = (await answer) as { error?: { message?: string } };
       if (reply.error) throw new Error(`the server refused initialize: ${reply.error.message}`);
-      await discard(await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' } as Message, false));
+      await discard(await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' } as Message, scope.signal, false));
       this.log('info', 'the new session is ready; resending');
       this.openGetStream();
     } catch (error) {
@@ -337,6 +362,8 @@ export class StreamableHttpTransport implements Transport {
       this.log('error', reason);
       this.fireClosed(reason, false);
       throw McpError.connectionClosed(reason);
+    } finally {
+      this.inFlight.release(scope);
     }
   }
 
@@ -375,6 +402,7 @@ export class StreamableHttpTransport implements Transport {
     if (this.closedReason !== undefined) return;
     this.closedReason = reason;
     this.lifetime.abort();
+    this.inFlight.abortAll();
     this.closeEmitter.fire({ reason, expected });
     this.router.reader.end();
   }
@@ -392,7 +420,8 @@ function remember(seen: Set<string>, id: string): void {
 /** Waits, but no longer than the signal stays unaborted. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
+    // `retry: 0` asks for an immediate reconnection; a timer would still cost a millisecond.
+    if (signal.aborted || ms <= 0) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
