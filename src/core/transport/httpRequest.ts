@@ -1,5 +1,6 @@
 import type { AuthChallenge, HttpAuthProvider } from '../auth/provider';
 import { ErrorCode, McpError } from '../protocol/errors';
+import { nodeFetch } from './nodeFetch';
 
 /** How to reach an MCP server over HTTP; shared by every HTTP transport. */
 export interface HttpServerParams {
@@ -7,7 +8,7 @@ export interface HttpServerParams {
   /** Sent on every request. */
   headers?: Record<string, string>;
   authProvider?: HttpAuthProvider;
-  /** Injectable for tests and for hosts with their own networking; the global fetch by default. */
+  /** Injectable for tests and for hosts with their own networking; node:http (nodeFetch.ts) by default. */
   fetch?: typeof fetch;
   /** The largest JSON body or SSE event accepted; larger ones are refused with a clear error. */
   maxMessageBytes?: number;
@@ -20,33 +21,7 @@ export const MAX_AUTH_TRIES = 3;
 
 export const ACCEPT_JSON_OR_SSE = 'application/json, text/event-stream';
 
-/**
- * Node's fetch ends a body that stays silent for five minutes and gives up on headers after five.
- * An MCP stream is silent for as long as the server has nothing to say, and how long a request may
- * take is the connection's business (its timeout and cancellation), so every request we send turns
- * both limits off. Undici (Node's fetch) takes `headersTimeout`/`bodyTimeout` per dispatch, so this
- * dispatcher only adds them and hands the request to whatever dispatcher fetch would have used (Node's
- * own agent, or one an editor installed for its proxy settings): no second HTTP stack in the bundle.
- * TCP keep-alive, on by default, still finds peers that vanished.
- */
-const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
-
-interface Dispatcher {
-  dispatch(options: Record<string, unknown>, handler: unknown): boolean;
-}
-
-export const untimedDispatcher: Dispatcher = {
-  dispatch(options, handler) {
-    const base = (globalThis as Record<symbol, Dispatcher | undefined>)[GLOBAL_DISPATCHER];
-    if (!base) throw new Error('Node has no global HTTP dispatcher (undici.globalDispatcher.1)');
-    return base.dispatch({ ...options, headersTimeout: 0, bodyTimeout: 0 }, handler);
-  },
-};
-
-function defaultFetch(url: URL, init: RequestInit): Promise<Response> {
-  // fetch loads undici (which installs the global dispatcher) before it dispatches.
-  return fetch(url, { ...init, dispatcher: untimedDispatcher } as unknown as RequestInit);
-}
+const defaultFetch = nodeFetch;
 
 /**
  * The requests of one transport that are still in flight, each with an AbortController of its own,
@@ -168,14 +143,14 @@ function httpData(request: HttpRequest, response?: Response): { url: string; met
   return { url: shownUrl(request.url), method: request.method, ...(response ? { status: response.status } : {}) };
 }
 
-/** fetch hides the real cause (ECONNREFUSED, ENOTFOUND) one level down. */
+/** The real cause (ECONNREFUSED, ENOTFOUND) is the error's code, or one level down with fetch. */
 function networkError(request: HttpRequest, error: unknown): McpError {
-  const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const e = error as { name?: string; message?: string; code?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'AbortError') return McpError.connectionClosed(`${request.method} ${shownUrl(request.url)} was aborted`);
   const cause = e?.cause?.message ?? e?.message ?? String(error);
   return new McpError(ErrorCode.ConnectionClosed, `Could not reach ${shownUrl(request.url)} (${request.method}): ${cause}`, {
     ...httpData(request),
-    ...(e?.cause?.code ? { cause: e.cause.code } : {}),
+    ...((e?.cause?.code ?? e?.code) ? { cause: e?.cause?.code ?? e?.code } : {}),
   });
 }
 
