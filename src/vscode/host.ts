@@ -223,12 +223,14 @@ function loadOAuth(): typeof OAuthModule {
 }
 
 /** The OAuth provider of one server, created (and its bundle loaded) on first use. */
+type OAuthProvider = ReturnType<typeof OAuthModule.createOAuthProvider>;
+
 class LazyOAuth implements HttpAuthProvider {
-  private provider: ReturnType<typeof OAuthModule.createOAuthProvider> | undefined;
+  private provider: OAuthProvider | undefined;
 
-  constructor(private readonly create: () => ReturnType<typeof OAuthModule.createOAuthProvider>) {}
+  constructor(private readonly create: () => OAuthProvider) {}
 
-  private get(): ReturnType<typeof OAuthModule.createOAuthProvider> {
+  private get(): OAuthProvider {
     return (this.provider ??= this.create());
   }
 

@@ -75,7 +75,7 @@ export class ProtocolTrace implements vscode.Disposable {
     const m = event.message as { id?: string | number | null; method?: string; result?: unknown; error?: { code: number; message: string }; params?: unknown };
     const arrow = event.direction === 'out' ? '→' : '←';
     // Requests are keyed by who sent them, so each side's ids stay apart.
-    const key = (dir: 'in' | 'out') => `${server}\u0000${dir}\u0000${String(m.id)}`;
+    const key = (dir: 'in' | 'out', id: unknown = m.id) => `${server}\u0000${dir}\u0000${String(id)}`;
     let line: string;
     if (m.method !== undefined) {
       if (m.id !== undefined && m.id !== null) {
@@ -87,7 +87,7 @@ export class ProtocolTrace implements vscode.Disposable {
         line = `${arrow} ${m.method}`;
         // A cancelled request may never be answered: forget it, so the map does not grow.
         const cancelled = m.method === 'notifications/cancelled' ? (m.params as { requestId?: string | number } | undefined)?.requestId : undefined;
-        if (cancelled !== undefined) this.sent.delete(`${server}\u0000${event.direction}\u0000${String(cancelled)}`);
+        if (cancelled !== undefined) this.sent.delete(key(event.direction, cancelled));
       }
     } else {
       const request = this.sent.get(key(event.direction === 'in' ? 'out' : 'in'));

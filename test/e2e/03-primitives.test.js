@@ -1,7 +1,7 @@
 // Tools, resources and prompts from the palette and the Servers view, the way a person uses them.
 'use strict';
 const assert = require('node:assert/strict');
-const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, answer, callToolFromPalette: callTool } = require('./helpers');
+const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, answer, callToolFromPalette: callTool, callToolStepByStep } = require('./helpers');
 
 const sidebar = '.part.sidebar';
 
@@ -19,9 +19,7 @@ async function historyRows(page) {
 describe('tools, resources and prompts in the workbench', () => {
   it('calls echo with typed text and opens the result', async () => {
     const { page } = ctx();
-    await callTool(page, 'Echo Tool');
-    await quickInputStep(page, 'Step by step');
-    await page.keyboard.press('Enter');
+    await callToolStepByStep(page, 'Echo Tool');
     await quickInputStep(page, 'message (required)');
     await answer(page, 'hello from the palette');
     await editorShows(page, 'Echo: hello from the palette');
@@ -30,9 +28,7 @@ describe('tools, resources and prompts in the workbench', () => {
 
   it('calls get-sum with numbers', async () => {
     const { page } = ctx();
-    await callTool(page, 'Get Sum Tool');
-    await quickInputStep(page, 'Step by step');
-    await page.keyboard.press('Enter');
+    await callToolStepByStep(page, 'Get Sum Tool');
     await quickInputStep(page, 'a (required)');
     await answer(page, '2');
     await quickInputStep(page, 'b (required)');
@@ -43,9 +39,7 @@ describe('tools, resources and prompts in the workbench', () => {
   it('refuses a number that is not one, and nothing is sent', async () => {
     const { page } = ctx();
     const before = await historyRows(page);
-    await callTool(page, 'Get Sum Tool');
-    await quickInputStep(page, 'Step by step');
-    await page.keyboard.press('Enter');
+    await callToolStepByStep(page, 'Get Sum Tool');
     await quickInputStep(page, 'a (required)');
     await page.locator(`${QUICK_INPUT} input`).fill('abc');
     await quickInputStep(page, 'Enter a number');
@@ -70,9 +64,7 @@ describe('tools, resources and prompts in the workbench', () => {
 
   it('shows progress of the long-running tool, and Cancel stops it', async () => {
     const { page } = ctx();
-    await callTool(page, 'Trigger Long Running Operation');
-    await quickInputStep(page, 'Step by step');
-    await page.keyboard.press('Enter');
+    await callToolStepByStep(page, 'Trigger Long Running Operation');
     await quickInputStep(page, 'duration (optional');
     await answer(page, '30');
     await quickInputStep(page, 'steps (optional');

@@ -4,7 +4,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const {
-  ctx, screenshot, quickInputStep, editorShows, answer, callToolFromPalette, dialog, clickDialogButton, allowToolOnce,
+  ctx, screenshot, quickInputStep, editorShows, answer, callToolStepByStep, dialog, clickDialogButton, allowToolOnce,
   clickNotificationButton, runCommand, replaceInEditor, clickCodeLens, editorContains,
 } = require('./helpers');
 
@@ -17,9 +17,7 @@ function modelRequests() {
 
 /** Calls trigger-sampling-request with `prompt` and returns the consent dialog. */
 async function requestSampling(page, prompt, maxTokens) {
-  await callToolFromPalette(page, 'Trigger Sampling Request');
-  await quickInputStep(page, 'Step by step');
-  await page.keyboard.press('Enter');
+  await callToolStepByStep(page, 'Trigger Sampling Request');
   await quickInputStep(page, 'prompt (required)');
   await answer(page, prompt);
   await quickInputStep(page, 'maxTokens (optional');

@@ -3,14 +3,13 @@
 'use strict';
 const assert = require('node:assert/strict');
 const {
-  ctx, screenshot, quickInputStep, editorShows, answer, choose, callToolFromPalette, dialog, clickDialogButton,
+  ctx, screenshot, quickInputStep, editorShows, answer, choose, callToolFromPalette, callToolStepByStep, findInEditor, dialog, clickDialogButton,
   allowToolOnce, skipRemainingSteps, runCommand, replaceInEditor, clickCodeLens,
 } = require('./helpers');
 
 /** Selects the first match of `text` in the active editor (Find, then back to the editor). */
 async function selectInEditor(page, text) {
-  await page.keyboard.press('Control+F');
-  await page.locator('.part.editor .find-widget textarea, .part.editor .find-widget input').first().fill(text);
+  await findInEditor(page, text);
   await page.keyboard.press('Escape');
 }
 
@@ -30,9 +29,7 @@ describe('tool results, links and URL elicitation in the workbench', () => {
 
   it('opens a resource link of a result as a resource document', async () => {
     const { page } = ctx();
-    await callToolFromPalette(page, 'Get Resource Links');
-    await quickInputStep(page, 'Step by step');
-    await page.keyboard.press('Enter');
+    await callToolStepByStep(page, 'Get Resource Links');
     await quickInputStep(page, 'count (optional');
     await answer(page, '2');
     await editorShows(page, 'Text Resource 2');
@@ -48,9 +45,7 @@ describe('tool results, links and URL elicitation in the workbench', () => {
     const { page } = ctx();
     // Not a loopback URL: the remote workbench would rewrite that through its port forwarding.
     const target = 'https://mcp-host-e2e.invalid/url-elicitation';
-    await callToolFromPalette(page, 'Trigger URL Elicitation');
-    await quickInputStep(page, 'Step by step');
-    await page.keyboard.press('Enter');
+    await callToolStepByStep(page, 'Trigger URL Elicitation');
     await quickInputStep(page, 'url (required)');
     await answer(page, target);
     await skipRemainingSteps(page);

@@ -257,6 +257,13 @@ async function callToolFromPalette(page, toolLabel) {
   await choose(page, toolLabel);
 }
 
+/** "MCP Host: Call Tool..." for `toolLabel`, answering its arguments step by step (one input each). */
+async function callToolStepByStep(page, toolLabel) {
+  await callToolFromPalette(page, toolLabel);
+  await quickInputStep(page, 'Step by step');
+  await page.keyboard.press('Enter');
+}
+
 /** The modal dialog showing `text` (once visible). */
 async function dialog(page, text, timeout = 30_000) {
   const box = page.locator('.monaco-dialog-box', { hasText: text });
@@ -294,11 +301,17 @@ async function clickNotificationButton(page, text, button, timeout = 30_000) {
   await toast.locator('.monaco-button', { hasText: button }).first().click();
 }
 
-/** Whether the active editor contains `text` anywhere, also below the fold (asks the editor's Find). */
-async function editorContains(page, text) {
+/** Opens the active editor's Find on `text` (the first match becomes the selection); returns the widget. */
+async function findInEditor(page, text) {
   await page.keyboard.press('Control+F');
   const widget = page.locator('.part.editor .find-widget.visible');
   await widget.locator('.find-part textarea, .find-part input').first().fill(text);
+  return widget;
+}
+
+/** Whether the active editor contains `text` anywhere, also below the fold (asks the editor's Find). */
+async function editorContains(page, text) {
+  const widget = await findInEditor(page, text);
   // "1 of 3" once found; "No results" both before the search ran and after it found nothing, so poll.
   const found = await widget.locator('.matchesCount', { hasText: /\d+ of \d+/ }).waitFor({ timeout: 5_000 }).then(() => true, () => false);
   await page.keyboard.press('Escape');
@@ -329,7 +342,7 @@ async function replaceInEditor(page, find, replacement) {
 
 module.exports = {
   QUICK_INPUT, startCommand, quickInputStep, editorShows,
-  answer, choose, chooseRow, typeAndAccept, callToolFromPalette, dialog, clickDialogButton, allowToolOnce, skipRemainingSteps, clickNotificationButton, replaceInEditor, clickCodeLens, editorContains,
+  answer, choose, chooseRow, typeAndAccept, callToolFromPalette, callToolStepByStep, findInEditor, dialog, clickDialogButton, allowToolOnce, skipRemainingSteps, clickNotificationButton, replaceInEditor, clickCodeLens, editorContains,
   ctx, openWorkbench, openCommandPalette, findInPalette, runCommand, openFile, waitForText, outputPanel, waitForOutputChannel, waitForIdleStatusBar, screenshot,
   mochaHooks, SCREENSHOT_DIR, VIEWPORT,
 };

@@ -25,9 +25,9 @@ const defaultFetch = nodeFetch;
 
 /**
  * The requests of one transport that are still in flight, each with an AbortController of its own,
- * so closing can abort them all. A shared signal would do the same, but fetch adds an abort
- * listener to the signal of every request and drops it only when the request is garbage
- * collected: thousands pile up on a busy session (and Node warns about a leak).
+ * so closing can abort them all. A shared signal would do the same, but every request adds an
+ * abort listener to its signal (fetch dropped it only when the request was garbage collected):
+ * thousands piled up on a busy session, and Node warned about a leak.
  */
 export class InFlightRequests {
   private readonly controllers = new Set<AbortController>();

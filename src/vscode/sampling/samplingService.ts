@@ -157,11 +157,10 @@ export class SamplingService {
     const messages = toChatMessages(request);
     const source = new vscode.CancellationTokenSource();
     const onAbort = () => source.cancel();
-    // The server may cancel while the person is still deciding; an aborted signal never fires again.
-    if (signal.aborted) source.cancel();
     signal.addEventListener('abort', onAbort, { once: true });
     const started = Date.now();
     try {
+      // The server may cancel while the person is still deciding; an aborted signal never fires again.
       if (signal.aborted) throw new McpError(-32800, 'Sampling cancelled by the server');
       const response = await chosen.sendRequest(
         messages,
