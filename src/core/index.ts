@@ -2,7 +2,7 @@ export * from './protocol/errors';
 export * from './protocol/types';
 export * from './protocol/versions';
 export * from './jsonrpc/connection';
-export * from './jsonrpc/ndjson';
+export * from './transport/ndjson';
 export * from './jsonrpc/classify';
 export * from './transport/transport';
 export * from './transport/stdio';
