@@ -11,7 +11,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import zeptomatch from 'zeptomatch';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const yauzl = require('yauzl') as {
   open(file: string, opts: { lazyEntries: boolean }, cb: (err: Error | null, zip: ZipFile) => void): void;
 };
