@@ -30,5 +30,5 @@ export * from './auth/errors';
 export * from './auth/storage';
 export * from './auth/userAgent';
 export * from './auth/clientAuth';
-export { OAuthProvider, isLoopback, type OAuthGrant, type OAuthProviderOptions, type PreRegisteredClient } from './auth/oauthProvider';
-export { discoverAuthorization, authorizationServerMetadataUrls, resourceMatches, canonicalResource, type AuthorizationTarget } from './auth/discovery';
+export { OAuthProvider, type OAuthProviderOptions } from './auth/oauthProvider';
+export { authorizationServerMetadataUrls, resourceMatches } from './auth/discovery';
