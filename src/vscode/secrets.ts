@@ -36,8 +36,18 @@ export class Secrets {
 
   constructor(private readonly storage: vscode.SecretStorage) {}
 
+  /** Servers starting together ask for one ID one after the other, so the first answer is kept. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
   /** The value of `${input:id}` for `def`, asked for or reused only as described above. */
-  async input(def: ServerDefinition, id: string): Promise<string> {
+  input(def: ServerDefinition, id: string): Promise<string> {
+    const run = (this.queues.get(id) ?? Promise.resolve()).catch(() => undefined).then(() => this.inputNow(def, id));
+    this.queues.set(id, run);
+    void run.finally(() => this.queues.get(id) === run && this.queues.delete(id)).catch(() => undefined);
+    return run;
+  }
+
+  private async inputNow(def: ServerDefinition, id: string): Promise<string> {
     const me = identityOf(def);
     const sharedKey = `mcpHost.input.${id}`;
     const ownKey = `${sharedKey}@${createHash('sha256').update(me).digest('hex').slice(0, 16)}`;
