@@ -45,12 +45,12 @@ describe('secrets: redaction', () => {
     const resolvedHttp = await resolveVariables(http, { userHome: '/h', env, input: async () => 'typed-token' });
     assert.deepEqual(secretValuesOf(http, resolvedHttp, env).sort(), ['Bearer typed-token', 'env-secret-value', 'env-secret-value', 'literal-cookie', 'typed-token'].sort());
 
-    const stdio = one({ command: 'node', args: ['${env:HOME_DIR}/x'], env: { GITHUB_TOKEN: 'literal-ghp', FROM_ENV: 'pre-${env:API_KEY_FROM_ENV}', PATHLIKE: '/usr/bin' } });
+    const stdio = one({ command: 'node', args: ['${env:HOME_DIR}/x'], env: { GITHUB_TOKEN: 'literal-ghp', FROM_ENV: 'pre-${env:API_KEY_FROM_ENV}', PATHLIKE: '/usr/bin', HOME: '${env:HOME_DIR}' } });
     const resolvedStdio = await resolveVariables(stdio, { userHome: '/h', env });
     const values = secretValuesOf(stdio, resolvedStdio, env);
     assert.ok(values.includes('literal-ghp'));
     assert.ok(values.includes('pre-env-secret-value') && values.includes('env-secret-value'));
-    assert.ok(!values.includes('/usr/bin') && !values.some((v) => v.includes('/home/someone')), 'arguments and plain entries are not secrets');
+    assert.ok(!values.includes('/usr/bin') && !values.some((v) => v.includes('/home/someone')), 'arguments, plain entries and ${env:HOME_DIR} are not secrets');
   });
 });
 

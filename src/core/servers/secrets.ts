@@ -73,9 +73,12 @@ export function shownEntries(entries: Record<string, string | null>): ShownEntry
 
 /**
  * The resolved values to redact for a definition, besides its `${input:}` values (which the
- * editor registers as it asks): every `env` entry and header whose value came from `${input:}`
- * or `${env:}` or whose name looks secret, whole, plus the credential after an auth scheme
- * (`Bearer abc` → `abc`) and each `${env:NAME}` value it used.
+ * editor registers as it asks), each whole, plus the credential after an auth scheme
+ * (`Bearer abc` → `abc`) and each `${env:NAME}` value it used:
+ * - every header whose value came from `${input:}` or `${env:}` or whose name looks secret;
+ * - every `env` entry with an `${input:}`, or whose name or `${env:NAME}` looks secret
+ *   (`${env:GITHUB_TOKEN}` is, `${env:HOME}` is not: redacting the home folder would blank
+ *   every path in the log).
  */
 export function secretValuesOf(raw: ServerDefinition, resolved: ServerDefinition, env: Record<string, string | undefined>): string[] {
   const rawEntries: Record<string, string | null> = raw.type === 'http' ? raw.headers : raw.env;
@@ -84,7 +87,11 @@ export function secretValuesOf(raw: ServerDefinition, resolved: ServerDefinition
   for (const [name, value] of Object.entries(rawEntries)) {
     if (value === null) continue;
     const sources = secretSources(value);
-    if (!sources.length && !isSecretName(name)) continue;
+    const secret =
+      raw.type === 'http'
+        ? sources.length > 0 || isSecretName(name)
+        : isSecretName(name) || sources.some((s) => s.startsWith('${input:') || isSecretName(s.slice(6, -1)));
+    if (!secret) continue;
     const out = resolvedEntries[name];
     if (typeof out === 'string') {
       values.push(out);
