@@ -174,7 +174,7 @@ export class McpHost implements vscode.Disposable {
   private async prepare(def: ServerDefinition): Promise<ServerDefinition> {
     if (!this.isAllowedByTrust(def)) throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const folder = folderFor(def);
-    await this.waitingFor(def.name, () => this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined));
+    if (this.consent.needsConsent(def)) await this.waitingFor(def.name, () => this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined));
     const resolved = await resolveVariables(def, {
       workspaceFolder: folder?.uri.fsPath,
       userHome: os.homedir(),
