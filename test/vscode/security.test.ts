@@ -220,7 +220,8 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     a.host.workspaceTrusted = () => false;
     a.host.inputPrompt = async () => undefined;
     await setServers({ 'user-needs-input': { command: 'node', args: [echoServer()], env: { T: `\${input:never-${unique()}}` } } });
-    await setServers({ 'ws-blocked': everything() }, vscode.ConfigurationTarget.Workspace);
+    // Its own env, so the consent given at the end is not the one another suite's server needs.
+    await setServers({ 'ws-blocked': { ...everything(), env: { MCP_HOST_BLOCKED_TEST: '1' } } }, vscode.ConfigurationTarget.Workspace);
     await a.host.reload();
     await waitFor(() => a.host.registry.get('user-needs-input')?.state.kind === 'error', 'the user server to fail on its input');
     const nodes = a.tree.getChildren() as TreeNode[];
