@@ -16,6 +16,7 @@ export * from './auth/provider';
 export * from './servers/schema';
 export * from './servers/definition';
 export * from './servers/variables';
+export * from './servers/secrets';
 export * from './servers/state';
 export * from './servers/handle';
 export * from './servers/registry';

@@ -24,7 +24,7 @@ export function registerCommands(
     const server = await pickServer(host, node, filter);
     if (server) await action(server);
   };
-  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0}: {1}', what, McpError.from(e).message));
+  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0}: {1}', what, host.redact(McpError.from(e).message)));
 
   return [
     vscode.commands.registerCommand(

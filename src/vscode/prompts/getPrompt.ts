@@ -47,7 +47,7 @@ export class PromptActions {
       await vscode.window.showTextDocument(uri, { preview: false });
       return uri;
     } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, McpError.from(error).toString()));
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, this.host.redact(McpError.from(error).toString())));
       return undefined;
     }
   }

@@ -136,7 +136,7 @@ export class ToolCalls {
           const e = McpError.from(error);
           record.outcome = controller.signal.aborted ? 'cancelled' : 'failed';
           urlElicitations = requiredUrlElicitations(e);
-          if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, e.toString()));
+          if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, this.host.redact(e.toString())));
         }
       },
     );
