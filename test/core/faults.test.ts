@@ -172,6 +172,31 @@ describe('fault servers: nothing is lost', function () {
     assert.deepEqual(answers, [], 'no response to a cancelled request');
   });
 
+  it('tells a handler still running when we close the connection that it closed, not that the server cancelled', async () => {
+    let aborted: unknown;
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => (started = resolve));
+    // The server would cancel only after 30 s: the close comes first.
+    const t = await connect({ ...rawServer('cancel-peer-request'), args: [...rawServer('cancel-peer-request').args!, '30000'] }, {
+      handlers: allHandlers({
+        createMessage: (_params, signal) =>
+          new Promise((_resolve, reject) => {
+            started();
+            signal.addEventListener('abort', () => {
+              aborted = signal.reason;
+              reject(signal.reason);
+            });
+          }),
+      }),
+    });
+    await handlerStarted;
+    await t.client.close();
+    assert.ok(aborted instanceof McpError, `aborted with ${String(aborted)}`);
+    assert.equal(aborted.code, ErrorCode.ConnectionClosed);
+    assert.doesNotMatch(aborted.message, /by the server/);
+    assert.match(aborted.message, /closed by the client/);
+  });
+
   it('refuses roots/list with -32601 when the host gave no roots handler', async () => {
     const t = await connect(rawServer('peer-requests'), { handlers: {} });
     const line = await t.waitForLog((e) => e.message.startsWith('RECEIVED') && e.message.includes('"id":"srv-roots"'));

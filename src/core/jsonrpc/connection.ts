@@ -321,7 +321,8 @@ export class McpConnection {
     const error = McpError.connectionClosed(reason);
     for (const request of [...this.pending.values()]) request.fail(error);
     this.pending.clear();
-    for (const controller of this.inbound.values()) controller.abort(new McpError(REQUEST_CANCELLED, 'Cancelled by the server'));
+    // Handlers still running learn the connection is gone, not that the server changed its mind.
+    for (const controller of this.inbound.values()) controller.abort(error);
     for (const subscription of this.subscriptions) subscription.dispose();
     this.subscriptions = [];
     this.closeEmitter.fire(reason);
