@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ErrorCode, McpClient, McpError, StdioTransport, type TextContent } from '../../src/core';
+import { ErrorCode, MAX_STDERR_LINE, McpClient, McpError, StdioTransport, type TextContent } from '../../src/core';
 import { allHandlers, closeAll, connect, rawServer } from '../helpers/servers';
 
 const text = (block: unknown) => (block as TextContent).text;
@@ -96,6 +96,33 @@ describe('fault servers: nothing is lost', function () {
     assert.ok(t.logs.some((l) => /exceeds the limit of 1048576 bytes/.test(l.message)));
     const { result } = await t.client.callTool('work', { size: 10 });
     assert.equal(text(result.content[0]).length, 10);
+  });
+
+  it('keeps a bounded piece of a 40 MiB stderr line without a newline and says how much it dropped', async () => {
+    const transport = new StdioTransport({ ...rawServer('stderr-flood'), shutdownGraceMs: 500 });
+    const lines: string[] = [];
+    transport.onLog((e) => e.source === 'stderr' && lines.push(e.message));
+    await transport.start();
+    const flood = 40 * 1024 * 1024 + 'END OF FLOOD'.length;
+    let largestKept = 0;
+    try {
+      for (const deadline = Date.now() + 60_000; ; ) {
+        const { kept, droppedBytes } = transport.pendingStderr;
+        largestKept = Math.max(largestKept, kept);
+        if (kept + droppedBytes === flood) break;
+        assert.ok(Date.now() < deadline, `only ${kept + droppedBytes} of ${flood} bytes arrived`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      await transport.close();
+    }
+    assert.ok(largestKept <= MAX_STDERR_LINE, `kept ${largestKept} characters of an unfinished line`);
+    // The exit flushes the unfinished line: its head, and a count of the rest.
+    assert.equal(lines.length, 1, `${lines.length} stderr lines`);
+    assert.ok(lines[0].length < MAX_STDERR_LINE + 100, `a stderr line of ${lines[0].length} characters`);
+    assert.ok(lines[0].startsWith('xxxx'));
+    assert.ok(lines[0].endsWith(` (… ${flood - MAX_STDERR_LINE} bytes dropped)`), lines[0].slice(-60));
+    assert.ok(transport.recentStderr.every((l) => l.length < MAX_STDERR_LINE + 100));
   });
 
   it('reassembles a response written byte by byte, UTF-8 included', async () => {
