@@ -22,6 +22,7 @@ export * from './servers/registry';
 export * from './servers/launch';
 export * from './servers/import';
 export * from './schema/arguments';
+export * from './render/logText';
 export * from './render/markdown';
 export * from './render/uriTemplate';
 export * from './sampling/policy';

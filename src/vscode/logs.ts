@@ -1,23 +1,30 @@
 import * as vscode from 'vscode';
-import type { LogEntry, LoggingMessageNotificationParams, TraceEvent } from '../core';
+import { oneLine, type LogEntry, type LoggingMessageNotificationParams, type TraceEvent } from '../core';
 import { TRACE_LANGUAGE_ID } from './ids';
 
 /** One LogOutputChannel per server: lifecycle, stderr, protocol warnings and notifications/message. */
 export class ServerLogs implements vscode.Disposable {
   private readonly channels = new Map<string, vscode.LogOutputChannel>();
 
+  /** The server's channel; every line written through it is made one line (see `oneLine`). */
   channel(server: string): vscode.LogOutputChannel {
+    return oneLineChannel(this.raw(server));
+  }
+
+  private raw(server: string): vscode.LogOutputChannel {
     let channel = this.channels.get(server);
     if (!channel) {
-      channel = vscode.window.createOutputChannel(`MCP Host: ${server}`, { log: true });
+      channel = vscode.window.createOutputChannel(`MCP Host: ${oneLine(server)}`, { log: true });
       this.channels.set(server, channel);
     }
     return channel;
   }
 
   write(server: string, entry: LogEntry): void {
-    const c = this.channel(server);
-    const text = entry.source === 'stderr' ? `[stderr] ${entry.message}` : entry.source === 'server' ? entry.message : `[${entry.source}] ${entry.message}`;
+    const c = this.raw(server);
+    // A server's text must never start a line of its own: it could forge ours.
+    const message = oneLine(entry.message);
+    const text = entry.source === 'stderr' ? `[stderr] ${message}` : entry.source === 'server' ? message : `[${entry.source}] ${message}`;
     switch (entry.level) {
       case 'trace':
         return c.trace(text);
@@ -34,8 +41,8 @@ export class ServerLogs implements vscode.Disposable {
 
   /** The server's own log messages, at their level. */
   writeServerMessage(server: string, m: LoggingMessageNotificationParams): void {
-    const c = this.channel(server);
-    const text = `[${m.logger ?? 'server'}] ${typeof m.data === 'string' ? m.data : JSON.stringify(m.data)}`;
+    const c = this.raw(server);
+    const text = oneLine(`[${m.logger ?? 'server'}] ${typeof m.data === 'string' ? m.data : JSON.stringify(m.data)}`);
     if (m.level === 'debug') c.debug(text);
     else if (m.level === 'info' || m.level === 'notice') c.info(text);
     else if (m.level === 'warning') c.warn(text);
@@ -46,6 +53,20 @@ export class ServerLogs implements vscode.Disposable {
     for (const c of this.channels.values()) c.dispose();
     this.channels.clear();
   }
+}
+
+const LINE_WRITERS = new Set<PropertyKey>(['trace', 'debug', 'info', 'warn', 'error', 'append', 'appendLine']);
+
+/** The channel, with each message written to it escaped to one line; everything else passes through. */
+function oneLineChannel(channel: vscode.LogOutputChannel): vscode.LogOutputChannel {
+  return new Proxy(channel, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (!LINE_WRITERS.has(property)) return value.bind(target);
+      return (message: unknown, ...args: unknown[]) => value.call(target, oneLine(message instanceof Error ? message.message : String(message)), ...args);
+    },
+  });
 }
 
 interface SentRequest {
@@ -96,7 +117,8 @@ export class ProtocolTrace implements vscode.Disposable {
       const method = request?.method ?? 'response';
       line = m.error ? `${arrow} ${method} #${m.id} error ${m.error.code}${rtt}: ${m.error.message}` : `${arrow} ${method} #${m.id} result${rtt}`;
     }
-    this.channel.appendLine(`${timestamp(event.at)} [${server}] ${line}`);
+    // Method, id, error code and message come from the server: the line stays one line.
+    this.channel.appendLine(oneLine(`${timestamp(event.at)} [${server}] ${line}`));
     if (level === 'verbose') {
       const body = m.method !== undefined ? m.params : m.error ?? m.result;
       if (body !== undefined) this.channel.appendLine(indent(JSON.stringify(body, null, 2)));
@@ -118,6 +140,6 @@ function indent(text: string): string {
   const limited = text.length > 20_000 ? `${text.slice(0, 20_000)}\n… (${text.length - 20_000} more characters)` : text;
   return limited
     .split('\n')
-    .map((l) => `    ${l}`)
+    .map((l) => `    ${oneLine(l)}`)
     .join('\n');
 }
