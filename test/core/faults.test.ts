@@ -224,6 +224,12 @@ describe('fault servers: nothing is lost', function () {
     assert.match(aborted.message, /closed by the client/);
   });
 
+  it('logs which server request went unanswered when the answer could not be sent', async () => {
+    const t = await connect(rawServer('deaf'));
+    const line = await t.waitForLog((e) => e.source === 'protocol' && e.message.includes(`could not answer the server's request "srv-deaf-1"`));
+    assert.equal(line.level, 'warning');
+  });
+
   it('refuses roots/list with -32601 when the host gave no roots handler', async () => {
     const t = await connect(rawServer('peer-requests'), { handlers: {} });
     const line = await t.waitForLog((e) => e.message.startsWith('RECEIVED') && e.message.includes('"id":"srv-roots"'));

@@ -65,4 +65,21 @@ describe('trace and server log: a hostile server cannot forge lines', function (
     assert.ok(traceText.includes('notifications/hello\\n12:00:00.000 [victim]'), 'the forged method is shown, escaped');
     assert.ok(logText.includes('[evil\\n[transport]] one\\n[transport] server exited'), 'the logger name and data are shown, escaped');
   });
+
+  it('notes a failed completion request in the server log instead of swallowing it', async () => {
+    const a = await api();
+    await setServers({ completing: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'bad-completion'] } });
+    const h = await running(a, 'completing');
+    const lines: string[] = [];
+    const sub = h.onLog((e) => e.source === 'server' && lines.push(e.message));
+    try {
+      const asked = a.prompts.run({ server: h, prompt: { name: 'greet', arguments: [{ name: 'who' }] } });
+      const line = await waitFor(() => lines.find((l) => l.includes('completion/complete')), 'a log line about the failed completion');
+      assert.match(line, /completion\/complete for who failed: .*Method not found/);
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      assert.equal(await asked, undefined);
+    } finally {
+      sub.dispose();
+    }
+  });
 });

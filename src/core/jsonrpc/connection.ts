@@ -301,7 +301,8 @@ export class McpConnection {
     const message = error
       ? { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } }
       : { jsonrpc: '2.0', id, result };
-    this.writer.write(message as unknown as Message).catch(() => undefined);
+    // The server waits for this answer in vain: the log says so.
+    this.writer.write(message as unknown as Message).catch((e) => this.log('warning', `could not answer the server's request ${JSON.stringify(id)}: ${(e as Error)?.message ?? e}`));
   }
 
   private rememberAbandoned(id: RequestId): void {
@@ -341,7 +342,7 @@ export class McpConnection {
     }
     this.transport.writer
       .write({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${reason}` } } as Message)
-      .catch(() => undefined);
+      .catch((e) => this.log('warning', `could not refuse the invalid request ${JSON.stringify(id)}: ${(e as Error)?.message ?? e}`));
   }
 
   private logUnknownResponse(id: RequestId): false {

@@ -254,7 +254,8 @@ export class ServerHandle {
     this.stateEmitter.fire(state);
   }
 
-  private log(level: LogEntry['level'], message: string): void {
+  /** A line in this server's log: its lifecycle, and what the editor layer has to say about it. */
+  log(level: LogEntry['level'], message: string): void {
     this.logEmitter.fire({ level, source: 'server', message });
   }
 }
