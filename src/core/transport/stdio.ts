@@ -1,7 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Emitter } from 'vscode-jsonrpc/node';
 import { NdjsonMessageReader, NdjsonMessageWriter, DEFAULT_MAX_LINE_BYTES } from '../jsonrpc/ndjson';
 import { McpError } from '../protocol/errors';
+import { spawnServer, treeKill } from './processes';
 import type { LogEntry, Transport, TransportClosed } from './transport';
 
 export interface StdioServerParams {
@@ -76,10 +77,9 @@ export class StdioTransport implements Transport {
       if (v === null) delete env[k];
       else env[k] = v;
     }
-    const child = spawn(command, args, {
+    const child = spawnServer(command, args, {
       cwd,
       env,
-      stdio: ['pipe', 'pipe', 'pipe'],
       // Its own process group, so stop() can reach every descendant at once.
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -118,8 +118,9 @@ export class StdioTransport implements Transport {
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
         const tail = this.stderrTail.length ? `\n${this.stderrTail.join('\n')}` : '';
         this.log(this.stopping ? 'info' : 'error', 'transport', `server ${how}`);
-        // Sweep anything the server left behind in its process group.
-        this.signalGroup('SIGTERM');
+        // Sweep anything the server left behind in its process group. (Not on Windows: there the
+        // tree is found by a pid that, once its process has exited, may already be another's.)
+        if (process.platform !== 'win32') this.signalGroup('SIGTERM');
         this.fireClosed(`server ${how}${this.stopping ? '' : tail}`);
       });
     });
@@ -154,9 +155,14 @@ export class StdioTransport implements Transport {
   private signalGroup(signal: NodeJS.Signals): void {
     const pid = this.child?.pid;
     if (pid === undefined) return;
+    const kill = treeKill(pid, signal);
+    if (kill.kind === 'command') {
+      // Fails harmlessly when the tree is already gone.
+      execFile(kill.command, kill.args, { windowsHide: true }, () => undefined);
+      return;
+    }
     try {
-      if (process.platform === 'win32') this.child?.kill(signal);
-      else process.kill(-pid, signal);
+      process.kill(kill.pid, kill.signal);
     } catch {
       // ESRCH: the group is already gone.
     }
