@@ -5,10 +5,13 @@ import { TRACE_LANGUAGE_ID } from './ids';
 /** One LogOutputChannel per server: lifecycle, stderr, protocol warnings and notifications/message. */
 export class ServerLogs implements vscode.Disposable {
   private readonly channels = new Map<string, vscode.LogOutputChannel>();
+  private readonly views = new Map<string, vscode.LogOutputChannel>();
 
   /** The server's channel; every line written through it is made one line (see `oneLine`). */
   channel(server: string): vscode.LogOutputChannel {
-    return oneLineChannel(this.raw(server));
+    let view = this.views.get(server);
+    if (!view) this.views.set(server, (view = oneLineChannel(this.raw(server))));
+    return view;
   }
 
   private raw(server: string): vscode.LogOutputChannel {
@@ -52,6 +55,7 @@ export class ServerLogs implements vscode.Disposable {
   dispose(): void {
     for (const c of this.channels.values()) c.dispose();
     this.channels.clear();
+    this.views.clear();
   }
 }
 
