@@ -1,8 +1,11 @@
 import * as vscode from 'vscode';
-import type { LogEntry, LoggingMessageNotificationParams, Redactor, TraceEvent } from '../core';
+import { oneLine, type LogEntry, type LoggingMessageNotificationParams, type Redactor, type TraceEvent } from '../core';
 import { TRACE_LANGUAGE_ID } from './ids';
 
-/** A server's log as the rest of the extension writes to it: every line passes the redactor. */
+/**
+ * A server's log as the rest of the extension writes to it: every line passes the redactor, then is
+ * escaped to one line (see `oneLine`), so a server's text can neither leak a secret nor forge a line.
+ */
 export interface ServerLog {
   trace(text: string): void;
   debug(text: string): void;
@@ -21,7 +24,7 @@ export class ServerLogs implements vscode.Disposable {
   channel(server: string): ServerLog {
     let channel = this.channels.get(server);
     if (!channel) {
-      channel = redacting(vscode.window.createOutputChannel(`MCP Host: ${server}`, { log: true }), this.redactor);
+      channel = redacting(vscode.window.createOutputChannel(`MCP Host: ${oneLine(server)}`, { log: true }), this.redactor);
       this.channels.set(server, channel);
     }
     return channel;
@@ -111,8 +114,9 @@ export class ProtocolTrace implements vscode.Disposable {
       const method = request?.method ?? 'response';
       line = m.error ? `${arrow} ${method} #${m.id} error ${m.error.code}${rtt}: ${m.error.message}` : `${arrow} ${method} #${m.id} result${rtt}`;
     }
-    // What we send is redacted too: a secret typed as a tool argument stays out of the trace.
-    this.channel.appendLine(this.redactor.redact(`${timestamp(event.at)} [${server}] ${line}`));
+    // What we send is redacted too (a secret typed as a tool argument stays out of the trace), and
+    // method, id, error code and message come from the server: the line stays one line.
+    this.channel.appendLine(oneLine(this.redactor.redact(`${timestamp(event.at)} [${server}] ${line}`)));
     if (level === 'verbose') {
       const body = m.method !== undefined ? m.params : m.error ?? m.result;
       // Redacted before the cut at 20,000 characters, which could split a secret.
@@ -126,12 +130,13 @@ export class ProtocolTrace implements vscode.Disposable {
 }
 
 function redacting(channel: vscode.LogOutputChannel, redactor: Redactor): ServerLog & vscode.Disposable {
+  const clean = (text: string) => oneLine(redactor.redact(text));
   return {
-    trace: (text) => channel.trace(redactor.redact(text)),
-    debug: (text) => channel.debug(redactor.redact(text)),
-    info: (text) => channel.info(redactor.redact(text)),
-    warn: (text) => channel.warn(redactor.redact(text)),
-    error: (text) => channel.error(redactor.redact(text)),
+    trace: (text) => channel.trace(clean(text)),
+    debug: (text) => channel.debug(clean(text)),
+    info: (text) => channel.info(clean(text)),
+    warn: (text) => channel.warn(clean(text)),
+    error: (text) => channel.error(clean(text)),
     show: (preserveFocus) => channel.show(preserveFocus),
     dispose: () => channel.dispose(),
   };
@@ -147,6 +152,6 @@ function indent(text: string): string {
   const limited = text.length > 20_000 ? `${text.slice(0, 20_000)}\n… (${text.length - 20_000} more characters)` : text;
   return limited
     .split('\n')
-    .map((l) => `    ${l}`)
+    .map((l) => `    ${oneLine(l)}`)
     .join('\n');
 }

@@ -35,6 +35,7 @@ export class PromptActions {
         prompt: `${a.required ? vscode.l10n.t('{0} (required)', a.name) : vscode.l10n.t('{0} (optional)', a.name)}${a.description ? `: ${a.description}` : ''}`,
         required: !!a.required,
         context: args,
+        log: (message) => server.log('warning', message),
       });
       if (value === undefined) return undefined;
       if (value !== '') args[a.name] = value;

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import {
   applyStopSequences,
   chooseModel,
+  ErrorCode,
   McpError,
   SamplingBudget,
   type CreateMessageParams,
@@ -202,11 +203,14 @@ export class SamplingService {
       return { role: 'assistant', content: { type: 'text', text }, model: chosen.id, stopReason };
     } catch (error) {
       const cancelled = signal.aborted;
+      // Our side closing the connection aborts the signal too: the server is not to blame for that.
+      const closed = cancelled && signal.reason instanceof McpError && signal.reason.code === ErrorCode.ConnectionClosed ? (signal.reason as McpError) : undefined;
       record.decision = cancelled ? 'cancelled' : 'failed';
       record.durationMs = Date.now() - started;
-      const message = error instanceof vscode.LanguageModelError ? `${error.code}: ${error.message}` : McpError.from(error).message;
+      const message = closed ? closed.message : error instanceof vscode.LanguageModelError ? `${error.code}: ${error.message}` : McpError.from(error).message;
       record.error = message;
-      log.warn(`sampling: ${cancelled ? 'cancelled by the server' : `model error: ${message}`}`);
+      log.warn(`sampling: ${closed ? `stopped: ${message}` : cancelled ? 'cancelled by the server' : `model error: ${message}`}`);
+      if (closed) throw closed;
       throw cancelled ? new McpError(-32800, 'Sampling cancelled by the server') : new McpError(-32603, `The language model failed: ${message}`);
     } finally {
       signal.removeEventListener('abort', onAbort);
