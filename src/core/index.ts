@@ -23,6 +23,8 @@ export * from './servers/launch';
 export * from './servers/import';
 export * from './schema/arguments';
 export * from './render/markdown';
+export * from './render/serverText';
+export * from './render/resourcePath';
 export * from './render/uriTemplate';
 export * from './sampling/policy';
 export * from './auth/challenge';

@@ -41,7 +41,7 @@ export class PromptActions {
     }
     try {
       const result = await client.getPrompt(prompt.name, args);
-      const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => `[${name}](${toResourceUri(server.name, uri, name, mime).toString()})`);
+      const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
       const uri = this.docs.put('prompts', `${prompt.name}.md`, rendered.markdown, rendered.attachments);
       this.texts.set(uri.toString(), promptText(result));
       await vscode.window.showTextDocument(uri, { preview: false });

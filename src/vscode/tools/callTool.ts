@@ -121,7 +121,7 @@ export class ToolCalls {
             },
           });
           record.outcome = outcome.result.isError ? 'isError' : 'ok';
-          const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => `[${name}](${toResourceUri(server.name, uri, name, mime).toString()})`);
+          const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
           const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
           if (outcome.result.isError) {
             const first = outcome.result.content.find((c) => c.type === 'text');
