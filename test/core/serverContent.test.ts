@@ -156,9 +156,13 @@ describe('resource documents named by us', () => {
   });
 
   it('resolves a relative link against the resource’s own URI', () => {
-    const { path } = encodeResourceLocation('everything', 'demo://resource/static/document/architecture.md', 'architecture.md', 'text/markdown');
+    const { path, query } = encodeResourceLocation('everything', 'demo://resource/static/document/architecture.md', 'architecture.md', 'text/markdown');
     const linked = posix.join(posix.dirname(path), 'structure.md');
-    assert.deepEqual(decodeResourceLocation(linked, ''), { server: 'everything', resourceUri: 'demo://resource/static/document/structure.md', fileName: 'structure.md', ours: false });
+    const expected = { server: 'everything', resourceUri: 'demo://resource/static/document/structure.md', fileName: 'structure.md', ours: false };
+    assert.deepEqual(decodeResourceLocation(linked, ''), expected);
+    // The Markdown extension keeps the document's query on the link it resolves.
+    assert.deepEqual(decodeResourceLocation(linked, query), expected);
+    assert.equal(decodeResourceLocation(posix.join(posix.dirname(path), 'evil.ipynb'), query)?.fileName, 'evil.ipynb');
   });
 
   it('still reads the base64 URIs of version 0.1', () => {

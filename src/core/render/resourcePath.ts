@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
+
 /**
  * How a resource of a server is named in the editor: `/<server>/<scheme>/<authority>/<path>` with
- * the exact resource URI in the query. The path is what tabs and breadcrumbs show (readable, not
- * base64), and a relative link in a resource document resolves against it the way it would
+ * the exact resource URI in the query, behind a digest of the path: the Markdown extension keeps
+ * the query when it resolves a relative link, so the digest tells our own URI from a link's.
+ * The path is what tabs and breadcrumbs show (readable, not base64), and a relative link in a resource document resolves against it the way it would
  * against the resource's own URI (`structure.md` beside `architecture.md`).
  *
  * The file name always ends with an extension of ours, derived from the MIME type: the editor
@@ -75,7 +78,7 @@ const OPAQUE = /^([A-Za-z][A-Za-z0-9+.-]*):([^?#]*)/;
 export interface ResourceLocation {
   /** The path of our URI (decoded form). */
   path: string;
-  /** The query of our URI: the exact resource URI. */
+  /** The query of our URI: `<digest of the path>:<the exact resource URI>`. */
   query: string;
 }
 
@@ -88,7 +91,12 @@ export function encodeResourceLocation(server: string, resourceUri: string, name
   file = segment(file).replace(/[?#*:|"<>]/g, '_').slice(0, 120);
   const ext = resourceExtension(mimeType);
   if (!file.toLowerCase().endsWith(ext)) file += ext;
-  return { path: `/${[encodeURIComponent(server), ...dirs.map(segment), file].join('/')}`, query: resourceUri };
+  const path = `/${[encodeURIComponent(server), ...dirs.map(segment), file].join('/')}`;
+  return { path, query: `${digest(path)}:${resourceUri}` };
+}
+
+function digest(path: string): string {
+  return createHash('sha256').update(path).digest('hex').slice(0, 8);
 }
 
 export interface DecodedResource {
@@ -113,7 +121,8 @@ export function decodeResourceLocation(path: string, query: string): DecodedReso
     return undefined;
   }
   const fileName = parts[parts.length - 1];
-  if (query) return { server, resourceUri: query, fileName, ours: true };
+  const exact = /^([0-9a-f]{8}):([\s\S]*)$/.exec(query);
+  if (exact && exact[1] === digest(path)) return { server, resourceUri: exact[2], fileName, ours: true };
   const legacy = legacyResourceUri(parts);
   if (legacy) return { server, resourceUri: legacy, fileName, ours: false };
   if (parts.length < 3) return undefined;
