@@ -75,6 +75,13 @@ describe('a hostile server’s content in a real VS Code', function () {
     }, 'the Markdown link provider and the editor link detection to find the raw links');
     assert.ok(schemes.has('command') && schemes.has('file'));
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    // The editor's own link detection, in any language and inside code blocks too.
+    const plain = await vscode.workspace.openTextDocument({ language: 'plaintext', content: '    file:///etc/passwd\n```\nhttps://evil.example/x\n```\n' });
+    const bare = await waitFor(async () => {
+      const found = (await links(plain.uri)).map((l) => l.target?.scheme);
+      return found.includes('file') && found.includes('https') && found;
+    }, 'the editor to find bare file: and https: links');
+    assert.equal(bare.length, 2);
   });
 
   it('opens a tool result with no link that acts, and keeps our own resource link', async () => {
