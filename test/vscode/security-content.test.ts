@@ -109,6 +109,29 @@ describe('a hostile server’s content in a real VS Code', function () {
     await assertNoForeignLink(doc.uri, doc.getText());
   });
 
+  it('opens the sampling history with no link that acts', async () => {
+    const a = await api();
+    const hostile = await running(a, 'hostile');
+    const text = (await hostile.client!.getPrompt('hostile', {})).description ?? '';
+    a.host.sampling.history.unshift({
+      server: 'hostile',
+      at: Date.now(),
+      decision: 'failed',
+      model: text,
+      error: text,
+      request: { maxTokens: 10, systemPrompt: text, messages: [{ role: 'user', content: { type: 'text', text } }] },
+      response: text,
+    });
+    try {
+      const uri = await a.host.sampling.showHistory(a.docs);
+      const doc = await vscode.workspace.openTextDocument(uri);
+      assert.match(doc.getText(), /evil\.example/, 'the server text is shown');
+      await assertNoForeignLink(uri, doc.getText());
+    } finally {
+      a.host.sampling.history.shift();
+    }
+  });
+
   for (const [uri, what] of [
     ['hostile://docs/report.ipynb', 'a notebook with its MIME type'],
     ['hostile://docs/plain/report.ipynb', 'a notebook without a MIME type'],
