@@ -4,8 +4,9 @@ import { createHash } from 'node:crypto';
  * How a resource of a server is named in the editor: `/<server>/<scheme>/<authority>/<path>` with
  * the exact resource URI in the query, behind a digest of the path: the Markdown extension keeps
  * the query when it resolves a relative link, so the digest tells our own URI from a link's.
- * The path is what tabs and breadcrumbs show (readable, not base64), and a relative link in a resource document resolves against it the way it would
- * against the resource's own URI (`structure.md` beside `architecture.md`).
+ * The path is what tabs and breadcrumbs show (readable, not base64), and a relative link in a
+ * resource document resolves against it the way it would against the resource's own URI
+ * (`structure.md` beside `architecture.md`).
  *
  * The file name always ends with an extension of ours, derived from the MIME type: the editor
  * VS Code picks goes by that extension, so a server naming its resource `report.ipynb` or `x.svg`
@@ -86,9 +87,10 @@ export function encodeResourceLocation(server: string, resourceUri: string, name
   const h = HIERARCHICAL.exec(resourceUri);
   const o = h ? undefined : OPAQUE.exec(resourceUri);
   const dirs = h ? [h[1], h[2], ...h[3].split('/').slice(1)] : o ? [o[1], ...o[2].split('/')] : ['resource'];
-  let file = dirs.length > 1 ? dirs.pop()! : '';
-  if (!file) file = name || 'resource';
-  file = segment(file).replace(/[?#*:|"<>]/g, '_').slice(0, 120);
+  // The folders are the resource URI's, so relative links resolve as on it; the file name is the
+  // resource's name, which the tab shows.
+  const last = dirs.length > 1 ? dirs.pop()! : '';
+  let file = segment(name || last || 'resource').replace(/[?#*:|"<>]/g, '_').slice(0, 120);
   const ext = resourceExtension(mimeType);
   if (!file.toLowerCase().endsWith(ext)) file += ext;
   const path = `/${[encodeURIComponent(server), ...dirs.map(segment), file].join('/')}`;
