@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { McpError, promptText, renderPrompt, type Prompt, type ServerHandle } from '../../core';
+import { McpError, neutraliseLinks, promptText, renderPrompt, type Prompt, type ServerHandle } from '../../core';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
@@ -47,7 +47,7 @@ export class PromptActions {
       await vscode.window.showTextDocument(uri, { preview: false });
       return uri;
     } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, McpError.from(error).toString()));
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, neutraliseLinks(McpError.from(error).toString())));
       return undefined;
     }
   }

@@ -56,7 +56,7 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
       bytes = 'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text ?? '', 'utf8');
       if (!isMediaFileName(fileName)) bytes = asInertText(bytes);
     } catch (error) {
-      throw vscode.FileSystemError.Unavailable(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, McpError.from(error).message));
+      throw vscode.FileSystemError.Unavailable(neutraliseLinks(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, McpError.from(error).message)));
     }
     const known = this.sizes.get(uri.toString());
     this.sizes.set(uri.toString(), { size: bytes.length, mtime: known?.mtime ?? Date.now() });
