@@ -25,6 +25,8 @@ export * from './servers/import';
 export * from './schema/arguments';
 export * from './render/logText';
 export * from './render/markdown';
+export * from './render/serverText';
+export * from './render/resourcePath';
 export * from './render/uriTemplate';
 export * from './sampling/policy';
 export * from './auth/challenge';

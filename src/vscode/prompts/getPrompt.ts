@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { McpError, promptText, renderPrompt, type Prompt, type ServerHandle } from '../../core';
+import { McpError, neutraliseLinks, promptText, renderPrompt, type Prompt, type ServerHandle } from '../../core';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
@@ -42,13 +42,13 @@ export class PromptActions {
     }
     try {
       const result = await client.getPrompt(prompt.name, args);
-      const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => `[${name}](${toResourceUri(server.name, uri, name, mime).toString()})`);
+      const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
       const uri = this.docs.put('prompts', `${prompt.name}.md`, rendered.markdown, rendered.attachments);
       this.texts.set(uri.toString(), promptText(result));
       await vscode.window.showTextDocument(uri, { preview: false });
       return uri;
     } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, this.host.redact(McpError.from(error).toString())));
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, neutraliseLinks(this.host.redact(McpError.from(error).toString()))));
       return undefined;
     }
   }

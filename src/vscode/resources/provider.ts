@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { McpError, type ServerHandle } from '../../core';
+import { isMediaFileName, McpError, neutraliseLinks, type ServerHandle } from '../../core';
 import type { McpHost } from '../host';
 import { ReadOnlyFileSystem } from '../readOnlyFileSystem';
 import { fromResourceUri, RESOURCE_SCHEME } from './uri';
@@ -49,7 +49,7 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    const { server, resourceUri } = fromResourceUri(uri);
+    const { server, resourceUri, fileName } = fromResourceUri(uri);
     const client = this.host.registry.get(server)?.client;
     if (!client) throw vscode.FileSystemError.Unavailable(vscode.l10n.t('MCP server "{0}" is not running, so {1} cannot be read', server, resourceUri));
     let bytes: Buffer;
@@ -58,8 +58,9 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
       const content = result.contents.find((c) => c.uri === resourceUri) ?? result.contents[0];
       if (!content) throw new Error(vscode.l10n.t('the server returned no contents'));
       bytes = 'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text ?? '', 'utf8');
+      if (!isMediaFileName(fileName)) bytes = asInertText(bytes);
     } catch (error) {
-      throw vscode.FileSystemError.Unavailable(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, McpError.from(error).message));
+      throw vscode.FileSystemError.Unavailable(neutraliseLinks(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, McpError.from(error).message)));
     }
     const known = this.sizes.get(uri.toString());
     this.sizes.set(uri.toString(), { size: bytes.length, mtime: known?.mtime ?? Date.now() });
@@ -128,6 +129,22 @@ interface Watched {
   docs: Map<string, number>;
   handle?: ServerHandle;
   subscription?: { dispose(): void };
+}
+
+/**
+ * A resource shown in a text editor is server text: its URI schemes are broken (see
+ * `neutraliseLinks`) so that neither the Markdown link provider nor the editor's own link
+ * detection turns `command:` or `file:` into a link. Relative links stay, and open the resource
+ * they name. Bytes that are not UTF-8 are left as they are (the editor shows them as binary).
+ */
+function asInertText(bytes: Buffer): Buffer {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return bytes;
+  }
+  return Buffer.from(neutraliseLinks(text), 'utf8');
 }
 
 function key(server: string, uri: string): string {
