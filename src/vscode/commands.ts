@@ -24,7 +24,7 @@ export function registerCommands(
     const server = await pickServer(host, node, filter);
     if (server) await action(server);
   };
-  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0}: {1}', what, McpError.from(e).message));
+  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0}: {1}', what, host.redact(McpError.from(e).message)));
 
   return [
     vscode.commands.registerCommand(
@@ -102,7 +102,7 @@ export function registerCommands(
         if (s.definition.type !== 'http') return;
         await host.authFor(s.name).signOut(new URL(s.definition.url));
         void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: signed out of "{0}".', s.name));
-        if (s.state.kind === 'running') await s.restart().catch(() => undefined);
+        if (s.state.kind === 'running') await s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)));
       }, (s) => s.definition.type === 'http'),
     ),
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),

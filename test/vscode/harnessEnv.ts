@@ -17,4 +17,6 @@ export const env = {
   get everythingServer(): string { return required('MCP_HOST_EVERYTHING_SERVER'); },
   /** A scratch folder the suites may write to (kept after the run for inspection). */
   get out(): string { return required('MCP_HOST_TEST_OUT'); },
+  /** VS Code's log folder of this run: every output channel's file is under it. */
+  get vscodeLogs(): string { return required('MCP_HOST_VSCODE_LOGS'); },
 };

@@ -26,6 +26,7 @@ export async function fillTemplate(server: ServerHandle, template: ResourceTempl
       prompt: vscode.l10n.t('{0} in {1}', name, template.uriTemplate),
       required: true,
       context: values,
+      log: (message) => server.log('warning', message),
     });
     if (value === undefined) return undefined;
     values[name] = value;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { defaultArguments, isToolOffered, McpError, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
+import { defaultArguments, isToolOffered, McpError, neutraliseLinks, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
 import type { DocumentActions } from '../documentActions';
 import { elicit } from '../elicitation/elicit';
 import type { McpHost } from '../host';
@@ -121,12 +121,12 @@ export class ToolCalls {
             },
           });
           record.outcome = outcome.result.isError ? 'isError' : 'ok';
-          const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => `[${name}](${toResourceUri(server.name, uri, name, mime).toString()})`);
+          const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
           const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
           if (outcome.result.isError) {
             const first = outcome.result.content.find((c) => c.type === 'text');
             const details = vscode.l10n.t('Show Details');
-            void vscode.window.showErrorMessage(vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? first.text : vscode.l10n.t('the tool reported an error')), details).then((pick) => {
+            void vscode.window.showErrorMessage(vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? neutraliseLinks(first.text) : vscode.l10n.t('the tool reported an error')), details).then((pick) => {
               if (pick === details) void vscode.window.showTextDocument(doc, { preview: false });
             });
           } else {
@@ -136,7 +136,7 @@ export class ToolCalls {
           const e = McpError.from(error);
           record.outcome = controller.signal.aborted ? 'cancelled' : 'failed';
           urlElicitations = requiredUrlElicitations(e);
-          if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, e.toString()));
+          if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
         }
       },
     );

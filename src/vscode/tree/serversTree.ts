@@ -31,6 +31,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     if (!node) {
       return [
         ...this.host.servers.map((server): TreeNode => ({ kind: 'server', server })),
+        ...this.host.blocked.map((b): TreeNode => ({ kind: 'blocked', name: b.name, origin: b.origin })),
         ...this.host.diagnostics.map((diagnostic): TreeNode => ({ kind: 'invalid', diagnostic })),
       ];
     }
@@ -59,8 +60,23 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
     switch (node.kind) {
-      case 'server':
-        return serverItem(node.server);
+      case 'server': {
+        const item = serverItem(node.server, (text) => this.host.redact(text));
+        if (node.server.state.kind === 'starting' && this.host.waitingForPermission.has(node.server.name)) {
+          item.description = vscode.l10n.t('waiting for your permission');
+          item.iconPath = new vscode.ThemeIcon('question');
+        }
+        return item;
+      }
+      case 'blocked': {
+        const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
+        item.description = vscode.l10n.t('blocked: this workspace is not trusted');
+        item.tooltip = vscode.l10n.t('{0} ({1}) does not start in Restricted Mode. Click to manage Workspace Trust.', node.name, scopeLabel(node.origin.scope));
+        item.iconPath = new vscode.ThemeIcon('workspace-untrusted');
+        item.contextValue = 'blockedServer';
+        item.command = { command: 'workbench.trust.manage', title: vscode.l10n.t('Manage Workspace Trust') };
+        return item;
+      }
       case 'invalid': {
         const item = new vscode.TreeItem(node.diagnostic.name, vscode.TreeItemCollapsibleState.None);
         item.description = vscode.l10n.t('invalid: {0}', node.diagnostic.message);
@@ -145,15 +161,15 @@ export function groupsOf(server: ServerHandle): GroupKind[] {
   return groups;
 }
 
-function serverItem(server: ServerHandle): vscode.TreeItem {
+function serverItem(server: ServerHandle, redact: (text: string) => string): vscode.TreeItem {
   const state = server.state;
   const running = state.kind === 'running';
   const item = new vscode.TreeItem(server.name, running ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
   item.id = `server/${server.name}`;
   item.iconPath = stateIcon(state);
-  item.description = describeServer(server);
+  item.description = redact(describeServer(server));
   item.contextValue = `server.${state.kind}`;
-  item.tooltip = serverTooltip(server);
+  item.tooltip = serverTooltip(server, redact);
   if (!running) item.command = { command: Commands.showServerLog, title: vscode.l10n.t('Show Server Log'), arguments: [{ kind: 'server', server }] };
   return item;
 }
@@ -213,7 +229,7 @@ function stateIcon(state: ServerState): vscode.ThemeIcon {
   }
 }
 
-function serverTooltip(server: ServerHandle): vscode.MarkdownString {
+function serverTooltip(server: ServerHandle, redact: (text: string) => string): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const def = server.definition;
   md.appendMarkdown(`**${server.name}** — ${def.type === 'stdio' ? 'stdio' : def.url} (${scopeLabel(def.origin.scope)})\n\n`);
@@ -227,7 +243,7 @@ function serverTooltip(server: ServerHandle): vscode.MarkdownString {
       md.appendCodeblock(c.instructions.length > 1500 ? `${c.instructions.slice(0, 1500)}…` : c.instructions, 'markdown');
     }
   } else if (server.state.kind === 'error') {
-    md.appendCodeblock(server.state.message, 'text');
+    md.appendCodeblock(redact(server.state.message), 'text');
   }
   return md;
 }
