@@ -81,7 +81,9 @@ export class ServerHandle {
   setLogLevel(level: LoggingLevel): void {
     if (level === this._logLevel) return;
     this._logLevel = level;
-    if (this.client) this.sendLogLevel(this.client);
+    // Also while the first lists load: the handshake is done, and doStart has sent the old level already.
+    const client = this._client;
+    if (client?.serverCapabilities) this.sendLogLevel(client);
   }
 
   private sendLogLevel(client: McpClient): void {
