@@ -114,6 +114,10 @@ describe('server log level', function () {
       assert.equal(a.host.registry.get('leveled'), h, 'the same handle: no restart');
       assert.equal(h.state.kind, 'running');
       assert.equal(h.logLevel, 'debug');
+      // It is a command, on every server's context menu.
+      assert.ok((await vscode.commands.getCommands(true)).includes('mcpHost.setServerLogLevel'));
+      const menus = vscode.extensions.all.find((e) => e.packageJSON.name === 'mcp-host')!.packageJSON.contributes.menus['view/item/context'] as Array<{ command: string; when: string }>;
+      assert.ok(menus.some((m) => m.command === 'mcpHost.setServerLogLevel' && m.when.includes('viewItem =~ /^server\\./')), JSON.stringify(menus));
     } finally {
       sub.dispose();
     }
