@@ -8,6 +8,7 @@ import { fillTemplate, openResource, readResourceCommand } from './resources/rea
 import { askArguments } from './tools/askArguments';
 import type { CallRecord, ToolCalls } from './tools/callTool';
 import { Commands, Settings } from './ids';
+import { setServerLogLevel } from './logLevel';
 import type { TreeNode } from './tree/nodes';
 import { stateLabel } from './tree/serversTree';
 
@@ -42,6 +43,10 @@ export function registerCommands(
     vscode.commands.registerCommand(
       Commands.showServerLog,
       withServer((s) => host.logs.channel(s.name).show(true)),
+    ),
+    vscode.commands.registerCommand(
+      Commands.setServerLogLevel,
+      withServer((s) => setServerLogLevel(s).catch(report(vscode.l10n.t('could not set the log level of {0}', s.name)))),
     ),
     vscode.commands.registerCommand(Commands.showTrace, async () => {
       if (vscode.workspace.getConfiguration(Settings.section).get(Settings.trace, 'off') === 'off') {

@@ -151,7 +151,9 @@ export class McpHost implements vscode.Disposable {
       handlers: (d) => ({
         listRoots: () => rootsFor(d, this.workspaceRoots(), folderFor(d)?.uri.fsPath),
         elicit: (params) => elicit(d.name, params),
-        createMessage: (params, signal) => this.sampling.handle(d, params, signal),
+        // Sampling is declared only where it can be answered: a "deny" server would only ever be refused.
+        // No language model yet still declares it; the refusal then says so.
+        createMessage: d.sampling.mode === 'deny' ? undefined : (params, signal) => this.sampling.handle(d, params, signal),
         elicitationModes: ['form', 'url'],
       }),
       clientInfo: { name: 'mcp-host', title: 'MCP Host', version: String(this.context.extension.packageJSON.version ?? '0.0.0') },

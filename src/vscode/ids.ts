@@ -4,6 +4,7 @@ export const Commands = {
   stopServer: 'mcpHost.stopServer',
   restartServer: 'mcpHost.restartServer',
   showServerLog: 'mcpHost.showServerLog',
+  setServerLogLevel: 'mcpHost.setServerLogLevel',
   showTrace: 'mcpHost.showTrace',
   addServer: 'mcpHost.addServer',
   importServers: 'mcpHost.importServers',

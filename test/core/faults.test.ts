@@ -256,6 +256,20 @@ describe('fault servers: nothing is lost', function () {
     assert.deepEqual(methods, ['initialize', 'notifications/initialized', 'ping']);
   });
 
+  it("names a server's -32002 on resources/read Resource not found, and our own refusal Capability disabled", async () => {
+    const t = await connect(rawServer('resource-metadata'));
+    const remote = await t.client.readResource('fixture://missing').then(() => assert.fail('expected a rejection'), (e: McpError) => e);
+    assert.equal(remote.code, ErrorCode.ResourceNotFound);
+    assert.ok(remote.isResourceNotFound);
+    assert.equal(remote.toString(), 'Resource not found (-32002): Resource not found');
+    assert.deepEqual(remote.data, { uri: 'fixture://missing' });
+    const toolsOnly = await connect(rawServer('tools-only'));
+    const local = await toolsOnly.client.readResource('fixture://missing').then(() => assert.fail('expected a rejection'), (e: McpError) => e);
+    assert.equal(local.code, ErrorCode.CapabilityDisabled);
+    assert.ok(!local.isResourceNotFound);
+    assert.match(local.toString(), /^Capability disabled \(-32002\): The server did not declare the 'resources' capability/);
+  });
+
   it('follows nextCursor to the end, and stops on a repeated cursor', async () => {
     const paged = await connect(rawServer('paging'));
     assert.deepEqual((await paged.client.listTools()).map((x) => x.name), ['tool-0', 'tool-1', 'tool-2', 'tool-3', 'tool-4', 'tool-5']);

@@ -147,6 +147,17 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     assert.ok(ms < 5000, `rejected after ${ms} ms, long before the 20 s timeout`);
   });
 
+  it('fails a request the server answers with 202 Accepted at once, saying so, and lives on', async () => {
+    const f = await start('json');
+    const t = await open(f.url);
+    // Without the rule the call would wait for its 60 s default timeout, past the test's 20 s.
+    const { error } = await failure(t.client.callTool('accept-only', {}));
+    assert.equal(error.code, ErrorCode.InternalError);
+    assert.match(error.message, /answered request \S+ with HTTP 202 and no body .* a request must get a JSON or SSE answer/);
+    assert.deepEqual(error.data, { url: f.url, status: 202 });
+    assert.deepEqual(await t.client.ping(), {});
+  });
+
   it('re-initializes exactly once when the session is gone (404), invisibly, and resends', async () => {
     const f = await start('json');
     const t = await open(f.url);

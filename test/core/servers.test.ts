@@ -39,6 +39,7 @@ describe('server definitions from settings', () => {
     assert.deepEqual(local, {
       name: 'local', origin: user, type: 'stdio', command: 'node', args: ['s.js'], env: { A: '1', B: null }, envFile: undefined, cwd: undefined,
       enabled: true, autostart: true, startupTimeoutMs: undefined, requestTimeoutMs: undefined, tools: { allow: undefined, deny: undefined }, autoApprove: [], roots: [], sampling: { mode: 'ask', models: [] },
+      logLevel: 'info', trustAnnotations: true,
     });
     assert.equal(typed.enabled, false);
     assert.equal(typed.autostart, false);
@@ -188,6 +189,49 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     await h.stop();
     assert.deepEqual(seen, ['starting', 'running', 'stopped']);
     assert.equal(h.client, undefined);
+  });
+
+  it('sends logging/setLevel after the handshake and on each change, only to servers that declare logging, without a restart', async () => {
+    // Which levels each server received, as it reports on stderr.
+    const received = new Map<string, string[]>();
+    const registry = new ServerRegistry((def) => {
+      const h = new ServerHandle(def, context);
+      handles.push(h);
+      const levels: string[] = [];
+      received.set(def.name, levels);
+      h.onLog((e) => {
+        const m = e.source === 'stderr' ? /^RECEIVED (.*)$/.exec(e.message) : null;
+        const msg = m ? JSON.parse(m[1]) : undefined;
+        if (msg?.method === 'logging/setLevel') levels.push(msg.params.level);
+      });
+      return h;
+    }, () => true);
+    const settings = (logLevel?: string) => parse({ logs: { ...fixture('resource-metadata'), ...(logLevel ? { logLevel } : {}) }, quiet: { ...fixture('tools-only'), logLevel: 'debug' } }).definitions;
+    await registry.reconcile(settings());
+    const logs = registry.get('logs')!;
+    const quiet = registry.get('quiet')!;
+    const sent = received.get('logs')!;
+    const sentQuiet = received.get('quiet')!;
+    // The fixture reports on stderr, a pipe of its own: the first line may come after the start.
+    await until(logs, (s) => s.kind === 'running');
+    const waitFor = async (n: number) => {
+      const deadline = Date.now() + 5000;
+      while (sent.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    };
+    await waitFor(1);
+    assert.deepEqual(sent, ['info'], 'the default, once, after initialize');
+    const result = await registry.reconcile(settings('warning'));
+    assert.deepEqual(result.unchanged.sort(), ['logs', 'quiet'], 'a new log level restarts nothing');
+    assert.equal(registry.get('logs'), logs);
+    await waitFor(2);
+    assert.deepEqual(sent, ['info', 'warning']);
+    assert.equal(logs.logLevel, 'warning');
+    await logs.restart();
+    await waitFor(3);
+    assert.deepEqual(sent, ['info', 'warning', 'warning'], 'a new launch is told the current level');
+    await quiet.client!.ping();
+    assert.deepEqual(sentQuiet, [], 'a server without the logging capability is never asked');
+    await registry.dispose();
   });
 
   it('coalesces a burst of refreshes into at most one more fetch', async () => {

@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, repoRoot, running, setServers, waitFor } from './helpers';
+import { setServerLogLevel } from '../../src/vscode/logLevel';
+import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 /** The files VS Code writes the output channels to: beside this extension's own log folder. */
 function channelFiles(logUri: vscode.Uri, name: string): string[] {
@@ -78,6 +79,45 @@ describe('trace and server log: a hostile server cannot forge lines', function (
       assert.match(line, /completion\/complete for who failed: .*Method not found/);
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
       assert.equal(await asked, undefined);
+    } finally {
+      sub.dispose();
+    }
+  });
+});
+
+describe('server log level', function () {
+  this.timeout(120_000);
+  after(async () => setServers(undefined));
+
+  it('Set Server Log Level writes logLevel to the entry and the running server is told, without a restart', async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    await setServers({ leveled: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
+    const h = await running(a, 'leveled');
+    assert.equal(h.logLevel, 'info');
+    const told: string[] = [];
+    const sub = h.onLog((e) => {
+      const m = /^log level set to (\w+)$/.exec(e.message);
+      if (m) told.push(m[1]);
+    });
+    try {
+      const offered: string[] = [];
+      const chosen = await setServerLogLevel(h, async (items) => {
+        offered.push(...items.map((i) => `${i.label}${i.description ? ` (${i.description})` : ''}`));
+        return items.find((i) => i.level === 'debug');
+      });
+      assert.equal(chosen, 'debug');
+      assert.deepEqual(offered, ['debug', 'info (current)', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+      const entry = vscode.workspace.getConfiguration('mcpHost').inspect<Record<string, Record<string, unknown>>>('servers')?.globalValue?.leveled;
+      assert.equal(entry?.logLevel, 'debug');
+      await waitFor(() => told.includes('debug'), 'server-everything to accept logging/setLevel debug');
+      assert.equal(a.host.registry.get('leveled'), h, 'the same handle: no restart');
+      assert.equal(h.state.kind, 'running');
+      assert.equal(h.logLevel, 'debug');
+      // It is a command, on every server's context menu.
+      assert.ok((await vscode.commands.getCommands(true)).includes('mcpHost.setServerLogLevel'));
+      const menus = vscode.extensions.all.find((e) => e.packageJSON.name === 'mcp-host')!.packageJSON.contributes.menus['view/item/context'] as Array<{ command: string; when: string }>;
+      assert.ok(menus.some((m) => m.command === 'mcpHost.setServerLogLevel' && m.when.includes('viewItem =~ /^server\\./')), JSON.stringify(menus));
     } finally {
       sub.dispose();
     }

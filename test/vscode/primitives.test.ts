@@ -56,6 +56,43 @@ describe('tools, resources and prompts in a real VS Code', function () {
     a.tools.confirm = async () => 'once';
   });
 
+  it("skips the confirmation for readOnlyHint only where the server's annotations are trusted", async () => {
+    const a = await api();
+    const asked: string[] = [];
+    a.tools.confirm = async (server, tool, _args, trusted) => {
+      asked.push(`${server}:${tool.name}:${trusted}`);
+      return 'once';
+    };
+    const entry = { command: 'node', args: [serverScript('server-everything'), 'stdio'] };
+    try {
+      // User settings trust annotations by default; echo says it is read-only.
+      const ev = await running(a, 'everything');
+      const echo = ev.tools.find((t) => t.name === 'echo')!;
+      assert.equal(echo.annotations?.readOnlyHint, true);
+      assert.equal((await a.tools.call(ev, echo, { message: 'trusted' }))?.outcome, 'ok');
+      assert.deepEqual(asked, []);
+      // The same server told not to be trusted asks first.
+      await setServers({ everything: { ...entry, trustAnnotations: false } });
+      const distrusted = await waitFor(() => a.host.registry.get('everything')?.definition.trustAnnotations === false && a.host.registry.get('everything'), 'the new definition');
+      const h = await running(a, 'everything');
+      assert.equal(h, distrusted);
+      assert.equal((await a.tools.call(h, h.tools.find((t) => t.name === 'echo')!, { message: 'asked' }))?.outcome, 'ok');
+      assert.deepEqual(asked, ['everything:echo:false']);
+      // A workspace definition does not trust annotations unless it says so.
+      await setServers(undefined);
+      await setServers({ 'ws-everything': entry }, vscode.ConfigurationTarget.Workspace);
+      const ws = await running(a, 'ws-everything');
+      assert.equal(ws.definition.trustAnnotations, false);
+      await a.tools.call(ws, ws.tools.find((t) => t.name === 'echo')!, { message: 'workspace' });
+      assert.deepEqual(asked, ['everything:echo:false', 'ws-everything:echo:false']);
+    } finally {
+      a.tools.confirm = async () => 'once';
+      await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+      await setServers({ everything: entry });
+      await running(a, 'everything');
+    }
+  });
+
   it('reads text and binary resources through the mcp-host-resource file system', async () => {
     const a = await api();
     const ev = await running(a, 'everything');
@@ -67,6 +104,39 @@ describe('tools, resources and prompts in a real VS Code', function () {
     const bytes = await vscode.workspace.fs.readFile(blobUri);
     assert.ok(bytes.length > 0);
     await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(toResourceUri('nobody', 'x://y'))), /not running/);
+  });
+
+  it("shows a listing's size, annotations and template metadata, and stat uses size and lastModified", async () => {
+    const a = await api();
+    const entry = { command: 'node', args: [serverScript('server-everything'), 'stdio'] };
+    await setServers({ everything: entry, annotated: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'resource-metadata'] } });
+    try {
+      const h = await running(a, 'annotated');
+      const [resource] = h.resources;
+      const tip = String(a.tree.getTreeItem({ kind: 'resource', server: h, resource }).tooltip);
+      assert.match(tip, /^fixture:\/\/notes\/plan\.txt \(text\/plain\)\nThe plan — plan\.txt\n/);
+      assert.match(tip, /\nSize: 4\.0 KB \(4096 bytes\)\n/);
+      assert.match(tip, /\nAudience: user, assistant\nPriority: 0\.8\nLast modified: /);
+      assert.ok(tip.includes(new Date('2025-01-12T15:00:58Z').toLocaleString()), tip);
+      const [template] = h.templates;
+      assert.equal(String(a.tree.getTreeItem({ kind: 'template', server: h, template }).tooltip), 'fixture://notes/{name} (text/markdown)\nA note — note\nOne note by name\nAudience: assistant\nPriority: 0.2');
+
+      const stat = await vscode.workspace.fs.stat(toResourceUri('annotated', resource.uri, resource.name, resource.mimeType));
+      assert.equal(stat.size, 4096);
+      assert.equal(stat.mtime, Date.parse('2025-01-12T15:00:58Z'));
+
+      // The server's -32002 is "not found", not our "capability disabled".
+      const missing = await Promise.resolve(vscode.workspace.fs.readFile(toResourceUri('annotated', 'fixture://missing', 'missing.txt', 'text/plain'))).then(
+        () => assert.fail('expected a rejection'),
+        (e: vscode.FileSystemError) => e,
+      );
+      assert.equal(missing.code, 'FileNotFound');
+      // The URI's scheme is broken (neutraliseLinks) so that no link acts.
+      assert.match(missing.message, /"annotated" has no resource fixture\u200b?:\/\/missing: Resource not found/);
+      assert.doesNotMatch(missing.message, /Capability disabled/i);
+    } finally {
+      await setServers({ everything: entry });
+    }
   });
 
   it('keeps an open resource document current through resources/subscribe', async () => {

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
+import * as vscode from 'vscode';
 import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 import { TestModels } from './testModels';
@@ -69,15 +70,42 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     assert.deepEqual(await recorded(), [], 'no model was called');
   });
 
-  it('mode allow skips the prompt; mode deny refuses with a log line', async () => {
+  it('mode allow skips the prompt', async () => {
     const { a, ev } = await samplingTool({ mode: 'allow', models: ['test-echo-large'] });
     a.host.sampling.consent = async () => assert.fail('must not ask');
     const ok = await ev.client!.callTool('trigger-sampling-request', { prompt: 'fine' });
     assert.notEqual(ok.result.isError, true, resultText(ok.result));
-    const denied = await samplingTool({ mode: 'deny' });
-    const r = await denied.ev.client!.callTool('trigger-sampling-request', { prompt: 'no' });
-    assert.equal(r.result.isError, true);
-    assert.equal(denied.a.host.sampling.history[0].decision, 'denied');
+  });
+
+  it('a server whose sampling mode is deny is not told we sample, so it offers no sampling tool', async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    await setServers({ denied: everything({ mode: 'deny' }) });
+    const ev = await running(a, 'denied');
+    assert.equal(ev.client!.clientCapabilities.sampling, undefined);
+    // server-everything adds its client-dependent tools together once initialized: elicitation's shows they came.
+    await waitFor(async () => {
+      await ev.refresh('tools');
+      return ev.tools.some((t) => t.name === 'trigger-elicitation-request');
+    }, 'the client-dependent tools');
+    assert.ok(!ev.tools.some((t) => t.name.startsWith('trigger-sampling-request')), ev.tools.map((t) => t.name).join(', '));
+    await setServers({ asking: everything({ mode: 'ask' }) });
+    const asking = await running(a, 'asking');
+    assert.deepEqual(asking.client!.clientCapabilities.sampling, {});
+  });
+
+  it('answers an includeContext other than none by ignoring it, and says so in the history', async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
+    await setServers({ contextual: { command: 'node', args: [raw, 'sample-with-context'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'contextual' && r.durationMs !== undefined), 'the sampling exchange to end');
+    assert.equal(record.decision, 'allowed', JSON.stringify(record));
+    assert.equal(record.ignoredIncludeContext, 'allServers');
+    const [req] = await recorded();
+    assert.deepEqual(req.messages.map((m) => m.text), ['what do you know?'], 'nothing was added to the messages');
+    const doc = await vscode.workspace.openTextDocument(await a.host.sampling.showHistory(a.docs));
+    assert.match(doc.getText(), /includeContext "allServers" was ignored: no context of this or other servers was added/);
   });
 
   it('refuses past the rate limit and keeps to the allowlist', async () => {

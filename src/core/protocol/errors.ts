@@ -7,7 +7,10 @@ export const ErrorCode = {
   InternalError: -32603,
   ConnectionClosed: -32000,
   RequestTimeout: -32001,
+  /** The seed's code for our own refusal to send a method the peer did not declare (data.capability says which). */
   CapabilityDisabled: -32002,
+  /** 2025-11-25 `server/resources`: the same code from a server answering resources/read means the resource does not exist. */
+  ResourceNotFound: -32002,
   /** 2025-11-25: the request needs the person to finish URL elicitations first (data.elicitations). */
   UrlElicitationRequired: -32042,
 } as const;
@@ -25,9 +28,18 @@ const codeNames: Record<number, string> = {
   [-32042]: 'URL elicitation required',
 };
 
-/** Name of a known code, for messages and logs; unknown codes are shown as numbers. */
-export function errorCodeName(code: number): string {
+/**
+ * Name of a known code, for messages and logs; unknown codes are shown as numbers. -32002 has two
+ * meanings: ours (Capability disabled, always with `data.capability`) and a server's (the spec's
+ * "Resource not found").
+ */
+export function errorCodeName(code: number, data?: unknown): string {
+  if (code === ErrorCode.ResourceNotFound && !isLocalCapabilityRefusal(data)) return 'Resource not found';
   return codeNames[code] ?? `Error ${code}`;
+}
+
+function isLocalCapabilityRefusal(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && typeof (data as { capability?: unknown }).capability === 'string';
 }
 
 /**
@@ -81,14 +93,19 @@ export class McpError extends Error {
     if (error instanceof McpError) return error;
     if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'number') {
       const e = error as { code: number; message?: unknown; data?: unknown };
-      return new McpError(e.code, typeof e.message === 'string' ? e.message : errorCodeName(e.code), e.data);
+      return new McpError(e.code, typeof e.message === 'string' ? e.message : errorCodeName(e.code, e.data), e.data);
     }
     if (error instanceof Error) return McpError.internal(error.message);
     return McpError.internal(String(error));
   }
 
+  /** A server's -32002: the resource it was asked to read does not exist. */
+  get isResourceNotFound(): boolean {
+    return this.code === ErrorCode.ResourceNotFound && !isLocalCapabilityRefusal(this.data);
+  }
+
   override toString(): string {
-    return `${errorCodeName(this.code)} (${this.code}): ${this.message}`;
+    return `${errorCodeName(this.code, this.data)} (${this.code}): ${this.message}`;
   }
 }
 

@@ -9,6 +9,8 @@ export type ProgressToken = string | number;
 export type Cursor = string;
 export type Role = 'user' | 'assistant';
 export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+/** The levels, least severe first (RFC 5424's order, as the spec lists them). */
+export const LOGGING_LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 export interface Meta {
   progressToken?: ProgressToken;

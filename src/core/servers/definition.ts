@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { LoggingLevel } from '../protocol/types';
 import { SchemaValidator } from '../schema/validator';
 import { SERVER_ENTRY_SCHEMA } from './schema';
 
@@ -30,6 +31,10 @@ interface CommonDefinition {
   autoApprove: string[];
   roots: string[];
   sampling: SamplingPolicy;
+  /** Sent with logging/setLevel; changing it does not restart the server (see definitionHash). */
+  logLevel: LoggingLevel;
+  /** Whether `readOnlyHint` may skip the tool confirmation; by default only for user-scope servers. */
+  trustAnnotations: boolean;
 }
 
 export interface StdioServerDefinition extends CommonDefinition {
@@ -112,6 +117,9 @@ function toDefinition(name: string, e: Record<string, unknown>, origin: ServerOr
     autoApprove: (e.autoApprove as string[] | undefined) ?? [],
     roots: (e.roots as string[] | undefined) ?? [],
     sampling: { mode: 'ask', models: [], ...(e.sampling as Partial<SamplingPolicy> | undefined) },
+    logLevel: (e.logLevel as LoggingLevel | undefined) ?? 'info',
+    // A workspace's settings may come with a repository: its servers' claims are not the person's.
+    trustAnnotations: typeof e.trustAnnotations === 'boolean' ? e.trustAnnotations : origin.scope === 'user',
   };
   if (e.type === 'http') {
     return { ...common, type: 'http', url: e.url as string, headers: (e.headers as Record<string, string> | undefined) ?? {} };
@@ -137,9 +145,13 @@ export function mergeDefinitions(layers: ServerDefinition[][]): ServerDefinition
   return [...byName.values()];
 }
 
-/** A stable hash of what it takes to run the server: a changed hash means restart. */
+/**
+ * A stable hash of what it takes to run the server: a changed hash means restart. The log level
+ * is left out: a running server is told the new one (`ServerHandle.setLogLevel`).
+ */
 export function definitionHash(def: ServerDefinition): string {
-  return createHash('sha256').update(stableStringify(def)).digest('hex').slice(0, 16);
+  const { logLevel: _live, ...launch } = def;
+  return createHash('sha256').update(stableStringify(launch)).digest('hex').slice(0, 16);
 }
 
 /**

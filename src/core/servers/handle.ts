@@ -2,7 +2,7 @@ import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
 import { McpClient, type ClientHandlers } from '../client/client';
 import type { TraceEvent } from '../jsonrpc/connection';
 import { McpError } from '../protocol/errors';
-import type { Implementation, LoggingMessageNotificationParams, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types';
+import type { Implementation, LoggingLevel, LoggingMessageNotificationParams, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types';
 import type { LogEntry, Transport } from '../transport/transport';
 import type { ServerDefinition } from './definition';
 import type { ServerState } from './state';
@@ -43,6 +43,7 @@ export class ServerHandle {
   private disposed = false;
   /** Resources someone wants updates of, with how many holders: subscribed again on every new connection. */
   private readonly subscribed = new Map<string, number>();
+  private _logLevel: LoggingLevel;
 
   tools: Tool[] = [];
   prompts: Prompt[] = [];
@@ -67,7 +68,34 @@ export class ServerHandle {
     private readonly context: LaunchContext,
     private readonly policy: RestartPolicy = DEFAULT_RESTART_POLICY,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this._logLevel = definition.logLevel ?? 'info';
+  }
+
+  /** The level asked of the server with logging/setLevel; starts as the definition's and follows `setLogLevel`. */
+  get logLevel(): LoggingLevel {
+    return this._logLevel;
+  }
+
+  /** Tells a running server that declares `logging` the new level now, and every later launch after its handshake. */
+  setLogLevel(level: LoggingLevel): void {
+    if (level === this._logLevel) return;
+    this._logLevel = level;
+    // Also while the first lists load: the handshake is done, and doStart has sent the old level already.
+    const client = this._client;
+    if (client?.serverCapabilities) this.sendLogLevel(client);
+  }
+
+  private sendLogLevel(client: McpClient): void {
+    if (!client.serverCapabilities?.logging) return;
+    const level = this._logLevel;
+    client.setLoggingLevel(level).then(
+      () => this.log('debug', `log level set to ${level}`),
+      (e) => {
+        if (this._client === client) this.log('warning', `logging/setLevel ${level}: ${McpError.from(e).message}`);
+      },
+    );
+  }
 
   get name(): string {
     return this.definition.name;
@@ -192,6 +220,8 @@ export class ServerHandle {
         return;
       }
       this.launch.push(client.onDidClose((reason) => this.onClosed(client!, reason)));
+      // First after the handshake, so the server filters its messages from the start.
+      this.sendLogLevel(client);
       // The first lists load before the state says running, so whoever sees "running" sees them too.
       await Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k)));
       if (this._client !== client) return;

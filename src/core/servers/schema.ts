@@ -41,13 +41,24 @@ const common = {
   },
   autoApprove: {
     ...stringArray,
-    markdownDescription: 'Tool names (exact, not globs) that run without asking for confirmation. Other tools that are not marked read-only ask first.',
+    markdownDescription: 'Tool names (exact, not globs) that run without asking for confirmation. Other tools ask first, unless marked read-only by a server whose annotations are trusted (`trustAnnotations`).',
     examples: [['read_text_file', 'list_directory']],
   },
   roots: {
     ...stringArray,
     markdownDescription: 'Extra roots (folder paths or `file://` URIs) given to this server besides the workspace folders.',
     examples: [['${userHome}/notes']],
+  },
+  logLevel: {
+    enum: ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'],
+    default: 'info',
+    markdownDescription:
+      'The least severe log message the server should send (`logging/setLevel`, sent after it starts and whenever this changes, if the server declares `logging`). **MCP Host: Set Server Log Level...** writes it for you.',
+  },
+  trustAnnotations: {
+    type: 'boolean',
+    markdownDescription:
+      "Whether the server's `readOnlyHint` may skip the confirmation before a tool runs. Annotations are the server's own claim: the default is `true` in user settings and `false` in workspace and folder settings.",
   },
   sampling: {
     type: 'object',

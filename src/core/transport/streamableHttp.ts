@@ -186,7 +186,14 @@ export class StreamableHttpTransport implements Transport {
     const type = mediaType(response);
     if (response.status === 202 || response.status === 204 || !response.body) {
       await discard(response);
-      if (id !== undefined) this.log('warning', `the server accepted request ${JSON.stringify(id)} without answering it; the answer may come on the GET stream`);
+      // 2025-11-25 transport: a POSTed request gets JSON or SSE; 202 is only for notifications and
+      // responses. Waiting for an answer that no rule sends would end in the timeout instead.
+      if (id !== undefined) {
+        throw McpError.internal(
+          `The server answered request ${JSON.stringify(id)} with HTTP ${response.status} and no body (POST ${this.shownUrl}); a request must get a JSON or SSE answer, so this is a server bug`,
+          { url: this.shownUrl, status: response.status },
+        );
+      }
       return;
     }
     if (type === 'text/event-stream') return this.followStream(response, id, signal);

@@ -9,7 +9,8 @@ import { fromResourceUri, RESOURCE_SCHEME } from './uri';
  * server allows it, so `notifications/resources/updated` refreshes them.
  */
 export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Disposable {
-  private readonly sizes = new Map<string, { size: number; mtime: number }>();
+  /** What reading each document gave: its size as served, when it was read and when the server last said it changed. */
+  private readonly reads = new Map<string, { size: number; readAt: number; updatedAt?: number }>();
   /** Open documents (with how many holders) by server and resource URI, and the subscription they hold. */
   private readonly watched = new Map<string, Watched>();
   private readonly openDocuments = new Map<string, vscode.Disposable>();
@@ -23,8 +24,8 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
         if (!docs) return;
         const now = Date.now();
         for (const doc of docs.keys()) {
-          const known = this.sizes.get(doc);
-          if (known) known.mtime = now;
+          const known = this.reads.get(doc);
+          if (known) known.updatedAt = now;
           this.changeEmitter.fire([{ type: vscode.FileChangeType.Changed, uri: vscode.Uri.parse(doc) }]);
         }
       }),
@@ -60,17 +61,29 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
       bytes = 'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text ?? '', 'utf8');
       if (!isMediaFileName(fileName)) bytes = asInertText(bytes);
     } catch (error) {
-      throw vscode.FileSystemError.Unavailable(neutraliseLinks(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, McpError.from(error).message)));
+      const e = McpError.from(error);
+      if (e.isResourceNotFound) {
+        throw vscode.FileSystemError.FileNotFound(neutraliseLinks(vscode.l10n.t('"{0}" has no resource {1}: {2}', server, resourceUri, e.message)));
+      }
+      throw vscode.FileSystemError.Unavailable(neutraliseLinks(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, e.message)));
     }
-    const known = this.sizes.get(uri.toString());
-    this.sizes.set(uri.toString(), { size: bytes.length, mtime: known?.mtime ?? Date.now() });
+    const known = this.reads.get(uri.toString());
+    this.reads.set(uri.toString(), { size: bytes.length, readAt: known?.readAt ?? Date.now(), updatedAt: known?.updatedAt });
     return bytes;
   }
 
+  /**
+   * Size and time as the server lists them (`size`, `annotations.lastModified`) until the document
+   * is read; then the size served. An update notification moves the time to when it came.
+   */
   stat(uri: vscode.Uri): vscode.FileStat {
-    fromResourceUri(uri);
-    const known = this.sizes.get(uri.toString());
-    return { type: vscode.FileType.File, ctime: 0, mtime: known?.mtime ?? Date.now(), size: known?.size ?? 0, permissions: vscode.FilePermission.Readonly };
+    const { server, resourceUri } = fromResourceUri(uri);
+    const known = this.reads.get(uri.toString());
+    const listed = this.host.registry.get(server)?.resources.find((r) => r.uri === resourceUri);
+    const lastModified = timeOf(listed?.annotations?.lastModified);
+    const mtime = Math.max(known?.updatedAt ?? 0, lastModified ?? 0) || known?.readAt || Date.now();
+    const size = known?.size ?? (typeof listed?.size === 'number' && listed.size >= 0 ? listed.size : 0);
+    return { type: vscode.FileType.File, ctime: 0, mtime, size, permissions: vscode.FilePermission.Readonly };
   }
 
   override watch(uri: vscode.Uri): vscode.Disposable {
@@ -145,6 +158,13 @@ function asInertText(bytes: Buffer): Buffer {
     return bytes;
   }
   return Buffer.from(neutraliseLinks(text), 'utf8');
+}
+
+/** Milliseconds of an ISO 8601 time, or undefined when the server sent none or nonsense. */
+function timeOf(iso: string | undefined): number | undefined {
+  if (typeof iso !== 'string') return undefined;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 function key(server: string, uri: string): string {

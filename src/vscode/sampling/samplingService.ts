@@ -29,6 +29,8 @@ export interface SamplingRecord {
   request: CreateMessageParams;
   /** The person edited the request in Review before it was sent. */
   reviewed?: boolean;
+  /** The `includeContext` the server asked for, other than "none": answered as the spec allows, by adding no context. */
+  ignoredIncludeContext?: string;
   response?: string;
   error?: string;
 }
@@ -65,6 +67,7 @@ export class SamplingService {
         `## ${new Date(r.at).toLocaleString()} — ${inline(r.server)}: ${decisionLabel(r.decision)}`,
         [
           r.reviewed ? `- ${vscode.l10n.t('edited by the person in Review')}` : '',
+          r.ignoredIncludeContext ? `- ${vscode.l10n.t('includeContext "{0}" was ignored: no context of this or other servers was added', inline(r.ignoredIncludeContext))}` : '',
           r.model ? `- ${vscode.l10n.t('model: {0}', inline(r.model))}` : '',
           r.tokensIn !== undefined ? `- ${vscode.l10n.t('tokens: {0} in, {1} out', r.tokensIn, r.tokensOut ?? 0)}` : '',
           r.durationMs !== undefined ? `- ${vscode.l10n.t('duration: {0} ms', r.durationMs)}` : '',
@@ -103,7 +106,11 @@ export class SamplingService {
     const budget = this.budget(server);
     const over = budget.refusal(policy);
     if (over) refuse(-32603, `Sampling refused: ${over}`);
-    if (params.includeContext && params.includeContext !== 'none') log.info(`sampling: includeContext "${params.includeContext}" treated as "none": other servers' context is not shared`);
+    if (params.includeContext && params.includeContext !== 'none') {
+      // 2025-11-25 client/sampling: the client may ignore includeContext (and it is soft-deprecated).
+      record.ignoredIncludeContext = String(params.includeContext);
+      log.info(`sampling: includeContext "${params.includeContext}" treated as "none": other servers' context is not shared`);
+    }
     let request: CreateMessageParams = { ...params };
     if (policy.maxTokensPerRequest !== undefined && request.maxTokens > policy.maxTokensPerRequest) {
       log.info(`sampling: maxTokens ${request.maxTokens} capped to ${policy.maxTokensPerRequest}`);

@@ -28,7 +28,7 @@ const INTERACTIVE_IDLE_MS = 10 * 60_000;
 export class ToolCalls {
   readonly history: CallRecord[] = [];
   /** Replaceable so tests can answer the confirmation without a modal. */
-  confirm: (server: string, tool: Tool, args: Record<string, unknown>) => Promise<'once' | 'always' | 'cancel'> = confirmWithModal;
+  confirm: (server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean) => Promise<'once' | 'always' | 'cancel'> = confirmWithModal;
 
   constructor(
     private readonly host: McpHost,
@@ -160,12 +160,13 @@ export class ToolCalls {
   }
 
   private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<boolean> {
-    if (tool.annotations?.readOnlyHint === true) return true;
+    // readOnlyHint is the server's claim: it counts only for a server the person trusts (README, "Tool confirmation").
+    if (tool.annotations?.readOnlyHint === true && server.definition.trustAnnotations) return true;
     if (server.definition.autoApprove.includes(tool.name)) return true;
     const key = `${server.name}\u0000${tool.name}`;
     const always = this.memento.get<string[]>(ALWAYS_KEY, []);
     if (always.includes(key)) return true;
-    const answer = await this.confirm(server.name, tool, args);
+    const answer = await this.confirm(server.name, tool, args, server.definition.trustAnnotations);
     if (answer === 'always') await this.memento.update(ALWAYS_KEY, [...always, key]);
     return answer !== 'cancel';
   }
@@ -193,13 +194,17 @@ export class ToolCalls {
   }
 }
 
-async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>): Promise<'once' | 'always' | 'cancel'> {
+async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean): Promise<'once' | 'always' | 'cancel'> {
   const once = vscode.l10n.t('Allow Once');
   const always = vscode.l10n.t('Always Allow This Tool');
+  const claimsReadOnly = tool.annotations?.readOnlyHint === true && !annotationsTrusted;
   const hint = tool.annotations?.destructiveHint === false ? '' : ` ${tool.annotations?.destructiveHint ? vscode.l10n.t('It is marked destructive.') : vscode.l10n.t('It may change things.')}`;
+  const why = claimsReadOnly
+    ? vscode.l10n.t('The server says the tool is read-only, but this server\'s annotations are not trusted (setting trustAnnotations).')
+    : `${vscode.l10n.t('The tool is not marked read-only.')}${hint}`;
   const pick = await vscode.window.showWarningMessage(
     vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?', tool.name, server),
-    { modal: true, detail: `${vscode.l10n.t('The tool is not marked read-only.')}${hint}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}` },
+    { modal: true, detail: `${why}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}` },
     once,
     always,
   );

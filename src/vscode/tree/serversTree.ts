@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { assertNever, isToolOffered, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
+import { resourceTooltip, templateTooltip } from '../resources/tooltips';
 import type { GroupKind, TreeNode } from './nodes';
 
 /** A function, not a table: `vscode.l10n.t` answers in the editor's language only once the extension runs. */
@@ -121,7 +122,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const r = node.resource;
         const item = new vscode.TreeItem(r.title ?? r.name);
         item.description = r.uri;
-        item.tooltip = `${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}\n${r.description ?? ''}`;
+        item.tooltip = resourceTooltip(r);
         item.iconPath = new vscode.ThemeIcon(r.mimeType?.startsWith('image/') ? 'file-media' : 'file');
         item.contextValue = 'resource';
         item.command = { command: Commands.openResource, title: vscode.l10n.t('Open Resource'), arguments: [node] };
@@ -132,7 +133,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const r = node.template;
         const item = new vscode.TreeItem(r.title ?? r.name);
         item.description = r.uriTemplate;
-        item.tooltip = `${r.uriTemplate}\n${r.description ?? ''}`;
+        item.tooltip = templateTooltip(r);
         item.iconPath = new vscode.ThemeIcon('file-code');
         item.contextValue = 'template';
         item.command = { command: Commands.openResource, title: vscode.l10n.t('Fill In Template'), arguments: [node] };

@@ -1,0 +1,43 @@
+import * as vscode from 'vscode';
+import { LOGGING_LEVELS, type LoggingLevel, type ServerHandle } from '../core';
+import { folderFor } from './settings';
+import { Settings } from './ids';
+
+/**
+ * "Set Server Log Level...": writes the entry's `logLevel` where the entry is defined (user,
+ * workspace or folder settings); the settings change tells the running server (logging/setLevel).
+ */
+export async function setServerLogLevel(server: ServerHandle, pick: (items: Array<vscode.QuickPickItem & { level: LoggingLevel }>, placeHolder: string) => Promise<{ level: LoggingLevel } | undefined> = quickPick): Promise<LoggingLevel | undefined> {
+  const current = server.logLevel;
+  const declared = server.client?.serverCapabilities?.logging !== undefined;
+  const items = LOGGING_LEVELS.map((level) => ({ label: level, description: level === current ? vscode.l10n.t('current') : undefined, level }));
+  const placeHolder = server.client && !declared
+    ? vscode.l10n.t('"{0}" does not declare logging: the level is kept for when it does', server.name)
+    : vscode.l10n.t('The least severe messages "{0}" should send', server.name);
+  const chosen = await pick(items, placeHolder);
+  if (!chosen || chosen.level === current) return chosen?.level;
+  await writeLogLevel(server, chosen.level);
+  return chosen.level;
+}
+
+async function writeLogLevel(server: ServerHandle, level: LoggingLevel): Promise<void> {
+  const def = server.definition;
+  const folder = def.origin.scope === 'folder' ? folderFor(def) : undefined;
+  const config = vscode.workspace.getConfiguration(Settings.section, folder?.uri);
+  const inspected = config.inspect<Record<string, Record<string, unknown>>>(Settings.servers);
+  const [target, current] =
+    def.origin.scope === 'user'
+      ? [vscode.ConfigurationTarget.Global, inspected?.globalValue]
+      : def.origin.scope === 'workspace'
+        ? [vscode.ConfigurationTarget.Workspace, inspected?.workspaceValue]
+        : [vscode.ConfigurationTarget.WorkspaceFolder, inspected?.workspaceFolderValue];
+  const entry = current?.[def.name];
+  if (!current || !entry) throw new Error(vscode.l10n.t('the definition of "{0}" was not found in its settings', def.name));
+  // The default needs no line in settings.
+  const { logLevel: _old, ...rest } = entry;
+  await config.update(Settings.servers, { ...current, [def.name]: level === 'info' ? rest : { ...rest, logLevel: level } }, target);
+}
+
+async function quickPick(items: Array<vscode.QuickPickItem & { level: LoggingLevel }>, placeHolder: string): Promise<{ level: LoggingLevel } | undefined> {
+  return vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Set Server Log Level'), placeHolder });
+}
