@@ -37,6 +37,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   context.subscriptions.push(
     log,
     documentActions,
+    tools,
     tree,
     output.disposable,
     ResourceFileSystem.register(host),

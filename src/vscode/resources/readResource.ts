@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { expandTemplate, templateVariables, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
+import { expandTemplate, templateVariables, titleAndName, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import { toResourceUri } from './uri';
@@ -40,8 +40,8 @@ export async function readResourceCommand(host: McpHost): Promise<void> {
   const items: Item[] = host.servers.flatMap((server) =>
     server.client
       ? [
-          ...server.resources.map((resource): Item => ({ label: `${server.name} › ${resource.title ?? resource.name}`, description: resource.uri, server, resource })),
-          ...server.templates.map((template): Item => ({ label: `$(file-code) ${server.name} › ${template.title ?? template.name}`, description: template.uriTemplate, server, template })),
+          ...server.resources.map((resource): Item => ({ label: `${server.name} › ${titleAndName(resource).label}`, description: [titleAndName(resource).name, resource.uri].filter(Boolean).join(' · '), server, resource })),
+          ...server.templates.map((template): Item => ({ label: `$(file-code) ${server.name} › ${titleAndName(template).label}`, description: [titleAndName(template).name, template.uriTemplate].filter(Boolean).join(' · '), server, template })),
         ]
       : [],
   );

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { assertNever, isToolOffered, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
+import { assertNever, isToolOffered, titleAndName, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import type { GroupKind, TreeNode } from './nodes';
@@ -80,9 +80,10 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       }
       case 'tool': {
         const t = node.tool;
-        const item = new vscode.TreeItem(t.title ?? t.annotations?.title ?? t.name);
+        const shown = titleAndName(t);
+        const item = new vscode.TreeItem(shown.label);
         const hints = [t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined, t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined].filter(Boolean);
-        item.description = [hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
+        item.description = [shown.name, hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
         item.tooltip = new vscode.MarkdownString(`**${t.name}**${hints.length ? ` _(${hints.join(', ')})_` : ''}\n\n${t.description ?? ''}`);
         item.iconPath = new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
         item.contextValue = 'tool';
@@ -92,8 +93,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       }
       case 'prompt': {
         const p = node.prompt;
-        const item = new vscode.TreeItem(p.title ?? p.name);
-        item.description = firstLine(p.description);
+        const shown = titleAndName(p);
+        const item = new vscode.TreeItem(shown.label);
+        item.description = [shown.name, firstLine(p.description)].filter(Boolean).join(' · ');
         item.tooltip = `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`;
         item.iconPath = new vscode.ThemeIcon('comment');
         item.contextValue = 'prompt';
@@ -103,8 +105,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       }
       case 'resource': {
         const r = node.resource;
-        const item = new vscode.TreeItem(r.title ?? r.name);
-        item.description = r.uri;
+        const shown = titleAndName(r);
+        const item = new vscode.TreeItem(shown.label);
+        item.description = [shown.name, r.uri].filter(Boolean).join(' · ');
         item.tooltip = `${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}\n${r.description ?? ''}`;
         item.iconPath = new vscode.ThemeIcon(r.mimeType?.startsWith('image/') ? 'file-media' : 'file');
         item.contextValue = 'resource';
@@ -114,8 +117,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       }
       case 'template': {
         const r = node.template;
-        const item = new vscode.TreeItem(r.title ?? r.name);
-        item.description = r.uriTemplate;
+        const shown = titleAndName(r);
+        const item = new vscode.TreeItem(shown.label);
+        item.description = [shown.name, r.uriTemplate].filter(Boolean).join(' · ');
         item.tooltip = `${r.uriTemplate}\n${r.description ?? ''}`;
         item.iconPath = new vscode.ThemeIcon('file-code');
         item.contextValue = 'template';
