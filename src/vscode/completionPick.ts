@@ -13,6 +13,8 @@ export function askWithCompletion(opts: {
   prompt: string;
   required: boolean;
   context: Record<string, string>;
+  /** What the value is for (a template's description), shown above the choices. */
+  hint?: string;
 }): Promise<string | undefined> {
   const canComplete = !!opts.client.serverCapabilities?.completions;
   return new Promise((resolve) => {
@@ -26,6 +28,7 @@ export function askWithCompletion(opts: {
     const render = () => {
       const typed = qp.value;
       const items: vscode.QuickPickItem[] = [];
+      if (opts.hint) items.push({ label: opts.hint, kind: vscode.QuickPickItemKind.Separator });
       if (typed && !suggestions.includes(typed)) items.push({ label: typed, description: vscode.l10n.t('as typed') });
       for (const s of suggestions) items.push({ label: s, description: vscode.l10n.t('suggested by the server') });
       if (!typed && !opts.required) items.push({ label: '', description: vscode.l10n.t('leave empty') });

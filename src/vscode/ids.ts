@@ -4,6 +4,9 @@ export const Commands = {
   stopServer: 'mcpHost.stopServer',
   restartServer: 'mcpHost.restartServer',
   showServerLog: 'mcpHost.showServerLog',
+  showServerInfo: 'mcpHost.showServerInfo',
+  editServerSettings: 'mcpHost.editServerSettings',
+  removeServer: 'mcpHost.removeServer',
   showTrace: 'mcpHost.showTrace',
   addServer: 'mcpHost.addServer',
   importServers: 'mcpHost.importServers',
@@ -24,6 +27,14 @@ export const Commands = {
 export const Views = {
   container: 'mcpHost',
   servers: 'mcpHost.servers',
+} as const;
+
+/** Context keys the code sets, for `when` clauses: commands that cannot apply are not offered. */
+export const ContextKeys = {
+  hasServer: 'mcpHost.hasServer',
+  hasStartableServer: 'mcpHost.hasStartableServer',
+  hasStoppableServer: 'mcpHost.hasStoppableServer',
+  hasHttpServer: 'mcpHost.hasHttpServer',
 } as const;
 
 export const Settings = {

@@ -36,6 +36,7 @@ function scriptedUi(answers: Partial<Record<SetupStep, Answer>>, file?: vscode.U
       notices.push({ kind, message });
       return undefined;
     },
+    confirm: async (message, _detail, action) => answer('confirm', [{ label: action }], { placeHolder: message }) === true,
   };
   return { ui, asked, notices };
 }

@@ -55,12 +55,31 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
       if (!content) throw new Error(vscode.l10n.t('the server returned no contents'));
       bytes = 'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text ?? '', 'utf8');
     } catch (error) {
-      throw vscode.FileSystemError.Unavailable(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, McpError.from(error).message));
+      const message = vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, McpError.from(error).message);
+      this.reportFailure(server, message);
+      throw vscode.FileSystemError.Unavailable(message);
     }
     const known = this.sizes.get(uri.toString());
     this.sizes.set(uri.toString(), { size: bytes.length, mtime: known?.mtime ?? Date.now() });
     return bytes;
   }
+
+  /**
+   * The editor only says "could not be opened due to an unexpected error": the server's reason goes
+   * to its log and to a notification (once, when the editor asks twice for the same document).
+   */
+  private reportFailure(server: string, message: string): void {
+    this.host.logs.channel(server).error(message);
+    const now = Date.now();
+    for (const [m, at] of this.reported) if (now - at > 5000) this.reported.delete(m);
+    if (this.reported.has(message)) return;
+    this.reported.set(message, now);
+    const showLog = vscode.l10n.t('Show Server Log');
+    void vscode.window.showErrorMessage(`MCP Host: ${message}`, showLog).then((pick) => {
+      if (pick === showLog) this.host.logs.channel(server).show(true);
+    });
+  }
+  private readonly reported = new Map<string, number>();
 
   stat(uri: vscode.Uri): vscode.FileStat {
     fromResourceUri(uri);

@@ -23,9 +23,10 @@ export async function fillTemplate(server: ServerHandle, template: ResourceTempl
       ref: { type: 'ref/resource', uri: template.uriTemplate },
       argument: name,
       title: `${server.name} › ${template.name} (${i + 1}/${names.length})`,
-      prompt: vscode.l10n.t('{0} in {1}', name, template.uriTemplate),
+      prompt: `${vscode.l10n.t('{0} in {1}', name, template.uriTemplate)}${template.description ? ` — ${template.description.split('\n')[0]}` : ''}`,
       required: true,
       context: values,
+      hint: template.description ? `${name}: ${template.description.split('\n')[0]}` : undefined,
     });
     if (value === undefined) return undefined;
     values[name] = value;

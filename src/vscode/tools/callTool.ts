@@ -137,7 +137,8 @@ export class ToolCalls implements vscode.Disposable {
           const e = McpError.from(error);
           record.outcome = controller.signal.aborted ? 'cancelled' : 'failed';
           urlElicitations = requiredUrlElicitations(e);
-          if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, e.toString()));
+          if (controller.signal.aborted) void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
+          else if (!urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, e.toString()));
         }
       },
     );

@@ -153,7 +153,9 @@ function serverItem(server: ServerHandle): vscode.TreeItem {
   const state = server.state;
   const running = state.kind === 'running';
   const item = new vscode.TreeItem(server.name, running ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-  item.id = `server/${server.name}`;
+  // VS Code remembers each id's collapse state, and a server row was a leaf while it started: a
+  // new id once it runs lets Expanded apply the first time, and keeps the person's choice after.
+  item.id = running ? `server/${server.name}/running` : `server/${server.name}`;
   item.iconPath = stateIcon(state);
   item.description = describeServer(server);
   item.contextValue = `server.${state.kind}`;
@@ -193,7 +195,7 @@ export function stateLabel(kind: ServerState['kind']): string {
   return labels[kind];
 }
 
-function scopeLabel(scope: DefinitionDiagnostic['origin']['scope']): string {
+export function scopeLabel(scope: DefinitionDiagnostic['origin']['scope']): string {
   const labels: Record<DefinitionDiagnostic['origin']['scope'], string> = {
     user: vscode.l10n.t('user settings'),
     workspace: vscode.l10n.t('workspace settings'),
@@ -217,23 +219,25 @@ function stateIcon(state: ServerState): vscode.ThemeIcon {
   }
 }
 
-function serverTooltip(server: ServerHandle): vscode.MarkdownString {
+/** A few lines: the editor stays visible while the pointer passes on to the inline buttons; the rest is in Show Server Info. */
+export function serverTooltip(server: ServerHandle): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const def = server.definition;
-  md.appendMarkdown(`**${server.name}** — ${def.type === 'stdio' ? 'stdio' : def.url} (${scopeLabel(def.origin.scope)})\n\n`);
+  md.appendMarkdown(`**${escapeMarkdown(server.name)}** — ${def.type === 'stdio' ? 'stdio' : escapeMarkdown(def.url)} (${scopeLabel(def.origin.scope)})\n\n`);
   const c = server.client;
   if (c?.serverInfo) {
-    md.appendMarkdown(`${vscode.l10n.t('{0} {1}, protocol {2}', c.serverInfo.title ?? c.serverInfo.name, c.serverInfo.version, c.protocolVersion ?? '')}\n\n`);
-    const caps = Object.keys(c.serverCapabilities ?? {}).join(', ');
-    if (caps) md.appendMarkdown(`${vscode.l10n.t('Capabilities: {0}', caps)}\n\n`);
-    if (c.instructions) {
-      md.appendMarkdown(`${vscode.l10n.t('Instructions:')}\n\n`);
-      md.appendCodeblock(c.instructions.length > 1500 ? `${c.instructions.slice(0, 1500)}…` : c.instructions, 'markdown');
-    }
+    md.appendMarkdown(`${escapeMarkdown(vscode.l10n.t('{0} {1}, protocol {2}', c.serverInfo.title ?? c.serverInfo.name, c.serverInfo.version, c.protocolVersion ?? ''))}\n\n`);
+    md.appendMarkdown(`$(info) [${vscode.l10n.t('Show Server Info')}](command:${Commands.showServerInfo}?${encodeURIComponent(JSON.stringify([server.name]))}) ${vscode.l10n.t('for capabilities and instructions')}`);
+    md.isTrusted = { enabledCommands: [Commands.showServerInfo] };
   } else if (server.state.kind === 'error') {
-    md.appendCodeblock(server.state.message, 'text');
+    const message = server.state.message.split('\n').slice(0, 3).join('\n');
+    md.appendCodeblock(message.length > 300 ? `${message.slice(0, 300)}…` : message, 'text');
   }
   return md;
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }
 
 function firstLine(text: string | undefined): string {
