@@ -61,7 +61,7 @@ export function registerCommands(
           name: s.name,
           reachedBy: def.type === 'stdio' ? `stdio: ${[def.command, ...def.args].join(' ')}` : def.url,
           scope: scopeLabel(def.origin.scope),
-          state: describeServer(s),
+          state: describeServer(s, host.consent.waiting.has(s.name)),
           serverInfo: c?.serverInfo,
           protocolVersion: c?.protocolVersion,
           capabilities: c?.serverCapabilities,

@@ -16,6 +16,10 @@ export class LaunchConsent {
   private readonly allowedThisSession = new Set<string>();
   /** Replaceable so tests in a real VS Code can answer the modal. */
   prompt: ConsentPrompt = askWithModal;
+  /** Servers whose start waits for the person's answer right now (the tree says so). */
+  readonly waiting = new Set<string>();
+  /** Called when `waiting` changes. */
+  onWaitingChanged: () => void = () => undefined;
 
   constructor(private readonly workspaceState: vscode.Memento) {}
 
@@ -31,7 +35,15 @@ export class LaunchConsent {
     const always = this.workspaceState.get<string[]>(STORE_KEY, []);
     if (always.includes(key) || this.allowedThisSession.has(key)) return;
     const commandLine = [def.command, ...def.args].map((w) => (/[\s"'$]/.test(w) ? JSON.stringify(w) : w)).join(' ');
-    const answer = await this.prompt(def, commandLine, cwd);
+    this.waiting.add(def.name);
+    this.onWaitingChanged();
+    let answer: ConsentAnswer;
+    try {
+      answer = await this.prompt(def, commandLine, cwd);
+    } finally {
+      this.waiting.delete(def.name);
+      this.onWaitingChanged();
+    }
     if (answer === 'cancel') throw McpError.invalidRequest(vscode.l10n.t('{0}: starting was not allowed', def.name));
     this.allowedThisSession.add(key);
     if (answer === 'always') await this.workspaceState.update(STORE_KEY, [...always, key]);

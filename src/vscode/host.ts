@@ -58,6 +58,7 @@ export class McpHost implements vscode.Disposable {
     documentActions: DocumentActions,
   ) {
     this.consent = new LaunchConsent(context.workspaceState);
+    this.consent.onWaitingChanged = () => this.changeEmitter.fire();
     this.sampling = new SamplingService(context.workspaceState, this.logs, documentActions);
     this.registry = new ServerRegistry(
       (def) => this.createHandle(def),

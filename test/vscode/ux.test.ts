@@ -120,6 +120,25 @@ describe('using it: names, server info, settings entries, documents', function (
     assert.equal(a.tools.argumentProblems.get(doc.uri)?.length ?? 0, 0);
   });
 
+  it('says a workspace server waits for permission while the launch consent is open', async () => {
+    const a = await api();
+    const seen: string[] = [];
+    a.host.consent.prompt = async (def) => {
+      const handle = a.host.registry.get(def.name);
+      seen.push(String(handle && a.tree.getTreeItem({ kind: 'server', server: handle }).description));
+      return 'allow';
+    };
+    try {
+      await setServers({ 'asks-first': { command: 'node', args: [serverScript('server-everything'), 'stdio'] } }, vscode.ConfigurationTarget.Workspace);
+      const handle = await running(a, 'asks-first');
+      assert.deepEqual(seen, ['waiting for your permission to start']);
+      assert.doesNotMatch(String(a.tree.getTreeItem({ kind: 'server', server: handle }).description), /permission/);
+    } finally {
+      a.host.consent.prompt = async () => 'allow';
+      await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('reads a result tab restored after a reload as a note that it is gone', async () => {
     const stale = vscode.Uri.from({ scheme: 'mcp-output', path: '/results/987654/echo.md' });
     const doc = await vscode.workspace.openTextDocument(stale);

@@ -22,8 +22,9 @@ export async function fillTemplate(server: ServerHandle, template: ResourceTempl
       client,
       ref: { type: 'ref/resource', uri: template.uriTemplate },
       argument: name,
-      title: `${server.name} › ${template.name} (${i + 1}/${names.length})`,
-      prompt: `${vscode.l10n.t('{0} in {1}', name, template.uriTemplate)}${template.description ? ` — ${template.description.split('\n')[0]}` : ''}`,
+      title: `${server.name} › ${template.name}: ${name} (${i + 1}/${names.length})`,
+      // The placeholder says what the value is for while nothing is typed, the hint while typing.
+      prompt: template.description ? template.description.split('\n')[0] : vscode.l10n.t('{0} in {1}', name, template.uriTemplate),
       required: true,
       context: values,
       hint: template.description ? `${name}: ${template.description.split('\n')[0]}` : undefined,

@@ -60,7 +60,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   getTreeItem(node: TreeNode): vscode.TreeItem {
     switch (node.kind) {
       case 'server':
-        return serverItem(node.server);
+        return serverItem(node.server, this.host.consent.waiting.has(node.server.name));
       case 'invalid': {
         const item = new vscode.TreeItem(node.diagnostic.name, vscode.TreeItemCollapsibleState.None);
         item.description = vscode.l10n.t('invalid: {0}', node.diagnostic.message);
@@ -149,7 +149,7 @@ export function groupsOf(server: ServerHandle): GroupKind[] {
   return groups;
 }
 
-function serverItem(server: ServerHandle): vscode.TreeItem {
+function serverItem(server: ServerHandle, waitingForConsent: boolean): vscode.TreeItem {
   const state = server.state;
   const running = state.kind === 'running';
   const item = new vscode.TreeItem(server.name, running ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
@@ -157,20 +157,20 @@ function serverItem(server: ServerHandle): vscode.TreeItem {
   // new id once it runs lets Expanded apply the first time, and keeps the person's choice after.
   item.id = running ? `server/${server.name}/running` : `server/${server.name}`;
   item.iconPath = stateIcon(state);
-  item.description = describeServer(server);
+  item.description = describeServer(server, waitingForConsent);
   item.contextValue = `server.${state.kind}`;
   item.tooltip = serverTooltip(server);
   if (!running) item.command = { command: Commands.showServerLog, title: vscode.l10n.t('Show Server Log'), arguments: [{ kind: 'server', server }] };
   return item;
 }
 
-export function describeServer(server: ServerHandle): string {
+export function describeServer(server: ServerHandle, waitingForConsent = false): string {
   const state = server.state;
   switch (state.kind) {
     case 'stopped':
       return server.definition.enabled ? stateLabel('stopped') : vscode.l10n.t('disabled');
     case 'starting':
-      return `${stateLabel('starting')}…`;
+      return waitingForConsent ? vscode.l10n.t('waiting for your permission to start') : `${stateLabel('starting')}…`;
     case 'running': {
       const c = server.client;
       const parts = [stateLabel('running'), c?.protocolVersion ?? ''];
