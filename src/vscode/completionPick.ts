@@ -13,7 +13,7 @@ export function askWithCompletion(opts: {
   prompt: string;
   required: boolean;
   context: Record<string, string>;
-  /** What the value is for (a template's description), shown above the choices. */
+  /** What the value is for (a template's description), shown with the choices. */
   hint?: string;
 }): Promise<string | undefined> {
   const canComplete = !!opts.client.serverCapabilities?.completions;
@@ -28,10 +28,11 @@ export function askWithCompletion(opts: {
     const render = () => {
       const typed = qp.value;
       const items: vscode.QuickPickItem[] = [];
-      if (opts.hint) items.push({ label: opts.hint, kind: vscode.QuickPickItemKind.Separator });
       if (typed && !suggestions.includes(typed)) items.push({ label: typed, description: vscode.l10n.t('as typed') });
       for (const s of suggestions) items.push({ label: s, description: vscode.l10n.t('suggested by the server') });
       if (!typed && !opts.required) items.push({ label: '', description: vscode.l10n.t('leave empty') });
+      // Under the first row (a separator would be hidden while the list is filtered).
+      if (opts.hint && items[0]) items[0] = { ...items[0], detail: opts.hint };
       qp.items = items;
     };
     const fetch = async () => {
