@@ -10,8 +10,9 @@ const sidebar = '.part.sidebar';
 /** When this file runs alone (--grep), the workspace server still waits for its first-start consent. */
 async function everythingRunning(page) {
   const consent = page.locator('.monaco-dialog-box', { hasText: 'Start the MCP server "everything"?' });
-  const runningRow = page.locator(`${sidebar} .monaco-list-row`, { hasText: /everything.*running/ }).first();
-  await consent.or(runningRow).first().waitFor({ timeout: 90_000 });
+  // The status bar counts running servers ("1/1") whichever view the sidebar shows.
+  const allRunning = page.locator('.part.statusbar .statusbar-item', { hasText: /^\s*(\d+)\/\1\s*$/ });
+  await consent.or(allRunning).first().waitFor({ timeout: 90_000 });
   if (await consent.isVisible()) {
     await consent.locator('.monaco-button', { hasText: /^Allow$/ }).click();
     await consent.waitFor({ state: 'hidden' });
