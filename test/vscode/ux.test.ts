@@ -149,6 +149,6 @@ describe('using it: names, server info, settings entries, documents', function (
   it("fails reading a template filled with a refused value with the server's reason", async () => {
     await running(await api(), 'everything');
     const uri = toResourceUri('everything', 'demo://resource/dynamic/text/hello', 'hello', 'text/plain');
-    await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(uri)), /Unknown resource: demo:\/\/resource\/dynamic\/text\/hello/);
+    await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(uri)), /Unknown resource: .*dynamic\/text\/hello/);
   });
 });
