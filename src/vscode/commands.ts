@@ -29,7 +29,7 @@ export function registerCommands(
     const entry = await pickEntry(host, node);
     if (entry) await action(entry);
   };
-  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0}: {1}', what, McpError.from(e).message));
+  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0}: {1}', what, host.redact(McpError.from(e).message)));
 
   return [
     vscode.commands.registerCommand(
@@ -61,7 +61,7 @@ export function registerCommands(
           name: s.name,
           reachedBy: def.type === 'stdio' ? `stdio: ${[def.command, ...def.args].join(' ')}` : def.url,
           scope: scopeLabel(def.origin.scope),
-          state: describeServer(s, host.consent.waiting.has(s.name)),
+          state: host.waitingForPermission.has(s.name) ? vscode.l10n.t('waiting for your permission') : describeServer(s),
           serverInfo: c?.serverInfo,
           protocolVersion: c?.protocolVersion,
           capabilities: c?.serverCapabilities,
@@ -140,7 +140,7 @@ export function registerCommands(
         if (s.definition.type !== 'http') return;
         await host.authFor(s.name).signOut(new URL(s.definition.url));
         void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: signed out of "{0}".', s.name));
-        if (s.state.kind === 'running') await s.restart().catch(() => undefined);
+        if (s.state.kind === 'running') await s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)));
       }, (s) => s.definition.type === 'http', () => vscode.l10n.t('MCP Host: Sign Out applies to HTTP servers, and none is configured.')),
     ),
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),

@@ -13,6 +13,8 @@ export function askWithCompletion(opts: {
   prompt: string;
   required: boolean;
   context: Record<string, string>;
+  /** Where a failed completion request is noted: the server's log. */
+  log: (message: string) => void;
   /** What the value is for (a template's description), shown with the choices. */
   hint?: string;
 }): Promise<string | undefined> {
@@ -44,7 +46,8 @@ export function askWithCompletion(opts: {
         if (mine === generation) suggestions = r.completion.values.slice(0, 100);
       } catch (e) {
         if (mine === generation) suggestions = [];
-        void McpError.from(e);
+        // Typing goes on without suggestions; the log says why there are none.
+        opts.log(`completion/complete for ${opts.argument} failed: ${McpError.from(e).message}`);
       } finally {
         if (mine === generation) {
           qp.busy = false;

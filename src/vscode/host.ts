@@ -13,7 +13,6 @@ import {
   type AuthChallenge,
   type DefinitionDiagnostic,
   type HttpAuthProvider,
-  type InputDefinition,
   type LaunchContext,
   type Root,
   type ServerDefinition,
@@ -25,7 +24,8 @@ import { elicit } from './elicitation/elicit';
 import { SamplingService } from './sampling/samplingService';
 import type { DocumentActions } from './documentActions';
 import { ServerLogs, ProtocolTrace } from './logs';
-import { folderFor, readConfiguredServers, restartPolicySettings, traceLevel } from './settings';
+import { Secrets, type InputPrompt } from './secrets';
+import { folderFor, readConfiguredServers, restartPolicySettings, serverNamesInWorkspaceFiles, traceLevel, type BlockedServer } from './settings';
 import { Settings } from './ids';
 
 const SHUTDOWN_GRACE_MS = 1500;
@@ -36,12 +36,19 @@ const SHUTDOWN_GRACE_MS = 1500;
  */
 export class McpHost implements vscode.Disposable {
   readonly registry: ServerRegistry;
-  readonly logs = new ServerLogs();
-  readonly trace = new ProtocolTrace(traceLevel);
+  readonly secrets: Secrets;
+  readonly logs: ServerLogs;
+  readonly trace: ProtocolTrace;
   readonly consent: LaunchConsent;
   readonly sampling: SamplingService;
   /** Entries that could not be used, shown in the tree and logged. */
   diagnostics: DefinitionDiagnostic[] = [];
+  /** Workspace and folder servers that Workspace Trust keeps from starting, shown in the tree. */
+  blocked: BlockedServer[] = [];
+  /** Servers whose start waits for the person to answer a consent or secret prompt. */
+  readonly waitingForPermission = new Set<string>();
+  /** Whether the workspace is trusted; replaceable so tests can play Restricted Mode. */
+  workspaceTrusted: () => boolean = () => vscode.workspace.isTrusted;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   /** Servers, their state or their lists changed. */
@@ -49,16 +56,16 @@ export class McpHost implements vscode.Disposable {
   private readonly resourceUpdatedEmitter = new vscode.EventEmitter<{ server: string; uri: string }>();
   /** `notifications/resources/updated` from any server. */
   readonly onResourceUpdated = this.resourceUpdatedEmitter.event;
-  /** Values typed for `${input:…}`, kept out of every log line. */
-  private readonly secretValues = new Set<string>();
   private reconciling: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     documentActions: DocumentActions,
   ) {
-    this.consent = new LaunchConsent(context.workspaceState);
-    this.consent.onWaitingChanged = () => this.changeEmitter.fire();
+    this.secrets = new Secrets(context.secrets);
+    this.logs = new ServerLogs(this.secrets.redactor);
+    this.trace = new ProtocolTrace(traceLevel, this.secrets.redactor);
+    this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted());
     this.sampling = new SamplingService(context.workspaceState, this.logs, documentActions);
     this.registry = new ServerRegistry(
       (def) => this.createHandle(def),
@@ -90,12 +97,12 @@ export class McpHost implements vscode.Disposable {
     this.reconciling = this.reconciling.then(async () => {
       const { definitions, diagnostics } = readConfiguredServers();
       const allowed = definitions.filter((d) => this.isAllowedByTrust(d));
-      const blocked = definitions.filter((d) => !this.isAllowedByTrust(d));
-      this.diagnostics = [
-        ...diagnostics,
-        ...blocked.map((d) => ({ name: d.name, origin: d.origin, message: vscode.l10n.t('not started: this workspace is not trusted') })),
-      ];
+      this.blocked = this.workspaceTrusted() ? [] : await this.blockedServers(definitions);
+      // A blocked entry is blocked whatever else is wrong with it: its errors would only mislead.
+      const blockedKey = new Set(this.blocked.map((b) => `${b.origin.scope}\u0000${b.name}`));
+      this.diagnostics = diagnostics.filter((d) => d.origin.scope === 'user' || !blockedKey.has(`${d.origin.scope}\u0000${d.name}`));
       for (const d of this.diagnostics) this.logs.channel(d.name).warn(`settings: ${d.message}`);
+      for (const b of this.blocked) this.logs.channel(b.name).warn('settings: blocked: this workspace is not trusted');
       const result = await this.registry.reconcile(allowed);
       this.changeEmitter.fire();
       return result;
@@ -121,7 +128,20 @@ export class McpHost implements vscode.Disposable {
   }
 
   private isAllowedByTrust(def: ServerDefinition): boolean {
-    return def.origin.scope === 'user' || vscode.workspace.isTrusted;
+    return def.origin.scope === 'user' || this.workspaceTrusted();
+  }
+
+  /**
+   * The workspace's servers in Restricted Mode: those VS Code still shows us, and those its
+   * settings files name (VS Code hides restricted settings from an untrusted workspace).
+   */
+  private async blockedServers(definitions: ServerDefinition[]): Promise<BlockedServer[]> {
+    const all = [...definitions.filter((d) => d.origin.scope !== 'user').map((d) => ({ name: d.name, origin: d.origin })), ...(await serverNamesInWorkspaceFiles())];
+    const seen = new Set<string>();
+    return all.filter((b) => {
+      const key = `${b.origin.scope}\u0000${b.origin.folderUri ?? ''}\u0000${b.name}`;
+      return !seen.has(key) && seen.add(key);
+    });
   }
 
   private createHandle(def: ServerDefinition): ServerHandle {
@@ -138,7 +158,7 @@ export class McpHost implements vscode.Disposable {
     };
     const { maxRestarts, windowMs } = restartPolicySettings();
     const handle = new ServerHandle(def, launch, { ...DEFAULT_RESTART_POLICY, maxRestarts, windowMs });
-    handle.onLog((e) => this.logs.write(def.name, { ...e, message: this.redact(e.message) }));
+    handle.onLog((e) => this.logs.write(def.name, e));
     handle.onLogMessage((m) => this.logs.writeServerMessage(def.name, m));
     handle.onTrace((e) => this.trace.record(def.name, e));
     handle.onDidChangeState(() => this.changeEmitter.fire());
@@ -147,17 +167,39 @@ export class McpHost implements vscode.Disposable {
     return handle;
   }
 
+  /**
+   * Trust first, then consent (shown as written in settings, so no secret shows), and only then
+   * the secrets: a workspace server the person refuses never sees a secret prompt.
+   */
   private async prepare(def: ServerDefinition): Promise<ServerDefinition> {
     if (!this.isAllowedByTrust(def)) throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const folder = folderFor(def);
+    if (this.consent.needsConsent(def)) await this.waitingFor(def.name, () => this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined));
     const resolved = await resolveVariables(def, {
       workspaceFolder: folder?.uri.fsPath,
       userHome: os.homedir(),
       env: process.env,
-      input: (id) => this.askInput(id),
+      input: (id) => this.waitingFor(def.name, () => this.secrets.input(def, id)),
     });
-    if (resolved.type === 'stdio') await this.consent.check(def, resolved.cwd ?? folder?.uri.fsPath);
+    this.secrets.resolved(def, resolved, process.env);
     return resolved;
+  }
+
+  /** Marks the server as waiting for the person while `ask` runs, for the tree to say so. */
+  private async waitingFor<T>(server: string, ask: () => Promise<T>): Promise<T> {
+    this.waitingForPermission.add(server);
+    this.changeEmitter.fire();
+    try {
+      return await ask();
+    } finally {
+      this.waitingForPermission.delete(server);
+      this.changeEmitter.fire();
+    }
+  }
+
+  /** Text for the person's eyes (errors in notifications and the tree), without secrets. */
+  redact(text: string): string {
+    return this.secrets.redact(text);
   }
 
   private async createTransport(def: ServerDefinition): Promise<Transport> {
@@ -179,36 +221,12 @@ export class McpHost implements vscode.Disposable {
     return provider;
   }
 
-  /** Asks for an `${input:ID}` value as `mcpHost.inputs` describes it; replaceable so tests in a real VS Code can answer. */
-  inputPrompt = (id: string, definition: InputDefinition | undefined): Promise<string | undefined> =>
-    Promise.resolve(
-      vscode.window.showInputBox({
-        title: vscode.l10n.t('MCP Host: value for {0}', `\${input:${id}}`),
-        prompt: definition?.description ? vscode.l10n.t('{0} (kept in the secret storage)', definition.description) : vscode.l10n.t('Stored in the editor’s secret storage'),
-        value: definition?.default,
-        password: definition?.password !== false,
-        ignoreFocusOut: true,
-      }),
-    );
-
-  /** `${input:ID}`: asked once, then kept in SecretStorage. */
-  private async askInput(id: string): Promise<string> {
-    const key = `mcpHost.input.${id}`;
-    let value = await this.context.secrets.get(key);
-    if (value === undefined) {
-      const definitions = vscode.workspace.getConfiguration(Settings.section).get<Record<string, InputDefinition>>(Settings.inputs, {});
-      value = await this.inputPrompt(id, definitions[id]);
-      if (value === undefined) throw McpError.invalidRequest(vscode.l10n.t('no value given for {0}', `\${input:${id}}`));
-      await this.context.secrets.store(key, value);
-    }
-    if (value.length >= 4) this.secretValues.add(value);
-    return value;
+  /** Asks for an `${input:ID}` value; replaceable so tests in a real VS Code can answer. */
+  get inputPrompt(): InputPrompt {
+    return this.secrets.inputPrompt;
   }
-
-  private redact(text: string): string {
-    let out = text;
-    for (const secret of this.secretValues) out = out.split(secret).join('***');
-    return out;
+  set inputPrompt(prompt: InputPrompt) {
+    this.secrets.inputPrompt = prompt;
   }
 
   /** Stops every server (and its process tree) before the channels they log to go away. */

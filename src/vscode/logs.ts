@@ -1,15 +1,30 @@
 import * as vscode from 'vscode';
-import type { LogEntry, LoggingMessageNotificationParams, TraceEvent } from '../core';
+import { oneLine, type LogEntry, type LoggingMessageNotificationParams, type Redactor, type TraceEvent } from '../core';
 import { TRACE_LANGUAGE_ID } from './ids';
+
+/**
+ * A server's log as the rest of the extension writes to it: every line passes the redactor, then is
+ * escaped to one line (see `oneLine`), so a server's text can neither leak a secret nor forge a line.
+ */
+export interface ServerLog {
+  trace(text: string): void;
+  debug(text: string): void;
+  info(text: string): void;
+  warn(text: string): void;
+  error(text: string): void;
+  show(preserveFocus?: boolean): void;
+}
 
 /** One LogOutputChannel per server: lifecycle, stderr, protocol warnings and notifications/message. */
 export class ServerLogs implements vscode.Disposable {
-  private readonly channels = new Map<string, vscode.LogOutputChannel>();
+  private readonly channels = new Map<string, ServerLog & vscode.Disposable>();
 
-  channel(server: string): vscode.LogOutputChannel {
+  constructor(private readonly redactor: Redactor) {}
+
+  channel(server: string): ServerLog {
     let channel = this.channels.get(server);
     if (!channel) {
-      channel = vscode.window.createOutputChannel(`MCP Host: ${server}`, { log: true });
+      channel = redacting(vscode.window.createOutputChannel(`MCP Host: ${oneLine(server)}`, { log: true }), this.redactor);
       this.channels.set(server, channel);
     }
     return channel;
@@ -63,7 +78,10 @@ export class ProtocolTrace implements vscode.Disposable {
   private readonly channel = vscode.window.createOutputChannel('MCP Host Trace', TRACE_LANGUAGE_ID);
   private readonly sent = new Map<string, SentRequest>();
 
-  constructor(private level: () => 'off' | 'messages' | 'verbose') {}
+  constructor(
+    private level: () => 'off' | 'messages' | 'verbose',
+    private readonly redactor: Redactor,
+  ) {}
 
   show(): void {
     this.channel.show(true);
@@ -96,16 +114,32 @@ export class ProtocolTrace implements vscode.Disposable {
       const method = request?.method ?? 'response';
       line = m.error ? `${arrow} ${method} #${m.id} error ${m.error.code}${rtt}: ${m.error.message}` : `${arrow} ${method} #${m.id} result${rtt}`;
     }
-    this.channel.appendLine(`${timestamp(event.at)} [${server}] ${line}`);
+    // What we send is redacted too (a secret typed as a tool argument stays out of the trace), and
+    // method, id, error code and message come from the server: the line stays one line.
+    this.channel.appendLine(oneLine(this.redactor.redact(`${timestamp(event.at)} [${server}] ${line}`)));
     if (level === 'verbose') {
       const body = m.method !== undefined ? m.params : m.error ?? m.result;
-      if (body !== undefined) this.channel.appendLine(indent(JSON.stringify(body, null, 2)));
+      // Redacted before the cut at 20,000 characters, which could split a secret.
+      if (body !== undefined) this.channel.appendLine(indent(this.redactor.redact(JSON.stringify(body, null, 2))));
     }
   }
 
   dispose(): void {
     this.channel.dispose();
   }
+}
+
+function redacting(channel: vscode.LogOutputChannel, redactor: Redactor): ServerLog & vscode.Disposable {
+  const clean = (text: string) => oneLine(redactor.redact(text));
+  return {
+    trace: (text) => channel.trace(clean(text)),
+    debug: (text) => channel.debug(clean(text)),
+    info: (text) => channel.info(clean(text)),
+    warn: (text) => channel.warn(clean(text)),
+    error: (text) => channel.error(clean(text)),
+    show: (preserveFocus) => channel.show(preserveFocus),
+    dispose: () => channel.dispose(),
+  };
 }
 
 function timestamp(at: number): string {
@@ -118,6 +152,6 @@ function indent(text: string): string {
   const limited = text.length > 20_000 ? `${text.slice(0, 20_000)}\n… (${text.length - 20_000} more characters)` : text;
   return limited
     .split('\n')
-    .map((l) => `    ${l}`)
+    .map((l) => `    ${oneLine(l)}`)
     .join('\n');
 }

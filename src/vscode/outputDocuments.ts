@@ -64,7 +64,9 @@ export class OutputDocuments extends ReadOnlyFileSystem implements vscode.Dispos
     const kind = uri.path.split('/')[1];
     const text =
       kind === 'results'
-        ? vscode.l10n.t('This tool result is gone: results are kept in memory while the window is open, and this one was from before a reload (or is among the oldest). Call the tool again with "MCP Host: Call Tool...".')
+        ? vscode.l10n.t(
+            'This tool result is gone: results are kept in memory while the window is open, and this one was from before a reload (or is among the oldest). Call the tool again with "MCP Host: Call Tool...".',
+          )
         : kind === 'prompts'
           ? vscode.l10n.t('This prompt is gone: rendered prompts are kept in memory while the window is open, and this one was from before a reload. Get the prompt again with "MCP Host: Get Prompt...".')
           : vscode.l10n.t('This document is gone: MCP Host keeps such documents in memory while the window is open, and this one was from before a reload.');

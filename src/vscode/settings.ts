@@ -1,5 +1,6 @@
+import { parse as parseJsonc } from 'jsonc-parser';
 import * as vscode from 'vscode';
-import { mergeDefinitions, parseServerDefinitions, type DefinitionDiagnostic, type ServerDefinition } from '../core';
+import { mergeDefinitions, parseServerDefinitions, type DefinitionDiagnostic, type InputDefinition, type ServerDefinition, type ServerOrigin } from '../core';
 import { Settings } from './ids';
 
 export interface ConfiguredServers {
@@ -49,4 +50,57 @@ export function folderFor(def: ServerDefinition): vscode.WorkspaceFolder | undef
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (def.origin.folderUri) return folders.find((f) => f.uri.toString() === def.origin.folderUri) ?? folders[0];
   return folders[0];
+}
+
+/**
+ * How to ask for `${input:ID}` on behalf of `def`: from the definition's own scope, else a less
+ * specific one (folder, then workspace, then user). A user server reads only the user value, so
+ * a workspace's `mcpHost.inputs` cannot reword, unmask or prefill the prompt of a server it did
+ * not define.
+ */
+export function inputDefinitionFor(def: ServerDefinition, id: string): InputDefinition | undefined {
+  const folder = def.origin.folderUri ? vscode.Uri.parse(def.origin.folderUri) : undefined;
+  const i = vscode.workspace.getConfiguration(Settings.section, folder).inspect<Record<string, InputDefinition>>(Settings.inputs);
+  const layers =
+    def.origin.scope === 'folder' ? [i?.workspaceFolderValue, i?.workspaceValue, i?.globalValue] : def.origin.scope === 'workspace' ? [i?.workspaceValue, i?.globalValue] : [i?.globalValue];
+  for (const layer of layers) {
+    const entry = layer && typeof layer === 'object' ? layer[id] : undefined;
+    if (entry && typeof entry === 'object') return entry;
+  }
+  return undefined;
+}
+
+/** A workspace or folder server that Workspace Trust keeps from starting. */
+export interface BlockedServer {
+  name: string;
+  origin: ServerOrigin;
+}
+
+/**
+ * The servers the workspace's own settings files define. In Restricted Mode VS Code hides
+ * restricted settings (`mcpHost.servers`) from `inspect()`, so the view could not say which
+ * servers are blocked; the files are read for their names only, never to run anything.
+ */
+export async function serverNamesInWorkspaceFiles(): Promise<BlockedServer[]> {
+  const found: BlockedServer[] = [];
+  const namesIn = async (uri: vscode.Uri, settingsOf: (doc: unknown) => unknown): Promise<string[]> => {
+    try {
+      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      const settings = settingsOf(parseJsonc(text, [], { allowTrailingComma: true })) as Record<string, Record<string, unknown> | undefined> | undefined;
+      const servers = settings?.[`${Settings.section}.${Settings.servers}`] ?? settings?.[Settings.section]?.[Settings.servers];
+      return servers && typeof servers === 'object' && !Array.isArray(servers) ? Object.keys(servers) : [];
+    } catch {
+      return [];
+    }
+  };
+  const file = vscode.workspace.workspaceFile;
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (file && file.scheme !== 'untitled') {
+    for (const name of await namesIn(file, (doc) => (doc as { settings?: unknown } | undefined)?.settings)) found.push({ name, origin: { scope: 'workspace' } });
+  }
+  for (const folder of folders) {
+    const origin: ServerOrigin = file ? { scope: 'folder', folderUri: folder.uri.toString() } : { scope: 'workspace' };
+    for (const name of await namesIn(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), (doc) => doc)) found.push({ name, origin });
+  }
+  return found;
 }

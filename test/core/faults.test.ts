@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ErrorCode, McpClient, McpError, StdioTransport, type TextContent } from '../../src/core';
+import { ErrorCode, MAX_STDERR_LINE, McpClient, McpError, StdioTransport, type TextContent } from '../../src/core';
 import { allHandlers, closeAll, connect, rawServer } from '../helpers/servers';
 
 const text = (block: unknown) => (block as TextContent).text;
@@ -98,6 +98,33 @@ describe('fault servers: nothing is lost', function () {
     assert.equal(text(result.content[0]).length, 10);
   });
 
+  it('keeps a bounded piece of a 40 MiB stderr line without a newline and says how much it dropped', async () => {
+    const transport = new StdioTransport({ ...rawServer('stderr-flood'), shutdownGraceMs: 500 });
+    const lines: string[] = [];
+    transport.onLog((e) => e.source === 'stderr' && lines.push(e.message));
+    await transport.start();
+    const flood = 40 * 1024 * 1024 + 'END OF FLOOD'.length;
+    let largestKept = 0;
+    try {
+      for (const deadline = Date.now() + 60_000; ; ) {
+        const { kept, droppedBytes } = transport.pendingStderr;
+        largestKept = Math.max(largestKept, kept);
+        if (kept + droppedBytes === flood) break;
+        assert.ok(Date.now() < deadline, `only ${kept + droppedBytes} of ${flood} bytes arrived`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      await transport.close();
+    }
+    assert.ok(largestKept <= MAX_STDERR_LINE, `kept ${largestKept} characters of an unfinished line`);
+    // The exit flushes the unfinished line: its head, and a count of the rest.
+    assert.equal(lines.length, 1, `${lines.length} stderr lines`);
+    assert.ok(lines[0].length < MAX_STDERR_LINE + 100, `a stderr line of ${lines[0].length} characters`);
+    assert.ok(lines[0].startsWith('xxxx'));
+    assert.ok(lines[0].endsWith(` (… ${flood - MAX_STDERR_LINE} bytes dropped)`), lines[0].slice(-60));
+    assert.ok(transport.recentStderr.every((l) => l.length < MAX_STDERR_LINE + 100));
+  });
+
   it('reassembles a response written byte by byte, UTF-8 included', async () => {
     const t = await connect(rawServer('bytewise'));
     const { result } = await t.client.callTool('work', {});
@@ -171,6 +198,37 @@ describe('fault servers: nothing is lost', function () {
     assert.ok(aborted instanceof McpError && /Cancelled by the server/.test(aborted.message));
     const answers = t.logs.filter((l) => l.message.startsWith('RECEIVED') && l.message.includes('"id":"srv-sample"'));
     assert.deepEqual(answers, [], 'no response to a cancelled request');
+  });
+
+  it('tells a handler still running when we close the connection that it closed, not that the server cancelled', async () => {
+    let aborted: unknown;
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => (started = resolve));
+    // The server would cancel only after 30 s: the close comes first.
+    const t = await connect({ ...rawServer('cancel-peer-request'), args: [...rawServer('cancel-peer-request').args!, '30000'] }, {
+      handlers: allHandlers({
+        createMessage: (_params, signal) =>
+          new Promise((_resolve, reject) => {
+            started();
+            signal.addEventListener('abort', () => {
+              aborted = signal.reason;
+              reject(signal.reason);
+            });
+          }),
+      }),
+    });
+    await handlerStarted;
+    await t.client.close();
+    assert.ok(aborted instanceof McpError, `aborted with ${String(aborted)}`);
+    assert.equal(aborted.code, ErrorCode.ConnectionClosed);
+    assert.doesNotMatch(aborted.message, /by the server/);
+    assert.match(aborted.message, /closed by the client/);
+  });
+
+  it('logs which server request went unanswered when the answer could not be sent', async () => {
+    const t = await connect(rawServer('deaf'));
+    const line = await t.waitForLog((e) => e.source === 'protocol' && e.message.includes(`could not answer the server's request "srv-deaf-1"`));
+    assert.equal(line.level, 'warning');
   });
 
   it('refuses roots/list with -32601 when the host gave no roots handler', async () => {

@@ -57,7 +57,7 @@ describe('tool arguments from inputSchema', () => {
 });
 
 describe('rendering results and prompts', () => {
-  const link = (uri: string, name: string) => `[${name}](link:${uri})`;
+  const link = (uri: string) => `link:${uri}`;
 
   it('renders every content block, binaries as attachments, and the outputSchema verdict', () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64');
@@ -79,12 +79,12 @@ describe('rendering results and prompts', () => {
       link,
     );
     assert.match(r.markdown, /^# srv › t\n/);
-    assert.match(r.markdown, /hello/);
+    assert.match(r.markdown, /\n> ```text\n> hello\n> ```\n/);
     assert.match(r.markdown, /🖼 \[content-1\.png\]\(content-1\.png\) — image\/png, 4 bytes/);
     assert.match(r.markdown, /🔊 \[content-2\.wav\]\(content-2\.wav\) — audio\/wav, 4 bytes/);
     assert.doesNotMatch(r.markdown, /base64/, 'binaries are linked, not inlined');
     assert.match(r.markdown, /\[one\]\(link:demo:\/\/x\/1\)/);
-    assert.match(r.markdown, /````\nembedded text\n````/);
+    assert.match(r.markdown, /> ```text\n> embedded text\n> ```/);
     assert.match(r.markdown, /does NOT match the outputSchema: \/n must be string/);
     assert.deepEqual(r.attachments.map((a) => [a.fileName, a.mimeType, a.data.length]), [
       ['content-1.png', 'image/png', 4],
@@ -96,13 +96,13 @@ describe('rendering results and prompts', () => {
   it('marks isError results', () => {
     const r = renderToolResult('t', {}, { content: [{ type: 'text', text: 'boom' }], isError: true }, undefined, link);
     assert.match(r.markdown, /# t — failed/);
-    assert.match(r.markdown, /## Error reported by the tool\n\nboom/);
+    assert.match(r.markdown, /## Error reported by the tool\n\n> ```text\n> boom\n> ```/);
   });
 
   it('renders a prompt with role headings and copies it as text', () => {
     const result = { description: 'd', messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'Hi' } }, { role: 'assistant' as const, content: { type: 'text' as const, text: 'Yo' } }] };
     const r = renderPrompt('p', { city: 'Oslo' }, result, link);
-    assert.match(r.markdown, /# Prompt: p\n\n_d_\n\nArguments: `city` = "Oslo"\n\n## 1\. user\n\nHi\n\n## 2\. assistant\n\nYo/);
+    assert.match(r.markdown, /# Prompt: p\n\n> ```text\n> d\n> ```\n\nArguments: city = "Oslo"\n\n## 1\. user\n\n> ```text\n> Hi\n> ```\n\n## 2\. assistant\n\n> ```text\n> Yo\n> ```/);
     assert.equal(promptText(result), 'user: Hi\n\nassistant: Yo');
   });
 });

@@ -196,9 +196,17 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     h.onLog((e) => {
       if (e.source === 'stderr' && e.message.includes('"method":"tools/list"')) received.push(e.message);
     });
+    // The fixture reports on stderr, a pipe of its own: its lines may arrive after the answers.
+    const settle = async (count: number) => {
+      const deadline = Date.now() + 5000;
+      while (received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
+    };
     await h.start();
+    await settle(1);
     const before = received.length;
     await Promise.all([1, 2, 3, 4, 5].map(() => h.refresh('tools')));
+    await settle(before + 2);
     assert.equal(received.length - before, 2, 'one fetch under way plus one for the calls that came during it');
     assert.deepEqual(h.tools.map((t) => t.name), ['work']);
   });

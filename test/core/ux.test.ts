@@ -53,8 +53,8 @@ describe('templateArguments', () => {
 });
 
 describe('renderServerInfo', () => {
-  it('shows who the server is, its capabilities and its instructions in full', () => {
-    const long = `Use the tools wisely.\n${'x'.repeat(3000)}`;
+  it('shows who the server is, its capabilities and its instructions in full, as data', () => {
+    const long = `Use the tools wisely: see [the guide](command:workbench.action.openSettings).\n${'x'.repeat(3000)}`;
     const md = renderServerInfo({
       name: 'everything',
       reachedBy: 'stdio: node index.js',
@@ -66,11 +66,13 @@ describe('renderServerInfo', () => {
       instructions: long,
     });
     assert.match(md, /^# everything$/m);
-    assert.match(md, /Everything \(`mcp-servers\/everything`\)/);
+    assert.match(md, /Everything \(mcp-servers\/everything\)/);
     assert.match(md, /\*\*Version:\*\* 2\.0\.0/);
-    assert.match(md, /`tools` \(listChanged\)/);
-    assert.match(md, /`logging`/);
-    assert.ok(md.includes(long), 'the instructions are not cut');
+    assert.match(md, /^- tools \(listChanged\)$/m);
+    assert.match(md, /^- logging$/m);
+    assert.ok(md.includes(`> ${'x'.repeat(3000)}`), 'the instructions are not cut');
+    assert.match(md, /^> Use the tools wisely/m, 'quoted, so no line of the server looks like one of ours');
+    assert.ok(!md.includes('(command:'), 'no link in them acts');
   });
   it('says a stopped server reports nothing yet', () => {
     assert.match(renderServerInfo({ name: 's', reachedBy: 'https://x.test', scope: 'user settings', state: 'stopped' }), /not running/);

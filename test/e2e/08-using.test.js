@@ -20,7 +20,10 @@ async function everythingRunning(page) {
   const item = page.locator('.activitybar .action-item a[aria-label^="MCP Host"]').first();
   await item.waitFor({ timeout: 60_000 });
   if (!(await page.locator('.activitybar .action-item.checked a[aria-label^="MCP Host"]').count())) await item.click();
-  await page.locator(`${sidebar} .monaco-list-row`, { hasText: /everything.*running/ }).first().waitFor({ timeout: 90_000 });
+  await page
+    .locator(`${sidebar} .monaco-list-row`, { hasText: /everything.*running/ })
+    .first()
+    .waitFor({ timeout: 90_000 });
 }
 
 /** The visible rows of the open quick pick. */
@@ -66,7 +69,10 @@ describe('using MCP Host day to day', () => {
     await screenshot(page, 'template-hint');
     await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'hello' }).first().waitFor();
     await page.keyboard.press('Enter');
-    await page.locator('.notifications-toasts .notification-toast', { hasText: /Unknown resource: .*dynamic\/text\/hello/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.notifications-toasts .notification-toast', { hasText: /Unknown resource: .*dynamic\/text\/hello/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
   });
 
   it('offers Start Server in the palette only while a server is not running', async () => {
@@ -76,7 +82,10 @@ describe('using MCP Host day to day', () => {
     await input.fill('>MCP Host: S');
     await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'MCP Host: Stop Server' }).first().waitFor({ timeout: 30_000 });
     const rows = await rowTexts(page);
-    assert.ok(rows.some((r) => r.includes('MCP Host: Show Server Info')), rows.join(' | '));
+    assert.ok(
+      rows.some((r) => r.includes('MCP Host: Show Server Info')),
+      rows.join(' | '),
+    );
     assert.ok(!rows.some((r) => r.includes('MCP Host: Start Server')), `every server runs, yet: ${rows.join(' | ')}`);
     assert.ok(!rows.some((r) => r.includes('MCP Host: Sign Out of Server')), 'no HTTP server is configured');
     await page.keyboard.press('Escape');

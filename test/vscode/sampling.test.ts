@@ -127,4 +127,20 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     assert.equal(req.model, 'test-echo-large');
     await waitFor(() => req.cancelled, 'the model to see the cancellation');
   });
+
+  it('a stop on our side mid-answer is recorded as the connection closing, not as the server cancelling', async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    models.delayMs = 400;
+    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
+    // This server would cancel only after a minute: we stop it first.
+    await setServers({ stopped: { command: 'node', args: [raw, 'cancel-peer-request', '60000'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    const h = await running(a, 'stopped');
+    await waitFor(async () => (await recorded()).length > 0, 'the model request to start');
+    await h.stop();
+    const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'stopped' && r.durationMs !== undefined), 'the sampling exchange to end');
+    assert.equal(record.decision, 'cancelled', JSON.stringify(record));
+    assert.match(record.error ?? '', /^Connection closed/);
+    assert.doesNotMatch(record.error ?? '', /by the server/);
+  });
 });

@@ -122,8 +122,8 @@ describe('servers from settings in a real VS Code', function () {
     const a = await api();
     await setServers(undefined);
     const asked: string[] = [];
-    a.host.consent.prompt = async (_def, commandLine) => {
-      asked.push(commandLine);
+    a.host.consent.prompt = async ({ commandLine }) => {
+      asked.push(commandLine ?? '');
       return 'cancel';
     };
     await setServers({ ws: everything() }, vscode.ConfigurationTarget.Workspace);

@@ -109,7 +109,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
   it('adds an npm package to the workspace settings as npx -y, and says when starting is not allowed', async () => {
     const a = await api();
     const asked: string[] = [];
-    a.host.consent.prompt = async (def) => {
+    a.host.consent.prompt = async ({ def }) => {
       asked.push(def.name);
       return 'cancel';
     };

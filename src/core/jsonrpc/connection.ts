@@ -301,7 +301,8 @@ export class McpConnection {
     const message = error
       ? { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } }
       : { jsonrpc: '2.0', id, result };
-    this.writer.write(message as unknown as Message).catch(() => undefined);
+    // The server waits for this answer in vain: the log says so.
+    this.writer.write(message as unknown as Message).catch((e) => this.log('warning', `could not answer the server's request ${JSON.stringify(id)}: ${(e as Error)?.message ?? e}`));
   }
 
   private rememberAbandoned(id: RequestId): void {
@@ -321,7 +322,8 @@ export class McpConnection {
     const error = McpError.connectionClosed(reason);
     for (const request of [...this.pending.values()]) request.fail(error);
     this.pending.clear();
-    for (const controller of this.inbound.values()) controller.abort(new McpError(REQUEST_CANCELLED, 'Cancelled by the server'));
+    // Handlers still running learn the connection is gone, not that the server changed its mind.
+    for (const controller of this.inbound.values()) controller.abort(error);
     for (const subscription of this.subscriptions) subscription.dispose();
     this.subscriptions = [];
     this.closeEmitter.fire(reason);
@@ -340,7 +342,7 @@ export class McpConnection {
     }
     this.transport.writer
       .write({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${reason}` } } as Message)
-      .catch(() => undefined);
+      .catch((e) => this.log('warning', `could not refuse the invalid request ${JSON.stringify(id)}: ${(e as Error)?.message ?? e}`));
   }
 
   private logUnknownResponse(id: RequestId): false {

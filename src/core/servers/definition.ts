@@ -142,9 +142,12 @@ export function definitionHash(def: ServerDefinition): string {
   return createHash('sha256').update(stableStringify(def)).digest('hex').slice(0, 16);
 }
 
-/** Hash of just the command line a person consents to (command, args, cwd, env, origin). */
+/**
+ * Hash of what a person consents to, as written in settings: command, args, cwd, env and envFile
+ * of a stdio server; url and headers of an HTTP one.
+ */
 export function launchHash(def: ServerDefinition): string {
-  const launch = def.type === 'stdio' ? { c: def.command, a: def.args, d: def.cwd, e: def.env, f: def.envFile } : { u: def.url };
+  const launch = def.type === 'stdio' ? { c: def.command, a: def.args, d: def.cwd, e: def.env, f: def.envFile } : { u: def.url, h: def.headers };
   return createHash('sha256').update(stableStringify(launch)).digest('hex').slice(0, 16);
 }
 

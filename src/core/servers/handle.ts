@@ -41,6 +41,8 @@ export class ServerHandle {
   private crashes: number[] = [];
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
+  /** Resources someone wants updates of, with how many holders: subscribed again on every new connection. */
+  private readonly subscribed = new Map<string, number>();
 
   tools: Tool[] = [];
   prompts: Prompt[] = [];
@@ -106,6 +108,47 @@ export class ServerHandle {
     }
   }
 
+  /**
+   * Keeps `notifications/resources/updated` coming for `uri` until the returned disposable is
+   * disposed by every holder: subscribed now if the server runs, and again after each restart
+   * and each session renewal. Servers without `resources.subscribe` are not asked.
+   */
+  subscribeResource(uri: string): Disposable {
+    const holders = this.subscribed.get(uri) ?? 0;
+    this.subscribed.set(uri, holders + 1);
+    if (holders === 0 && this.client) this.sendSubscribe(this.client, uri);
+    let released = false;
+    return {
+      dispose: () => {
+        if (released) return;
+        released = true;
+        const left = (this.subscribed.get(uri) ?? 1) - 1;
+        if (left > 0) return void this.subscribed.set(uri, left);
+        this.subscribed.delete(uri);
+        const client = this.client;
+        if (client?.serverCapabilities?.resources?.subscribe) {
+          client.unsubscribeResource(uri).catch((e) => this.log('debug', `unsubscribe ${uri}: ${McpError.from(e).message}`));
+        }
+      },
+    };
+  }
+
+  /** The resources kept subscribed, for tests and diagnostics. */
+  get subscribedResources(): string[] {
+    return [...this.subscribed.keys()];
+  }
+
+  private resubscribe(client: McpClient): void {
+    for (const uri of this.subscribed.keys()) this.sendSubscribe(client, uri);
+  }
+
+  private sendSubscribe(client: McpClient, uri: string): void {
+    if (!client.serverCapabilities?.resources?.subscribe) return;
+    client.subscribeResource(uri).catch((e) => {
+      if (this._client === client) this.log('warning', `subscribe ${uri}: ${McpError.from(e).message}`);
+    });
+  }
+
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
@@ -153,6 +196,10 @@ export class ServerHandle {
       await Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k)));
       if (this._client !== client) return;
       this.log('info', `running: ${init.serverInfo?.name ?? '?'} ${init.serverInfo?.version ?? ''}, protocol ${init.protocolVersion}`);
+      // A new process or session knows none of the old subscriptions.
+      this.resubscribe(client);
+      const renewed = transport.onDidRenewSession?.(() => this.resubscribe(client!));
+      if (renewed) this.launch.push(renewed);
       this.setState({ kind: 'running' });
     } catch (error) {
       const e = McpError.from(error);
@@ -254,7 +301,8 @@ export class ServerHandle {
     this.stateEmitter.fire(state);
   }
 
-  private log(level: LogEntry['level'], message: string): void {
+  /** A line in this server's log: its lifecycle, and what the editor layer has to say about it. */
+  log(level: LogEntry['level'], message: string): void {
     this.logEmitter.fire({ level, source: 'server', message });
   }
 }

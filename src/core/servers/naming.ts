@@ -23,7 +23,10 @@ export function suggestServerName(kind: NewServerKind, value: string): string {
   const words = splitCommandLine(value);
   const meaningful = kind === 'npm' ? words[0] : (words.find((w, i) => i > 0 && !w.startsWith('-')) ?? words[0]);
   if (!meaningful) return 'server';
-  const segments = meaningful.replace(/(.)@[^/@]*$/, '$1').split(/[/\\]/).filter(Boolean);
+  const segments = meaningful
+    .replace(/(.)@[^/@]*$/, '$1')
+    .split(/[/\\]/)
+    .filter(Boolean);
   const strip = (s: string) => s.replace(/\.(m?js|cjs|py|ts|mts|cts)$/, '');
   let base = strip(segments.pop() ?? '');
   if (GENERIC_FILES.has(base.toLowerCase())) {

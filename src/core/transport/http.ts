@@ -37,6 +37,11 @@ export class HttpTransport implements Transport {
     this.wire(this.streamable, (message) => this.fromStreamable(message));
   }
 
+  /** Only Streamable HTTP has sessions that the server can replace. */
+  get onDidRenewSession(): Transport['onDidRenewSession'] {
+    return this.streamable.onDidRenewSession;
+  }
+
   /** Which protocol the server turned out to speak. */
   get kind(): 'streamableHttp' | 'sse' {
     return this.legacy ? 'sse' : 'streamableHttp';

@@ -1,7 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Emitter } from 'vscode-jsonrpc/node';
-import { NdjsonMessageReader, NdjsonMessageWriter, DEFAULT_MAX_LINE_BYTES } from '../jsonrpc/ndjson';
+import { NdjsonMessageReader, NdjsonMessageWriter, DEFAULT_MAX_LINE_BYTES } from './ndjson';
 import { McpError } from '../protocol/errors';
+import { spawnServer, treeKill } from './processes';
 import type { LogEntry, Transport, TransportClosed } from './transport';
 
 export interface StdioServerParams {
@@ -18,6 +19,8 @@ export interface StdioServerParams {
 }
 
 const STDERR_TAIL_LINES = 20;
+/** The longest stderr line kept, in UTF-16 code units; the rest of a longer line is counted, not kept. */
+export const MAX_STDERR_LINE = 64 * 1024;
 const DEFAULT_GRACE_MS = 2000;
 
 /** Spawns a server process and speaks newline-delimited JSON over its stdin/stdout. */
@@ -29,7 +32,10 @@ export class StdioTransport implements Transport {
 
   private child: ChildProcessWithoutNullStreams | undefined;
   private readonly stderrTail: string[] = [];
+  /** The stderr line still waiting for its newline, at most MAX_STDERR_LINE long… */
   private stderrPartial = '';
+  /** …and how many bytes of it were dropped beyond that. */
+  private stderrDropped = 0;
   private stopping = false;
   private closed = false;
   private exited: Promise<void> = Promise.resolve();
@@ -55,6 +61,10 @@ export class StdioTransport implements Transport {
     if (!child) return 0;
     return [child.stdin, child.stdout, child.stderr].reduce((sum, stream) => sum + stream.eventNames().reduce((n, e) => n + stream.listenerCount(e), 0), 0);
   }
+  /** The unfinished stderr line: what is kept of it, and how many bytes were dropped. */
+  get pendingStderr(): { kept: number; droppedBytes: number } {
+    return { kept: this.stderrPartial.length, droppedBytes: this.stderrDropped };
+  }
   /** The last lines the server wrote to stderr, for error messages. */
   get recentStderr(): string[] {
     return [...this.stderrTail];
@@ -67,10 +77,9 @@ export class StdioTransport implements Transport {
       if (v === null) delete env[k];
       else env[k] = v;
     }
-    const child = spawn(command, args, {
+    const child = spawnServer(command, args, {
       cwd,
       env,
-      stdio: ['pipe', 'pipe', 'pipe'],
       // Its own process group, so stop() can reach every descendant at once.
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -109,8 +118,9 @@ export class StdioTransport implements Transport {
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
         const tail = this.stderrTail.length ? `\n${this.stderrTail.join('\n')}` : '';
         this.log(this.stopping ? 'info' : 'error', 'transport', `server ${how}`);
-        // Sweep anything the server left behind in its process group.
-        this.signalGroup('SIGTERM');
+        // Sweep anything the server left behind in its process group. (Not on Windows: there the
+        // tree is found by a pid that, once its process has exited, may already be another's.)
+        if (process.platform !== 'win32') this.signalGroup('SIGTERM');
         this.fireClosed(`server ${how}${this.stopping ? '' : tail}`);
       });
     });
@@ -145,23 +155,50 @@ export class StdioTransport implements Transport {
   private signalGroup(signal: NodeJS.Signals): void {
     const pid = this.child?.pid;
     if (pid === undefined) return;
+    const kill = treeKill(pid, signal);
+    if (kill.kind === 'command') {
+      // Fails harmlessly when the tree is already gone.
+      execFile(kill.command, kill.args, { windowsHide: true }, () => undefined);
+      return;
+    }
     try {
-      if (process.platform === 'win32') this.child?.kill(signal);
-      else process.kill(-pid, signal);
+      process.kill(kill.pid, kill.signal);
     } catch {
       // ESRCH: the group is already gone.
     }
   }
 
+  // Each chunk is scanned once and only its own newlines are looked for, so a flood without a
+  // newline costs time in proportion to its size and memory no more than one capped line.
   private onStderr(text: string): void {
-    const lines = (this.stderrPartial + text).split(/\r?\n/);
-    this.stderrPartial = lines.pop() ?? '';
-    for (const line of lines) this.pushStderr(line);
+    let start = 0;
+    for (let newline = text.indexOf('\n', start); newline !== -1; newline = text.indexOf('\n', start)) {
+      this.keepStderr(text.slice(start, newline));
+      this.flushStderr();
+      start = newline + 1;
+    }
+    if (start < text.length) this.keepStderr(start === 0 ? text : text.slice(start));
+  }
+
+  private keepStderr(piece: string): void {
+    const room = MAX_STDERR_LINE - this.stderrPartial.length;
+    if (piece.length <= room && this.stderrDropped === 0) {
+      this.stderrPartial += piece;
+      return;
+    }
+    let cut = this.stderrDropped > 0 ? 0 : Math.max(0, room);
+    // Never split a surrogate pair at the cut.
+    if (cut > 0 && cut < piece.length && /[\uD800-\uDBFF]/.test(piece[cut - 1])) cut--;
+    if (cut > 0) this.stderrPartial += piece.slice(0, cut);
+    this.stderrDropped += Buffer.byteLength(cut > 0 ? piece.slice(cut) : piece, 'utf8');
   }
 
   private flushStderr(): void {
-    if (this.stderrPartial) this.pushStderr(this.stderrPartial);
+    let line = this.stderrPartial.endsWith('\r') ? this.stderrPartial.slice(0, -1) : this.stderrPartial;
+    if (this.stderrDropped > 0) line += ` (… ${this.stderrDropped} bytes dropped)`;
     this.stderrPartial = '';
+    this.stderrDropped = 0;
+    if (line) this.pushStderr(line);
   }
 
   private pushStderr(line: string): void {

@@ -52,6 +52,8 @@ export class StreamableHttpTransport implements Transport {
   private readonly closeEmitter = new Emitter<TransportClosed>();
   readonly onLog = this.logEmitter.event;
   readonly onDidClose = this.closeEmitter.event;
+  private readonly renewEmitter = new Emitter<void>();
+  readonly onDidRenewSession = this.renewEmitter.event;
 
   private parsedUrl: URL | undefined;
   private _sessionId: string | undefined;
@@ -354,6 +356,7 @@ export class StreamableHttpTransport implements Transport {
       await discard(await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' } as Message, scope.signal, false));
       this.log('info', 'the new session is ready; resending');
       this.openGetStream();
+      this.renewEmitter.fire();
     } catch (error) {
       this.router.forget(id);
       // Closing aborts the renewal; that is not the server's failure.

@@ -26,6 +26,12 @@ export interface Transport {
   readonly onLog: Event<LogEntry>;
   /** Fires once, when the channel is gone for good. */
   readonly onDidClose: Event<TransportClosed>;
+  /**
+   * Fires when the server replaced our session with a new one behind the client's back (Streamable
+   * HTTP renews an expired session): what the old session held, such as resource subscriptions,
+   * is gone and must be asked for again.
+   */
+  readonly onDidRenewSession?: Event<void>;
   /** Resolves when messages can flow; rejects with a clear error if the channel cannot open. */
   start(): Promise<void>;
   /** Told after initialize, for transports that must send the version with every message. */

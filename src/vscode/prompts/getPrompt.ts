@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { McpError, promptText, renderPrompt, titleAndName, type Prompt, type ServerHandle } from '../../core';
+import { McpError, neutraliseLinks, promptText, renderPrompt, titleAndName, type Prompt, type ServerHandle } from '../../core';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
@@ -35,19 +35,20 @@ export class PromptActions {
         prompt: `${a.required ? vscode.l10n.t('{0} (required)', a.name) : vscode.l10n.t('{0} (optional)', a.name)}${a.description ? `: ${a.description}` : ''}`,
         required: !!a.required,
         context: args,
+        log: (message) => server.log('warning', message),
       });
       if (value === undefined) return undefined;
       if (value !== '') args[a.name] = value;
     }
     try {
       const result = await client.getPrompt(prompt.name, args);
-      const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => `[${name}](${toResourceUri(server.name, uri, name, mime).toString()})`);
+      const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
       const uri = this.docs.put('prompts', `${prompt.name}.md`, rendered.markdown, rendered.attachments);
       this.texts.set(uri.toString(), promptText(result));
       await vscode.window.showTextDocument(uri, { preview: false });
       return uri;
     } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, McpError.from(error).toString()));
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, neutraliseLinks(this.host.redact(McpError.from(error).toString()))));
       return undefined;
     }
   }

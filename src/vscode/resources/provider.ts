@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { McpError } from '../../core';
+import { isMediaFileName, McpError, neutraliseLinks, type ServerHandle } from '../../core';
 import type { McpHost } from '../host';
 import { ReadOnlyFileSystem } from '../readOnlyFileSystem';
 import { fromResourceUri, RESOURCE_SCHEME } from './uri';
@@ -10,8 +10,8 @@ import { fromResourceUri, RESOURCE_SCHEME } from './uri';
  */
 export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Disposable {
   private readonly sizes = new Map<string, { size: number; mtime: number }>();
-  /** Open documents (with how many holders) by server and resource URI. */
-  private readonly watched = new Map<string, { docs: Map<string, number> }>();
+  /** Open documents (with how many holders) by server and resource URI, and the subscription they hold. */
+  private readonly watched = new Map<string, Watched>();
   private readonly openDocuments = new Map<string, vscode.Disposable>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
@@ -27,6 +27,10 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
           if (known) known.mtime = now;
           this.changeEmitter.fire([{ type: vscode.FileChangeType.Changed, uri: vscode.Uri.parse(doc) }]);
         }
+      }),
+      // A changed definition brings a new handle: the subscription moves to it.
+      host.onDidChange(() => {
+        for (const entry of this.watched.values()) this.follow(entry);
       }),
       vscode.workspace.onDidOpenTextDocument((doc) => {
         if (doc.uri.scheme !== RESOURCE_SCHEME || this.openDocuments.has(doc.uri.toString())) return;
@@ -45,7 +49,7 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    const { server, resourceUri } = fromResourceUri(uri);
+    const { server, resourceUri, fileName } = fromResourceUri(uri);
     const client = this.host.registry.get(server)?.client;
     if (!client) throw vscode.FileSystemError.Unavailable(vscode.l10n.t('MCP server "{0}" is not running, so {1} cannot be read', server, resourceUri));
     let bytes: Buffer;
@@ -54,8 +58,9 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
       const content = result.contents.find((c) => c.uri === resourceUri) ?? result.contents[0];
       if (!content) throw new Error(vscode.l10n.t('the server returned no contents'));
       bytes = 'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text ?? '', 'utf8');
+      if (!isMediaFileName(fileName)) bytes = asInertText(bytes);
     } catch (error) {
-      const message = vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, McpError.from(error).message);
+      const message = neutraliseLinks(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, McpError.from(error).message));
       this.reportFailure(server, message);
       throw vscode.FileSystemError.Unavailable(message);
     }
@@ -104,16 +109,11 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
       return new vscode.Disposable(() => undefined);
     }
     const k = key(parsed.server, parsed.resourceUri);
-    const entry = this.watched.get(k) ?? { docs: new Map<string, number>() };
-    const first = entry.docs.size === 0;
+    const entry: Watched = this.watched.get(k) ?? { ...parsed, docs: new Map<string, number>() };
     entry.docs.set(uri.toString(), (entry.docs.get(uri.toString()) ?? 0) + 1);
     this.watched.set(k, entry);
-    const client = () => this.host.registry.get(parsed.server)?.client;
-    if (first && client()?.serverCapabilities?.resources?.subscribe) {
-      client()!
-        .subscribeResource(parsed.resourceUri)
-        .catch((e) => this.host.logs.channel(parsed.server).warn(`subscribe ${parsed.resourceUri}: ${McpError.from(e).message}`));
-    }
+    // The handle subscribes now or when the server runs, and again after restarts and session renewals.
+    this.follow(entry);
     let released = false;
     return new vscode.Disposable(() => {
       if (released) return;
@@ -123,15 +123,47 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
       else entry.docs.delete(uri.toString());
       if (entry.docs.size > 0) return;
       this.watched.delete(k);
-      const c = client();
-      if (c?.serverCapabilities?.resources?.subscribe) c.unsubscribeResource(parsed.resourceUri).catch(() => undefined);
+      entry.subscription?.dispose();
     });
+  }
+
+  /** Holds the subscription of an open resource on the server's current handle. */
+  private follow(entry: Watched): void {
+    const handle = this.host.registry.get(entry.server);
+    if (handle === entry.handle) return;
+    entry.subscription?.dispose();
+    entry.handle = handle;
+    entry.subscription = handle?.subscribeResource(entry.resourceUri);
   }
 
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
     this.changeEmitter.dispose();
   }
+}
+
+interface Watched {
+  server: string;
+  resourceUri: string;
+  docs: Map<string, number>;
+  handle?: ServerHandle;
+  subscription?: { dispose(): void };
+}
+
+/**
+ * A resource shown in a text editor is server text: its URI schemes are broken (see
+ * `neutraliseLinks`) so that neither the Markdown link provider nor the editor's own link
+ * detection turns `command:` or `file:` into a link. Relative links stay, and open the resource
+ * they name. Bytes that are not UTF-8 are left as they are (the editor shows them as binary).
+ */
+function asInertText(bytes: Buffer): Buffer {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return bytes;
+  }
+  return Buffer.from(neutraliseLinks(text), 'utf8');
 }
 
 function key(server: string, uri: string): string {

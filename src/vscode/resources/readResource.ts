@@ -28,6 +28,7 @@ export async function fillTemplate(server: ServerHandle, template: ResourceTempl
       required: true,
       context: values,
       hint: template.description ? `${name}: ${template.description.split('\n')[0]}` : undefined,
+      log: (message) => server.log('warning', message),
     });
     if (value === undefined) return undefined;
     values[name] = value;
@@ -42,8 +43,18 @@ export async function readResourceCommand(host: McpHost): Promise<void> {
   const items: Item[] = host.servers.flatMap((server) =>
     server.client
       ? [
-          ...server.resources.map((resource): Item => ({ label: `${server.name} › ${titleAndName(resource).label}`, description: [titleAndName(resource).name, resource.uri].filter(Boolean).join(' · '), server, resource })),
-          ...server.templates.map((template): Item => ({ label: `$(file-code) ${server.name} › ${titleAndName(template).label}`, description: [titleAndName(template).name, template.uriTemplate].filter(Boolean).join(' · '), server, template })),
+          ...server.resources.map((resource): Item => ({
+            label: `${server.name} › ${titleAndName(resource).label}`,
+            description: [titleAndName(resource).name, resource.uri].filter(Boolean).join(' · '),
+            server,
+            resource,
+          })),
+          ...server.templates.map((template): Item => ({
+            label: `$(file-code) ${server.name} › ${titleAndName(template).label}`,
+            description: [titleAndName(template).name, template.uriTemplate].filter(Boolean).join(' · '),
+            server,
+            template,
+          })),
         ]
       : [],
   );

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { decodeResourceLocation, encodeResourceLocation, isSafeResourceFileName, type DecodedResource } from '../../core';
 
 /**
  * Not `mcp-resource`: VS Code's own MCP support registers that scheme in the workbench, and a
@@ -6,60 +7,20 @@ import * as vscode from 'vscode';
  */
 export const RESOURCE_SCHEME = 'mcp-host-resource';
 
-const EXTENSIONS: Record<string, string> = {
-  'text/markdown': '.md',
-  'text/plain': '.txt',
-  'text/html': '.html',
-  'text/css': '.css',
-  'text/csv': '.csv',
-  'text/javascript': '.js',
-  'application/javascript': '.js',
-  'application/json': '.json',
-  'application/xml': '.xml',
-  'text/xml': '.xml',
-  'application/yaml': '.yaml',
-  'text/x-python': '.py',
-  'text/x-sql': '.sql',
-  'image/png': '.png',
-  'image/jpeg': '.jpg',
-  'image/gif': '.gif',
-  'image/webp': '.webp',
-  'image/svg+xml': '.svg',
-  'audio/wav': '.wav',
-  'audio/mpeg': '.mp3',
-  'application/pdf': '.pdf',
-};
-
-/** A file extension for a mime type, so VS Code picks the language or the image preview. */
-export function extensionFor(mimeType: string | undefined): string {
-  return (mimeType && EXTENSIONS[mimeType.split(';')[0].trim().toLowerCase()]) ?? '';
-}
-
 /**
- * `mcp-host-resource:/<server>/<base64url of the resource URI>/<file name>`: the server and the
- * original URI survive any characters, and the last segment gives the tab title and language.
+ * `mcp-host-resource:/<server>/<scheme>/<authority>/<path>.<our extension>?<resource URI>`: readable
+ * in tabs and breadcrumbs, relative links resolve as on the resource's own URI, and the
+ * extension (ours, from the MIME type) picks the editor. See `encodeResourceLocation`.
  */
 export function toResourceUri(server: string, resourceUri: string, name?: string, mimeType?: string): vscode.Uri {
-  const encoded = Buffer.from(resourceUri, 'utf8').toString('base64url');
-  let file = (name || lastSegment(resourceUri) || 'resource').replace(/[/\\?#%*:|"<>]/g, '_').slice(0, 120);
-  const ext = extensionFor(mimeType);
-  if (ext && !file.toLowerCase().endsWith(ext)) file += ext;
-  return vscode.Uri.from({ scheme: RESOURCE_SCHEME, path: `/${encodeURIComponent(server)}/${encoded}/${file}` });
+  const { path, query } = encodeResourceLocation(server, resourceUri, name, mimeType);
+  return vscode.Uri.from({ scheme: RESOURCE_SCHEME, path, query });
 }
 
-export function fromResourceUri(uri: vscode.Uri): { server: string; resourceUri: string } {
-  const [, server, encoded] = uri.path.split('/');
-  if (uri.scheme !== RESOURCE_SCHEME || !server || !encoded) throw vscode.FileSystemError.FileNotFound(uri);
-  return { server: decodeURIComponent(server), resourceUri: Buffer.from(encoded, 'base64url').toString('utf8') };
-}
-
-function lastSegment(uri: string): string {
-  const withoutQuery = uri.split(/[?#]/)[0];
-  const parts = withoutQuery.split('/').filter(Boolean);
-  const last = parts[parts.length - 1] ?? '';
-  try {
-    return decodeURIComponent(last);
-  } catch {
-    return last;
-  }
+/** The server and resource a URI of ours names; a name that would pick an editor we do not accept for server content is refused. */
+export function fromResourceUri(uri: vscode.Uri): DecodedResource {
+  const decoded = uri.scheme === RESOURCE_SCHEME ? decodeResourceLocation(uri.path, uri.query) : undefined;
+  if (!decoded) throw vscode.FileSystemError.FileNotFound(uri);
+  if (!isSafeResourceFileName(decoded.fileName)) throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('MCP Host opens server content only as text or media: {0}', decoded.fileName));
+  return decoded;
 }

@@ -2,7 +2,10 @@ import * as vscode from 'vscode';
 import {
   applyStopSequences,
   chooseModel,
+  ErrorCode,
+  inline,
   McpError,
+  quoted,
   SamplingBudget,
   type CreateMessageParams,
   type CreateMessageResult,
@@ -59,21 +62,19 @@ export class SamplingService {
     const parts = [`# ${vscode.l10n.t('Sampling history')}`, this.history.length ? '' : `_${vscode.l10n.t('No sampling requests yet.')}_`];
     for (const r of this.history) {
       parts.push(
-        `## ${new Date(r.at).toLocaleString()} — ${r.server}: ${decisionLabel(r.decision)}`,
+        `## ${new Date(r.at).toLocaleString()} — ${inline(r.server)}: ${decisionLabel(r.decision)}`,
         [
           r.reviewed ? `- ${vscode.l10n.t('edited by the person in Review')}` : '',
-          r.model ? `- ${vscode.l10n.t('model: {0}', r.model)}` : '',
+          r.model ? `- ${vscode.l10n.t('model: {0}', inline(r.model))}` : '',
           r.tokensIn !== undefined ? `- ${vscode.l10n.t('tokens: {0} in, {1} out', r.tokensIn, r.tokensOut ?? 0)}` : '',
           r.durationMs !== undefined ? `- ${vscode.l10n.t('duration: {0} ms', r.durationMs)}` : '',
-          r.error ? `- ${vscode.l10n.t('error: {0}', r.error)}` : '',
+          r.error ? `- ${vscode.l10n.t('error: {0}', inline(r.error))}` : '',
         ]
           .filter(Boolean)
           .join('\n'),
-        '```text',
-        describeRequest(r.server, r.request),
-        '```',
+        quoted(describeRequest(r.server, r.request)),
       );
-      if (r.response !== undefined) parts.push(vscode.l10n.t('Response:'), '```text', r.response, '```');
+      if (r.response !== undefined) parts.push(vscode.l10n.t('Response:'), quoted(r.response));
     }
     const uri = docs.put('sampling', 'sampling-history.md', parts.join('\n\n'));
     await vscode.window.showTextDocument(uri, { preview: false });
@@ -202,11 +203,14 @@ export class SamplingService {
       return { role: 'assistant', content: { type: 'text', text }, model: chosen.id, stopReason };
     } catch (error) {
       const cancelled = signal.aborted;
+      // Our side closing the connection aborts the signal too: the server is not to blame for that.
+      const closed = cancelled && signal.reason instanceof McpError && signal.reason.code === ErrorCode.ConnectionClosed ? (signal.reason as McpError) : undefined;
       record.decision = cancelled ? 'cancelled' : 'failed';
       record.durationMs = Date.now() - started;
-      const message = error instanceof vscode.LanguageModelError ? `${error.code}: ${error.message}` : McpError.from(error).message;
+      const message = closed ? closed.message : error instanceof vscode.LanguageModelError ? `${error.code}: ${error.message}` : McpError.from(error).message;
       record.error = message;
-      log.warn(`sampling: ${cancelled ? 'cancelled by the server' : `model error: ${message}`}`);
+      log.warn(`sampling: ${closed ? `stopped: ${message}` : cancelled ? 'cancelled by the server' : `model error: ${message}`}`);
+      if (closed) throw closed;
       throw cancelled ? new McpError(-32800, 'Sampling cancelled by the server') : new McpError(-32603, `The language model failed: ${message}`);
     } finally {
       signal.removeEventListener('abort', onAbort);

@@ -62,7 +62,9 @@ export async function editServerSettings(entry: ServerEntry): Promise<vscode.Tex
     editor.selection = new vscode.Selection(range.start, range.end);
     editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   } else {
-    void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: "{0}" is not written in this file as a key of "{1}"; it may come from a setting VS Code merged.', entry.name, `${Settings.section}.${Settings.servers}`));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('MCP Host: "{0}" is not written in this file as a key of "{1}"; it may come from a setting VS Code merged.', entry.name, `${Settings.section}.${Settings.servers}`),
+    );
   }
   return editor;
 }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { checkJsonArguments, isToolOffered, McpError, templateArguments, titleAndName, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
+import { checkJsonArguments, isToolOffered, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
 import type { DocumentActions } from '../documentActions';
 import { elicit } from '../elicitation/elicit';
 import type { McpHost } from '../host';
@@ -122,12 +122,12 @@ export class ToolCalls implements vscode.Disposable {
             },
           });
           record.outcome = outcome.result.isError ? 'isError' : 'ok';
-          const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => `[${name}](${toResourceUri(server.name, uri, name, mime).toString()})`);
+          const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
           const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
           if (outcome.result.isError) {
             const first = outcome.result.content.find((c) => c.type === 'text');
             const details = vscode.l10n.t('Show Details');
-            void vscode.window.showErrorMessage(vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? first.text : vscode.l10n.t('the tool reported an error')), details).then((pick) => {
+            void vscode.window.showErrorMessage(vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? neutraliseLinks(first.text) : vscode.l10n.t('the tool reported an error')), details).then((pick) => {
               if (pick === details) void vscode.window.showTextDocument(doc, { preview: false });
             });
           } else {
@@ -138,7 +138,7 @@ export class ToolCalls implements vscode.Disposable {
           record.outcome = controller.signal.aborted ? 'cancelled' : 'failed';
           urlElicitations = requiredUrlElicitations(e);
           if (controller.signal.aborted) void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
-          else if (!urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, e.toString()));
+          else if (!urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
         }
       },
     );

@@ -1,4 +1,4 @@
-import type { DefinitionDiagnostic, Prompt, Resource, ResourceTemplate, ServerHandle, Tool } from '../../core';
+import type { DefinitionDiagnostic, Prompt, ServerOrigin, Resource, ResourceTemplate, ServerHandle, Tool } from '../../core';
 
 export type GroupKind = 'tools' | 'prompts' | 'resources' | 'templates';
 
@@ -6,6 +6,7 @@ export type GroupKind = 'tools' | 'prompts' | 'resources' | 'templates';
 export type TreeNode =
   | { kind: 'server'; server: ServerHandle }
   | { kind: 'invalid'; diagnostic: DefinitionDiagnostic }
+  | { kind: 'blocked'; name: string; origin: ServerOrigin }
   | { kind: 'group'; server: ServerHandle; group: GroupKind }
   | { kind: 'tool'; server: ServerHandle; tool: Tool }
   | { kind: 'prompt'; server: ServerHandle; prompt: Prompt }

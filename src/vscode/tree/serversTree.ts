@@ -31,6 +31,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     if (!node) {
       return [
         ...this.host.servers.map((server): TreeNode => ({ kind: 'server', server })),
+        ...this.host.blocked.map((b): TreeNode => ({ kind: 'blocked', name: b.name, origin: b.origin })),
         ...this.host.diagnostics.map((diagnostic): TreeNode => ({ kind: 'invalid', diagnostic })),
       ];
     }
@@ -59,8 +60,23 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
     switch (node.kind) {
-      case 'server':
-        return serverItem(node.server, this.host.consent.waiting.has(node.server.name));
+      case 'server': {
+        const item = serverItem(node.server, (text) => this.host.redact(text));
+        if (node.server.state.kind === 'starting' && this.host.waitingForPermission.has(node.server.name)) {
+          item.description = vscode.l10n.t('waiting for your permission');
+          item.iconPath = new vscode.ThemeIcon('question');
+        }
+        return item;
+      }
+      case 'blocked': {
+        const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
+        item.description = vscode.l10n.t('blocked: this workspace is not trusted');
+        item.tooltip = vscode.l10n.t('{0} ({1}) does not start in Restricted Mode. Click to manage Workspace Trust.', node.name, scopeLabel(node.origin.scope));
+        item.iconPath = new vscode.ThemeIcon('workspace-untrusted');
+        item.contextValue = 'blockedServer';
+        item.command = { command: 'workbench.trust.manage', title: vscode.l10n.t('Manage Workspace Trust') };
+        return item;
+      }
       case 'invalid': {
         const item = new vscode.TreeItem(node.diagnostic.name, vscode.TreeItemCollapsibleState.None);
         item.description = vscode.l10n.t('invalid: {0}', node.diagnostic.message);
@@ -149,7 +165,7 @@ export function groupsOf(server: ServerHandle): GroupKind[] {
   return groups;
 }
 
-function serverItem(server: ServerHandle, waitingForConsent: boolean): vscode.TreeItem {
+function serverItem(server: ServerHandle, redact: (text: string) => string): vscode.TreeItem {
   const state = server.state;
   const running = state.kind === 'running';
   const item = new vscode.TreeItem(server.name, running ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
@@ -157,20 +173,20 @@ function serverItem(server: ServerHandle, waitingForConsent: boolean): vscode.Tr
   // new id once it runs lets Expanded apply the first time, and keeps the person's choice after.
   item.id = running ? `server/${server.name}/running` : `server/${server.name}`;
   item.iconPath = stateIcon(state);
-  item.description = describeServer(server, waitingForConsent);
+  item.description = redact(describeServer(server));
   item.contextValue = `server.${state.kind}`;
-  item.tooltip = serverTooltip(server);
+  item.tooltip = serverTooltip(server, redact);
   if (!running) item.command = { command: Commands.showServerLog, title: vscode.l10n.t('Show Server Log'), arguments: [{ kind: 'server', server }] };
   return item;
 }
 
-export function describeServer(server: ServerHandle, waitingForConsent = false): string {
+export function describeServer(server: ServerHandle): string {
   const state = server.state;
   switch (state.kind) {
     case 'stopped':
       return server.definition.enabled ? stateLabel('stopped') : vscode.l10n.t('disabled');
     case 'starting':
-      return waitingForConsent ? vscode.l10n.t('waiting for your permission to start') : `${stateLabel('starting')}…`;
+      return `${stateLabel('starting')}…`;
     case 'running': {
       const c = server.client;
       const parts = [stateLabel('running'), c?.protocolVersion ?? ''];
@@ -220,7 +236,7 @@ function stateIcon(state: ServerState): vscode.ThemeIcon {
 }
 
 /** A few lines: the editor stays visible while the pointer passes on to the inline buttons; the rest is in Show Server Info. */
-export function serverTooltip(server: ServerHandle): vscode.MarkdownString {
+export function serverTooltip(server: ServerHandle, redact: (text: string) => string): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const def = server.definition;
   md.appendMarkdown(`**${escapeMarkdown(server.name)}** — ${def.type === 'stdio' ? 'stdio' : escapeMarkdown(def.url)} (${scopeLabel(def.origin.scope)})\n\n`);
@@ -230,7 +246,7 @@ export function serverTooltip(server: ServerHandle): vscode.MarkdownString {
     md.appendMarkdown(`$(info) [${vscode.l10n.t('Show Server Info')}](command:${Commands.showServerInfo}?${encodeURIComponent(JSON.stringify([server.name]))}) ${vscode.l10n.t('for capabilities and instructions')}`);
     md.isTrusted = { enabledCommands: [Commands.showServerInfo] };
   } else if (server.state.kind === 'error') {
-    const message = server.state.message.split('\n').slice(0, 3).join('\n');
+    const message = redact(server.state.message).split('\n').slice(0, 3).join('\n');
     md.appendCodeblock(message.length > 300 ? `${message.slice(0, 300)}…` : message, 'text');
   }
   return md;

@@ -1,0 +1,23 @@
+// What the bundles take from vscode-jsonrpc at run time, without the rest of it. `vscode-jsonrpc/node`
+// loads the whole library (MessageConnection, its cancellation, the socket and pipe transports), about
+// 40 KB of the extension bundle that nothing calls: McpConnection dispatches messages itself. The
+// package's `exports` keeps lib/ private, so the files are named by path; bundle-options.js points
+// the `vscode-jsonrpc/node` import here. Type imports still come from the package itself.
+'use strict';
+const ral = require('../node_modules/vscode-jsonrpc/lib/common/ral.js');
+const events = require('../node_modules/vscode-jsonrpc/lib/common/events.js');
+const disposable = require('../node_modules/vscode-jsonrpc/lib/common/disposable.js');
+const reader = require('../node_modules/vscode-jsonrpc/lib/common/messageReader.js');
+const writer = require('../node_modules/vscode-jsonrpc/lib/common/messageWriter.js');
+
+// Emitter reports a listener that throws through the runtime layer's console; the abstract reader and
+// writer need nothing else of it (message buffers and timers belong to the stream readers).
+ral.default.install({ console });
+
+module.exports = {
+  Emitter: events.Emitter,
+  Event: events.Event,
+  Disposable: disposable.Disposable,
+  AbstractMessageReader: reader.AbstractMessageReader,
+  AbstractMessageWriter: writer.AbstractMessageWriter,
+};

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import * as vscode from 'vscode';
+import {
+  decodeStoredInput,
+  definitionIdentity,
+  encodeStoredInput,
+  McpError,
+  Redactor,
+  secretValuesOf,
+  type InputDefinition,
+  type ServerDefinition,
+} from '../core';
+import { inputDefinitionFor } from './settings';
+
+export type InputPrompt = (id: string, definition: InputDefinition | undefined) => Promise<string | undefined>;
+export type ReuseAnswer = 'allow' | 'new' | 'cancel';
+/** `server` wants the value stored for `${input:id}`, which was first given to `firstGivenTo`. */
+export type ReusePrompt = (server: string, id: string, firstGivenTo: string) => Promise<ReuseAnswer>;
+
+/**
+ * Everything secret in one place: asking for `${input:ID}` values, keeping them in the secret
+ * storage with the definition they were given to, and the one Redactor every log and trace
+ * writer uses.
+ *
+ * `mcpHost.input.<ID>` holds the value, the definition that first asked (scope, workspace or
+ * folder, name) and the definitions the person let use it too. Another definition asks first:
+ * Allow (remembered), Enter a New Value (kept for that definition only, under
+ * `mcpHost.input.<ID>@<hash>`), or Cancel (the server does not start).
+ */
+export class Secrets {
+  readonly redactor = new Redactor();
+  /** Replaceable so tests in a real VS Code can answer. */
+  inputPrompt: InputPrompt = askWithInputBox;
+  /** Replaceable so tests in a real VS Code can answer. */
+  reusePrompt: ReusePrompt = askToReuse;
+
+  constructor(private readonly storage: vscode.SecretStorage) {}
+
+  /** Servers starting together ask for one ID one after the other, so the first answer is kept. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  /** The value of `${input:id}` for `def`, asked for or reused only as described above. */
+  input(def: ServerDefinition, id: string): Promise<string> {
+    const run = (this.queues.get(id) ?? Promise.resolve()).catch(() => undefined).then(() => this.inputNow(def, id));
+    this.queues.set(id, run);
+    void run.finally(() => this.queues.get(id) === run && this.queues.delete(id)).catch(() => undefined);
+    return run;
+  }
+
+  private async inputNow(def: ServerDefinition, id: string): Promise<string> {
+    const me = identityOf(def);
+    const sharedKey = `mcpHost.input.${id}`;
+    const ownKey = `${sharedKey}@${createHash('sha256').update(me).digest('hex').slice(0, 16)}`;
+    const own = await this.storage.get(ownKey);
+    if (own !== undefined) return this.known(own);
+    const raw = await this.storage.get(sharedKey);
+    if (raw === undefined) {
+      const value = await this.ask(def, id);
+      await this.storage.store(sharedKey, encodeStoredInput({ value, owner: me, ownerLabel: labelOf(def), allowed: [] }));
+      return this.known(value);
+    }
+    const stored = decodeStoredInput(raw);
+    if (stored.owner === me || stored.allowed.includes(me)) return this.known(stored.value);
+    // A bare value from before owners were kept was given for some server of the person's own:
+    // their user servers adopt it; a workspace's server asks like any other.
+    if (stored.owner === undefined && def.origin.scope === 'user') {
+      await this.storage.store(sharedKey, encodeStoredInput({ ...stored, owner: me, ownerLabel: labelOf(def) }));
+      return this.known(stored.value);
+    }
+    this.redactor.add(stored.value);
+    const answer = await this.reusePrompt(def.name, id, stored.ownerLabel ?? vscode.l10n.t('a server, before MCP Host kept track of who asked'));
+    if (answer === 'allow') {
+      await this.storage.store(sharedKey, encodeStoredInput({ ...stored, allowed: [...stored.allowed, me] }));
+      return this.known(stored.value);
+    }
+    if (answer === 'cancel') throw McpError.invalidRequest(vscode.l10n.t('{0}: the value stored for {1} was not allowed for this server', def.name, `\${input:${id}}`));
+    const value = await this.ask(def, id);
+    await this.storage.store(ownKey, value);
+    return this.known(value);
+  }
+
+  /** After `${…}` resolution: header and env values that carry secrets join the redactor. */
+  resolved(raw: ServerDefinition, resolved: ServerDefinition, env: Record<string, string | undefined>): void {
+    for (const v of secretValuesOf(raw, resolved, env)) this.redactor.add(v);
+  }
+
+  redact(text: string): string {
+    return this.redactor.redact(text);
+  }
+
+  private async ask(def: ServerDefinition, id: string): Promise<string> {
+    const value = await this.inputPrompt(id, inputDefinitionFor(def, id));
+    if (value === undefined) throw McpError.invalidRequest(vscode.l10n.t('no value given for {0}', `\${input:${id}}`));
+    return value;
+  }
+
+  private known(value: string): string {
+    this.redactor.add(value);
+    return value;
+  }
+}
+
+function identityOf(def: ServerDefinition): string {
+  const workspace = vscode.workspace.workspaceFile?.toString() ?? vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+  return definitionIdentity(def, workspace);
+}
+
+function labelOf(def: ServerDefinition): string {
+  switch (def.origin.scope) {
+    case 'user':
+      return vscode.l10n.t('"{0}" in your user settings', def.name);
+    case 'workspace':
+      return vscode.l10n.t('"{0}" in the settings of the workspace {1}', def.name, vscode.workspace.name ?? '');
+    case 'folder':
+      return vscode.l10n.t('"{0}" in the settings of the folder {1}', def.name, def.origin.folderUri ? vscode.Uri.parse(def.origin.folderUri).path.split('/').pop() ?? '' : '');
+  }
+}
+
+function askWithInputBox(id: string, definition: InputDefinition | undefined): Promise<string | undefined> {
+  return Promise.resolve(
+    vscode.window.showInputBox({
+      title: vscode.l10n.t('MCP Host: value for {0}', `\${input:${id}}`),
+      prompt: definition?.description ? vscode.l10n.t('{0} (kept in the secret storage)', definition.description) : vscode.l10n.t('Stored in the editor’s secret storage'),
+      value: definition?.default,
+      password: definition?.password !== false,
+      ignoreFocusOut: true,
+    }),
+  );
+}
+
+async function askToReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer> {
+  const allow = vscode.l10n.t('Allow');
+  const enter = vscode.l10n.t('Enter a New Value');
+  const pick = await vscode.window.showWarningMessage(
+    vscode.l10n.t('The MCP server "{0}" wants the value you stored for {1}', server, `\${input:${id}}`),
+    {
+      modal: true,
+      detail: vscode.l10n.t('That value was first given to {0}. Allow sends it to "{1}" too (remembered); Enter a New Value keeps a separate value for "{1}".', firstGivenTo, server),
+    },
+    allow,
+    enter,
+  );
+  return pick === allow ? 'allow' : pick === enter ? 'new' : 'cancel';
+}

@@ -1,0 +1,194 @@
+// A hostile server's text, in the real VS Code: no document we open has a link that acts, and a
+// resource opens in an editor chosen by its MIME type, never by the name the server gave it.
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { neutraliseLinks } from '../../src/core';
+import { openResource } from '../../src/vscode/resources/readResource';
+import { fromResourceUri, RESOURCE_SCHEME } from '../../src/vscode/resources/uri';
+import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
+
+const fixture = path.join(repoRoot(), 'test', 'fixtures', 'hostile-content-server.mjs');
+/** Link targets that may stay links: our own schemes, and the Markdown extension's command that opens a relative link (checked below to name our scheme). */
+const OURS = new Set([RESOURCE_SCHEME, 'mcp-output']);
+
+async function links(uri: vscode.Uri): Promise<vscode.DocumentLink[]> {
+  return (await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', uri, 1000)) ?? [];
+}
+
+/** Where a link really goes: the Markdown extension wraps relative links in `command:_markdown.openDocumentLink`. */
+function destination(link: vscode.DocumentLink): vscode.Uri | undefined {
+  const target = link.target;
+  if (target?.scheme !== 'command' || target.path !== '_markdown.openDocumentLink') return target;
+  const args = JSON.parse(decodeURIComponent(target.query)) as { parts?: vscode.Uri; path?: string; scheme?: string } | [{ parts: vscode.Uri }];
+  const parts = Array.isArray(args) ? args[0].parts : (args.parts ?? args);
+  return vscode.Uri.from(parts as vscode.Uri);
+}
+
+function describe_(ls: vscode.DocumentLink[]): string {
+  return ls.map((l) => `${l.range.start.line}:${l.range.start.character} ${l.target?.toString(true)}`).join('\n');
+}
+
+/** Every link of the document: none whose destination is not ours. */
+async function assertNoForeignLink(uri: vscode.Uri, text: string): Promise<vscode.DocumentLink[]> {
+  const found = await links(uri);
+  const foreign = found.filter((l) => !OURS.has(destination(l)?.scheme ?? ''));
+  assert.deepEqual(describe_(foreign), '', `links in ${uri.toString(true)}:\n${describe_(found)}\n---\n${text}`);
+  return found;
+}
+
+async function activeTab(uri: vscode.Uri): Promise<vscode.Tab> {
+  return waitFor(() => {
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    const input = tab?.input as { uri?: vscode.Uri } | undefined;
+    return input?.uri?.toString() === uri.toString() && tab;
+  }, `the tab of ${uri.toString(true)} (active: ${vscode.window.tabGroups.activeTabGroup.activeTab?.label})`);
+}
+
+describe('a hostile server’s content in a real VS Code', function () {
+  this.timeout(120_000);
+
+  before(async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    await setServers({
+      hostile: { command: 'node', args: [fixture] },
+      everything: { command: 'node', args: [serverScript('server-everything'), 'stdio'] },
+    });
+    await running(a, 'hostile');
+    await running(a, 'everything');
+  });
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await setServers(undefined);
+  });
+
+  it('finds command: and file: links in the same text opened as a plain Markdown file (the check can fail)', async () => {
+    const a = await api();
+    const hostile = await running(a, 'hostile');
+    const text = (await hostile.client!.getPrompt('hostile', {})).description ?? '';
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
+    await vscode.window.showTextDocument(doc);
+    const schemes = await waitFor(async () => {
+      const s = new Set((await links(doc.uri)).map((l) => l.target?.scheme));
+      return s.has('command') && s.has('file') && s;
+    }, 'the Markdown link provider and the editor link detection to find the raw links');
+    assert.ok(schemes.has('command') && schemes.has('file'));
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    // The editor's own link detection, in any language and inside code blocks too.
+    const plain = await vscode.workspace.openTextDocument({ language: 'plaintext', content: '    file:///etc/passwd\n```\nhttps://evil.example/x\n```\n' });
+    const bare = await waitFor(async () => {
+      const found = (await links(plain.uri)).map((l) => l.target?.scheme);
+      return found.includes('file') && found.includes('https') && found;
+    }, 'the editor to find bare file: and https: links');
+    assert.equal(bare.length, 2);
+  });
+
+  it('opens a tool result with no link that acts, and keeps our own resource link', async () => {
+    const a = await api();
+    const hostile = await running(a, 'hostile');
+    const record = await a.tools.call(hostile, hostile.tools.find((t) => t.name === 'hostile')!, {});
+    assert.equal(record?.outcome, 'ok');
+    const doc = await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'mcp-output' && vscode.window.activeTextEditor.document, 'the result document');
+    // Our resource link is found, so the Markdown link provider has looked at the document.
+    const found = await waitFor(async () => {
+      const ls = await links(doc.uri);
+      return ls.some((l) => destination(l)?.scheme === RESOURCE_SCHEME) && ls;
+    }, 'our resource link in the result');
+    assert.equal(found.filter((l) => destination(l)?.scheme === RESOURCE_SCHEME).length, 2, describe_(found));
+    await assertNoForeignLink(doc.uri, doc.getText());
+    assert.equal(doc.getText().match(/^## Structured content/gm)?.length, 1, 'the forged verdict is quoted');
+  });
+
+  it('opens a prompt with no link that acts', async () => {
+    const a = await api();
+    const hostile = await running(a, 'hostile');
+    const uri = await a.prompts.run({ server: hostile, prompt: hostile.prompts.find((p) => p.name === 'hostile')! });
+    const doc = await vscode.workspace.openTextDocument(uri!);
+    await waitFor(async () => (await links(doc.uri)).some((l) => destination(l)?.scheme === RESOURCE_SCHEME), 'our resource link in the prompt');
+    await assertNoForeignLink(doc.uri, doc.getText());
+  });
+
+  it('opens the sampling history with no link that acts', async () => {
+    const a = await api();
+    const hostile = await running(a, 'hostile');
+    const text = (await hostile.client!.getPrompt('hostile', {})).description ?? '';
+    a.host.sampling.history.unshift({
+      server: 'hostile',
+      at: Date.now(),
+      decision: 'failed',
+      model: text,
+      error: text,
+      request: { maxTokens: 10, systemPrompt: text, messages: [{ role: 'user', content: { type: 'text', text } }] },
+      response: text,
+    });
+    try {
+      const uri = await a.host.sampling.showHistory(a.docs);
+      const doc = await vscode.workspace.openTextDocument(uri);
+      assert.match(doc.getText(), /evil\.example/, 'the server text is shown');
+      await assertNoForeignLink(uri, doc.getText());
+    } finally {
+      a.host.sampling.history.shift();
+    }
+  });
+
+  for (const [uri, what] of [
+    ['hostile://docs/report.ipynb', 'a notebook with its MIME type'],
+    ['hostile://docs/plain/report.ipynb', 'a notebook without a MIME type'],
+    ['hostile://docs/x.svg', 'an SVG image'],
+    ['hostile://docs/x.html', 'an HTML page'],
+  ] as const) {
+    it(`opens ${what} (${uri}) as text, with no link that acts`, async () => {
+      const a = await api();
+      const hostile = await running(a, 'hostile');
+      const resource = hostile.resources.find((r) => r.uri === uri)!;
+      const opened = await openResource(hostile, resource);
+      const tab = await activeTab(opened);
+      assert.ok(tab.input instanceof vscode.TabInputText, `${tab.label} opened in ${tab.input?.constructor.name}`);
+      const doc = await vscode.workspace.openTextDocument(opened);
+      assert.match(doc.getText(), /script/, 'the content is shown as text');
+      await assertNoForeignLink(opened, doc.getText());
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    });
+  }
+
+  it('opens a resource’s relative links as the resources they name, never a server-named editor, and no other link', async () => {
+    const a = await api();
+    const hostile = await running(a, 'hostile');
+    const opened = await openResource(hostile, hostile.resources.find((r) => r.uri === 'hostile://docs/links.md')!);
+    const doc = await vscode.workspace.openTextDocument(opened);
+    const found = await waitFor(async () => {
+      const ls = await links(doc.uri);
+      return ls.length >= 2 && ls;
+    }, 'the relative links of links.md');
+    await assertNoForeignLink(opened, doc.getText());
+    const named = found.map((l) => [doc.getText(l.range), destination(l)] as const);
+    const other = named.find(([text]) => text === 'other.md')?.[1];
+    assert.equal(other && fromResourceUri(other).resourceUri, 'hostile://docs/other.md');
+    assert.match(Buffer.from(await vscode.workspace.fs.readFile(other!)).toString('utf8'), /The other page/);
+    // The link to evil.ipynb never names a notebook: our file system refuses that name, so the
+    // Markdown extension falls back to `evil.ipynb.md`, which the server does not have.
+    const notebook = named.find(([text]) => text === 'evil.ipynb')?.[1];
+    assert.ok(notebook && !notebook.path.endsWith('.ipynb'), describe_(found));
+    const asNamed = opened.with({ path: path.posix.join(path.posix.dirname(opened.path), 'evil.ipynb') });
+    await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(asNamed)), /only as text or media/);
+    await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(asNamed)), /only as text or media/);
+  });
+
+  it('opens server-everything’s relative link structure.md as that resource, under a readable name', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const architecture = ev.resources.find((r) => r.uri.endsWith('/architecture.md'))!;
+    const opened = await openResource(ev, architecture);
+    const tab = await activeTab(opened);
+    assert.equal(tab.label, 'architecture.md');
+    assert.equal(opened.path, '/everything/demo/resource/static/document/architecture.md', 'breadcrumbs show the resource URI, not base64');
+    const doc = await vscode.workspace.openTextDocument(opened);
+    const structure = await waitFor(async () => (await links(doc.uri)).map(destination).find((u) => u?.path.endsWith('/structure.md')), 'the link to structure.md');
+    assert.equal(fromResourceUri(structure).resourceUri, 'demo://resource/static/document/structure.md');
+    const text = Buffer.from(await vscode.workspace.fs.readFile(structure)).toString('utf8');
+    const expected = (await ev.client!.readResource('demo://resource/static/document/structure.md')).contents[0];
+    assert.equal(text, 'text' in expected ? neutraliseLinks(expected.text) : undefined);
+    assert.notEqual(text, doc.getText());
+  });
+});
