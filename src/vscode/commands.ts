@@ -211,6 +211,7 @@ async function pickEntry(host: McpHost, node: TreeNode | string | undefined): Pr
     return found && { name: found.name, origin: found.origin };
   }
   if (node?.kind === 'invalid') return { name: node.diagnostic.name, origin: node.diagnostic.origin };
+  if (node?.kind === 'blocked') return { name: node.name, origin: node.origin };
   if (node && 'server' in node) return { name: node.server.name, origin: node.server.definition.origin };
   const entries: Array<vscode.QuickPickItem & { entry: ServerEntry }> = [
     ...host.servers.map((s) => ({ label: s.name, description: `${scopeLabel(s.definition.origin.scope)} · ${stateLabel(s.state.kind)}`, entry: { name: s.name, origin: s.definition.origin } })),
