@@ -3,7 +3,7 @@
 // own report in Show Server Info, and result tabs that survive a reload as a clear note.
 'use strict';
 const assert = require('node:assert/strict');
-const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, answer, choose, openCommandPalette, callToolStepByStep, waitForText } = require('./helpers');
+const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, answer, openCommandPalette, callToolStepByStep, waitForText } = require('./helpers');
 
 const sidebar = '.part.sidebar';
 
@@ -95,10 +95,15 @@ describe('using MCP Host day to day', () => {
     const { page } = ctx();
     await startCommand(page, 'MCP Host: Show Server Info');
     // With a second server (07-setup adds one) the command asks which.
-    const which = page.locator(QUICK_INPUT, { hasText: 'Which MCP server?' });
+    const which = page.locator(`${QUICK_INPUT} input[placeholder="Which MCP server?"]`);
     const tab = page.locator('.tabs-container .tab', { hasText: 'everything.md' });
     await which.or(tab).first().waitFor({ timeout: 30_000 });
-    if (await which.isVisible()) await choose(page, 'everything');
+    if (await which.isVisible()) {
+      await which.fill('everything');
+      // "everything", not "added-everything".
+      await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row.focused`, { hasText: /(^|\s)everything/ }).waitFor({ timeout: 15_000 });
+      await page.keyboard.press('Enter');
+    }
     await tab.first().waitFor({ timeout: 30_000 });
     await editorShows(page, '# everything');
     await editorShows(page, 'Capabilities');
