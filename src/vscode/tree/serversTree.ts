@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { assertNever, isToolOffered, titleAndName, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
+import { assertNever, inline, isToolOffered, titleAndName, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import type { GroupKind, TreeNode } from './nodes';
@@ -239,10 +239,10 @@ function stateIcon(state: ServerState): vscode.ThemeIcon {
 export function serverTooltip(server: ServerHandle, redact: (text: string) => string): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const def = server.definition;
-  md.appendMarkdown(`**${escapeMarkdown(server.name)}** — ${def.type === 'stdio' ? 'stdio' : escapeMarkdown(def.url)} (${scopeLabel(def.origin.scope)})\n\n`);
+  md.appendMarkdown(`**${inline(server.name)}** — ${def.type === 'stdio' ? 'stdio' : inline(def.url)} (${scopeLabel(def.origin.scope)})\n\n`);
   const c = server.client;
   if (c?.serverInfo) {
-    md.appendMarkdown(`${escapeMarkdown(vscode.l10n.t('{0} {1}, protocol {2}', c.serverInfo.title ?? c.serverInfo.name, c.serverInfo.version, c.protocolVersion ?? ''))}\n\n`);
+    md.appendMarkdown(`${vscode.l10n.t('{0} {1}, protocol {2}', inline(c.serverInfo.title ?? c.serverInfo.name, 100), inline(String(c.serverInfo.version), 50), inline(c.protocolVersion ?? ''))}\n\n`);
     md.appendMarkdown(`$(info) [${vscode.l10n.t('Show Server Info')}](command:${Commands.showServerInfo}?${encodeURIComponent(JSON.stringify([server.name]))}) ${vscode.l10n.t('for capabilities and instructions')}`);
     md.isTrusted = { enabledCommands: [Commands.showServerInfo] };
   } else if (server.state.kind === 'error') {
@@ -250,10 +250,6 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
     md.appendCodeblock(message.length > 300 ? `${message.slice(0, 300)}…` : message, 'text');
   }
   return md;
-}
-
-function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }
 
 function firstLine(text: string | undefined): string {
