@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { registerCommands } from './vscode/commands';
+import { registerCommands, trackContextKeys } from './vscode/commands';
 import { DocumentActions } from './vscode/documentActions';
 import { McpHost } from './vscode/host';
 import { OutputDocuments } from './vscode/outputDocuments';
@@ -37,12 +37,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   context.subscriptions.push(
     log,
     documentActions,
+    tools,
     tree,
     output.disposable,
     ResourceFileSystem.register(host),
     vscode.window.createTreeView(Views.servers, { treeDataProvider: tree, showCollapseAll: true }),
     createStatusBar(host),
     ...registerCommands(host, log, tools, prompts, output.docs, setup),
+    trackContextKeys(host),
   );
   // Servers start after this returns (reload is not awaited): activation never waits for them.
   log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);

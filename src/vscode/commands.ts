@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { McpError, type ServerHandle } from '../core';
+import { McpError, renderServerInfo, type ServerHandle } from '../core';
 import type { McpHost } from './host';
 import type { OutputDocuments } from './outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
@@ -7,10 +7,11 @@ import type { ServerSetup } from './setup/serverSetup';
 import { fillTemplate, openResource, readResourceCommand } from './resources/readResource';
 import { askArguments } from './tools/askArguments';
 import type { CallRecord, ToolCalls } from './tools/callTool';
-import { Commands, Settings } from './ids';
+import { Commands, ContextKeys, Settings } from './ids';
 import { setServerLogLevel } from './logLevel';
+import type { ServerEntry } from './setup/editServers';
 import type { TreeNode } from './tree/nodes';
-import { stateLabel } from './tree/serversTree';
+import { describeServer, scopeLabel, stateLabel } from './tree/serversTree';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
 export function registerCommands(
@@ -21,20 +22,28 @@ export function registerCommands(
   docs: OutputDocuments,
   setup: ServerSetup,
 ): vscode.Disposable[] {
-  const withServer = (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true) => async (node?: TreeNode | string) => {
-    const server = await pickServer(host, node, filter);
+  const withServer = (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => string) => async (node?: TreeNode | string) => {
+    const server = await pickServer(host, node, filter, noneFits);
     if (server) await action(server);
+  };
+  const withEntry = (action: (entry: ServerEntry) => unknown) => async (node?: TreeNode | string) => {
+    const entry = await pickEntry(host, node);
+    if (entry) await action(entry);
   };
   const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0}: {1}', what, host.redact(McpError.from(e).message)));
 
   return [
     vscode.commands.registerCommand(
       Commands.startServer,
-      withServer((s) => s.start().catch(report(vscode.l10n.t('could not start {0}', s.name))), (s) => s.state.kind !== 'running'),
+      withServer(
+        (s) => s.start().catch(report(vscode.l10n.t('could not start {0} (defined in the {1})', s.name, scopeLabel(s.definition.origin.scope)))),
+        (s) => s.state.kind !== 'running',
+        () => vscode.l10n.t('MCP Host: every server is running already.'),
+      ),
     ),
     vscode.commands.registerCommand(
       Commands.stopServer,
-      withServer((s) => s.stop(), (s) => s.state.kind !== 'stopped'),
+      withServer((s) => s.stop(), (s) => s.state.kind !== 'stopped', () => vscode.l10n.t('MCP Host: no server is running.')),
     ),
     vscode.commands.registerCommand(
       Commands.restartServer,
@@ -48,6 +57,35 @@ export function registerCommands(
       Commands.setServerLogLevel,
       withServer((s) => setServerLogLevel(s).catch(report(vscode.l10n.t('could not set the log level of {0}', s.name)))),
     ),
+    vscode.commands.registerCommand(
+      Commands.showServerInfo,
+      withServer(async (s) => {
+        const def = s.definition;
+        const c = s.client;
+        const markdown = renderServerInfo({
+          name: s.name,
+          reachedBy: def.type === 'stdio' ? `stdio: ${[def.command, ...def.args].join(' ')}` : def.url,
+          scope: scopeLabel(def.origin.scope),
+          state: host.waitingForPermission.has(s.name) ? vscode.l10n.t('waiting for your permission') : describeServer(s),
+          serverInfo: c?.serverInfo,
+          protocolVersion: c?.protocolVersion,
+          capabilities: c?.serverCapabilities,
+          instructions: c?.instructions,
+          labels: {
+            server: vscode.l10n.t('Server'),
+            version: vscode.l10n.t('Version'),
+            protocol: vscode.l10n.t('Protocol'),
+            capabilities: vscode.l10n.t('Capabilities'),
+            instructions: vscode.l10n.t('Instructions'),
+            none: vscode.l10n.t('(none)'),
+            notRunning: vscode.l10n.t('The server is not running: start it to see what it reports.'),
+          },
+        });
+        await vscode.window.showTextDocument(docs.put('info', `${s.name}.md`, markdown), { preview: false });
+      }),
+    ),
+    vscode.commands.registerCommand(Commands.editServerSettings, withEntry((e) => setup.editServerSettings(e))),
+    vscode.commands.registerCommand(Commands.removeServer, withEntry((e) => setup.removeServer(e))),
     vscode.commands.registerCommand(Commands.showTrace, async () => {
       if (vscode.workspace.getConfiguration(Settings.section).get(Settings.trace, 'off') === 'off') {
         const turnOn = vscode.l10n.t('Trace Messages');
@@ -108,7 +146,7 @@ export function registerCommands(
         await host.authFor(s.name).signOut(new URL(s.definition.url));
         void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: signed out of "{0}".', s.name));
         if (s.state.kind === 'running') await s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)));
-      }, (s) => s.definition.type === 'http'),
+      }, (s) => s.definition.type === 'http', () => vscode.l10n.t('MCP Host: Sign Out applies to HTTP servers, and none is configured.')),
     ),
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
@@ -139,12 +177,28 @@ async function rerun(host: McpHost, tools: ToolCalls, serverName: string, toolNa
   else await tools.call(server, tool, args);
 }
 
-async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean): Promise<ServerHandle | undefined> {
+/** Sets the context keys the manifest's `when` clauses read, now and whenever the servers change. */
+export function trackContextKeys(host: McpHost): vscode.Disposable {
+  const set = (key: string, value: boolean) => void vscode.commands.executeCommand('setContext', key, value);
+  const update = () => {
+    const all = host.servers;
+    set(ContextKeys.hasServer, all.length > 0 || host.diagnostics.length > 0);
+    set(ContextKeys.hasStartableServer, all.some((s) => s.state.kind !== 'running'));
+    set(ContextKeys.hasStoppableServer, all.some((s) => s.state.kind !== 'stopped'));
+    set(ContextKeys.hasHttpServer, all.some((s) => s.definition.type === 'http'));
+  };
+  update();
+  return host.onDidChange(update);
+}
+
+async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean, noneFits?: () => string): Promise<ServerHandle | undefined> {
   if (typeof node === 'string') return host.registry.get(node);
   if (node && 'server' in node) return node.server;
   const candidates = host.servers.filter(filter);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(host.servers.length ? vscode.l10n.t('MCP Host: no server fits.') : vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".'));
+    void vscode.window.showInformationMessage(
+      host.servers.length ? (noneFits?.() ?? vscode.l10n.t('MCP Host: no server fits.')) : vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".'),
+    );
     return undefined;
   }
   if (candidates.length === 1) return candidates[0];
@@ -153,4 +207,25 @@ async function pickServer(host: McpHost, node: TreeNode | string | undefined, fi
     { placeHolder: vscode.l10n.t('Which MCP server?') },
   );
   return pick?.server;
+}
+
+/** A server or an unusable entry of the settings, from the tree, by name, or picked. */
+async function pickEntry(host: McpHost, node: TreeNode | string | undefined): Promise<ServerEntry | undefined> {
+  if (typeof node === 'string') {
+    const found = host.registry.get(node)?.definition ?? host.diagnostics.find((d) => d.name === node);
+    return found && { name: found.name, origin: found.origin };
+  }
+  if (node?.kind === 'invalid') return { name: node.diagnostic.name, origin: node.diagnostic.origin };
+  if (node?.kind === 'blocked') return { name: node.name, origin: node.origin };
+  if (node && 'server' in node) return { name: node.server.name, origin: node.server.definition.origin };
+  const entries: Array<vscode.QuickPickItem & { entry: ServerEntry }> = [
+    ...host.servers.map((s) => ({ label: s.name, description: `${scopeLabel(s.definition.origin.scope)} · ${stateLabel(s.state.kind)}`, entry: { name: s.name, origin: s.definition.origin } })),
+    ...host.diagnostics.filter((d) => d.name !== '(all)').map((d) => ({ label: d.name, description: `${scopeLabel(d.origin.scope)} · ${d.message}`, entry: { name: d.name, origin: d.origin } })),
+  ];
+  if (!entries.length) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".'));
+    return undefined;
+  }
+  if (entries.length === 1) return entries[0].entry;
+  return (await vscode.window.showQuickPick(entries, { placeHolder: vscode.l10n.t('Which MCP server?') }))?.entry;
 }

@@ -15,6 +15,8 @@ export function askWithCompletion(opts: {
   context: Record<string, string>;
   /** Where a failed completion request is noted: the server's log. */
   log: (message: string) => void;
+  /** What the value is for (a template's description), shown with the choices. */
+  hint?: string;
 }): Promise<string | undefined> {
   const canComplete = !!opts.client.serverCapabilities?.completions;
   return new Promise((resolve) => {
@@ -31,6 +33,8 @@ export function askWithCompletion(opts: {
       if (typed && !suggestions.includes(typed)) items.push({ label: typed, description: vscode.l10n.t('as typed') });
       for (const s of suggestions) items.push({ label: s, description: vscode.l10n.t('suggested by the server') });
       if (!typed && !opts.required) items.push({ label: '', description: vscode.l10n.t('leave empty') });
+      // Under the first row (a separator would be hidden while the list is filtered).
+      if (opts.hint && items[0]) items[0] = { ...items[0], detail: opts.hint };
       qp.items = items;
     };
     const fetch = async () => {

@@ -5,11 +5,12 @@ const COMMAND = 'mcpHost.documentAction';
 /**
  * Asks for a decision about a document the person is editing (arguments as JSON, a sampling
  * request under review). The choices show as CodeLenses at the top of the document, where they
- * stay while the person edits, and in a notification; closing the document counts as cancelling.
- * Every caller offers a cancelling action too, so the decision never hangs on a hidden toast.
+ * stay while the person edits, and the question in the status bar until it is answered; closing
+ * the document counts as cancelling. No notification: the API cannot close one, so a toast would
+ * linger in the notification centre with buttons that no longer do anything.
  */
 export class DocumentActions implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly pending = new Map<string, { actions: readonly string[]; settle: (action: string | undefined) => void }>();
+  private readonly pending = new Map<string, { actions: readonly string[]; settle: (action: string | undefined) => void; status: vscode.Disposable }>();
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly registrations: vscode.Disposable[];
@@ -26,12 +27,9 @@ export class DocumentActions implements vscode.CodeLensProvider, vscode.Disposab
   ask(doc: vscode.TextDocument, message: string, actions: readonly string[]): Promise<string | undefined> {
     const key = doc.uri.toString();
     this.settle(key, undefined);
-    const answer = new Promise<string | undefined>((resolve) => this.pending.set(key, { actions, settle: resolve }));
+    const status = vscode.window.setStatusBarMessage(`$(edit) ${message} ${vscode.l10n.t('(choose above the document: {0})', actions.join(' | '))}`);
+    const answer = new Promise<string | undefined>((resolve) => this.pending.set(key, { actions, settle: resolve, status }));
     this.changed.fire();
-    void vscode.window.showInformationMessage(message, ...actions).then((pick) => {
-      // A toast closed with its × answers undefined: the CodeLenses still hold the decision.
-      if (pick !== undefined && this.pending.get(key)?.actions === actions) this.settle(key, pick);
-    });
     return answer;
   }
 
@@ -53,6 +51,7 @@ export class DocumentActions implements vscode.CodeLensProvider, vscode.Disposab
     const entry = this.pending.get(key);
     if (!entry) return;
     this.pending.delete(key);
+    entry.status.dispose();
     this.changed.fire();
     entry.settle(action);
   }

@@ -5,6 +5,9 @@ export const Commands = {
   restartServer: 'mcpHost.restartServer',
   showServerLog: 'mcpHost.showServerLog',
   setServerLogLevel: 'mcpHost.setServerLogLevel',
+  showServerInfo: 'mcpHost.showServerInfo',
+  editServerSettings: 'mcpHost.editServerSettings',
+  removeServer: 'mcpHost.removeServer',
   showTrace: 'mcpHost.showTrace',
   addServer: 'mcpHost.addServer',
   importServers: 'mcpHost.importServers',
@@ -25,6 +28,14 @@ export const Commands = {
 export const Views = {
   container: 'mcpHost',
   servers: 'mcpHost.servers',
+} as const;
+
+/** Context keys the code sets, for `when` clauses: commands that cannot apply are not offered. */
+export const ContextKeys = {
+  hasServer: 'mcpHost.hasServer',
+  hasStartableServer: 'mcpHost.hasStartableServer',
+  hasStoppableServer: 'mcpHost.hasStoppableServer',
+  hasHttpServer: 'mcpHost.hasHttpServer',
 } as const;
 
 export const Settings = {

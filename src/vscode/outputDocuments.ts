@@ -44,15 +44,33 @@ export class OutputDocuments extends ReadOnlyFileSystem implements vscode.Dispos
   }
 
   readFile(uri: vscode.Uri): Uint8Array {
-    const f = this.files.get(uri.path);
+    const f = this.files.get(uri.path) ?? this.gone(uri);
     if (!f) throw vscode.FileSystemError.FileNotFound(uri);
     return f.data;
   }
 
   stat(uri: vscode.Uri): vscode.FileStat {
-    const f = this.files.get(uri.path);
+    const f = this.files.get(uri.path) ?? this.gone(uri);
     if (!f) throw vscode.FileSystemError.FileNotFound(uri);
     return { type: vscode.FileType.File, ctime: f.mtime, mtime: f.mtime, size: f.data.length, permissions: vscode.FilePermission.Readonly };
+  }
+
+  /**
+   * A document this window no longer holds (a tab restored after a reload, or one dropped past the
+   * bound) reads as a note saying so, instead of VS Code's "file not found".
+   */
+  private gone(uri: vscode.Uri): { data: Uint8Array; mtime: number } | undefined {
+    if (!uri.path.endsWith('.md')) return undefined;
+    const kind = uri.path.split('/')[1];
+    const text =
+      kind === 'results'
+        ? vscode.l10n.t(
+            'This tool result is gone: results are kept in memory while the window is open, and this one was from before a reload (or is among the oldest). Call the tool again with "MCP Host: Call Tool...".',
+          )
+        : kind === 'prompts'
+          ? vscode.l10n.t('This prompt is gone: rendered prompts are kept in memory while the window is open, and this one was from before a reload. Get the prompt again with "MCP Host: Get Prompt...".')
+          : vscode.l10n.t('This document is gone: MCP Host keeps such documents in memory while the window is open, and this one was from before a reload.');
+    return { data: Buffer.from(`# ${uri.path.split('/').pop()}\n\n${text}\n`, 'utf8'), mtime: 0 };
   }
 
   dispose(): void {

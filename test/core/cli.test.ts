@@ -51,7 +51,7 @@ describe('dist/cli.js', function () {
     assert.match(notJson.stderr, /not JSON/);
     const missing = cli('--stdio', 'mcp-host-no-such-command', 'info');
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /Command not found: mcp-host-no-such-command/);
+    assert.match(missing.stderr, /^error: Connection closed \(-32000\): Command not found: mcp-host-no-such-command/m, 'the code name once');
     const noCapability = cli('--stdio', line(rawServer('tools-only')), 'prompts');
     assert.equal(noCapability.code, 1);
     assert.match(noCapability.stderr, /Capability disabled \(-32002\)/);

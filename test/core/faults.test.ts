@@ -150,6 +150,7 @@ describe('fault servers: nothing is lost', function () {
     await assert.rejects(connect({ command: 'mcp-host-no-such-command-xyz' }), (e: McpError) => {
       assert.equal(e.code, ErrorCode.ConnectionClosed);
       assert.match(e.message, /Command not found: mcp-host-no-such-command-xyz/);
+      assert.match(e.message, /Check that it is installed and on the PATH the server is started with: \S/, 'says what to check, and the PATH it was looked up on');
       return true;
     });
   });

@@ -46,8 +46,8 @@ describe('the Servers view', () => {
     await openServersView(page);
     const text = await waitForState(page, /running · 2025-11-25 · \d+ tools/);
     assert.match(text, /everything/);
-    // The row remembers it was collapsed while the server started: open it.
-    if ((await serverRow(page).getAttribute('aria-expanded')) !== 'true') await serverRow(page).click();
+    // Expanded the first time it runs, without a click (the row was a leaf while it started).
+    await page.locator(`${sidebar} .monaco-list-row[aria-expanded="true"]`, { hasText: 'everything' }).first().waitFor({ timeout: 15_000 });
     await waitForText(page, 'Tools', { selector: sidebar });
     const tools = page.locator(`${sidebar} .monaco-list-row[aria-label*="Tools"]`).first();
     await tools.click();

@@ -74,6 +74,8 @@ describe('tools, resources and prompts in the workbench', () => {
     await screenshot(page, 'tool-progress');
     await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
     await toast.waitFor({ state: 'hidden', timeout: 15_000 });
+    // Not silent: a notice says it was cancelled.
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'trigger-long-running-operation was cancelled' }).waitFor({ timeout: 15_000 });
     const rows = await historyRows(page);
     assert.match(rows[0], /Trigger Long Running Operation|trigger-long-running-operation/);
     assert.match(rows[0], /cancelled/);

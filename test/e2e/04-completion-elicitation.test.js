@@ -17,7 +17,7 @@ describe('completion suggestions and elicitation in the workbench', () => {
     const { page } = ctx();
     await startCommand(page, 'MCP Host: Read Resource...');
     await chooseRow(page, 'Dynamic Text', 'Dynamic Text Resource');
-    await quickInputStep(page, 'Dynamic Text Resource (1/1)');
+    await quickInputStep(page, 'Dynamic Text Resource: resourceId (1/1)');
     await typeAndAccept(page, '3');
     await editorShows(page, 'Resource 3: This is a plaintext resource');
   });

@@ -19,8 +19,9 @@ describe('tool results, links and URL elicitation in the workbench', () => {
     await callToolFromPalette(page, 'Echo Tool');
     await quickInputStep(page, 'Edit as JSON');
     await choose(page, 'Edit as JSON');
-    await editorShows(page, '{}');
-    await replaceInEditor(page, '{}', '{ "message": "typed as JSON" }');
+    // It starts from the required key, not from {}.
+    await editorShows(page, '"message": ""');
+    await replaceInEditor(page, '""', '"typed as JSON"');
     await editorShows(page, 'typed as JSON');
     await screenshot(page, 'tool-edit-as-json');
     await clickCodeLens(page, 'Call Tool');

@@ -36,6 +36,7 @@ function scriptedUi(answers: Partial<Record<SetupStep, Answer>>, file?: vscode.U
       notices.push({ kind, message });
       return undefined;
     },
+    confirm: async (message, _detail, action) => answer('confirm', [{ label: action }], { placeHolder: message }) === true,
   };
   return { ui, asked, notices };
 }
@@ -90,7 +91,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
       name: (_items, options) => {
         rejects(options, 'taken');
         rejects(options, 'a/b');
-        assert.equal(options.value, 'index', 'the name is suggested from the script');
+        assert.equal(options.value, 'everything', 'the name is suggested from the package folder, not the generic index.js');
         return 'added-stdio';
       },
       scope: byLabel(/User settings/),

@@ -104,8 +104,12 @@ export class McpError extends Error {
     return this.code === ErrorCode.ResourceNotFound && !isLocalCapabilityRefusal(this.data);
   }
 
+  /** "Connection closed (-32000): Command not found": a message that starts with the code's name does not repeat it. */
   override toString(): string {
-    return `${errorCodeName(this.code, this.data)} (${this.code}): ${this.message}`;
+    const name = errorCodeName(this.code, this.data);
+    if (this.message === name) return `${name} (${this.code})`;
+    const rest = this.message.startsWith(`${name}: `) ? this.message.slice(name.length + 2) : this.message;
+    return `${name} (${this.code}): ${rest}`;
   }
 }
 

@@ -41,6 +41,40 @@ export function defaultArguments(schema: JsonSchemaObject | undefined): Record<s
   return out;
 }
 
+/**
+ * The argument object a person starts from when editing JSON: every required key (its default,
+ * else its first example, const or choice, else an empty value of its type) and every default.
+ */
+export function templateArguments(schema: JsonSchemaObject | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const { name, schema: s, required } of orderedProperties(schema)) {
+    if (s.default !== undefined) out[name] = s.default;
+    else if (required) out[name] = sampleValue(s);
+  }
+  return out;
+}
+
+function sampleValue(s: PropertySchema): unknown {
+  if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
+  if ('const' in s) return s.const;
+  if (primaryType(s) === 'boolean') return false;
+  const choices = choicesOf(s);
+  if (choices?.length) return choices[0].value;
+  switch (primaryType(s)) {
+    case 'number':
+    case 'integer':
+      return typeof s.minimum === 'number' ? s.minimum : 0;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    case 'null':
+      return null;
+    default:
+      return '';
+  }
+}
+
 /** The main type of a property: the first non-null one. */
 export function primaryType(s: PropertySchema): string | undefined {
   if (Array.isArray(s.type)) return s.type.find((t) => t !== 'null');

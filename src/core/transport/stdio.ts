@@ -105,7 +105,7 @@ export class StdioTransport implements Transport {
       child.once('error', (error: NodeJS.ErrnoException) => {
         const message =
           error.code === 'ENOENT'
-            ? `Command not found: ${command}${cwd ? ` (cwd ${cwd})` : ''}`
+            ? `Command not found: ${command}${cwd ? ` (cwd ${cwd})` : ''}. Check that it is installed and on the PATH the server is started with: ${env.PATH ?? env.Path ?? '(no PATH)'}`
             : error.code === 'EACCES'
               ? `Command is not executable: ${command}`
               : `Could not start ${command}: ${error.message}`;

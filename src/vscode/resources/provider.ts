@@ -63,14 +63,35 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
     } catch (error) {
       const e = McpError.from(error);
       if (e.isResourceNotFound) {
-        throw vscode.FileSystemError.FileNotFound(neutraliseLinks(vscode.l10n.t('"{0}" has no resource {1}: {2}', server, resourceUri, e.message)));
+        const message = neutraliseLinks(vscode.l10n.t('"{0}" has no resource {1}: {2}', server, resourceUri, e.message));
+        this.reportFailure(server, message);
+        throw vscode.FileSystemError.FileNotFound(message);
       }
-      throw vscode.FileSystemError.Unavailable(neutraliseLinks(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, e.message)));
+      const message = neutraliseLinks(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, e.message));
+      this.reportFailure(server, message);
+      throw vscode.FileSystemError.Unavailable(message);
     }
     const known = this.reads.get(uri.toString());
     this.reads.set(uri.toString(), { size: bytes.length, readAt: known?.readAt ?? Date.now(), updatedAt: known?.updatedAt });
     return bytes;
   }
+
+  /**
+   * The editor only says "could not be opened due to an unexpected error": the server's reason goes
+   * to its log and to a notification (once, when the editor asks twice for the same document).
+   */
+  private reportFailure(server: string, message: string): void {
+    this.host.logs.channel(server).error(message);
+    const now = Date.now();
+    for (const [m, at] of this.reported) if (now - at > 5000) this.reported.delete(m);
+    if (this.reported.has(message)) return;
+    this.reported.set(message, now);
+    const showLog = vscode.l10n.t('Show Server Log');
+    void vscode.window.showErrorMessage(`MCP Host: ${message}`, showLog).then((pick) => {
+      if (pick === showLog) this.host.logs.channel(server).show(true);
+    });
+  }
+  private readonly reported = new Map<string, number>();
 
   /**
    * Size and time as the server lists them (`size`, `annotations.lastModified`) until the document

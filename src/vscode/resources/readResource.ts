@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { expandTemplate, templateVariables, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
+import { expandTemplate, templateVariables, titleAndName, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import { toResourceUri } from './uri';
@@ -22,10 +22,12 @@ export async function fillTemplate(server: ServerHandle, template: ResourceTempl
       client,
       ref: { type: 'ref/resource', uri: template.uriTemplate },
       argument: name,
-      title: `${server.name} › ${template.name} (${i + 1}/${names.length})`,
-      prompt: vscode.l10n.t('{0} in {1}', name, template.uriTemplate),
+      title: `${server.name} › ${template.name}: ${name} (${i + 1}/${names.length})`,
+      // The placeholder says what the value is for while nothing is typed, the hint while typing.
+      prompt: template.description ? template.description.split('\n')[0] : vscode.l10n.t('{0} in {1}', name, template.uriTemplate),
       required: true,
       context: values,
+      hint: template.description ? `${name}: ${template.description.split('\n')[0]}` : undefined,
       log: (message) => server.log('warning', message),
     });
     if (value === undefined) return undefined;
@@ -41,8 +43,18 @@ export async function readResourceCommand(host: McpHost): Promise<void> {
   const items: Item[] = host.servers.flatMap((server) =>
     server.client
       ? [
-          ...server.resources.map((resource): Item => ({ label: `${server.name} › ${resource.title ?? resource.name}`, description: resource.uri, server, resource })),
-          ...server.templates.map((template): Item => ({ label: `$(file-code) ${server.name} › ${template.title ?? template.name}`, description: template.uriTemplate, server, template })),
+          ...server.resources.map((resource): Item => ({
+            label: `${server.name} › ${titleAndName(resource).label}`,
+            description: [titleAndName(resource).name, resource.uri].filter(Boolean).join(' · '),
+            server,
+            resource,
+          })),
+          ...server.templates.map((template): Item => ({
+            label: `$(file-code) ${server.name} › ${titleAndName(template).label}`,
+            description: [titleAndName(template).name, template.uriTemplate].filter(Boolean).join(' · '),
+            server,
+            template,
+          })),
         ]
       : [],
   );

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { McpError, splitCommandLine } from '../../core';
+import { McpError, splitCommandLine, suggestServerName, type NewServerKind } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import { addToSettings, askScope, configuredServers, scopeLabel } from './settingsTarget';
 import type { SetupUi } from './ui';
 
-type Kind = 'stdio' | 'npm' | 'http';
+type Kind = NewServerKind;
 
 /** An npm package name (lower case), optionally with a version or tag: `pkg`, `@scope/pkg`, `pkg@1.2`. */
 const NPM_PACKAGE = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*(@[\w.^~<>=*-]+)?$/;
@@ -37,7 +37,7 @@ export async function addServer(host: McpHost, ui: SetupUi): Promise<string | un
   const name = await ui.input('name', {
     title: title(3),
     prompt: vscode.l10n.t('A name for the server, unique among your MCP servers'),
-    value: uniqueName(suggestName(kind, raw.trim()), existing),
+    value: uniqueName(suggestServerName(kind, raw.trim()), existing),
     validateInput: (v) => validateName(v, existing),
   });
   if (name === undefined) return undefined;
@@ -93,20 +93,6 @@ export function entryFor(kind: Kind, value: string): Record<string, unknown> {
   const words = splitCommandLine(value);
   if (kind === 'npm') return { command: 'npx', args: ['-y', ...words] };
   return { command: words[0], args: words.slice(1) };
-}
-
-/** The last path segment of the package or program, without version or extension. */
-function suggestName(kind: Kind, value: string): string {
-  if (kind === 'http') {
-    const host = new URL(value).hostname;
-    if (host === 'localhost' || /^[\d.]+$|^\[/.test(host)) return 'local';
-    const labels = host.split('.');
-    return labels.slice(0, -1).find((l) => !['www', 'mcp', 'api'].includes(l)) ?? labels[0];
-  }
-  const words = splitCommandLine(value);
-  const meaningful = kind === 'npm' ? words[0] : (words.find((w, i) => i > 0 && !w.startsWith('-')) ?? words[0]);
-  const base = meaningful.replace(/@[^/@]*$/, '').split(/[/\\]/).pop() ?? 'server';
-  return base.replace(/\.(m?js|cjs|py|ts)$/, '').replace(/^(mcp-)?server-|-mcp(-server)?$/g, '') || base || 'server';
 }
 
 function uniqueName(base: string, existing: Record<string, unknown>): string {

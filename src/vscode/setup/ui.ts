@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 
 /** Names the question being asked, so a test can answer each step of a guided flow. */
-export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'servers' | 'collision';
+export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'servers' | 'collision' | 'confirm';
 
 /**
  * The questions Add Server and Import Servers ask. The default asks with VS Code's quick input;
@@ -13,6 +13,8 @@ export interface SetupUi {
   input(step: SetupStep, options: vscode.InputBoxOptions): Promise<string | undefined>;
   openJsonFile(): Promise<vscode.Uri | undefined>;
   notify(kind: 'info' | 'warning' | 'error', message: string, ...actions: string[]): Promise<string | undefined>;
+  /** A modal question with one action besides Cancel; true when the person chose the action. */
+  confirm(message: string, detail: string, action: string): Promise<boolean>;
 }
 
 export const windowUi: SetupUi = {
@@ -34,4 +36,5 @@ export const windowUi: SetupUi = {
       : kind === 'warning'
         ? vscode.window.showWarningMessage(message, ...actions)
         : vscode.window.showInformationMessage(message, ...actions),
+  confirm: async (message, detail, action) => (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action,
 };

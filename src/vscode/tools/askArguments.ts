@@ -90,7 +90,12 @@ function type(title: string, spec: PropertySpec, current: unknown, canGoBack: bo
       const parsed = parsePropertyInput(spec.schema, text);
       return 'error' in parsed ? parsed.error : undefined;
     };
-    box.onDidChangeValue((v) => (box.validationMessage = validate(v)));
+    // A required string left empty is more often a slip than meant: the first Enter asks, the second sends "".
+    let emptyConfirmed = false;
+    box.onDidChangeValue((v) => {
+      emptyConfirmed = false;
+      box.validationMessage = validate(v);
+    });
     let done = false;
     const finish = (a: StepAnswer) => {
       if (done) return;
@@ -106,6 +111,11 @@ function type(title: string, spec: PropertySpec, current: unknown, canGoBack: bo
         return;
       }
       if (box.value === '' && !spec.required) return finish(SKIP);
+      if (box.value === '' && !emptyConfirmed) {
+        emptyConfirmed = true;
+        box.validationMessage = { message: vscode.l10n.t('{0} is empty. Press Enter again to send an empty string, or type a value.', spec.name), severity: vscode.InputBoxValidationSeverity.Warning };
+        return;
+      }
       const parsed = parsePropertyInput(spec.schema, box.value);
       if ('value' in parsed) finish({ value: parsed.value });
     });

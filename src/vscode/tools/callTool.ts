@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { defaultArguments, isToolOffered, McpError, neutraliseLinks, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
+import { checkJsonArguments, isToolOffered, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
 import type { DocumentActions } from '../documentActions';
 import { elicit } from '../elicitation/elicit';
 import type { McpHost } from '../host';
@@ -25,7 +25,7 @@ const MAX_CALL_MS = 30 * 60_000;
 const INTERACTIVE_IDLE_MS = 10 * 60_000;
 
 /** Everything about calling a tool from the editor: pick, arguments, consent, progress, result. */
-export class ToolCalls {
+export class ToolCalls implements vscode.Disposable {
   readonly history: CallRecord[] = [];
   /** Replaceable so tests can answer the confirmation without a modal. */
   confirm: (server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean) => Promise<'once' | 'always' | 'cancel'> = confirmWithModal;
@@ -45,8 +45,9 @@ export class ToolCalls {
         ? server.tools
             .filter((t) => isToolOffered(server.definition, t.name))
             .map((tool) => ({
-              label: `${server.name} › ${tool.title ?? tool.name}`,
-              description: [tool.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : '', tool.annotations?.destructiveHint ? vscode.l10n.t('destructive') : ''].filter(Boolean).join(', '),
+              label: `${server.name} › ${titleAndName(tool).label}`,
+              // The name too, so typing "get-sum" finds "Get Sum Tool".
+              description: [titleAndName(tool).name, tool.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : '', tool.annotations?.destructiveHint ? vscode.l10n.t('destructive') : ''].filter(Boolean).join(' · '),
               detail: tool.description?.split('\n')[0],
               server,
               tool,
@@ -136,7 +137,8 @@ export class ToolCalls {
           const e = McpError.from(error);
           record.outcome = controller.signal.aborted ? 'cancelled' : 'failed';
           urlElicitations = requiredUrlElicitations(e);
-          if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
+          if (controller.signal.aborted) void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
+          else if (!urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
         }
       },
     );
@@ -171,26 +173,44 @@ export class ToolCalls {
     return answer !== 'cancel';
   }
 
-  /** Opens the arguments, prefilled from defaults, as JSON; the person confirms when done. */
+  /**
+   * Opens the arguments as JSON, starting from the required keys and defaults; the person calls
+   * when done. Arguments that are not JSON or fail the schema keep the editor open, the problems
+   * marked on the text, until they are fixed or the person cancels.
+   */
   private async argsFromJsonEditor(server: ServerHandle, tool: Tool): Promise<Record<string, unknown> | undefined> {
-    const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(defaultArguments(tool.inputSchema), null, 2)}\n` });
+    const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(templateArguments(tool.inputSchema), null, 2)}\n` });
     await vscode.window.showTextDocument(doc, { preview: false });
+    const what = `${server.name} › ${tool.name}`;
+    let question = vscode.l10n.t('Edit the arguments of {0}, then call it.', what);
     try {
       for (;;) {
         const send = vscode.l10n.t('Call Tool');
-        const pick = await this.documentActions.ask(doc, vscode.l10n.t('Edit the arguments of {0}, then call it.', `${server.name} › ${tool.name}`), [send, vscode.l10n.t('Cancel')]);
+        const pick = await this.documentActions.ask(doc, question, [send, vscode.l10n.t('Cancel')]);
         if (pick !== send) return undefined;
-        try {
-          const value = JSON.parse(doc.getText());
-          if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-          void vscode.window.showErrorMessage(vscode.l10n.t('The arguments must be a JSON object.'));
-        } catch (e) {
-          void vscode.window.showErrorMessage(vscode.l10n.t('The arguments are not JSON: {0}', (e as Error).message));
-        }
+        const checked = checkJsonArguments(doc.getText(), (value) => server.client?.checkToolArguments(tool, value) ?? { ok: true });
+        if ('value' in checked) return checked.value;
+        this.argumentProblems.set(
+          doc.uri,
+          checked.problems.map((p) => {
+            const d = new vscode.Diagnostic(new vscode.Range(doc.positionAt(p.offset), doc.positionAt(p.offset + p.length)), p.message, vscode.DiagnosticSeverity.Error);
+            d.source = 'MCP Host';
+            return d;
+          }),
+        );
+        question = vscode.l10n.t('The arguments of {0} have problems (marked in the editor): {1}. Fix them, then call it.', what, checked.problems.map((p) => p.message).join('; '));
       }
     } finally {
+      this.argumentProblems.delete(doc.uri);
       await this.documentActions.discard(doc);
     }
+  }
+
+  /** The problems of argument documents the person is fixing; also what tests read. */
+  readonly argumentProblems = vscode.languages.createDiagnosticCollection('mcpHost.arguments');
+
+  dispose(): void {
+    this.argumentProblems.dispose();
   }
 }
 

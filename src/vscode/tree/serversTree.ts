@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { assertNever, isToolOffered, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
+import { assertNever, inline, isToolOffered, titleAndName, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import { resourceTooltip, templateTooltip } from '../resources/tooltips';
@@ -97,9 +97,10 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       }
       case 'tool': {
         const t = node.tool;
-        const item = new vscode.TreeItem(t.title ?? t.annotations?.title ?? t.name);
+        const shown = titleAndName(t);
+        const item = new vscode.TreeItem(shown.label);
         const hints = [t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined, t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined].filter(Boolean);
-        item.description = [hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
+        item.description = [shown.name, hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
         item.tooltip = new vscode.MarkdownString(`**${t.name}**${hints.length ? ` _(${hints.join(', ')})_` : ''}\n\n${t.description ?? ''}`);
         item.iconPath = new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
         item.contextValue = 'tool';
@@ -109,8 +110,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       }
       case 'prompt': {
         const p = node.prompt;
-        const item = new vscode.TreeItem(p.title ?? p.name);
-        item.description = firstLine(p.description);
+        const shown = titleAndName(p);
+        const item = new vscode.TreeItem(shown.label);
+        item.description = [shown.name, firstLine(p.description)].filter(Boolean).join(' · ');
         item.tooltip = `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`;
         item.iconPath = new vscode.ThemeIcon('comment');
         item.contextValue = 'prompt';
@@ -120,8 +122,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       }
       case 'resource': {
         const r = node.resource;
-        const item = new vscode.TreeItem(r.title ?? r.name);
-        item.description = r.uri;
+        const shown = titleAndName(r);
+        const item = new vscode.TreeItem(shown.label);
+        item.description = [shown.name, r.uri].filter(Boolean).join(' · ');
         item.tooltip = resourceTooltip(r);
         item.iconPath = new vscode.ThemeIcon(r.mimeType?.startsWith('image/') ? 'file-media' : 'file');
         item.contextValue = 'resource';
@@ -131,8 +134,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       }
       case 'template': {
         const r = node.template;
-        const item = new vscode.TreeItem(r.title ?? r.name);
-        item.description = r.uriTemplate;
+        const shown = titleAndName(r);
+        const item = new vscode.TreeItem(shown.label);
+        item.description = [shown.name, r.uriTemplate].filter(Boolean).join(' · ');
         item.tooltip = templateTooltip(r);
         item.iconPath = new vscode.ThemeIcon('file-code');
         item.contextValue = 'template';
@@ -166,7 +170,9 @@ function serverItem(server: ServerHandle, redact: (text: string) => string): vsc
   const state = server.state;
   const running = state.kind === 'running';
   const item = new vscode.TreeItem(server.name, running ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-  item.id = `server/${server.name}`;
+  // VS Code remembers each id's collapse state, and a server row was a leaf while it started: a
+  // new id once it runs lets Expanded apply the first time, and keeps the person's choice after.
+  item.id = running ? `server/${server.name}/running` : `server/${server.name}`;
   item.iconPath = stateIcon(state);
   item.description = redact(describeServer(server));
   item.contextValue = `server.${state.kind}`;
@@ -206,7 +212,7 @@ export function stateLabel(kind: ServerState['kind']): string {
   return labels[kind];
 }
 
-function scopeLabel(scope: DefinitionDiagnostic['origin']['scope']): string {
+export function scopeLabel(scope: DefinitionDiagnostic['origin']['scope']): string {
   const labels: Record<DefinitionDiagnostic['origin']['scope'], string> = {
     user: vscode.l10n.t('user settings'),
     workspace: vscode.l10n.t('workspace settings'),
@@ -230,21 +236,19 @@ function stateIcon(state: ServerState): vscode.ThemeIcon {
   }
 }
 
-function serverTooltip(server: ServerHandle, redact: (text: string) => string): vscode.MarkdownString {
+/** A few lines: the editor stays visible while the pointer passes on to the inline buttons; the rest is in Show Server Info. */
+export function serverTooltip(server: ServerHandle, redact: (text: string) => string): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const def = server.definition;
-  md.appendMarkdown(`**${server.name}** — ${def.type === 'stdio' ? 'stdio' : def.url} (${scopeLabel(def.origin.scope)})\n\n`);
+  md.appendMarkdown(`**${inline(server.name)}** — ${def.type === 'stdio' ? 'stdio' : inline(def.url)} (${scopeLabel(def.origin.scope)})\n\n`);
   const c = server.client;
   if (c?.serverInfo) {
-    md.appendMarkdown(`${vscode.l10n.t('{0} {1}, protocol {2}', c.serverInfo.title ?? c.serverInfo.name, c.serverInfo.version, c.protocolVersion ?? '')}\n\n`);
-    const caps = Object.keys(c.serverCapabilities ?? {}).join(', ');
-    if (caps) md.appendMarkdown(`${vscode.l10n.t('Capabilities: {0}', caps)}\n\n`);
-    if (c.instructions) {
-      md.appendMarkdown(`${vscode.l10n.t('Instructions:')}\n\n`);
-      md.appendCodeblock(c.instructions.length > 1500 ? `${c.instructions.slice(0, 1500)}…` : c.instructions, 'markdown');
-    }
+    md.appendMarkdown(`${vscode.l10n.t('{0} {1}, protocol {2}', inline(c.serverInfo.title ?? c.serverInfo.name, 100), inline(String(c.serverInfo.version), 50), inline(c.protocolVersion ?? ''))}\n\n`);
+    md.appendMarkdown(`$(info) [${vscode.l10n.t('Show Server Info')}](command:${Commands.showServerInfo}?${encodeURIComponent(JSON.stringify([server.name]))}) ${vscode.l10n.t('for capabilities and instructions')}`);
+    md.isTrusted = { enabledCommands: [Commands.showServerInfo] };
   } else if (server.state.kind === 'error') {
-    md.appendCodeblock(redact(server.state.message), 'text');
+    const message = redact(server.state.message).split('\n').slice(0, 3).join('\n');
+    md.appendCodeblock(message.length > 300 ? `${message.slice(0, 300)}…` : message, 'text');
   }
   return md;
 }
