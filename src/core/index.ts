@@ -36,3 +36,4 @@ export * from './auth/userAgent';
 export * from './auth/clientAuth';
 export { OAuthProvider, isLoopback, type OAuthGrant, type OAuthProviderOptions, type PreRegisteredClient } from './auth/oauthProvider';
 export { discoverAuthorization, authorizationServerMetadataUrls, resourceMatches, canonicalResource, type AuthorizationTarget } from './auth/discovery';
+export * from './client/tasks';
