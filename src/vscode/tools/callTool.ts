@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
-import { defaultArguments, isToolOffered, McpError, neutraliseLinks, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
+import { defaultArguments, isToolOffered, McpError, neutraliseLinks, REQUEST_CANCELLED, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
 import type { DocumentActions } from '../documentActions';
 import { elicit } from '../elicitation/elicit';
 import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
 import { askArguments } from './askArguments';
+import { taskFailureMessage, taskProgressMessage } from './taskProgress';
 
 export interface CallRecord {
   server: string;
@@ -119,10 +120,15 @@ export class ToolCalls {
               progress.report({ message: p.message ?? (p.total ? vscode.l10n.t('{0} of {1}', p.progress, p.total) : String(p.progress)), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
               if (pct !== undefined) last = pct;
             },
+            // A task-augmented call: its status is the progress; Cancel sends tasks/cancel.
+            onTaskStatus: (task) => progress.report({ message: taskProgressMessage(task) }),
           });
           record.outcome = outcome.result.isError ? 'isError' : 'ok';
           const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
           const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
+          if (outcome.task?.status === 'failed' && !outcome.result.isError) {
+            void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
+          }
           if (outcome.result.isError) {
             const first = outcome.result.content.find((c) => c.type === 'text');
             const details = vscode.l10n.t('Show Details');
@@ -134,9 +140,11 @@ export class ToolCalls {
           }
         } catch (error) {
           const e = McpError.from(error);
-          record.outcome = controller.signal.aborted ? 'cancelled' : 'failed';
+          const taskEnding = controller.signal.aborted ? undefined : taskFailureMessage(tool.name, e);
+          record.outcome = controller.signal.aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
           urlElicitations = requiredUrlElicitations(e);
-          if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
+          if (taskEnding) void vscode.window.showErrorMessage(this.host.redact(taskEnding));
+          else if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
         }
       },
     );
