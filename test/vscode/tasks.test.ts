@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { Task } from '../../src/core';
+import type { TreeNode } from '../../src/vscode/tree/nodes';
 import { api, running, serverScript, setServers, waitFor } from './helpers';
 
 describe('tasks in a real VS Code', function () {
@@ -56,5 +57,32 @@ describe('tasks in a real VS Code', function () {
       sub.dispose();
       docs.dispose();
     }
+  });
+
+  it('lists the running task under its server in "Tasks", and its Cancel cancels the task on the server', async () => {
+    const { a, ev, tool } = await researchTool();
+    const call = a.tools.call(ev, tool, { topic: 'glaciers' });
+    const tasksOf = () => {
+      const serverNode = a.tree.getChildren().find((n) => n.kind === 'server' && n.server.name === 'everything')!;
+      const group = a.tree.getChildren(serverNode).find((n) => n.kind === 'group' && n.group === 'tasks');
+      return group ? a.tree.getChildren(group) : [];
+    };
+    const running = await waitFor(() => tasksOf().find((n): n is Extract<TreeNode, { kind: 'task' }> => n.kind === 'task' && n.entry.endedAt === undefined), 'a running task in the tree');
+    const item = a.tree.getTreeItem(running);
+    assert.equal(item.label, 'simulate-research-query');
+    assert.equal(item.contextValue, 'task.running');
+    assert.match(String(item.description), /working · \d+ s/);
+    await vscode.commands.executeCommand('mcpHost.cancelTask', running);
+    const record = await call;
+    assert.equal(record?.outcome, 'cancelled');
+    const onServer = await waitFor(async () => {
+      const t = await ev.client!.getTask(running.entry.task.taskId);
+      return t.status === 'cancelled' && t;
+    }, 'the task cancelled on the server');
+    assert.equal(onServer.status, 'cancelled');
+    const ended = tasksOf().find((n) => n.kind === 'task' && n.entry.task.taskId === running.entry.task.taskId)!;
+    const endedItem = a.tree.getTreeItem(ended);
+    assert.equal(endedItem.contextValue, 'task.ended');
+    assert.match(String(endedItem.description), /^cancelled/);
   });
 });

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { defaultArguments, isToolOffered, McpError, neutraliseLinks, REQUEST_CANCELLED, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
+import { defaultArguments, isTaskLost, isToolOffered, McpError, neutraliseLinks, REQUEST_CANCELLED, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
 import type { DocumentActions } from '../documentActions';
 import { elicit } from '../elicitation/elicit';
 import type { McpHost } from '../host';
@@ -7,6 +7,7 @@ import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
 import { askArguments } from './askArguments';
 import { taskFailureMessage, taskProgressMessage } from './taskProgress';
+import { ToolTasks } from '../tasks/toolTasks';
 
 export interface CallRecord {
   server: string;
@@ -28,6 +29,8 @@ const INTERACTIVE_IDLE_MS = 10 * 60_000;
 /** Everything about calling a tool from the editor: pick, arguments, consent, progress, result. */
 export class ToolCalls {
   readonly history: CallRecord[] = [];
+  /** Calls that run as tasks, for the tree's "Tasks" group. */
+  readonly tasks = new ToolTasks();
   /** Replaceable so tests can answer the confirmation without a modal. */
   confirm: (server: string, tool: Tool, args: Record<string, unknown>) => Promise<'once' | 'always' | 'cancel'> = confirmWithModal;
 
@@ -109,6 +112,7 @@ export class ToolCalls {
         const controller = new AbortController();
         token.onCancellationRequested(() => controller.abort());
         let last = 0;
+        let taskId: string | undefined;
         try {
           const outcome = await client.callTool(tool.name, args, {
             signal: controller.signal,
@@ -121,9 +125,14 @@ export class ToolCalls {
               if (pct !== undefined) last = pct;
             },
             // A task-augmented call: its status is the progress; Cancel sends tasks/cancel.
-            onTaskStatus: (task) => progress.report({ message: taskProgressMessage(task) }),
+            onTaskStatus: (task) => {
+              taskId = task.taskId;
+              progress.report({ message: taskProgressMessage(task) });
+              this.tasks.update(server.name, tool.name, task, record.at, () => controller.abort());
+            },
           });
           record.outcome = outcome.result.isError ? 'isError' : 'ok';
+          if (taskId) this.tasks.end(server.name, taskId);
           const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
           const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
           if (outcome.task?.status === 'failed' && !outcome.result.isError) {
@@ -143,6 +152,7 @@ export class ToolCalls {
           const taskEnding = controller.signal.aborted ? undefined : taskFailureMessage(tool.name, e);
           record.outcome = controller.signal.aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
           urlElicitations = requiredUrlElicitations(e);
+          if (taskId) this.tasks.end(server.name, taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
           if (taskEnding) void vscode.window.showErrorMessage(this.host.redact(taskEnding));
           else if (!controller.signal.aborted && !urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
         }
