@@ -269,6 +269,14 @@ describe('tasks: the cases of the task fixture server', function () {
     assert.match(sentCall(t, 'may-be-task')!, /"task":\{"ttl":12345\}/);
   });
 
+  it('a pollInterval of 0 does not make us flood the server with tasks/get', async () => {
+    const t = await connect(taskServer('tasks'));
+    await t.client.callTool('may-be-task', {});
+    const polls = t.logs.filter((l) => l.message.includes('RECEIVED') && l.message.includes('"tasks/get"')).length;
+    // The task runs 300 ms; polling at the lower bound (200 ms) asks a few times, unbounded it would ask hundreds.
+    assert.ok(polls >= 1 && polls < 10, `tasks/get sent ${polls} times`);
+  });
+
   it('a failed task gives the tool\'s error result and says the task failed', async () => {
     const t = await connect(taskServer('tasks'));
     const outcome = await t.client.callTool('fails', {});
