@@ -5,6 +5,7 @@ import {
   RELATED_TASK_META_KEY,
   REQUEST_CANCELLED,
   ReceiverTasks,
+  SseTransport,
   StdioTransport,
   StreamableHttpTransport,
   isTaskLost,
@@ -23,6 +24,10 @@ describeTasks('stdio', async () => ({ transport: () => new StdioTransport({ shut
 describeTasks('Streamable HTTP', async () => {
   const server = await startEverything('streamableHttp');
   return { transport: () => new StreamableHttpTransport({ url: server.url }), stop: server.stop };
+});
+describeTasks('HTTP+SSE', async () => {
+  const server = await startEverything('sse');
+  return { transport: () => new SseTransport({ url: server.url }), stop: server.stop };
 });
 
 interface Setup {
