@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
-import { defaultArguments, isTaskLost, isToolOffered, McpError, neutraliseLinks, REQUEST_CANCELLED, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
+import { defaultArguments, isToolOffered, McpError, neutraliseLinks, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
 import type { DocumentActions } from '../documentActions';
 import { elicit } from '../elicitation/elicit';
 import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
 import { askArguments } from './askArguments';
+import { isTaskLost, REQUEST_CANCELLED } from '../../core';
 import { taskFailureMessage, taskProgressMessage } from './taskProgress';
 import { ToolTasks } from '../tasks/toolTasks';
 
