@@ -85,4 +85,20 @@ describe('tasks in a real VS Code', function () {
     assert.equal(endedItem.contextValue, 'task.ended');
     assert.match(String(endedItem.description), /^cancelled/);
   });
+
+  it('a server restarted mid-task leaves the call failed and the task shown as lost, not a hang', async () => {
+    const { a, ev, tool } = await researchTool();
+    const call = a.tools.call(ev, tool, { topic: 'tides' });
+    const node = await waitFor(() => {
+      const serverNode = a.tree.getChildren().find((n) => n.kind === 'server' && n.server.name === 'everything')!;
+      const group = a.tree.getChildren(serverNode).find((n) => n.kind === 'group' && n.group === 'tasks');
+      return group && a.tree.getChildren(group).find((n): n is Extract<TreeNode, { kind: 'task' }> => n.kind === 'task' && n.entry.endedAt === undefined);
+    }, 'a running task in the tree');
+    await ev.restart();
+    const record = await call;
+    assert.equal(record?.outcome, 'failed');
+    assert.equal(node.entry.ending, 'lost');
+    assert.match(String(a.tree.getTreeItem(node).description), /^lost/);
+    await running(a, 'everything');
+  });
 });
