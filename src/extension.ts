@@ -29,15 +29,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const log = vscode.window.createOutputChannel('MCP Host', { log: true });
   const documentActions = new DocumentActions();
   host = new McpHost(context, documentActions);
-  const tree = new ServersTreeProvider(host);
   const output = OutputDocuments.register();
   const tools = new ToolCalls(host, output.docs, context.globalState, documentActions);
+  const tree = new ServersTreeProvider(host, tools.tasks);
   const prompts = new PromptActions(host, output.docs);
   const setup = new ServerSetup(host, log);
   context.subscriptions.push(
     log,
     documentActions,
     tools,
+    tools.tasks,
     tree,
     output.disposable,
     ResourceFileSystem.register(host),

@@ -148,6 +148,10 @@ export function registerCommands(
         if (s.state.kind === 'running') await s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)));
       }, (s) => s.definition.type === 'http', () => vscode.l10n.t('MCP Host: Sign Out applies to HTTP servers, and none is configured.')),
     ),
+    // The tree's Cancel on a task: aborts the call, which sends tasks/cancel.
+    vscode.commands.registerCommand(Commands.cancelTask, (node?: TreeNode) => {
+      if (node?.kind === 'task') node.entry.cancel();
+    }),
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();

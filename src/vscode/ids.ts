@@ -23,6 +23,7 @@ export const Commands = {
   showSamplingHistory: 'mcpHost.showSamplingHistory',
   resetSamplingConsent: 'mcpHost.resetSamplingConsent',
   signOut: 'mcpHost.signOut',
+  cancelTask: 'mcpHost.cancelTask',
 } as const;
 
 export const Views = {

@@ -65,7 +65,13 @@ describe('dist/cli.js', function () {
     assert.equal(init.code, 0);
     const sent = init.stderr.split('\n').find((l) => l.includes('"method":"initialize"')) ?? '';
     const caps = JSON.parse(sent.slice(sent.indexOf('RECEIVED ') + 9)).params.capabilities;
-    assert.deepEqual(caps, { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } });
+    assert.deepEqual(caps, {
+      roots: { listChanged: true },
+      sampling: {},
+      elicitation: { form: {} },
+      // The requests it answers (refusing sampling, declining elicitation) it can also answer as tasks.
+      tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
+    });
 
     const roots = cli('--stdio', everything, 'call', 'get-roots-list', '{}');
     assert.equal(roots.code, 0, roots.stderr);

@@ -80,7 +80,7 @@ function describeEverything(name: string, setUp: () => Promise<Setup>): void {
       assert.ok(c.serverCapabilities?.tools && c.serverCapabilities.prompts && c.serverCapabilities.resources?.subscribe);
       assert.ok(c.serverCapabilities?.logging && c.serverCapabilities.completions);
       assert.match(c.instructions ?? '', /Everything Server/);
-      assert.deepEqual(Object.keys(c.clientCapabilities).sort(), ['elicitation', 'roots', 'sampling']);
+      assert.deepEqual(Object.keys(c.clientCapabilities).sort(), ['elicitation', 'roots', 'sampling', 'tasks']);
     });
 
     it('answers ping', async () => {

@@ -38,8 +38,9 @@ function canConnect(port: number): Promise<boolean> {
 }
 
 /** Starts server-everything in an HTTP mode on a free loopback port and waits until it listens. */
-export async function startEverything(mode: 'streamableHttp' | 'sse', ms = 15_000): Promise<RunningServer> {
-  const port = await freePort();
+/** server-everything over HTTP on a free port, or on `port` (to restart a server where its clients expect it). */
+export async function startEverything(mode: 'streamableHttp' | 'sse', ms = 15_000, port?: number): Promise<RunningServer> {
+  port ??= await freePort();
   const child: ChildProcess = spawn(process.execPath, [EVERYTHING, mode], {
     env: { ...process.env, PORT: String(port), NODE_OPTIONS: `--require ${BIND_LOOPBACK}` },
     stdio: ['ignore', 'ignore', 'pipe'],

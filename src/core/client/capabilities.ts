@@ -13,6 +13,8 @@ const REQUIRED: Record<string, { capability: string; test: (c: ServerCapabilitie
   'prompts/get': { capability: 'prompts', test: (c) => !!c.prompts },
   'completion/complete': { capability: 'completions', test: (c) => !!c.completions },
   'logging/setLevel': { capability: 'logging', test: (c) => !!c.logging },
+  'tasks/list': { capability: 'tasks.list', test: (c) => !!c.tasks?.list },
+  'tasks/cancel': { capability: 'tasks.cancel', test: (c) => !!c.tasks?.cancel },
 };
 
 /** The capability `method` needs that `capabilities` lacks, or undefined if it may be sent. */

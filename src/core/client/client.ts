@@ -24,11 +24,14 @@ import type {
   ResourceUpdatedNotificationParams,
   Root,
   ServerCapabilities,
+  Task,
+  TaskMetadata,
   Tool,
 } from '../protocol/types';
 import { SchemaValidator, type SchemaCheck } from '../schema/validator';
 import type { LogEntry, Transport } from '../transport/transport';
 import { missingCapability } from './capabilities';
+import { ReceiverTasks, followTask, isCreateTaskResult } from './tasks';
 
 /** What the host answers when the server asks. A capability is declared only if its handler is here. */
 export interface ClientHandlers {
@@ -53,12 +56,18 @@ export interface McpClientOptions {
 export interface CallToolOptions extends RequestOptions {
   /** Check the arguments against the tool's inputSchema first; nothing is sent if they fail. */
   validateInput?: boolean;
+  /** When the call runs as a task: every status it passes through. */
+  onTaskStatus?(task: Task): void;
+  /** The ttl asked for when the call runs as a task; the server's default otherwise. */
+  taskTtlMs?: number;
 }
 
 export interface ToolCallOutcome {
   result: CallToolResult;
   /** Present when the tool declares an outputSchema: whether structuredContent matches it. */
   structuredContentCheck?: SchemaCheck;
+  /** Present when the call ran as a task: its last status. */
+  task?: Task;
 }
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-host', version: '0.1.0', title: 'MCP Host' };
@@ -73,6 +82,7 @@ export class McpClient {
   private readonly validator = new SchemaValidator();
   private initializeResult: InitializeResult | undefined;
   private readonly toolsByName = new Map<string, Tool>();
+  private receiverTasks: ReceiverTasks | undefined;
 
   private readonly logMessageEmitter = new Emitter<LoggingMessageNotificationParams>();
   private readonly toolsChangedEmitter = new Emitter<void>();
@@ -82,6 +92,9 @@ export class McpClient {
   private readonly logEmitter = new Emitter<LogEntry>();
   private readonly closeEmitter = new Emitter<string>();
   private readonly traceEmitter = new Emitter<TraceEvent>();
+  private readonly taskStatusEmitter = new Emitter<Task>();
+  /** `notifications/tasks/status` from the server: a task it runs for us changed. */
+  readonly onTaskStatus = this.taskStatusEmitter.event;
   /** Every message on the wire, in and out. */
   readonly onTrace = this.traceEmitter.event;
   /** Transport, protocol and stderr lines, for the server's log. */
@@ -129,6 +142,17 @@ export class McpClient {
     if (h.listRoots) caps.roots = { listChanged: true };
     if (h.createMessage) caps.sampling = {};
     if (h.elicit) caps.elicitation = Object.fromEntries((h.elicitationModes ?? ['form']).map((m) => [m, {}]));
+    // The server's requests we can run as tasks are exactly the ones we answer at all.
+    if (h.createMessage || h.elicit) {
+      caps.tasks = {
+        list: {},
+        cancel: {},
+        requests: {
+          ...(h.createMessage ? { sampling: { createMessage: {} } } : {}),
+          ...(h.elicit ? { elicitation: { create: {} } } : {}),
+        },
+      };
+    }
     return caps;
   }
 
@@ -139,7 +163,10 @@ export class McpClient {
     const connection = new McpConnection(this.transport, this.options.requestTimeoutMs);
     this.connection = connection;
     connection.onLog((entry) => this.logEmitter.fire(entry));
-    connection.onDidClose((reason) => this.closeEmitter.fire(reason));
+    connection.onDidClose((reason) => {
+      this.receiverTasks?.dispose();
+      this.closeEmitter.fire(reason);
+    });
     connection.onTrace((event) => this.traceEmitter.fire(event));
     this.wireHandlers(connection);
     connection.listen();
@@ -185,18 +212,29 @@ export class McpClient {
 
   async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
     this.assertCapability('tools/call');
-    const known = this.toolsByName.get(name) ?? (options.validateInput ? await this.findTool(name, options) : undefined);
+    const mayRunAsTask = !!this.serverCapabilities?.tasks?.requests?.tools?.call;
+    const known = this.toolsByName.get(name) ?? (options.validateInput || mayRunAsTask ? await this.findTool(name, options) : undefined);
     if (options.validateInput && known) {
       const check = this.validator.check(known.inputSchema ?? {}, args);
       if (!check.ok && !check.message.startsWith('the schema cannot be used')) {
         throw McpError.invalidParams(`Invalid arguments for tool '${name}': ${check.message}`, { errors: check.errors });
       }
     }
-    const result = await this.request<CallToolResult>('tools/call', { name, arguments: args }, options);
+    const asTask = this.runsAsTask(name, known);
+    const params: Record<string, unknown> = { name, arguments: args };
+    if (asTask) params.task = (options.taskTtlMs !== undefined ? { ttl: options.taskTtlMs } : {}) satisfies TaskMetadata;
+    const answer = await this.request<CallToolResult | unknown>('tools/call', params, options);
+    let task: Task | undefined;
+    let result = answer as CallToolResult;
+    if (asTask && isCreateTaskResult(answer)) {
+      const followed = await followTask(this, answer.task, { signal: options.signal, onStatus: options.onTaskStatus, maxTotalTimeoutMs: options.maxTotalTimeoutMs });
+      result = followed.result as CallToolResult;
+      task = followed.task;
+    }
     if (!result || !Array.isArray(result.content)) {
       throw McpError.invalidParams(`The server's tools/call result has no content array`, { result });
     }
-    const outcome: ToolCallOutcome = { result };
+    const outcome: ToolCallOutcome = task ? { result, task } : { result };
     if (known?.outputSchema && !result.isError) {
       outcome.structuredContentCheck =
         result.structuredContent === undefined
@@ -204,6 +242,37 @@ export class McpClient {
           : this.validator.check(known.outputSchema, result.structuredContent);
     }
     return outcome;
+  }
+
+  /** Whether a call of this tool is sent as a task: the tool requires it, or allows it and the server takes task-augmented tools/call. */
+  private runsAsTask(name: string, tool: Tool | undefined): boolean {
+    const support = tool?.execution?.taskSupport ?? 'forbidden';
+    const serverTakesTasks = !!this.serverCapabilities?.tasks?.requests?.tools?.call;
+    if (support === 'required' && !serverTakesTasks) {
+      // The spec forbids task augmentation without the capability, and the tool refuses plain calls.
+      throw McpError.capabilityDisabled(`tools/call of '${name}' (it must run as a task)`, 'tasks.requests.tools.call');
+    }
+    return serverTakesTasks && (support === 'required' || support === 'optional');
+  }
+
+  /** Status of a task the server runs for us. */
+  getTask(taskId: string, options?: RequestOptions): Promise<Task> {
+    return this.request('tasks/get', { taskId }, options);
+  }
+  /** The result of a task the server runs for us; blocks on the server until the task ends. */
+  taskResult(taskId: string, options?: RequestOptions): Promise<unknown> {
+    return this.request('tasks/result', { taskId }, options);
+  }
+  /** Asks the server to cancel a task it runs for us; a call following the task then rejects as cancelled. */
+  cancelTask(taskId: string, options?: RequestOptions): Promise<Task> {
+    return this.request('tasks/cancel', { taskId }, options);
+  }
+  listTasks(options?: RequestOptions): Promise<Task[]> {
+    return this.listAll<Task>('tasks/list', 'tasks', options);
+  }
+  /** Tasks we run for the server (task-augmented sampling and elicitation). */
+  get tasksRunForServer(): Task[] {
+    return this.receiverTasks?.list() ?? [];
   }
 
   /** Validates arguments against a tool's inputSchema without calling it. */
@@ -292,14 +361,35 @@ export class McpClient {
       const listRoots = h.listRoots;
       c.onRequest('roots/list', async (_params, signal) => ({ roots: await listRoots(signal) }));
     }
+    const tasks = new ReceiverTasks((task) => {
+      c.notify('notifications/tasks/status', task).catch(() => undefined);
+    });
+    this.receiverTasks = tasks;
+    /** A request with `task` in its params runs as a task: answered at once with the task, its result fetched later. */
+    const maybeAsTask = <P>(run: (params: P, signal: AbortSignal) => Promise<unknown>) => (params: unknown, signal: AbortSignal) => {
+      const task = (params as { task?: TaskMetadata } | undefined)?.task;
+      if (!task || typeof task !== 'object') return run(params as P, signal);
+      return tasks.create(task.ttl, (taskSignal) => run(params as P, taskSignal));
+    };
     if (h.createMessage) {
       const createMessage = h.createMessage;
-      c.onRequest('sampling/createMessage', (params, signal) => createMessage(params as CreateMessageParams, signal));
+      c.onRequest('sampling/createMessage', maybeAsTask<CreateMessageParams>((params, signal) => createMessage(params, signal)));
     }
     if (h.elicit) {
       const elicit = h.elicit;
-      c.onRequest('elicitation/create', (params, signal) => elicit(params as ElicitRequestParams, signal));
+      c.onRequest('elicitation/create', maybeAsTask<ElicitRequestParams>((params, signal) => elicit(params, signal)));
     }
+    if (h.createMessage || h.elicit) {
+      const taskId = (params: unknown) => (params as { taskId?: unknown } | undefined)?.taskId;
+      c.onRequest('tasks/get', (params) => tasks.get(taskId(params)));
+      c.onRequest('tasks/result', (params, signal) => tasks.result(taskId(params), signal));
+      c.onRequest('tasks/list', () => ({ tasks: tasks.list() }));
+      c.onRequest('tasks/cancel', (params) => tasks.cancel(taskId(params)));
+    }
+    c.onNotification('notifications/tasks/status', (p) => {
+      const task = p as Task | undefined;
+      if (task && typeof task.taskId === 'string' && typeof task.status === 'string') this.taskStatusEmitter.fire(task);
+    });
     c.onNotification('notifications/message', (p) => this.logMessageEmitter.fire(p as LoggingMessageNotificationParams));
     c.onNotification('notifications/tools/list_changed', () => {
       this.toolsByName.clear();

@@ -37,8 +37,23 @@ export interface ClientCapabilities {
   roots?: { listChanged?: boolean };
   sampling?: { context?: object; tools?: object };
   elicitation?: { form?: object; url?: object };
+  tasks?: ClientTasksCapability;
   experimental?: Record<string, object>;
   [key: string]: unknown;
+}
+
+/** 2025-11-25 tasks: what the client can do with tasks, and which server requests it runs as tasks. */
+export interface ClientTasksCapability {
+  list?: object;
+  cancel?: object;
+  requests?: { sampling?: { createMessage?: object }; elicitation?: { create?: object } };
+}
+
+/** 2025-11-25 tasks: what the server can do with tasks, and which of our requests it runs as tasks. */
+export interface ServerTasksCapability {
+  list?: object;
+  cancel?: object;
+  requests?: { tools?: { call?: object } };
 }
 
 export interface ServerCapabilities {
@@ -47,6 +62,7 @@ export interface ServerCapabilities {
   prompts?: { listChanged?: boolean };
   resources?: { subscribe?: boolean; listChanged?: boolean };
   tools?: { listChanged?: boolean };
+  tasks?: ServerTasksCapability;
   experimental?: Record<string, object>;
   [key: string]: unknown;
 }
@@ -125,6 +141,8 @@ export interface Tool {
   inputSchema: JsonSchemaObject;
   outputSchema?: JsonSchemaObject;
   annotations?: ToolAnnotations;
+  /** 2025-11-25: whether the tool may (`optional`) or must (`required`) run as a task; `forbidden` if absent. */
+  execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' };
   icons?: Icon[];
   _meta?: Meta;
 }
@@ -292,6 +310,38 @@ export interface CancelledNotificationParams {
 }
 export interface ResourceUpdatedNotificationParams {
   uri: string;
+}
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+export const TERMINAL_TASK_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
+/** The `_meta` key that ties a message to a task. */
+export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+
+/** 2025-11-25 tasks: the receiver's record of one task-augmented request. */
+export interface Task {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  /** ISO 8601. */
+  createdAt: string;
+  lastUpdatedAt: string;
+  /** How long after creation the receiver keeps the task, in ms; null: unlimited. */
+  ttl: number | null;
+  /** How often the requestor should poll `tasks/get`, in ms. */
+  pollInterval?: number;
+}
+/** Sent in a request's params to ask that it run as a task. */
+export interface TaskMetadata {
+  ttl?: number;
+}
+export interface CreateTaskResult {
+  task: Task;
+  _meta?: Meta;
+}
+export interface ListTasksResult {
+  tasks: Task[];
+  nextCursor?: Cursor;
+  _meta?: Meta;
 }
 
 /** A paginated list reply: the items live under one key, `nextCursor` says whether more follow. */

@@ -6,6 +6,9 @@ import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
 import { askArguments } from './askArguments';
+import { isTaskLost, REQUEST_CANCELLED } from '../../core';
+import { taskFailureMessage, taskProgressMessage } from './taskProgress';
+import { ToolTasks } from '../tasks/toolTasks';
 
 export interface CallRecord {
   server: string;
@@ -27,6 +30,8 @@ const INTERACTIVE_IDLE_MS = 10 * 60_000;
 /** Everything about calling a tool from the editor: pick, arguments, consent, progress, result. */
 export class ToolCalls implements vscode.Disposable {
   readonly history: CallRecord[] = [];
+  /** Calls that run as tasks, for the tree's "Tasks" group. */
+  readonly tasks = new ToolTasks();
   /** Replaceable so tests can answer the confirmation without a modal. */
   confirm: (server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean) => Promise<'once' | 'always' | 'cancel'> = confirmWithModal;
 
@@ -109,6 +114,7 @@ export class ToolCalls implements vscode.Disposable {
         const controller = new AbortController();
         token.onCancellationRequested(() => controller.abort());
         let last = 0;
+        let taskId: string | undefined;
         try {
           const outcome = await client.callTool(tool.name, args, {
             signal: controller.signal,
@@ -120,10 +126,20 @@ export class ToolCalls implements vscode.Disposable {
               progress.report({ message: p.message ?? (p.total ? vscode.l10n.t('{0} of {1}', p.progress, p.total) : String(p.progress)), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
               if (pct !== undefined) last = pct;
             },
+            // A task-augmented call: its status is the progress; Cancel sends tasks/cancel.
+            onTaskStatus: (task) => {
+              taskId = task.taskId;
+              progress.report({ message: taskProgressMessage(task) });
+              this.tasks.update(server.name, tool.name, task, record.at, () => controller.abort());
+            },
           });
           record.outcome = outcome.result.isError ? 'isError' : 'ok';
+          if (taskId) this.tasks.end(server.name, taskId);
           const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
           const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
+          if (outcome.task?.status === 'failed' && !outcome.result.isError) {
+            void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
+          }
           if (outcome.result.isError) {
             const first = outcome.result.content.find((c) => c.type === 'text');
             const details = vscode.l10n.t('Show Details');
@@ -135,9 +151,12 @@ export class ToolCalls implements vscode.Disposable {
           }
         } catch (error) {
           const e = McpError.from(error);
-          record.outcome = controller.signal.aborted ? 'cancelled' : 'failed';
+          const taskEnding = controller.signal.aborted ? undefined : taskFailureMessage(tool.name, e);
+          record.outcome = controller.signal.aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
           urlElicitations = requiredUrlElicitations(e);
-          if (controller.signal.aborted) void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
+          if (taskId) this.tasks.end(server.name, taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
+          if (taskEnding) void vscode.window.showErrorMessage(this.host.redact(taskEnding));
+          else if (controller.signal.aborted) void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
           else if (!urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
         }
       },

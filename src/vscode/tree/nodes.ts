@@ -1,6 +1,8 @@
+import type { ToolTask } from '../tasks/toolTasks';
 import type { DefinitionDiagnostic, Prompt, ServerOrigin, Resource, ResourceTemplate, ServerHandle, Tool } from '../../core';
 
-export type GroupKind = 'tools' | 'prompts' | 'resources' | 'templates';
+/** `tasks`: the tool calls of this session that run as tasks on the server. */
+export type GroupKind = 'tools' | 'prompts' | 'resources' | 'templates' | 'tasks';
 
 /** Every kind of node in the Servers view; `contextValue`s derive from `kind`. */
 export type TreeNode =
@@ -11,4 +13,5 @@ export type TreeNode =
   | { kind: 'tool'; server: ServerHandle; tool: Tool }
   | { kind: 'prompt'; server: ServerHandle; prompt: Prompt }
   | { kind: 'resource'; server: ServerHandle; resource: Resource }
-  | { kind: 'template'; server: ServerHandle; template: ResourceTemplate };
+  | { kind: 'template'; server: ServerHandle; template: ResourceTemplate }
+  | { kind: 'task'; server: ServerHandle; entry: ToolTask };

@@ -4,6 +4,8 @@ import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import { resourceTooltip, templateTooltip } from '../resources/tooltips';
 import type { GroupKind, TreeNode } from './nodes';
+import { elapsedText, type ToolTask, type ToolTasks } from '../tasks/toolTasks';
+import { taskStatusLabel } from '../tools/taskProgress';
 
 /** A function, not a table: `vscode.l10n.t` answers in the editor's language only once the extension runs. */
 function groupLabel(group: GroupKind): string {
@@ -12,11 +14,12 @@ function groupLabel(group: GroupKind): string {
     prompts: vscode.l10n.t('Prompts'),
     resources: vscode.l10n.t('Resources'),
     templates: vscode.l10n.t('Resource Templates'),
+    tasks: vscode.l10n.t('Tasks'),
   };
   return labels[group];
 }
 
-const GROUP_ICONS: Record<GroupKind, string> = { tools: 'tools', prompts: 'comment-discussion', resources: 'file', templates: 'file-code' };
+const GROUP_ICONS: Record<GroupKind, string> = { tools: 'tools', prompts: 'comment-discussion', resources: 'file', templates: 'file-code', tasks: 'run-all' };
 
 /** The "Servers" view: servers, their groups, and what each group lists. */
 export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
@@ -24,8 +27,14 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly host: McpHost) {
-    this.subscription = host.onDidChange(() => this.changeEmitter.fire(undefined));
+  constructor(
+    private readonly host: McpHost,
+    private readonly tasks?: ToolTasks,
+  ) {
+    this.subscription = vscode.Disposable.from(
+      host.onDidChange(() => this.changeEmitter.fire(undefined)),
+      ...(tasks ? [tasks.onDidChange(() => this.changeEmitter.fire(undefined))] : []),
+    );
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
@@ -38,7 +47,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     }
     switch (node.kind) {
       case 'server':
-        return groupsOf(node.server).map((group): TreeNode => ({ kind: 'group', server: node.server, group }));
+        return [...groupsOf(node.server), ...(this.tasks?.of(node.server.name).length ? (['tasks'] as const) : [])].map(
+          (group): TreeNode => ({ kind: 'group', server: node.server, group }),
+        );
       case 'group': {
         const s = node.server;
         switch (node.group) {
@@ -50,6 +61,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
             return s.resources.map((resource): TreeNode => ({ kind: 'resource', server: s, resource }));
           case 'templates':
             return s.templates.map((template): TreeNode => ({ kind: 'template', server: s, template }));
+          case 'tasks':
+            return (this.tasks?.of(s.name) ?? []).map((entry): TreeNode => ({ kind: 'task', server: s, entry }));
           default:
             return assertNever(node.group);
         }
@@ -88,7 +101,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       }
       case 'group': {
         const count = this.getChildren(node).length;
-        const item = new vscode.TreeItem(groupLabel(node.group), count ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const open = node.group === 'tasks' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+        const item = new vscode.TreeItem(groupLabel(node.group), count ? open : vscode.TreeItemCollapsibleState.None);
         item.description = String(count);
         item.iconPath = new vscode.ThemeIcon(GROUP_ICONS[node.group]);
         item.contextValue = `group.${node.group}`;
@@ -144,6 +158,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         item.id = `${node.server.name}/templates/${r.uriTemplate}`;
         return item;
       }
+      case 'task':
+        return taskItem(node.server, node.entry);
       default:
         return assertNever(node);
     }
@@ -153,6 +169,22 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     this.subscription.dispose();
     this.changeEmitter.dispose();
   }
+}
+
+/** A tool call running (or run) as a task: status, elapsed time, the server's status message; Cancel while it runs. */
+function taskItem(server: ServerHandle, entry: ToolTask): vscode.TreeItem {
+  const { task } = entry;
+  const item = new vscode.TreeItem(entry.tool);
+  const status = entry.ending === 'lost' ? vscode.l10n.t('lost') : entry.ending === 'cancelled' ? taskStatusLabel('cancelled') : taskStatusLabel(task.status);
+  item.description = [status, elapsedText(entry), firstLine(task.statusMessage)].filter(Boolean).join(' · ');
+  item.tooltip = `${entry.tool} (${task.taskId})\n${status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`;
+  const running = entry.endedAt === undefined;
+  item.iconPath = new vscode.ThemeIcon(
+    running ? (task.status === 'input_required' ? 'question' : 'loading~spin') : entry.ending === 'lost' ? 'debug-disconnect' : task.status === 'completed' ? 'pass' : task.status === 'failed' ? 'error' : 'circle-slash',
+  );
+  item.contextValue = running ? 'task.running' : 'task.ended';
+  item.id = `${server.name}/tasks/${task.taskId}`;
+  return item;
 }
 
 /** The groups a running server declares. */
