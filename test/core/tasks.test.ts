@@ -149,7 +149,9 @@ function describeTasks(name: string, setUp: () => Promise<Setup>): void {
       await toolsWith('simulate-research-query');
       let cancelled: Promise<Task> | undefined;
       const call = t.client.callTool('simulate-research-query', { topic: 'rivers' }, {
-        onTaskStatus: (task) => (cancelled ??= t.client.cancelTask(task.taskId)),
+        onTaskStatus: (task) => {
+          cancelled ??= t.client.cancelTask(task.taskId);
+        },
       });
       await assert.rejects(call, (e: { code?: number; message: string }) => e.code === REQUEST_CANCELLED && /cancelled/.test(e.message));
       assert.equal((await cancelled)?.status, 'cancelled');
