@@ -262,7 +262,8 @@ describe('fault servers: nothing is lost', function () {
     const remote = await t.client.readResource('fixture://missing').then(() => assert.fail('expected a rejection'), (e: McpError) => e);
     assert.equal(remote.code, ErrorCode.ResourceNotFound);
     assert.ok(remote.isResourceNotFound);
-    assert.equal(remote.toString(), 'Resource not found (-32002): Resource not found');
+    // The server's message is the code's own name, which toString does not repeat.
+    assert.equal(remote.toString(), 'Resource not found (-32002)');
     assert.deepEqual(remote.data, { uri: 'fixture://missing' });
     const toolsOnly = await connect(rawServer('tools-only'));
     const local = await toolsOnly.client.readResource('fixture://missing').then(() => assert.fail('expected a rejection'), (e: McpError) => e);
