@@ -23,6 +23,7 @@ export * from './servers/registry';
 export * from './servers/launch';
 export * from './servers/import';
 export * from './schema/arguments';
+export * from './schema/elicitation';
 export * from './render/logText';
 export * from './render/markdown';
 export * from './render/serverText';
