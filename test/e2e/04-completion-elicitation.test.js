@@ -54,10 +54,12 @@ describe('completion suggestions and elicitation in the workbench', () => {
     const ask = await startElicitation(page);
     await screenshot(page, 'elicitation');
     await ask.locator('.monaco-button', { hasText: /^Respond$/ }).click();
-    await quickInputStep(page, 'name (required)');
+    // Fields are named by their schema titles: server-everything titles its name field "String".
+    await quickInputStep(page, 'String (required)');
     await page.locator(`${QUICK_INPUT} input`).fill('Ada Lovelace');
     await page.keyboard.press('Enter');
-    // Every other field is optional: skip pick lists, keep defaults or leave inputs empty.
+    // Every other field is optional: skip pick lists, keep defaults or leave inputs empty; the
+    // review that follows has Send first, which Enter takes.
     await skipRemainingSteps(page);
     await editorShows(page, 'Ada Lovelace');
   });

@@ -24,8 +24,11 @@ export class Elicitation {
 
   async handle(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
     const mode = params.mode === 'url' ? 'url' : 'form';
-    const result = mode === 'url' ? await this.url(server, params, signal) : await this.form(server, params, signal);
-    this.history.unshift({ server, mode, outcome: signal.aborted ? 'withdrawn' : result.action });
+    const withdrawn = new AbortController();
+    signal.addEventListener('abort', () => withdrawn.abort(), { once: true });
+    if (signal.aborted) withdrawn.abort();
+    const result = mode === 'url' ? await this.url(server, params, withdrawn) : await this.form(server, params, signal);
+    this.history.unshift({ server, mode, outcome: withdrawn.signal.aborted ? 'withdrawn' : result.action });
     this.history.splice(50);
     return result;
   }
@@ -47,7 +50,6 @@ export class Elicitation {
       const answer = await Promise.race([this.ui.openPage(server, url, page.message, signal), completed]);
       if (answer === 'completed') return 'retry';
       if (answer !== 'open' || signal.aborted) return 'stop';
-      await vscode.env.openExternal(vscode.Uri.parse(url.toString()));
     }
     if (pages.every((p) => wait.isCompleted(p.elicitationId))) return 'retry';
     const after = await this.ui.waitForPages(server, what, wait.allCompleted, signal);
@@ -93,26 +95,20 @@ export class Elicitation {
     }
   }
 
-  private async url(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+  /** `withdrawn` fires when the server cancels the request or reports the page done (finished elsewhere) while the consent still shows. */
+  private async url(server: string, params: ElicitRequestParams, withdrawn: AbortController): Promise<ElicitResult> {
     const url = pageUrl(params.url);
     if (!url) return { action: 'decline' };
-    // The server may report the page done (finished elsewhere) while the consent still shows.
-    const ended = new AbortController();
-    const end = () => ended.abort();
-    const sub = this.onComplete((e) => e.server === server && e.elicitationId === params.elicitationId && end());
-    signal.addEventListener('abort', end, { once: true });
-    const either = ended.signal;
-    if (signal.aborted) end();
+    const sub = this.onComplete((e) => e.server === server && e.elicitationId === params.elicitationId && withdrawn.abort());
+    const either = withdrawn.signal;
     try {
       const answer = await untilAborted(this.ui.openPage(server, url, params.message, either), either);
       if (either.aborted) return { action: 'cancel' };
       if (answer === 'decline') return { action: 'decline' };
       if (answer !== 'open') return { action: 'cancel' };
-      await vscode.env.openExternal(vscode.Uri.parse(url.toString()));
       return { action: 'accept' };
     } finally {
       sub.dispose();
-      signal.removeEventListener('abort', end);
     }
   }
 }

@@ -26,6 +26,7 @@ export interface ElicitationUi {
   consent(server: string, message: string, fields: FormField[], signal: AbortSignal): Promise<'respond' | 'decline' | undefined>;
   askField(step: FieldStep, signal: AbortSignal): Promise<FieldAnswer>;
   review(step: ReviewStep, signal: AbortSignal): Promise<ReviewAnswer>;
+  /** The consent for one page; 'open' once the person agreed and the page was opened. */
   openPage(server: string, url: URL, message: string, signal: AbortSignal): Promise<'open' | 'decline' | undefined>;
   /** After -32042 pages were opened: 'completed' when the server reports them done, else the person's Retry or stop. */
   waitForPages(server: string, what: string, allCompleted: Promise<void>, signal: AbortSignal): Promise<'completed' | 'retry' | 'stop'>;
@@ -96,7 +97,9 @@ export class QuickInputUi implements ElicitationUi {
       vscode.window.showWarningMessage(vscode.l10n.t('The MCP server "{0}" wants you to open a page on {1}', server, url.host), { modal: true, detail: `${message}\n\n${url.toString()}` }, open, decline),
       signal,
     );
-    return pick === open ? 'open' : pick === decline ? 'decline' : undefined;
+    if (pick !== open) return pick === decline ? 'decline' : undefined;
+    await vscode.env.openExternal(vscode.Uri.parse(url.toString()));
+    return 'open';
   }
 
   async waitForPages(server: string, what: string, allCompleted: Promise<void>, signal: AbortSignal): Promise<'completed' | 'retry' | 'stop'> {
