@@ -4,7 +4,9 @@
 //   --port N     port to listen on (default 8080, or the next free one)
 //   --check      start, verify the workbench is served, save media/screenshots/demo.png, stop
 //   --no-build   reuse the existing <name>-<version>.vsix (or HARNESS_VSIX)
+//   --rebuild    build the VSIX even if nothing it is made from changed since the demo last built it
 'use strict';
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const h = require('../test/harness/lib');
@@ -12,6 +14,47 @@ const h = require('../test/harness/lib');
 const args = process.argv.slice(2);
 const check = args.includes('--check');
 const portArg = args.includes('--port') ? Number(args[args.indexOf('--port') + 1]) : undefined;
+
+/** What the VSIX is made from (media/screenshots is not packaged; --check writes demo.png there). */
+const VSIX_INPUTS = ['src', 'l10n', 'media', 'syntaxes', 'package.json', 'package-lock.json', 'package.nls.json', 'package.nls.zh-cn.json',
+  'README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore', 'esbuild.js', 'scripts/bundle-options.js'];
+const STAMP = path.join(h.HARNESS_DIR, 'demo-vsix.json');
+
+/** A hash of every file the VSIX is made from, by path and content. */
+function inputsHash() {
+  const hash = crypto.createHash('sha256');
+  const walk = (rel) => {
+    const abs = path.join(h.REPO, rel);
+    if (!fs.existsSync(abs)) return;
+    if (fs.statSync(abs).isDirectory()) {
+      for (const name of fs.readdirSync(abs).sort()) if (rel !== 'media' || name !== 'screenshots') walk(path.join(rel, name));
+    } else hash.update(`${rel}\0`).update(fs.readFileSync(abs)).update('\0');
+  };
+  for (const input of VSIX_INPUTS) walk(input);
+  return hash.digest('hex');
+}
+
+/**
+ * The VSIX to install: the one the demo built last, when nothing it is made from has changed and no
+ * other build (npm run package, the test harness) has replaced the file since; otherwise a new build.
+ */
+function demoVsix() {
+  if (process.env.HARNESS_VSIX) return path.resolve(process.env.HARNESS_VSIX);
+  const vsix = path.join(h.REPO, `${h.manifest().name}-${h.manifest().version}.vsix`);
+  if (args.includes('--no-build')) return vsix;
+  const inputs = inputsHash();
+  const fileId = () => { const st = fs.statSync(vsix); return `${st.size}:${st.mtimeMs}`; };
+  try {
+    const stamp = JSON.parse(fs.readFileSync(STAMP, 'utf8'));
+    if (!args.includes('--rebuild') && stamp.inputs === inputs && stamp.vsix === vsix && fs.existsSync(vsix) && stamp.file === fileId()) {
+      h.log(`VSIX unchanged since the last demo build: ${path.relative(h.REPO, vsix)} (--rebuild to build anyway)`);
+      return vsix;
+    }
+  } catch { /* no stamp yet */ }
+  const built = h.buildVsix();
+  if (built === vsix) fs.writeFileSync(STAMP, JSON.stringify({ inputs, vsix, file: fileId() }) + '\n');
+  return built;
+}
 
 /**
  * The demo server goes into the user settings of the demo's own profile: a user-level server
@@ -64,9 +107,7 @@ async function screenshotDemo(url, file) {
 
 async function main() {
   const paths = h.install();
-  const vsix = args.includes('--no-build') && !process.env.HARNESS_VSIX
-    ? path.join(h.REPO, `${h.manifest().name}-${h.manifest().version}.vsix`)
-    : h.buildVsix();
+  const vsix = demoVsix();
   const base = h.scratch('demo');
   const extensionsDir = path.join(base, 'extensions');
   h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'user-data'), base });

@@ -7,12 +7,12 @@ import * as path from 'node:path';
 /**
  * The official conformance suite (`@modelcontextprotocol/conformance`, client scenarios) against
  * `mcp-host conformance`. The suite needs Node 22, which test/harness/install-node22.sh brings
- * from the npm registry; its mock servers are kept on loopback by shared/tools/bind-loopback.cjs.
+ * from the npm registry; its mock servers are kept on loopback by test/harness/bind-loopback.cjs.
  */
 const repo = path.resolve(__dirname, '..', '..');
 const suiteBin = path.join(repo, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const clientScript = path.join(repo, 'test', 'harness', 'conformance-client.sh');
-const bindLoopback = path.resolve(repo, '..', 'shared', 'tools', 'bind-loopback.cjs');
+const bindLoopback = path.join(repo, 'test', 'harness', 'bind-loopback.cjs');
 /** The suite's `-o` folders are `<scenario>-<ISO time with : and . replaced>`. */
 const RESULT_DIR_SUFFIX = /-\d{4}-\d{2}-\d{2}T[\d-]+Z$/;
 const SUITE_TIMEOUT_MS = 6 * 60_000;

@@ -122,6 +122,11 @@ describe('the documentation keeps up with the manifest', () => {
     for (const v of versions) assert.match(v, /^\[(Unreleased|\d+\.\d+\.\d+)\]( - \d{4}-\d{2}-\d{2})?$/, `version heading "${v}"`);
     const kinds = [...changelog.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
     for (const k of kinds) assert.ok(['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security'].includes(k), `section "${k}"`);
+    // Until a first release there is one [Unreleased] section, and nothing was released to change or remove.
+    if (!versions.some((v) => / - \d{4}-/.test(v))) {
+      assert.deepEqual(versions, ['[Unreleased]'], 'before a release the CHANGELOG has one [Unreleased] section');
+      for (const k of kinds) assert.ok(!['Changed', 'Deprecated', 'Removed'].includes(k), `"### ${k}" before any release: nothing released has changed`);
+    }
     // A released version links to its tag or diff; [Unreleased] has nothing to link to until then.
     for (const v of versions.filter((x) => / - \d{4}-/.test(x))) {
       const label = v.match(/^\[([^\]]+)\]/)![1];

@@ -1,6 +1,20 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
-import { checkElicitationContent, choicesOf, describeFieldValue, formDefaults, formFields, McpError, multiSelectProblem, parsePropertyInput, pickedValues, type ElicitationWait, type JsonSchemaObject, type PropertySchema, type UrlElicitation } from '../../src/core';
+import {
+  checkElicitationContent,
+  choicesOf,
+  describeFieldValue,
+  formDefaults,
+  formFields,
+  McpError,
+  multiSelectProblem,
+  parsePropertyInput,
+  pickedValues,
+  type ElicitationWait,
+  type JsonSchemaObject,
+  type PropertySchema,
+  type UrlElicitation,
+} from '../../src/core';
 import { closeAll, connect, nextEvent, ROOT } from '../helpers/servers';
 
 const fixture = { command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'elicitation-server.mjs')] };
@@ -18,10 +32,26 @@ const everyField: JsonSchemaObject = {
     number: { type: 'number', minimum: 0, maximum: 1000, default: 3.14 },
     check: { type: 'boolean', default: true },
     friend: { type: 'string', enum: ['Monica', 'Rachel'], default: 'Monica' },
-    hero: { type: 'string', oneOf: [{ const: 'hero-1', title: 'Superman' }, { const: 'hero-2', title: 'Wonder Woman' }], default: 'hero-1' },
+    hero: {
+      type: 'string',
+      oneOf: [
+        { const: 'hero-1', title: 'Superman' },
+        { const: 'hero-2', title: 'Wonder Woman' },
+      ],
+      default: 'hero-1',
+    },
     pet: { type: 'string', enum: ['pet-1', 'pet-2'], enumNames: ['Cats', 'Dogs'], default: 'pet-2' },
     instruments: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', enum: ['Guitar', 'Piano', 'Drums'] }, default: ['Guitar'] },
-    fish: { type: 'array', items: { anyOf: [{ const: 'fish-1', title: 'Tuna' }, { const: 'fish-2', title: 'Salmon' }] }, default: ['fish-1'] },
+    fish: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'fish-1', title: 'Tuna' },
+          { const: 'fish-2', title: 'Salmon' },
+        ],
+      },
+      default: ['fish-1'],
+    },
   },
   required: ['name'],
 };
@@ -29,19 +59,39 @@ const everyField: JsonSchemaObject = {
 describe('elicitation forms (plain Node)', () => {
   it('gives every field the kind the spec allows, with titled choices and the legacy enumNames', () => {
     const fields = Object.fromEntries(formFields(everyField).map((f) => [f.name, f]));
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(fields).map(([n, f]) => [n, f.kind])),
-      { name: 'string', email: 'string', homepage: 'string', birthdate: 'string', meeting: 'string', integer: 'integer', number: 'number', check: 'boolean', friend: 'choice', hero: 'choice', pet: 'choice', instruments: 'multi', fish: 'multi' },
-    );
+    assert.deepEqual(Object.fromEntries(Object.entries(fields).map(([n, f]) => [n, f.kind])), {
+      name: 'string',
+      email: 'string',
+      homepage: 'string',
+      birthdate: 'string',
+      meeting: 'string',
+      integer: 'integer',
+      number: 'number',
+      check: 'boolean',
+      friend: 'choice',
+      hero: 'choice',
+      pet: 'choice',
+      instruments: 'multi',
+      fish: 'multi',
+    });
     assert.equal(fields.name.title, 'Name');
     assert.equal(fields.email.title, 'email', 'an untitled field is named by its property');
-    assert.deepEqual(choicesOf(everyField.properties!.pet as PropertySchema), [{ label: 'Cats', value: 'pet-1' }, { label: 'Dogs', value: 'pet-2' }]);
+    assert.deepEqual(choicesOf(everyField.properties!.pet as PropertySchema), [
+      { label: 'Cats', value: 'pet-1' },
+      { label: 'Dogs', value: 'pet-2' },
+    ]);
     const hero = fields.hero;
     assert.ok(hero.kind === 'choice');
-    assert.deepEqual(hero.choices.map((c) => c.label), ['Superman', 'Wonder Woman']);
+    assert.deepEqual(
+      hero.choices.map((c) => c.label),
+      ['Superman', 'Wonder Woman'],
+    );
     const fish = fields.fish;
     assert.ok(fish.kind === 'multi');
-    assert.deepEqual(fish.choices, [{ label: 'Tuna', value: 'fish-1' }, { label: 'Salmon', value: 'fish-2' }]);
+    assert.deepEqual(fish.choices, [
+      { label: 'Tuna', value: 'fish-1' },
+      { label: 'Salmon', value: 'fish-2' },
+    ]);
     const instruments = fields.instruments;
     assert.ok(instruments.kind === 'multi');
     assert.equal(instruments.minItems, 1);
@@ -124,7 +174,10 @@ describe('URL elicitation required (-32042) against a fixture server', function 
     const { client: c, seen } = await client();
     const prompt = await c.getPrompt('gated', { key: 'prompt-1' });
     assert.equal((prompt.messages[0].content as { text: string }).text, 'the gated prompt');
-    assert.deepEqual(seen.map((s) => s.method), ['prompts/get']);
+    assert.deepEqual(
+      seen.map((s) => s.method),
+      ['prompts/get'],
+    );
   });
 
   it('surfaces notifications/elicitation/complete as an event, and knows a completion that came first', async () => {

@@ -11,7 +11,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import zeptomatch from 'zeptomatch';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const yauzl = require('yauzl') as {
   open(file: string, opts: { lazyEntries: boolean }, cb: (err: Error | null, zip: ZipFile) => void): void;
 };
@@ -140,6 +139,28 @@ describe('VSIX package', function () {
     ].map((p: string) => `extension/${p.replace(/^\.\//, '')}`);
     const absent = [...new Set(wanted)].filter((p) => !files.has(p));
     assert.deepEqual(absent, []);
+  });
+
+  it('is the size the README says, give or take a fifth', () => {
+    const readme = fs.readFileSync(path.join(repo, 'README.md'), 'utf8');
+    const stated = [...readme.matchAll(/\.vsix \(about (\d+) KB\)/g)].map((m) => Number(m[1]) * 1000);
+    assert.ok(stated.length > 0, 'the README states the VSIX size as ".vsix (about N KB)"');
+    for (const bytes of stated) assert.ok(Math.abs(vsixBytes - bytes) <= bytes / 5, `the README says about ${bytes / 1000} KB; the VSIX is ${vsixBytes} bytes`);
+  });
+
+  it("links the packaged README's pictures and files to the repository, each to a file that exists", () => {
+    // vsce rewrites relative links against package.json's repository: <repository>/raw/HEAD/<path> for
+    // images, /blob/HEAD/ for other links. That address is the one place to change on publishing.
+    const base = String(pkg.repository.url).replace(/\.git$/, '');
+    const readme = files.get('extension/readme.md')!.toString('utf8');
+    const links = [...readme.matchAll(/\]\((\S+?)\)/g)].map((m) => m[1]);
+    const images = [...readme.matchAll(/!\[[^\]]*\]\((\S+?)\)/g)].map((m) => m[1]);
+    assert.ok(images.length > 5, `only ${images.length} pictures in the packaged README`);
+    for (const image of images) assert.ok(image.startsWith(`${base}/raw/HEAD/`), `picture ${image} is not under ${base}/raw/HEAD/`);
+    for (const link of links.filter((l) => l.startsWith(`${base}/`))) {
+      const file = decodeURIComponent(link.replace(/^[^#]*?\/(raw|blob)\/HEAD\//, '').replace(/#.*$/, ''));
+      assert.ok(/\/(raw|blob)\/HEAD\//.test(link) && fs.existsSync(path.join(repo, file)), `${link}: no ${file} in the repository`);
+    }
   });
 
   it('has a 128×128 PNG icon', () => {

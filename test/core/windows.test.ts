@@ -24,7 +24,6 @@ function asOnWindows<T>(env: Record<string, string>, use: (processes: typeof Pro
   delete process.env.comspec;
   forget();
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return use(require('../../src/core/transport/processes') as typeof Processes);
   } finally {
     Object.defineProperty(process, 'platform', platform);

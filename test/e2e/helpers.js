@@ -66,7 +66,7 @@ async function findInPalette(page, label, { query = label, timeout = 60_000 } = 
       await row.waitFor({ timeout: Math.max(1_000, Math.min(5_000, deadline - Date.now())) });
       return row;
     } catch (e) {
-      if (Date.now() >= deadline) throw new Error(`"${label}" not in the command palette after ${timeout} ms (typed "${query}")`);
+      if (Date.now() >= deadline) throw new Error(`"${label}" not in the command palette after ${timeout} ms (typed "${query}")`, { cause: e });
       await page.keyboard.press('Escape');
       await page.waitForTimeout(1_000);
     }

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-jsonrpc/node';
 import { Emitter } from 'vscode-jsonrpc/node';
 import { McpConnection } from '../../src/core/jsonrpc/connection';
-import { NdjsonMessageReader } from '../../src/core/jsonrpc/ndjson';
+import { NdjsonMessageReader } from '../../src/core/transport/ndjson';
 import { readEventStream } from '../../src/core/transport/eventStream';
 import { StreamableHttpTransport } from '../../src/core/transport/streamableHttp';
 import type { LogEntry, Transport, TransportClosed } from '../../src/core/transport/transport';

@@ -6,7 +6,6 @@ import * as fs from 'node:fs';
 import { findSourceMap } from 'node:module';
 import * as path from 'node:path';
 // Mocha 12's package entry is ESM; its CommonJS build bundles cleanly.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const Mocha = require('mocha/lib/mocha.cjs');
 
 export interface SuiteModule {

@@ -231,7 +231,7 @@ function dumpLogs(title, logFile, dirs = [], n = 60) {
   console.log('----- end of logs -----\n');
 }
 function findFiles(dir, re, out = []) {
-  let entries = [];
+  let entries;
   try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return out; }
   for (const e of entries) {
     const p = path.join(dir, e.name);

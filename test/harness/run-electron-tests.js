@@ -5,6 +5,9 @@
 // is loaded from this checkout (npm run build), next to the same test-runner extension the harness uses.
 // Prints `electron: N passed, M failed` last.
 //
+// `--prepare` only lays out the runner extension, the workspace and an env file in .vscode-test/debug/ for
+// the "Extension Tests" launch configuration (.vscode/launch.json), which runs the suites under the debugger.
+//
 // Environment: VSCODE_VERSION (default: stable; e.g. 1.90.2 for the oldest engines.vscode admits),
 //   MCP_HOST_TEST_TIMEOUT, MCP_HOST_TEST_GREP.
 'use strict';
@@ -13,7 +16,38 @@ const path = require('node:path');
 const h = require('./lib');
 const { buildRunnerExtension, listTests } = require('./run-vscode-tests');
 
+/** The runner extension (the suites, bundled), a scratch workspace and the suites' environment, under base. */
+async function prepare(base) {
+  const files = listTests('test/vscode', /\.test\.ts$/);
+  const runnerExt = path.join(base, 'runner-ext');
+  const testsEntry = await buildRunnerExtension(files, runnerExt);
+  const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'vscode', 'workspace'), path.join(base, 'workspace'));
+  const workspaceFile = path.join(base, 'electron.code-workspace');
+  fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: workspace }], settings: {} }, null, 2));
+  const resultsFile = path.join(base, 'results.json');
+  const out = path.join(base, 'out');
+  fs.mkdirSync(out, { recursive: true });
+  const env = {
+    MCP_HOST_REPO: h.REPO,
+    MCP_HOST_WORKSPACE: workspace,
+    MCP_HOST_EVERYTHING_SERVER: path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
+    MCP_HOST_TEST_OUT: out,
+    MCP_HOST_TEST_RESULTS: resultsFile,
+    ...(process.env.MCP_HOST_TEST_GREP ? { MCP_HOST_TEST_GREP: process.env.MCP_HOST_TEST_GREP } : {}),
+    ...(process.env.MCP_HOST_TEST_TIMEOUT ? { MCP_HOST_TEST_TIMEOUT: process.env.MCP_HOST_TEST_TIMEOUT } : {}),
+  };
+  return { runnerExt, testsEntry, workspaceFile, resultsFile, env };
+}
+
 async function main() {
+  if (process.argv.includes('--prepare')) {
+    const base = path.join(h.REPO, '.vscode-test', 'debug');
+    fs.rmSync(base, { recursive: true, force: true });
+    const { env } = await prepare(base);
+    fs.writeFileSync(path.join(base, 'env'), Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    console.log(`extension tests laid out in ${path.relative(h.REPO, base)}`);
+    return;
+  }
   const { downloadAndUnzipVSCode, runTests } = require(path.join(h.REPO, 'node_modules', '@vscode', 'test-electron'));
   const version = process.env.VSCODE_VERSION || 'stable';
   const base = h.scratch('electron');
@@ -28,30 +62,14 @@ async function main() {
     process.exit(2);
   }
   h.run('npm', ['run', '--silent', 'build']);
-  const files = listTests('test/vscode', /\.test\.ts$/);
-  const runnerExt = path.join(base, 'runner-ext');
-  const testsEntry = await buildRunnerExtension(files, runnerExt);
-  const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'vscode', 'workspace'), path.join(base, 'workspace'));
-  const workspaceFile = path.join(base, 'electron.code-workspace');
-  fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: workspace }], settings: {} }, null, 2));
-  const resultsFile = path.join(base, 'results.json');
-  const out = path.join(base, 'out');
-  fs.mkdirSync(out, { recursive: true });
+  const { runnerExt, testsEntry, workspaceFile, resultsFile, env } = await prepare(base);
   let code;
   try {
     code = await runTests({
       vscodeExecutablePath: executable,
       extensionDevelopmentPath: [runnerExt, h.REPO],
       extensionTestsPath: testsEntry,
-      extensionTestsEnv: {
-        MCP_HOST_REPO: h.REPO,
-        MCP_HOST_WORKSPACE: workspace,
-        MCP_HOST_EVERYTHING_SERVER: path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
-        MCP_HOST_TEST_OUT: out,
-        MCP_HOST_TEST_RESULTS: resultsFile,
-        ...(process.env.MCP_HOST_TEST_GREP ? { MCP_HOST_TEST_GREP: process.env.MCP_HOST_TEST_GREP } : {}),
-        ...(process.env.MCP_HOST_TEST_TIMEOUT ? { MCP_HOST_TEST_TIMEOUT: process.env.MCP_HOST_TEST_TIMEOUT } : {}),
-      },
+      extensionTestsEnv: env,
       launchArgs: [workspaceFile, '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes',
         '--user-data-dir', path.join(base, 'user-data'), '--extensions-dir', path.join(base, 'extensions')],
     });

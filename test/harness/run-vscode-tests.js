@@ -10,6 +10,10 @@
 //   5. smoke: test/vscode-smoke/*.test.ts in the oldest VS Code that engines.vscode claims (an older
 //      code-server, installed beside the default one) and in 1.139.1, each with its own VSIX install
 // Usage: node test/harness/run-vscode-tests.js [--only exthost|e2e|smoke] [--grep PATTERN]
+//   --grep PATTERN (Mocha's: a regular expression, or /re/flags, matched against each test's full title):
+//   a phase none of whose tests match is skipped before anything is installed or started for it (its
+//   titles are read from the source); if no phase has a match the run fails. Without --grep every phase
+//   runs, and a phase in which no test runs fails.
 // Environment: HARNESS_VSIX=<file> (skip the build), HARNESS_DIR, SCREENSHOT_DIR (default media/screenshots),
 //   MCP_HOST_EXTHOST_TIMEOUT (ms, whole exthost run, default 900000), MCP_HOST_TEST_TIMEOUT (ms per test).
 'use strict';
@@ -27,6 +31,61 @@ const NOISE = /^(Resolving connection token|Resolved connection token|Creating a
 
 function time(label, seconds) {
   timings.push([label, seconds]);
+}
+
+const PHASES = {
+  exthost: { dir: 'test/vscode', re: /\.test\.ts$/ },
+  e2e: { dir: 'test/e2e', re: /\.test\.js$/ },
+  smoke: { dir: 'test/vscode-smoke', re: /\.test\.ts$/ },
+};
+
+/** Mocha's reading of a --grep string: `/re/flags` or a regular expression's source. */
+function grepRegExp(pattern) {
+  const m = pattern.match(/^\/(.*)\/([a-z]*)$|.*/);
+  return new RegExp(m[1] || m[0], m[2]);
+}
+
+/**
+ * The full titles (describe titles and the test's, joined by spaces as Mocha's fullTitle()) of the tests
+ * in `files`, read from the source with the TypeScript parser without running it (the suites need VS Code).
+ * A title built with `${…}` counts with each substitution empty, so --grep matches its literal parts only.
+ * Tests marked .skip are left out.
+ */
+function testTitles(files) {
+  const ts = require(path.join(h.REPO, 'node_modules', 'typescript'));
+  const SUITES = new Set(['describe', 'context', 'suite']);
+  const TESTS = new Set(['it', 'specify', 'test']);
+  const titles = [];
+  const literal = (node) => {
+    if (!node) return undefined;
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
+    if (ts.isTemplateExpression(node)) return node.head.text + node.templateSpans.map((span) => span.literal.text).join('');
+    return undefined;
+  };
+  for (const file of files) {
+    const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node, parents) => {
+      if (ts.isCallExpression(node)) {
+        let callee = node.expression;
+        let modifier;
+        if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression)) {
+          modifier = callee.name.text;
+          callee = callee.expression;
+        }
+        const kind = ts.isIdentifier(callee) ? (SUITES.has(callee.text) ? 'suite' : TESTS.has(callee.text) ? 'test' : undefined) : undefined;
+        const title = literal(node.arguments[0]);
+        if (kind && title !== undefined && modifier !== 'skip') {
+          if (kind === 'test') titles.push([...parents, title].join(' '));
+          else for (const arg of node.arguments.slice(1)) visit(arg, [...parents, title]);
+          return;
+        }
+        if (kind && modifier === 'skip') return;
+      }
+      ts.forEachChild(node, (child) => visit(child, parents));
+    };
+    visit(source, []);
+  }
+  return titles;
 }
 
 function listTests(dir, re) {
@@ -90,7 +149,7 @@ async function buildModelsExtension(outDir) {
  * run (its folder under base, its logs); `machineSettings` are written to the server's machine settings
  * before the window opens; `env` is added to the suites' environment.
  */
-async function runExtHost(paths, { base, extensionsDir, files = listTests('test/vscode', /\.test\.ts$/), name = 'exthost', machineSettings, env = {} }) {
+async function runExtHost(paths, { base, extensionsDir, files = listTests(PHASES.exthost.dir, PHASES.exthost.re), name = 'exthost', machineSettings, env = {} }) {
   if (!files.length) {
     h.log(`${name}: no suites`);
     return { passed: 0, failed: 0 };
@@ -196,7 +255,7 @@ async function runExtHost(paths, { base, extensionsDir, files = listTests('test/
 const SMOKE_TARGETS = [{ codeServer: '4.90.3', node: 20 }, { codeServer: undefined }];
 
 async function runSmoke(defaultPaths, { base, vsix }) {
-  const files = listTests('test/vscode-smoke', /\.test\.ts$/);
+  const files = listTests(PHASES.smoke.dir, PHASES.smoke.re);
   let passed = 0;
   let failed = 0;
   for (const target of SMOKE_TARGETS) {
@@ -226,7 +285,7 @@ function spawnVersion(node) {
 }
 
 async function runE2E(paths, { base, extensionsDir }) {
-  const files = listTests('test/e2e', /\.test\.js$/);
+  const files = listTests(PHASES.e2e.dir, PHASES.e2e.re);
   if (!files.length) {
     h.log('e2e: no test/e2e/*.test.js');
     return { passed: 0, failed: 0 };
@@ -279,6 +338,24 @@ async function main() {
   const tAll = Date.now();
   let passed = 0;
   let failed = 0;
+  const runners = { exthost: runExtHost, e2e: runE2E, smoke: runSmoke };
+  if (only && !runners[only]) {
+    console.log(`--only ${only}: no such phase (${Object.keys(runners).join(', ')})`);
+    process.exit(2);
+  }
+  let phases = Object.keys(runners).filter((name) => !only || only === name);
+  if (grep) {
+    const re = grepRegExp(grep);
+    phases = phases.filter((name) => {
+      const matching = testTitles(listTests(PHASES[name].dir, PHASES[name].re)).filter((t) => re.test(t));
+      h.log(matching.length ? `${name}: ${matching.length} test(s) match --grep ${grep}` : `${name}: no test matches --grep ${grep}; skipped`);
+      return matching.length > 0;
+    });
+    if (!phases.length) {
+      console.log(`\nvscode: no test matches --grep ${grep}${only ? ` in ${only}` : ''}`);
+      process.exit(1);
+    }
+  }
   try {
     const paths = h.install();
     time('install.sh', paths.installSeconds);
@@ -290,10 +367,9 @@ async function main() {
     t = Date.now();
     h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
     time('install VSIX', (Date.now() - t) / 1000);
-    for (const [name, fn] of [['exthost', runExtHost], ['e2e', runE2E], ['smoke', runSmoke]]) {
-      if (only && only !== name) continue;
+    for (const name of phases) {
       try {
-        const r = await fn(paths, { base, extensionsDir, vsix });
+        const r = await runners[name](paths, { base, extensionsDir, vsix });
         passed += r.passed;
         failed += r.failed;
       } catch (e) {
@@ -313,7 +389,7 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { buildRunnerExtension, listTests };
+module.exports = { buildRunnerExtension, listTests, testTitles, grepRegExp, PHASES };
 
 if (require.main === module) {
   for (const sig of ['SIGINT', 'SIGTERM']) {

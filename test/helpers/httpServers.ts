@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { ROOT } from './servers';
 
 /** Forces the server's listen() onto 127.0.0.1: tests use no network but loopback. */
-const BIND_LOOPBACK = path.resolve(ROOT, '..', 'shared', 'tools', 'bind-loopback.cjs');
+const BIND_LOOPBACK = path.join(ROOT, 'test', 'harness', 'bind-loopback.cjs');
 const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
 export interface RunningServer {

@@ -9,7 +9,6 @@ export type ProgressToken = string | number;
 export type Cursor = string;
 export type Role = 'user' | 'assistant';
 export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
-export const LOGGING_LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 export interface Meta {
   progressToken?: ProgressToken;

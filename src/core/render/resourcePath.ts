@@ -69,6 +69,7 @@ export function isMediaFileName(fileName: string): boolean {
 
 /** One path segment: no separators, no control characters, never `.` or `..` (which a path normaliser would fold). */
 function segment(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this replaces
   const clean = text.replace(/[\\/\u0000-\u001f\u007f]/g, '_');
   return clean === '' ? '~' : clean === '.' || clean === '..' ? '_' : clean;
 }

@@ -33,6 +33,7 @@ export function neutraliseLinks(text: string): string {
 function visibleControls(text: string): string {
   return text
     .replace(/\r\n?/g, '\n')
+    // eslint-disable-next-line no-control-regex -- control characters are what this replaces
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => String.fromCharCode(c === '\u007f' ? 0x2421 : 0x2400 + c.charCodeAt(0)))
     .replace(/[\u0085\u2028\u2029]/g, '\u2424');
 }

@@ -8,18 +8,3 @@ export type ServerState =
 export function assertNever(value: never): never {
   throw new Error(`Unexpected value: ${JSON.stringify(value)}`);
 }
-
-export function describeState(state: ServerState): string {
-  switch (state.kind) {
-    case 'stopped':
-      return 'stopped';
-    case 'starting':
-      return 'starting';
-    case 'running':
-      return 'running';
-    case 'error':
-      return 'error';
-    default:
-      return assertNever(state);
-  }
-}

@@ -1,6 +1,6 @@
 import { execFile, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Emitter } from 'vscode-jsonrpc/node';
-import { NdjsonMessageReader, NdjsonMessageWriter, DEFAULT_MAX_LINE_BYTES } from '../jsonrpc/ndjson';
+import { NdjsonMessageReader, NdjsonMessageWriter, DEFAULT_MAX_LINE_BYTES } from './ndjson';
 import { McpError } from '../protocol/errors';
 import { spawnServer, treeKill } from './processes';
 import type { LogEntry, Transport, TransportClosed } from './transport';

@@ -68,7 +68,7 @@ export class Elicitation {
       const field = fields[i];
       return untilAborted(this.ui.askField({ title: `${title} (${i + 1}/${fields.length})`, field, current: content[field.name], canGoBack }, signal), signal);
     };
-    for (let i = 0; i < fields.length; ) {
+    for (let i = 0; i < fields.length;) {
       const answer = await ask(i, i > 0);
       if (answer === undefined || signal.aborted) return { action: 'cancel' };
       if (answer === 'back') {

@@ -70,7 +70,13 @@ export class QuickInputUi implements ElicitationUi {
     const f = step.field;
     if (f.kind === 'multi') return this.pickMany(step, f, signal);
     if (f.kind === 'choice' || f.kind === 'boolean') {
-      const choices = f.kind === 'boolean' ? [{ label: vscode.l10n.t('Yes'), value: true }, { label: vscode.l10n.t('No'), value: false }] : f.choices;
+      const choices =
+        f.kind === 'boolean'
+          ? [
+              { label: vscode.l10n.t('Yes'), value: true },
+              { label: vscode.l10n.t('No'), value: false },
+            ]
+          : f.choices;
       return this.pickOne(step, choices, signal);
     }
     return this.type(step, signal);
@@ -87,7 +93,15 @@ export class QuickInputUi implements ElicitationUi {
     items.push({ label: `$(close) ${vscode.l10n.t('Cancel')}`, answer: undefined });
     const placeholder = step.problem ? vscode.l10n.t('Cannot send yet: {0}', step.problem) : vscode.l10n.t('Review your answers; nothing is sent before you choose Send');
     // The review has no Back: every field is one of its rows.
-    return this.quickPick<Item, ReviewAnswer>(step.title, placeholder, items, false, signal, (qp) => qp.selectedItems[0]?.answer, () => undefined) as Promise<ReviewAnswer>;
+    return this.quickPick<Item, ReviewAnswer>(
+      step.title,
+      placeholder,
+      items,
+      false,
+      signal,
+      (qp) => qp.selectedItems[0]?.answer,
+      () => undefined,
+    ) as Promise<ReviewAnswer>;
   }
 
   async openPage(server: string, url: URL, message: string, signal: AbortSignal): Promise<'open' | 'decline' | undefined> {
@@ -115,7 +129,11 @@ export class QuickInputUi implements ElicitationUi {
     if (outcome !== 'cancelled') return outcome === 'completed' ? 'completed' : 'stop';
     const retry = vscode.l10n.t('Retry');
     const pick = await untilAborted(
-      vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.', what), { modal: true, detail: vscode.l10n.t('Retry {0} with the same arguments?', `${server} › ${what}`) }, retry),
+      vscode.window.showInformationMessage(
+        vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.', what),
+        { modal: true, detail: vscode.l10n.t('Retry {0} with the same arguments?', `${server} › ${what}`) },
+        retry,
+      ),
       signal,
     );
     return pick === retry ? 'retry' : 'stop';

@@ -1,0 +1,109 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ESLint } from 'eslint';
+import madge from 'madge';
+
+/**
+ * The rules of the code's shape that the tools enforce (README, Development): src/core never imports
+ * 'vscode', and the import graph of src/core has no cycle, neither between files nor between folders.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+const CORE = path.join(ROOT, 'src', 'core');
+const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/**
+ * Type-checks files with src/core's compiler options, in one tsc run. They sit in a scratch folder inside the
+ * repository, where 'vscode' resolves to node_modules/@types/vscode as it would for a file in src/core.
+ * Returns tsc's output lines for each file.
+ */
+function checkAsCore(sources: Record<string, string>): { status: number | null; output: string; errors: (name: string) => string[] } {
+  const dir = fs.mkdtempSync(path.join(ROOT, '.core-probe-'));
+  try {
+    for (const [name, source] of Object.entries(sources)) fs.writeFileSync(path.join(dir, `${name}.ts`), source);
+    const tsconfig = { extends: path.relative(dir, path.join(CORE, 'tsconfig.json')), include: [], files: Object.keys(sources).map((n) => `${n}.ts`) };
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const run = spawnSync(process.execPath, [TSC, '--noEmit', '--pretty', 'false', '-p', dir], { encoding: 'utf8', timeout: 60_000 });
+    const output = run.stdout + run.stderr;
+    return { status: run.status, output, errors: (name) => output.split('\n').filter((l) => l.includes(`${name}.ts(`)) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('code structure: rules the tools enforce', function () {
+  this.timeout(120_000);
+
+  it("a 'vscode' import in src/core fails its type-check, a type-only one too", function () {
+    const probes = {
+      typeOnly: "import type * as vscode from 'vscode';\nexport type U = vscode.Uri;\n",
+      value: "import { Uri } from 'vscode';\nexport const u = Uri.parse('x:y');\n",
+      reexport: "export { window } from 'vscode';\n",
+      dynamic: "export const load = () => import('vscode');\n",
+    };
+    // The control: in the same run, a file that imports only Node passes.
+    const result = checkAsCore({ ...probes, control: "import type { Readable } from 'node:stream';\nexport type R = Readable;\n" });
+    assert.notEqual(result.status, 0, result.output);
+    assert.deepEqual(result.errors('control'), [], result.output);
+    for (const name of Object.keys(probes)) {
+      const errors = result.errors(name);
+      assert.equal(errors.length, 1, `tsc -p src/core accepted ${name}: ${result.output}`);
+      assert.match(errors[0], /error TS2306: File '.*no-vscode\.d\.ts' is not a module/);
+    }
+  });
+
+  it("the linter rejects a 'vscode' import in src/core, even a side-effect import the compiler lets through", async function () {
+    // Our eslint.config.mjs, without type information (the probes are not on disk) and only the rule at stake.
+    const eslint = new ESLint({
+      cwd: ROOT,
+      overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
+      ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports',
+    });
+    const lint = async (file: string, code: string) => (await eslint.lintText(code, { filePath: path.join(ROOT, file) }))[0].messages;
+    for (const code of ["import 'vscode';\n", "import type * as vscode from 'vscode';\nexport type U = vscode.Uri;\n"]) {
+      const messages = await lint('src/core/probe.ts', code);
+      assert.ok(
+        messages.some((m) => m.ruleId === 'no-restricted-imports'),
+        `no no-restricted-imports for ${JSON.stringify(code)}: ${JSON.stringify(messages)}`,
+      );
+    }
+    // The editor layer may import it; vscode-jsonrpc is not 'vscode'.
+    assert.deepEqual(
+      (await lint('src/vscode/probe.ts', "import type * as vscode from 'vscode';\nexport type U = vscode.Uri;\n")).filter((m) => m.ruleId === 'no-restricted-imports'),
+      [],
+    );
+    assert.deepEqual(
+      (await lint('src/core/probe.ts', "import type { Message } from 'vscode-jsonrpc/node';\nexport type M = Message;\n")).filter((m) => m.ruleId === 'no-restricted-imports'),
+      [],
+    );
+  });
+
+  it('src/core has no import cycle between files or between its folders', async function () {
+    const graph = await madge(CORE, { fileExtensions: ['ts'], tsConfig: path.join(CORE, 'tsconfig.json') });
+    assert.deepEqual(graph.circular(), [], 'files that import each other (npx madge --circular --extensions ts src/core)');
+    const files = graph.obj();
+    assert.ok(Object.keys(files).length > 30, `madge saw only ${Object.keys(files).length} files`);
+    assert.ok(files['client/client.ts'].includes('jsonrpc/connection.ts'), 'madge does not see the imports');
+
+    // Folders (jsonrpc, transport, …): an edge A -> B when a file in A imports one in B.
+    const folder = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : undefined);
+    const edges = new Map<string, Set<string>>();
+    for (const [from, deps] of Object.entries(files)) {
+      for (const to of deps) {
+        const a = folder(from);
+        const b = folder(to);
+        if (a && b && a !== b) edges.set(a, (edges.get(a) ?? new Set()).add(b));
+      }
+    }
+    const cycles: string[] = [];
+    const visit = (node: string, trail: string[]) => {
+      for (const next of edges.get(node) ?? []) {
+        if (next === trail[0]) cycles.push([...trail, next].join(' -> '));
+        else if (!trail.includes(next) && next > trail[0]) visit(next, [...trail, next]);
+      }
+    };
+    for (const start of edges.keys()) visit(start, [start]);
+    assert.deepEqual(cycles, [], 'folders of src/core that import each other');
+  });
+});
