@@ -118,7 +118,11 @@ export class QuickInputUi implements ElicitationUi {
 
   async waitForPages(server: string, what: string, allCompleted: Promise<void>, signal: AbortSignal): Promise<'completed' | 'retry' | 'stop'> {
     const outcome = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('{0}: finish in the browser; {1} runs again when the server says the page is done.', server, what), cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t('{0}: finish in the browser; {1} runs again when the server says the page is done (Cancel to retry or stop yourself).', server, what),
+        cancellable: true,
+      },
       (_progress, token) =>
         new Promise<'completed' | 'cancelled' | 'aborted'>((resolve) => {
           void allCompleted.then(() => resolve('completed'));
