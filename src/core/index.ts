@@ -26,6 +26,7 @@ export * from './servers/import';
 export * from './servers/naming';
 export * from './schema/arguments';
 export * from './schema/jsonProblems';
+export * from './schema/elicitation';
 export * from './render/logText';
 export * from './render/markdown';
 export * from './render/serverText';

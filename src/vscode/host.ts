@@ -20,7 +20,7 @@ import {
 } from '../core';
 import type * as OAuthModule from './auth/oauth';
 import { LaunchConsent } from './consent';
-import { elicit } from './elicitation/elicit';
+import { Elicitation } from './elicitation/elicit';
 import { SamplingService } from './sampling/samplingService';
 import type { DocumentActions } from './documentActions';
 import { ServerLogs, ProtocolTrace } from './logs';
@@ -41,6 +41,7 @@ export class McpHost implements vscode.Disposable {
   readonly trace: ProtocolTrace;
   readonly consent: LaunchConsent;
   readonly sampling: SamplingService;
+  readonly elicitation: Elicitation;
   /** Entries that could not be used, shown in the tree and logged. */
   diagnostics: DefinitionDiagnostic[] = [];
   /** Workspace and folder servers that Workspace Trust keeps from starting, shown in the tree. */
@@ -56,6 +57,9 @@ export class McpHost implements vscode.Disposable {
   private readonly resourceUpdatedEmitter = new vscode.EventEmitter<{ server: string; uri: string }>();
   /** `notifications/resources/updated` from any server. */
   readonly onResourceUpdated = this.resourceUpdatedEmitter.event;
+  private readonly elicitationCompleteEmitter = new vscode.EventEmitter<{ server: string; elicitationId: string }>();
+  /** `notifications/elicitation/complete` from any server. */
+  readonly onElicitationComplete = this.elicitationCompleteEmitter.event;
   private reconciling: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -67,6 +71,7 @@ export class McpHost implements vscode.Disposable {
     this.trace = new ProtocolTrace(traceLevel, this.secrets.redactor);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted());
     this.sampling = new SamplingService(context.workspaceState, this.logs, documentActions);
+    this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event);
     this.registry = new ServerRegistry(
       (def) => this.createHandle(def),
       (def) => def.enabled && def.autostart && this.isAllowedByTrust(def),
@@ -76,6 +81,7 @@ export class McpHost implements vscode.Disposable {
       this.trace,
       this.changeEmitter,
       this.resourceUpdatedEmitter,
+      this.elicitationCompleteEmitter,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`${Settings.section}.${Settings.servers}`)) void this.reload();
       }),
@@ -150,7 +156,8 @@ export class McpHost implements vscode.Disposable {
       createTransport: (d) => this.createTransport(d),
       handlers: (d) => ({
         listRoots: () => rootsFor(d, this.workspaceRoots(), folderFor(d)?.uri.fsPath),
-        elicit: (params) => elicit(d.name, params),
+        elicit: (params, signal) => this.elicitation.handle(d.name, params, signal),
+        urlElicitationRequired: (pages, wait, request, signal) => this.elicitation.urlRequired(d.name, pages, wait, request, signal),
         // Sampling is declared only where it can be answered: a "deny" server would only ever be refused.
         // No language model yet still declares it; the refusal then says so.
         createMessage: d.sampling.mode === 'deny' ? undefined : (params, signal) => this.sampling.handle(d, params, signal),
@@ -166,6 +173,7 @@ export class McpHost implements vscode.Disposable {
     handle.onDidChangeState(() => this.changeEmitter.fire());
     handle.onDidChangeLists(() => this.changeEmitter.fire());
     handle.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire({ server: def.name, uri }));
+    handle.onElicitationComplete((elicitationId) => this.elicitationCompleteEmitter.fire({ server: def.name, elicitationId }));
     return handle;
   }
 

@@ -54,12 +54,39 @@ describe('completion suggestions and elicitation in the workbench', () => {
     const ask = await startElicitation(page);
     await screenshot(page, 'elicitation');
     await ask.locator('.monaco-button', { hasText: /^Respond$/ }).click();
-    await quickInputStep(page, 'name (required)');
+    // Fields are named by their schema titles: server-everything titles its name field "String".
+    await quickInputStep(page, 'String (required)');
     await page.locator(`${QUICK_INPUT} input`).fill('Ada Lovelace');
     await page.keyboard.press('Enter');
-    // Every other field is optional: skip pick lists, keep defaults or leave inputs empty.
+    // Every other field is optional: skip pick lists, keep defaults or leave inputs empty; the
+    // review that follows has Send first, which Enter takes.
     await skipRemainingSteps(page);
     await editorShows(page, 'Ada Lovelace');
+  });
+
+  it('reviews the answers before they are sent, going back to a field from the review', async () => {
+    const { page } = ctx();
+    const ask = await startElicitation(page);
+    await ask.locator('.monaco-button', { hasText: /^Respond$/ }).click();
+    await quickInputStep(page, 'String (required)');
+    await page.locator(`${QUICK_INPUT} input`).fill('Ada Lovelace');
+    await page.keyboard.press('Enter');
+    // Keep every other answer of the 13 fields (Enter takes the default, or leaves an input empty).
+    for (let step = 2; step <= 13; step++) {
+      await quickInputStep(page, `asks (${step}/13)`);
+      await page.keyboard.press('Enter');
+    }
+    const review = page.locator(QUICK_INPUT, { hasText: 'Edit Legacy Titled Single Select Enum' });
+    await review.waitFor({ timeout: 30_000 });
+    await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Ada Lovelace' }).waitFor({ timeout: 30_000 });
+    await chooseRow(page, 'Edit String', 'Edit String');
+    await quickInputStep(page, 'String (required)');
+    await page.locator(`${QUICK_INPUT} input`).fill('Grace Hopper');
+    await page.keyboard.press('Enter');
+    await review.waitFor({ timeout: 30_000 });
+    await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Grace Hopper' }).waitFor({ timeout: 30_000 });
+    await chooseRow(page, 'Send', 'Send');
+    await editorShows(page, 'Name: Grace Hopper');
   });
 
   it('declines an elicitation', async () => {

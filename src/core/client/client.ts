@@ -1,6 +1,6 @@
 import { Emitter } from 'vscode-jsonrpc/node';
 import { McpConnection, type ConnectionStats, type RequestOptions, type TraceEvent } from '../jsonrpc/connection';
-import { ErrorCode, McpError } from '../protocol/errors';
+import { ErrorCode, McpError, requiredUrlElicitations, type UrlElicitation } from '../protocol/errors';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isSupportedProtocolVersion } from '../protocol/versions';
 import type {
   CallToolResult,
@@ -40,6 +40,19 @@ export interface ClientHandlers {
   elicit?(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
   /** The elicitation modes `elicit` handles; form only unless said. */
   elicitationModes?: Array<'form' | 'url'>;
+  /**
+   * A request failed with -32042 (URL elicitation required): the person finishes the pages, and
+   * 'retry' sends the same request again. `wait` tells which pages the server has reported
+   * complete (`notifications/elicitation/complete`). Without this handler the error is thrown.
+   */
+  urlElicitationRequired?(pages: UrlElicitation[], wait: ElicitationWait, request: { method: string; params?: Record<string, unknown> }, signal: AbortSignal): Promise<'retry' | 'stop'>;
+}
+
+/** What the server has said about the pages of one -32042 answer. */
+export interface ElicitationWait {
+  isCompleted(elicitationId: string): boolean;
+  /** Resolves once every page is reported complete; never rejects. */
+  readonly allCompleted: Promise<void>;
 }
 
 export interface McpClientOptions {
@@ -72,6 +85,10 @@ export interface ToolCallOutcome {
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-host', version: '0.1.0', title: 'MCP Host' };
 const MAX_PAGES = 10_000;
+/** A request is sent again after -32042 at most this often, so a server that keeps asking cannot loop. */
+const MAX_URL_ELICITATION_RETRIES = 3;
+/** Completed elicitation ids remembered: a completion may arrive before the -32042 it belongs to is handled. */
+const COMPLETED_ELICITATIONS_KEPT = 256;
 
 /**
  * An MCP client over one transport: the handshake, one typed method per request, pagination,
@@ -89,6 +106,8 @@ export class McpClient {
   private readonly promptsChangedEmitter = new Emitter<void>();
   private readonly resourcesChangedEmitter = new Emitter<void>();
   private readonly resourceUpdatedEmitter = new Emitter<ResourceUpdatedNotificationParams>();
+  private readonly elicitationCompleteEmitter = new Emitter<string>();
+  private readonly completedElicitations = new Set<string>();
   private readonly logEmitter = new Emitter<LogEntry>();
   private readonly closeEmitter = new Emitter<string>();
   private readonly traceEmitter = new Emitter<TraceEvent>();
@@ -107,6 +126,8 @@ export class McpClient {
   readonly onPromptsListChanged = this.promptsChangedEmitter.event;
   readonly onResourcesListChanged = this.resourcesChangedEmitter.event;
   readonly onResourceUpdated = this.resourceUpdatedEmitter.event;
+  /** `notifications/elicitation/complete`: the elicitation id the server says is finished. */
+  readonly onElicitationComplete = this.elicitationCompleteEmitter.event;
 
   constructor(
     private readonly transport: Transport,
@@ -345,7 +366,44 @@ export class McpClient {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.connection!.request<R>(method, params, options);
+    const send = () => this.connection!.request<R>(method, params, options);
+    const handler = this.options.handlers?.urlElicitationRequired;
+    return handler ? this.retryAfterUrlElicitations(send, handler, { method, params }, options?.signal) : send();
+  }
+
+  /** Sends, and after a -32042 lets the person finish the pages, then sends the same request again. */
+  private async retryAfterUrlElicitations<R>(
+    send: () => Promise<R>,
+    handler: NonNullable<ClientHandlers['urlElicitationRequired']>,
+    request: { method: string; params?: Record<string, unknown> },
+    signal: AbortSignal | undefined,
+  ): Promise<R> {
+    for (let retries = 0; ; retries++) {
+      try {
+        return await send();
+      } catch (error) {
+        const pages = requiredUrlElicitations(error);
+        if (!pages.length || retries >= MAX_URL_ELICITATION_RETRIES || signal?.aborted || this.isClosed) throw error;
+        const wait = this.waitForElicitations(pages.map((p) => p.elicitationId));
+        let decision: 'retry' | 'stop';
+        try {
+          decision = await handler(pages, wait, request, signal ?? new AbortController().signal);
+        } finally {
+          wait.dispose();
+        }
+        if (decision !== 'retry' || signal?.aborted || this.isClosed) throw error;
+      }
+    }
+  }
+
+  private waitForElicitations(ids: string[]): ElicitationWait & { dispose(): void } {
+    const isCompleted = (id: string) => this.completedElicitations.has(id);
+    let resolve!: () => void;
+    const allCompleted = new Promise<void>((r) => (resolve = r));
+    const check = () => ids.every(isCompleted) && resolve();
+    const listener = this.elicitationCompleteEmitter.event(check);
+    check();
+    return { isCompleted, allCompleted, dispose: () => listener.dispose() };
   }
 
   private assertCapability(method: string): void {
@@ -398,6 +456,14 @@ export class McpClient {
     c.onNotification('notifications/prompts/list_changed', () => this.promptsChangedEmitter.fire());
     c.onNotification('notifications/resources/list_changed', () => this.resourcesChangedEmitter.fire());
     c.onNotification('notifications/resources/updated', (p) => this.resourceUpdatedEmitter.fire(p as ResourceUpdatedNotificationParams));
+    c.onNotification('notifications/elicitation/complete', (p) => {
+      const id = (p as { elicitationId?: unknown } | undefined)?.elicitationId;
+      if (typeof id !== 'string') return;
+      this.completedElicitations.delete(id);
+      this.completedElicitations.add(id);
+      if (this.completedElicitations.size > COMPLETED_ELICITATIONS_KEPT) this.completedElicitations.delete(this.completedElicitations.values().next().value!);
+      this.elicitationCompleteEmitter.fire(id);
+    });
   }
 }
 

@@ -113,8 +113,15 @@ export class McpError extends Error {
   }
 }
 
+export interface UrlElicitation {
+  mode: 'url';
+  url: string;
+  message: string;
+  elicitationId: string;
+}
+
 /** The URL elicitations a -32042 error asks the person to finish before retrying; [] for any other error. */
-export function requiredUrlElicitations(error: unknown): Array<{ mode: 'url'; url: string; message: string; elicitationId: string }> {
+export function requiredUrlElicitations(error: unknown): UrlElicitation[] {
   if (!(error instanceof McpError) || error.code !== ErrorCode.UrlElicitationRequired) return [];
   const list = (error.data as { elicitations?: unknown } | undefined)?.elicitations;
   if (!Array.isArray(list)) return [];

@@ -85,7 +85,11 @@ export function primaryType(s: PropertySchema): string | undefined {
 
 /** Choices for an enum, a titled enum (oneOf/anyOf of consts) or a boolean; undefined for free input. */
 export function choicesOf(s: PropertySchema): Array<{ label: string; value: unknown }> | undefined {
-  if (s.enum) return s.enum.map((v) => ({ label: String(v), value: v }));
+  if (s.enum) {
+    // The legacy `enumNames` (pre-2025-11-25 elicitation) titles the values in order.
+    const names = Array.isArray(s.enumNames) ? s.enumNames : [];
+    return s.enum.map((v, i) => ({ label: typeof names[i] === 'string' ? (names[i] as string) : String(v), value: v }));
+  }
   const titled = s.oneOf ?? s.anyOf;
   if (titled && titled.length && titled.every((o) => o && 'const' in o)) return titled.map((o) => ({ label: o.title ?? String(o.const), value: o.const }));
   if (primaryType(s) === 'boolean') return [{ label: 'true', value: true }, { label: 'false', value: false }];

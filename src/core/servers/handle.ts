@@ -56,12 +56,15 @@ export class ServerHandle {
   private readonly logMessageEmitter = new Emitter<LoggingMessageNotificationParams>();
   private readonly traceEmitter = new Emitter<TraceEvent>();
   private readonly resourceUpdatedEmitter = new Emitter<string>();
+  private readonly elicitationCompleteEmitter = new Emitter<string>();
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onDidChangeLists = this.listsEmitter.event;
   readonly onLog = this.logEmitter.event;
   readonly onLogMessage = this.logMessageEmitter.event;
   readonly onTrace = this.traceEmitter.event;
   readonly onResourceUpdated = this.resourceUpdatedEmitter.event;
+  /** `notifications/elicitation/complete` of the current launch: the id of the finished elicitation. */
+  readonly onElicitationComplete = this.elicitationCompleteEmitter.event;
 
   constructor(
     readonly definition: ServerDefinition,
@@ -207,6 +210,7 @@ export class ServerHandle {
         client.onTrace((e) => this.traceEmitter.fire(e)),
         client.onLogMessage((m) => this.logMessageEmitter.fire(m)),
         client.onResourceUpdated((p) => this.resourceUpdatedEmitter.fire(p.uri)),
+        client.onElicitationComplete((id) => this.elicitationCompleteEmitter.fire(id)),
         client.onToolsListChanged(() => void this.refresh('tools')),
         client.onPromptsListChanged(() => void this.refresh('prompts')),
         client.onResourcesListChanged(() => {

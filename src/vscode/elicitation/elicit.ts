@@ -1,48 +1,124 @@
 import * as vscode from 'vscode';
-import type { ElicitRequestParams, ElicitResult } from '../../core';
-import { askArguments } from '../tools/askArguments';
+import { checkElicitationContent, formDefaults, formFields, type ElicitationWait, type ElicitRequestParams, type ElicitResult, type UrlElicitation } from '../../core';
+import { QuickInputUi, untilAborted, type ElicitationUi } from './ui';
 
-/**
- * Answers `elicitation/create`. Form mode asks each requested field in turn (the server is always
- * named); URL mode opens the URL only after the person agrees. Decline and Cancel map to the
- * spec's actions.
- */
-export async function elicit(server: string, params: ElicitRequestParams): Promise<ElicitResult> {
-  if (params.mode === 'url') return elicitUrl(server, params);
-  const respond = vscode.l10n.t('Respond');
-  const decline = vscode.l10n.t('Decline');
-  const fields = Object.keys(params.requestedSchema?.properties ?? {});
-  const pick = await vscode.window.showInformationMessage(
-    vscode.l10n.t('The MCP server "{0}" asks for information', server),
-    { modal: true, detail: `${params.message}${fields.length ? `\n\n${vscode.l10n.t('Fields: {0}', fields.join(', '))}` : ''}` },
-    respond,
-    decline,
-  );
-  if (pick === decline) return { action: 'decline' };
-  if (pick !== respond) return { action: 'cancel' };
-  const content = await askArguments(vscode.l10n.t('"{0}" asks', server), params.requestedSchema);
-  if (!content) return { action: 'cancel' };
-  return { action: 'accept', content: content as ElicitResult['content'] };
+export interface ElicitationRecord {
+  server: string;
+  mode: 'form' | 'url' | 'required';
+  /** The answer sent, or `withdrawn` when the server cancelled or reported the page done first. */
+  outcome: ElicitResult['action'] | 'withdrawn' | 'retried' | 'stopped';
 }
 
-async function elicitUrl(server: string, params: ElicitRequestParams): Promise<ElicitResult> {
-  let url: URL;
-  try {
-    url = new URL(params.url ?? '');
-  } catch {
-    return { action: 'decline' };
+/**
+ * Answers `elicitation/create` and -32042. Form mode: a consent naming the server, each field in
+ * turn with its default, then a review where any field can be changed before Send; the answer
+ * is checked against `requestedSchema` first. URL mode opens a page only after the person agrees.
+ * A request the server cancels closes whatever it still shows.
+ */
+export class Elicitation {
+  /** Replaceable (whole or per method) so tests can answer without the workbench. */
+  ui: ElicitationUi = new QuickInputUi();
+  readonly history: ElicitationRecord[] = [];
+
+  constructor(private readonly onComplete: vscode.Event<{ server: string; elicitationId: string }>) {}
+
+  async handle(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+    const mode = params.mode === 'url' ? 'url' : 'form';
+    const withdrawn = new AbortController();
+    signal.addEventListener('abort', () => withdrawn.abort(), { once: true });
+    if (signal.aborted) withdrawn.abort();
+    const result = mode === 'url' ? await this.url(server, params, withdrawn) : await this.form(server, params, signal);
+    this.history.unshift({ server, mode, outcome: withdrawn.signal.aborted ? 'withdrawn' : result.action });
+    this.history.splice(50);
+    return result;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { action: 'decline' };
-  const open = vscode.l10n.t('Open {0}', url.host);
-  const decline = vscode.l10n.t('Decline');
-  const pick = await vscode.window.showWarningMessage(
-    vscode.l10n.t('The MCP server "{0}" wants you to open a page on {1}', server, url.host),
-    { modal: true, detail: `${params.message}\n\n${url.toString()}` },
-    open,
-    decline,
-  );
-  if (pick === decline) return { action: 'decline' };
-  if (pick !== open) return { action: 'cancel' };
-  await vscode.env.openExternal(vscode.Uri.parse(url.toString()));
-  return { action: 'accept' };
+
+  /** The handler of a -32042 answer: consent per page, then wait for the server's completion (or the person's Retry). */
+  async urlRequired(server: string, pages: UrlElicitation[], wait: ElicitationWait, request: { method: string; params?: Record<string, unknown> }, signal: AbortSignal): Promise<'retry' | 'stop'> {
+    const what = typeof request.params?.name === 'string' ? request.params.name : typeof request.params?.uri === 'string' ? request.params.uri : request.method;
+    const decision = await this.finishPages(server, what, pages, wait, signal);
+    this.history.unshift({ server, mode: 'required', outcome: decision === 'retry' ? 'retried' : 'stopped' });
+    return decision;
+  }
+
+  private async finishPages(server: string, what: string, pages: UrlElicitation[], wait: ElicitationWait, signal: AbortSignal): Promise<'retry' | 'stop'> {
+    const completed = wait.allCompleted.then(() => 'completed' as const);
+    for (const page of pages) {
+      if (wait.isCompleted(page.elicitationId)) continue;
+      const url = pageUrl(page.url);
+      if (!url) return 'stop';
+      const answer = await Promise.race([this.ui.openPage(server, url, page.message, signal), completed]);
+      if (answer === 'completed') return 'retry';
+      if (answer !== 'open' || signal.aborted) return 'stop';
+    }
+    if (pages.every((p) => wait.isCompleted(p.elicitationId))) return 'retry';
+    const after = await this.ui.waitForPages(server, what, wait.allCompleted, signal);
+    return after === 'stop' || signal.aborted ? 'stop' : 'retry';
+  }
+
+  private async form(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+    const schema = params.requestedSchema;
+    const fields = formFields(schema);
+    const consent = await untilAborted(this.ui.consent(server, params.message, fields, signal), signal);
+    if (consent === 'decline') return { action: 'decline' };
+    if (consent !== 'respond' || signal.aborted) return { action: 'cancel' };
+    const content = formDefaults(fields);
+    const title = vscode.l10n.t('"{0}" asks', server);
+    const ask = async (i: number, canGoBack: boolean) => {
+      const field = fields[i];
+      return untilAborted(this.ui.askField({ title: `${title} (${i + 1}/${fields.length})`, field, current: content[field.name], canGoBack }, signal), signal);
+    };
+    for (let i = 0; i < fields.length;) {
+      const answer = await ask(i, i > 0);
+      if (answer === undefined || signal.aborted) return { action: 'cancel' };
+      if (answer === 'back') {
+        i = Math.max(0, i - 1);
+        continue;
+      }
+      if (answer === 'skip') delete content[fields[i].name];
+      else content[fields[i].name] = answer.value;
+      i++;
+    }
+    for (;;) {
+      const check = checkElicitationContent(schema, content);
+      const problem = check.ok ? undefined : check.message.replace(/^\(root\) /, '');
+      const choice = await untilAborted(this.ui.review({ server, title, fields, content, problem }, signal), signal);
+      if (choice === undefined || signal.aborted) return { action: 'cancel' };
+      if (choice === 'send') {
+        if (problem) continue;
+        return { action: 'accept', content };
+      }
+      const answer = await ask(choice.edit, true);
+      if (answer === undefined || signal.aborted) return { action: 'cancel' };
+      if (answer === 'skip') delete content[fields[choice.edit].name];
+      else if (answer !== 'back') content[fields[choice.edit].name] = answer.value;
+    }
+  }
+
+  /** `withdrawn` fires when the server cancels the request or reports the page done (finished elsewhere) while the consent still shows. */
+  private async url(server: string, params: ElicitRequestParams, withdrawn: AbortController): Promise<ElicitResult> {
+    const url = pageUrl(params.url);
+    if (!url) return { action: 'decline' };
+    const sub = this.onComplete((e) => e.server === server && e.elicitationId === params.elicitationId && withdrawn.abort());
+    const either = withdrawn.signal;
+    try {
+      const answer = await untilAborted(this.ui.openPage(server, url, params.message, either), either);
+      if (either.aborted) return { action: 'cancel' };
+      if (answer === 'decline') return { action: 'decline' };
+      if (answer !== 'open') return { action: 'cancel' };
+      return { action: 'accept' };
+    } finally {
+      sub.dispose();
+    }
+  }
+}
+
+/** Only http and https pages are opened. */
+function pageUrl(text: string | undefined): URL | undefined {
+  try {
+    const url = new URL(text ?? '');
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
-import { checkJsonArguments, isToolOffered, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, requiredUrlElicitations, type ServerHandle, type Tool } from '../../core';
+import { checkJsonArguments, isToolOffered, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, type ServerHandle, type Tool } from '../../core';
 import type { DocumentActions } from '../documentActions';
-import { elicit } from '../elicitation/elicit';
 import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
@@ -104,7 +103,6 @@ export class ToolCalls implements vscode.Disposable {
   private async send(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<CallRecord | undefined> {
     const client = server.client;
     if (!client) return undefined;
-    let urlElicitations: ReturnType<typeof requiredUrlElicitations> = [];
     const record: CallRecord = { server: server.name, tool: tool.name, args, at: Date.now() };
     this.history.unshift(record);
     this.history.splice(HISTORY_SIZE);
@@ -153,31 +151,15 @@ export class ToolCalls implements vscode.Disposable {
           const e = McpError.from(error);
           const taskEnding = controller.signal.aborted ? undefined : taskFailureMessage(tool.name, e);
           record.outcome = controller.signal.aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
-          urlElicitations = requiredUrlElicitations(e);
           if (taskId) this.tasks.end(server.name, taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
+          // A -32042 was handled by the host's urlElicitationRequired (consent, wait, retry); it ends here only when the person stopped.
           if (taskEnding) void vscode.window.showErrorMessage(this.host.redact(taskEnding));
           else if (controller.signal.aborted) void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
-          else if (!urlElicitations.length) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
+          else void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
         }
       },
     );
-    if (urlElicitations.length) return this.finishUrlElicitations(server, tool, args, urlElicitations);
     return record;
-  }
-
-  /** A -32042 answer: the person finishes each page in the browser, then may retry the same call. */
-  private async finishUrlElicitations(server: ServerHandle, tool: Tool, args: Record<string, unknown>, pages: ReturnType<typeof requiredUrlElicitations>): Promise<CallRecord | undefined> {
-    for (const page of pages) {
-      const answer = await elicit(server.name, page);
-      if (answer.action !== 'accept') return undefined;
-    }
-    const retry = vscode.l10n.t('Retry');
-    const pick = await vscode.window.showInformationMessage(
-      vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.', tool.name),
-      { modal: true, detail: vscode.l10n.t('Retry {0} with the same arguments?', `${server.name} › ${tool.name}`) },
-      retry,
-    );
-    return pick === retry ? this.send(server, tool, args) : undefined;
   }
 
   private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<boolean> {
