@@ -27,7 +27,11 @@ async function activationOnce(paths, browser, extensionsDir, label, settings) {
   try {
     await page.goto(cs.folderUrl, { timeout: 120_000 });
     const logsDir = path.join(userDataDir, 'logs');
-    const readLog = () => h.findFiles(logsDir, /^.*MCP Host\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    const readLog = () =>
+      h
+        .findFiles(logsDir, /^.*MCP Host\.log$/)
+        .map((f) => fs.readFileSync(f, 'utf8'))
+        .join('\n');
     const activated = await h.waitFor(() => ACTIVATED.exec(readLog()), 180_000, 250);
     if (!activated) throw new Error(`${label}: no "MCP Host activated" line in the extension's log`);
     const servers = await h.waitFor(() => SERVERS_LINE.exec(readLog()), 60_000, 250);

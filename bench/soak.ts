@@ -77,7 +77,10 @@ async function main(): Promise<void> {
   const total = SERVERS * CALLS_PER_SERVER;
   const checks: Array<[string, boolean]> = [
     [`every call answered: ${answered.toLocaleString('en')} of ${total.toLocaleString('en')}, ${wrong} with the wrong text`, answered === total && wrong === 0],
-    [`RSS after warm-up (${WARM_UP_CALLS.toLocaleString('en')} calls per server) ${mb(rssWarm)}, at the end ${mb(rssEnd)}: ${(growth * 100).toFixed(1)} % (< ${MAX_RSS_GROWTH * 100} %)`, growth < MAX_RSS_GROWTH],
+    [
+      `RSS after warm-up (${WARM_UP_CALLS.toLocaleString('en')} calls per server) ${mb(rssWarm)}, at the end ${mb(rssEnd)}: ${(growth * 100).toFixed(1)} % (< ${MAX_RSS_GROWTH * 100} %)`,
+      growth < MAX_RSS_GROWTH,
+    ],
     [
       `pending requests ${sum('pendingRequests')}, progress handlers ${sum('progressHandlers')}, inbound requests ${sum('inboundRequests')}, cancelled server requests still running ${sum('cancelledInbound')} (all 0)`,
       sum('pendingRequests') + sum('progressHandlers') + sum('inboundRequests') + sum('cancelledInbound') === 0,

@@ -126,4 +126,3 @@ export function report(name: string, measured: Promise<Measured>): void {
     },
   );
 }
-

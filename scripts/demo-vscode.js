@@ -16,8 +16,22 @@ const check = args.includes('--check');
 const portArg = args.includes('--port') ? Number(args[args.indexOf('--port') + 1]) : undefined;
 
 /** What the VSIX is made from (media/screenshots is not packaged; --check writes demo.png there). */
-const VSIX_INPUTS = ['src', 'l10n', 'media', 'syntaxes', 'package.json', 'package-lock.json', 'package.nls.json', 'package.nls.zh-cn.json',
-  'README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore', 'esbuild.js', 'scripts/bundle-options.js'];
+const VSIX_INPUTS = [
+  'src',
+  'l10n',
+  'media',
+  'syntaxes',
+  'package.json',
+  'package-lock.json',
+  'package.nls.json',
+  'package.nls.zh-cn.json',
+  'README.md',
+  'CHANGELOG.md',
+  'LICENSE',
+  '.vscodeignore',
+  'esbuild.js',
+  'scripts/bundle-options.js',
+];
 const STAMP = path.join(h.HARNESS_DIR, 'demo-vsix.json');
 
 /** A hash of every file the VSIX is made from, by path and content. */
@@ -43,14 +57,19 @@ function demoVsix() {
   const vsix = path.join(h.REPO, `${h.manifest().name}-${h.manifest().version}.vsix`);
   if (args.includes('--no-build')) return vsix;
   const inputs = inputsHash();
-  const fileId = () => { const st = fs.statSync(vsix); return `${st.size}:${st.mtimeMs}`; };
+  const fileId = () => {
+    const st = fs.statSync(vsix);
+    return `${st.size}:${st.mtimeMs}`;
+  };
   try {
     const stamp = JSON.parse(fs.readFileSync(STAMP, 'utf8'));
     if (!args.includes('--rebuild') && stamp.inputs === inputs && stamp.vsix === vsix && fs.existsSync(vsix) && stamp.file === fileId()) {
       h.log(`VSIX unchanged since the last demo build: ${path.relative(h.REPO, vsix)} (--rebuild to build anyway)`);
       return vsix;
     }
-  } catch { /* no stamp yet */ }
+  } catch {
+    /* no stamp yet */
+  }
   const built = h.buildVsix();
   if (built === vsix) fs.writeFileSync(STAMP, JSON.stringify({ inputs, vsix, file: fileId() }) + '\n');
   return built;
@@ -88,7 +107,12 @@ async function screenshotDemo(url, file) {
     await e2e.openWorkbench(page, url);
     // The "MCP Host" view container, once the extension contributes it; otherwise its log.
     const container = page.locator('.activitybar .action-item a[aria-label^="MCP Host"]').first();
-    if (await container.waitFor({ timeout: 15_000 }).then(() => true, () => false)) {
+    if (
+      await container.waitFor({ timeout: 15_000 }).then(
+        () => true,
+        () => false,
+      )
+    ) {
       await container.click();
       await page.waitForTimeout(2_000);
     }
@@ -116,8 +140,14 @@ async function main() {
   let port = portArg || 8080;
   if (!portArg && !(await portFree(port))) port = await h.freePort();
   const cs = await h.startCodeServer(paths, {
-    base, extensionsDir, userDataDir: path.join(base, 'user-data'), folder: workspace, port, attempts: portArg ? 1 : 3,
-    name: 'code-server', settings: demoSettings(),
+    base,
+    extensionsDir,
+    userDataDir: path.join(base, 'user-data'),
+    folder: workspace,
+    port,
+    attempts: portArg ? 1 : 3,
+    name: 'code-server',
+    settings: demoSettings(),
   });
   let stopping = false;
   const stop = async (code) => {

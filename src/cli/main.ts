@@ -102,16 +102,17 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write('--stdio needs a command line\n');
     return 2;
   }
-  for (const [flag, value] of [['--timeout', args.timeoutMs], ['--grace', args.graceMs]] as const) {
+  for (const [flag, value] of [
+    ['--timeout', args.timeoutMs],
+    ['--grace', args.graceMs],
+  ] as const) {
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
       err.write(`${flag} needs a number of milliseconds\n`);
       return 2;
     }
   }
   // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
-  const transport: Transport = words
-    ? new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 })
-    : new HttpTransport({ url: args.http!, headers });
+  const transport: Transport = words ? new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 }) : new HttpTransport({ url: args.http!, headers });
   const client = new McpClient(transport, {
     clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
     handlers: cliHandlers(process.cwd()),

@@ -14,18 +14,13 @@ import type { TreeNode } from './tree/nodes';
 import { describeServer, scopeLabel, stateLabel } from './tree/serversTree';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
-export function registerCommands(
-  host: McpHost,
-  mainLog: vscode.LogOutputChannel,
-  tools: ToolCalls,
-  prompts: PromptActions,
-  docs: OutputDocuments,
-  setup: ServerSetup,
-): vscode.Disposable[] {
-  const withServer = (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => string) => async (node?: TreeNode | string) => {
-    const server = await pickServer(host, node, filter, noneFits);
-    if (server) await action(server);
-  };
+export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel, tools: ToolCalls, prompts: PromptActions, docs: OutputDocuments, setup: ServerSetup): vscode.Disposable[] {
+  const withServer =
+    (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => string) =>
+    async (node?: TreeNode | string) => {
+      const server = await pickServer(host, node, filter, noneFits);
+      if (server) await action(server);
+    };
   const withEntry = (action: (entry: ServerEntry) => unknown) => async (node?: TreeNode | string) => {
     const entry = await pickEntry(host, node);
     if (entry) await action(entry);
@@ -43,7 +38,11 @@ export function registerCommands(
     ),
     vscode.commands.registerCommand(
       Commands.stopServer,
-      withServer((s) => s.stop(), (s) => s.state.kind !== 'stopped', () => vscode.l10n.t('MCP Host: no server is running.')),
+      withServer(
+        (s) => s.stop(),
+        (s) => s.state.kind !== 'stopped',
+        () => vscode.l10n.t('MCP Host: no server is running.'),
+      ),
     ),
     vscode.commands.registerCommand(
       Commands.restartServer,
@@ -84,8 +83,14 @@ export function registerCommands(
         await vscode.window.showTextDocument(docs.put('info', `${s.name}.md`, markdown), { preview: false });
       }),
     ),
-    vscode.commands.registerCommand(Commands.editServerSettings, withEntry((e) => setup.editServerSettings(e))),
-    vscode.commands.registerCommand(Commands.removeServer, withEntry((e) => setup.removeServer(e))),
+    vscode.commands.registerCommand(
+      Commands.editServerSettings,
+      withEntry((e) => setup.editServerSettings(e)),
+    ),
+    vscode.commands.registerCommand(
+      Commands.removeServer,
+      withEntry((e) => setup.removeServer(e)),
+    ),
     vscode.commands.registerCommand(Commands.showTrace, async () => {
       if (vscode.workspace.getConfiguration(Settings.section).get(Settings.trace, 'off') === 'off') {
         const turnOn = vscode.l10n.t('Trace Messages');
@@ -141,12 +146,16 @@ export function registerCommands(
     vscode.commands.registerCommand(Commands.copyPrompt, (uri?: vscode.Uri) => prompts.copy(uri)),
     vscode.commands.registerCommand(
       Commands.signOut,
-      withServer(async (s) => {
-        if (s.definition.type !== 'http') return;
-        await host.authFor(s.name).signOut(new URL(s.definition.url));
-        void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: signed out of "{0}".', s.name));
-        if (s.state.kind === 'running') await s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)));
-      }, (s) => s.definition.type === 'http', () => vscode.l10n.t('MCP Host: Sign Out applies to HTTP servers, and none is configured.')),
+      withServer(
+        async (s) => {
+          if (s.definition.type !== 'http') return;
+          await host.authFor(s.name).signOut(new URL(s.definition.url));
+          void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: signed out of "{0}".', s.name));
+          if (s.state.kind === 'running') await s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)));
+        },
+        (s) => s.definition.type === 'http',
+        () => vscode.l10n.t('MCP Host: Sign Out applies to HTTP servers, and none is configured.'),
+      ),
     ),
     // The tree's Cancel on a task: aborts the call, which sends tasks/cancel.
     vscode.commands.registerCommand(Commands.cancelTask, (node?: TreeNode) => {
@@ -177,8 +186,7 @@ async function rerun(host: McpHost, tools: ToolCalls, serverName: string, toolNa
   if (edit) {
     const edited = await askArguments(`${serverName} › ${toolName}`, tool.inputSchema, args);
     if (edited) await tools.call(server, tool, edited);
-  }
-  else await tools.call(server, tool, args);
+  } else await tools.call(server, tool, args);
 }
 
 /** Sets the context keys the manifest's `when` clauses read, now and whenever the servers change. */
@@ -187,9 +195,18 @@ export function trackContextKeys(host: McpHost): vscode.Disposable {
   const update = () => {
     const all = host.servers;
     set(ContextKeys.hasServer, all.length > 0 || host.diagnostics.length > 0);
-    set(ContextKeys.hasStartableServer, all.some((s) => s.state.kind !== 'running'));
-    set(ContextKeys.hasStoppableServer, all.some((s) => s.state.kind !== 'stopped'));
-    set(ContextKeys.hasHttpServer, all.some((s) => s.definition.type === 'http'));
+    set(
+      ContextKeys.hasStartableServer,
+      all.some((s) => s.state.kind !== 'running'),
+    );
+    set(
+      ContextKeys.hasStoppableServer,
+      all.some((s) => s.state.kind !== 'stopped'),
+    );
+    set(
+      ContextKeys.hasHttpServer,
+      all.some((s) => s.definition.type === 'http'),
+    );
   };
   update();
   return host.onDidChange(update);

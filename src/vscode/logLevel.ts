@@ -7,13 +7,15 @@ import { Settings } from './ids';
  * "Set Server Log Level...": writes the entry's `logLevel` where the entry is defined (user,
  * workspace or folder settings); the settings change tells the running server (logging/setLevel).
  */
-export async function setServerLogLevel(server: ServerHandle, pick: (items: Array<vscode.QuickPickItem & { level: LoggingLevel }>, placeHolder: string) => Promise<{ level: LoggingLevel } | undefined> = quickPick): Promise<LoggingLevel | undefined> {
+export async function setServerLogLevel(
+  server: ServerHandle,
+  pick: (items: Array<vscode.QuickPickItem & { level: LoggingLevel }>, placeHolder: string) => Promise<{ level: LoggingLevel } | undefined> = quickPick,
+): Promise<LoggingLevel | undefined> {
   const current = server.logLevel;
   const declared = server.client?.serverCapabilities?.logging !== undefined;
   const items = LOGGING_LEVELS.map((level) => ({ label: level, description: level === current ? vscode.l10n.t('current') : undefined, level }));
-  const placeHolder = server.client && !declared
-    ? vscode.l10n.t('"{0}" does not declare logging: the level is kept for when it does', server.name)
-    : vscode.l10n.t('The least severe messages "{0}" should send', server.name);
+  const placeHolder =
+    server.client && !declared ? vscode.l10n.t('"{0}" does not declare logging: the level is kept for when it does', server.name) : vscode.l10n.t('The least severe messages "{0}" should send', server.name);
   const chosen = await pick(items, placeHolder);
   if (!chosen || chosen.level === current) return chosen?.level;
   await writeLogLevel(server, chosen.level);

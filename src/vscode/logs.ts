@@ -118,7 +118,7 @@ export class ProtocolTrace implements vscode.Disposable {
     // method, id, error code and message come from the server: the line stays one line.
     this.channel.appendLine(oneLine(this.redactor.redact(`${timestamp(event.at)} [${server}] ${line}`)));
     if (level === 'verbose') {
-      const body = m.method !== undefined ? m.params : m.error ?? m.result;
+      const body = m.method !== undefined ? m.params : (m.error ?? m.result);
       // Redacted before the cut at 20,000 characters, which could split a secret.
       if (body !== undefined) this.channel.appendLine(indent(this.redactor.redact(JSON.stringify(body, null, 2))));
     }

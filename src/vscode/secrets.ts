@@ -1,15 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import {
-  decodeStoredInput,
-  definitionIdentity,
-  encodeStoredInput,
-  McpError,
-  Redactor,
-  secretValuesOf,
-  type InputDefinition,
-  type ServerDefinition,
-} from '../core';
+import { decodeStoredInput, definitionIdentity, encodeStoredInput, McpError, Redactor, secretValuesOf, type InputDefinition, type ServerDefinition } from '../core';
 import { inputDefinitionFor } from './settings';
 
 export type InputPrompt = (id: string, definition: InputDefinition | undefined) => Promise<string | undefined>;
@@ -112,7 +103,7 @@ function labelOf(def: ServerDefinition): string {
     case 'workspace':
       return vscode.l10n.t('"{0}" in the settings of the workspace {1}', def.name, vscode.workspace.name ?? '');
     case 'folder':
-      return vscode.l10n.t('"{0}" in the settings of the folder {1}', def.name, def.origin.folderUri ? vscode.Uri.parse(def.origin.folderUri).path.split('/').pop() ?? '' : '');
+      return vscode.l10n.t('"{0}" in the settings of the folder {1}', def.name, def.origin.folderUri ? (vscode.Uri.parse(def.origin.folderUri).path.split('/').pop() ?? '') : '');
   }
 }
 

@@ -61,8 +61,7 @@ export function folderFor(def: ServerDefinition): vscode.WorkspaceFolder | undef
 export function inputDefinitionFor(def: ServerDefinition, id: string): InputDefinition | undefined {
   const folder = def.origin.folderUri ? vscode.Uri.parse(def.origin.folderUri) : undefined;
   const i = vscode.workspace.getConfiguration(Settings.section, folder).inspect<Record<string, InputDefinition>>(Settings.inputs);
-  const layers =
-    def.origin.scope === 'folder' ? [i?.workspaceFolderValue, i?.workspaceValue, i?.globalValue] : def.origin.scope === 'workspace' ? [i?.workspaceValue, i?.globalValue] : [i?.globalValue];
+  const layers = def.origin.scope === 'folder' ? [i?.workspaceFolderValue, i?.workspaceValue, i?.globalValue] : def.origin.scope === 'workspace' ? [i?.workspaceValue, i?.globalValue] : [i?.globalValue];
   for (const layer of layers) {
     const entry = layer && typeof layer === 'object' ? layer[id] : undefined;
     if (entry && typeof entry === 'object') return entry;

@@ -12,9 +12,7 @@ export function createStatusBar(host: McpHost): vscode.Disposable {
     const running = all.filter((s) => s.state.kind === 'running').length;
     const errors = all.filter((s) => s.state.kind === 'error').length;
     item.text = `$(server-process) ${running}/${all.length}${errors ? ` $(error) ${errors}` : ''}`;
-    item.tooltip = errors
-      ? vscode.l10n.t('MCP Host: {0} of {1} servers running, {2} in error', running, all.length, errors)
-      : vscode.l10n.t('MCP Host: {0} of {1} servers running', running, all.length);
+    item.tooltip = errors ? vscode.l10n.t('MCP Host: {0} of {1} servers running, {2} in error', running, all.length, errors) : vscode.l10n.t('MCP Host: {0} of {1} servers running', running, all.length);
     item.backgroundColor = errors ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     if (all.length) item.show();
     else item.hide();

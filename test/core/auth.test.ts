@@ -1,14 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
-import {
-  HeadlessRedirectUserAgent,
-  MemorySecretStore,
-  OAuthProvider,
-  authorizationServerMetadataUrls,
-  parseBearerChallenge,
-  resourceMatches,
-  type OAuthProviderOptions,
-} from '../../src/core';
+import { HeadlessRedirectUserAgent, MemorySecretStore, OAuthProvider, authorizationServerMetadataUrls, parseBearerChallenge, resourceMatches, type OAuthProviderOptions } from '../../src/core';
 import { OAuthFixture, type OAuthFixtureOptions } from '../harness/oauth-fixture';
 
 /**
@@ -33,11 +25,7 @@ describe('OAuth: challenge parsing and metadata locations', () => {
   it('lists authorization-server metadata locations path-aware, never the root for an issuer with a path', () => {
     assert.deepEqual(
       authorizationServerMetadataUrls(new URL('https://as.example/tenant1')).map((u) => u.href),
-      [
-        'https://as.example/.well-known/oauth-authorization-server/tenant1',
-        'https://as.example/.well-known/openid-configuration/tenant1',
-        'https://as.example/tenant1/.well-known/openid-configuration',
-      ],
+      ['https://as.example/.well-known/oauth-authorization-server/tenant1', 'https://as.example/.well-known/openid-configuration/tenant1', 'https://as.example/tenant1/.well-known/openid-configuration'],
     );
     assert.deepEqual(
       authorizationServerMetadataUrls(new URL('https://as.example')).map((u) => u.href),

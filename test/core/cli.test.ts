@@ -29,10 +29,18 @@ describe('dist/cli.js', function () {
   });
 
   it('lists tools, resources, templates and prompts', () => {
-    assert.ok(cli('--stdio', everything, 'tools').json().some((t: { name: string }) => t.name === 'echo'));
+    assert.ok(
+      cli('--stdio', everything, 'tools')
+        .json()
+        .some((t: { name: string }) => t.name === 'echo'),
+    );
     assert.ok(cli('--stdio', everything, 'resources').json().length > 0);
     assert.equal(cli('--stdio', everything, 'templates').json().length, 2);
-    assert.ok(cli('--stdio', everything, 'prompts').json().some((p: { name: string }) => p.name === 'args-prompt'));
+    assert.ok(
+      cli('--stdio', everything, 'prompts')
+        .json()
+        .some((p: { name: string }) => p.name === 'args-prompt'),
+    );
   });
 
   it('calls a tool, reads a resource, gets a prompt', () => {
@@ -92,7 +100,10 @@ describe('dist/cli.js', function () {
       const seen = (await fixture.requests()).filter((q) => q.path === '/mcp');
       assert.ok(seen.some((q) => q.body?.method === 'tools/call'));
       for (const q of seen) assert.deepEqual([q.headers['x-team'], q.headers['x-trace']], ['blue', '42']);
-      assert.ok(seen.some((q) => q.method === 'DELETE'), 'the session is ended on exit');
+      assert.ok(
+        seen.some((q) => q.method === 'DELETE'),
+        'the session is ended on exit',
+      );
     } finally {
       await fixture.stop();
     }

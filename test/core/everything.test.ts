@@ -90,7 +90,10 @@ function describeEverything(name: string, setUp: () => Promise<Setup>): void {
     it('lists every tool, resource, template and prompt', async () => {
       const tools = await conditionalTools();
       for (const name of ['echo', 'get-sum', 'get-tiny-image', 'get-structured-content', 'trigger-long-running-operation', 'get-roots-list', 'trigger-sampling-request', 'trigger-elicitation-request']) {
-        assert.ok(tools.find((x) => x.name === name), `tool ${name} listed`);
+        assert.ok(
+          tools.find((x) => x.name === name),
+          `tool ${name} listed`,
+        );
       }
       for (const tool of tools) assert.equal(tool.inputSchema.type, 'object', `${tool.name} has an object inputSchema`);
       const resources = await t.client.listResources();
@@ -204,12 +207,16 @@ function describeEverything(name: string, setUp: () => Promise<Setup>): void {
 
     it('routes progress to the request that asked for it', async () => {
       const seen: number[] = [];
-      const { result } = await t.client.callTool('trigger-long-running-operation', { duration: 0.6, steps: 3 }, {
-        onProgress: (p) => {
-          seen.push(p.progress);
-          assert.equal(p.total, 3);
+      const { result } = await t.client.callTool(
+        'trigger-long-running-operation',
+        { duration: 0.6, steps: 3 },
+        {
+          onProgress: (p) => {
+            seen.push(p.progress);
+            assert.equal(p.total, 3);
+          },
         },
-      });
+      );
       assert.deepEqual(seen, [1, 2, 3]);
       assert.match(text(result.content[0]), /completed/);
     });
@@ -217,10 +224,14 @@ function describeEverything(name: string, setUp: () => Promise<Setup>): void {
     it('cancels the long-running tool at once and stays usable', async () => {
       const controller = new AbortController();
       const started = Date.now();
-      const call = t.client.callTool('trigger-long-running-operation', { duration: 10, steps: 10 }, {
-        signal: controller.signal,
-        onProgress: () => controller.abort(),
-      });
+      const call = t.client.callTool(
+        'trigger-long-running-operation',
+        { duration: 10, steps: 10 },
+        {
+          signal: controller.signal,
+          onProgress: () => controller.abort(),
+        },
+      );
       await assert.rejects(call, (e: McpError) => e.code === REQUEST_CANCELLED);
       assert.ok(Date.now() - started < 5000, 'rejected before the operation would have finished');
       assert.deepEqual(await t.client.ping(), {});

@@ -59,13 +59,31 @@ describe('fault servers: nothing is lost', function () {
   it('skips garbage lines, invalid messages and stray responses and keeps working', async () => {
     const t = await connect(rawServer('garbage'));
     const tools = await t.client.listTools();
-    assert.deepEqual(tools.map((x) => x.name), ['work']);
+    assert.deepEqual(
+      tools.map((x) => x.name),
+      ['work'],
+    );
     const warnings = t.logs.filter((l) => l.source === 'protocol').map((l) => l.message);
-    assert.ok(warnings.some((w) => w.startsWith('-32700') && w.includes('this is not json')), 'parse error logged');
-    assert.ok(warnings.some((w) => w.startsWith('-32700') && w.includes('"truncated"')), 'truncated line logged');
-    assert.ok(warnings.some((w) => w.startsWith('-32600') && w.includes('batches')), 'batch refused');
-    assert.ok(warnings.some((w) => w.startsWith('-32600') && w.includes('method must be a string')), 'bad method logged');
-    assert.ok(warnings.some((w) => w.includes('unknown id 987654')), 'stray response logged');
+    assert.ok(
+      warnings.some((w) => w.startsWith('-32700') && w.includes('this is not json')),
+      'parse error logged',
+    );
+    assert.ok(
+      warnings.some((w) => w.startsWith('-32700') && w.includes('"truncated"')),
+      'truncated line logged',
+    );
+    assert.ok(
+      warnings.some((w) => w.startsWith('-32600') && w.includes('batches')),
+      'batch refused',
+    );
+    assert.ok(
+      warnings.some((w) => w.startsWith('-32600') && w.includes('method must be a string')),
+      'bad method logged',
+    );
+    assert.ok(
+      warnings.some((w) => w.includes('unknown id 987654')),
+      'stray response logged',
+    );
     const { result } = await t.client.callTool('work', { size: 5 });
     assert.equal(text(result.content[0]), 'done 5');
   });
@@ -106,7 +124,7 @@ describe('fault servers: nothing is lost', function () {
     const flood = 40 * 1024 * 1024 + 'END OF FLOOD'.length;
     let largestKept = 0;
     try {
-      for (const deadline = Date.now() + 60_000; ; ) {
+      for (const deadline = Date.now() + 60_000; ;) {
         const { kept, droppedBytes } = transport.pendingStderr;
         largestKept = Math.max(largestKept, kept);
         if (kept + droppedBytes === flood) break;
@@ -205,18 +223,21 @@ describe('fault servers: nothing is lost', function () {
     let started!: () => void;
     const handlerStarted = new Promise<void>((resolve) => (started = resolve));
     // The server would cancel only after 30 s: the close comes first.
-    const t = await connect({ ...rawServer('cancel-peer-request'), args: [...rawServer('cancel-peer-request').args!, '30000'] }, {
-      handlers: allHandlers({
-        createMessage: (_params, signal) =>
-          new Promise((_resolve, reject) => {
-            started();
-            signal.addEventListener('abort', () => {
-              aborted = signal.reason;
-              reject(signal.reason);
-            });
-          }),
-      }),
-    });
+    const t = await connect(
+      { ...rawServer('cancel-peer-request'), args: [...rawServer('cancel-peer-request').args!, '30000'] },
+      {
+        handlers: allHandlers({
+          createMessage: (_params, signal) =>
+            new Promise((_resolve, reject) => {
+              started();
+              signal.addEventListener('abort', () => {
+                aborted = signal.reason;
+                reject(signal.reason);
+              });
+            }),
+        }),
+      },
+    );
     await handlerStarted;
     await t.client.close();
     assert.ok(aborted instanceof McpError, `aborted with ${String(aborted)}`);
@@ -259,14 +280,20 @@ describe('fault servers: nothing is lost', function () {
 
   it("names a server's -32002 on resources/read Resource not found, and our own refusal Capability disabled", async () => {
     const t = await connect(rawServer('resource-metadata'));
-    const remote = await t.client.readResource('fixture://missing').then(() => assert.fail('expected a rejection'), (e: McpError) => e);
+    const remote = await t.client.readResource('fixture://missing').then(
+      () => assert.fail('expected a rejection'),
+      (e: McpError) => e,
+    );
     assert.equal(remote.code, ErrorCode.ResourceNotFound);
     assert.ok(remote.isResourceNotFound);
     // The server's message is the code's own name, which toString does not repeat.
     assert.equal(remote.toString(), 'Resource not found (-32002)');
     assert.deepEqual(remote.data, { uri: 'fixture://missing' });
     const toolsOnly = await connect(rawServer('tools-only'));
-    const local = await toolsOnly.client.readResource('fixture://missing').then(() => assert.fail('expected a rejection'), (e: McpError) => e);
+    const local = await toolsOnly.client.readResource('fixture://missing').then(
+      () => assert.fail('expected a rejection'),
+      (e: McpError) => e,
+    );
     assert.equal(local.code, ErrorCode.CapabilityDisabled);
     assert.ok(!local.isResourceNotFound);
     assert.match(local.toString(), /^Capability disabled \(-32002\): The server did not declare the 'resources' capability/);
@@ -274,7 +301,10 @@ describe('fault servers: nothing is lost', function () {
 
   it('follows nextCursor to the end, and stops on a repeated cursor', async () => {
     const paged = await connect(rawServer('paging'));
-    assert.deepEqual((await paged.client.listTools()).map((x) => x.name), ['tool-0', 'tool-1', 'tool-2', 'tool-3', 'tool-4', 'tool-5']);
+    assert.deepEqual(
+      (await paged.client.listTools()).map((x) => x.name),
+      ['tool-0', 'tool-1', 'tool-2', 'tool-3', 'tool-4', 'tool-5'],
+    );
     const looping = await connect(rawServer('loop-cursor'));
     await assert.rejects(looping.client.listTools(), /repeated the tools\/list cursor "same"/);
   });

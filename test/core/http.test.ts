@@ -39,8 +39,7 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     fixtures.push(fixture);
     return fixture;
   };
-  const open = (url: string, params: Partial<HttpServerParams> = {}, options: McpClientOptions = {}) =>
-    connectTransport(new StreamableHttpTransport({ url, ...params }), options);
+  const open = (url: string, params: Partial<HttpServerParams> = {}, options: McpClientOptions = {}) => connectTransport(new StreamableHttpTransport({ url, ...params }), options);
   afterEach(async () => {
     await closeAll();
     await Promise.all(fixtures.splice(0).map((f) => f.stop()));
@@ -50,7 +49,10 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     const f = await start('json');
     const t = await open(f.url, { headers: { 'X-Team': 'blue' } });
     assert.equal(t.transport.sessionId, 'session-1');
-    assert.deepEqual((await t.client.listTools()).map((x) => x.name), ['work']);
+    assert.deepEqual(
+      (await t.client.listTools()).map((x) => x.name),
+      ['work'],
+    );
     await t.waitForLog((l) => /offers no GET stream/.test(l.message));
     await t.client.close();
 
@@ -105,7 +107,10 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     assert.deepEqual(progress, [1, 2]);
     const seen = await f.requests();
     const resumes = seen.filter((r) => r.method === 'GET' && r.headers['last-event-id']);
-    assert.deepEqual(resumes.map((r) => r.headers['last-event-id'].split('/')[1]), ['1', '2']);
+    assert.deepEqual(
+      resumes.map((r) => r.headers['last-event-id'].split('/')[1]),
+      ['1', '2'],
+    );
     const drops = seen.filter((r) => r.method === 'DROP');
     assert.equal(drops.length, 2);
     for (const [i, resume] of resumes.entries()) {
@@ -172,8 +177,14 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     assert.equal(inits.length, 2, 'one re-initialize');
     assert.notEqual(inits[1].body?.id, inits[0].body?.id, 'with a fresh id');
     assert.deepEqual(inits[1].body?.params, inits[0].body?.params, 'and the same parameters');
-    assert.deepEqual(seen.filter(rpc('notifications/initialized')).map((r) => r.headers['mcp-session-id']), ['session-1', 'session-2']);
-    assert.deepEqual(seen.filter(rpc('ping')).map((r) => r.headers['mcp-session-id']), ['session-1', 'session-2', 'session-2']);
+    assert.deepEqual(
+      seen.filter(rpc('notifications/initialized')).map((r) => r.headers['mcp-session-id']),
+      ['session-1', 'session-2'],
+    );
+    assert.deepEqual(
+      seen.filter(rpc('ping')).map((r) => r.headers['mcp-session-id']),
+      ['session-1', 'session-2', 'session-2'],
+    );
     assert.ok(t.logs.some((l) => /no longer knows our session/.test(l.message)));
   });
 
@@ -240,7 +251,10 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     assert.equal(error.code, ErrorCode.ParseError);
     assert.match(error.message, new RegExp(`Not JSON from POST ${f.url} .*this is not json`));
     assert.ok(ms < 5000, `rejected after ${ms} ms`);
-    assert.ok(t.logs.some((l) => l.source === 'protocol' && l.message.startsWith('-32700') && l.message.includes('this is not json')), 'reported through the reader');
+    assert.ok(
+      t.logs.some((l) => l.source === 'protocol' && l.message.startsWith('-32700') && l.message.includes('this is not json')),
+      'reported through the reader',
+    );
     assert.deepEqual(await t.client.ping(), {});
   });
 
@@ -303,12 +317,20 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
       const t = await open(f.url, { authProvider: provider });
       const { result } = await t.client.callTool('work', {});
       assert.equal(text(result.content[0]), 'done work');
-      assert.deepEqual(provider.challenges.map((c) => c.status), [401, 403]);
+      assert.deepEqual(
+        provider.challenges.map((c) => c.status),
+        [401, 403],
+      );
       assert.equal(provider.challenges[0].serverUrl.href, f.url);
       assert.match(provider.challenges[0].wwwAuthenticate ?? '', /resource_metadata=/);
       assert.match(provider.challenges[1].wwwAuthenticate ?? '', /error="insufficient_scope"/);
       await t.client.close();
-      assert.deepEqual(mcpRequests(await f.requests()).filter(rpc('tools/call')).map((r) => r.headers.authorization), ['Bearer good', 'Bearer better']);
+      assert.deepEqual(
+        mcpRequests(await f.requests())
+          .filter(rpc('tools/call'))
+          .map((r) => r.headers.authorization),
+        ['Bearer good', 'Bearer better'],
+      );
       assert.ok(!t.logs.some((l) => /Bearer|good|better/.test(l.message)), 'no token in the log');
     });
 

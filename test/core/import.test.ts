@@ -120,7 +120,10 @@ describe('importing servers from other clients', () => {
 
     const skipped = planImport(picked, existing, 'skip');
     assert.deepEqual(skipped.entries, { fresh: { command: 'f' } });
-    assert.deepEqual(skipped.skipped.map((s) => `${s.name}:${s.reason}`), ['same:identical', 'taken:taken', 'fresh:taken']);
+    assert.deepEqual(
+      skipped.skipped.map((s) => `${s.name}:${s.reason}`),
+      ['same:identical', 'taken:taken', 'fresh:taken'],
+    );
   });
 
   it('summarises an entry as its command line or URL', () => {

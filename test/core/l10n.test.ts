@@ -24,12 +24,7 @@ const difference = (a: Iterable<string>, b: Iterable<string>) => {
 
 /** What a translation must carry over unchanged: placeholders, command links, code spans, icons. */
 function invariants(text: string): string[] {
-  const found = [
-    ...text.matchAll(/\{\d+\}/g),
-    ...text.matchAll(/\]\((?:command:|https?:)[^)]*\)/g),
-    ...text.matchAll(/`[^`]+`/g),
-    ...text.matchAll(/\$\([\w-]+\)/g),
-  ].map((m) => m[0]);
+  const found = [...text.matchAll(/\{\d+\}/g), ...text.matchAll(/\]\((?:command:|https?:)[^)]*\)/g), ...text.matchAll(/`[^`]+`/g), ...text.matchAll(/\$\([\w-]+\)/g)].map((m) => m[0]);
   return found.sort();
 }
 
@@ -121,7 +116,10 @@ describe('localisation', () => {
   });
 
   it('ships the translations in the VSIX (.vscodeignore is an allowlist)', () => {
-    const allow = fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
+    const allow = fs
+      .readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     assert.ok(allow.includes('!l10n/*.json'), '.vscodeignore does not let l10n/*.json in');
     assert.ok(allow.includes('!package.nls*.json'), '.vscodeignore does not let package.nls*.json in');
   });

@@ -19,7 +19,10 @@ describe('NdjsonMessageReader', () => {
     const h = harness();
     h.stream.write('{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n');
     await tick();
-    assert.deepEqual(h.messages, [{ jsonrpc: '2.0', method: 'a' }, { jsonrpc: '2.0', method: 'b' }]);
+    assert.deepEqual(h.messages, [
+      { jsonrpc: '2.0', method: 'a' },
+      { jsonrpc: '2.0', method: 'b' },
+    ]);
   });
 
   it('joins chunks split anywhere, byte by byte, UTF-8 sequences included', async () => {
@@ -68,7 +71,10 @@ describe('NdjsonMessageReader', () => {
     await tick();
     assert.equal(h.errors.length, 2);
     assert.match(h.errors[0].message, /exceeds the limit of 64 bytes/);
-    assert.deepEqual(h.messages, [{ jsonrpc: '2.0', method: 'ok' }, { jsonrpc: '2.0', method: 'ok2' }]);
+    assert.deepEqual(h.messages, [
+      { jsonrpc: '2.0', method: 'ok' },
+      { jsonrpc: '2.0', method: 'ok2' },
+    ]);
   });
 
   it('closes when the stream ends', async () => {
@@ -88,10 +94,7 @@ describe('NdjsonMessageWriter', () => {
     const writer = new NdjsonMessageWriter(stream);
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
-    await Promise.all([
-      writer.write({ jsonrpc: '2.0', method: 'a', params: { text: 'line\nbreak' } } as never),
-      writer.write({ jsonrpc: '2.0', id: 1, result: {} } as never),
-    ]);
+    await Promise.all([writer.write({ jsonrpc: '2.0', method: 'a', params: { text: 'line\nbreak' } } as never), writer.write({ jsonrpc: '2.0', id: 1, result: {} } as never)]);
     const lines = Buffer.concat(chunks).toString('utf8').split('\n');
     assert.deepEqual(lines, ['{"jsonrpc":"2.0","method":"a","params":{"text":"line\\nbreak"}}', '{"jsonrpc":"2.0","id":1,"result":{}}', '']);
   });

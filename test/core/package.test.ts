@@ -14,7 +14,10 @@ import zeptomatch from 'zeptomatch';
 const yauzl = require('yauzl') as {
   open(file: string, opts: { lazyEntries: boolean }, cb: (err: Error | null, zip: ZipFile) => void): void;
 };
-interface ZipEntry { fileName: string; uncompressedSize: number }
+interface ZipEntry {
+  fileName: string;
+  uncompressedSize: number;
+}
 interface ZipFile {
   readEntry(): void;
   on(event: 'entry', cb: (e: ZipEntry) => void): void;
@@ -61,7 +64,10 @@ function readZip(file: string): Promise<Map<string, Buffer>> {
 
 /** The `!pattern` lines of .vscodeignore: what goes into the package. */
 function allowlist(): string[] {
-  const lines = fs.readFileSync(path.join(repo, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
+  const lines = fs
+    .readFileSync(path.join(repo, '.vscodeignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim());
   assert.ok(lines.includes('**'), '.vscodeignore must start from "exclude everything" (**)');
   return lines.filter((l) => l.startsWith('!')).map((l) => l.slice(1));
 }
@@ -113,11 +119,13 @@ describe('VSIX package', function () {
 
   it('holds exactly what .vscodeignore allows, each allowed entry at least once', () => {
     const patterns = allowlist();
-    const names = [...files.keys()].filter((f) => !VSCE_FILES.includes(f)).map((f) => {
-      assert.ok(f.startsWith('extension/'), `unexpected top-level entry ${f}`);
-      const rel = f.slice('extension/'.length);
-      return RENAMED[rel] ?? rel;
-    });
+    const names = [...files.keys()]
+      .filter((f) => !VSCE_FILES.includes(f))
+      .map((f) => {
+        assert.ok(f.startsWith('extension/'), `unexpected top-level entry ${f}`);
+        const rel = f.slice('extension/'.length);
+        return RENAMED[rel] ?? rel;
+      });
     const unexpected = names.filter((n) => !patterns.some((p) => zeptomatch(p, n)));
     assert.deepEqual(unexpected, [], 'files in the VSIX that .vscodeignore does not allow');
     const missing = patterns.filter((p) => !names.some((n) => zeptomatch(p, n)));
@@ -134,7 +142,10 @@ describe('VSIX package', function () {
       pkg.main,
       pkg.icon,
       ...(c.viewsContainers?.activitybar ?? []).map((v: { icon: string }) => v.icon),
-      ...Object.values(c.views ?? {}).flat().map((v) => (v as { icon?: string }).icon).filter(Boolean),
+      ...Object.values(c.views ?? {})
+        .flat()
+        .map((v) => (v as { icon?: string }).icon)
+        .filter(Boolean),
       ...(c.grammars ?? []).map((g: { path: string }) => g.path),
     ].map((p: string) => `extension/${p.replace(/^\.\//, '')}`);
     const absent = [...new Set(wanted)].filter((p) => !files.has(p));
@@ -178,8 +189,10 @@ describe('VSIX package', function () {
     // OAuth is a bundle of its own, required on first use by an HTTP server.
     fs.writeFileSync(path.join(dir, 'auth.js'), files.get('extension/dist/auth.js')!);
     // A stand-in for the editor API: any property, call or `new` gives the stand-in again.
-    fs.writeFileSync(path.join(dir, 'node_modules', 'vscode', 'index.js'),
-      'const p = new Proxy(function () {}, { get: (t, k) => (k === "prototype" ? {} : p), apply: () => p, construct: () => p });\nmodule.exports = p;\n');
+    fs.writeFileSync(
+      path.join(dir, 'node_modules', 'vscode', 'index.js'),
+      'const p = new Proxy(function () {}, { get: (t, k) => (k === "prototype" ? {} : p), apply: () => p, construct: () => p });\nmodule.exports = p;\n',
+    );
     const probe = [
       'const Module = require("node:module");',
       'const seen = new Set();',

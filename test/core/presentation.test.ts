@@ -1,16 +1,5 @@
 import { strict as assert } from 'node:assert';
-import {
-  choicesOf,
-  defaultArguments,
-  expandTemplate,
-  orderedProperties,
-  parsePropertyInput,
-  promptText,
-  renderPrompt,
-  renderToolResult,
-  templateVariables,
-  type JsonSchemaObject,
-} from '../../src/core';
+import { choicesOf, defaultArguments, expandTemplate, orderedProperties, parsePropertyInput, promptText, renderPrompt, renderToolResult, templateVariables, type JsonSchemaObject } from '../../src/core';
 
 const schema: JsonSchemaObject = {
   type: 'object',
@@ -22,23 +11,40 @@ const schema: JsonSchemaObject = {
     email: { type: 'string', format: 'email' },
     code: { type: 'string', pattern: '^[A-Z]{3}$' },
     tags: { type: 'array', items: { type: 'string' } },
-    level: { oneOf: [{ const: 'lo', title: 'Low' }, { const: 'hi', title: 'High' }] },
+    level: {
+      oneOf: [
+        { const: 'lo', title: 'Low' },
+        { const: 'hi', title: 'High' },
+      ],
+    },
   },
   required: ['mode', 'count'],
 };
 
 describe('tool arguments from inputSchema', () => {
   it('orders required properties first, each group in schema order', () => {
-    assert.deepEqual(orderedProperties(schema).map((p) => `${p.name}${p.required ? '!' : ''}`), ['count!', 'mode!', 'note', 'flag', 'email', 'code', 'tags', 'level']);
+    assert.deepEqual(
+      orderedProperties(schema).map((p) => `${p.name}${p.required ? '!' : ''}`),
+      ['count!', 'mode!', 'note', 'flag', 'email', 'code', 'tags', 'level'],
+    );
   });
   it('collects defaults', () => {
     assert.deepEqual(defaultArguments(schema), { count: 3, mode: 'fast' });
   });
   it('offers enums, titled enums and booleans as choices', () => {
     const p = Object.fromEntries(orderedProperties(schema).map((s) => [s.name, s.schema]));
-    assert.deepEqual(choicesOf(p.mode)?.map((c) => c.value), ['fast', 'slow']);
-    assert.deepEqual(choicesOf(p.level), [{ label: 'Low', value: 'lo' }, { label: 'High', value: 'hi' }]);
-    assert.deepEqual(choicesOf(p.flag)?.map((c) => c.value), [true, false]);
+    assert.deepEqual(
+      choicesOf(p.mode)?.map((c) => c.value),
+      ['fast', 'slow'],
+    );
+    assert.deepEqual(choicesOf(p.level), [
+      { label: 'Low', value: 'lo' },
+      { label: 'High', value: 'hi' },
+    ]);
+    assert.deepEqual(
+      choicesOf(p.flag)?.map((c) => c.value),
+      [true, false],
+    );
     assert.equal(choicesOf(p.note), undefined);
   });
   it('parses and validates typed input', () => {
@@ -86,11 +92,14 @@ describe('rendering results and prompts', () => {
     assert.match(r.markdown, /\[one\]\(link:demo:\/\/x\/1\)/);
     assert.match(r.markdown, /> ```text\n> embedded text\n> ```/);
     assert.match(r.markdown, /does NOT match the outputSchema: \/n must be string/);
-    assert.deepEqual(r.attachments.map((a) => [a.fileName, a.mimeType, a.data.length]), [
-      ['content-1.png', 'image/png', 4],
-      ['content-2.wav', 'audio/wav', 4],
-      ['content-3.png', 'image/png', 4],
-    ]);
+    assert.deepEqual(
+      r.attachments.map((a) => [a.fileName, a.mimeType, a.data.length]),
+      [
+        ['content-1.png', 'image/png', 4],
+        ['content-2.wav', 'audio/wav', 4],
+        ['content-3.png', 'image/png', 4],
+      ],
+    );
   });
 
   it('marks isError results', () => {
@@ -100,7 +109,13 @@ describe('rendering results and prompts', () => {
   });
 
   it('renders a prompt with role headings and copies it as text', () => {
-    const result = { description: 'd', messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'Hi' } }, { role: 'assistant' as const, content: { type: 'text' as const, text: 'Yo' } }] };
+    const result = {
+      description: 'd',
+      messages: [
+        { role: 'user' as const, content: { type: 'text' as const, text: 'Hi' } },
+        { role: 'assistant' as const, content: { type: 'text' as const, text: 'Yo' } },
+      ],
+    };
     const r = renderPrompt('p', { city: 'Oslo' }, result, link);
     assert.match(r.markdown, /# Prompt: p\n\n> ```text\n> d\n> ```\n\nArguments: city = "Oslo"\n\n## 1\. user\n\n> ```text\n> Hi\n> ```\n\n## 2\. assistant\n\n> ```text\n> Yo\n> ```/);
     assert.equal(promptText(result), 'user: Hi\n\nassistant: Yo');

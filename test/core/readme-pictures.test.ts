@@ -17,7 +17,10 @@ describe('README pictures', () => {
 
   it('gives every listed command a picture column', () => {
     const start = readme.indexOf('## Commands');
-    const rows = readme.slice(start, readme.indexOf('\n## ', start + 1)).split('\n').filter((l) => l.startsWith('| **'));
+    const rows = readme
+      .slice(start, readme.indexOf('\n## ', start + 1))
+      .split('\n')
+      .filter((l) => l.startsWith('| **'));
     assert.ok(rows.length > 10);
     for (const row of rows) {
       const cells = row.split(' | ');

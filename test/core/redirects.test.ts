@@ -23,7 +23,10 @@ describe('HTTP redirects (node:http fetch)', function () {
     it(`follows a ${status} on the initialize POST with the same method, body and headers`, async () => {
       const f = await start('redirect');
       const t = await open(`${origin(f)}/moved?status=${status}`, { headers: { Authorization: 'Bearer same-origin' } });
-      assert.deepEqual((await t.client.listTools()).map((x) => x.name), ['work']);
+      assert.deepEqual(
+        (await t.client.listTools()).map((x) => x.name),
+        ['work'],
+      );
       const seen = await f.requests();
       const [first, second] = seen;
       assert.equal(`${first.method} ${first.path}`, `POST /moved?status=${status}`);
@@ -51,7 +54,10 @@ describe('HTTP redirects (node:http fetch)', function () {
     const target = await start('json');
     const secrets = { Authorization: 'Bearer s3cret', Cookie: 'sid=s3cret', 'X-Api-Key': 's3cret' };
     const t = await open(`${origin(redirector)}/away?to=${encodeURIComponent(target.url)}`, { headers: secrets });
-    assert.deepEqual((await t.client.listTools()).map((x) => x.name), ['work']);
+    assert.deepEqual(
+      (await t.client.listTools()).map((x) => x.name),
+      ['work'],
+    );
     const [first] = await redirector.requests();
     assert.equal(first.headers['x-api-key'], 's3cret', 'the origin the person named gets them');
     const reached = (await target.requests()).filter((r) => r.path === '/mcp');

@@ -20,7 +20,13 @@ describe('sampling policy', () => {
   });
   it('stays within the allowlist of ids or families', () => {
     const c = chooseModel(models, policy({ models: ['gpt-mini', 'CLAUDE-HAIKU'] }), { hints: [{ name: 'sonnet' }] });
-    assert.ok(c.kind === 'ambiguous' && c.models.map((m) => m.id).sort().join() === 'claude-haiku-x,gpt-mini');
+    assert.ok(
+      c.kind === 'ambiguous' &&
+        c.models
+          .map((m) => m.id)
+          .sort()
+          .join() === 'claude-haiku-x,gpt-mini',
+    );
     const none = chooseModel(models, policy({ models: ['nope'] }), undefined);
     assert.ok(none.kind === 'none' && /allowlist/.test(none.reason));
     assert.ok(chooseModel([], policy(), undefined).kind === 'none');

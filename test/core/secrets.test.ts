@@ -73,15 +73,18 @@ describe('secrets: what the launch consent shows', () => {
     assert.ok(!JSON.stringify(s.entries).includes('ghp_literal'));
   });
 
-  it('shows an HTTP server\'s URL and which headers carry which secrets, never a value', () => {
+  it("shows an HTTP server's URL and which headers carry which secrets, never a value", () => {
     const def = one({ type: 'http', url: 'https://evil.example/mcp', headers: { Authorization: 'Bearer ${input:tok}', 'X-Both': '${env:A}:${input:b}', 'X-Api-Key': 'sk-literal' } });
     const s = launchSummary(def, undefined);
     assert.equal(s.url, 'https://evil.example/mcp');
-    assert.deepEqual(s.entries.map((e) => [e.name, e.shown, e.sources]), [
-      ['Authorization', 'Bearer ${input:tok}', ['${input:tok}']],
-      ['X-Both', '${env:A}:${input:b}', ['${env:A}', '${input:b}']],
-      ['X-Api-Key', '***', []],
-    ]);
+    assert.deepEqual(
+      s.entries.map((e) => [e.name, e.shown, e.sources]),
+      [
+        ['Authorization', 'Bearer ${input:tok}', ['${input:tok}']],
+        ['X-Both', '${env:A}:${input:b}', ['${env:A}', '${input:b}']],
+        ['X-Api-Key', '***', []],
+      ],
+    );
     assert.deepEqual(shownEntries({}), []);
   });
 
@@ -109,7 +112,11 @@ describe('secrets: who a stored input belongs to', () => {
       definitionIdentity({ name: 'github', origin: { scope: 'folder', folderUri: 'file:///a/f' } }, 'file:///a'),
     ]);
     assert.equal(ids.size, 4);
-    assert.equal(definitionIdentity({ name: 'github', origin: { scope: 'user' } }, 'file:///a'), definitionIdentity({ name: 'github', origin: { scope: 'user' } }, 'file:///b'), 'a user server is one server everywhere');
+    assert.equal(
+      definitionIdentity({ name: 'github', origin: { scope: 'user' } }, 'file:///a'),
+      definitionIdentity({ name: 'github', origin: { scope: 'user' } }, 'file:///b'),
+      'a user server is one server everywhere',
+    );
   });
 
   it('round-trips a stored record and reads a bare value from before owners were kept', () => {

@@ -23,7 +23,7 @@ const HOSTILE = [
   '[t](command:workbench.action.terminal.new)',
   '<command:workbench.action.terminal.new>',
   '<a href="command:vscode.open?%5B%22file%3A%2F%2F%2Fetc%2Fpasswd%22%5D">open</a>',
-  '<a href=\'vscode://ms-python.python/run\'>py</a>',
+  "<a href='vscode://ms-python.python/run'>py</a>",
   'file:///etc/passwd',
   '[p](file:///etc/passwd)',
   'vscode://vscode.git/clone?url=x',
@@ -112,12 +112,18 @@ describe('server text in our documents', () => {
       fc.property(fc.array(fc.constantFrom('`', '~', '\n', '\r', 'a', '#', ' ', '>', '\u2028', '\u0000'), { maxLength: 60 }), (chars) => {
         const text = chars.join('');
         const block = quoted(text).split('\n');
-        assert.ok(block.every((l) => l === '>' || l.startsWith('> ')), 'every line is quoted');
+        assert.ok(
+          block.every((l) => l === '>' || l.startsWith('> ')),
+          'every line is quoted',
+        );
         const fence = block[0].slice(2).replace(/text$/, '');
         assert.equal(fence, fenceFor(block.slice(1, -1).join('\n')));
         assert.equal(block[block.length - 1], `> ${fence}`);
         const inner = block.slice(1, -1).map((l) => l.slice(2));
-        assert.ok(inner.every((l) => !new RegExp(`^ {0,3}(\`{${fence.length},}|~{${fence.length},})`).test(l)), 'no inner line closes the fence');
+        assert.ok(
+          inner.every((l) => !new RegExp(`^ {0,3}(\`{${fence.length},}|~{${fence.length},})`).test(l)),
+          'no inner line closes the fence',
+        );
       }),
     );
   });

@@ -37,9 +37,24 @@ describe('server definitions from settings', () => {
     assert.deepEqual(diagnostics, []);
     const [local, typed, remote] = definitions;
     assert.deepEqual(local, {
-      name: 'local', origin: user, type: 'stdio', command: 'node', args: ['s.js'], env: { A: '1', B: null }, envFile: undefined, cwd: undefined,
-      enabled: true, autostart: true, startupTimeoutMs: undefined, requestTimeoutMs: undefined, tools: { allow: undefined, deny: undefined }, autoApprove: [], roots: [], sampling: { mode: 'ask', models: [] },
-      logLevel: 'info', trustAnnotations: true,
+      name: 'local',
+      origin: user,
+      type: 'stdio',
+      command: 'node',
+      args: ['s.js'],
+      env: { A: '1', B: null },
+      envFile: undefined,
+      cwd: undefined,
+      enabled: true,
+      autostart: true,
+      startupTimeoutMs: undefined,
+      requestTimeoutMs: undefined,
+      tools: { allow: undefined, deny: undefined },
+      autoApprove: [],
+      roots: [],
+      sampling: { mode: 'ask', models: [] },
+      logLevel: 'info',
+      trustAnnotations: true,
     });
     assert.equal(typed.enabled, false);
     assert.equal(typed.autostart, false);
@@ -59,7 +74,10 @@ describe('server definitions from settings', () => {
       notObject: 'node server.js',
       'a/b': { command: 'node' },
     });
-    assert.deepEqual(definitions.map((d) => d.name), ['good']);
+    assert.deepEqual(
+      definitions.map((d) => d.name),
+      ['good'],
+    );
     const byName = Object.fromEntries(diagnostics.map((d) => [d.name, d.message]));
     assert.match(byName.noCommand, /required property 'command'/);
     assert.match(byName.badType, /unknown type "websocket"/);
@@ -141,13 +159,18 @@ describe('server definitions from settings', () => {
 
   it('applies tool allow and deny globs', () => {
     const [def] = parse({ s: { command: 'x', tools: { allow: ['read_*', 'echo'], deny: ['read_secret*'] } } }).definitions;
-    assert.deepEqual(['read_file', 'read_secret_key', 'echo', 'write_file'].filter((t) => isToolOffered(def, t)), ['read_file', 'echo']);
+    assert.deepEqual(
+      ['read_file', 'read_secret_key', 'echo', 'write_file'].filter((t) => isToolOffered(def, t)),
+      ['read_file', 'echo'],
+    );
     const [open] = parse({ s: { command: 'x' } }).definitions;
     assert.ok(isToolOffered(open, 'anything'));
     // The usual glob forms besides `*`; dotted names are ordinary names.
     const [forms] = parse({ s: { command: 'x', tools: { allow: ['get_?', '{list,search}_*', 'v[12].*', '*.internal'] } } }).definitions;
-    assert.deepEqual(['get_a', 'get_ab', 'list_x', 'search_y', 'find_z', 'v1.run', 'v3.run', 'db.internal', '.internal'].filter((t) => isToolOffered(forms, t)),
-      ['get_a', 'list_x', 'search_y', 'v1.run', 'db.internal', '.internal']);
+    assert.deepEqual(
+      ['get_a', 'get_ab', 'list_x', 'search_y', 'find_z', 'v1.run', 'v3.run', 'db.internal', '.internal'].filter((t) => isToolOffered(forms, t)),
+      ['get_a', 'list_x', 'search_y', 'v1.run', 'db.internal', '.internal'],
+    );
   });
 });
 
@@ -185,7 +208,10 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     const seen = states(h);
     await h.start();
     assert.equal(h.state.kind, 'running');
-    assert.deepEqual(h.tools.map((t) => t.name), ['work']);
+    assert.deepEqual(
+      h.tools.map((t) => t.name),
+      ['work'],
+    );
     await h.stop();
     assert.deepEqual(seen, ['starting', 'running', 'stopped']);
     assert.equal(h.client, undefined);
@@ -194,18 +220,21 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
   it('sends logging/setLevel after the handshake and on each change, only to servers that declare logging, without a restart', async () => {
     // Which levels each server received, as it reports on stderr.
     const received = new Map<string, string[]>();
-    const registry = new ServerRegistry((def) => {
-      const h = new ServerHandle(def, context);
-      handles.push(h);
-      const levels: string[] = [];
-      received.set(def.name, levels);
-      h.onLog((e) => {
-        const m = e.source === 'stderr' ? /^RECEIVED (.*)$/.exec(e.message) : null;
-        const msg = m ? JSON.parse(m[1]) : undefined;
-        if (msg?.method === 'logging/setLevel') levels.push(msg.params.level);
-      });
-      return h;
-    }, () => true);
+    const registry = new ServerRegistry(
+      (def) => {
+        const h = new ServerHandle(def, context);
+        handles.push(h);
+        const levels: string[] = [];
+        received.set(def.name, levels);
+        h.onLog((e) => {
+          const m = e.source === 'stderr' ? /^RECEIVED (.*)$/.exec(e.message) : null;
+          const msg = m ? JSON.parse(m[1]) : undefined;
+          if (msg?.method === 'logging/setLevel') levels.push(msg.params.level);
+        });
+        return h;
+      },
+      () => true,
+    );
     const settings = (logLevel?: string) => parse({ logs: { ...fixture('resource-metadata'), ...(logLevel ? { logLevel } : {}) }, quiet: { ...fixture('tools-only'), logLevel: 'debug' } }).definitions;
     await registry.reconcile(settings());
     const logs = registry.get('logs')!;
@@ -252,7 +281,10 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     await Promise.all([1, 2, 3, 4, 5].map(() => h.refresh('tools')));
     await settle(before + 2);
     assert.equal(received.length - before, 2, 'one fetch under way plus one for the calls that came during it');
-    assert.deepEqual(h.tools.map((t) => t.name), ['work']);
+    assert.deepEqual(
+      h.tools.map((t) => t.name),
+      ['work'],
+    );
   });
 
   it('goes to error with the exit code and stderr when the start fails', async () => {

@@ -56,7 +56,7 @@ describe('resource subscriptions outlive a launch', function () {
     const subscription = h.subscribeResource('fixture://watched');
     const subscribes = async () => (await f.requests()).filter((r) => r.body?.method === 'resources/subscribe').map((r) => r.headers['mcp-session-id']);
     const until = async (want: string[]) => {
-      for (const deadline = Date.now() + 5000; JSON.stringify(await subscribes()) !== JSON.stringify(want); ) {
+      for (const deadline = Date.now() + 5000; JSON.stringify(await subscribes()) !== JSON.stringify(want);) {
         assert.ok(Date.now() < deadline, `subscribes seen in sessions ${JSON.stringify(await subscribes())}`);
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -68,7 +68,7 @@ describe('resource subscriptions outlive a launch', function () {
     await until(['session-1', 'session-2']);
     subscription.dispose();
     const unsubscribed = async () => (await f.requests()).some((r) => r.body?.method === 'resources/unsubscribe');
-    for (const deadline = Date.now() + 5000; !(await unsubscribed()); ) {
+    for (const deadline = Date.now() + 5000; !(await unsubscribed());) {
       assert.ok(Date.now() < deadline, 'no resources/unsubscribe');
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -113,7 +113,10 @@ function describeTasks(name: string, setUp: () => Promise<Setup>): void {
       assert.equal(outcome.task, undefined, 'the tool itself is not a task');
       assert.equal(elicited.length, 1);
       // Finished tasks stay listed until their ttl, with their status.
-      assert.deepEqual(t.client.tasksRunForServer.map((x) => x.status), ['completed']);
+      assert.deepEqual(
+        t.client.tasksRunForServer.map((x) => x.status),
+        ['completed'],
+      );
     });
 
     it('runs the server-initiated sampling as our task and the tool completes with the answer', async () => {
@@ -129,13 +132,17 @@ function describeTasks(name: string, setUp: () => Promise<Setup>): void {
       await toolsWith('simulate-research-query');
       const controller = new AbortController();
       let taskId: string | undefined;
-      const call = t.client.callTool('simulate-research-query', { topic: 'rivers' }, {
-        signal: controller.signal,
-        onTaskStatus: (task) => {
-          taskId = task.taskId;
-          controller.abort();
+      const call = t.client.callTool(
+        'simulate-research-query',
+        { topic: 'rivers' },
+        {
+          signal: controller.signal,
+          onTaskStatus: (task) => {
+            taskId = task.taskId;
+            controller.abort();
+          },
         },
-      });
+      );
       await assert.rejects(call, (e: { code?: number }) => e.code === REQUEST_CANCELLED);
       assert.ok(taskId);
       const onServer = await eventually(async () => {
@@ -148,11 +155,15 @@ function describeTasks(name: string, setUp: () => Promise<Setup>): void {
     it('a task cancelled from elsewhere (tasks/cancel) ends the waiting call as cancelled', async () => {
       await toolsWith('simulate-research-query');
       let cancelled: Promise<Task> | undefined;
-      const call = t.client.callTool('simulate-research-query', { topic: 'rivers' }, {
-        onTaskStatus: (task) => {
-          cancelled ??= t.client.cancelTask(task.taskId);
+      const call = t.client.callTool(
+        'simulate-research-query',
+        { topic: 'rivers' },
+        {
+          onTaskStatus: (task) => {
+            cancelled ??= t.client.cancelTask(task.taskId);
+          },
         },
-      });
+      );
       await assert.rejects(call, (e: { code?: number; message: string }) => e.code === REQUEST_CANCELLED && /cancelled/.test(e.message));
       assert.equal((await cancelled)?.status, 'cancelled');
       assert.ok((await t.client.listTasks()).some((x) => x.status === 'cancelled'));
@@ -169,13 +180,17 @@ describe('tasks: a server that goes away mid-task', function () {
     const t = await connectTransport(transport, { handlers: allHandlers() });
     await eventually(async () => ((await t.client.listTools()).some((x) => x.name === 'simulate-research-query') ? true : undefined));
     let killed = false;
-    const call = t.client.callTool('simulate-research-query', { topic: 'rivers' }, {
-      onTaskStatus: () => {
-        if (killed) return;
-        killed = true;
-        process.kill(transport.pid!, 'SIGKILL');
+    const call = t.client.callTool(
+      'simulate-research-query',
+      { topic: 'rivers' },
+      {
+        onTaskStatus: () => {
+          if (killed) return;
+          killed = true;
+          process.kill(transport.pid!, 'SIGKILL');
+        },
       },
-    });
+    );
     await assert.rejects(call, (e: Error) => isTaskLost(e) && /lost/.test(e.message));
   });
 
@@ -199,12 +214,16 @@ describe('tasks: a server that goes away mid-task', function () {
       const t = await connectTransport(new StreamableHttpTransport({ url: first.url }), { handlers: allHandlers() });
       await eventually(async () => ((await t.client.listTools()).some((x) => x.name === 'simulate-research-query') ? true : undefined));
       let restarted: Promise<void> | undefined;
-      const call = t.client.callTool('simulate-research-query', { topic: 'rivers' }, {
-        onTaskStatus: () =>
-          void (restarted ??= first.stop().then(async () => {
-            second = await startEverything('streamableHttp', 15_000, first.port);
-          })),
-      });
+      const call = t.client.callTool(
+        'simulate-research-query',
+        { topic: 'rivers' },
+        {
+          onTaskStatus: () =>
+            void (restarted ??= first.stop().then(async () => {
+              second = await startEverything('streamableHttp', 15_000, first.port);
+            })),
+        },
+      );
       await assert.rejects(call, (e: Error) => isTaskLost(e) && /lost/.test(e.message));
       await restarted;
     } finally {
@@ -229,9 +248,18 @@ describe('tasks we run for the server (ReceiverTasks)', () => {
     assert.equal(tasks.cancel(task.taskId).status, 'cancelled');
     assert.equal(handlerSignal?.aborted, true);
     await assert.rejects(result, (e: { code?: number }) => e.code === REQUEST_CANCELLED);
-    assert.deepEqual(statuses.map((s) => s.status), ['cancelled']);
-    assert.throws(() => tasks.cancel(task.taskId), (e: { code?: number }) => e.code === ErrorCode.InvalidParams);
-    assert.throws(() => tasks.get('no-such-task'), (e: { code?: number }) => e.code === ErrorCode.InvalidParams);
+    assert.deepEqual(
+      statuses.map((s) => s.status),
+      ['cancelled'],
+    );
+    assert.throws(
+      () => tasks.cancel(task.taskId),
+      (e: { code?: number }) => e.code === ErrorCode.InvalidParams,
+    );
+    assert.throws(
+      () => tasks.get('no-such-task'),
+      (e: { code?: number }) => e.code === ErrorCode.InvalidParams,
+    );
     tasks.dispose();
   });
 
@@ -243,7 +271,10 @@ describe('tasks we run for the server (ReceiverTasks)', () => {
     assert.equal(result.action, 'accept');
     assert.deepEqual((result._meta as Record<string, unknown>)[RELATED_TASK_META_KEY], { taskId: task.taskId });
     assert.equal(tasks.get(task.taskId).status, 'completed');
-    assert.deepEqual(tasks.list().map((x) => x.taskId), [task.taskId]);
+    assert.deepEqual(
+      tasks.list().map((x) => x.taskId),
+      [task.taskId],
+    );
     tasks.dispose();
   });
 });
@@ -252,8 +283,7 @@ describe('tasks: the cases of the task fixture server', function () {
   this.timeout(20_000);
   afterEach(closeAll);
   const taskServer = (scenario: 'tasks' | 'no-tasks') => ({ command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'task-server.mjs'), scenario] });
-  const sentCall = (t: TestClient, tool: string) =>
-    t.logs.map((l) => l.message).find((m) => m.includes('RECEIVED') && m.includes('"tools/call"') && m.includes(`"${tool}"`));
+  const sentCall = (t: TestClient, tool: string) => t.logs.map((l) => l.message).find((m) => m.includes('RECEIVED') && m.includes('"tools/call"') && m.includes(`"${tool}"`));
 
   it('without tasks.requests.tools.call: a required-task tool is refused locally, an optional one is called plainly', async () => {
     const t = await connect(taskServer('no-tasks'));
@@ -284,7 +314,7 @@ describe('tasks: the cases of the task fixture server', function () {
     assert.ok(polls >= 1 && polls < 10, `tasks/get sent ${polls} times`);
   });
 
-  it('a failed task gives the tool\'s error result and says the task failed', async () => {
+  it("a failed task gives the tool's error result and says the task failed", async () => {
     const t = await connect(taskServer('tasks'));
     const outcome = await t.client.callTool('fails', {});
     assert.equal(outcome.result.isError, true);

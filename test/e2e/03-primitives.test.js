@@ -8,7 +8,11 @@ const sidebar = '.part.sidebar';
 async function historyRows(page) {
   await startCommand(page, 'MCP Host: Show Tool Call History');
   // Wait for the history's own rows, not the palette rows it replaces.
-  await page.locator(QUICK_INPUT, { hasText: 'Which call?' }).or(page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' })).first().waitFor({ timeout: 15_000 });
+  await page
+    .locator(QUICK_INPUT, { hasText: 'Which call?' })
+    .or(page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' }))
+    .first()
+    .waitFor({ timeout: 15_000 });
   const rows = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' });
   await rows.first().waitFor({ timeout: 15_000 });
   const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));

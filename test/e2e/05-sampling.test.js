@@ -4,15 +4,31 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const {
-  ctx, screenshot, quickInputStep, editorShows, answer, callToolStepByStep, dialog, clickDialogButton, allowToolOnce,
-  clickNotificationButton, runCommand, replaceInEditor, clickCodeLens, editorContains,
+  ctx,
+  screenshot,
+  quickInputStep,
+  editorShows,
+  answer,
+  callToolStepByStep,
+  dialog,
+  clickDialogButton,
+  allowToolOnce,
+  clickNotificationButton,
+  runCommand,
+  replaceInEditor,
+  clickCodeLens,
+  editorContains,
 } = require('./helpers');
 
 /** What the test models were sent so far (one JSON line per request, written by the models extension). */
 function modelRequests() {
   const file = process.env.MCP_HOST_TEST_MODELS_LOG;
   if (!file || !fs.existsSync(file)) return [];
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 /** Calls trigger-sampling-request with `prompt` and returns the consent dialog. */

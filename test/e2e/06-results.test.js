@@ -3,8 +3,22 @@
 'use strict';
 const assert = require('node:assert/strict');
 const {
-  ctx, screenshot, quickInputStep, editorShows, answer, choose, callToolFromPalette, callToolStepByStep, findInEditor, dialog, clickDialogButton,
-  allowToolOnce, skipRemainingSteps, runCommand, replaceInEditor, clickCodeLens,
+  ctx,
+  screenshot,
+  quickInputStep,
+  editorShows,
+  answer,
+  choose,
+  callToolFromPalette,
+  callToolStepByStep,
+  findInEditor,
+  dialog,
+  clickDialogButton,
+  allowToolOnce,
+  skipRemainingSteps,
+  runCommand,
+  replaceInEditor,
+  clickCodeLens,
 } = require('./helpers');
 
 /** Selects the first match of `text` in the active editor (Find, then back to the editor). */
@@ -58,7 +72,13 @@ describe('tool results, links and URL elicitation in the workbench', () => {
     await clickDialogButton(ask, 'Open mcp-host-e2e.invalid');
     // The workbench may ask once more before it opens an outside link.
     const outside = page.locator('.monaco-dialog-box', { hasText: 'external website' });
-    if (await outside.waitFor({ timeout: 5_000 }).then(() => true, () => false)) await clickDialogButton(outside, 'Open');
+    if (
+      await outside.waitFor({ timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      await clickDialogButton(outside, 'Open');
     assert.equal((await opened).url(), target);
     for (const other of page.context().pages()) if (other !== page) await other.close().catch(() => {});
     await editorShows(page, 'User completed the URL elicitation flow');

@@ -46,7 +46,10 @@ async function openCommandPalette(page, { timeout = 15_000 } = {}) {
     } catch (e) {
       if (attempt >= 3) throw e;
       // Focus can sit in the browser chrome just after load: click the editor area and retry.
-      await page.locator('.part.editor').click({ position: { x: 50, y: 50 } }).catch(() => {});
+      await page
+        .locator('.part.editor')
+        .click({ position: { x: 50, y: 50 } })
+        .catch(() => {});
     }
   }
 }
@@ -136,10 +139,14 @@ async function waitForOutputChannel(page, channel, { text, timeout = 60_000 } = 
   const panel = page.locator('.part.panel');
   await panel.waitFor({ timeout });
   // The channel picker is a <select> in the panel's title bar; its selected option is the channel shown.
-  await page.waitForFunction((name) => {
-    const selects = [...document.querySelectorAll('.part.panel select, .panel .monaco-select-box')];
-    return selects.some((s) => s.value === name || (s.selectedOptions && [...s.selectedOptions].some((o) => o.text === name)) || s.title === name);
-  }, channel, { timeout });
+  await page.waitForFunction(
+    (name) => {
+      const selects = [...document.querySelectorAll('.part.panel select, .panel .monaco-select-box')];
+      return selects.some((s) => s.value === name || (s.selectedOptions && [...s.selectedOptions].some((o) => o.text === name)) || s.title === name);
+    },
+    channel,
+    { timeout },
+  );
   const out = await outputPanel(page, { timeout });
   if (text) await waitForText(page, text, { selector: '.part.panel .view-lines', timeout });
   return out;
@@ -147,8 +154,10 @@ async function waitForOutputChannel(page, channel, { text, timeout = 60_000 } = 
 
 /** Waits (at most `timeout`, never failing) until the status bar no longer says "Activating Extensions". */
 async function waitForIdleStatusBar(page, { timeout = 20_000 } = {}) {
-  await page.locator('.part.statusbar .statusbar-item', { hasText: 'Activating Extensions' })
-    .waitFor({ state: 'hidden', timeout }).catch(() => {});
+  await page
+    .locator('.part.statusbar .statusbar-item', { hasText: 'Activating Extensions' })
+    .waitFor({ state: 'hidden', timeout })
+    .catch(() => {});
 }
 
 /** Saves a PNG under media/screenshots/ (or $SCREENSHOT_DIR) and returns its path. */
@@ -188,11 +197,21 @@ const mochaHooks = {
     if (test && test.state === 'failed' && state.page) {
       const dir = process.env.MCP_HOST_E2E_ARTIFACTS || path.join(h.HARNESS_DIR, 'e2e-artifacts');
       fs.mkdirSync(dir, { recursive: true });
-      const file = path.join(dir, `${test.fullTitle().replace(/[^\w.-]+/g, '_').slice(0, 100)}.png`);
+      const file = path.join(
+        dir,
+        `${test
+          .fullTitle()
+          .replace(/[^\w.-]+/g, '_')
+          .slice(0, 100)}.png`,
+      );
       await state.page.screenshot({ path: file, timeout: 20_000 }).then(
         () => console.log(`    screenshot of the failure: ${path.relative(h.REPO, file)}`),
-        (e) => console.log(`    no screenshot of the failure: ${e.message.split('\n')[0]}`));
-      const notes = await state.page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+        (e) => console.log(`    no screenshot of the failure: ${e.message.split('\n')[0]}`),
+      );
+      const notes = await state.page
+        .locator('.notifications-toasts .notification-toast')
+        .allInnerTexts()
+        .catch(() => []);
       if (notes.length) console.log(`    notifications: ${notes.map((n) => n.replace(/\s+/g, ' ')).join(' | ')}`);
       if (state.pageErrors.length) console.log(`    page errors:\n      ${state.pageErrors.slice(-5).join('\n      ')}`);
     }
@@ -289,7 +308,11 @@ async function skipRemainingSteps(page) {
     if (!(await page.locator(QUICK_INPUT).isVisible()) || (await page.locator('.monaco-dialog-box').isVisible())) return;
     // A pick list offers Skip; if the list is still settling under the click, Enter takes the focused row.
     const skip = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Skip' });
-    if (await skip.count()) await skip.first().click({ timeout: 5_000 }).catch(() => page.keyboard.press('Enter'));
+    if (await skip.count())
+      await skip
+        .first()
+        .click({ timeout: 5_000 })
+        .catch(() => page.keyboard.press('Enter'));
     else await page.keyboard.press('Enter');
   }
 }
@@ -313,7 +336,13 @@ async function findInEditor(page, text) {
 async function editorContains(page, text) {
   const widget = await findInEditor(page, text);
   // "1 of 3" once found; "No results" both before the search ran and after it found nothing, so poll.
-  const found = await widget.locator('.matchesCount', { hasText: /\d+ of \d+/ }).waitFor({ timeout: 5_000 }).then(() => true, () => false);
+  const found = await widget
+    .locator('.matchesCount', { hasText: /\d+ of \d+/ })
+    .waitFor({ timeout: 5_000 })
+    .then(
+      () => true,
+      () => false,
+    );
   await page.keyboard.press('Escape');
   return found;
 }
@@ -341,8 +370,37 @@ async function replaceInEditor(page, find, replacement) {
 }
 
 module.exports = {
-  QUICK_INPUT, startCommand, quickInputStep, editorShows,
-  answer, choose, chooseRow, typeAndAccept, callToolFromPalette, callToolStepByStep, findInEditor, dialog, clickDialogButton, allowToolOnce, skipRemainingSteps, clickNotificationButton, replaceInEditor, clickCodeLens, editorContains,
-  ctx, openWorkbench, openCommandPalette, findInPalette, runCommand, openFile, waitForText, outputPanel, waitForOutputChannel, waitForIdleStatusBar, screenshot,
-  mochaHooks, SCREENSHOT_DIR, VIEWPORT,
+  QUICK_INPUT,
+  startCommand,
+  quickInputStep,
+  editorShows,
+  answer,
+  choose,
+  chooseRow,
+  typeAndAccept,
+  callToolFromPalette,
+  callToolStepByStep,
+  findInEditor,
+  dialog,
+  clickDialogButton,
+  allowToolOnce,
+  skipRemainingSteps,
+  clickNotificationButton,
+  replaceInEditor,
+  clickCodeLens,
+  editorContains,
+  ctx,
+  openWorkbench,
+  openCommandPalette,
+  findInPalette,
+  runCommand,
+  openFile,
+  waitForText,
+  outputPanel,
+  waitForOutputChannel,
+  waitForIdleStatusBar,
+  screenshot,
+  mochaHooks,
+  SCREENSHOT_DIR,
+  VIEWPORT,
 };

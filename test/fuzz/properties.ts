@@ -47,23 +47,26 @@ const ndjsonChunking: FuzzProperty = {
   name: 'ndjson reader: any chunking yields the same messages',
   check: async (numRuns, seed) =>
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(jsonMessage, fc.constantFrom('\n', '\r\n', '\n\n', '\r\n  \n')), { maxLength: 12 }),
-        fc.array(fc.nat(), { maxLength: 24 }),
-        (lines, rawPoints) => {
-          const text = lines.map(([value, end]) => JSON.stringify(value) + end).join('');
-          const bytes = Buffer.from(text, 'utf8');
-          const readable = fakeReadable();
-          const reader = new NdjsonMessageReader(readable);
-          const got: unknown[] = [];
-          const errors: Error[] = [];
-          reader.onError((e) => errors.push(e));
-          reader.listen((m) => got.push(m));
-          for (const chunk of cut(bytes, rawPoints.map((p) => (bytes.length ? p % bytes.length : 0)))) readable.emit('data', Buffer.from(chunk));
-          assert.deepEqual(errors, []);
-          assert.deepEqual(got, lines.map(([value]) => value));
-        },
-      ),
+      fc.property(fc.array(fc.tuple(jsonMessage, fc.constantFrom('\n', '\r\n', '\n\n', '\r\n  \n')), { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 24 }), (lines, rawPoints) => {
+        const text = lines.map(([value, end]) => JSON.stringify(value) + end).join('');
+        const bytes = Buffer.from(text, 'utf8');
+        const readable = fakeReadable();
+        const reader = new NdjsonMessageReader(readable);
+        const got: unknown[] = [];
+        const errors: Error[] = [];
+        reader.onError((e) => errors.push(e));
+        reader.listen((m) => got.push(m));
+        for (const chunk of cut(
+          bytes,
+          rawPoints.map((p) => (bytes.length ? p % bytes.length : 0)),
+        ))
+          readable.emit('data', Buffer.from(chunk));
+        assert.deepEqual(errors, []);
+        assert.deepEqual(
+          got,
+          lines.map(([value]) => value),
+        );
+      }),
       { numRuns, seed },
     ),
 };
@@ -73,23 +76,21 @@ const ndjsonGarbage: FuzzProperty = {
   name: 'ndjson reader: arbitrary bytes never throw or stop later lines',
   check: async (numRuns, seed) =>
     fc.assert(
-      fc.property(
-        fc.uint8Array({ maxLength: 300 }),
-        fc.constantFrom(undefined, 16, 64, 1024),
-        cutPoints,
-        jsonMessage,
-        (garbage, limit, points, after) => {
-          const readable = fakeReadable();
-          const reader = new NdjsonMessageReader(readable, limit);
-          const got: unknown[] = [];
-          reader.onError(() => undefined);
-          reader.listen((m) => got.push(m));
-          const line = Buffer.from(`${JSON.stringify(after)}\n`, 'utf8');
-          const bytes = Buffer.concat([garbage, Buffer.from('\n'), line]);
-          for (const chunk of cut(bytes, points.map((p) => p % bytes.length))) readable.emit('data', Buffer.from(chunk));
-          if (limit === undefined || line.length - 1 <= limit) assert.deepEqual(got[got.length - 1], after);
-        },
-      ),
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.constantFrom(undefined, 16, 64, 1024), cutPoints, jsonMessage, (garbage, limit, points, after) => {
+        const readable = fakeReadable();
+        const reader = new NdjsonMessageReader(readable, limit);
+        const got: unknown[] = [];
+        reader.onError(() => undefined);
+        reader.listen((m) => got.push(m));
+        const line = Buffer.from(`${JSON.stringify(after)}\n`, 'utf8');
+        const bytes = Buffer.concat([garbage, Buffer.from('\n'), line]);
+        for (const chunk of cut(
+          bytes,
+          points.map((p) => p % bytes.length),
+        ))
+          readable.emit('data', Buffer.from(chunk));
+        if (limit === undefined || line.length - 1 <= limit) assert.deepEqual(got[got.length - 1], after);
+      }),
       { numRuns, seed },
     ),
 };
@@ -138,7 +139,10 @@ const jsonRpcish = fc.record({
 const inboundLine = fc.oneof(
   jsonMessage.map((v) => ({ value: v as unknown, text: JSON.stringify(v) })),
   jsonRpcish.map((v) => ({ value: JSON.parse(JSON.stringify(v)) as unknown, text: JSON.stringify(v) })),
-  fc.string({ maxLength: 20 }).filter((s) => !s.includes('\n')).map((text) => ({ value: NOT_JSON, text })),
+  fc
+    .string({ maxLength: 20 })
+    .filter((s) => !s.includes('\n'))
+    .map((text) => ({ value: NOT_JSON, text })),
 );
 const NOT_JSON = Symbol('not JSON');
 
@@ -240,9 +244,7 @@ function streamOf(chunks: Uint8Array[], endWithError: boolean): ReadableStream<U
   );
 }
 
-const sseMessage = fc
-  .string({ maxLength: 30, unit: 'binary' })
-  .map((data) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } }));
+const sseMessage = fc.string({ maxLength: 30, unit: 'binary' }).map((data) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } }));
 
 /** Any split of an SSE stream into chunks hands over exactly the events sent, in order. */
 const sseSplits: FuzzProperty = {
@@ -252,10 +254,23 @@ const sseSplits: FuzzProperty = {
       fc.asyncProperty(fc.array(sseMessage, { maxLength: 10 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 24 }), async (messages, comment, rawPoints) => {
         const bytes = Buffer.from(sseEvents(messages, 1, comment), 'utf8');
         const got: string[] = [];
-        await readEventStream(streamOf(cut(bytes, rawPoints.map((p) => (bytes.length ? p % bytes.length : 0))), false), 1 << 20, {
-          onEvent: (e) => got.push(e.data),
-        });
-        assert.deepEqual(got.map((d) => JSON.parse(d)), messages);
+        await readEventStream(
+          streamOf(
+            cut(
+              bytes,
+              rawPoints.map((p) => (bytes.length ? p % bytes.length : 0)),
+            ),
+            false,
+          ),
+          1 << 20,
+          {
+            onEvent: (e) => got.push(e.data),
+          },
+        );
+        assert.deepEqual(
+          got.map((d) => JSON.parse(d)),
+          messages,
+        );
       }),
       { numRuns, seed },
     ),

@@ -40,12 +40,14 @@ function mapStack(stack: string): string {
   const frame = new RegExp(`[^\\s(]*${path.basename(__filename).replace('.', '\\.')}:(\\d+):(\\d+)`, 'g');
   return stack
     .split('\n')
-    .map((line) => line.replace(frame, (m, l: string, c: string) => {
-      const e = map.findEntry(Number(l) - 1, Number(c) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
-      if (!e || !e.originalSource) return m;
-      const abs = e.originalSource.startsWith('file://') ? new URL(e.originalSource).pathname : path.resolve(path.dirname(__filename), e.originalSource);
-      return `${path.relative(repo, abs)}:${(e.originalLine ?? 0) + 1}:${(e.originalColumn ?? 0) + 1}`;
-    }))
+    .map((line) =>
+      line.replace(frame, (m, l: string, c: string) => {
+        const e = map.findEntry(Number(l) - 1, Number(c) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+        if (!e || !e.originalSource) return m;
+        const abs = e.originalSource.startsWith('file://') ? new URL(e.originalSource).pathname : path.resolve(path.dirname(__filename), e.originalSource);
+        return `${path.relative(repo, abs)}:${(e.originalLine ?? 0) + 1}:${(e.originalColumn ?? 0) + 1}`;
+      }),
+    )
     .filter((line) => !/node_modules\/mocha\/|node:internal\/(timers|process)/.test(line))
     .join('\n');
 }
@@ -78,11 +80,19 @@ export async function runSuites(suites: SuiteModule[]): Promise<void> {
     // Before the reporter prints it: stacks in terms of test/vscode/*.ts.
     runner.prependListener('fail', (_test: unknown, err: Error) => {
       if (err && typeof err.stack === 'string') {
-        try { err.stack = mapStack(err.stack); } catch { /* keep the bundle's stack */ }
+        try {
+          err.stack = mapStack(err.stack);
+        } catch {
+          /* keep the bundle's stack */
+        }
       }
     });
-    runner.on('pass', () => { results.passed++; });
-    runner.on('pending', () => { results.pending++; });
+    runner.on('pass', () => {
+      results.passed++;
+    });
+    runner.on('pending', () => {
+      results.pending++;
+    });
     runner.on('fail', (test: { fullTitle(): string }, err: Error) => {
       results.failed++;
       results.failures.push({ title: test.fullTitle(), error: String(err?.stack ?? err) });

@@ -38,7 +38,9 @@ function install({ codeServer, node } = {}) {
   const env = { ...process.env, HARNESS_DIR };
   if (codeServer) Object.assign(env, { CODE_SERVER_VERSION: codeServer, NODE_MAJOR: String(node) });
   const r = spawnSync('bash', [path.join(__dirname, 'install.sh')], {
-    cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'], env,
+    cwd: REPO,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env,
   });
   if (r.status !== 0) throw new Error(`test/harness/install.sh${codeServer ? ` (code-server ${codeServer})` : ''} failed (exit ${r.status})`);
   const paths = {};
@@ -72,8 +74,11 @@ function buildVsix() {
   const t = Date.now();
   run('npm', ['run', '--silent', 'package']);
   if (!fs.existsSync(vsix)) {
-    const found = fs.readdirSync(REPO).filter((f) => f.endsWith('.vsix'))
-      .map((f) => path.join(REPO, f)).sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+    const found = fs
+      .readdirSync(REPO)
+      .filter((f) => f.endsWith('.vsix'))
+      .map((f) => path.join(REPO, f))
+      .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
     if (!found.length) throw new Error('npm run package produced no .vsix');
     return found[0];
   }
@@ -95,8 +100,7 @@ function scratchEnv(base, extra = {}) {
   const tmp = path.join(base, 'tmp');
   fs.mkdirSync(home, { recursive: true });
   fs.mkdirSync(tmp, { recursive: true });
-  const env = { ...process.env, HOME: home, TMPDIR: tmp, XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'), XDG_CACHE_HOME: path.join(home, '.cache'), ...extra };
+  const env = { ...process.env, HOME: home, TMPDIR: tmp, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share'), XDG_CACHE_HOME: path.join(home, '.cache'), ...extra };
   // These would leak into the extension host (and from there into MCP servers it starts).
   for (const k of ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'VSCODE_IPC_HOOK_CLI', 'VSCODE_CWD', 'PWD', 'INIT_CWD']) delete env[k];
   for (const k of Object.keys(env)) if (k.startsWith('npm_') || k.startsWith('VSCODE_')) delete env[k];
@@ -171,10 +175,20 @@ function startGroup(cmd, args, { env, cwd = REPO, logFile, name = path.basename(
   const child = spawn(cmd, args, { cwd, env, detached: true, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   let exited = false;
-  const exit = new Promise((resolve) => child.on('exit', (code, signal) => { exited = true; resolve({ code, signal }); }));
+  const exit = new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      exited = true;
+      resolve({ code, signal });
+    }),
+  );
   const proc = {
-    name, pid: child.pid, logFile, exit,
-    get exited() { return exited; },
+    name,
+    pid: child.pid,
+    logFile,
+    exit,
+    get exited() {
+      return exited;
+    },
     async stop(graceMs = 5000) {
       groups.delete(proc);
       if (!signalGroup(child.pid, 'SIGTERM')) return;
@@ -187,10 +201,20 @@ function startGroup(cmd, args, { env, cwd = REPO, logFile, name = path.basename(
   return proc;
 }
 function signalGroup(pgid, sig) {
-  try { process.kill(-pgid, sig); return true; } catch { return false; }
+  try {
+    process.kill(-pgid, sig);
+    return true;
+  } catch {
+    return false;
+  }
 }
 function groupAlive(pgid) {
-  try { process.kill(-pgid, 0); return true; } catch { return false; }
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 /** Kills every group this process started (used on exit and on Ctrl-C). */
 function killAllGroups() {
@@ -218,7 +242,11 @@ function dumpLogs(title, logFile, dirs = [], n = 60) {
   console.log(`\n----- ${title}: last ${n} lines of ${path.relative(REPO, logFile)} -----`);
   console.log(tail(logFile, n));
   let id = '';
-  try { id = extensionId(); } catch { /* no package.json */ }
+  try {
+    id = extensionId();
+  } catch {
+    /* no package.json */
+  }
   for (const dir of dirs) {
     for (const f of findFiles(dir, /\.log$/)) {
       const base = path.basename(f);
@@ -232,7 +260,11 @@ function dumpLogs(title, logFile, dirs = [], n = 60) {
 }
 function findFiles(dir, re, out = []) {
   let entries;
-  try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return out; }
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
   for (const e of entries) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) findFiles(p, re, out);
@@ -246,8 +278,7 @@ function installVsix(paths, vsix, { extensionsDir, userDataDir, base }) {
   const t = Date.now();
   // Older code-server CLIs do not create these themselves.
   for (const d of [extensionsDir, userDataDir]) fs.mkdirSync(d, { recursive: true });
-  run(paths.CODE_SERVER_NODE, [paths.CODE_SERVER_JS, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
-    '--install-extension', vsix, '--force'], { env: scratchEnv(base) });
+  run(paths.CODE_SERVER_NODE, [paths.CODE_SERVER_JS, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], { env: scratchEnv(base) });
   log(`installed ${path.basename(vsix)} into ${path.relative(REPO, extensionsDir)} in ${((Date.now() - t) / 1000).toFixed(1)}s`);
 }
 
@@ -282,14 +313,29 @@ async function startCodeServer(paths, { base, extensionsDir, userDataDir, folder
   let lastError;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const p = port && attempt === 1 ? port : await freePort();
-    const args = [paths.CODE_SERVER_JS, '--bind-addr', `127.0.0.1:${p}`, '--auth', 'none', '--disable-telemetry',
-      '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
-      '--reconnection-grace-time', '5', '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
-      ...extraArgs, folder];
+    const args = [
+      paths.CODE_SERVER_JS,
+      '--bind-addr',
+      `127.0.0.1:${p}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--reconnection-grace-time',
+      '5',
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
+      ...extraArgs,
+      folder,
+    ];
     fs.appendFileSync(logFile, `\n=== attempt ${attempt}: ${args.join(' ')}\n`);
     const proc = startGroup(paths.CODE_SERVER_NODE, args, { env: scratchEnv(base), logFile, name });
     const url = `http://127.0.0.1:${p}/`;
-    const ok = await waitFor(async () => proc.exited ? 'exited' : (await httpStatus(url + 'healthz')) === 200, 90_000);
+    const ok = await waitFor(async () => (proc.exited ? 'exited' : (await httpStatus(url + 'healthz')) === 200), 90_000);
     if (ok === true) {
       log(`${name} up on ${url} (attempt ${attempt}, pid ${proc.pid})`);
       return Object.assign(proc, { port: p, url, folderUrl: `${url}?folder=${folder.split('/').map(encodeURIComponent).join('/')}` });
@@ -314,13 +360,26 @@ async function startVSCodeServer(paths, { base, extensionsDir, serverDataDir, at
   let lastError;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const p = await freePort();
-    const args = [paths.VSCODE_SERVER_MAIN, '--host', '127.0.0.1', '--port', String(p), '--without-connection-token',
-      '--accept-server-license-terms', '--enable-smoke-test-driver', '--disable-telemetry', '--disable-workspace-trust',
-      '--server-data-dir', serverDataDir, '--extensions-dir', extensionsDir];
+    const args = [
+      paths.VSCODE_SERVER_MAIN,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(p),
+      '--without-connection-token',
+      '--accept-server-license-terms',
+      '--enable-smoke-test-driver',
+      '--disable-telemetry',
+      '--disable-workspace-trust',
+      '--server-data-dir',
+      serverDataDir,
+      '--extensions-dir',
+      extensionsDir,
+    ];
     fs.appendFileSync(logFile, `\n=== attempt ${attempt}: ${args.join(' ')}\n`);
     const proc = startGroup(paths.CODE_SERVER_NODE, args, { env: scratchEnv(base, env), logFile, name: 'vscode-server' });
     const url = `http://127.0.0.1:${p}/`;
-    const ok = await waitFor(async () => proc.exited ? 'exited' : (await httpStatus(url)) === 200, 90_000);
+    const ok = await waitFor(async () => (proc.exited ? 'exited' : (await httpStatus(url)) === 200), 90_000);
     if (ok === true) {
       log(`VS Code server up on ${url} (attempt ${attempt}, pid ${proc.pid})`);
       return Object.assign(proc, { port: p, url });
@@ -345,9 +404,19 @@ async function waitFor(fn, timeoutMs, everyMs = 250) {
 }
 
 /** Chromium flags that work headless as root in a container with 2 cores. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', '--disable-features=Translate,MediaRouter',
-  '--password-store=basic', '--use-mock-keychain'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+  '--disable-features=Translate,MediaRouter',
+  '--password-store=basic',
+  '--use-mock-keychain',
+];
 
 /** Launches Debian's Chromium through playwright-core (the repo's devDependency). */
 async function launchChromium(paths = {}) {
@@ -356,7 +425,30 @@ async function launchChromium(paths = {}) {
 }
 
 module.exports = {
-  REPO, HARNESS_DIR, log, run, install, manifest, extensionId, buildVsix, scratch, scratchEnv, prepareWorkspace,
-  freePort, httpStatus, sleep, startGroup, killAllGroups, tail, dumpLogs, installVsix, startCodeServer,
-  startVSCodeServer, waitFor, launchChromium, findFiles, CHROMIUM_ARGS, QUIET_SETTINGS,
+  REPO,
+  HARNESS_DIR,
+  log,
+  run,
+  install,
+  manifest,
+  extensionId,
+  buildVsix,
+  scratch,
+  scratchEnv,
+  prepareWorkspace,
+  freePort,
+  httpStatus,
+  sleep,
+  startGroup,
+  killAllGroups,
+  tail,
+  dumpLogs,
+  installVsix,
+  startCodeServer,
+  startVSCodeServer,
+  waitFor,
+  launchChromium,
+  findFiles,
+  CHROMIUM_ARGS,
+  QUIET_SETTINGS,
 };

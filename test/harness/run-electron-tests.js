@@ -44,7 +44,12 @@ async function main() {
     const base = path.join(h.REPO, '.vscode-test', 'debug');
     fs.rmSync(base, { recursive: true, force: true });
     const { env } = await prepare(base);
-    fs.writeFileSync(path.join(base, 'env'), Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    fs.writeFileSync(
+      path.join(base, 'env'),
+      Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
     console.log(`extension tests laid out in ${path.relative(h.REPO, base)}`);
     return;
   }
@@ -57,7 +62,7 @@ async function main() {
     executable = await downloadAndUnzipVSCode({ version, cachePath: cache, timeout: 60_000 });
   } catch (e) {
     console.log(`electron: could not download VS Code ${version} (${e.message.split('\n')[0]}).`);
-    console.log('npm run test:electron needs access to VS Code\'s download site. Without it, run the same suites in');
+    console.log("npm run test:electron needs access to VS Code's download site. Without it, run the same suites in");
     console.log('the VS Code server from the npm registry instead: node test/harness/run-vscode-tests.js --only exthost');
     process.exit(2);
   }
@@ -70,8 +75,7 @@ async function main() {
       extensionDevelopmentPath: [runnerExt, h.REPO],
       extensionTestsPath: testsEntry,
       extensionTestsEnv: env,
-      launchArgs: [workspaceFile, '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes',
-        '--user-data-dir', path.join(base, 'user-data'), '--extensions-dir', path.join(base, 'extensions')],
+      launchArgs: [workspaceFile, '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes', '--user-data-dir', path.join(base, 'user-data'), '--extensions-dir', path.join(base, 'extensions')],
     });
   } catch (e) {
     console.log(`electron: VS Code exited with an error: ${e.message || e}`);

@@ -23,11 +23,15 @@ const util = require('node:util');
 const h = require('./lib');
 
 const args = process.argv.slice(2);
-const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const opt = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
 const only = opt('--only');
 const grep = opt('--grep');
 const timings = [];
-const NOISE = /^(Resolving connection token|Resolved connection token|Creating a socket|\[reconnection-grace-time\]|Updating additional builtin|\[AccountPolicyGate\]|\[lifecycle\]|\[Service Worker\])|ENOTFOUND|EAI_AGAIN|AgentHost|ChatModelSelection|open-vsx|marketplace/i;
+const NOISE =
+  /^(Resolving connection token|Resolved connection token|Creating a socket|\[reconnection-grace-time\]|Updating additional builtin|\[AccountPolicyGate\]|\[lifecycle\]|\[Service Worker\])|ENOTFOUND|EAI_AGAIN|AgentHost|ChatModelSelection|open-vsx|marketplace/i;
 
 function time(label, seconds) {
   timings.push([label, seconds]);
@@ -91,7 +95,11 @@ function testTitles(files) {
 function listTests(dir, re) {
   const abs = path.join(h.REPO, dir);
   if (!fs.existsSync(abs)) return [];
-  return fs.readdirSync(abs).filter((f) => re.test(f)).sort().map((f) => path.join(abs, f));
+  return fs
+    .readdirSync(abs)
+    .filter((f) => re.test(f))
+    .sort()
+    .map((f) => path.join(abs, f));
 }
 
 /**
@@ -113,8 +121,15 @@ async function buildRunnerExtension(files, outDir) {
   ];
   fs.writeFileSync(entry, lines.join('\n') + '\n');
   await esbuild.build({
-    entryPoints: [entry], outfile: path.join(outDir, 'out', 'suites.js'), bundle: true, platform: 'node', target: 'node20',
-    format: 'cjs', external: ['vscode'], sourcemap: 'inline', logLevel: 'error',
+    entryPoints: [entry],
+    outfile: path.join(outDir, 'out', 'suites.js'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+    sourcemap: 'inline',
+    logLevel: 'error',
     nodePaths: [path.join(h.REPO, 'node_modules')],
     ...require(path.join(h.REPO, 'scripts', 'bundle-options.js')),
   });
@@ -135,12 +150,17 @@ async function buildModelsExtension(outDir) {
   fs.mkdirSync(path.join(outDir, 'out'), { recursive: true });
   fs.copyFileSync(path.join(__dirname, 'models-ext', 'package.json'), path.join(outDir, 'package.json'));
   await esbuild.build({
-    entryPoints: [path.join(__dirname, 'models-ext', 'extension.ts')], outfile: path.join(outDir, 'out', 'extension.js'),
-    bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['vscode'], logLevel: 'error',
+    entryPoints: [path.join(__dirname, 'models-ext', 'extension.ts')],
+    outfile: path.join(outDir, 'out', 'extension.js'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+    logLevel: 'error',
   });
   const vsix = path.join(outDir, 'mcp-host-test-models.vsix');
-  h.run(process.execPath, [path.join(h.REPO, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies',
-    '--allow-missing-repository', '--skip-license', '-o', vsix], { cwd: outDir });
+  h.run(process.execPath, [path.join(h.REPO, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', vsix], { cwd: outDir });
   return vsix;
 }
 
@@ -212,9 +232,14 @@ async function runExtHost(paths, { base, extensionsDir, files = listTests(PHASES
         ['extensionEnvironment', JSON.stringify(extensionEnvironment)],
         ['skipWelcome', 'true'],
       ]);
-      const loaded = await page.goto(`${server.url}?workspace=${encodeURIComponent(workspaceFile)}&payload=${encodeURIComponent(payload)}`, { timeout: 120_000 })
-        .then(() => true, (e) => { h.log(`${name}: page load failed: ${e.message.split('\n')[0]}`); return false; });
-      const started = loaded && await h.waitFor(() => fs.existsSync(resultsFile) || server.exited, startupTimeout, 500);
+      const loaded = await page.goto(`${server.url}?workspace=${encodeURIComponent(workspaceFile)}&payload=${encodeURIComponent(payload)}`, { timeout: 120_000 }).then(
+        () => true,
+        (e) => {
+          h.log(`${name}: page load failed: ${e.message.split('\n')[0]}`);
+          return false;
+        },
+      );
+      const started = loaded && (await h.waitFor(() => fs.existsSync(resultsFile) || server.exited, startupTimeout, 500));
       if (started === true && fs.existsSync(resultsFile)) {
         code = await Promise.race([exited, h.sleep(overall).then(() => 'timeout')]);
         await page.close().catch(() => {});

@@ -37,14 +37,21 @@ describe(`smoke on VS Code ${vscode.version}`, function () {
     // No activate() call here: the activation events must do it.
     await waitFor(() => ext.isActive, 'the extension to activate on its own', 60_000);
     const api = ext.exports;
-    const server = await waitFor(() => {
-      const h = api.host.registry.get('smoke');
-      return h?.state.kind === 'running' && h;
-    }, 'the smoke server to run', 60_000).catch((e: Error) => {
+    const server = await waitFor(
+      () => {
+        const h = api.host.registry.get('smoke');
+        return h?.state.kind === 'running' && h;
+      },
+      'the smoke server to run',
+      60_000,
+    ).catch((e: Error) => {
       throw new Error(`${e.message}; state: ${JSON.stringify(api.host.registry.get('smoke')?.state)}`);
     });
     const tools = await waitFor(() => server.tools.length > 0 && server.tools, 'its tools', 30_000);
-    assert.ok(tools.some((t) => t.name === 'echo'), `tools: ${tools.map((t) => t.name).join(', ')}`);
+    assert.ok(
+      tools.some((t) => t.name === 'echo'),
+      `tools: ${tools.map((t) => t.name).join(', ')}`,
+    );
   });
 
   it('calls a tool through the running server', async () => {

@@ -12,7 +12,13 @@ describe('activation', () => {
 
   it(`the extension ${id} is installed and activates`, async () => {
     const ext = vscode.extensions.getExtension(id);
-    assert.ok(ext, `extension ${id} not found; installed: ${vscode.extensions.all.map((e) => e.id).filter((x) => !x.startsWith('vscode.')).join(', ')}`);
+    assert.ok(
+      ext,
+      `extension ${id} not found; installed: ${vscode.extensions.all
+        .map((e) => e.id)
+        .filter((x) => !x.startsWith('vscode.'))
+        .join(', ')}`,
+    );
     assert.equal(ext.packageJSON.version, pkg.version, 'the installed VSIX is this build');
     await ext.activate();
     assert.equal(ext.isActive, true);

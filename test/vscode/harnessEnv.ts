@@ -10,13 +10,23 @@ function required(name: string): string {
 
 export const env = {
   /** The repository root (package.json, node_modules). */
-  get repo(): string { return required('MCP_HOST_REPO'); },
+  get repo(): string {
+    return required('MCP_HOST_REPO');
+  },
   /** The scratch copy of test/vscode/workspace opened as the workspace folder. */
-  get workspace(): string { return required('MCP_HOST_WORKSPACE'); },
+  get workspace(): string {
+    return required('MCP_HOST_WORKSPACE');
+  },
   /** Absolute path of @modelcontextprotocol/server-everything's dist/index.js (run it with `stdio`). */
-  get everythingServer(): string { return required('MCP_HOST_EVERYTHING_SERVER'); },
+  get everythingServer(): string {
+    return required('MCP_HOST_EVERYTHING_SERVER');
+  },
   /** A scratch folder the suites may write to (kept after the run for inspection). */
-  get out(): string { return required('MCP_HOST_TEST_OUT'); },
+  get out(): string {
+    return required('MCP_HOST_TEST_OUT');
+  },
   /** VS Code's log folder of this run: every output channel's file is under it. */
-  get vscodeLogs(): string { return required('MCP_HOST_VSCODE_LOGS'); },
+  get vscodeLogs(): string {
+    return required('MCP_HOST_VSCODE_LOGS');
+  },
 };

@@ -37,9 +37,11 @@ export async function waitFor<T>(probe: () => T | undefined | false | Promise<T 
 }
 
 export function running(a: McpHostApi, name: string): Promise<ServerHandle> {
-  return waitFor(() => {
-    const h = a.host.registry.get(name);
-    return h?.state.kind === 'running' && h;
-  }, `${name} to run (state: ${JSON.stringify(a.host.registry.get(name)?.state)})`);
+  return waitFor(
+    () => {
+      const h = a.host.registry.get(name);
+      return h?.state.kind === 'running' && h;
+    },
+    `${name} to run (state: ${JSON.stringify(a.host.registry.get(name)?.state)})`,
+  );
 }
-

@@ -62,7 +62,10 @@ describe('trace and server log: a hostile server cannot forge lines', function (
     }
     const hostileLines = logText.split('\n').filter(Boolean);
     for (const line of hostileLines) assert.match(line, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[\w+\] /, `a log line without its time and level: ${line}`);
-    assert.ok(hostileLines.every((l) => !/^\S+ \S+ \[\w+\] \[transport\] server exited with code 0/.test(l)), 'a forged [transport] line');
+    assert.ok(
+      hostileLines.every((l) => !/^\S+ \S+ \[\w+\] \[transport\] server exited with code 0/.test(l)),
+      'a forged [transport] line',
+    );
     assert.ok(traceText.includes('notifications/hello\\n12:00:00.000 [victim]'), 'the forged method is shown, escaped');
     assert.ok(logText.includes('[evil\\n[transport]] one\\n[transport] server exited'), 'the logger name and data are shown, escaped');
   });
@@ -117,7 +120,10 @@ describe('server log level', function () {
       // It is a command, on every server's context menu.
       assert.ok((await vscode.commands.getCommands(true)).includes('mcpHost.setServerLogLevel'));
       const menus = vscode.extensions.all.find((e) => e.packageJSON.name === 'mcp-host')!.packageJSON.contributes.menus['view/item/context'] as Array<{ command: string; when: string }>;
-      assert.ok(menus.some((m) => m.command === 'mcpHost.setServerLogLevel' && m.when.includes('viewItem =~ /^server\\./')), JSON.stringify(menus));
+      assert.ok(
+        menus.some((m) => m.command === 'mcpHost.setServerLogLevel' && m.when.includes('viewItem =~ /^server\\./')),
+        JSON.stringify(menus),
+      );
     } finally {
       sub.dispose();
     }

@@ -76,14 +76,27 @@ describe('tools, resources and prompts in a real VS Code', function () {
       const distrusted = await waitFor(() => a.host.registry.get('everything')?.definition.trustAnnotations === false && a.host.registry.get('everything'), 'the new definition');
       const h = await running(a, 'everything');
       assert.equal(h, distrusted);
-      assert.equal((await a.tools.call(h, h.tools.find((t) => t.name === 'echo')!, { message: 'asked' }))?.outcome, 'ok');
+      assert.equal(
+        (
+          await a.tools.call(
+            h,
+            h.tools.find((t) => t.name === 'echo')!,
+            { message: 'asked' },
+          )
+        )?.outcome,
+        'ok',
+      );
       assert.deepEqual(asked, ['everything:echo:false']);
       // A workspace definition does not trust annotations unless it says so.
       await setServers(undefined);
       await setServers({ 'ws-everything': entry }, vscode.ConfigurationTarget.Workspace);
       const ws = await running(a, 'ws-everything');
       assert.equal(ws.definition.trustAnnotations, false);
-      await a.tools.call(ws, ws.tools.find((t) => t.name === 'echo')!, { message: 'workspace' });
+      await a.tools.call(
+        ws,
+        ws.tools.find((t) => t.name === 'echo')!,
+        { message: 'workspace' },
+      );
       assert.deepEqual(asked, ['everything:echo:false', 'ws-everything:echo:false']);
     } finally {
       a.tools.confirm = async () => 'once';
@@ -189,7 +202,10 @@ describe('tools, resources and prompts in a real VS Code', function () {
     assert.doesNotMatch(doc.getText(), /base64/, 'the image is linked, not inlined');
     // The Markdown link provider (what a click uses) finds the relative link.
     const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri);
-    assert.ok(links.some((l) => doc.getText(l.range) === link[1]), `links: ${links.map((l) => doc.getText(l.range)).join(', ')}`);
+    assert.ok(
+      links.some((l) => doc.getText(l.range) === link[1]),
+      `links: ${links.map((l) => doc.getText(l.range)).join(', ')}`,
+    );
     const imageUri = vscode.Uri.joinPath(doc.uri, '..', link[1]);
     await vscode.commands.executeCommand('vscode.open', imageUri);
     await closesInImagePreview(imageUri);

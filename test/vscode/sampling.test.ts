@@ -103,7 +103,11 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     assert.equal(record.decision, 'allowed', JSON.stringify(record));
     assert.equal(record.ignoredIncludeContext, 'allServers');
     const [req] = await recorded();
-    assert.deepEqual(req.messages.map((m) => m.text), ['what do you know?'], 'nothing was added to the messages');
+    assert.deepEqual(
+      req.messages.map((m) => m.text),
+      ['what do you know?'],
+      'nothing was added to the messages',
+    );
     const doc = await vscode.workspace.openTextDocument(await a.host.sampling.showHistory(a.docs));
     assert.match(doc.getText(), /includeContext "allServers" was ignored: no context of this or other servers was added/);
   });

@@ -38,11 +38,14 @@ async function assertNoForeignLink(uri: vscode.Uri, text: string): Promise<vscod
 }
 
 async function activeTab(uri: vscode.Uri): Promise<vscode.Tab> {
-  return waitFor(() => {
-    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-    const input = tab?.input as { uri?: vscode.Uri } | undefined;
-    return input?.uri?.toString() === uri.toString() && tab;
-  }, `the tab of ${uri.toString(true)} (active: ${vscode.window.tabGroups.activeTabGroup.activeTab?.label})`);
+  return waitFor(
+    () => {
+      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+      const input = tab?.input as { uri?: vscode.Uri } | undefined;
+      return input?.uri?.toString() === uri.toString() && tab;
+    },
+    `the tab of ${uri.toString(true)} (active: ${vscode.window.tabGroups.activeTabGroup.activeTab?.label})`,
+  );
 }
 
 describe('a hostile server’s content in a real VS Code', function () {
@@ -87,7 +90,11 @@ describe('a hostile server’s content in a real VS Code', function () {
   it('opens a tool result with no link that acts, and keeps our own resource link', async () => {
     const a = await api();
     const hostile = await running(a, 'hostile');
-    const record = await a.tools.call(hostile, hostile.tools.find((t) => t.name === 'hostile')!, {});
+    const record = await a.tools.call(
+      hostile,
+      hostile.tools.find((t) => t.name === 'hostile')!,
+      {},
+    );
     assert.equal(record?.outcome, 'ok');
     const doc = await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'mcp-output' && vscode.window.activeTextEditor.document, 'the result document');
     // Our resource link is found, so the Markdown link provider has looked at the document.
@@ -155,7 +162,10 @@ describe('a hostile server’s content in a real VS Code', function () {
   it('opens a resource’s relative links as the resources they name, never a server-named editor, and no other link', async () => {
     const a = await api();
     const hostile = await running(a, 'hostile');
-    const opened = await openResource(hostile, hostile.resources.find((r) => r.uri === 'hostile://docs/links.md')!);
+    const opened = await openResource(
+      hostile,
+      hostile.resources.find((r) => r.uri === 'hostile://docs/links.md')!,
+    );
     const doc = await vscode.workspace.openTextDocument(opened);
     const found = await waitFor(async () => {
       const ls = await links(doc.uri);

@@ -23,7 +23,10 @@ function filesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 /** Everything VS Code wrote to disk as logs in this run, output channels included. */
-const writtenLogs = () => filesUnder(env.vscodeLogs).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+const writtenLogs = () =>
+  filesUnder(env.vscodeLogs)
+    .map((f) => fs.readFileSync(f, 'utf8'))
+    .join('\n');
 
 /** test/fixtures/http-server.mjs on a loopback port; `requests()` is what it saw. */
 async function httpFixture(): Promise<{ url: string; requests: () => Promise<Array<{ headers: Record<string, string> }>>; child: ChildProcess }> {
@@ -138,11 +141,20 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
       assert.match((a.host.registry.get('remote')!.state as { message: string }).message, /not allowed for this server/);
       assert.equal(consents.length, 1, 'a workspace HTTP server asks for consent');
       assert.equal(consents[0].url, fixture.url);
-      assert.deepEqual(consents[0].entries.map((e) => [e.name, e.sources]), [['Authorization', [`\${input:${id}}`]], ['X-Env', ['${env:MCP_HOST_TEST_ENV_SECRET}']]]);
+      assert.deepEqual(
+        consents[0].entries.map((e) => [e.name, e.sources]),
+        [
+          ['Authorization', [`\${input:${id}}`]],
+          ['X-Env', ['${env:MCP_HOST_TEST_ENV_SECRET}']],
+        ],
+      );
       const detail = consentDetail(consents[0]);
       assert.ok(detail.includes(fixture.url) && detail.includes(`\${input:${id}}`) && detail.includes('${env:MCP_HOST_TEST_ENV_SECRET}'), detail);
       assert.ok(!detail.includes(ownerValue) && !detail.includes(process.env.MCP_HOST_TEST_ENV_SECRET), detail);
-      assert.deepEqual(reuse.map(([s, i]) => [s, i]), [['remote', id]]);
+      assert.deepEqual(
+        reuse.map(([s, i]) => [s, i]),
+        [['remote', id]],
+      );
       assert.match(reuse[0][2], /"owner" in your user settings/);
       assert.deepEqual(await fixture.requests(), [], 'nothing reached the server');
 
@@ -226,7 +238,10 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     await waitFor(() => a.host.registry.get('user-needs-input')?.state.kind === 'error', 'the user server to fail on its input');
     const nodes = a.tree.getChildren() as TreeNode[];
     const blocked = nodes.filter((n) => n.kind === 'blocked');
-    assert.deepEqual(blocked.map((n) => n.kind === 'blocked' && n.name), ['ws-blocked']);
+    assert.deepEqual(
+      blocked.map((n) => n.kind === 'blocked' && n.name),
+      ['ws-blocked'],
+    );
     const item = a.tree.getTreeItem(blocked[0]);
     assert.equal(item.description, 'blocked: this workspace is not trusted');
     assert.equal(item.command?.command, 'workbench.trust.manage');

@@ -28,11 +28,20 @@ describe('servers from settings in a real VS Code', function () {
     await running(a, 'filesystem');
 
     const roots = a.tree.getChildren() as TreeNode[];
-    assert.deepEqual(roots.filter((n) => n.kind === 'server').map((n) => (n as { server: { name: string } }).server.name).sort(), ['everything', 'filesystem']);
+    assert.deepEqual(
+      roots
+        .filter((n) => n.kind === 'server')
+        .map((n) => (n as { server: { name: string } }).server.name)
+        .sort(),
+      ['everything', 'filesystem'],
+    );
     const evNode = roots.find((n) => n.kind === 'server' && n.server === ev)!;
     assert.match(String(a.tree.getTreeItem(evNode).description), /^running · 2025-11-25 · \d+ tools$/);
     const groups = a.tree.getChildren(evNode) as TreeNode[];
-    assert.deepEqual(groups.map((g) => (g as { group: string }).group), ['tools', 'prompts', 'resources', 'templates']);
+    assert.deepEqual(
+      groups.map((g) => (g as { group: string }).group),
+      ['tools', 'prompts', 'resources', 'templates'],
+    );
     const tools = await waitFor(() => {
       const t = a.tree.getChildren(groups[0]) as TreeNode[];
       return t.length > 0 && t;

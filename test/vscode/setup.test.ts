@@ -200,17 +200,23 @@ describe('Add Server and Import Servers in a real VS Code', function () {
     const report = await a.setup.importServers();
     assert.ok(report);
     assert.deepEqual(script.asked, ['source', 'servers', 'scope']);
-    assert.deepEqual(offered.map((i) => [i.label, i.description, i.picked]), [
-      ['imported', `${vscode.workspace.workspaceFolders![0].name}/.vscode/mcp.json`, true],
-      ['$(error) broken', `${vscode.workspace.workspaceFolders![0].name}/.vscode/mcp.json`, false],
-    ]);
+    assert.deepEqual(
+      offered.map((i) => [i.label, i.description, i.picked]),
+      [
+        ['imported', `${vscode.workspace.workspaceFolders![0].name}/.vscode/mcp.json`, true],
+        ['$(error) broken', `${vscode.workspace.workspaceFolders![0].name}/.vscode/mcp.json`, false],
+      ],
+    );
     assert.match(offered[0].detail!, /drops "dev" · asks for \$\{input:import-test-token\}/);
 
     assert.deepEqual(report.imported, ['imported']);
     assert.deepEqual(scope()?.workspaceValue, {
       imported: { type: 'stdio', command: 'node', args: [serverScript('server-everything'), 'stdio'], env: { TOKEN: '${input:import-test-token}' } },
     });
-    assert.ok(report.lines.some((l) => /imported \(.*\): the field "dev" is not imported/.test(l)), report.lines.join('\n'));
+    assert.ok(
+      report.lines.some((l) => /imported \(.*\): the field "dev" is not imported/.test(l)),
+      report.lines.join('\n'),
+    );
     assert.ok(report.lines.some((l) => /\$\{input:import-test-token\} \("Token for the test"\) is asked for when the server first starts/.test(l)));
     assert.ok(report.lines.some((l) => /"broken" from .* is not imported: .*command/.test(l)));
     assert.equal(script.notices[0]?.kind, 'warning');

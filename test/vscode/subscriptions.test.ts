@@ -21,13 +21,14 @@ describe('an open resource document after a restart', function () {
     const resource = 'demo://resource/dynamic/text/2';
     const doc = await vscode.workspace.openTextDocument(toResourceUri('watched', resource, 'text-2', 'text/plain'));
     await vscode.window.showTextDocument(doc);
-    const subscribed = (h: ServerHandle) => new Promise<void>((resolve) => {
-      const sub = h.onLogMessage((m) => {
-        if (!String(m.data).includes(`Subscribe Resource request for URI: ${resource}`)) return;
-        sub.dispose();
-        resolve();
+    const subscribed = (h: ServerHandle) =>
+      new Promise<void>((resolve) => {
+        const sub = h.onLogMessage((m) => {
+          if (!String(m.data).includes(`Subscribe Resource request for URI: ${resource}`)) return;
+          sub.dispose();
+          resolve();
+        });
       });
-    });
     const again = subscribed(handle);
     await handle.restart();
     const h = await running(a, 'watched');

@@ -13,12 +13,7 @@ export interface ClientPrivateKey {
 }
 
 /** The method for a client: what it registered with, else what the server supports and the client can do. */
-export function chooseAuthMethod(
-  configured: string | undefined,
-  hasSecret: boolean,
-  hasKey: boolean,
-  supported: readonly string[] | undefined,
-): TokenEndpointAuthMethod {
+export function chooseAuthMethod(configured: string | undefined, hasSecret: boolean, hasKey: boolean, supported: readonly string[] | undefined): TokenEndpointAuthMethod {
   if (configured === 'client_secret_basic' || configured === 'client_secret_post' || configured === 'none' || configured === 'private_key_jwt') {
     return configured;
   }

@@ -33,9 +33,7 @@ export async function discoverAuthorization(serverUrl: URL, challenge: BearerCha
   const prm = await fetchResourceMetadata(serverUrl, challenge?.resourceMetadata, ctx);
   if (prm) {
     if (!resourceMatches(prm.resource, serverUrl)) {
-      throw new OAuthFlowError(
-        `The protected-resource metadata names the resource ${prm.resource}, which does not cover ${serverUrl.href}; not authorizing`,
-      );
+      throw new OAuthFlowError(`The protected-resource metadata names the resource ${prm.resource}, which does not cover ${serverUrl.href}; not authorizing`);
     }
     const issuer = prm.authorization_servers?.[0];
     if (!issuer) throw new OAuthFlowError(`The protected-resource metadata of ${serverUrl.href} names no authorization server`);
@@ -112,11 +110,7 @@ export function authorizationServerMetadataUrls(issuer: URL): URL[] {
   const path = issuer.pathname.replace(/\/+$/, '');
   const origin = issuer.origin;
   if (!path) return [new URL(`${origin}/.well-known/oauth-authorization-server`), new URL(`${origin}/.well-known/openid-configuration`)];
-  return [
-    new URL(`${origin}/.well-known/oauth-authorization-server${path}`),
-    new URL(`${origin}/.well-known/openid-configuration${path}`),
-    new URL(`${origin}${path}/.well-known/openid-configuration`),
-  ];
+  return [new URL(`${origin}/.well-known/oauth-authorization-server${path}`), new URL(`${origin}/.well-known/openid-configuration${path}`), new URL(`${origin}${path}/.well-known/openid-configuration`)];
 }
 
 async function fetchAuthorizationServerMetadata(issuer: URL, ctx: DiscoveryContext): Promise<oauth.AuthorizationServer | undefined> {

@@ -91,10 +91,11 @@ export class OAuthProvider implements HttpAuthProvider {
     let tokens = await this.records.getTokens(key);
     if (!tokens) return undefined;
     if (this.isExpired(tokens) && tokens.refreshToken && state?.target) {
-      tokens = (await this.refresh(key, state.target, tokens).catch((error: Error) => {
-        this.log(`token refresh failed: ${error.message}`);
-        return undefined;
-      })) ?? tokens;
+      tokens =
+        (await this.refresh(key, state.target, tokens).catch((error: Error) => {
+          this.log(`token refresh failed: ${error.message}`);
+          return undefined;
+        })) ?? tokens;
     }
     return `Bearer ${tokens.accessToken}`;
   }
@@ -262,12 +263,7 @@ export class OAuthProvider implements HttpAuthProvider {
     await this.saveTokens(key, as, tokens, scopes);
   }
 
-  private async identityAssertionGrant(
-    key: string,
-    target: AuthorizationTarget,
-    scopes: string[],
-    idp: { tokenEndpoint: string; issuer?: string; clientId?: string; idToken: string },
-  ): Promise<void> {
+  private async identityAssertionGrant(key: string, target: AuthorizationTarget, scopes: string[], idp: { tokenEndpoint: string; issuer?: string; clientId?: string; idToken: string }): Promise<void> {
     const { as, resource } = target;
     const configured = this.options.client;
     if (!configured) throw new OAuthFlowError('The identity-assertion grant needs a pre-registered client at the authorization server');

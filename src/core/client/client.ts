@@ -424,18 +424,26 @@ export class McpClient {
     });
     this.receiverTasks = tasks;
     /** A request with `task` in its params runs as a task: answered at once with the task, its result fetched later. */
-    const maybeAsTask = <P>(run: (params: P, signal: AbortSignal) => Promise<unknown>) => (params: unknown, signal: AbortSignal) => {
-      const task = (params as { task?: TaskMetadata } | undefined)?.task;
-      if (!task || typeof task !== 'object') return run(params as P, signal);
-      return tasks.create(task.ttl, (taskSignal) => run(params as P, taskSignal));
-    };
+    const maybeAsTask =
+      <P>(run: (params: P, signal: AbortSignal) => Promise<unknown>) =>
+      (params: unknown, signal: AbortSignal) => {
+        const task = (params as { task?: TaskMetadata } | undefined)?.task;
+        if (!task || typeof task !== 'object') return run(params as P, signal);
+        return tasks.create(task.ttl, (taskSignal) => run(params as P, taskSignal));
+      };
     if (h.createMessage) {
       const createMessage = h.createMessage;
-      c.onRequest('sampling/createMessage', maybeAsTask<CreateMessageParams>((params, signal) => createMessage(params, signal)));
+      c.onRequest(
+        'sampling/createMessage',
+        maybeAsTask<CreateMessageParams>((params, signal) => createMessage(params, signal)),
+      );
     }
     if (h.elicit) {
       const elicit = h.elicit;
-      c.onRequest('elicitation/create', maybeAsTask<ElicitRequestParams>((params, signal) => elicit(params, signal)));
+      c.onRequest(
+        'elicitation/create',
+        maybeAsTask<ElicitRequestParams>((params, signal) => elicit(params, signal)),
+      );
     }
     if (h.createMessage || h.elicit) {
       const taskId = (params: unknown) => (params as { taskId?: unknown } | undefined)?.taskId;
@@ -470,10 +478,10 @@ export class McpClient {
 function checkInitializeResult(result: InitializeResult): McpError | undefined {
   if (!result || typeof result !== 'object') return McpError.invalidParams('The server answered initialize with no result object');
   if (!isSupportedProtocolVersion(result.protocolVersion)) {
-    return McpError.invalidParams(
-      `The server wants protocol version ${JSON.stringify(result.protocolVersion)}; MCP Host speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
-      { serverVersion: result.protocolVersion, supported: SUPPORTED_PROTOCOL_VERSIONS },
-    );
+    return McpError.invalidParams(`The server wants protocol version ${JSON.stringify(result.protocolVersion)}; MCP Host speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, {
+      serverVersion: result.protocolVersion,
+      supported: SUPPORTED_PROTOCOL_VERSIONS,
+    });
   }
   if (result.capabilities !== undefined && (typeof result.capabilities !== 'object' || result.capabilities === null)) {
     return McpError.invalidParams('The server sent capabilities that are not an object');

@@ -86,16 +86,19 @@ export async function followTask(peer: TaskPeer, created: Task, options: FollowT
     if (resultInFlight || result) return;
     resultInFlight = true;
     const timeoutMs = Math.min(TASK_RESULT_WAIT_MS, remainingMs() ?? TASK_RESULT_WAIT_MS);
-    peer.taskResult(taskId, { signal: local.signal, timeoutMs: Math.max(timeoutMs, 1) }).then(
-      (value) => (result = { value }),
-      (error) => {
-        // A timed-out wait is asked again while the task runs; anything else is the answer.
-        if (!(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) result = { error };
-      },
-    ).finally(() => {
-      resultInFlight = false;
-      wake();
-    });
+    peer
+      .taskResult(taskId, { signal: local.signal, timeoutMs: Math.max(timeoutMs, 1) })
+      .then(
+        (value) => (result = { value }),
+        (error) => {
+          // A timed-out wait is asked again while the task runs; anything else is the answer.
+          if (!(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) result = { error };
+        },
+      )
+      .finally(() => {
+        resultInFlight = false;
+        wake();
+      });
   };
   /** Time left before the ttl or the caller's limit ends the wait; undefined: no limit. */
   const remainingMs = (): number | undefined => {

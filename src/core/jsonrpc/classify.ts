@@ -1,10 +1,7 @@
 import type { RequestId } from '../protocol/types';
 
 export type ClassifiedMessage =
-  | { kind: 'request'; id: RequestId; method: string }
-  | { kind: 'notification'; method: string }
-  | { kind: 'response'; id: RequestId | null }
-  | { kind: 'invalid'; reason: string; id?: RequestId };
+  { kind: 'request'; id: RequestId; method: string } | { kind: 'notification'; method: string } | { kind: 'response'; id: RequestId | null } | { kind: 'invalid'; reason: string; id?: RequestId };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));

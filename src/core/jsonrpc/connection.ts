@@ -298,9 +298,7 @@ export class McpConnection {
 
   private reply(id: RequestId, result: unknown, error: McpError | undefined): void {
     if (this.closedReason !== undefined) return;
-    const message = error
-      ? { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } }
-      : { jsonrpc: '2.0', id, result };
+    const message = error ? { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } } : { jsonrpc: '2.0', id, result };
     // The server waits for this answer in vain: the log says so.
     this.writer.write(message as unknown as Message).catch((e) => this.log('warning', `could not answer the server's request ${JSON.stringify(id)}: ${(e as Error)?.message ?? e}`));
   }

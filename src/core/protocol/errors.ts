@@ -81,11 +81,7 @@ export class McpError extends Error {
     return new McpError(ErrorCode.RequestTimeout, `Request exceeded its maximum of ${ms} ms: ${method}`, { maxTotalTimeoutMs: ms });
   }
   static capabilityDisabled(method: string, capability: string) {
-    return new McpError(
-      ErrorCode.CapabilityDisabled,
-      `The server did not declare the '${capability}' capability, so '${method}' was not sent`,
-      { method, capability },
-    );
+    return new McpError(ErrorCode.CapabilityDisabled, `The server did not declare the '${capability}' capability, so '${method}' was not sent`, { method, capability });
   }
 
   /** Wraps anything thrown into an McpError without losing its message or code. */
@@ -125,8 +121,10 @@ export function requiredUrlElicitations(error: unknown): UrlElicitation[] {
   if (!(error instanceof McpError) || error.code !== ErrorCode.UrlElicitationRequired) return [];
   const list = (error.data as { elicitations?: unknown } | undefined)?.elicitations;
   if (!Array.isArray(list)) return [];
-  return list.filter(
-    (e): e is { mode: 'url'; url: string; message: string; elicitationId: string } =>
-      typeof e === 'object' && e !== null && (e as { mode?: unknown }).mode === 'url' && typeof (e as { url?: unknown }).url === 'string',
-  ).map((e) => ({ ...e, message: typeof e.message === 'string' ? e.message : '', elicitationId: String(e.elicitationId ?? '') }));
+  return list
+    .filter(
+      (e): e is { mode: 'url'; url: string; message: string; elicitationId: string } =>
+        typeof e === 'object' && e !== null && (e as { mode?: unknown }).mode === 'url' && typeof (e as { url?: unknown }).url === 'string',
+    )
+    .map((e) => ({ ...e, message: typeof e.message === 'string' ? e.message : '', elicitationId: String(e.elicitationId ?? '') }));
 }

@@ -21,7 +21,16 @@ export type ResourceLinker = (uri: string, name: string, mimeType?: string) => s
  * Attachment names are ours, and only images and audio get an extension that opens a preview;
  * SVG (which can carry scripts) opens as XML text.
  */
-const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg.xml', 'audio/wav': 'wav', 'audio/mpeg': 'mp3', 'audio/ogg': 'ogg' };
+const EXT: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg.xml',
+  'audio/wav': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/ogg': 'ogg',
+};
 
 function fileNameFor(base: string, mimeType: string, n: number): string {
   return `${base}-${n}.${EXT[mimeType.split(';')[0].trim().toLowerCase()] ?? 'bin'}`;
@@ -65,13 +74,7 @@ function renderBlock(block: ContentBlock, out: Rendered, base: string, link: Res
  * A tool result as Markdown, every block in order, structured content with its check. Every line
  * the server wrote starts with `>` (see `quoted`); the lines that don't are ours.
  */
-export function renderToolResult(
-  title: string,
-  args: Record<string, unknown>,
-  result: CallToolResult,
-  check: SchemaCheck | undefined,
-  link: ResourceLinker,
-): Rendered {
+export function renderToolResult(title: string, args: Record<string, unknown>, result: CallToolResult, check: SchemaCheck | undefined, link: ResourceLinker): Rendered {
   const out: Rendered = { markdown: '', attachments: [] };
   const parts = [`# ${inline(title)}${result.isError ? ' — failed' : ''}`, `Arguments:\n\n${fenced(JSON.stringify(args, null, 2), 'json')}`];
   parts.push(result.isError ? '## Error reported by the tool' : '## Result');
@@ -92,7 +95,12 @@ export function renderPrompt(name: string, args: Record<string, string>, result:
   const out: Rendered = { markdown: '', attachments: [] };
   const parts = [`# Prompt: ${inline(name)}`];
   if (result.description) parts.push(quoted(result.description));
-  if (Object.keys(args).length) parts.push(`Arguments: ${Object.entries(args).map(([k, v]) => `${inline(k, 100)} = ${inline(JSON.stringify(v))}`).join(', ')}`);
+  if (Object.keys(args).length)
+    parts.push(
+      `Arguments: ${Object.entries(args)
+        .map(([k, v]) => `${inline(k, 100)} = ${inline(JSON.stringify(v))}`)
+        .join(', ')}`,
+    );
   result.messages.forEach((m, i) => parts.push(`## ${i + 1}. ${inline(String(m.role), 40)}`, renderBlock(m.content, out, `message-${i + 1}`, link)));
   out.markdown = `${parts.join('\n\n')}\n`;
   return out;

@@ -91,7 +91,9 @@ export function encodeResourceLocation(server: string, resourceUri: string, name
   // The folders are the resource URI's, so relative links resolve as on it; the file name is the
   // resource's name, which the tab shows.
   const last = dirs.length > 1 ? dirs.pop()! : '';
-  let file = segment(name || last || 'resource').replace(/[?#*:|"<>]/g, '_').slice(0, 120);
+  let file = segment(name || last || 'resource')
+    .replace(/[?#*:|"<>]/g, '_')
+    .slice(0, 120);
   const ext = resourceExtension(mimeType);
   if (!file.toLowerCase().endsWith(ext)) file += ext;
   const path = `/${[encodeURIComponent(server), ...dirs.map(segment), file].join('/')}`;

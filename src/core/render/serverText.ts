@@ -31,11 +31,13 @@ export function neutraliseLinks(text: string): string {
  * bare carriage return or U+2028 would otherwise start a line the editor shows on its own.
  */
 function visibleControls(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    // eslint-disable-next-line no-control-regex -- control characters are what this replaces
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => String.fromCharCode(c === '\u007f' ? 0x2421 : 0x2400 + c.charCodeAt(0)))
-    .replace(/[\u0085\u2028\u2029]/g, '\u2424');
+  return (
+    text
+      .replace(/\r\n?/g, '\n')
+      // eslint-disable-next-line no-control-regex -- control characters are what this replaces
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => String.fromCharCode(c === '\u007f' ? 0x2421 : 0x2400 + c.charCodeAt(0)))
+      .replace(/[\u0085\u2028\u2029]/g, '\u2424')
+  );
 }
 
 function longestRun(text: string, char: '`' | '~'): number {

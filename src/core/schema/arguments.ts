@@ -92,7 +92,11 @@ export function choicesOf(s: PropertySchema): Array<{ label: string; value: unkn
   }
   const titled = s.oneOf ?? s.anyOf;
   if (titled && titled.length && titled.every((o) => o && 'const' in o)) return titled.map((o) => ({ label: o.title ?? String(o.const), value: o.const }));
-  if (primaryType(s) === 'boolean') return [{ label: 'true', value: true }, { label: 'false', value: false }];
+  if (primaryType(s) === 'boolean')
+    return [
+      { label: 'true', value: true },
+      { label: 'false', value: false },
+    ];
   return undefined;
 }
 

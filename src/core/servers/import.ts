@@ -112,7 +112,13 @@ function candidate(rawName: string, raw: unknown, source: string, known: string[
       else if (m[1].startsWith('input:')) referenced.add(m[1].slice('input:'.length));
     }
   }
-  for (const id of referenced) notes.push(inputNote(id, inputs.find((i) => i.id === id)));
+  for (const id of referenced)
+    notes.push(
+      inputNote(
+        id,
+        inputs.find((i) => i.id === id),
+      ),
+    );
 
   const { diagnostics } = parseServerDefinitions({ [name]: entry }, { scope: 'user' });
   return { name, source, entry, notes: dedupe(notes), problem: diagnostics[0]?.message };

@@ -67,11 +67,7 @@ const common = {
       mode: {
         enum: ['ask', 'allow', 'deny'],
         default: 'ask',
-        markdownEnumDescriptions: [
-          'Ask each time (**Always Allow for This Server** remembers the answer).',
-          'Never ask. Budgets and the model list still apply.',
-          'Refuse every request.',
-        ],
+        markdownEnumDescriptions: ['Ask each time (**Always Allow for This Server** remembers the answer).', 'Never ask. Budgets and the model list still apply.', 'Refuse every request.'],
         markdownDescription: 'Whether a sampling request needs your consent.',
       },
       models: { ...stringArray, markdownDescription: 'Model ids or families the server may use; empty or absent means any.', examples: [['gpt-4o', 'claude-sonnet-4']] },
@@ -103,11 +99,15 @@ export const SERVER_ENTRY_SCHEMA = {
           markdownDescription: `The program to run, found on \`PATH\` or given as a path. ${VARIABLES}`,
           examples: ['npx', 'node', 'uvx', '${workspaceFolder}/bin/server'],
         },
-        args: { ...stringArray, markdownDescription: 'Arguments passed to the command, one string each (no shell quoting).', examples: [['-y', '@modelcontextprotocol/server-filesystem', '${workspaceFolder}']] },
+        args: {
+          ...stringArray,
+          markdownDescription: 'Arguments passed to the command, one string each (no shell quoting).',
+          examples: [['-y', '@modelcontextprotocol/server-filesystem', '${workspaceFolder}']],
+        },
         env: {
           type: 'object',
           additionalProperties: { type: ['string', 'null'] },
-          markdownDescription: 'Environment variables set for the server, on top of the editor\'s. `null` removes one. Use `${input:ID}` for a secret.',
+          markdownDescription: "Environment variables set for the server, on top of the editor's. `null` removes one. Use `${input:ID}` for a secret.",
           examples: [{ LOG_LEVEL: 'info', API_KEY: '${input:api-key}' }],
         },
         envFile: { type: 'string', markdownDescription: 'A `.env` file whose variables are set for the server (`env` wins).', examples: ['${workspaceFolder}/.env'] },
@@ -143,7 +143,11 @@ export const SERVERS_SETTING_SCHEMA = {
     `${VARIABLES} An \`\${input:ID}\` value is asked once and kept in the secret storage. **MCP Host: Add Server...** and **MCP Host: Import Servers...** write this setting for you.`,
   defaultSnippets: [
     { label: 'stdio server', description: 'A local program that speaks MCP over stdin/stdout', body: { '${1:name}': { command: '${2:node}', args: ['${3:server.js}'] } } },
-    { label: 'npm package server (npx)', description: 'An MCP server published on npm, run with npx', body: { '${1:everything}': { command: 'npx', args: ['-y', '${2:@modelcontextprotocol/server-everything}'] } } },
+    {
+      label: 'npm package server (npx)',
+      description: 'An MCP server published on npm, run with npx',
+      body: { '${1:everything}': { command: 'npx', args: ['-y', '${2:@modelcontextprotocol/server-everything}'] } },
+    },
     { label: 'HTTP server', description: 'A remote server reached over Streamable HTTP', body: { '${1:remote}': { type: 'http', url: '${2:https://example.com/mcp}' } } },
   ],
   examples: [
@@ -163,7 +167,7 @@ export const INPUTS_SETTING_SCHEMA = {
   type: 'object',
   default: {},
   markdownDescription:
-    'How MCP Host asks for each `${input:ID}` used in `mcpHost.servers`, keyed by the ID. The value typed is kept in the secret storage, never in settings. **MCP Host: Import Servers...** fills this from the `inputs` of VS Code\'s `mcp.json`.',
+    "How MCP Host asks for each `${input:ID}` used in `mcpHost.servers`, keyed by the ID. The value typed is kept in the secret storage, never in settings. **MCP Host: Import Servers...** fills this from the `inputs` of VS Code's `mcp.json`.",
   examples: [{ 'github-token': { description: 'GitHub personal access token', password: true } }],
   additionalProperties: {
     type: 'object',

@@ -87,10 +87,7 @@ export function secretValuesOf(raw: ServerDefinition, resolved: ServerDefinition
   for (const [name, value] of Object.entries(rawEntries)) {
     if (value === null) continue;
     const sources = secretSources(value);
-    const secret =
-      raw.type === 'http'
-        ? sources.length > 0 || isSecretName(name)
-        : isSecretName(name) || sources.some((s) => s.startsWith('${input:') || isSecretName(s.slice(6, -1)));
+    const secret = raw.type === 'http' ? sources.length > 0 || isSecretName(name) : isSecretName(name) || sources.some((s) => s.startsWith('${input:') || isSecretName(s.slice(6, -1)));
     if (!secret) continue;
     const out = resolvedEntries[name];
     if (typeof out === 'string') {

@@ -42,8 +42,7 @@ export async function resolveVariables(def: ServerDefinition, ctx: VariableConte
           throw McpError.invalidParams(`${def.name}: unknown variable \${${body}}`);
       }
     });
-  const mapRecord = <V extends string | null>(r: Record<string, V>) =>
-    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? sub(v) : v])) as Record<string, V>;
+  const mapRecord = <V extends string | null>(r: Record<string, V>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? sub(v) : v])) as Record<string, V>;
   if (def.type === 'http') return { ...def, url: sub(def.url), headers: mapRecord(def.headers) };
   return {
     ...def,

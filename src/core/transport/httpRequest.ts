@@ -169,8 +169,7 @@ export async function statusError(request: HttpRequest, response: Response): Pro
 
 /** Reads a whole body, refusing one over `limit` bytes without buffering it. */
 export async function readBodyText(response: Response, limit: number, request: HttpRequest): Promise<string> {
-  const tooLarge = () =>
-    McpError.parseError(`The reply to ${request.method} ${shownUrl(request.url)} exceeds the limit of ${limit} bytes; it was dropped`, { ...httpData(request, response), limit });
+  const tooLarge = () => McpError.parseError(`The reply to ${request.method} ${shownUrl(request.url)} exceeds the limit of ${limit} bytes; it was dropped`, { ...httpData(request, response), limit });
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
     await discard(response);

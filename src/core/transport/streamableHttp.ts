@@ -244,13 +244,7 @@ export class StreamableHttpTransport implements Transport {
    * Gives up after {@link MAX_STREAM_RECONNECTS} reconnections in a row that bring no event and
    * end soon.
    */
-  private async followStream(
-    first: Response | undefined,
-    awaitedId: RequestId | undefined,
-    signal: AbortSignal,
-    generation?: number,
-    firstProblem = '',
-  ): Promise<void> {
+  private async followStream(first: Response | undefined, awaitedId: RequestId | undefined, signal: AbortSignal, generation?: number, firstProblem = ''): Promise<void> {
     const label = awaitedId === undefined ? `the GET stream of ${this.shownUrl}` : `the reply stream of request ${JSON.stringify(awaitedId)} from ${this.shownUrl}`;
     const seen = new Set<string>();
     let lastEventId: string | undefined;
@@ -258,10 +252,7 @@ export class StreamableHttpTransport implements Transport {
     let failures = 0;
     let problem = firstProblem;
     let response = first;
-    const finished = () =>
-      this.lifetime.signal.aborted ||
-      (generation !== undefined && generation !== this.getStreamGeneration) ||
-      (awaitedId !== undefined && !this.router.isAwaiting(awaitedId));
+    const finished = () => this.lifetime.signal.aborted || (generation !== undefined && generation !== this.getStreamGeneration) || (awaitedId !== undefined && !this.router.isAwaiting(awaitedId));
 
     for (;;) {
       if (response?.body) {

@@ -281,7 +281,14 @@ async function askConsent(server: string, params: CreateMessageParams): Promise<
   const review = vscode.l10n.t('Review…');
   const deny = vscode.l10n.t('Deny');
   const detail = describeRequest(server, params);
-  const pick = await vscode.window.showWarningMessage(vscode.l10n.t('The MCP server "{0}" wants to use your language model', server), { modal: true, detail: detail.length > 3000 ? `${detail.slice(0, 3000)}…` : detail }, once, always, review, deny);
+  const pick = await vscode.window.showWarningMessage(
+    vscode.l10n.t('The MCP server "{0}" wants to use your language model', server),
+    { modal: true, detail: detail.length > 3000 ? `${detail.slice(0, 3000)}…` : detail },
+    once,
+    always,
+    review,
+    deny,
+  );
   return pick === once ? 'once' : pick === always ? 'always' : pick === review ? 'review' : 'deny';
 }
 

@@ -33,10 +33,22 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
   const title = vscode.l10n.t('Import MCP Servers');
   const found = await findConfigurations();
   const workspaceSources = new Set(found.filter((f) => f.inWorkspace).map((f) => f.label));
-  const chooseFile = { label: vscode.l10n.t('$(folder-opened) Choose a JSON File...'), detail: vscode.l10n.t('Any file with "mcpServers" (Claude Desktop, Cursor, ...) or "servers" (VS Code)'), file: undefined as FoundFile | undefined };
+  const chooseFile = {
+    label: vscode.l10n.t('$(folder-opened) Choose a JSON File...'),
+    detail: vscode.l10n.t('Any file with "mcpServers" (Claude Desktop, Cursor, ...) or "servers" (VS Code)'),
+    file: undefined as FoundFile | undefined,
+  };
   const all = found.flatMap((f) => f.candidates);
   const sourceItems = [
-    ...(found.length > 1 ? [{ label: vscode.l10n.t('$(list-flat) Everything Found'), description: serverCount(all.length), file: { label: '', path: '', candidates: all, inWorkspace: found.some((f) => f.inWorkspace) } as FoundFile }] : []),
+    ...(found.length > 1
+      ? [
+          {
+            label: vscode.l10n.t('$(list-flat) Everything Found'),
+            description: serverCount(all.length),
+            file: { label: '', path: '', candidates: all, inWorkspace: found.some((f) => f.inWorkspace) } as FoundFile,
+          },
+        ]
+      : []),
     ...found.map((f) => ({ label: f.label, description: f.error ? vscode.l10n.t('unreadable: {0}', f.error) : serverCount(f.candidates.length), detail: f.path, file: f })),
     chooseFile,
   ];
@@ -147,7 +159,15 @@ function describeImport(done: {
 async function findConfigurations(): Promise<FoundFile[]> {
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => ({ name: f.name, path: f.uri.fsPath }));
   const sources = knownImportSources({ platform: process.platform, home: os.homedir(), appData: process.env.APPDATA, xdgConfigHome: process.env.XDG_CONFIG_HOME, folders });
-  const files = await Promise.all(sources.map((s) => readConfiguration(s.label, s.path, folders.some((f) => s.path.startsWith(f.path)))));
+  const files = await Promise.all(
+    sources.map((s) =>
+      readConfiguration(
+        s.label,
+        s.path,
+        folders.some((f) => s.path.startsWith(f.path)),
+      ),
+    ),
+  );
   return files.filter((f) => !f.missing);
 }
 

@@ -13,7 +13,7 @@ type StepAnswer = { value: unknown } | typeof SKIP | typeof BACK | undefined;
 export async function askArguments(title: string, schema: JsonSchemaObject | undefined, initial: Record<string, unknown> = {}): Promise<Record<string, unknown> | undefined> {
   const specs = orderedProperties(schema);
   const args: Record<string, unknown> = { ...initial };
-  for (let i = 0; i < specs.length; ) {
+  for (let i = 0; i < specs.length;) {
     const spec = specs[i];
     const answer = await askOne(`${title} (${i + 1}/${specs.length})`, spec, args[spec.name], i > 0);
     if (answer === undefined) return undefined;

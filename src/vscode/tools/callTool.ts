@@ -51,7 +51,9 @@ export class ToolCalls implements vscode.Disposable {
             .map((tool) => ({
               label: `${server.name} › ${titleAndName(tool).label}`,
               // The name too, so typing "get-sum" finds "Get Sum Tool".
-              description: [titleAndName(tool).name, tool.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : '', tool.annotations?.destructiveHint ? vscode.l10n.t('destructive') : ''].filter(Boolean).join(' · '),
+              description: [titleAndName(tool).name, tool.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : '', tool.annotations?.destructiveHint ? vscode.l10n.t('destructive') : '']
+                .filter(Boolean)
+                .join(' · '),
               detail: tool.description?.split('\n')[0],
               server,
               tool,
@@ -106,59 +108,59 @@ export class ToolCalls implements vscode.Disposable {
     const record: CallRecord = { server: server.name, tool: tool.name, args, at: Date.now() };
     this.history.unshift(record);
     this.history.splice(HISTORY_SIZE);
-    await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `${server.name} › ${tool.title ?? tool.name}`, cancellable: true },
-      async (progress, token) => {
-        const controller = new AbortController();
-        token.onCancellationRequested(() => controller.abort());
-        let last = 0;
-        let taskId: string | undefined;
-        try {
-          const outcome = await client.callTool(tool.name, args, {
-            signal: controller.signal,
-            timeoutMs: INTERACTIVE_IDLE_MS,
-            resetTimeoutOnProgress: true,
-            maxTotalTimeoutMs: MAX_CALL_MS,
-            onProgress: (p) => {
-              const pct = p.total ? (p.progress / p.total) * 100 : undefined;
-              progress.report({ message: p.message ?? (p.total ? vscode.l10n.t('{0} of {1}', p.progress, p.total) : String(p.progress)), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
-              if (pct !== undefined) last = pct;
-            },
-            // A task-augmented call: its status is the progress; Cancel sends tasks/cancel.
-            onTaskStatus: (task) => {
-              taskId = task.taskId;
-              progress.report({ message: taskProgressMessage(task) });
-              this.tasks.update(server.name, tool.name, task, record.at, () => controller.abort());
-            },
-          });
-          record.outcome = outcome.result.isError ? 'isError' : 'ok';
-          if (taskId) this.tasks.end(server.name, taskId);
-          const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
-          const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
-          if (outcome.task?.status === 'failed' && !outcome.result.isError) {
-            void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
-          }
-          if (outcome.result.isError) {
-            const first = outcome.result.content.find((c) => c.type === 'text');
-            const details = vscode.l10n.t('Show Details');
-            void vscode.window.showErrorMessage(vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? neutraliseLinks(first.text) : vscode.l10n.t('the tool reported an error')), details).then((pick) => {
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${server.name} › ${tool.title ?? tool.name}`, cancellable: true }, async (progress, token) => {
+      const controller = new AbortController();
+      token.onCancellationRequested(() => controller.abort());
+      let last = 0;
+      let taskId: string | undefined;
+      try {
+        const outcome = await client.callTool(tool.name, args, {
+          signal: controller.signal,
+          timeoutMs: INTERACTIVE_IDLE_MS,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeoutMs: MAX_CALL_MS,
+          onProgress: (p) => {
+            const pct = p.total ? (p.progress / p.total) * 100 : undefined;
+            progress.report({ message: p.message ?? (p.total ? vscode.l10n.t('{0} of {1}', p.progress, p.total) : String(p.progress)), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
+            if (pct !== undefined) last = pct;
+          },
+          // A task-augmented call: its status is the progress; Cancel sends tasks/cancel.
+          onTaskStatus: (task) => {
+            taskId = task.taskId;
+            progress.report({ message: taskProgressMessage(task) });
+            this.tasks.update(server.name, tool.name, task, record.at, () => controller.abort());
+          },
+        });
+        record.outcome = outcome.result.isError ? 'isError' : 'ok';
+        if (taskId) this.tasks.end(server.name, taskId);
+        const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
+        const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
+        if (outcome.task?.status === 'failed' && !outcome.result.isError) {
+          void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
+        }
+        if (outcome.result.isError) {
+          const first = outcome.result.content.find((c) => c.type === 'text');
+          const details = vscode.l10n.t('Show Details');
+          void vscode.window
+            .showErrorMessage(vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? neutraliseLinks(first.text) : vscode.l10n.t('the tool reported an error')), details)
+            .then((pick) => {
               if (pick === details) void vscode.window.showTextDocument(doc, { preview: false });
             });
-          } else {
-            await vscode.window.showTextDocument(doc, { preview: false });
-          }
-        } catch (error) {
-          const e = McpError.from(error);
-          const taskEnding = controller.signal.aborted ? undefined : taskFailureMessage(tool.name, e);
-          record.outcome = controller.signal.aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
-          if (taskId) this.tasks.end(server.name, taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
-          // A -32042 was handled by the host's urlElicitationRequired (consent, wait, retry); it ends here only when the person stopped.
-          if (taskEnding) void vscode.window.showErrorMessage(this.host.redact(taskEnding));
-          else if (controller.signal.aborted) void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
-          else void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
+        } else {
+          await vscode.window.showTextDocument(doc, { preview: false });
         }
-      },
-    );
+      } catch (error) {
+        const e = McpError.from(error);
+        const taskEnding = controller.signal.aborted ? undefined : taskFailureMessage(tool.name, e);
+        record.outcome = controller.signal.aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
+        if (taskId) this.tasks.end(server.name, taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
+        // A -32042 was handled by the host's urlElicitationRequired (consent, wait, retry); it ends here only when the person stopped.
+        if (taskEnding) void vscode.window.showErrorMessage(this.host.redact(taskEnding));
+        else if (controller.signal.aborted)
+          void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
+        else void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
+      }
+    });
     return record;
   }
 
@@ -221,7 +223,7 @@ async function confirmWithModal(server: string, tool: Tool, args: Record<string,
   const claimsReadOnly = tool.annotations?.readOnlyHint === true && !annotationsTrusted;
   const hint = tool.annotations?.destructiveHint === false ? '' : ` ${tool.annotations?.destructiveHint ? vscode.l10n.t('It is marked destructive.') : vscode.l10n.t('It may change things.')}`;
   const why = claimsReadOnly
-    ? vscode.l10n.t('The server says the tool is read-only, but this server\'s annotations are not trusted (setting trustAnnotations).')
+    ? vscode.l10n.t("The server says the tool is read-only, but this server's annotations are not trusted (setting trustAnnotations).")
     : `${vscode.l10n.t('The tool is not marked read-only.')}${hint}`;
   const pick = await vscode.window.showWarningMessage(
     vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?', tool.name, server),

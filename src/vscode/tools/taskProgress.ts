@@ -28,9 +28,7 @@ export function taskFailureMessage(tool: string, error: McpError): string | unde
   if (isTaskLost(error)) return vscode.l10n.t('MCP Host: the task of {0} was lost: {1}', tool, neutraliseLinks(error.message));
   const task = (error.data as { task?: Task } | undefined)?.task;
   if (error.code === REQUEST_CANCELLED && task) {
-    return task.statusMessage
-      ? vscode.l10n.t('MCP Host: the task of {0} was cancelled: {1}', tool, neutraliseLinks(task.statusMessage))
-      : vscode.l10n.t('MCP Host: the task of {0} was cancelled.', tool);
+    return task.statusMessage ? vscode.l10n.t('MCP Host: the task of {0} was cancelled: {1}', tool, neutraliseLinks(task.statusMessage)) : vscode.l10n.t('MCP Host: the task of {0} was cancelled.', tool);
   }
   return undefined;
 }

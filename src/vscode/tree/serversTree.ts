@@ -47,9 +47,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     }
     switch (node.kind) {
       case 'server':
-        return [...groupsOf(node.server), ...(this.tasks?.of(node.server.name).length ? (['tasks'] as const) : [])].map(
-          (group): TreeNode => ({ kind: 'group', server: node.server, group }),
-        );
+        return [...groupsOf(node.server), ...(this.tasks?.of(node.server.name).length ? (['tasks'] as const) : [])].map((group): TreeNode => ({ kind: 'group', server: node.server, group }));
       case 'group': {
         const s = node.server;
         switch (node.group) {
@@ -113,7 +111,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const t = node.tool;
         const shown = titleAndName(t);
         const item = new vscode.TreeItem(shown.label);
-        const hints = [t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined, t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined].filter(Boolean);
+        const hints = [t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined, t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined].filter(
+          Boolean,
+        );
         item.description = [shown.name, hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
         item.tooltip = new vscode.MarkdownString(`**${t.name}**${hints.length ? ` _(${hints.join(', ')})_` : ''}\n\n${t.description ?? ''}`);
         item.iconPath = new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
@@ -180,7 +180,17 @@ function taskItem(server: ServerHandle, entry: ToolTask): vscode.TreeItem {
   item.tooltip = `${entry.tool} (${task.taskId})\n${status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`;
   const running = entry.endedAt === undefined;
   item.iconPath = new vscode.ThemeIcon(
-    running ? (task.status === 'input_required' ? 'question' : 'loading~spin') : entry.ending === 'lost' ? 'debug-disconnect' : task.status === 'completed' ? 'pass' : task.status === 'failed' ? 'error' : 'circle-slash',
+    running
+      ? task.status === 'input_required'
+        ? 'question'
+        : 'loading~spin'
+      : entry.ending === 'lost'
+        ? 'debug-disconnect'
+        : task.status === 'completed'
+          ? 'pass'
+          : task.status === 'failed'
+            ? 'error'
+            : 'circle-slash',
   );
   item.contextValue = running ? 'task.running' : 'task.ended';
   item.id = `${server.name}/tasks/${task.taskId}`;
@@ -276,7 +286,9 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
   const c = server.client;
   if (c?.serverInfo) {
     md.appendMarkdown(`${vscode.l10n.t('{0} {1}, protocol {2}', inline(c.serverInfo.title ?? c.serverInfo.name, 100), inline(String(c.serverInfo.version), 50), inline(c.protocolVersion ?? ''))}\n\n`);
-    md.appendMarkdown(`$(info) [${vscode.l10n.t('Show Server Info')}](command:${Commands.showServerInfo}?${encodeURIComponent(JSON.stringify([server.name]))}) ${vscode.l10n.t('for capabilities and instructions')}`);
+    md.appendMarkdown(
+      `$(info) [${vscode.l10n.t('Show Server Info')}](command:${Commands.showServerInfo}?${encodeURIComponent(JSON.stringify([server.name]))}) ${vscode.l10n.t('for capabilities and instructions')}`,
+    );
     md.isTrusted = { enabledCommands: [Commands.showServerInfo] };
   } else if (server.state.kind === 'error') {
     const message = redact(server.state.message).split('\n').slice(0, 3).join('\n');
