@@ -89,7 +89,8 @@ describe('tools, resources and prompts in a real VS Code', function () {
       assert.deepEqual(asked, ['everything:echo:false']);
       // A workspace definition does not trust annotations unless it says so.
       await setServers(undefined);
-      await setServers({ 'ws-everything': entry }, vscode.ConfigurationTarget.Workspace);
+      // An env of its own: a launch allowed here must not answer another suite's consent for the same command.
+      await setServers({ 'ws-everything': { ...entry, env: { MCP_HOST_SUITE: 'primitives' } } }, vscode.ConfigurationTarget.Workspace);
       const ws = await running(a, 'ws-everything');
       assert.equal(ws.definition.trustAnnotations, false);
       await a.tools.call(
