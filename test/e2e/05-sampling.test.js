@@ -33,7 +33,7 @@ function modelRequests() {
 
 /** Calls trigger-sampling-request with `prompt` and returns the consent dialog. */
 async function requestSampling(page, prompt, maxTokens) {
-  await callToolStepByStep(page, 'Trigger Sampling Request');
+  await callToolStepByStep(page, 'Trigger Sampling Request Tool');
   await quickInputStep(page, 'prompt (required)');
   await answer(page, prompt);
   await quickInputStep(page, 'maxTokens (optional');

@@ -250,7 +250,11 @@ async function answer(page, text) {
 /** Filters the open quick pick by `label` and accepts the focused row once it is that one. */
 async function choose(page, label) {
   await page.locator(`${QUICK_INPUT} input`).fill(label);
-  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor({ timeout: 30_000 });
+  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: label }).first().waitFor({ timeout: 30_000 });
+  // Another row may rank first (e.g. "Trigger Async Sampling Request" for "Trigger Sampling Request"): step down to ours.
+  const focused = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row.focused`, { hasText: label });
+  for (let step = 0; step < 10 && !(await focused.isVisible()); step++) await page.keyboard.press('ArrowDown');
+  await focused.waitFor({ timeout: 5_000 });
   await page.keyboard.press('Enter');
 }
 
