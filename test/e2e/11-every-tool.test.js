@@ -13,10 +13,10 @@ const { ctx, QUICK_INPUT, startCommand, quickInputStep, runCommand, editorContai
  * or "[FAILED]" of their own): the task, the client-side tasks, the form, the declined page, the model.
  */
 const EXPECTED = {
-  'simulate-research-query': 'Research Report: walk',
+  'simulate-research-query': 'Research Report: walked-value',
   'trigger-elicitation-request-async': '[COMPLETED] User provided the requested information',
   'trigger-sampling-request-async': '[COMPLETED] Async sampling completed',
-  'trigger-elicitation-request': 'walk',
+  'trigger-elicitation-request': 'User provided the requested information',
   'trigger-url-elicitation': 'User declined to open the URL',
   'trigger-sampling-request': '[test-echo',
 };
@@ -53,7 +53,7 @@ function valueFor(prompt, attempt) {
   if (/— (number|integer)/.test(prompt)) return '1';
   if (/— array/.test(prompt)) return '[]';
   if (/— object/.test(prompt)) return '{}';
-  return ['walk', '1', 'true', '[]', '{}'][attempt % 5];
+  return ['walked-value', '1', 'true', '[]', '{}'][attempt % 5];
 }
 
 async function visible(locator) {
