@@ -9,17 +9,31 @@ export type IconPath = vscode.Uri | { light: vscode.Uri; dark: vscode.Uri };
  * keeps its theme icon) while the icon is checked, fetched and written; `onDidChange` fires when
  * it is ready. The rules are in core's icons.ts.
  */
+let shared: ServerIcons | undefined;
+
+/** For the pickers: the icon already known for these `icons` (a quick pick cannot redraw one item), starting the work otherwise. */
+export function knownIcon(icons: readonly Icon[] | undefined): IconPath | undefined {
+  return shared?.iconPath(icons);
+}
+
 export class ServerIcons implements vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changeEmitter.event;
   private readonly known = new Map<string, IconPath | null>();
   private resolver: IconResolver<vscode.Uri>;
+  /** Where the accepted icons are written. */
+  readonly directory: vscode.Uri;
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly storage: vscode.Uri,
+    storage: vscode.Uri,
     private readonly log?: (message: string) => void,
   ) {
+    this.directory = vscode.Uri.joinPath(storage, 'icons');
     this.resolver = this.createResolver({});
+    // The pickers live in modules of their own; one set of icons per extension host.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    shared = this;
   }
 
   /** Tests only: accept `http:` icons on loopback and forget what was decided so far. */
@@ -29,7 +43,7 @@ export class ServerIcons implements vscode.Disposable {
   }
 
   private createResolver(options: { allowLoopbackHttp?: boolean; fetch?: IconFetch }): IconResolver<vscode.Uri> {
-    const dir = vscode.Uri.joinPath(this.storage, 'icons');
+    const dir = this.directory;
     return new IconResolver<vscode.Uri>({
       fetch: options.fetch,
       allowLoopbackHttp: options.allowLoopbackHttp,
@@ -56,16 +70,25 @@ export class ServerIcons implements vscode.Disposable {
     if (this.known.has(key)) return this.known.get(key) ?? undefined;
     this.known.set(key, null);
     const resolver = this.resolver;
-    void Promise.all([resolver.resolveFirst(light), resolver.resolveFirst(dark)]).then(([l, d]) => {
-      if (resolver !== this.resolver) return;
-      const path: IconPath | null = l && d ? (l.toString() === d.toString() ? l : { light: l, dark: d }) : (l ?? d ?? null);
-      this.known.set(key, path);
-      if (path) this.changeEmitter.fire();
-    });
+    const done: Promise<void> = Promise.all([resolver.resolveFirst(light), resolver.resolveFirst(dark)])
+      .then(([l, d]) => {
+        if (resolver !== this.resolver) return;
+        const path: IconPath | null = l && d ? (l.toString() === d.toString() ? l : { light: l, dark: d }) : (l ?? d ?? null);
+        this.known.set(key, path);
+        if (path) this.changeEmitter.fire();
+      })
+      .finally(() => this.pending.delete(done));
+    this.pending.add(done);
     return undefined;
   }
 
+  /** Tests: every icon asked for so far is decided. */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.all(this.pending);
+  }
+
   dispose(): void {
+    if (shared === this) shared = undefined;
     this.changeEmitter.dispose();
   }
 }
