@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { chooseIcons, IconResolver, type Icon, type IconFetch } from '../core';
 
@@ -66,7 +67,10 @@ export class ServerIcons implements vscode.Disposable {
     if (!Array.isArray(icons) || icons.length === 0) return undefined;
     const { light, dark } = chooseIcons(icons, 32);
     if (light.length === 0) return undefined;
-    const key = JSON.stringify([light.map((i) => i.src), dark.map((i) => i.src)]);
+    // A hash, not the text: `data:` URIs may be a few hundred KB each.
+    const key = createHash('sha256')
+      .update(JSON.stringify([light.map((i) => i.src), dark.map((i) => i.src)]))
+      .digest('hex');
     if (this.known.has(key)) return this.known.get(key) ?? undefined;
     this.known.set(key, null);
     const resolver = this.resolver;
