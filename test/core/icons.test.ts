@@ -48,6 +48,27 @@ describe('icons: which src is accepted', () => {
     assert.match(reason('icon.png'), /not an absolute URL/);
     assert.match(reason(42), /not a string/);
   });
+  it('refuses addresses on the local machine or network, written as such', () => {
+    for (const src of [
+      'https://localhost/i.png',
+      'https://127.0.0.1/i.png',
+      'https://10.1.2.3/i.png',
+      'https://172.20.0.1/i.png',
+      'https://192.168.1.1/i.png',
+      'https://169.254.169.254/latest',
+      'https://[::1]/i.png',
+      'https://[fd00::1]/i.png',
+      'https://[fe80::1]/i.png',
+      'https://[::ffff:127.0.0.1]/i.png',
+      'https://0.0.0.0/i.png',
+      'https://a.localhost/i.png',
+    ]) {
+      assert.match(reason(src), /local or private address/, src);
+    }
+    for (const src of ['https://172.32.0.1/i.png', 'https://8.8.8.8/i.png', 'https://[2001:db8::1]/i.png', 'https://example.com/i.png']) {
+      assert.equal(checkIconSrc(src).kind, 'fetch', src);
+    }
+  });
   it('accepts http: on loopback only when a test asks for it', () => {
     assert.equal(checkIconSrc('http://127.0.0.1:1/i.png').kind, 'refused');
     assert.equal(checkIconSrc('http://127.0.0.1:1/i.png', { allowLoopbackHttp: true }).kind, 'fetch');

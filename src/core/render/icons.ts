@@ -56,9 +56,28 @@ export function checkIconSrc(src: unknown, options: IconCheckOptions = {}): Icon
     return { kind: 'refused', reason: 'src is not an absolute URL' };
   }
   if (url.username || url.password) return { kind: 'refused', reason: 'the URL carries credentials' };
+  if (url.protocol === 'https:' || url.protocol === 'http:') {
+    if (options.allowLoopbackHttp && LOOPBACK.has(url.hostname)) return { kind: 'fetch', url };
+    // A remote server must not make us reach into the person's own machine or network.
+    if (isLocalAddress(url.hostname)) return { kind: 'refused', reason: 'the URL names a local or private address' };
+  }
   if (url.protocol === 'https:') return { kind: 'fetch', url };
   if (url.protocol === 'http:' && options.allowLoopbackHttp && LOOPBACK.has(url.hostname)) return { kind: 'fetch', url };
   return { kind: 'refused', reason: `the ${url.protocol} scheme is not allowed` };
+}
+
+/** Loopback, private, link-local and unspecified addresses written as such (a name that resolves to one is not caught). */
+export function isLocalAddress(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
+  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(mapped ? mapped[1] : host);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  }
+  if (host.includes(':')) return host === '::' || host === '::1' || /^f[cd]/.test(host) || /^fe[89ab]/.test(host) || host.startsWith('::ffff:');
+  return false;
 }
 
 function checkDataUri(src: string): IconSource {
