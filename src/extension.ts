@@ -10,6 +10,7 @@ import { ToolCalls } from './vscode/tools/callTool';
 import { Views } from './vscode/ids';
 import { createStatusBar } from './vscode/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
+import { ServerIcons } from './vscode/icons';
 
 let host: McpHost | undefined;
 
@@ -31,7 +32,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   host = new McpHost(context, documentActions);
   const output = OutputDocuments.register();
   const tools = new ToolCalls(host, output.docs, context.globalState, documentActions);
-  const tree = new ServersTreeProvider(host, tools.tasks);
+  const icons = new ServerIcons(context.globalStorageUri, (message) => log.info(message));
+  const tree = new ServersTreeProvider(host, tools.tasks, icons);
   const prompts = new PromptActions(host, output.docs);
   const setup = new ServerSetup(host, log);
   context.subscriptions.push(
@@ -39,6 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     documentActions,
     tools,
     tools.tasks,
+    icons,
     tree,
     output.disposable,
     ResourceFileSystem.register(host),

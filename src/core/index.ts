@@ -41,3 +41,4 @@ export * from './auth/userAgent';
 export * from './auth/clientAuth';
 export { OAuthProvider, type OAuthProviderOptions } from './auth/oauthProvider';
 export { authorizationServerMetadataUrls, resourceMatches } from './auth/discovery';
+export * from './render/icons';

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { McpError, neutraliseLinks, promptText, renderPrompt, titleAndName, type Prompt, type ServerHandle } from '../../core';
+import { knownIcon } from '../icons';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
@@ -64,7 +65,16 @@ export class PromptActions {
 
   private async pick(): Promise<{ server: ServerHandle; prompt: Prompt } | undefined> {
     const items = this.host.servers.flatMap((server) =>
-      server.client ? server.prompts.map((prompt) => ({ label: `${server.name} › ${titleAndName(prompt).label}`, description: titleAndName(prompt).name, detail: prompt.description, server, prompt })) : [],
+      server.client
+        ? server.prompts.map((prompt) => ({
+            label: `${server.name} › ${titleAndName(prompt).label}`,
+            iconPath: knownIcon(prompt.icons),
+            description: titleAndName(prompt).name,
+            detail: prompt.description,
+            server,
+            prompt,
+          }))
+        : [],
     );
     if (!items.length) {
       void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers prompts.'));

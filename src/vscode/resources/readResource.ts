@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { expandTemplate, templateVariables, titleAndName, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
+import { knownIcon } from '../icons';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import { toResourceUri } from './uri';
@@ -45,6 +46,7 @@ export async function readResourceCommand(host: McpHost): Promise<void> {
       ? [
           ...server.resources.map((resource): Item => ({
             label: `${server.name} › ${titleAndName(resource).label}`,
+            iconPath: knownIcon(resource.icons),
             description: [titleAndName(resource).name, resource.uri].filter(Boolean).join(' · '),
             server,
             resource,

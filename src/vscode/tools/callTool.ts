@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { checkJsonArguments, isToolOffered, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, type ServerHandle, type Tool } from '../../core';
+import { knownIcon } from '../icons';
 import type { DocumentActions } from '../documentActions';
 import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
@@ -50,6 +51,7 @@ export class ToolCalls implements vscode.Disposable {
             .filter((t) => isToolOffered(server.definition, t.name))
             .map((tool) => ({
               label: `${server.name} › ${titleAndName(tool).label}`,
+              iconPath: knownIcon(tool.icons),
               // The name too, so typing "get-sum" finds "Get Sum Tool".
               description: [titleAndName(tool).name, tool.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : '', tool.annotations?.destructiveHint ? vscode.l10n.t('destructive') : '']
                 .filter(Boolean)

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { assertNever, inline, isToolOffered, titleAndName, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
+import type { ServerIcons } from '../icons';
 import { resourceTooltip, templateTooltip } from '../resources/tooltips';
 import type { GroupKind, TreeNode } from './nodes';
 import { elapsedText, type ToolTask, type ToolTasks } from '../tasks/toolTasks';
@@ -30,10 +31,13 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   constructor(
     private readonly host: McpHost,
     private readonly tasks?: ToolTasks,
+    /** The servers' own icons (2025-11-25 `icons`), where accepted; the theme icons otherwise. */
+    readonly icons?: ServerIcons,
   ) {
     this.subscription = vscode.Disposable.from(
       host.onDidChange(() => this.changeEmitter.fire(undefined)),
       ...(tasks ? [tasks.onDidChange(() => this.changeEmitter.fire(undefined))] : []),
+      ...(icons ? [icons.onDidChange(() => this.changeEmitter.fire(undefined))] : []),
     );
   }
 
@@ -77,6 +81,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         if (node.server.state.kind === 'starting' && this.host.waitingForPermission.has(node.server.name)) {
           item.description = vscode.l10n.t('waiting for your permission');
           item.iconPath = new vscode.ThemeIcon('question');
+        } else if (node.server.state.kind === 'running') {
+          // Only a running server's own icon: the others keep the icon that says their state.
+          item.iconPath = this.icons?.iconPath(node.server.client?.serverInfo?.icons) ?? item.iconPath;
         }
         return item;
       }
@@ -116,7 +123,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         );
         item.description = [shown.name, hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
         item.tooltip = new vscode.MarkdownString(`**${t.name}**${hints.length ? ` _(${hints.join(', ')})_` : ''}\n\n${t.description ?? ''}`);
-        item.iconPath = new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
+        item.iconPath = this.icons?.iconPath(t.icons) ?? new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
         item.contextValue = 'tool';
         item.command = { command: Commands.callTool, title: vscode.l10n.t('Call Tool'), arguments: [node] };
         item.id = `${node.server.name}/tools/${t.name}`;
@@ -128,7 +135,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const item = new vscode.TreeItem(shown.label);
         item.description = [shown.name, firstLine(p.description)].filter(Boolean).join(' · ');
         item.tooltip = `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`;
-        item.iconPath = new vscode.ThemeIcon('comment');
+        item.iconPath = this.icons?.iconPath(p.icons) ?? new vscode.ThemeIcon('comment');
         item.contextValue = 'prompt';
         item.command = { command: Commands.getPrompt, title: vscode.l10n.t('Get Prompt'), arguments: [node] };
         item.id = `${node.server.name}/prompts/${p.name}`;
@@ -140,7 +147,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const item = new vscode.TreeItem(shown.label);
         item.description = [shown.name, r.uri].filter(Boolean).join(' · ');
         item.tooltip = resourceTooltip(r);
-        item.iconPath = new vscode.ThemeIcon(r.mimeType?.startsWith('image/') ? 'file-media' : 'file');
+        item.iconPath = this.icons?.iconPath(r.icons) ?? new vscode.ThemeIcon(r.mimeType?.startsWith('image/') ? 'file-media' : 'file');
         item.contextValue = 'resource';
         item.command = { command: Commands.openResource, title: vscode.l10n.t('Open Resource'), arguments: [node] };
         item.id = `${node.server.name}/resources/${r.uri}`;
@@ -152,7 +159,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const item = new vscode.TreeItem(shown.label);
         item.description = [shown.name, r.uriTemplate].filter(Boolean).join(' · ');
         item.tooltip = templateTooltip(r);
-        item.iconPath = new vscode.ThemeIcon('file-code');
+        item.iconPath = this.icons?.iconPath(r.icons) ?? new vscode.ThemeIcon('file-code');
         item.contextValue = 'template';
         item.command = { command: Commands.openResource, title: vscode.l10n.t('Fill In Template'), arguments: [node] };
         item.id = `${node.server.name}/templates/${r.uriTemplate}`;
