@@ -34,6 +34,7 @@ export * from './render/resourcePath';
 export * from './render/uriTemplate';
 export * from './render/serverInfo';
 export * from './sampling/policy';
+export * from './sampling/content';
 export * from './auth/challenge';
 export * from './auth/errors';
 export * from './auth/storage';

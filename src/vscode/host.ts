@@ -22,6 +22,7 @@ import type * as OAuthModule from './auth/oauth';
 import { LaunchConsent } from './consent';
 import { Elicitation } from './elicitation/elicit';
 import { SamplingService } from './sampling/samplingService';
+import { hasToolCalling } from './sampling/lmApi';
 import type { DocumentActions } from './documentActions';
 import { ServerLogs, ProtocolTrace } from './logs';
 import { Secrets, type InputPrompt } from './secrets';
@@ -161,6 +162,8 @@ export class McpHost implements vscode.Disposable {
         // Sampling is declared only where it can be answered: a "deny" server would only ever be refused.
         // No language model yet still declares it; the refusal then says so.
         createMessage: d.sampling.mode === 'deny' ? undefined : (params, signal) => this.sampling.handle(d, params, signal),
+        // sampling.tools only where this VS Code's language model API can call tools.
+        samplingTools: hasToolCalling(),
         elicitationModes: ['form', 'url'],
       }),
       clientInfo: { name: 'mcp-host', title: 'MCP Host', version: String(this.context.extension.packageJSON.version ?? '0.0.0') },

@@ -61,4 +61,24 @@ describe(`smoke on VS Code ${vscode.version}`, function () {
     const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
     assert.match(text, /hello from the smoke test/);
   });
+
+  it('declares sampling.tools only where the language model API calls tools, and refuses tool use clearly where it cannot', async () => {
+    const ext = vscode.extensions.getExtension<McpHostApi>(id)!;
+    await waitFor(() => ext.isActive, 'the extension to activate', 60_000);
+    const api = ext.exports;
+    api.host.consent.prompt = async () => 'allow';
+    const raw = path.join(env.repo, 'test', 'fixtures', 'raw-server.mjs');
+    const config = vscode.workspace.getConfiguration('mcpHost');
+    const servers = config.get<Record<string, unknown>>('servers') ?? {};
+    await config.update('servers', { ...servers, tooler: { command: process.execPath, args: [raw, 'sample-with-tools'], sampling: { mode: 'allow' } } }, vscode.ConfigurationTarget.Global);
+    // 1.95 brought tool calling to the language model API.
+    const [major, minor] = vscode.version.split('.').map(Number);
+    const canCallTools = major > 1 || minor >= 95;
+    const handle = await waitFor(() => api.host.registry.get('tooler')?.state.kind === 'running' && api.host.registry.get('tooler'), 'the tool-sampling server to run', 60_000);
+    assert.deepEqual(handle.client!.clientCapabilities.sampling, canCallTools ? { tools: {} } : {});
+    const record = await waitFor(() => api.host.sampling.history.find((r) => r.server === 'tooler' && r.request.tools?.length), 'its sampling request with tools');
+    assert.equal(record.decision, 'refused', JSON.stringify(record));
+    if (canCallTools) assert.match(record.error ?? '', /No language model available/, 'here only the missing model refuses it');
+    else assert.match(record.error ?? '', /Sampling with tools is not supported: the language model API of this VS Code \(1\.\d+\.\d+\) cannot call tools/);
+  });
 });

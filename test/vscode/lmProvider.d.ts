@@ -1,7 +1,8 @@
 // The extension is typed against the oldest VS Code it supports (@types/vscode = engines.vscode), which
 // predates the language-model provider API (final in 1.104). Only the test suites use that API, to
 // register deterministic models in the newer VS Code they run in (test/vscode/testModels.ts); these
-// declarations describe just the parts they use.
+// declarations describe just the parts they use (the tool and data parts included: sampling itself
+// reaches those through the runtime checks of src/vscode/sampling/lmApi.ts).
 import 'vscode';
 
 declare module 'vscode' {
@@ -26,8 +27,35 @@ declare module 'vscode' {
     readonly name: string | undefined;
   }
 
+  export class LanguageModelDataPart {
+    mimeType: string;
+    data: Uint8Array;
+    constructor(data: Uint8Array, mimeType: string);
+  }
+
+  export class LanguageModelToolCallPart {
+    callId: string;
+    name: string;
+    input: object;
+    constructor(callId: string, name: string, input: object);
+  }
+
+  export class LanguageModelToolResultPart {
+    callId: string;
+    content: unknown[];
+    constructor(callId: string, content: unknown[]);
+  }
+
+  export interface LanguageModelChatTool {
+    name: string;
+    description: string;
+    inputSchema?: object;
+  }
+
   export interface ProvideLanguageModelChatResponseOptions {
     readonly modelOptions?: { readonly [name: string]: unknown };
+    readonly tools?: readonly LanguageModelChatTool[];
+    readonly toolMode?: number;
   }
 
   export interface LanguageModelChatProvider {
@@ -36,7 +64,7 @@ declare module 'vscode' {
       model: LanguageModelChatInformation,
       messages: readonly LanguageModelChatRequestMessage[],
       options: ProvideLanguageModelChatResponseOptions,
-      progress: Progress<LanguageModelTextPart>,
+      progress: Progress<LanguageModelTextPart | LanguageModelToolCallPart>,
       token: CancellationToken,
     ): Thenable<void>;
     provideTokenCount(model: LanguageModelChatInformation, text: string | LanguageModelChatRequestMessage, token: CancellationToken): Thenable<number>;

@@ -91,7 +91,8 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     assert.ok(!ev.tools.some((t) => t.name.startsWith('trigger-sampling-request')), ev.tools.map((t) => t.name).join(', '));
     await setServers({ asking: everything({ mode: 'ask' }) });
     const asking = await running(a, 'asking');
-    assert.deepEqual(asking.client!.clientCapabilities.sampling, {});
+    // This VS Code's language model API calls tools: sampling.tools is declared too.
+    assert.deepEqual(asking.client!.clientCapabilities.sampling, { tools: {} });
   });
 
   it('answers an includeContext other than none by ignoring it, and says so in the history', async () => {
@@ -110,6 +111,58 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     );
     const doc = await vscode.workspace.openTextDocument(await a.host.sampling.showHistory(a.docs));
     assert.match(doc.getText(), /includeContext "allServers" was ignored: no context of this or other servers was added/);
+  });
+
+  it('runs a tool loop: the model calls the offered tool, the server gets tool_use and toolUse, and its tool_result reaches the model', async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
+    await setServers({ looper: { command: 'node', args: [raw, 'sample-with-tools'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    assert.deepEqual((await running(a, 'looper')).client!.clientCapabilities.sampling, { tools: {} });
+    // The fixture's third request is plain text: what it received for the first two.
+    const reqs = await waitFor(async () => (await recorded()).length >= 3 && (await recorded()), 'the tool loop and its report');
+    const [first, second, report] = reqs;
+    assert.deepEqual(first.tools, ['get_weather']);
+    assert.equal(first.toolMode, (vscode as unknown as { LanguageModelChatToolMode: { Required: number } }).LanguageModelChatToolMode.Required, 'toolChoice required');
+    assert.deepEqual(second.messages[1].toolCalls, [{ callId: 'call-1', name: 'get_weather', input: { city: 'Oslo' } }], 'the tool_use went back to the model as its call');
+    assert.deepEqual(second.messages[2].toolResults, [{ callId: 'call-1', text: 'sunny in Oslo' }], 'the tool_result went to the model as a result part');
+    const said = report.messages[0].text;
+    assert.match(
+      said,
+      /srv-tools-1 stopReason=toolUse content=\[\{"type":"text","text":"\[test-echo-large\] calling get_weather"\},\{"type":"tool_use","id":"call-1","name":"get_weather","input":\{"city":"Oslo"\}\}\]/,
+    );
+    assert.match(said, /srv-tools-2 stopReason=endTurn content=\{"type":"text","text":"\[test-echo-large\] I read: {2}\(result of call-1: sunny in Oslo\)"\}/);
+    // The consent and Review describe the request as the history does: the tools offered are in it.
+    const doc = await vscode.workspace.openTextDocument(await a.host.sampling.showHistory(a.docs));
+    assert.match(doc.getText(), /Tools offered to the model \(required\):\n> - get_weather: The weather of a city/);
+  });
+
+  it('refuses a tool_result that answers no tool_use, before any model sees it', async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
+    await setServers({ unanswered: { command: 'node', args: [raw, 'sample-tools-unanswered'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'unanswered'), 'the sampling request');
+    assert.equal(record.decision, 'refused');
+    assert.match(record.error ?? '', /Invalid sampling request: message 1: tool_result "nobody-asked" answers no tool_use/);
+    assert.deepEqual(await recorded(), []);
+  });
+
+  it('sends images and audio to the model as data parts', async () => {
+    const a = await api();
+    a.host.consent.prompt = async () => 'allow';
+    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
+    await setServers({ media: { command: 'node', args: [raw, 'sample-media'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'media' && r.durationMs !== undefined), 'the sampling exchange to end');
+    assert.equal(record.decision, 'allowed', JSON.stringify(record));
+    const [req] = await recorded();
+    assert.equal(req.messages[0].text, 'describe these');
+    const sent = (JSON.parse(JSON.stringify(record.request)) as { messages: Array<{ content: Array<{ data?: string }> }> }).messages[0].content;
+    assert.deepEqual(req.messages[0].data, [
+      { mimeType: 'image/png', base64: sent[1].data },
+      { mimeType: 'audio/wav', base64: sent[2].data },
+    ]);
+    assert.match(record.response ?? '', /\(image\/png, 69 bytes; audio\/wav, 4 bytes\)/);
   });
 
   it('refuses past the rate limit and keeps to the allowlist', async () => {

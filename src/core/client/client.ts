@@ -38,6 +38,8 @@ export interface ClientHandlers {
   listRoots?(signal: AbortSignal): Root[] | Promise<Root[]>;
   createMessage?(params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult>;
   elicit?(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
+  /** `createMessage` can offer the request's tools to the model (2025-11-25 `sampling.tools`). */
+  samplingTools?: boolean;
   /** The elicitation modes `elicit` handles; form only unless said. */
   elicitationModes?: Array<'form' | 'url'>;
   /**
@@ -161,7 +163,7 @@ export class McpClient {
     const h = this.options.handlers ?? {};
     const caps: ClientCapabilities = {};
     if (h.listRoots) caps.roots = { listChanged: true };
-    if (h.createMessage) caps.sampling = {};
+    if (h.createMessage) caps.sampling = h.samplingTools ? { tools: {} } : {};
     if (h.elicit) caps.elicitation = Object.fromEntries((h.elicitationModes ?? ['form']).map((m) => [m, {}]));
     // The server's requests we can run as tasks are exactly the ones we answer at all.
     if (h.createMessage || h.elicit) {

@@ -253,9 +253,27 @@ export interface ModelPreferences {
   speedPriority?: number;
   intelligencePriority?: number;
 }
+/** 2025-11-25: the model's call of a tool the sampling request offered. */
+export interface ToolUseContent {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  _meta?: Meta;
+}
+/** 2025-11-25: the server's result of a `tool_use`, sent back in the next user message. */
+export interface ToolResultContent {
+  type: 'tool_result';
+  toolUseId: string;
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Meta;
+}
+export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
 export interface SamplingMessage {
   role: Role;
-  content: TextContent | ImageContent | AudioContent | Array<TextContent | ImageContent | AudioContent | { type: string; [key: string]: unknown }>;
+  content: SamplingContent | Array<SamplingContent | { type: string; [key: string]: unknown }>;
   _meta?: Meta;
 }
 export interface CreateMessageParams {
@@ -273,7 +291,7 @@ export interface CreateMessageParams {
 }
 export interface CreateMessageResult {
   role: Role;
-  content: TextContent | ImageContent | AudioContent;
+  content: SamplingContent | SamplingContent[];
   model: string;
   stopReason?: 'endTurn' | 'stopSequence' | 'maxTokens' | 'toolUse' | string;
   _meta?: Meta;

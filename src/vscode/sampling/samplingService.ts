@@ -2,6 +2,12 @@ import * as vscode from 'vscode';
 import {
   applyStopSequences,
   chooseModel,
+  describeBlock,
+  messageBlocks,
+  offeredTools,
+  resultText,
+  toolMessageProblem,
+  usesTools,
   ErrorCode,
   inline,
   McpError,
@@ -9,9 +15,26 @@ import {
   SamplingBudget,
   type CreateMessageParams,
   type CreateMessageResult,
+  type SamplingContent,
   type SamplingMessage,
   type ServerDefinition,
+  type ToolUseContent,
 } from '../../core';
+import {
+  dataPart,
+  hasDataParts,
+  hasToolCalling,
+  isTextPart,
+  isToolCall,
+  partsMessage,
+  responseParts,
+  textPart,
+  toolCallPart,
+  toolMode,
+  toolResultPart,
+  type ToolCallPart,
+  type ToolRequestOptions,
+} from './lmApi';
 import type { DocumentActions } from '../documentActions';
 import type { ServerLogs } from '../logs';
 import type { OutputDocuments } from '../outputDocuments';
@@ -103,6 +126,14 @@ export class SamplingService {
       record.decision = 'denied';
       refuse(USER_REJECTED, 'User rejected sampling request: sampling is denied for this server by mcpHost.servers sampling.mode');
     }
+    const problem = toolMessageProblem(params) ?? toolsProblem(params);
+    if (problem) refuse(ErrorCode.InvalidParams, `Invalid sampling request: ${problem}`);
+    if (usesTools(params) && !hasToolCalling()) {
+      refuse(
+        ErrorCode.InvalidParams,
+        `Sampling with tools is not supported: the language model API of this VS Code (${vscode.version}) cannot call tools (1.95 or later can), so MCP Host did not declare sampling.tools`,
+      );
+    }
     const budget = this.budget(server);
     const over = budget.refusal(policy);
     if (over) refuse(-32603, `Sampling refused: ${over}`);
@@ -170,21 +201,32 @@ export class SamplingService {
     try {
       // The server may cancel while the person is still deciding; an aborted signal never fires again.
       if (signal.aborted) throw new McpError(-32800, 'Sampling cancelled by the server');
-      const response = await chosen.sendRequest(
-        messages,
-        {
-          justification: vscode.l10n.t('The MCP server "{0}" asks for a completion (sampling).', server),
-          modelOptions: {
-            ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-            ...(request.stopSequences?.length ? { stop: request.stopSequences } : {}),
-            max_tokens: request.maxTokens,
-          },
+      const tools = offeredTools(request);
+      const options: ToolRequestOptions = {
+        justification: vscode.l10n.t('The MCP server "{0}" asks for a completion (sampling).', server),
+        modelOptions: {
+          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+          ...(request.stopSequences?.length ? { stop: request.stopSequences } : {}),
+          max_tokens: request.maxTokens,
         },
-        source.token,
-      );
+        ...(tools.length
+          ? {
+              tools: tools.map((t) => ({ name: t.name, description: t.description ?? t.title ?? t.name, inputSchema: t.inputSchema })),
+              toolMode: toolMode(request.toolChoice?.mode === 'required' ? 'required' : 'auto'),
+            }
+          : {}),
+      };
+      const response = await chosen.sendRequest(messages, options, source.token);
       let text = '';
+      const calls: ToolCallPart[] = [];
       let stopReason: CreateMessageResult['stopReason'] = 'endTurn';
-      for await (const chunk of response.text) {
+      // With tools offered the parts are read (text and tool calls); otherwise the text, as 1.90 has it.
+      for await (const part of tools.length ? responseParts(response) : response.text) {
+        if (isToolCall(part)) {
+          calls.push(part);
+          continue;
+        }
+        const chunk = typeof part === 'string' ? part : isTextPart(part) ? part.value : '';
         text += chunk;
         const cut = applyStopSequences(text, request.stopSequences);
         if (cut.stopped) {
@@ -196,7 +238,8 @@ export class SamplingService {
       }
       if (signal.aborted) throw new McpError(-32800, 'Sampling cancelled by the server');
       let tokensOut = await chosen.countTokens(text);
-      if (tokensOut > request.maxTokens) {
+      for (const c of calls) tokensOut += await chosen.countTokens(`${c.name} ${JSON.stringify(c.input)}`);
+      if (tokensOut > request.maxTokens && !calls.length) {
         // The model overshot: keep the share of text that fits.
         text = text.slice(0, Math.floor((text.length * request.maxTokens) / tokensOut));
         tokensOut = request.maxTokens;
@@ -205,16 +248,20 @@ export class SamplingService {
       let tokensIn = 0;
       for (const m of messages) tokensIn += await chosen.countTokens(m);
       budget.recordTokens(tokensIn + tokensOut);
-      Object.assign(record, { decision: 'allowed', tokensIn, tokensOut, durationMs: Date.now() - started, response: text });
-      log.info(`sampling: ${chosen.id} answered (${tokensIn} tokens in, ${tokensOut} out, ${Date.now() - started} ms)`);
-      return { role: 'assistant', content: { type: 'text', text }, model: chosen.id, stopReason };
+      const uses: ToolUseContent[] = calls.map((c) => ({ type: 'tool_use', id: c.callId, name: c.name, input: { ...(c.input as Record<string, unknown>) } }));
+      if (uses.length) stopReason = 'toolUse';
+      const content: SamplingContent[] = [...(text || !uses.length ? [{ type: 'text' as const, text }] : []), ...uses];
+      const said = [text, ...uses.map((u) => describeBlock(u))].filter(Boolean).join('\n');
+      Object.assign(record, { decision: 'allowed', tokensIn, tokensOut, durationMs: Date.now() - started, response: said });
+      log.info(`sampling: ${chosen.id} answered (${tokensIn} tokens in, ${tokensOut} out, ${uses.length ? `${uses.length} tool call(s), ` : ''}${Date.now() - started} ms)`);
+      return { role: 'assistant', content: content.length === 1 ? content[0] : content, model: chosen.id, stopReason };
     } catch (error) {
       const cancelled = signal.aborted;
       // Our side closing the connection aborts the signal too: the server is not to blame for that.
       const closed = cancelled && signal.reason instanceof McpError && signal.reason.code === ErrorCode.ConnectionClosed ? (signal.reason as McpError) : undefined;
       record.decision = cancelled ? 'cancelled' : 'failed';
       record.durationMs = Date.now() - started;
-      const message = closed ? closed.message : error instanceof vscode.LanguageModelError ? `${error.code}: ${error.message}` : McpError.from(error).message;
+      const message = closed ? closed.message : error instanceof vscode.LanguageModelError ? `${error.code}: ${error.message}` : modelErrorText(error);
       record.error = message;
       log.warn(`sampling: ${closed ? `stopped: ${message}` : cancelled ? 'cancelled by the server' : `model error: ${message}`}`);
       if (closed) throw closed;
@@ -232,36 +279,87 @@ export class SamplingService {
   }
 }
 
-/** The system prompt goes first as a user message: the LM API has no system role. */
+/**
+ * The system prompt goes first as a user message: the LM API has no system role. Text stays a
+ * string (all 1.90 takes); images and audio of user messages become data parts where this VS Code
+ * has them and are described in text where it does not; tool use and results become tool call
+ * and tool result parts (the caller has checked that this VS Code has them).
+ */
 export function toChatMessages(params: CreateMessageParams): vscode.LanguageModelChatMessage[] {
   const out: vscode.LanguageModelChatMessage[] = [];
   if (params.systemPrompt) out.push(vscode.LanguageModelChatMessage.User(`System instructions:\n${params.systemPrompt}`));
+  const dataParts = hasDataParts();
   for (const m of params.messages) {
-    const text = contentText(m);
-    out.push(m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(text) : vscode.LanguageModelChatMessage.User(text));
+    const blocks = messageBlocks(m);
+    const asParts = blocks.some((b) => b.type === 'tool_use' || b.type === 'tool_result' || (dataParts && m.role === 'user' && (b.type === 'image' || b.type === 'audio')));
+    if (!asParts) {
+      const text = contentText(m);
+      out.push(m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(text) : vscode.LanguageModelChatMessage.User(text));
+      continue;
+    }
+    const parts = blocks.map((b) => {
+      if (b.type === 'tool_use') return toolCallPart(b.id, b.name, b.input);
+      if (b.type === 'tool_result') return toolResultPart(b.toolUseId, [textPart(b.isError ? `Error: ${resultText(b)}` : resultText(b))]);
+      if ((b.type === 'image' || b.type === 'audio') && m.role === 'user' && dataParts) return dataPart(Buffer.from(b.data, 'base64'), b.mimeType);
+      return textPart(blockText(b));
+    });
+    out.push(partsMessage(m.role === 'assistant' ? 'assistant' : 'user', parts));
   }
   return out;
 }
 
+function blockText(b: ReturnType<typeof messageBlocks>[number]): string {
+  if (b.type === 'image' || b.type === 'audio') return `${describeBlock(b).slice(0, -1)}, not sent: this VS Code's language model API takes no ${b.type}]`;
+  return describeBlock(b);
+}
+
 function contentText(m: SamplingMessage): string {
-  const blocks = Array.isArray(m.content) ? m.content : [m.content];
-  return blocks
-    .map((b) => {
-      const block = b as { type: string; text?: string; mimeType?: string; data?: string };
-      if (block.type === 'text') return block.text ?? '';
-      if (block.type === 'image' || block.type === 'audio') return `[${block.type} ${block.mimeType ?? ''}, ${Buffer.byteLength(block.data ?? '', 'base64')} bytes, not sent: this model API takes text only]`;
-      return `[${block.type} content omitted]`;
-    })
-    .join('\n');
+  return messageBlocks(m).map(blockText).join('\n');
+}
+
+/** The offered tools must be well formed before they reach a model. */
+function toolsProblem(params: CreateMessageParams): string | undefined {
+  if (params.tools === undefined) return undefined;
+  if (!Array.isArray(params.tools)) return 'tools must be an array';
+  for (const [i, t] of params.tools.entries()) {
+    if (typeof t?.name !== 'string' || !t.name) return `tool ${i} has no name`;
+    if (!t.inputSchema || typeof t.inputSchema !== 'object') return `tool "${t.name}" has no inputSchema object`;
+  }
+  return undefined;
 }
 
 export function describeRequest(server: string, params: CreateMessageParams): string {
   const lines = [vscode.l10n.t('Server: {0}', server), vscode.l10n.t('Max tokens: {0}', params.maxTokens)];
   if (params.modelPreferences) lines.push(vscode.l10n.t('Model preferences: {0}', JSON.stringify(params.modelPreferences)));
   if (params.systemPrompt) lines.push('', vscode.l10n.t('System prompt:'), params.systemPrompt);
+  const tools = offeredTools(params);
+  if (tools.length) {
+    lines.push('', vscode.l10n.t('Tools offered to the model ({0}):', params.toolChoice?.mode ?? 'auto'));
+    for (const t of tools) lines.push(`- ${t.name}${t.description ? `: ${t.description}` : ''}`);
+  } else if (params.tools?.length) {
+    lines.push('', vscode.l10n.t('Tools: {0} listed, none offered (toolChoice none)', params.tools.length));
+  }
   lines.push('', vscode.l10n.t('Messages:'));
-  for (const m of params.messages) lines.push(`[${m.role}] ${contentText(m)}`);
+  for (const m of params.messages) lines.push(`[${m.role}] ${safeContentText(m)}`);
   return lines.join('\n');
+}
+
+/** What went wrong, also when the model API rejects with something that is not an Error. */
+function modelErrorText(error: unknown): string {
+  if (error instanceof Error || error instanceof McpError) return McpError.from(error).message;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+function safeContentText(m: SamplingMessage): string {
+  try {
+    return contentText(m);
+  } catch (e) {
+    return `[${(e as Error).message}]`;
+  }
 }
 
 function decisionLabel(decision: SamplingRecord['decision']): string {
