@@ -73,7 +73,7 @@ describe('the workbench in Simplified Chinese', () => {
     // (in Chinese) and blocks the window until answered.
     const item = page.locator('.activitybar .action-item a[aria-label^="MCP Host"]').first();
     const viewSelected = page.locator('.activitybar .action-item.checked a[aria-label^="MCP Host"]');
-    const row = page.locator(`${sidebar} .monaco-list-row`, { hasText: 'everything' }).first();
+    const row = page.locator(`${sidebar} .monaco-list-row`, { hasText: 'everything', hasNotText: 'added-everything' }).first();
     const startDialog = page.locator('.monaco-dialog-box', { hasText: zh('Start the MCP server "{0}"?', 'everything') });
     const deadline = Date.now() + 90_000;
     for (;;) {
@@ -106,8 +106,9 @@ describe('the workbench in Simplified Chinese', () => {
 
     // A tool that is not read-only asks first; the modal is MCP Host's text.
     await input.fill('Trigger Elicitation Request');
-    // Not "Trigger Async Elicitation Request", which the filter shows too.
-    const tool = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: '› Trigger Elicitation Request' }).first();
+    // Not "Trigger Async Elicitation Request", which the filter shows too, nor the server that
+    // 07-setup adds ("added-everything").
+    const tool = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'everything › Trigger Elicitation Request', hasNotText: 'added-everything' }).first();
     await tool.waitFor({ timeout: 30_000 });
     await tool.click();
     const modal = await dialog(page, zh('Run the tool "{0}" of the MCP server "{1}"?', 'trigger-elicitation-request', 'everything'));
