@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the real-VS-Code tests and the demo need, idempotently, cached under .harness/:
-#   - Debian packages: chromium (driven by playwright-core), fonts, and code-server's native build deps
+#   - Debian packages: chromium (driven by playwright-core), fonts (one with CJK glyphs, for the zh-cn
+#     e2e test), and code-server's native build deps
 #   - node@24 from npm (code-server 4.139.x needs Node 24; the system node may be older)
 #   - code-server@4.139.1 (embeds VS Code 1.139.1), installed with Node 24 first on PATH
 # With CODE_SERVER_VERSION=<older> and NODE_MAJOR=<its Node> it installs that code-server beside the
@@ -20,7 +21,7 @@ if [ "$CS_VERSION" = "$DEFAULT_CS_VERSION" ]; then
 else
   CS_DIR="$H/code-server-$CS_VERSION" PATHS_ENV="$H/paths-$CS_VERSION.env"
 fi
-APT_PACKAGES=(chromium fonts-liberation fonts-dejavu-core curl ca-certificates libkrb5-dev pkg-config g++ make python3)
+APT_PACKAGES=(chromium fonts-liberation fonts-dejavu-core fonts-wqy-microhei curl ca-certificates libkrb5-dev pkg-config g++ make python3)
 # Older code-server builds need a ripgrep binary from somewhere other than GitHub (see seed_ripgrep).
 [ "$CS_VERSION" = "$DEFAULT_CS_VERSION" ] || APT_PACKAGES+=(ripgrep)
 

@@ -165,6 +165,37 @@ async function buildModelsExtension(outDir) {
 }
 
 /**
+ * Packages test/harness/zh-cn-pack (a language pack for zh-cn), installs it into `extensionsDir` and
+ * registers it in `userDataDir`, so a page that asks for zh-cn gets the web workbench in Simplified
+ * Chinese. VS Code's server chooses the display language per page load: `--locale`, else the `locale`
+ * of `User/argv.json`, else the `vscode.nls.locale` cookie, else Accept-Language. It then looks the
+ * language up in `languagepacks.json` of the user data dir, which only the server's own extension
+ * management writes (code-server's `--install-extension` CLI does not), so it is written here; without
+ * it every locale falls back to English. An `argv.json` without `locale` is written too: when the file
+ * is missing the server reads its locale as "en" and never looks at the cookie. The rest of the run
+ * stays English; test/e2e/10-chinese.test.js sets the cookie.
+ */
+function installChineseLanguagePack(paths, { dir, base, extensionsDir, userDataDir }) {
+  const src = path.join(__dirname, 'zh-cn-pack');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.cpSync(src, dir, { recursive: true });
+  const vsix = path.join(dir, 'mcp-host-test-zh-cn.vsix');
+  h.run(process.execPath, [path.join(h.REPO, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', vsix], { cwd: dir });
+  h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
+  const manifest = JSON.parse(fs.readFileSync(path.join(src, 'package.json'), 'utf8'));
+  const id = `${manifest.publisher}.${manifest.name}`;
+  const installed = path.join(extensionsDir, `${id}-${manifest.version}`);
+  const [localization] = manifest.contributes.localizations;
+  const translations = Object.fromEntries(localization.translations.map((t) => [t.id, path.join(installed, t.path)]));
+  for (const file of Object.values(translations)) if (!fs.existsSync(file)) throw new Error(`language pack not installed where expected: ${file}`);
+  const hash = require('node:crypto').createHash('md5').update(id).update(manifest.version).digest('hex');
+  const packs = { [localization.languageId]: { hash, extensions: [{ extensionIdentifier: { id }, version: manifest.version }], translations, label: localization.localizedLanguageName } };
+  fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  fs.writeFileSync(path.join(userDataDir, 'languagepacks.json'), JSON.stringify(packs, null, 2));
+  fs.writeFileSync(path.join(userDataDir, 'User', 'argv.json'), '{}\n');
+}
+
+/**
  * Runs extension-host suites in the VS Code server of `paths` (a code-server install). `name` labels the
  * run (its folder under base, its logs); `machineSettings` are written to the server's machine settings
  * before the window opens; `env` is added to the suites' environment.
@@ -323,6 +354,12 @@ async function runE2E(paths, { base, extensionsDir }) {
   const modelsVsix = await buildModelsExtension(path.join(dir, 'models-ext'));
   h.installVsix(paths, modelsVsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
   process.env.MCP_HOST_TEST_MODELS_LOG = path.join(dir, 'models-requests.jsonl');
+  // One line per extension host that starts (each window has its own): its vscode.env.language.
+  process.env.MCP_HOST_TEST_ENV_LOG = path.join(dir, 'extension-host-env.jsonl');
+  fs.rmSync(process.env.MCP_HOST_TEST_ENV_LOG, { force: true });
+  const t0 = Date.now();
+  installChineseLanguagePack(paths, { dir: path.join(dir, 'zh-cn-pack'), base, extensionsDir, userDataDir });
+  time('e2e zh-cn language pack', (Date.now() - t0) / 1000);
   let cs;
   try {
     cs = await h.startCodeServer(paths, { base: dir, extensionsDir, userDataDir, folder: workspace });
