@@ -12,7 +12,7 @@ describe('McpError.toString', () => {
 
 describe('suggestServerName', () => {
   it('names a script after its package folder, not its generic entry file', () => {
-    assert.equal(suggestServerName('stdio', 'node /work/x/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio'), 'everything');
+    assert.equal(suggestServerName('stdio', 'node /home/dev/project/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio'), 'everything');
     assert.equal(suggestServerName('stdio', 'node ./server-foo/dist/index.js stdio'), 'foo');
     assert.equal(suggestServerName('stdio', 'node "C:\\code\\weather-tools\\build\\main.mjs"'), 'weather-tools');
     assert.equal(suggestServerName('stdio', 'node --inspect ~/src/github-mcp/src/index.ts'), 'github');
