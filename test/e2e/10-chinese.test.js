@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const h = require('../harness/lib');
-const { ctx, openWorkbench, findInPalette, screenshot, QUICK_INPUT, dialog } = require('./helpers');
+const { ctx, openWorkbench, findInPalette, screenshot, QUICK_INPUT, dialog, allowWorkspaceServerAfterReload } = require('./helpers');
 
 const bundle = JSON.parse(fs.readFileSync(path.join(h.REPO, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8'));
 const nls = JSON.parse(fs.readFileSync(path.join(h.REPO, 'package.nls.zh-cn.json'), 'utf8'));
@@ -56,6 +56,8 @@ describe('the workbench in Simplified Chinese', () => {
     await page.keyboard.press('Escape');
     await reloadIn(page, url, undefined);
     assert.equal(await page.evaluate(() => globalThis._VSCODE_NLS_LANGUAGE ?? 'en'), 'en');
+    // The suites after this one expect the workspace server running, as 01-servers left it.
+    await allowWorkspaceServerAfterReload(page);
   });
 
   it('loads the zh-cn messages and reports vscode.env.language zh-cn to extensions', async () => {

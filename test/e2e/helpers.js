@@ -224,6 +224,22 @@ const mochaHooks = {
 
 const QUICK_INPUT = '.quick-input-widget';
 
+/**
+ * After a reload the window is a new session: the workspace server asks for its first-start consent
+ * again (Allow is for one session). Allows it, if asked, and waits until every server runs (the
+ * status bar counts them, "1/1").
+ */
+async function allowWorkspaceServerAfterReload(page, { timeout = 90_000 } = {}) {
+  const consent = page.locator('.monaco-dialog-box', { hasText: 'Start the MCP server "everything"?' });
+  const allRunning = page.locator('.part.statusbar .statusbar-item', { hasText: /^\s*(\d+)\/\1\s*$/ });
+  await consent.or(allRunning).first().waitFor({ timeout });
+  if (await consent.isVisible()) {
+    await consent.locator('.monaco-button', { hasText: /^Allow$/ }).click();
+    await consent.waitFor({ state: 'hidden' });
+  }
+  await allRunning.first().waitFor({ timeout });
+}
+
 /** Runs a palette command that answers with a quick input of its own (runCommand waits for the palette to close). */
 async function startCommand(page, label) {
   await findInPalette(page, label);
@@ -275,8 +291,17 @@ async function typeAndAccept(page, text) {
 
 /** "MCP Host: Call Tool..." and the tool whose label contains `toolLabel`. */
 async function callToolFromPalette(page, toolLabel) {
-  await startCommand(page, 'MCP Host: Call Tool...');
-  await quickInputStep(page, 'everything ›');
+  // Right after a restart or a reload the server may not run yet ("no running server offers tools"):
+  // the command is tried again once it does, a few times at most.
+  const picker = page.locator(QUICK_INPUT, { hasText: 'everything ›' });
+  const none = page.locator('.notifications-toasts .notification-toast', { hasText: 'no running server offers tools' });
+  for (let attempt = 1; ; attempt++) {
+    await startCommand(page, 'MCP Host: Call Tool...');
+    await picker.or(none).first().waitFor({ timeout: 30_000 });
+    if (await picker.isVisible()) break;
+    if (attempt >= 5) throw new Error('no running server offers tools, after 5 tries');
+    await page.waitForTimeout(2000);
+  }
   await choose(page, toolLabel);
 }
 
@@ -375,6 +400,7 @@ async function replaceInEditor(page, find, replacement) {
 
 module.exports = {
   QUICK_INPUT,
+  allowWorkspaceServerAfterReload,
   startCommand,
   quickInputStep,
   editorShows,
