@@ -78,7 +78,9 @@ describe(`smoke on VS Code ${vscode.version}`, function () {
     assert.deepEqual(handle.client!.clientCapabilities.sampling, canCallTools ? { tools: {} } : {});
     const record = await waitFor(() => api.host.sampling.history.find((r) => r.server === 'tooler' && r.request.tools?.length), 'its sampling request with tools');
     assert.equal(record.decision, 'refused', JSON.stringify(record));
-    if (canCallTools) assert.match(record.error ?? '', /No language model available/, 'here only the missing model refuses it');
+    // Here tool use itself is supported: whatever refuses the request (no model in this profile, or a
+    // model that fails), it is not the "not supported" refusal.
+    if (canCallTools) assert.doesNotMatch(record.error ?? '', /Sampling with tools is not supported/, `refused for another reason: ${record.error}`);
     else assert.match(record.error ?? '', /Sampling with tools is not supported: the language model API of this VS Code \(1\.\d+\.\d+\) cannot call tools/);
   });
 });
