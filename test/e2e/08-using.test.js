@@ -3,20 +3,13 @@
 // own report in Show Server Info, and result tabs that survive a reload as a clear note.
 'use strict';
 const assert = require('node:assert/strict');
-const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, answer, openCommandPalette, callToolStepByStep, waitForText } = require('./helpers');
+const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, answer, openCommandPalette, callToolStepByStep, waitForText, allowWorkspaceServerAfterReload } = require('./helpers');
 
 const sidebar = '.part.sidebar';
 
 /** When this file runs alone (--grep), the workspace server still waits for its first-start consent. */
 async function everythingRunning(page) {
-  const consent = page.locator('.monaco-dialog-box', { hasText: 'Start the MCP server "everything"?' });
-  // The status bar counts running servers ("1/1") whichever view the sidebar shows.
-  const allRunning = page.locator('.part.statusbar .statusbar-item', { hasText: /^\s*(\d+)\/\1\s*$/ });
-  await consent.or(allRunning).first().waitFor({ timeout: 90_000 });
-  if (await consent.isVisible()) {
-    await consent.locator('.monaco-button', { hasText: /^Allow$/ }).click();
-    await consent.waitFor({ state: 'hidden' });
-  }
+  await allowWorkspaceServerAfterReload(page);
   const item = page.locator('.activitybar .action-item a[aria-label^="MCP Host"]').first();
   await item.waitFor({ timeout: 60_000 });
   if (!(await page.locator('.activitybar .action-item.checked a[aria-label^="MCP Host"]').count())) await item.click();
