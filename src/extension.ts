@@ -11,6 +11,7 @@ import { Views } from './vscode/ids';
 import { createStatusBar } from './vscode/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
 import { ServerIcons } from './vscode/icons';
+import { createWindowUi, type HostUi } from './vscode/ui';
 
 let host: McpHost | undefined;
 
@@ -22,6 +23,8 @@ export interface McpHostApi {
   prompts: PromptActions;
   docs: OutputDocuments;
   setup: ServerSetup;
+  /** Every question the extension asks; tests replace its methods to answer. */
+  ui: HostUi;
 }
 
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
@@ -29,13 +32,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const started = performance.now();
   const log = vscode.window.createOutputChannel('MCP Host', { log: true });
   const documentActions = new DocumentActions();
-  host = new McpHost(context, documentActions);
+  const ui = createWindowUi(documentActions);
+  host = new McpHost(context, ui);
   const output = OutputDocuments.register();
-  const tools = new ToolCalls(host, output.docs, context.globalState, documentActions);
+  const tools = new ToolCalls(host, output.docs, context.globalState, documentActions, ui);
   const icons = new ServerIcons(context.globalStorageUri, (message) => log.info(message));
   const tree = new ServersTreeProvider(host, tools.tasks, icons);
   const prompts = new PromptActions(host, output.docs);
-  const setup = new ServerSetup(host, log);
+  const setup = new ServerSetup(host, log, ui);
   context.subscriptions.push(
     log,
     documentActions,
@@ -53,7 +57,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   // Servers start after this returns (reload is not awaited): activation never waits for them.
   log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
-  return { host, tree, tools, prompts, docs: output.docs, setup };
+  return { host, tree, tools, prompts, docs: output.docs, setup, ui };
 }
 
 /** Stops every server and its process tree; VS Code waits for the promise (within 5 s). */

@@ -23,9 +23,9 @@ import { LaunchConsent } from './consent';
 import { Elicitation } from './elicitation/elicit';
 import { SamplingService } from './sampling/samplingService';
 import { hasToolCalling } from './sampling/lmApi';
-import type { DocumentActions } from './documentActions';
 import { ServerLogs, ProtocolTrace } from './logs';
-import { Secrets, type InputPrompt } from './secrets';
+import { Secrets } from './secrets';
+import type { HostUi } from './ui';
 import { folderFor, readConfiguredServers, restartPolicySettings, serverNamesInWorkspaceFiles, traceLevel, type BlockedServer } from './settings';
 import { Settings } from './ids';
 
@@ -65,14 +65,14 @@ export class McpHost implements vscode.Disposable {
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    documentActions: DocumentActions,
+    ui: HostUi,
   ) {
-    this.secrets = new Secrets(context.secrets);
+    this.secrets = new Secrets(context.secrets, ui);
     this.logs = new ServerLogs(this.secrets.redactor);
     this.trace = new ProtocolTrace(traceLevel, this.secrets.redactor);
-    this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted());
-    this.sampling = new SamplingService(context.workspaceState, this.logs, documentActions);
-    this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event);
+    this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
+    this.sampling = new SamplingService(context.workspaceState, this.logs, ui);
+    this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event, ui);
     this.registry = new ServerRegistry(
       (def) => this.createHandle(def),
       (def) => def.enabled && def.autostart && this.isAllowedByTrust(def),
@@ -232,14 +232,6 @@ export class McpHost implements vscode.Disposable {
       this.auth.set(server, provider);
     }
     return provider;
-  }
-
-  /** Asks for an `${input:ID}` value; replaceable so tests in a real VS Code can answer. */
-  get inputPrompt(): InputPrompt {
-    return this.secrets.inputPrompt;
-  }
-  set inputPrompt(prompt: InputPrompt) {
-    this.secrets.inputPrompt = prompt;
   }
 
   /** Stops every server (and its process tree) before the channels they log to go away. */

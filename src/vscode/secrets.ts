@@ -2,11 +2,9 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { decodeStoredInput, definitionIdentity, encodeStoredInput, McpError, Redactor, secretValuesOf, type InputDefinition, type ServerDefinition } from '../core';
 import { inputDefinitionFor } from './settings';
+import type { HostUi } from './ui';
 
-export type InputPrompt = (id: string, definition: InputDefinition | undefined) => Promise<string | undefined>;
 export type ReuseAnswer = 'allow' | 'new' | 'cancel';
-/** `server` wants the value stored for `${input:id}`, which was first given to `firstGivenTo`. */
-export type ReusePrompt = (server: string, id: string, firstGivenTo: string) => Promise<ReuseAnswer>;
 
 /**
  * Everything secret in one place: asking for `${input:ID}` values, keeping them in the secret
@@ -20,12 +18,11 @@ export type ReusePrompt = (server: string, id: string, firstGivenTo: string) => 
  */
 export class Secrets {
   readonly redactor = new Redactor();
-  /** Replaceable so tests in a real VS Code can answer. */
-  inputPrompt: InputPrompt = askWithInputBox;
-  /** Replaceable so tests in a real VS Code can answer. */
-  reusePrompt: ReusePrompt = askToReuse;
 
-  constructor(private readonly storage: vscode.SecretStorage) {}
+  constructor(
+    private readonly storage: vscode.SecretStorage,
+    private readonly ui: HostUi,
+  ) {}
 
   /** Servers starting together ask for one ID one after the other, so the first answer is kept. */
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -59,7 +56,7 @@ export class Secrets {
       return this.known(stored.value);
     }
     this.redactor.add(stored.value);
-    const answer = await this.reusePrompt(def.name, id, stored.ownerLabel ?? vscode.l10n.t('a server, before MCP Host kept track of who asked'));
+    const answer = await this.ui.allowInputReuse(def.name, id, stored.ownerLabel ?? vscode.l10n.t('a server, before MCP Host kept track of who asked'));
     if (answer === 'allow') {
       await this.storage.store(sharedKey, encodeStoredInput({ ...stored, allowed: [...stored.allowed, me] }));
       return this.known(stored.value);
@@ -80,7 +77,7 @@ export class Secrets {
   }
 
   private async ask(def: ServerDefinition, id: string): Promise<string> {
-    const value = await this.inputPrompt(id, inputDefinitionFor(def, id));
+    const value = await this.ui.askInput(id, inputDefinitionFor(def, id));
     if (value === undefined) throw McpError.invalidRequest(vscode.l10n.t('no value given for {0}', `\${input:${id}}`));
     return value;
   }
@@ -107,7 +104,8 @@ function labelOf(def: ServerDefinition): string {
   }
 }
 
-function askWithInputBox(id: string, definition: InputDefinition | undefined): Promise<string | undefined> {
+/** The default `HostUi.askInput`. */
+export function askWithInputBox(id: string, definition: InputDefinition | undefined): Promise<string | undefined> {
   return Promise.resolve(
     vscode.window.showInputBox({
       title: vscode.l10n.t('MCP Host: value for {0}', `\${input:${id}}`),
@@ -119,7 +117,8 @@ function askWithInputBox(id: string, definition: InputDefinition | undefined): P
   );
 }
 
-async function askToReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer> {
+/** The default `HostUi.allowInputReuse`. */
+export async function askToReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer> {
   const allow = vscode.l10n.t('Allow');
   const enter = vscode.l10n.t('Enter a New Value');
   const pick = await vscode.window.showWarningMessage(

@@ -66,7 +66,7 @@ describe(`smoke on VS Code ${vscode.version}`, function () {
     const ext = vscode.extensions.getExtension<McpHostApi>(id)!;
     await waitFor(() => ext.isActive, 'the extension to activate', 60_000);
     const api = ext.exports;
-    api.host.consent.prompt = async () => 'allow';
+    api.ui.allowLaunch = async () => 'allow';
     const raw = path.join(env.repo, 'test', 'fixtures', 'raw-server.mjs');
     const config = vscode.workspace.getConfiguration('mcpHost');
     const servers = config.get<Record<string, unknown>>('servers') ?? {};

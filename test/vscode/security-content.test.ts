@@ -53,7 +53,7 @@ describe('a hostile server’s content in a real VS Code', function () {
 
   before(async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     await setServers({
       hostile: { command: 'node', args: [fixture] },
       everything: { command: 'node', args: [serverScript('server-everything'), 'stdio'] },

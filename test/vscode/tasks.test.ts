@@ -9,8 +9,8 @@ describe('tasks in a real VS Code', function () {
 
   before(async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
-    a.tools.confirm = async () => 'once';
+    a.ui.allowLaunch = async () => 'allow';
+    a.ui.confirmTool = async () => 'once';
     await setServers({ everything: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
     await running(a, 'everything');
   });

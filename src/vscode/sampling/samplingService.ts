@@ -3,9 +3,7 @@ import {
   applyStopSequences,
   chooseModel,
   describeBlock,
-  messageBlocks,
   offeredTools,
-  resultText,
   toolMessageProblem,
   usesTools,
   ErrorCode,
@@ -16,30 +14,14 @@ import {
   type CreateMessageParams,
   type CreateMessageResult,
   type SamplingContent,
-  type SamplingMessage,
   type ServerDefinition,
   type ToolUseContent,
 } from '../../core';
-import {
-  dataPart,
-  hasDataParts,
-  hasToolCalling,
-  isTextPart,
-  isToolCall,
-  partsMessage,
-  responseParts,
-  textPart,
-  toolCallPart,
-  toolMode,
-  toolResultPart,
-  type ToolCallPart,
-  type ToolRequestOptions,
-} from './lmApi';
-import type { DocumentActions } from '../documentActions';
+import { hasToolCalling, isTextPart, isToolCall, responseParts, toolMode, type ToolCallPart, type ToolRequestOptions } from './lmApi';
+import type { HostUi } from '../ui';
+import { describeRequest, toChatMessages } from './messages';
 import type { ServerLogs } from '../logs';
 import type { OutputDocuments } from '../outputDocuments';
-
-export type SamplingDecision = 'once' | 'always' | 'deny' | 'review';
 
 export interface SamplingRecord {
   server: string;
@@ -69,18 +51,12 @@ const USER_REJECTED = -1;
 export class SamplingService {
   readonly history: SamplingRecord[] = [];
   private readonly budgets = new Map<string, SamplingBudget>();
-  /** Replaceable so tests in a real VS Code can answer without a modal. */
-  consent: (server: string, params: CreateMessageParams) => Promise<SamplingDecision> = askConsent;
-  pickModel: (models: vscode.LanguageModelChat[]) => Promise<vscode.LanguageModelChat | undefined> = pickModelWithQuickPick;
-  review: (server: string, params: CreateMessageParams) => Promise<CreateMessageParams | undefined>;
 
   constructor(
     private readonly memento: vscode.Memento,
     private readonly logs: ServerLogs,
-    documentActions: DocumentActions,
-  ) {
-    this.review = (server, params) => reviewInEditor(documentActions, server, params);
-  }
+    private readonly ui: HostUi,
+  ) {}
 
   /** Every exchange of the session as a Markdown document. */
   async showHistory(docs: OutputDocuments): Promise<vscode.Uri> {
@@ -149,9 +125,9 @@ export class SamplingService {
     }
 
     if (policy.mode === 'ask' && !this.memento.get<string[]>(ALWAYS_KEY, []).includes(server)) {
-      let decision = await this.consent(server, request);
+      let decision = await this.ui.allowSampling(server, request);
       if (decision === 'review') {
-        const edited = await this.review(server, request);
+        const edited = await this.ui.reviewSampling(server, request);
         decision = edited ? 'once' : 'deny';
         if (edited) {
           request = edited;
@@ -181,7 +157,7 @@ export class SamplingService {
       );
       refuse(-32603, `No language model available: ${choice.reason}`);
     } else if (choice.kind === 'ambiguous') {
-      model = policy.mode === 'ask' ? await this.pickModel(choice.models) : choice.models[0];
+      model = policy.mode === 'ask' ? await this.ui.pickSamplingModel(choice.models) : choice.models[0];
       if (!model) {
         record.decision = 'denied';
         refuse(USER_REJECTED, 'User rejected sampling request: no model was chosen');
@@ -279,44 +255,6 @@ export class SamplingService {
   }
 }
 
-/**
- * The system prompt goes first as a user message: the LM API has no system role. Text stays a
- * string (all 1.90 takes); images and audio of user messages become data parts where this VS Code
- * has them and are described in text where it does not; tool use and results become tool call
- * and tool result parts (the caller has checked that this VS Code has them).
- */
-export function toChatMessages(params: CreateMessageParams): vscode.LanguageModelChatMessage[] {
-  const out: vscode.LanguageModelChatMessage[] = [];
-  if (params.systemPrompt) out.push(vscode.LanguageModelChatMessage.User(`System instructions:\n${params.systemPrompt}`));
-  const dataParts = hasDataParts();
-  for (const m of params.messages) {
-    const blocks = messageBlocks(m);
-    const asParts = blocks.some((b) => b.type === 'tool_use' || b.type === 'tool_result' || (dataParts && m.role === 'user' && (b.type === 'image' || b.type === 'audio')));
-    if (!asParts) {
-      const text = contentText(m);
-      out.push(m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(text) : vscode.LanguageModelChatMessage.User(text));
-      continue;
-    }
-    const parts = blocks.map((b) => {
-      if (b.type === 'tool_use') return toolCallPart(b.id, b.name, b.input);
-      if (b.type === 'tool_result') return toolResultPart(b.toolUseId, [textPart(b.isError ? `Error: ${resultText(b)}` : resultText(b))]);
-      if ((b.type === 'image' || b.type === 'audio') && m.role === 'user' && dataParts) return dataPart(Buffer.from(b.data, 'base64'), b.mimeType);
-      return textPart(blockText(b));
-    });
-    out.push(partsMessage(m.role === 'assistant' ? 'assistant' : 'user', parts));
-  }
-  return out;
-}
-
-function blockText(b: ReturnType<typeof messageBlocks>[number]): string {
-  if (b.type === 'image' || b.type === 'audio') return `${describeBlock(b).slice(0, -1)}, not sent: this VS Code's language model API takes no ${b.type}]`;
-  return describeBlock(b);
-}
-
-function contentText(m: SamplingMessage): string {
-  return messageBlocks(m).map(blockText).join('\n');
-}
-
 /** The offered tools must be well formed before they reach a model. */
 function toolsProblem(params: CreateMessageParams): string | undefined {
   if (params.tools === undefined) return undefined;
@@ -326,22 +264,6 @@ function toolsProblem(params: CreateMessageParams): string | undefined {
     if (!t.inputSchema || typeof t.inputSchema !== 'object') return `tool "${t.name}" has no inputSchema object`;
   }
   return undefined;
-}
-
-export function describeRequest(server: string, params: CreateMessageParams): string {
-  const lines = [vscode.l10n.t('Server: {0}', server), vscode.l10n.t('Max tokens: {0}', params.maxTokens)];
-  if (params.modelPreferences) lines.push(vscode.l10n.t('Model preferences: {0}', JSON.stringify(params.modelPreferences)));
-  if (params.systemPrompt) lines.push('', vscode.l10n.t('System prompt:'), params.systemPrompt);
-  const tools = offeredTools(params);
-  if (tools.length) {
-    lines.push('', vscode.l10n.t('Tools offered to the model ({0}):', params.toolChoice?.mode ?? 'auto'));
-    for (const t of tools) lines.push(`- ${t.name}${t.description ? `: ${t.description}` : ''}`);
-  } else if (params.tools?.length) {
-    lines.push('', vscode.l10n.t('Tools: {0} listed, none offered (toolChoice none)', params.tools.length));
-  }
-  lines.push('', vscode.l10n.t('Messages:'));
-  for (const m of params.messages) lines.push(`[${m.role}] ${safeContentText(m)}`);
-  return lines.join('\n');
 }
 
 /** What went wrong, also when the model API rejects with something that is not an Error. */
@@ -354,14 +276,6 @@ function modelErrorText(error: unknown): string {
   }
 }
 
-function safeContentText(m: SamplingMessage): string {
-  try {
-    return contentText(m);
-  } catch (e) {
-    return `[${(e as Error).message}]`;
-  }
-}
-
 function decisionLabel(decision: SamplingRecord['decision']): string {
   const labels: Record<SamplingRecord['decision'], string> = {
     allowed: vscode.l10n.t('allowed'),
@@ -371,52 +285,4 @@ function decisionLabel(decision: SamplingRecord['decision']): string {
     cancelled: vscode.l10n.t('cancelled'),
   };
   return labels[decision];
-}
-
-async function askConsent(server: string, params: CreateMessageParams): Promise<SamplingDecision> {
-  const once = vscode.l10n.t('Allow Once');
-  const always = vscode.l10n.t('Always Allow for This Server');
-  const review = vscode.l10n.t('Review…');
-  const deny = vscode.l10n.t('Deny');
-  const detail = describeRequest(server, params);
-  const pick = await vscode.window.showWarningMessage(
-    vscode.l10n.t('The MCP server "{0}" wants to use your language model', server),
-    { modal: true, detail: detail.length > 3000 ? `${detail.slice(0, 3000)}…` : detail },
-    once,
-    always,
-    review,
-    deny,
-  );
-  return pick === once ? 'once' : pick === always ? 'always' : pick === review ? 'review' : 'deny';
-}
-
-async function pickModelWithQuickPick(models: vscode.LanguageModelChat[]): Promise<vscode.LanguageModelChat | undefined> {
-  const pick = await vscode.window.showQuickPick(
-    models.map((m) => ({ label: m.name, description: `${m.vendor} · ${m.family} · ${m.id}`, model: m })),
-    { title: vscode.l10n.t('MCP Host: which model should answer the sampling request?') },
-  );
-  return pick?.model;
-}
-
-/** Opens the request as JSON; the person may edit the messages, then allow or deny. */
-async function reviewInEditor(actions: DocumentActions, server: string, params: CreateMessageParams): Promise<CreateMessageParams | undefined> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(params, null, 2)}\n` });
-  await vscode.window.showTextDocument(doc, { preview: false });
-  try {
-    for (;;) {
-      const allow = vscode.l10n.t('Allow as Edited');
-      const pick = await actions.ask(doc, vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.', server), [allow, vscode.l10n.t('Deny')]);
-      if (pick !== allow) return undefined;
-      try {
-        const edited = JSON.parse(doc.getText()) as CreateMessageParams;
-        if (!Array.isArray(edited.messages)) throw new Error(vscode.l10n.t('messages must be an array'));
-        // Only the messages and system prompt are the person's to change; limits stay as the policy set them.
-        return { ...params, messages: edited.messages, systemPrompt: edited.systemPrompt };
-      } catch (e) {
-        void vscode.window.showErrorMessage(vscode.l10n.t('The request is not valid JSON: {0}', (e as Error).message));
-      }
-    }
-  } finally {
-    await actions.discard(doc);
-  }
 }

@@ -3,6 +3,7 @@ import { checkJsonArguments, isToolOffered, McpError, neutraliseLinks, templateA
 import { knownIcon } from '../icons';
 import type { DocumentActions } from '../documentActions';
 import type { McpHost } from '../host';
+import type { HostUi } from '../ui';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
 import { askArguments } from './askArguments';
@@ -32,14 +33,12 @@ export class ToolCalls implements vscode.Disposable {
   readonly history: CallRecord[] = [];
   /** Calls that run as tasks, for the tree's "Tasks" group. */
   readonly tasks = new ToolTasks();
-  /** Replaceable so tests can answer the confirmation without a modal. */
-  confirm: (server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean) => Promise<'once' | 'always' | 'cancel'> = confirmWithModal;
-
   constructor(
     private readonly host: McpHost,
     private readonly docs: OutputDocuments,
     private readonly memento: vscode.Memento,
     private readonly documentActions: DocumentActions,
+    private readonly ui: HostUi,
   ) {}
 
   /** Quick pick of every offered tool of every running server, unless the tree chose one. */
@@ -173,7 +172,7 @@ export class ToolCalls implements vscode.Disposable {
     const key = `${server.name}\u0000${tool.name}`;
     const always = this.memento.get<string[]>(ALWAYS_KEY, []);
     if (always.includes(key)) return true;
-    const answer = await this.confirm(server.name, tool, args, server.definition.trustAnnotations);
+    const answer = await this.ui.confirmTool(server.name, tool, args, server.definition.trustAnnotations);
     if (answer === 'always') await this.memento.update(ALWAYS_KEY, [...always, key]);
     return answer !== 'cancel';
   }
@@ -219,7 +218,8 @@ export class ToolCalls implements vscode.Disposable {
   }
 }
 
-async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean): Promise<'once' | 'always' | 'cancel'> {
+/** The default `HostUi.confirmTool`. */
+export async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean): Promise<'once' | 'always' | 'cancel'> {
   const once = vscode.l10n.t('Allow Once');
   const always = vscode.l10n.t('Always Allow This Tool');
   const claimsReadOnly = tool.annotations?.readOnlyHint === true && !annotationsTrusted;
