@@ -12,11 +12,15 @@ import { createStatusBar } from './vscode/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
 import { ServerIcons } from './vscode/icons';
 import { createWindowUi, type HostUi } from './vscode/ui';
+import { createApi, extensionExports, type McpHostApi } from './vscode/api';
 
 let host: McpHost | undefined;
 
-/** What tests in a real VS Code reach through `extension.exports`. */
-export interface McpHostApi {
+/**
+ * The host's internals, for suites in a real VS Code only: `exports.testing` when the harness
+ * started the extension host with MCP_HOST_TEST_SEAM=1 (`src/vscode/api.ts`).
+ */
+export interface McpHostTestSeam {
   host: McpHost;
   tree: ServersTreeProvider;
   tools: ToolCalls;
@@ -57,7 +61,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   // Servers start after this returns (reload is not awaited): activation never waits for them.
   log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
-  return { host, tree, tools, prompts, docs: output.docs, setup, ui };
+  const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui };
+  return extensionExports(createApi(host), internals, process.env);
 }
 
 /** Stops every server and its process tree; VS Code waits for the promise (within 5 s). */

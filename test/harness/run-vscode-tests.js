@@ -224,6 +224,8 @@ async function runExtHost(paths, { base, extensionsDir, files = listTests(PHASES
     MCP_HOST_EVERYTHING_SERVER: path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
     MCP_HOST_TEST_OUT: out,
     MCP_HOST_TEST_RESULTS: resultsFile,
+    // The extension's exports carry its internals (`testing`) only with this (src/vscode/api.ts).
+    MCP_HOST_TEST_SEAM: '1',
     // VS Code's log folder (output channels included), so suites can check what reaches the disk.
     MCP_HOST_VSCODE_LOGS: path.join(dir, 'server-data', 'data', 'logs'),
     ...(grep ? { MCP_HOST_TEST_GREP: grep } : {}),
