@@ -1,9 +1,7 @@
-import * as os from 'node:os';
 import * as vscode from 'vscode';
 import {
   HttpTransport,
   McpError,
-  resolveVariables,
   rootsFor,
   ServerHandle,
   ServerRegistry,
@@ -68,8 +66,8 @@ export class McpHost implements vscode.Disposable {
     ui: HostUi,
   ) {
     this.secrets = new Secrets(context.secrets, ui);
-    this.logs = new ServerLogs(this.secrets.redactor);
-    this.trace = new ProtocolTrace(traceLevel, this.secrets.redactor);
+    this.logs = new ServerLogs(this.secrets);
+    this.trace = new ProtocolTrace(traceLevel, this.secrets);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
     this.sampling = new SamplingService(context.workspaceState, this.logs, ui);
     this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event, ui);
@@ -188,14 +186,7 @@ export class McpHost implements vscode.Disposable {
     if (!this.isAllowedByTrust(def)) throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const folder = folderFor(def);
     if (this.consent.needsConsent(def)) await this.waitingFor(def.name, () => this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined));
-    const resolved = await resolveVariables(def, {
-      workspaceFolder: folder?.uri.fsPath,
-      userHome: os.homedir(),
-      env: process.env,
-      input: (id) => this.waitingFor(def.name, () => this.secrets.input(def, id)),
-    });
-    this.secrets.resolved(def, resolved, process.env);
-    return resolved;
+    return this.secrets.resolve(def, folder?.uri.fsPath, (ask) => this.waitingFor(def.name, ask));
   }
 
   /** Marks the server as waiting for the person while `ask` runs, for the tree to say so. */
@@ -228,7 +219,7 @@ export class McpHost implements vscode.Disposable {
   authFor(server: string): LazyOAuth {
     let provider = this.auth.get(server);
     if (!provider) {
-      provider = new LazyOAuth(() => loadOAuth().createOAuthProvider(server, this.context.secrets, (m) => this.logs.channel(server).info(`[auth] ${m}`)));
+      provider = new LazyOAuth(() => loadOAuth().createOAuthProvider(server, this.secrets.storage, (m) => this.logs.channel(server).info(`[auth] ${m}`)));
       this.auth.set(server, provider);
     }
     return provider;

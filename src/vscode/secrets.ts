@@ -1,34 +1,53 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import { decodeStoredInput, definitionIdentity, encodeStoredInput, McpError, Redactor, secretValuesOf, type InputDefinition, type ServerDefinition } from '../core';
+import * as os from 'node:os';
+import { decodeStoredInput, definitionIdentity, encodeStoredInput, McpError, Redactor, resolveVariables, secretValuesOf, type InputDefinition, type ServerDefinition } from '../core';
 import { inputDefinitionFor } from './settings';
 import type { HostUi } from './ui';
 
 export type ReuseAnswer = 'allow' | 'new' | 'cancel';
 
+/** What every log and trace writer, and every message shown to the person, asks before writing. */
+export interface Redaction {
+  redact(text: string): string;
+}
+
 /**
- * Everything secret in one place: asking for `${input:ID}` values, keeping them in the secret
- * storage with the definition they were given to, and the one Redactor every log and trace
- * writer uses.
+ * Everything secret in one place: resolving a definition's `${…}` variables, asking for
+ * `${input:ID}` values, keeping them in the secret storage with the definition they were given to
+ * (and handing that storage to OAuth for its tokens), and the one Redactor that every log and
+ * trace writer and every error shown asks through `redact`.
  *
  * `mcpHost.input.<ID>` holds the value, the definition that first asked (scope, workspace or
  * folder, name) and the definitions the person let use it too. Another definition asks first:
  * Allow (remembered), Enter a New Value (kept for that definition only, under
  * `mcpHost.input.<ID>@<hash>`), or Cancel (the server does not start).
  */
-export class Secrets {
-  readonly redactor = new Redactor();
+export class Secrets implements Redaction {
+  private readonly redactor = new Redactor();
 
   constructor(
-    private readonly storage: vscode.SecretStorage,
+    /** Also where OAuth keeps its tokens (`../auth/oauth.ts`). */
+    readonly storage: vscode.SecretStorage,
     private readonly ui: HostUi,
   ) {}
+
+  /**
+   * `def` with its `${…}` variables resolved for `workspaceFolder`; each `${input:}` is asked for
+   * through `ask` (which lets the host show the server as waiting), and every secret value it
+   * resolved to joins the redactor before the definition goes anywhere.
+   */
+  async resolve(def: ServerDefinition, workspaceFolder: string | undefined, ask: (question: () => Promise<string>) => Promise<string>): Promise<ServerDefinition> {
+    const resolved = await resolveVariables(def, { workspaceFolder, userHome: os.homedir(), env: process.env, input: (id) => ask(() => this.input(def, id)) });
+    for (const v of secretValuesOf(def, resolved, process.env)) this.redactor.add(v);
+    return resolved;
+  }
 
   /** Servers starting together ask for one ID one after the other, so the first answer is kept. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
   /** The value of `${input:id}` for `def`, asked for or reused only as described above. */
-  input(def: ServerDefinition, id: string): Promise<string> {
+  private input(def: ServerDefinition, id: string): Promise<string> {
     const run = (this.queues.get(id) ?? Promise.resolve()).catch(() => undefined).then(() => this.inputNow(def, id));
     this.queues.set(id, run);
     void run.finally(() => this.queues.get(id) === run && this.queues.delete(id)).catch(() => undefined);
@@ -65,11 +84,6 @@ export class Secrets {
     const value = await this.ask(def, id);
     await this.storage.store(ownKey, value);
     return this.known(value);
-  }
-
-  /** After `${…}` resolution: header and env values that carry secrets join the redactor. */
-  resolved(raw: ServerDefinition, resolved: ServerDefinition, env: Record<string, string | undefined>): void {
-    for (const v of secretValuesOf(raw, resolved, env)) this.redactor.add(v);
   }
 
   redact(text: string): string {
