@@ -14,7 +14,7 @@ export interface McpHostApi {
    * blocks, nor entries with errors.
    */
   servers(): ServerStatus[];
-  /** A server was added or removed, or its state changed. */
+  /** Fires when a server was added or removed or its state changed, and on other changes of the host: read `servers()` again. */
   readonly onDidChangeServers: vscode.Event<void>;
 }
 
