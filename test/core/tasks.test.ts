@@ -308,6 +308,25 @@ describe('tasks: the cases of the task fixture server', function () {
     assert.equal(outcome.task?.statusMessage, 'it broke');
   });
 
+  it("progress the server sends during the task, with the call's token, reaches the caller until the task ends", async () => {
+    const t = await connect(taskServer('tasks'));
+    const seen: string[] = [];
+    let taskCreated = false;
+    const outcome = await t.client.callTool(
+      'reports-progress',
+      {},
+      {
+        onTaskStatus: () => void (taskCreated = true),
+        onProgress: (p) => void seen.push(`${taskCreated ? 'task' : 'call'}: ${p.progress}/${p.total} ${p.message}`),
+      },
+    );
+    assert.equal(outcome.task?.status, 'completed');
+    // All of it arrives after tools/call was answered with the task, when the call's own request is over.
+    assert.deepEqual(seen, ['task: 1/3 step 1 of 3', 'task: 2/3 step 2 of 3', 'task: 3/3 step 3 of 3']);
+    await t.waitForLog(() => !!sentCall(t, 'reports-progress'));
+    assert.match(sentCall(t, 'reports-progress')!, /"_meta":\{"progressToken":"task-progress-\d+"\}/);
+  });
+
   it('a task whose ttl runs out before it ends is lost, not waited on forever', async () => {
     const t = await connect(taskServer('tasks'));
     await assert.rejects(t.client.callTool('short-ttl', {}), (e: Error) => isTaskLost(e) && /ttl of 300 ms/.test(e.message));
