@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
-import { registerCommands, trackContextKeys } from './vscode/commands';
+import { registerCommands, serverPickItems, trackContextKeys } from './vscode/commands';
 import { DocumentActions } from './vscode/documentActions';
 import { McpHost } from './vscode/host';
 import { OutputDocuments } from './vscode/outputDocuments';
-import { PromptActions } from './vscode/prompts/getPrompt';
+import { PromptActions, promptPickItems } from './vscode/prompts/getPrompt';
 import { ResourceFileSystem } from './vscode/resources/provider';
+import { resourcePickItems } from './vscode/resources/readResource';
 import { ServerSetup } from './vscode/setup/serverSetup';
-import { ToolCalls } from './vscode/tools/callTool';
+import { ToolCalls, toolPickItems } from './vscode/tools/callTool';
 import { Views } from './vscode/ids';
 import { createStatusBar } from './vscode/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
@@ -29,6 +30,13 @@ export interface McpHostTestSeam {
   setup: ServerSetup;
   /** Every question the extension asks; tests replace its methods to answer. */
   ui: HostUi;
+  /** The palette pickers' items (labels, icons) as the person gets them. */
+  pickItems: {
+    tools: () => ReturnType<typeof toolPickItems>;
+    prompts: () => ReturnType<typeof promptPickItems>;
+    resources: () => ReturnType<typeof resourcePickItems>;
+    servers: () => ReturnType<typeof serverPickItems>;
+  };
 }
 
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
@@ -61,7 +69,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   // Servers start after this returns (reload is not awaited): activation never waits for them.
   log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
-  const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui };
+  const servers = () => host?.servers ?? [];
+  const pickItems = {
+    tools: () => toolPickItems(servers()),
+    prompts: () => promptPickItems(servers()),
+    resources: () => resourcePickItems(servers()),
+    servers: () => serverPickItems(servers()),
+  };
+  const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui, pickItems };
   return extensionExports(createApi(host), internals, process.env);
 }
 
