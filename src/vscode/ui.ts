@@ -1,4 +1,4 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { CreateMessageParams, InputDefinition, LaunchSummary, Tool } from '../core';
 import { askWithModal, type ConsentAnswer } from './consent';
 import type { DocumentActions } from './documentActions';
@@ -6,7 +6,7 @@ import { QuickInputUi, type ElicitationUi } from './elicitation/ui';
 import { askConsent, pickModelWithQuickPick, reviewInEditor, type SamplingDecision } from './sampling/prompts';
 import { askToReuse, askWithInputBox, type ReuseAnswer } from './secrets';
 import { windowUi, type SetupUi } from './setup/ui';
-import { confirmWithModal } from './tools/callTool';
+import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
 
 export type ToolConfirmation = 'once' | 'always' | 'cancel';
 
@@ -25,6 +25,10 @@ export interface HostUi {
   allowInputReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer>;
   /** Running a tool that is not (trusted to be) read-only. */
   confirmTool(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean): Promise<ToolConfirmation>;
+  /** The progress notification's Cancel, for a call that runs as a task: cancel it, or let it run on. */
+  cancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'>;
+  /** How a call's ending is told, with actions such as Open Result; the action chosen. */
+  announceCall(severity: 'info' | 'error', message: string, ...actions: string[]): Thenable<string | undefined>;
   /** A server's `sampling/createMessage`, as it will be sent. */
   allowSampling(server: string, params: CreateMessageParams): Promise<SamplingDecision>;
   /** Several allowed models fit the request equally well. */
@@ -44,6 +48,8 @@ export function createWindowUi(documentActions: DocumentActions): HostUi {
     askInput: askWithInputBox,
     allowInputReuse: askToReuse,
     confirmTool: confirmWithModal,
+    cancelOrBackground: askCancelOrBackground,
+    announceCall: (severity, message, ...actions) => (severity === 'error' ? vscode.window.showErrorMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions)),
     allowSampling: askConsent,
     pickSamplingModel: pickModelWithQuickPick,
     reviewSampling: (server, params) => reviewInEditor(documentActions, server, params),

@@ -20,7 +20,7 @@ describe('tasks in a real VS Code', function () {
   });
   afterEach(async () => {
     const a = await api();
-    a.tools.announce = (severity, message, ...actions) => (severity === 'error' ? vscode.window.showErrorMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions));
+    a.ui.announceCall = (severity, message, ...actions) => (severity === 'error' ? vscode.window.showErrorMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions));
   });
   after(async () => setServers(undefined));
 
@@ -37,7 +37,7 @@ describe('tasks in a real VS Code', function () {
     const told: Array<{ severity: string; message: string; actions: string[] }> = [];
     let release: (answer: string | undefined) => void = () => {};
     const answered = new Promise<string | undefined>((resolve) => (release = resolve));
-    a.tools.announce = (severity, message, ...actions) => {
+    a.ui.announceCall = (severity, message, ...actions) => {
       told.push({ severity, message, actions });
       return answered;
     };

@@ -57,11 +57,6 @@ export class ToolCalls implements vscode.Disposable {
   readonly history: CallRecord[] = [];
   /** Calls that run as tasks, for the tree's "Tasks" group. */
   readonly tasks = new ToolTasks();
-  /** Replaceable so tests can answer the question the progress notification's Cancel asks of a task. */
-  askCancelOrBackground: (server: string, tool: Tool) => Promise<'cancel' | 'background'> = askCancelOrBackground;
-  /** How a call's ending is told (with actions such as Open Result); replaceable so tests can read and answer it. */
-  announce: (severity: 'info' | 'error', message: string, ...actions: string[]) => Thenable<string | undefined> = (severity, message, ...actions) =>
-    severity === 'error' ? vscode.window.showErrorMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions);
 
   constructor(
     private readonly host: McpHost,
@@ -192,7 +187,7 @@ export class ToolCalls implements vscode.Disposable {
    */
   private async cancelRequested(server: ServerHandle, tool: Tool, call: RunningCall): Promise<void> {
     if (!call.taskId || call.record.outcome !== undefined) return call.controller.abort();
-    const choice = await this.askCancelOrBackground(server.name, tool);
+    const choice = await this.ui.cancelOrBackground(server.name, tool);
     if (call.record.outcome !== undefined) return;
     if (choice === 'cancel') call.controller.abort();
     else this.toBackground(server, call);
@@ -215,18 +210,18 @@ export class ToolCalls implements vscode.Disposable {
       if (pick === action) void vscode.window.showTextDocument(doc, { preview: false });
     };
     if (outcome.task?.status === 'failed' && !outcome.result.isError) {
-      void this.announce('error', vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
+      void this.ui.announceCall('error', vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
     }
     if (outcome.result.isError) {
       const first = outcome.result.content.find((c) => c.type === 'text');
       const details = vscode.l10n.t('Show Details');
-      void this.announce('error', vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? neutraliseLinks(first.text) : vscode.l10n.t('the tool reported an error')), details).then((pick) =>
-        open(pick, details),
-      );
+      void this.ui
+        .announceCall('error', vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? neutraliseLinks(first.text) : vscode.l10n.t('the tool reported an error')), details)
+        .then((pick) => open(pick, details));
     } else if (call.record.background) {
       // The person moved on: the result waits for them rather than taking the editor.
       const action = vscode.l10n.t('Open Result');
-      void this.announce('info', vscode.l10n.t('MCP Host: {0} finished in the background.', tool.name), action).then((pick) => open(pick, action));
+      void this.ui.announceCall('info', vscode.l10n.t('MCP Host: {0} finished in the background.', tool.name), action).then((pick) => open(pick, action));
     } else {
       await vscode.window.showTextDocument(doc, { preview: false });
     }
@@ -236,9 +231,9 @@ export class ToolCalls implements vscode.Disposable {
   private reportFailure(tool: Tool, e: McpError, aborted: boolean): void {
     // A -32042 was handled by the host's urlElicitationRequired (consent, wait, retry); it ends here only when the person stopped.
     const taskEnding = aborted ? undefined : taskFailureMessage(tool.name, e);
-    if (taskEnding) void this.announce('error', this.host.redact(taskEnding));
-    else if (aborted) void this.announce('info', vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
-    else void this.announce('error', vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
+    if (taskEnding) void this.ui.announceCall('error', this.host.redact(taskEnding));
+    else if (aborted) void this.ui.announceCall('info', vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
+    else void this.ui.announceCall('error', vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
   }
 
   private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<boolean> {
@@ -327,7 +322,8 @@ export async function confirmWithModal(server: string, tool: Tool, args: Record<
   return pick === once ? 'once' : pick === always ? 'always' : 'cancel';
 }
 
-async function askCancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'> {
+/** The default `HostUi.cancelOrBackground`. */
+export async function askCancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'> {
   const cancel = vscode.l10n.t('Cancel Task');
   const background = vscode.l10n.t('Run in Background');
   const pick = await vscode.window.showWarningMessage(
