@@ -18,7 +18,9 @@ async function startResearchAndCancel(page, topic) {
   // The task runs about four seconds; its status message shows in the notification.
   const progress = page.locator(TOAST, { hasText: 'Simulate Research Query' }).filter({ hasText: /working/ });
   await progress.waitFor({ timeout: 30_000 });
-  await progress.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
+  // The status message changes every second or so and the toast moves with it: under load it is never
+  // "stable" for Playwright's click before the task ends, so the click is dispatched to the button itself.
+  await progress.locator('.monaco-button', { hasText: /^Cancel$/ }).dispatchEvent('click');
   return dialog(page, 'Cancel the task of simulate-research-query');
 }
 
