@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { checkJsonArguments, isToolOffered, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, type ServerHandle, type Tool } from '../../core';
+import { checkJsonArguments, isToolOfferedToPerson, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, type ServerHandle, type Tool } from '../../core';
 import { knownIcon } from '../icons';
 import type { DocumentActions } from '../documentActions';
 import type { McpHost } from '../host';
@@ -48,7 +48,7 @@ export class ToolCalls implements vscode.Disposable {
     const items = this.host.servers.flatMap((server) =>
       server.client
         ? server.tools
-            .filter((t) => isToolOffered(server.definition, t.name))
+            .filter((t) => isToolOfferedToPerson(server.definition, t))
             .map((tool) => ({
               label: `${server.name} › ${titleAndName(tool).label}`,
               iconPath: knownIcon(tool.icons),
