@@ -11,6 +11,7 @@ import { Views } from './vscode/ids';
 import { createStatusBar } from './vscode/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
 import { ServerIcons } from './vscode/icons';
+import { AppPanels } from './vscode/apps/appPanels';
 
 let host: McpHost | undefined;
 
@@ -22,6 +23,7 @@ export interface McpHostApi {
   prompts: PromptActions;
   docs: OutputDocuments;
   setup: ServerSetup;
+  apps: AppPanels;
 }
 
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
@@ -36,6 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const tree = new ServersTreeProvider(host, tools.tasks, icons);
   const prompts = new PromptActions(host, output.docs);
   const setup = new ServerSetup(host, log);
+  const apps = new AppPanels(host, tools, log);
   context.subscriptions.push(
     log,
     documentActions,
@@ -49,11 +52,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     createStatusBar(host),
     ...registerCommands(host, log, tools, prompts, output.docs, setup),
     trackContextKeys(host),
+    apps,
+    ...apps.commands(),
   );
   // Servers start after this returns (reload is not awaited): activation never waits for them.
   log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
-  return { host, tree, tools, prompts, docs: output.docs, setup };
+  return { host, tree, tools, prompts, docs: output.docs, setup, apps };
 }
 
 /** Stops every server and its process tree; VS Code waits for the promise (within 5 s). */

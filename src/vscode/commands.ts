@@ -120,7 +120,7 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
       const pick = await vscode.window.showQuickPick(
         tools.history.map((r) => ({
           label: `${r.server} › ${r.tool}`,
-          description: `${new Date(r.at).toLocaleTimeString()} · ${outcomeLabel(r.outcome)}`,
+          description: [new Date(r.at).toLocaleTimeString(), outcomeLabel(r.outcome), r.by === 'app' ? vscode.l10n.t('by the app') : ''].filter(Boolean).join(' · '),
           detail: JSON.stringify(r.args),
           record: r,
         })),

@@ -1,5 +1,18 @@
 import * as vscode from 'vscode';
-import { checkJsonArguments, isToolOfferedToPerson, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, type ServerHandle, type Tool } from '../../core';
+import {
+  checkJsonArguments,
+  isToolForApp,
+  isToolOffered,
+  isToolOfferedToPerson,
+  McpError,
+  neutraliseLinks,
+  templateArguments,
+  titleAndName,
+  renderToolResult,
+  type CallToolResult,
+  type ServerHandle,
+  type Tool,
+} from '../../core';
 import { knownIcon } from '../icons';
 import type { DocumentActions } from '../documentActions';
 import type { McpHost } from '../host';
@@ -16,6 +29,8 @@ export interface CallRecord {
   args: Record<string, unknown>;
   at: number;
   outcome?: 'ok' | 'isError' | 'failed' | 'cancelled';
+  /** Set when an MCP App made the call, not the person. */
+  by?: 'app';
 }
 
 const ALWAYS_KEY = 'mcpHost.alwaysAllowedTools';
@@ -32,6 +47,8 @@ export class ToolCalls implements vscode.Disposable {
   readonly history: CallRecord[] = [];
   /** Calls that run as tasks, for the tree's "Tasks" group. */
   readonly tasks = new ToolTasks();
+  /** Told after each call from the editor ends with a result (MCP Apps open theirs, ../apps/appPanels.ts). */
+  afterCall: ((server: ServerHandle, tool: Tool, args: Record<string, unknown>, result: CallToolResult) => void) | undefined;
   /** Replaceable so tests can answer the confirmation without a modal. */
   confirm: (server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean) => Promise<'once' | 'always' | 'cancel'> = confirmWithModal;
 
@@ -137,6 +154,7 @@ export class ToolCalls implements vscode.Disposable {
         if (taskId) this.tasks.end(server.name, taskId);
         const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
         const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
+        this.afterCall?.(server, tool, args, outcome.result);
         if (outcome.task?.status === 'failed' && !outcome.result.isError) {
           void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
         }
@@ -164,6 +182,33 @@ export class ToolCalls implements vscode.Disposable {
       }
     });
     return record;
+  }
+
+  /**
+   * A tools/call an MCP App makes: the same allow/deny, argument check and confirmation as the
+   * person's own, in the history marked "by the app". Throws (the app gets the error) when refused.
+   */
+  async callForApp(server: ServerHandle, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const client = server.client;
+    if (!client) throw McpError.connectionClosed(`${server.name} is not running`);
+    const tool = server.tools.find((t) => t.name === name);
+    if (!tool) throw McpError.invalidParams(`${server.name} has no tool ${name}`);
+    if (!isToolOffered(server.definition, name)) throw McpError.invalidRequest(`${name} is not allowed by this server's tools.allow / tools.deny`);
+    if (!isToolForApp(tool)) throw McpError.invalidRequest(`${name} is not for apps (its visibility is model-only)`);
+    const check = client.checkToolArguments(tool, args);
+    if (!check.ok && !check.message.startsWith('the schema cannot be used')) throw McpError.invalidParams(`invalid arguments for ${name}: ${check.message}`);
+    if (!(await this.mayRun(server, tool, args))) throw McpError.invalidRequest(`the person did not allow ${name}`);
+    const record: CallRecord = { server: server.name, tool: name, args, at: Date.now(), by: 'app' };
+    this.history.unshift(record);
+    this.history.splice(HISTORY_SIZE);
+    try {
+      const outcome = await client.callTool(name, args, { timeoutMs: INTERACTIVE_IDLE_MS, resetTimeoutOnProgress: true, maxTotalTimeoutMs: MAX_CALL_MS });
+      record.outcome = outcome.result.isError ? 'isError' : 'ok';
+      return outcome.result;
+    } catch (error) {
+      record.outcome = McpError.from(error).code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
+      throw error;
+    }
   }
 
   private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<boolean> {
