@@ -154,7 +154,6 @@ export class ToolCalls implements vscode.Disposable {
         if (taskId) this.tasks.end(server.name, taskId);
         const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
         const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
-        this.afterCall?.(server, tool, args, outcome.result);
         if (outcome.task?.status === 'failed' && !outcome.result.isError) {
           void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
         }
@@ -169,6 +168,7 @@ export class ToolCalls implements vscode.Disposable {
         } else {
           await vscode.window.showTextDocument(doc, { preview: false });
         }
+        this.afterCall?.(server, tool, args, outcome.result);
       } catch (error) {
         const e = McpError.from(error);
         const taskEnding = controller.signal.aborted ? undefined : taskFailureMessage(tool.name, e);
