@@ -66,7 +66,7 @@ async function setTheme(page, name) {
   await findInPalette(page, 'Preferences: Color Theme');
   // "Preferences: Browse Color Themes in Marketplace" ranks first: click ours.
   await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Preferences: Color Theme' }).filter({ hasNotText: 'Browse' }).first().click();
-  await quickInputStep(page, 'Select Color Theme');
+  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Light Modern' }).first().waitFor({ timeout: 30_000 });
   await choose(page, name);
   await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
 }
@@ -132,11 +132,11 @@ describe('MCP Apps', function () {
     assert.ok(await background(), 'the spec style variables are set from the theme');
     const dark = await background();
     try {
-      await setTheme(page, 'Default Light Modern');
+      await setTheme(page, 'Light Modern');
       await app.waitForFunction(() => document.documentElement.getAttribute('data-theme') === 'light', null, { timeout: 30_000 });
       assert.notEqual(await background(), dark);
     } finally {
-      await setTheme(page, 'Default Dark Modern');
+      await setTheme(page, 'Dark Modern');
     }
     await app.waitForFunction(() => document.documentElement.getAttribute('data-theme') === 'dark', null, { timeout: 30_000 });
   });

@@ -37,8 +37,11 @@ export class AppPanels implements vscode.Disposable {
     private readonly tools: ToolCalls,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    tools.afterCall = (server, tool, args, result) => {
-      if (appResourceUri(tool)) void this.openApp(server, tool, { args, result });
+    tools.afterCall = (server, tool, args, end) => {
+      if (!appResourceUri(tool)) return;
+      // A call that ended without a result tells an app already open (ui/notifications/tool-cancelled), and opens none.
+      if ('result' in end) void this.openApp(server, tool, { args, result: end.result });
+      else void this.open.get(`${server.name}\u0000${tool.name}`)?.deliver({ args, cancelled: end.cancelled });
     };
   }
 
@@ -85,6 +88,7 @@ export class AppPanels implements vscode.Disposable {
     const name = server.name;
     return {
       callTool: (tool, args): Promise<CallToolResult> => this.tools.callForApp(server, tool, args),
+      resources: () => ({ resources: server.resources, resourceTemplates: server.templates }),
       readResource: (uri) => {
         const client = server.client;
         if (!client) return Promise.reject(McpError.connectionClosed(`${name} is not running`));

@@ -101,6 +101,8 @@ export async function openAppPanel(o: AppPanelOptions): Promise<AppPanel> {
       .join('\n');
   bridge.oncalltool = async (params) => o.policy.callTool(params.name, (params.arguments ?? {}) as Record<string, unknown>) as never;
   bridge.onreadresource = async (params) => o.policy.readResource(params.uri) as never;
+  bridge.onlistresources = async () => ({ resources: o.policy.resources().resources }) as never;
+  bridge.onlistresourcetemplates = async () => ({ resourceTemplates: o.policy.resources().resourceTemplates }) as never;
   bridge.onopenlink = async (params) => ({ isError: !(await o.policy.openLink(params.url)) });
   bridge.ondownloadfile = async (params) => ({ isError: !(await o.policy.downloadFile(params.contents.map((c) => (c.type === 'resource' ? c.resource : { uri: c.uri, mimeType: c.mimeType })))) });
   bridge.onmessage = async (params) => (o.policy.show('message', text(params.content)), {});

@@ -1,10 +1,12 @@
 // What an app may ask of MCP Host, each answer decided by the main bundle's policy (./appPanels.ts)
 // and carried out by the lazily loaded panel (./panel.ts, dist/apps.js).
-import type { AppPermission, CallToolResult, ReadResourceResult } from '../../core';
+import type { AppPermission, CallToolResult, ReadResourceResult, Resource, ResourceTemplate } from '../../core';
 
 export interface AppPolicy {
   /** A tools/call from the app: refused (thrown) unless the person's own call would go through. */
   callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** resources/list and resources/templates/list: the app's own server's, as the view shows them. */
+  resources(): { resources: Resource[]; resourceTemplates: ResourceTemplate[] };
   /** A resources/read, sent to the app's own server only. */
   readResource(uri: string): Promise<ReadResourceResult>;
   /** ui/open-link: http(s) only, after the same consent as a URL elicitation; whether it opened. */

@@ -47,8 +47,8 @@ export class ToolCalls implements vscode.Disposable {
   readonly history: CallRecord[] = [];
   /** Calls that run as tasks, for the tree's "Tasks" group. */
   readonly tasks = new ToolTasks();
-  /** Told after each call from the editor ends with a result (MCP Apps open theirs, ../apps/appPanels.ts). */
-  afterCall: ((server: ServerHandle, tool: Tool, args: Record<string, unknown>, result: CallToolResult) => void) | undefined;
+  /** Told after each call from the editor ends with a result, or is cancelled (MCP Apps open theirs, ../apps/appPanels.ts). */
+  afterCall: ((server: ServerHandle, tool: Tool, args: Record<string, unknown>, end: { result: CallToolResult } | { cancelled: string }) => void) | undefined;
   /** Replaceable so tests can answer the confirmation without a modal. */
   confirm: (server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean) => Promise<'once' | 'always' | 'cancel'> = confirmWithModal;
 
@@ -168,11 +168,12 @@ export class ToolCalls implements vscode.Disposable {
         } else {
           await vscode.window.showTextDocument(doc, { preview: false });
         }
-        this.afterCall?.(server, tool, args, outcome.result);
+        this.afterCall?.(server, tool, args, { result: outcome.result });
       } catch (error) {
         const e = McpError.from(error);
         const taskEnding = controller.signal.aborted ? undefined : taskFailureMessage(tool.name, e);
         record.outcome = controller.signal.aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
+        this.afterCall?.(server, tool, args, { cancelled: record.outcome === 'cancelled' ? 'cancelled by the person' : e.message });
         if (taskId) this.tasks.end(server.name, taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
         // A -32042 was handled by the host's urlElicitationRequired (consent, wait, retry); it ends here only when the person stopped.
         if (taskEnding) void vscode.window.showErrorMessage(this.host.redact(taskEnding));
