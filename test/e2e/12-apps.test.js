@@ -115,6 +115,16 @@ describe('MCP Apps', function () {
     await app.waitForFunction((before) => (document.getElementById('server-time')?.textContent ?? '').trim() !== before, first, { timeout: 30_000 });
     assert.match((await shown.innerText()).trim(), /\d{4}-\d\d-\d\dT/);
 
+    // ui/message: no chat to send it to, so the person sees it, with Copy.
+    await app.locator('#send-message-btn').click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'sends a message' }).filter({ hasText: 'This is message text.' }).first().waitFor({ timeout: 30_000 });
+    // ui/open-link to a web page: the URL consent, which the person declines.
+    await app.locator('#open-link-btn').click();
+    await clickDialogButton(await dialog(page, 'wants you to open a page on modelcontextprotocol.io'), 'Decline');
+    // Focus goes back to the app's webview; the workbench is the person's again after a click on the result.
+    await page.locator('.part.editor .monaco-editor .view-lines').first().click();
+    await page.waitForTimeout(500);
+
     await runCommand(page, 'MCP Host: Show Protocol Trace');
     await waitForOutputChannel(page, 'MCP Host Trace', { text: 'tools/call' });
 
