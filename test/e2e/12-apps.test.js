@@ -11,6 +11,7 @@ const h = require('../harness/lib');
 const { ctx, QUICK_INPUT, findInPalette, startCommand, quickInputStep, choose, dialog, clickDialogButton, runCommand, waitForOutputChannel } = require('./helpers');
 
 const VANILLA = path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs');
+const BUDGET = path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-budget-allocator');
 const FIXTURE = path.join(h.REPO, 'test', 'fixtures', 'app-server.mjs');
 
 /** The frame (webview > app iframe) that has `selector`, once there is one. */
@@ -82,6 +83,7 @@ describe('MCP Apps', function () {
     original = fs.readFileSync(settingsFile, 'utf8');
     const settings = JSON.parse(original.replace(/^\s*\/\/.*$/gm, ''));
     settings['mcpHost.servers'].vanilla = { type: 'stdio', command: 'node', args: [path.join(VANILLA, 'dist', 'index.js'), '--stdio'], cwd: VANILLA };
+    settings['mcpHost.servers'].budget = { type: 'stdio', command: 'node', args: [path.join(BUDGET, 'dist', 'index.js'), '--stdio'], cwd: BUDGET };
     settings['mcpHost.servers']['apps-fixture'] = { type: 'stdio', command: 'node', args: [FIXTURE], tools: { deny: ['denied-tool'] }, trustAnnotations: true };
     fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
     await allowServers(page, Object.keys(settings['mcpHost.servers']).length);
@@ -174,5 +176,15 @@ describe('MCP Apps', function () {
     // Nothing left the sandbox: the workbench is still here, and no consent for the links was asked.
     assert.equal(await page.locator('.monaco-dialog-box').count(), 0);
     assert.ok(await page.locator('.monaco-workbench').isVisible());
+  });
+
+  it('runs a richer app, the budget allocator: its sliders and chart come from the tool result', async () => {
+    const { page } = ctx();
+    await callTool(page, 'budget', 'Get Budget Data');
+    await clickDialogButton(await dialog(page, 'Run the tool "get-budget-data"'), 'Allow Once');
+    const app = await appFrame(page, '#sliders-container');
+    await app.waitForFunction(() => document.querySelectorAll('#sliders-container > *').length > 0 && document.querySelectorAll('#budget-selector option').length > 0, null, { timeout: 30_000 });
+    assert.ok(await app.locator('#budget-chart').isVisible(), 'the chart is drawn');
+    assert.notEqual((await app.locator('#status-bar').innerText()).trim(), '');
   });
 });
