@@ -187,4 +187,20 @@ describe('MCP Apps', function () {
     assert.ok(await app.locator('#budget-chart').isVisible(), 'the chart is drawn');
     assert.notEqual((await app.locator('#status-bar').innerText()).trim(), '');
   });
+
+  it('does not offer an app-only tool in the palette', async () => {
+    const { page } = ctx();
+    await startCommand(page, 'MCP Host: Call Tool...');
+    await quickInputStep(page, 'MCP Host: Call Tool');
+    await page.locator(`${QUICK_INPUT} input`).fill('apps-fixture ›');
+    const rows = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`);
+    await rows.filter({ hasText: 'apps-fixture › echo' }).first().waitFor({ timeout: 30_000 });
+    const labels = await rows.allInnerTexts();
+    await page.keyboard.press('Escape');
+    assert.ok(
+      labels.some((l) => l.includes('model-only')),
+      labels.join(' | '),
+    );
+    assert.ok(!labels.some((l) => l.includes('app-helper')), labels.join(' | '));
+  });
 });
