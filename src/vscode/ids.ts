@@ -25,6 +25,7 @@ export const Commands = {
   resetSamplingConsent: 'mcpHost.resetSamplingConsent',
   signOut: 'mcpHost.signOut',
   cancelTask: 'mcpHost.cancelTask',
+  runTaskInBackground: 'mcpHost.runTaskInBackground',
 } as const;
 
 export const Views = {

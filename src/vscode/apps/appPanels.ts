@@ -5,6 +5,7 @@ import { appResourceUri, neutraliseLinks, uiResourcesOf, McpError, type AppPermi
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import type { ToolCalls } from '../tools/callTool';
+import type { HostUi } from '../ui';
 import type { AppPanel, AppPanelOptions } from './panel';
 import type { AppPolicy } from './policy';
 
@@ -36,6 +37,7 @@ export class AppPanels implements vscode.Disposable {
     private readonly host: McpHost,
     private readonly tools: ToolCalls,
     private readonly log: vscode.LogOutputChannel,
+    private readonly ui: HostUi,
   ) {
     tools.afterCall = (server, tool, args, end) => {
       if (!appResourceUri(tool)) return;
@@ -105,7 +107,7 @@ export class AppPanels implements vscode.Disposable {
         // Only web pages; command:, file:, vscode: and the rest are refused without asking.
         if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
         const signal = new AbortController().signal;
-        return (await this.host.elicitation.ui.openPage(name, url, vscode.l10n.t('The app of "{0}" wants to open this page.', name), signal)) === 'open';
+        return (await this.ui.elicitation.openPage(name, url, vscode.l10n.t('The app of "{0}" wants to open this page.', name), signal)) === 'open';
       },
       downloadFile: async (files) => {
         for (const file of files) {
