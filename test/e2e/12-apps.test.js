@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const h = require('../harness/lib');
-const { ctx, QUICK_INPUT, findInPalette, startCommand, quickInputStep, choose, dialog, clickDialogButton, runCommand, waitForOutputChannel } = require('./helpers');
+const { ctx, QUICK_INPUT, findInPalette, screenshot, startCommand, quickInputStep, choose, dialog, clickDialogButton, runCommand, waitForOutputChannel } = require('./helpers');
 
 const VANILLA = path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs');
 const BUDGET = path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-budget-allocator');
@@ -108,7 +108,7 @@ describe('MCP Apps', function () {
     await app.waitForFunction(() => /\d{4}-\d\d-\d\dT/.test(document.getElementById('server-time')?.textContent ?? ''), null, { timeout: 30_000 });
     const first = (await shown.innerText()).trim();
     assert.equal(await app.evaluate(() => typeof acquireVsCodeApi), 'undefined', 'no VS Code API in the app frame');
-    await page.screenshot({ path: path.join(h.REPO, 'docs', 'mcp-app.png') });
+    await screenshot(page, 'mcp-app');
 
     await page.waitForTimeout(1100); // a later second, so the new time differs
     await app.locator('#get-time-btn').click();
