@@ -12,6 +12,7 @@ import { Views } from './vscode/ids';
 import { createStatusBar } from './vscode/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
 import { ServerIcons } from './vscode/icons';
+import { AppPanels } from './vscode/apps/appPanels';
 import { createWindowUi, type HostUi } from './vscode/ui';
 import { createApi, extensionExports, type McpHostApi } from './vscode/api';
 
@@ -37,6 +38,7 @@ export interface McpHostTestSeam {
     resources: () => ReturnType<typeof resourcePickItems>;
     servers: () => ReturnType<typeof serverPickItems>;
   };
+  apps: AppPanels;
 }
 
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
@@ -52,6 +54,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const tree = new ServersTreeProvider(host, tools.tasks, icons);
   const prompts = new PromptActions(host, output.docs);
   const setup = new ServerSetup(host, log, ui);
+  const apps = new AppPanels(host, tools, log, ui);
   context.subscriptions.push(
     log,
     documentActions,
@@ -65,6 +68,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     createStatusBar(host),
     ...registerCommands(host, log, tools, prompts, output.docs, setup),
     trackContextKeys(host),
+    apps,
+    ...apps.commands(),
   );
   // Servers start after this returns (reload is not awaited): activation never waits for them.
   log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);
@@ -76,7 +81,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     resources: () => resourcePickItems(servers()),
     servers: () => serverPickItems(servers()),
   };
-  const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui, pickItems };
+  const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui, pickItems, apps };
   return extensionExports(createApi(host), internals, process.env);
 }
 

@@ -44,3 +44,6 @@ export * from './auth/clientAuth';
 export { OAuthProvider, type OAuthProviderOptions } from './auth/oauthProvider';
 export { authorizationServerMetadataUrls, resourceMatches } from './auth/discovery';
 export * from './render/icons';
+export * from './apps/toolUi';
+export * from './apps/uiResources';
+export * from './apps/csp';

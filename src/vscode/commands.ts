@@ -121,7 +121,9 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
       const pick = await vscode.window.showQuickPick(
         tools.history.map((r) => ({
           label: `${r.server} › ${r.tool}`,
-          description: [new Date(r.at).toLocaleTimeString(), outcomeLabel(r.outcome), r.background ? vscode.l10n.t('in the background') : ''].filter(Boolean).join(' · '),
+          description: [new Date(r.at).toLocaleTimeString(), outcomeLabel(r.outcome), r.background ? vscode.l10n.t('in the background') : '', r.by === 'app' ? vscode.l10n.t('by the app') : '']
+            .filter(Boolean)
+            .join(' · '),
           detail: JSON.stringify(r.args),
           record: r,
         })),

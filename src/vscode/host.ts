@@ -7,6 +7,7 @@ import {
   ServerRegistry,
   StdioTransport,
   stdioParamsFor,
+  uiExtensionCapability,
   DEFAULT_RESTART_POLICY,
   type AuthChallenge,
   type DefinitionDiagnostic,
@@ -163,6 +164,8 @@ export class McpHost implements vscode.Disposable {
         // sampling.tools only where this VS Code's language model API can call tools.
         samplingTools: hasToolCalling(),
         elicitationModes: ['form', 'url'],
+        // MCP Apps: a tool's ui:// interface opens in a sandboxed panel (../apps/).
+        extensions: uiExtensionCapability(),
       }),
       clientInfo: { name: 'mcp-host', title: 'MCP Host', version: String(this.context.extension.packageJSON.version ?? '0.0.0') },
     };

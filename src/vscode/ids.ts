@@ -14,6 +14,7 @@ export const Commands = {
   refresh: 'mcpHost.refresh',
   showLog: 'mcpHost.showLog',
   callTool: 'mcpHost.callTool',
+  openApp: 'mcpHost.openApp',
   rerunLastToolCall: 'mcpHost.rerunLastToolCall',
   showCallHistory: 'mcpHost.showCallHistory',
   readResource: 'mcpHost.readResource',

@@ -32,6 +32,8 @@ const MAX_VSIX_BYTES = 1_000_000;
 // The next cut is to load the Import flow and the elicitation forms lazily, as OAuth is.
 const MAX_BUNDLE_BYTES = 420_000;
 const MAX_AUTH_BUNDLE_BYTES = 60_000;
+// MCP Apps: the SDK's AppBridge brings its MCP SDK and zod (about 800 KB); loaded on the first app only.
+const MAX_APPS_BUNDLE_BYTES = 900_000;
 const repo = path.resolve(__dirname, '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 // vsce adds its own manifest files and renames these three.
@@ -119,6 +121,15 @@ describe('VSIX package', function () {
     assert.doesNotMatch(main, /oauth-authorization-server/, 'the OAuth code is not in the main bundle as well');
   });
 
+  it(`keeps MCP Apps (the SDK's AppBridge) in a bundle of its own, loaded on the first app (under ${MAX_APPS_BUNDLE_BYTES / 1000} KB)`, () => {
+    const apps = files.get('extension/dist/apps.js');
+    assert.ok(apps, 'dist/apps.js is not in the package');
+    assert.ok(apps.length < MAX_APPS_BUNDLE_BYTES, `dist/apps.js is ${apps.length} bytes`);
+    assert.match(apps.toString('utf8'), /ui\/notifications\/tool-input/);
+    const main = files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!.toString('utf8');
+    assert.doesNotMatch(main, /ui\/notifications\/tool-input/, 'the AppBridge is not in the main bundle as well');
+  });
+
   it('holds exactly what .vscodeignore allows, each allowed entry at least once', () => {
     const patterns = allowlist();
     const names = [...files.keys()]
@@ -190,6 +201,7 @@ describe('VSIX package', function () {
     fs.writeFileSync(path.join(dir, 'extension.js'), files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!);
     // OAuth is a bundle of its own, required on first use by an HTTP server.
     fs.writeFileSync(path.join(dir, 'auth.js'), files.get('extension/dist/auth.js')!);
+    fs.writeFileSync(path.join(dir, 'apps.js'), files.get('extension/dist/apps.js')!);
     // A stand-in for the editor API: any property, call or `new` gives the stand-in again.
     fs.writeFileSync(
       path.join(dir, 'node_modules', 'vscode', 'index.js'),
@@ -202,14 +214,16 @@ describe('VSIX package', function () {
       'Module._load = function (request, ...rest) { seen.add(request); return load.call(this, request, ...rest); };',
       'const ext = require("./extension.js");',
       'const auth = require("./auth.js");',
-      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), requested: [...seen] }));',
+      'const apps = require("./apps.js");',
+      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), appsExports: Object.keys(apps), requested: [...seen] }));',
     ].join('\n');
     const out = execFileSync(process.execPath, ['-e', probe], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_PATH: '', NODE_OPTIONS: '' } });
-    const { exports, authExports, requested } = JSON.parse(out.trim().split('\n').pop()!) as { exports: string[]; authExports: string[]; requested: string[] };
+    const { exports, authExports, appsExports, requested } = JSON.parse(out.trim().split('\n').pop()!) as { exports: string[]; authExports: string[]; appsExports: string[]; requested: string[] };
     assert.ok(exports.includes('activate'), `exports: ${exports.join(', ')}`);
     assert.deepEqual(authExports, ['createOAuthProvider']);
+    assert.deepEqual(appsExports, ['openAppPanel']);
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-    const outside = requested.filter((r) => !['./extension.js', './auth.js', 'vscode'].includes(r) && !builtins.has(r));
+    const outside = requested.filter((r) => !['./extension.js', './auth.js', './apps.js', 'vscode'].includes(r) && !builtins.has(r));
     assert.deepEqual(outside, [], 'modules the bundle loads from outside itself');
   });
 });

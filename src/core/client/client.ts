@@ -47,6 +47,8 @@ export interface ClientHandlers {
    * 'retry' sends the same request again. `wait` tells which pages the server has reported
    * complete (`notifications/elicitation/complete`). Without this handler the error is thrown.
    */
+  /** Protocol extensions the host implements, declared as `capabilities.extensions` (MCP Apps: see ../apps/toolUi.ts). */
+  extensions?: Record<string, object>;
   urlElicitationRequired?(pages: UrlElicitation[], wait: ElicitationWait, request: { method: string; params?: Record<string, unknown> }, signal: AbortSignal): Promise<'retry' | 'stop'>;
 }
 
@@ -165,6 +167,7 @@ export class McpClient {
     if (h.listRoots) caps.roots = { listChanged: true };
     if (h.createMessage) caps.sampling = h.samplingTools ? { tools: {} } : {};
     if (h.elicit) caps.elicitation = Object.fromEntries((h.elicitationModes ?? ['form']).map((m) => [m, {}]));
+    if (h.extensions && Object.keys(h.extensions).length) caps.extensions = h.extensions;
     // The server's requests we can run as tasks are exactly the ones we answer at all.
     if (h.createMessage || h.elicit) {
       caps.tasks = {

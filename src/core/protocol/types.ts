@@ -39,6 +39,8 @@ export interface ClientCapabilities {
   elicitation?: { form?: object; url?: object };
   tasks?: ClientTasksCapability;
   experimental?: Record<string, object>;
+  /** Protocol extensions by id (SEP-1724), e.g. `io.modelcontextprotocol/ui` for MCP Apps. */
+  extensions?: Record<string, object>;
   [key: string]: unknown;
 }
 

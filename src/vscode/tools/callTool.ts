@@ -1,5 +1,20 @@
 import * as vscode from 'vscode';
-import { checkJsonArguments, isToolOffered, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, type McpClient, type ServerHandle, type Tool, type ToolCallOutcome } from '../../core';
+import {
+  checkJsonArguments,
+  isToolForApp,
+  isToolOffered,
+  isToolOfferedToPerson,
+  McpError,
+  neutraliseLinks,
+  templateArguments,
+  titleAndName,
+  renderToolResult,
+  type CallToolResult,
+  type McpClient,
+  type ServerHandle,
+  type Tool,
+  type ToolCallOutcome,
+} from '../../core';
 import { knownIcon, warmIcons } from '../icons';
 import type { DocumentActions } from '../documentActions';
 import type { McpHost } from '../host';
@@ -17,6 +32,8 @@ export interface CallRecord {
   args: Record<string, unknown>;
   at: number;
   outcome?: 'ok' | 'isError' | 'failed' | 'cancelled';
+  /** Set when an MCP App made the call, not the person. */
+  by?: 'app';
   /** Set when the person sent the call (a task) to the background. */
   background?: boolean;
 }
@@ -57,6 +74,8 @@ export class ToolCalls implements vscode.Disposable {
   readonly history: CallRecord[] = [];
   /** Calls that run as tasks, for the tree's "Tasks" group. */
   readonly tasks = new ToolTasks();
+  /** Told after each call from the editor ends with a result, or is cancelled (MCP Apps open theirs, ../apps/appPanels.ts). */
+  afterCall: ((server: ServerHandle, tool: Tool, args: Record<string, unknown>, end: { result: CallToolResult } | { cancelled: string }) => void) | undefined;
 
   constructor(
     private readonly host: McpHost,
@@ -130,12 +149,41 @@ export class ToolCalls implements vscode.Disposable {
     call.progress = undefined;
     if (end.kind === 'error') {
       this.reportFailure(tool, end.error, end.aborted);
+      this.afterCall?.(server, tool, args, { cancelled: record.outcome === 'cancelled' ? 'cancelled by the person' : end.error.message });
       return record;
     }
     const doc = this.renderResult(server, tool, args, end.outcome);
     // The result is rendered: what follows a call (such as a tool's own interface) hooks in here.
     await this.reportResult(tool, call, end.outcome, doc);
+    this.afterCall?.(server, tool, args, { result: end.outcome.result });
     return record;
+  }
+
+  /**
+   * A tools/call an MCP App makes: the same allow/deny, argument check and confirmation as the
+   * person's own, in the history marked "by the app". Throws (the app gets the error) when refused.
+   */
+  async callForApp(server: ServerHandle, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const client = server.client;
+    if (!client) throw McpError.connectionClosed(`${server.name} is not running`);
+    const tool = server.tools.find((t) => t.name === name);
+    if (!tool) throw McpError.invalidParams(`${server.name} has no tool ${name}`);
+    if (!isToolOffered(server.definition, name)) throw McpError.invalidRequest(`${name} is not allowed by this server's tools.allow / tools.deny`);
+    if (!isToolForApp(tool)) throw McpError.invalidRequest(`${name} is not for apps (its visibility is model-only)`);
+    const check = client.checkToolArguments(tool, args);
+    if (!check.ok && !check.message.startsWith('the schema cannot be used')) throw McpError.invalidParams(`invalid arguments for ${name}: ${check.message}`);
+    if (!(await this.mayRun(server, tool, args))) throw McpError.invalidRequest(`the person did not allow ${name}`);
+    const record: CallRecord = { server: server.name, tool: name, args, at: Date.now(), by: 'app' };
+    this.history.unshift(record);
+    this.history.splice(HISTORY_SIZE);
+    try {
+      const outcome = await client.callTool(name, args, { timeoutMs: INTERACTIVE_IDLE_MS, resetTimeoutOnProgress: true, maxTotalTimeoutMs: MAX_CALL_MS });
+      record.outcome = outcome.result.isError ? 'isError' : 'ok';
+      return outcome.result;
+    } catch (error) {
+      record.outcome = McpError.from(error).code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
+      throw error;
+    }
   }
 
   /** Runs the call to its end; the progress and task statuses go to the notification (while there is one) and the tree. */
@@ -291,7 +339,7 @@ export class ToolCalls implements vscode.Disposable {
 
 /** The Call Tool picker's items: every offered tool of every running server, with its icon where the server gives one. */
 export async function toolPickItems(servers: readonly ServerHandle[]): Promise<Array<vscode.QuickPickItem & { server: ServerHandle; tool: Tool }>> {
-  const offered = servers.flatMap((server) => (server.client ? server.tools.filter((t) => isToolOffered(server.definition, t.name)).map((tool) => ({ server, tool })) : []));
+  const offered = servers.flatMap((server) => (server.client ? server.tools.filter((t) => isToolOfferedToPerson(server.definition, t)).map((tool) => ({ server, tool })) : []));
   await warmIcons(offered.map(({ tool }) => tool.icons));
   return offered.map(({ server, tool }) => ({
     label: `${server.name} › ${titleAndName(tool).label}`,

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { assertNever, inline, isToolOffered, titleAndName, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
+import { appResourceUri, assertNever, inline, isToolOfferedToPerson, titleAndName, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import type { ServerIcons } from '../icons';
@@ -56,7 +56,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const s = node.server;
         switch (node.group) {
           case 'tools':
-            return s.tools.filter((t) => isToolOffered(s.definition, t.name)).map((tool): TreeNode => ({ kind: 'tool', server: s, tool }));
+            return s.tools.filter((t) => isToolOfferedToPerson(s.definition, t)).map((tool): TreeNode => ({ kind: 'tool', server: s, tool }));
           case 'prompts':
             return s.prompts.map((prompt): TreeNode => ({ kind: 'prompt', server: s, prompt }));
           case 'resources':
@@ -124,7 +124,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         item.description = [shown.name, hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
         item.tooltip = new vscode.MarkdownString(`**${t.name}**${hints.length ? ` _(${hints.join(', ')})_` : ''}\n\n${t.description ?? ''}`);
         item.iconPath = this.icons?.iconPath(t.icons) ?? new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
-        item.contextValue = 'tool';
+        // "toolWithApp" adds Open App to the menu.
+        item.contextValue = appResourceUri(t) ? 'toolWithApp' : 'tool';
         item.command = { command: Commands.callTool, title: vscode.l10n.t('Call Tool'), arguments: [node] };
         item.id = `${node.server.name}/tools/${t.name}`;
         return item;
@@ -249,7 +250,7 @@ export function describeServer(server: ServerHandle): string {
     case 'running': {
       const c = server.client;
       const parts = [stateLabel('running'), c?.protocolVersion ?? ''];
-      if (c?.serverCapabilities?.tools) parts.push(vscode.l10n.t('{0} tools', server.tools.filter((t) => isToolOffered(server.definition, t.name)).length));
+      if (c?.serverCapabilities?.tools) parts.push(vscode.l10n.t('{0} tools', server.tools.filter((t) => isToolOfferedToPerson(server.definition, t)).length));
       return parts.filter(Boolean).join(' · ');
     }
     case 'error':

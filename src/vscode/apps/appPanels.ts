@@ -1,0 +1,167 @@
+// MCP Apps in the editor: which tool calls open an app, the policy every request of an app goes
+// through, and the lazy load of dist/apps.js (the SDK's AppBridge and the panel, ./panel.ts).
+import * as vscode from 'vscode';
+import { appResourceUri, neutraliseLinks, uiResourcesOf, McpError, type AppPermission, type CallToolResult, type ServerHandle, type Tool } from '../../core';
+import type { McpHost } from '../host';
+import { Commands } from '../ids';
+import type { ToolCalls } from '../tools/callTool';
+import type { HostUi } from '../ui';
+import type { AppPanel, AppPanelOptions } from './panel';
+import type { AppPolicy } from './policy';
+
+type PanelModule = typeof import('./panel');
+
+/** The questions the app policy asks the person; replaceable so tests can answer (the lead folds this into HostUi). */
+export interface AppPrompts {
+  grant(server: string, asked: AppPermission[]): Promise<AppPermission[]>;
+  /** ui/message and ui/update-model-context: shown with a Copy button. */
+  show(server: string, kind: 'message' | 'modelContext', text: string): void;
+  saveLocation(server: string, suggested: string): Promise<vscode.Uri | undefined>;
+}
+
+/** Everything an app the person opened says or asks, in order, for tests and the log. */
+export interface AppEvent {
+  server: string;
+  kind: 'message' | 'modelContext' | 'openLink' | 'download' | 'log';
+  text: string;
+}
+
+export class AppPanels implements vscode.Disposable {
+  /** Open panels by server and tool; a new call of the tool goes to its open app. */
+  readonly open = new Map<string, AppPanel>();
+  readonly events: AppEvent[] = [];
+  prompts: AppPrompts = defaultPrompts;
+  private module: PanelModule | undefined;
+
+  constructor(
+    private readonly host: McpHost,
+    private readonly tools: ToolCalls,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly ui: HostUi,
+  ) {
+    tools.afterCall = (server, tool, args, end) => {
+      if (!appResourceUri(tool)) return;
+      // A call that ended without a result tells an app already open (ui/notifications/tool-cancelled), and opens none.
+      if ('result' in end) void this.openApp(server, tool, { args, result: end.result });
+      else void this.open.get(`${server.name}\u0000${tool.name}`)?.deliver({ args, cancelled: end.cancelled });
+    };
+  }
+
+  /** Opens (or reveals, and sends the call to) the tool's app beside the result document. */
+  async openApp(server: ServerHandle, tool: Tool, call?: AppPanelOptions['call']): Promise<AppPanel | undefined> {
+    const uri = appResourceUri(tool);
+    const client = server.client;
+    if (!uri || !client) return undefined;
+    const key = `${server.name}\u0000${tool.name}`;
+    const existing = this.open.get(key);
+    if (existing) {
+      existing.panel.reveal(undefined, true);
+      if (call) await existing.deliver(call);
+      return existing;
+    }
+    try {
+      const app = await uiResourcesOf(client).get(uri);
+      this.module ??= require('./apps.js') as PanelModule;
+      const panel = await this.module.openAppPanel({
+        server: server.name,
+        tool,
+        app,
+        call,
+        policy: this.policyFor(server),
+        hostInfo: { name: 'mcp-host', version: String(vscode.extensions.getExtension('mcp-host.mcp-host')?.packageJSON.version ?? '0.0.0') },
+        column: vscode.ViewColumn.Beside,
+      });
+      this.open.set(key, panel);
+      panel.panel.onDidDispose(() => this.open.get(key) === panel && this.open.delete(key));
+      return panel;
+    } catch (error) {
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: cannot open the app of {0}: {1}', tool.name, neutraliseLinks(this.host.redact(McpError.from(error).message))));
+      return undefined;
+    }
+  }
+
+  private record(server: string, kind: AppEvent['kind'], text: string): void {
+    this.events.push({ server, kind, text });
+    this.events.splice(0, this.events.length - 100);
+    this.log.info(`[app ${server}] ${kind}: ${this.host.redact(text)}`);
+  }
+
+  private policyFor(server: ServerHandle): AppPolicy {
+    const name = server.name;
+    return {
+      callTool: (tool, args): Promise<CallToolResult> => this.tools.callForApp(server, tool, args),
+      resources: () => ({ resources: server.resources, resourceTemplates: server.templates }),
+      readResource: (uri) => {
+        const client = server.client;
+        if (!client) return Promise.reject(McpError.connectionClosed(`${name} is not running`));
+        return client.readResource(uri);
+      },
+      openLink: async (text) => {
+        this.record(name, 'openLink', text);
+        let url: URL;
+        try {
+          url = new URL(text);
+        } catch {
+          return false;
+        }
+        // Only web pages; command:, file:, vscode: and the rest are refused without asking.
+        if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+        const signal = new AbortController().signal;
+        return (await this.ui.elicitation.openPage(name, url, vscode.l10n.t('The app of "{0}" wants to open this page.', name), signal)) === 'open';
+      },
+      downloadFile: async (files) => {
+        for (const file of files) {
+          this.record(name, 'download', file.uri);
+          if (file.text === undefined && file.blob === undefined) return false;
+          const target = await this.prompts.saveLocation(name, file.uri.split('/').pop() || 'download');
+          if (!target) return false;
+          await vscode.workspace.fs.writeFile(target, file.text !== undefined ? Buffer.from(file.text, 'utf8') : Buffer.from(file.blob!, 'base64'));
+        }
+        return true;
+      },
+      show: (kind, text) => {
+        this.record(name, kind, text);
+        this.prompts.show(name, kind, text);
+      },
+      grant: (asked) => this.prompts.grant(name, asked),
+      log: (message) => this.record(name, 'log', message),
+    };
+  }
+
+  /** The tree's "Open App": the app with no call behind it. */
+  commands(): vscode.Disposable[] {
+    return [
+      vscode.commands.registerCommand(Commands.openApp, async (node?: { kind?: string; server?: ServerHandle; tool?: Tool }) => {
+        if (node?.kind === 'tool' && node.server && node.tool) await this.openApp(node.server, node.tool);
+      }),
+    ];
+  }
+
+  dispose(): void {
+    for (const panel of this.open.values()) panel.dispose();
+    this.open.clear();
+  }
+}
+
+const defaultPrompts: AppPrompts = {
+  async grant(server, asked) {
+    const allow = vscode.l10n.t('Allow');
+    const pick = await vscode.window.showWarningMessage(
+      vscode.l10n.t('The app of the MCP server "{0}" asks for: {1}', server, asked.join(', ')),
+      { modal: true, detail: vscode.l10n.t('Without them the app still opens, with these browser features turned off.') },
+      allow,
+    );
+    return pick === allow ? asked : [];
+  },
+  show(server, kind, text) {
+    const copy = vscode.l10n.t('Copy');
+    const what =
+      kind === 'message'
+        ? vscode.l10n.t('The app of "{0}" sends a message (there is no chat here; nothing was sent on): {1}', server, text)
+        : vscode.l10n.t('The app of "{0}" updates the model context (there is no model here; nothing was sent on): {1}', server, text);
+    void vscode.window.showInformationMessage(neutraliseLinks(what.length > 500 ? `${what.slice(0, 500)}…` : what), copy).then((pick) => {
+      if (pick === copy) void vscode.env.clipboard.writeText(text);
+    });
+  },
+  saveLocation: async (_server, suggested) => vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(suggested.replace(/[\\/:*?"<>|]/g, '_')), saveLabel: vscode.l10n.t('Save') }),
+};
