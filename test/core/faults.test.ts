@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { ErrorCode, MAX_STDERR_LINE, McpClient, McpError, StdioTransport, type TextContent } from '../../src/core';
-import { allHandlers, closeAll, connect, rawServer } from '../helpers/servers';
+import { allHandlers, closeAll, connect, eventually, rawServer } from '../helpers/servers';
 
 const text = (block: unknown) => (block as TextContent).text;
 const received = (method: string) => (e: { source: string; message: string }) => e.source === 'stderr' && e.message.startsWith('RECEIVED') && e.message.includes(`"method":"${method}"`);
@@ -197,6 +197,36 @@ describe('fault servers: nothing is lost', function () {
     assert.equal((await response('srv-bad')).error.code, ErrorCode.InvalidRequest);
     assert.equal((await response('srv-old')).error.code, ErrorCode.InvalidRequest);
     assert.deepEqual((await response('srv-roots')).result, { roots: [{ uri: 'file:///tmp/mcp-host-test-root', name: 'Test Root' }] });
+  });
+
+  it('sends the -32600 refusal of an invalid server request through the traced path', async () => {
+    const transport = new StdioTransport({ shutdownGraceMs: 500, ...rawServer('peer-requests') });
+    const client = new McpClient(transport, { requestTimeoutMs: 20_000, handlers: allHandlers() });
+    const out: Array<{ id?: unknown; error?: { code: number } }> = [];
+    client.onTrace((event) => {
+      if (event.direction === 'out') out.push(event.message as { id?: unknown; error?: { code: number } });
+    });
+    try {
+      await client.connect();
+      await eventually(async () => (out.some((m) => m.id === 'srv-old') ? true : undefined));
+      assert.equal(out.find((m) => m.id === 'srv-bad')?.error?.code, ErrorCode.InvalidRequest);
+      assert.equal(out.find((m) => m.id === 'srv-old')?.error?.code, ErrorCode.InvalidRequest);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('rejects a request at once, and keeps nothing of it, when its message cannot be sent', async () => {
+    // The hang server never answers tools/call: only the failed send can end this call.
+    const t = await connect(rawServer('hang'));
+    await assert.rejects(t.client.callTool('work', { size: 10n }), (e: unknown) => {
+      assert.ok(e instanceof McpError, `rejected with ${String(e)}`);
+      assert.equal(e.code, ErrorCode.InternalError);
+      assert.match(e.message, /Could not send tools\/call/);
+      return true;
+    });
+    assert.equal(t.client.connectionStats?.pendingRequests, 0);
+    assert.deepEqual(await t.client.ping(), {}, 'the connection lives on');
   });
 
   it('aborts the host handler named by notifications/cancelled and sends no response', async () => {

@@ -1,7 +1,8 @@
 import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
-import { CallbackMessageWriter, PushMessageReader, describeMessage } from './httpMessages';
+import { classifyMessage } from '../jsonrpc/classify';
+import { CallbackMessageWriter, PushMessageReader } from './httpMessages';
 import type { HttpServerParams } from './httpRequest';
 import { SseTransport } from './sse';
 import { StreamableHttpTransport } from './streamableHttp';
@@ -61,8 +62,8 @@ export class HttpTransport implements Transport {
   }
 
   private send(message: Message): Promise<void> {
-    const { kind, id, method } = describeMessage(message);
-    if (kind === 'request' && method === 'initialize' && id !== undefined && !this.settled) this.initialize = { id, message };
+    const m = classifyMessage(message);
+    if (m.kind === 'request' && m.method === 'initialize' && !this.settled) this.initialize = { id: m.id, message };
     return this.active.writer.write(message);
   }
 
@@ -77,9 +78,9 @@ export class HttpTransport implements Transport {
 
   /** Intercepts the answer to initialize: an HTTP refusal of the right kind means "try the old transport". */
   private fromStreamable(message: unknown): void {
-    const { kind, id } = describeMessage(message);
-    if (!this.settled && kind === 'response' && this.initialize && id === this.initialize.id) {
-      const status = (message as { error?: { data?: { status?: unknown } } }).error?.data?.status;
+    const m = classifyMessage(message);
+    if (!this.settled && m.kind === 'response' && this.initialize && m.id === this.initialize.id) {
+      const status = (m.error?.data as { status?: unknown } | undefined)?.status;
       if (typeof status === 'number' && FALLBACK_STATUSES.has(status)) {
         void this.fallBack(status, this.initialize);
         return;

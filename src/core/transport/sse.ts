@@ -2,7 +2,8 @@ import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
-import { CallbackMessageWriter, MessageRouter, describeMessage } from './httpMessages';
+import { classifyMessage } from '../jsonrpc/classify';
+import { CallbackMessageWriter, MessageRouter } from './httpMessages';
 import { DEFAULT_MAX_HTTP_MESSAGE_BYTES, InFlightRequests, discard, errorMessage, mediaType, shownUrl, parseServerUrl, sendHttp, statusError, type HttpRequest, type HttpServerParams } from './httpRequest';
 import type { LogEntry, Transport, TransportClosed } from './transport';
 
@@ -128,8 +129,9 @@ export class SseTransport implements Transport {
   /** Replies come on the stream; a POST only has to be accepted. A failed request POST answers it with an error. */
   private async send(message: Message): Promise<void> {
     if (this.closedReason !== undefined || !this.endpoint) throw McpError.connectionClosed(this.closedReason ?? 'the SSE stream is not open');
-    const { kind, id } = describeMessage(message);
-    if (kind === 'request' && id !== undefined) {
+    const m = classifyMessage(message);
+    if (m.kind === 'request') {
+      const { id } = m;
       this.router.expect(id);
       void this.post(message).catch((error) => this.failRequest(id, error));
       return;

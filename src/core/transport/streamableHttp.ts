@@ -2,7 +2,8 @@ import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
-import { CallbackMessageWriter, MessageRouter, describeMessage } from './httpMessages';
+import { classifyMessage } from '../jsonrpc/classify';
+import { CallbackMessageWriter, MessageRouter } from './httpMessages';
 import {
   ACCEPT_JSON_OR_SSE,
   DEFAULT_MAX_HTTP_MESSAGE_BYTES,
@@ -116,16 +117,17 @@ export class StreamableHttpTransport implements Transport {
    */
   private async send(message: Message): Promise<void> {
     if (this.lifetime.signal.aborted) throw McpError.connectionClosed(this.closedReason ?? 'the transport is closing');
-    const { kind, id, method } = describeMessage(message);
-    if (kind === 'request' && id !== undefined) {
-      if (method === 'initialize') this.initializeRequest = message;
-      this.router.expect(id);
-      void this.sendRequest(message, id);
+    const m = classifyMessage(message);
+    if (m.kind === 'request') {
+      if (m.method === 'initialize') this.initializeRequest = message;
+      this.router.expect(m.id);
+      void this.sendRequest(message, m.id, m.method);
       return;
     }
-    if (method === 'notifications/cancelled') {
+    const method = m.kind === 'notification' ? m.method : undefined;
+    if (m.kind === 'notification' && m.method === 'notifications/cancelled') {
       // Nobody waits for that answer any more: its reply stream is not worth resuming.
-      const cancelled = (message as { params?: { requestId?: unknown } }).params?.requestId;
+      const cancelled = (m.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof cancelled === 'string' || typeof cancelled === 'number') this.router.forget(cancelled);
     }
     const scope = this.inFlight.open();
@@ -142,7 +144,7 @@ export class StreamableHttpTransport implements Transport {
     if (method === 'notifications/initialized') this.openGetStream();
   }
 
-  private async sendRequest(message: Message, id: RequestId): Promise<void> {
+  private async sendRequest(message: Message, id: RequestId, method: string): Promise<void> {
     const scope = this.inFlight.open();
     try {
       const response = await this.post(message, scope.signal);
@@ -150,7 +152,7 @@ export class StreamableHttpTransport implements Transport {
     } catch (error) {
       if (this.lifetime.signal.aborted) return;
       // connect() reports a failed initialize itself, and HttpTransport may yet fall back.
-      const level = describeMessage(message).method === 'initialize' ? 'debug' : 'warning';
+      const level = method === 'initialize' ? 'debug' : 'warning';
       this.log(level, `request ${JSON.stringify(id)} failed: ${errorMessage(error)}`);
       this.router.fail(id, error);
     } finally {
@@ -160,7 +162,8 @@ export class StreamableHttpTransport implements Transport {
 
   /** POSTs one message; renews an expired session once and sends again. Resolves with a 2xx reply. */
   private async post(message: Message, signal: AbortSignal, mayRenewSession = true): Promise<Response> {
-    const isInitialize = describeMessage(message).method === 'initialize';
+    const m = classifyMessage(message);
+    const isInitialize = m.kind === 'request' && m.method === 'initialize';
     const session = this._sessionId;
     const request: HttpRequest = {
       method: 'POST',
