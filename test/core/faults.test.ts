@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ErrorCode, MAX_STDERR_LINE, McpClient, McpError, StdioTransport, type TextContent } from '../../src/core';
+import { ErrorCode, MAX_STDERR_LINE, McpClient, McpError, StdioTransport, type TextContent, type TransportClosed } from '../../src/core';
 import { allHandlers, closeAll, connect, eventually, rawServer } from '../helpers/servers';
 
 const text = (block: unknown) => (block as TextContent).text;
@@ -23,6 +23,23 @@ describe('fault servers: nothing is lost', function () {
     assert.match(error.message, /crashing in the middle/);
     assert.ok(crashedAt > 0 && rejectedAt - crashedAt < 100, `rejected ${rejectedAt - crashedAt} ms after the exit`);
     await assert.rejects(t.client.ping(), (e: McpError) => e.code === ErrorCode.ConnectionClosed);
+  });
+
+  it('says how the channel closed: lost when the server crashes, stopped on close, failed when it cannot start', async () => {
+    const crashed = await connect(rawServer('crash'));
+    const lost = new Promise<TransportClosed>((resolve) => crashed.transport.onDidClose(resolve));
+    await crashed.client.callTool('work', {}).catch(() => undefined);
+    assert.equal((await lost).kind, 'lost');
+
+    const hung = await connect(rawServer('hang'));
+    const stopped = new Promise<TransportClosed>((resolve) => hung.transport.onDidClose(resolve));
+    await hung.client.close();
+    assert.deepEqual(await stopped, { kind: 'stopped', reason: 'server exited with code 0' });
+
+    const missing = new StdioTransport({ command: 'mcp-host-no-such-command' });
+    const failed = new Promise<TransportClosed>((resolve) => missing.onDidClose(resolve));
+    await assert.rejects(missing.start(), (e: McpError) => e.code === ErrorCode.ConnectionClosed);
+    assert.equal((await failed).kind, 'failed');
   });
 
   it('times out a hung request with -32001 and tells the server with notifications/cancelled', async () => {

@@ -120,7 +120,7 @@ class LoopTransport implements Transport {
   }
   async start(): Promise<void> {}
   async close(): Promise<void> {
-    this.closeEmitter.fire({ reason: 'closed', expected: true });
+    this.closeEmitter.fire({ kind: 'stopped', reason: 'closed' });
   }
 }
 

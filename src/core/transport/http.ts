@@ -30,7 +30,7 @@ export class HttpTransport implements Transport {
   private initialize: { id: RequestId; message: Message } | undefined;
   /** Set once initialize was answered: from then on the choice of transport is final. */
   private settled = false;
-  private closed = false;
+  private closedState: TransportClosed | undefined;
 
   constructor(private readonly params: HttpServerParams) {
     this.streamable = new StreamableHttpTransport(params);
@@ -58,7 +58,7 @@ export class HttpTransport implements Transport {
 
   async close(): Promise<void> {
     await Promise.all([this.streamable.close(), this.legacy?.close()]);
-    this.fireClosed({ reason: 'closed by the client', expected: true });
+    this.fireClosed({ kind: 'stopped', reason: 'closed by the client' });
   }
 
   private send(message: Message): Promise<void> {
@@ -113,8 +113,8 @@ export class HttpTransport implements Transport {
   }
 
   private fireClosed(closed: TransportClosed): void {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.closedState) return;
+    this.closedState = closed;
     this.closeEmitter.fire(closed);
     this.reader.end();
   }

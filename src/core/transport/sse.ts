@@ -29,7 +29,7 @@ export class SseTransport implements Transport {
   private protocolVersion: string | undefined;
   private readonly lifetime = new AbortController();
   private readonly inFlight = new InFlightRequests();
-  private closedReason: string | undefined;
+  private closedState: TransportClosed | undefined;
   private stopping = false;
 
   constructor(private readonly params: HttpServerParams) {}
@@ -92,7 +92,7 @@ export class SseTransport implements Transport {
   async close(): Promise<void> {
     this.stopping = true;
     this.lifetime.abort();
-    this.fireClosed('closed by the client', true);
+    this.fireClosed({ kind: 'stopped', reason: 'closed by the client' });
   }
 
   /** The endpoint must be on the server's own origin: we never post the session elsewhere. */
@@ -118,17 +118,17 @@ export class SseTransport implements Transport {
     const reason = `${problem} (${this.shownUrl})`;
     if (!this.endpoint) {
       // start() rejects with the reason; a channel that never opened does not report closing.
-      this.closedReason = reason;
+      this.closedState = { kind: 'failed', reason };
       failStart(McpError.connectionClosed(`${reason} before naming an endpoint`));
       return;
     }
     if (!this.stopping) this.log('error', reason);
-    this.fireClosed(reason, this.stopping);
+    this.fireClosed({ kind: this.stopping ? 'stopped' : 'lost', reason });
   }
 
   /** Replies come on the stream; a POST only has to be accepted. A failed request POST answers it with an error. */
   private async send(message: Message): Promise<void> {
-    if (this.closedReason !== undefined || !this.endpoint) throw McpError.connectionClosed(this.closedReason ?? 'the SSE stream is not open');
+    if (this.closedState || !this.endpoint) throw McpError.connectionClosed(this.closedState?.reason ?? 'the SSE stream is not open');
     const m = classifyMessage(message);
     if (m.kind === 'request') {
       const { id } = m;
@@ -159,12 +159,12 @@ export class SseTransport implements Transport {
     }
   }
 
-  private fireClosed(reason: string, expected: boolean): void {
-    if (this.closedReason !== undefined) return;
-    this.closedReason = reason;
+  private fireClosed(closed: TransportClosed): void {
+    if (this.closedState) return;
+    this.closedState = closed;
     this.lifetime.abort();
     this.inFlight.abortAll();
-    this.closeEmitter.fire({ reason, expected });
+    this.closeEmitter.fire(closed);
     this.router.reader.end();
   }
 

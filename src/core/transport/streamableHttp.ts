@@ -69,7 +69,7 @@ export class StreamableHttpTransport implements Transport {
   private readonly lifetime = new AbortController();
   private readonly inFlight = new InFlightRequests();
   private closing: Promise<void> | undefined;
-  private closedReason: string | undefined;
+  private closedState: TransportClosed | undefined;
 
   constructor(private readonly params: HttpServerParams) {}
 
@@ -104,8 +104,8 @@ export class StreamableHttpTransport implements Transport {
     this.closing ??= (async () => {
       this.lifetime.abort();
       this.inFlight.abortAll();
-      if (this._sessionId !== undefined && this.closedReason === undefined) await this.endSession(this._sessionId);
-      this.fireClosed('closed by the client', true);
+      if (this._sessionId !== undefined && !this.closedState) await this.endSession(this._sessionId);
+      this.fireClosed({ kind: 'stopped', reason: 'closed by the client' });
     })();
     return this.closing;
   }
@@ -116,7 +116,7 @@ export class StreamableHttpTransport implements Transport {
    * them, so a failure reaches the caller and order is kept (initialized goes before what follows).
    */
   private async send(message: Message): Promise<void> {
-    if (this.lifetime.signal.aborted) throw McpError.connectionClosed(this.closedReason ?? 'the transport is closing');
+    if (this.lifetime.signal.aborted) throw McpError.connectionClosed(this.closedState?.reason ?? 'the transport is closing');
     const m = classifyMessage(message);
     if (m.kind === 'request') {
       if (m.method === 'initialize') this.initializeRequest = message;
@@ -364,7 +364,7 @@ export class StreamableHttpTransport implements Transport {
       if (this.closing) throw McpError.connectionClosed('closed by the client');
       const reason = `the server ended the session and initializing a new one failed: ${errorMessage(error)}`;
       this.log('error', reason);
-      this.fireClosed(reason, false);
+      this.fireClosed({ kind: 'lost', reason });
       throw McpError.connectionClosed(reason);
     } finally {
       this.inFlight.release(scope);
@@ -402,12 +402,12 @@ export class StreamableHttpTransport implements Transport {
     return headers;
   }
 
-  private fireClosed(reason: string, expected: boolean): void {
-    if (this.closedReason !== undefined) return;
-    this.closedReason = reason;
+  private fireClosed(closed: TransportClosed): void {
+    if (this.closedState) return;
+    this.closedState = closed;
     this.lifetime.abort();
     this.inFlight.abortAll();
-    this.closeEmitter.fire({ reason, expected });
+    this.closeEmitter.fire(closed);
     this.router.reader.end();
   }
 
