@@ -1,6 +1,7 @@
 export * from './protocol/errors';
 export * from './protocol/types';
 export * from './protocol/versions';
+export * from './protocol/methods';
 export * from './jsonrpc/connection';
 export * from './transport/ndjson';
 export * from './jsonrpc/classify';

@@ -42,6 +42,12 @@ describe('fault servers: nothing is lost', function () {
     assert.equal((await failed).kind, 'failed');
   });
 
+  it('takes a malformed result from the server as its internal error (-32603), not as invalid params', async () => {
+    const t = await connect(rawServer('malformed-results'));
+    await assert.rejects(t.client.callTool('work', {}), (e: McpError) => e.code === ErrorCode.InternalError && /no content array/.test(e.message));
+    await assert.rejects(t.client.listTools(), (e: McpError) => e.code === ErrorCode.InternalError && /no 'tools' array/.test(e.message));
+  });
+
   it('times out a hung request with -32001 and tells the server with notifications/cancelled', async () => {
     const t = await connect(rawServer('hang'));
     await assert.rejects(t.client.callTool('work', {}, { timeoutMs: 300 }), (e: McpError) => {

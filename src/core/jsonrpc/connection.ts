@@ -2,6 +2,7 @@ import { Emitter, type Disposable, type Message } from 'vscode-jsonrpc/node';
 import { classifyMessage, type ClassifiedMessage } from './classify';
 import { assertNever } from '../protocol/assertNever';
 import { ErrorCode, McpError } from '../protocol/errors';
+import { Notifications, type McpNotificationType, type McpRequestType } from '../protocol/methods';
 import type { ProgressNotificationParams, ProgressToken, RequestId } from '../protocol/types';
 import type { LogEntry, Transport } from '../transport/transport';
 
@@ -44,8 +45,9 @@ export interface TraceEvent {
   at: number;
 }
 
-export type RequestHandler = (params: unknown, signal: AbortSignal) => unknown;
-export type NotificationHandler = (params: unknown) => void;
+/** Answers one server request; its params are what the server sent, typed as the method says but not checked. */
+export type RequestHandler<P = unknown, R = unknown> = (params: P, signal: AbortSignal) => R | Promise<R>;
+export type NotificationHandler<P = unknown> = (params: P) => void;
 
 interface PendingRequest {
   method: string;
@@ -102,14 +104,12 @@ export class McpConnection {
       writer.onError(([error]) => this.log('warning', `could not send a message: ${error.message}`)),
     );
 
-    this.notificationHandlers.set('notifications/progress', (params) => {
-      const p = params as ProgressNotificationParams | undefined;
+    this.onNotification(Notifications.progress, (p: ProgressNotificationParams | undefined) => {
       const handler = p && this.progressHandlers.get(p.progressToken);
       if (handler) handler(p);
       else this.log('debug', `progress for unknown token ${JSON.stringify(p?.progressToken)}`);
     });
-    this.notificationHandlers.set('notifications/cancelled', (params) => {
-      const p = params as { requestId?: RequestId; reason?: string } | undefined;
+    this.onNotification(Notifications.cancelled, (p) => {
       const id = p?.requestId;
       const controller = id === undefined ? undefined : this.inbound.get(id);
       if (id === undefined || !controller) return;
@@ -138,15 +138,19 @@ export class McpConnection {
   }
 
   /** One handler per method; a later one replaces an earlier one. */
-  onRequest(method: string, handler: RequestHandler): void {
-    this.requestHandlers.set(method, handler);
+  onRequest<P, R>(type: McpRequestType<string, P, R>, handler: RequestHandler<P, R>): void {
+    this.requestHandlers.set(type.method, handler as RequestHandler);
   }
 
-  onNotification(method: string, handler: NotificationHandler): void {
-    this.notificationHandlers.set(method, handler);
+  onNotification<P>(type: McpNotificationType<string, P>, handler: NotificationHandler<P>): void {
+    this.notificationHandlers.set(type.method, handler as NotificationHandler);
   }
 
-  async notify(method: string, params?: object): Promise<void> {
+  notify<P>(type: McpNotificationType<string, P>, ...params: undefined extends P ? [params?: P] : [params: P]): Promise<void> {
+    return this.notifyMethod(type.method, params[0] as object | undefined);
+  }
+
+  private async notifyMethod(method: string, params: object | undefined): Promise<void> {
     if (this.closedReason !== undefined) throw McpError.connectionClosed(this.closedReason);
     await this.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
   }
@@ -156,7 +160,11 @@ export class McpConnection {
    * timeout, on cancel, when the connection closes, and at once when the transport could not send
    * it (the server never saw it, so there is nothing to wait for).
    */
-  request<R>(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<R> {
+  request<P, R>(type: McpRequestType<string, P, R>, params: P, options: RequestOptions = {}): Promise<R> {
+    return this.requestMethod<R>(type.method, params as Record<string, unknown> | undefined, options);
+  }
+
+  private requestMethod<R>(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<R> {
     if (this.closedReason !== undefined) return Promise.reject(McpError.connectionClosed(this.closedReason));
     const { signal, onProgress } = options;
     if (signal?.aborted) return Promise.reject(cancelledError(signal));
@@ -193,7 +201,7 @@ export class McpConnection {
         this.rememberAbandoned(id);
         fail(error);
         if (method !== 'initialize' && this.closedReason === undefined) {
-          this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => undefined);
+          this.notify(Notifications.cancelled, { requestId: id, reason }).catch(() => undefined);
         }
       };
       const onAbort = () => cancel(cancelledError(signal!), 'cancelled by the client');
