@@ -4,7 +4,7 @@ export * from './protocol/versions';
 export * from './protocol/methods';
 export * from './jsonrpc/connection';
 export * from './transport/ndjson';
-export * from './jsonrpc/classify';
+export * from './protocol/classify';
 export * from './transport/transport';
 export * from './transport/stdio';
 export * from './transport/commandLine';

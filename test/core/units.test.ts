@@ -58,6 +58,23 @@ describe('McpError', () => {
     assert.equal(McpError.from(new TypeError('boom')).code, ErrorCode.InternalError);
     assert.equal(McpError.from('text').message, 'text');
   });
+  it('marks local failures with a kind that survives an error response the transport makes up', () => {
+    const refused = McpError.httpStatus('HTTP 404 Not Found from POST http://127.0.0.1/mcp', 404, { url: 'http://127.0.0.1/mcp', method: 'POST', status: 404 });
+    assert.deepEqual(refused.kind, { type: 'httpStatus', status: 404 });
+    const wire = refused.toResponseError();
+    assert.deepEqual(JSON.parse(JSON.stringify(wire)), { code: ErrorCode.InternalError, message: refused.message, data: { url: 'http://127.0.0.1/mcp', method: 'POST', status: 404 } });
+    assert.equal(McpError.from(wire), refused);
+    assert.deepEqual(McpError.oversize('too big', 10).kind, { type: 'oversize', limit: 10 });
+    assert.equal(McpError.capabilityDisabled('prompts/list', 'prompts').kind?.type, 'capabilityDisabled');
+  });
+  it("never takes a server's error data for one of our kinds", () => {
+    // The same shapes from a peer: a status in data is not our HTTP refusal, a capability is not our -32002.
+    assert.equal(McpError.from({ code: ErrorCode.InternalError, message: 'x', data: { status: 404 } }).kind, undefined);
+    assert.equal(McpError.from({ code: ErrorCode.ParseError, message: 'x', data: { limit: 1 } }).kind, undefined);
+    const remote = McpError.from({ code: -32002, message: 'gone', data: { capability: 'resources' } });
+    assert.equal(remote.isResourceNotFound, true);
+    assert.equal(remote.toString(), 'Resource not found (-32002): gone');
+  });
   it('reads the URL elicitations of a -32042 error, and nothing from others', () => {
     const page = { mode: 'url', url: 'https://example.test/auth', message: 'Sign in', elicitationId: 'e1' };
     const err = new McpError(-32042, 'needs a browser', { elicitations: [page, { mode: 'form' }, { mode: 'url' }] });

@@ -151,7 +151,7 @@ type Expected = { kind: 'none' } | { kind: 'error'; id: string | number; code: n
 
 /**
  * What JSON-RPC 2.0 and the seed ask of a client for one inbound value, written from the spec and
- * independently of src/core/jsonrpc/classify.ts: a malformed message that carries a usable id gets
+ * independently of src/core/protocol/classify.ts: a malformed message that carries a usable id gets
  * Invalid Request (-32600); a request for a method the client does not serve gets Method Not Found
  * (-32601); ping is answered; notifications, responses nobody waits for, text that is not JSON and
  * anything without a usable id get no answer.

@@ -240,7 +240,7 @@ export class McpClient {
     const known = this.toolsByName.get(name) ?? (options.validateInput || mayRunAsTask ? await this.findTool(name, options) : undefined);
     if (options.validateInput && known) {
       const check = this.validator.check(known.inputSchema ?? {}, args);
-      if (!check.ok && !check.message.startsWith('the schema cannot be used')) {
+      if (!check.ok && check.kind !== 'unusableSchema') {
         throw McpError.invalidParams(`Invalid arguments for tool '${name}': ${check.message}`, { errors: check.errors });
       }
     }

@@ -20,12 +20,12 @@ export function isCreateTaskResult(value: unknown): value is CreateTaskResult {
   return !!task && typeof task === 'object' && typeof (task as Task).taskId === 'string' && typeof (task as Task).status === 'string';
 }
 
-/** The task is gone: the server closed, restarted or forgot it, or its ttl ran out. `data.taskLost` marks it. */
+/** The task is gone: the server closed, restarted or forgot it, or its ttl ran out. The `taskLost` kind marks it. */
 export function taskLostError(task: Task, why: string, code: number = ErrorCode.ConnectionClosed): McpError {
-  return new McpError(code, `Task ${task.taskId} lost: ${why} (last status: ${task.status})`, { taskId: task.taskId, taskLost: true, task });
+  return new McpError(code, `Task ${task.taskId} lost: ${why} (last status: ${task.status})`, { taskId: task.taskId, taskLost: true, task }, { type: 'taskLost', taskId: task.taskId });
 }
 export function isTaskLost(error: unknown): boolean {
-  return error instanceof McpError && (error.data as { taskLost?: unknown } | undefined)?.taskLost === true;
+  return error instanceof McpError && error.kind?.type === 'taskLost';
 }
 /** The server reports the task cancelled (by us from elsewhere, or by itself). */
 export function taskCancelledError(task: Task): McpError {

@@ -1,5 +1,5 @@
 import { Emitter, type Disposable, type Message } from 'vscode-jsonrpc/node';
-import { classifyMessage, type ClassifiedMessage } from './classify';
+import { classifyMessage, type ClassifiedMessage } from '../protocol/classify';
 import { assertNever } from '../protocol/assertNever';
 import { ErrorCode, McpError } from '../protocol/errors';
 import { Notifications, type McpNotificationType, type McpRequestType } from '../protocol/methods';

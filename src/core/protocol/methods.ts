@@ -1,5 +1,5 @@
 import { NotificationType, RequestType } from 'vscode-jsonrpc/node';
-import type { WireError } from '../jsonrpc/classify';
+import type { WireError } from './classify';
 import type {
   CallToolParams,
   CallToolResult,

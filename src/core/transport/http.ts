@@ -1,7 +1,7 @@
 import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
-import { classifyMessage } from '../jsonrpc/classify';
+import { classifyMessage } from '../protocol/classify';
 import { CallbackMessageWriter, PushMessageReader } from './httpMessages';
 import type { HttpServerParams } from './httpRequest';
 import { SseTransport } from './sse';
@@ -80,9 +80,10 @@ export class HttpTransport implements Transport {
   private fromStreamable(message: unknown): void {
     const m = classifyMessage(message);
     if (!this.settled && m.kind === 'response' && this.initialize && m.id === this.initialize.id) {
-      const status = (m.error?.data as { status?: unknown } | undefined)?.status;
-      if (typeof status === 'number' && FALLBACK_STATUSES.has(status)) {
-        void this.fallBack(status, this.initialize);
+      // Only our own HTTP refusal of the POST counts, never a server's error that happens to carry a status.
+      const kind = m.error && McpError.from(m.error).kind;
+      if (kind?.type === 'httpStatus' && FALLBACK_STATUSES.has(kind.status)) {
+        void this.fallBack(kind.status, this.initialize);
         return;
       }
       this.settled = true;

@@ -1,6 +1,6 @@
 import { AbstractMessageReader, AbstractMessageWriter, Disposable } from 'vscode-jsonrpc/node';
 import type { DataCallback, Message, MessageWriter } from 'vscode-jsonrpc/node';
-import { answeredId, classifyMessage } from '../jsonrpc/classify';
+import { answeredId, classifyMessage } from '../protocol/classify';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 
@@ -114,7 +114,6 @@ export class MessageRouter {
   /** Answers a request that can no longer be answered by the server; a no-op once it was. */
   fail(id: RequestId, error: unknown): void {
     if (!this.awaiting.has(id)) return;
-    const e = McpError.from(error);
-    this.deliver({ jsonrpc: '2.0', id, error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) } });
+    this.deliver({ jsonrpc: '2.0', id, error: McpError.from(error).toResponseError() });
   }
 }

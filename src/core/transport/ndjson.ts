@@ -81,11 +81,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   private oversized(): void {
-    this.fireError(
-      McpError.parseError(`Incoming message exceeds the limit of ${this.maxLineBytes} bytes; it was dropped`, {
-        limit: this.maxLineBytes,
-      }),
-    );
+    this.fireError(McpError.oversize(`Incoming message exceeds the limit of ${this.maxLineBytes} bytes; it was dropped`, this.maxLineBytes));
   }
 
   private handleLine(line: string): void {

@@ -2,7 +2,7 @@ import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
-import { classifyMessage } from '../jsonrpc/classify';
+import { classifyMessage } from '../protocol/classify';
 import { CallbackMessageWriter, MessageRouter } from './httpMessages';
 import { DEFAULT_MAX_HTTP_MESSAGE_BYTES, InFlightRequests, discard, errorMessage, mediaType, shownUrl, parseServerUrl, sendHttp, statusError, type HttpRequest, type HttpServerParams } from './httpRequest';
 import type { LogEntry, Transport, TransportClosed } from './transport';

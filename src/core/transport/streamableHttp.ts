@@ -2,7 +2,7 @@ import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
-import { classifyMessage } from '../jsonrpc/classify';
+import { classifyMessage } from '../protocol/classify';
 import { CallbackMessageWriter, MessageRouter } from './httpMessages';
 import {
   ACCEPT_JSON_OR_SSE,
@@ -304,7 +304,7 @@ export class StreamableHttpTransport implements Transport {
         opened = await this.openGet(lastEventId, signal);
       } catch (error) {
         if (this.lifetime.signal.aborted) throw error;
-        if (error instanceof McpError && (error.data as { status?: number } | undefined)?.status === 404) {
+        if (error instanceof McpError && error.kind?.type === 'httpStatus' && error.kind.status === 404) {
           // The session is gone; the next POST renews it and opens a new GET stream.
           throw McpError.connectionClosed(`cannot resume ${label}: the server no longer knows the session`);
         }

@@ -1,4 +1,4 @@
-import type { RequestId } from '../protocol/types';
+import type { RequestId } from './types';
 
 /** The error object of a JSON-RPC error response, as the classifier checked it. */
 export interface WireError {
