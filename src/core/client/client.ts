@@ -1,4 +1,4 @@
-import { Emitter } from 'vscode-jsonrpc/node';
+import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
 import { McpConnection, type ConnectionStats, type RequestOptions, type TraceEvent } from '../jsonrpc/connection';
 import { ErrorCode, McpError, requiredUrlElicitations, type UrlElicitation } from '../protocol/errors';
 import { ClientRequests, Notifications, ServerRequests, type ClientRequestMethod, type McpRequestType, type PaginatedParams } from '../protocol/methods';
@@ -132,11 +132,13 @@ export class McpClient {
   /** `notifications/elicitation/complete`: the elicitation id the server says is finished. */
   readonly onElicitationComplete = this.elicitationCompleteEmitter.event;
 
+  private readonly transportLog: Disposable;
+
   constructor(
     private readonly transport: Transport,
     private readonly options: McpClientOptions = {},
   ) {
-    transport.onLog((entry) => this.logEmitter.fire(entry));
+    this.transportLog = transport.onLog((entry) => this.logEmitter.fire(entry));
   }
 
   get serverInfo(): Implementation | undefined {
@@ -221,6 +223,21 @@ export class McpClient {
   async close(): Promise<void> {
     if (this.connection) await this.connection.close();
     else await this.transport.close();
+    // Everything of this client has happened by now (the close event, the transport's last lines): its events end here.
+    this.transportLog.dispose();
+    for (const emitter of [
+      this.logMessageEmitter,
+      this.toolsChangedEmitter,
+      this.promptsChangedEmitter,
+      this.resourcesChangedEmitter,
+      this.resourceUpdatedEmitter,
+      this.elicitationCompleteEmitter,
+      this.logEmitter,
+      this.closeEmitter,
+      this.traceEmitter,
+      this.taskStatusEmitter,
+    ])
+      emitter.dispose();
   }
 
   ping(options?: RequestOptions): Promise<Record<string, never>> {

@@ -378,6 +378,8 @@ export class McpConnection {
     for (const subscription of this.subscriptions) subscription.dispose();
     this.subscriptions = [];
     this.closeEmitter.fire(reason);
+    // Nothing more happens on a closed connection: its events end with it.
+    for (const emitter of [this.closeEmitter, this.logEmitter, this.traceEmitter]) emitter.dispose();
   }
 
   private log(level: LogEntry['level'], message: string): void {
