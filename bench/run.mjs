@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run bench`: our McpClient against the official SDK Client on the same fixture server, each
-// repetition in a fresh child process per client (so peak RSS is that client's alone), the two
-// interleaved A B A B…, plus the floor (raw ndjson echo through a pipe). Prints a table and writes
+// `npm run bench`: our McpClient against the official SDK clients (v1 `@modelcontextprotocol/sdk`
+// and v2 `@modelcontextprotocol/client`) on the same fixture server, each repetition in a fresh
+// child process per client (so peak RSS is that client's alone), interleaved A B C A B C…, plus the
+// floor (raw ndjson echo through a pipe). Prints a table and writes
 // bench/results.json; the previous results file, if any, is shown alongside for comparison.
 //
 //   node bench/run.mjs [--reps N] [--only name,name] [--no-extension]
@@ -59,7 +60,7 @@ const fmtMb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
 
 async function main() {
   process.stdout.write('Building the benchmark clients…\n');
-  await buildBench(['client-ours', 'client-sdk', 'client-floor']);
+  await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
   let previous;
   try {
     previous = JSON.parse(fs.readFileSync(path.join(here, 'results.json'), 'utf8'));
@@ -71,19 +72,24 @@ async function main() {
   for (const w of WORKLOADS) {
     const ours = [];
     const sdk = [];
+    const sdk2 = [];
     const floor = [];
-    const cpu = { ours: [], sdk: [], floor: [] };
-    const rss = { ours: 0, sdk: 0, floor: 0 };
+    const cpu = { ours: [], sdk: [], sdk2: [], floor: [] };
+    const rss = { ours: 0, sdk: 0, sdk2: 0, floor: 0 };
     for (let rep = 0; rep < reps; rep++) {
       process.stdout.write(`\r${w.id} ${w.name}: repetition ${rep + 1}/${reps}   `);
       const a = await runChild('client-ours', w.name);
       const b = await runChild('client-sdk', w.name);
+      const c = await runChild('client-sdk2', w.name);
       ours.push(a.ms);
       sdk.push(b.ms);
+      sdk2.push(c.ms);
       cpu.ours.push(a.cpuMs);
       cpu.sdk.push(b.cpuMs);
+      cpu.sdk2.push(c.cpuMs);
       rss.ours = Math.max(rss.ours, a.maxRssKb);
       rss.sdk = Math.max(rss.sdk, b.maxRssKb);
+      rss.sdk2 = Math.max(rss.sdk2, c.maxRssKb);
       if (w.floor) {
         const f = await runChild('client-floor', w.name);
         floor.push(f.ms);
@@ -97,10 +103,12 @@ async function main() {
       title: w.title,
       ours: stats(ours),
       sdk: stats(sdk),
-      cpuMs: { ours: stats(cpu.ours).median, sdk: stats(cpu.sdk).median, ...(w.floor ? { floor: stats(cpu.floor).median } : {}) },
+      sdk2: stats(sdk2),
+      cpuMs: { ours: stats(cpu.ours).median, sdk: stats(cpu.sdk).median, sdk2: stats(cpu.sdk2).median, ...(w.floor ? { floor: stats(cpu.floor).median } : {}) },
       peakRssKb: rss,
     };
     entry.ratio = entry.ours.median / entry.sdk.median;
+    entry.ratio2 = entry.ours.median / entry.sdk2.median;
     if (w.target !== undefined) entry.target = w.target;
     if (w.floor) {
       entry.floor = stats(floor);
@@ -131,7 +139,21 @@ async function main() {
 }
 
 function printTable(report, previous) {
-  const rows = [['#', 'workload', 'ours ms median (min–max)', 'SDK ms median (min–max)', 'ours/SDK', 'target', 'CPU ms ours / SDK', 'peak RSS ours / SDK', 'previous']];
+  const rows = [
+    [
+      '#',
+      'workload',
+      'ours ms median (min–max)',
+      'SDK v1 ms median (min–max)',
+      'SDK v2 ms median (min–max)',
+      'ours/v1',
+      'ours/v2',
+      'target (ours/v1)',
+      'CPU ms ours / v1 / v2',
+      'peak RSS ours / v1 / v2',
+      'previous ours/v1',
+    ],
+  ];
   const verdicts = [];
   for (const w of report.workloads) {
     const before = previous?.workloads?.find((p) => p.name === w.name);
@@ -142,10 +164,12 @@ function printTable(report, previous) {
       w.title,
       fmtMs(w.ours),
       fmtMs(w.sdk),
+      fmtMs(w.sdk2),
       w.ratio.toFixed(2),
+      w.ratio2.toFixed(2),
       w.target === undefined ? '—' : `≤ ${w.target} ${ok ? 'ok' : 'MISSED'}`,
-      `${w.cpuMs.ours.toFixed(0)} / ${w.cpuMs.sdk.toFixed(0)}`,
-      `${fmtMb(w.peakRssKb.ours)} / ${fmtMb(w.peakRssKb.sdk)}`,
+      `${w.cpuMs.ours.toFixed(0)} / ${w.cpuMs.sdk.toFixed(0)} / ${w.cpuMs.sdk2.toFixed(0)}`,
+      `${fmtMb(w.peakRssKb.ours)} / ${fmtMb(w.peakRssKb.sdk)} / ${fmtMb(w.peakRssKb.sdk2)}`,
       before ? before.ratio.toFixed(2) : '—',
     ]);
     if (w.floor) {
@@ -155,6 +179,8 @@ function printTable(report, previous) {
         '6',
         'floor: 5,000 raw ndjson round trips through a pipe',
         fmtMs(w.floor),
+        '',
+        '',
         '',
         `ours/floor ${w.floorRatio.toFixed(2)}`,
         `≤ ${w.floorTarget} ${okFloor ? 'ok' : 'MISSED'}`,
@@ -166,7 +192,7 @@ function printTable(report, previous) {
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (r) => r.map((c, i) => c.padEnd(widths[i])).join(' │ ');
-  console.log(`\nMCP Host vs @modelcontextprotocol/sdk — ${report.repetitions} repetitions each, interleaved; Node ${report.node}, ${report.cpus} CPUs\n`);
+  console.log(`\nMCP Host vs @modelcontextprotocol/sdk (v1) and @modelcontextprotocol/client (v2) — ${report.repetitions} repetitions each, interleaved; Node ${report.node}, ${report.cpus} CPUs\n`);
   console.log(line(rows[0]));
   console.log(widths.map((w) => '─'.repeat(w)).join('─┼─'));
   for (const r of rows.slice(1)) console.log(line(r));

@@ -1,27 +1,42 @@
 import * as vscode from 'vscode';
-import { registerCommands, trackContextKeys } from './vscode/commands';
+import { registerCommands, serverPickItems, trackContextKeys } from './vscode/commands';
 import { DocumentActions } from './vscode/documentActions';
 import { McpHost } from './vscode/host';
 import { OutputDocuments } from './vscode/outputDocuments';
-import { PromptActions } from './vscode/prompts/getPrompt';
+import { PromptActions, promptPickItems } from './vscode/prompts/getPrompt';
 import { ResourceFileSystem } from './vscode/resources/provider';
+import { resourcePickItems } from './vscode/resources/readResource';
 import { ServerSetup } from './vscode/setup/serverSetup';
-import { ToolCalls } from './vscode/tools/callTool';
+import { ToolCalls, toolPickItems } from './vscode/tools/callTool';
 import { Views } from './vscode/ids';
 import { createStatusBar } from './vscode/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
 import { ServerIcons } from './vscode/icons';
+import { createWindowUi, type HostUi } from './vscode/ui';
+import { createApi, extensionExports, type McpHostApi } from './vscode/api';
 
 let host: McpHost | undefined;
 
-/** What tests in a real VS Code reach through `extension.exports`. */
-export interface McpHostApi {
+/**
+ * The host's internals, for suites in a real VS Code only: `exports.testing` when the harness
+ * started the extension host with MCP_HOST_TEST_SEAM=1 (`src/vscode/api.ts`).
+ */
+export interface McpHostTestSeam {
   host: McpHost;
   tree: ServersTreeProvider;
   tools: ToolCalls;
   prompts: PromptActions;
   docs: OutputDocuments;
   setup: ServerSetup;
+  /** Every question the extension asks; tests replace its methods to answer. */
+  ui: HostUi;
+  /** The palette pickers' items (labels, icons) as the person gets them. */
+  pickItems: {
+    tools: () => ReturnType<typeof toolPickItems>;
+    prompts: () => ReturnType<typeof promptPickItems>;
+    resources: () => ReturnType<typeof resourcePickItems>;
+    servers: () => ReturnType<typeof serverPickItems>;
+  };
 }
 
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
@@ -29,13 +44,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const started = performance.now();
   const log = vscode.window.createOutputChannel('MCP Host', { log: true });
   const documentActions = new DocumentActions();
-  host = new McpHost(context, documentActions);
+  const ui = createWindowUi(documentActions);
+  host = new McpHost(context, ui);
   const output = OutputDocuments.register();
-  const tools = new ToolCalls(host, output.docs, context.globalState, documentActions);
+  const tools = new ToolCalls(host, output.docs, context.globalState, documentActions, ui);
   const icons = new ServerIcons(context.globalStorageUri, (message) => log.info(message));
   const tree = new ServersTreeProvider(host, tools.tasks, icons);
   const prompts = new PromptActions(host, output.docs);
-  const setup = new ServerSetup(host, log);
+  const setup = new ServerSetup(host, log, ui);
   context.subscriptions.push(
     log,
     documentActions,
@@ -53,7 +69,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   // Servers start after this returns (reload is not awaited): activation never waits for them.
   log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
-  return { host, tree, tools, prompts, docs: output.docs, setup };
+  const servers = () => host?.servers ?? [];
+  const pickItems = {
+    tools: () => toolPickItems(servers()),
+    prompts: () => promptPickItems(servers()),
+    resources: () => resourcePickItems(servers()),
+    servers: () => serverPickItems(servers()),
+  };
+  const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui, pickItems };
+  return extensionExports(createApi(host), internals, process.env);
 }
 
 /** Stops every server and its process tree; VS Code waits for the promise (within 5 s). */

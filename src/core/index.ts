@@ -36,6 +36,7 @@ export * from './render/uriTemplate';
 export * from './render/serverInfo';
 export * from './sampling/policy';
 export * from './sampling/content';
+export * from './sampling/decision';
 export * from './auth/challenge';
 export * from './auth/errors';
 export * from './auth/storage';

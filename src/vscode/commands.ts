@@ -8,6 +8,7 @@ import { fillTemplate, openResource, readResourceCommand } from './resources/rea
 import { askArguments } from './tools/askArguments';
 import type { CallRecord, ToolCalls } from './tools/callTool';
 import { Commands, ContextKeys, Settings } from './ids';
+import { knownIcon, warmIcons } from './icons';
 import { setServerLogLevel } from './logLevel';
 import type { ServerEntry } from './setup/editServers';
 import type { TreeNode } from './tree/nodes';
@@ -120,7 +121,7 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
       const pick = await vscode.window.showQuickPick(
         tools.history.map((r) => ({
           label: `${r.server} › ${r.tool}`,
-          description: `${new Date(r.at).toLocaleTimeString()} · ${outcomeLabel(r.outcome)}`,
+          description: [new Date(r.at).toLocaleTimeString(), outcomeLabel(r.outcome), r.background ? vscode.l10n.t('in the background') : ''].filter(Boolean).join(' · '),
           detail: JSON.stringify(r.args),
           record: r,
         })),
@@ -160,6 +161,10 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
     // The tree's Cancel on a task: aborts the call, which sends tasks/cancel.
     vscode.commands.registerCommand(Commands.cancelTask, (node?: TreeNode) => {
       if (node?.kind === 'task') node.entry.cancel();
+    }),
+    // The tree's Run in Background on a task whose call still shows its progress notification.
+    vscode.commands.registerCommand(Commands.runTaskInBackground, (node?: TreeNode) => {
+      if (node?.kind === 'task') node.entry.toBackground?.();
     }),
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
@@ -212,6 +217,12 @@ export function trackContextKeys(host: McpHost): vscode.Disposable {
   return host.onDidChange(update);
 }
 
+/** The server pickers' items: name and state, and the server's own icon (serverInfo.icons) once it ran. */
+export async function serverPickItems(servers: readonly ServerHandle[]): Promise<Array<vscode.QuickPickItem & { server: ServerHandle }>> {
+  await warmIcons(servers.map((s) => s.client?.serverInfo?.icons));
+  return servers.map((s) => ({ label: s.name, iconPath: knownIcon(s.client?.serverInfo?.icons), description: stateLabel(s.state.kind), server: s }));
+}
+
 async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean, noneFits?: () => string): Promise<ServerHandle | undefined> {
   if (typeof node === 'string') return host.registry.get(node);
   if (node && 'server' in node) return node.server;
@@ -223,10 +234,7 @@ async function pickServer(host: McpHost, node: TreeNode | string | undefined, fi
     return undefined;
   }
   if (candidates.length === 1) return candidates[0];
-  const pick = await vscode.window.showQuickPick(
-    candidates.map((s) => ({ label: s.name, description: stateLabel(s.state.kind), server: s })),
-    { placeHolder: vscode.l10n.t('Which MCP server?') },
-  );
+  const pick = await vscode.window.showQuickPick(await serverPickItems(candidates), { placeHolder: vscode.l10n.t('Which MCP server?') });
   return pick?.server;
 }
 
@@ -240,7 +248,11 @@ async function pickEntry(host: McpHost, node: TreeNode | string | undefined): Pr
   if (node?.kind === 'blocked') return { name: node.name, origin: node.origin };
   if (node && 'server' in node) return { name: node.server.name, origin: node.server.definition.origin };
   const entries: Array<vscode.QuickPickItem & { entry: ServerEntry }> = [
-    ...host.servers.map((s) => ({ label: s.name, description: `${scopeLabel(s.definition.origin.scope)} · ${stateLabel(s.state.kind)}`, entry: { name: s.name, origin: s.definition.origin } })),
+    ...(await serverPickItems(host.servers)).map(({ server: s, ...item }) => ({
+      ...item,
+      description: `${scopeLabel(s.definition.origin.scope)} · ${item.description}`,
+      entry: { name: s.name, origin: s.definition.origin },
+    })),
     ...host.diagnostics.filter((d) => d.name !== '(all)').map((d) => ({ label: d.name, description: `${scopeLabel(d.origin.scope)} · ${d.message}`, entry: { name: d.name, origin: d.origin } })),
   ];
   if (!entries.length) {

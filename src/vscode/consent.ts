@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
+import type { HostUi } from './ui';
 import { launchHash, launchSummary, McpError, type LaunchSummary, type ServerDefinition } from '../core';
 
 export type ConsentAnswer = 'allow' | 'always' | 'cancel';
-export type ConsentPrompt = (launch: LaunchSummary) => Promise<ConsentAnswer>;
 
 const STORE_KEY = 'mcpHost.allowedLaunches';
 /** No person answers a modal this fast; it was dismissed without being shown. */
@@ -16,12 +16,11 @@ const MODAL_TOO_FAST_MS = 300;
  */
 export class LaunchConsent {
   private readonly allowedThisSession = new Set<string>();
-  /** Replaceable so tests in a real VS Code can answer the modal. */
-  prompt: ConsentPrompt = askWithModal;
 
   constructor(
     private readonly workspaceState: vscode.Memento,
     private readonly isTrusted: () => boolean,
+    private readonly ui: HostUi,
   ) {}
 
   needsConsent(def: ServerDefinition): boolean {
@@ -35,7 +34,7 @@ export class LaunchConsent {
     const key = launchHash(def);
     const always = this.workspaceState.get<string[]>(STORE_KEY, []);
     if (always.includes(key) || this.allowedThisSession.has(key)) return;
-    const answer = await this.prompt(launchSummary(def, cwd));
+    const answer = await this.ui.allowLaunch(launchSummary(def, cwd));
     if (answer === 'cancel') throw McpError.invalidRequest(vscode.l10n.t('{0}: starting was not allowed', def.name));
     this.allowedThisSession.add(key);
     if (answer === 'always') await this.workspaceState.update(STORE_KEY, [...always, key]);
@@ -68,7 +67,8 @@ export function consentDetail(launch: LaunchSummary): string {
   return parts.join('\n\n');
 }
 
-async function askWithModal(launch: LaunchSummary): Promise<ConsentAnswer> {
+/** The default `HostUi.allowLaunch`. */
+export async function askWithModal(launch: LaunchSummary): Promise<ConsentAnswer> {
   const allow = vscode.l10n.t('Allow');
   const always = vscode.l10n.t('Always Allow in This Workspace');
   const detail = consentDetail(launch);

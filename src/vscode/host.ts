@@ -1,9 +1,7 @@
-import * as os from 'node:os';
 import * as vscode from 'vscode';
 import {
   HttpTransport,
   McpError,
-  resolveVariables,
   rootsFor,
   ServerHandle,
   ServerRegistry,
@@ -23,9 +21,9 @@ import { LaunchConsent } from './consent';
 import { Elicitation } from './elicitation/elicit';
 import { SamplingService } from './sampling/samplingService';
 import { hasToolCalling } from './sampling/lmApi';
-import type { DocumentActions } from './documentActions';
 import { ServerLogs, ProtocolTrace } from './logs';
-import { Secrets, type InputPrompt } from './secrets';
+import { Secrets } from './secrets';
+import type { HostUi } from './ui';
 import { folderFor, readConfiguredServers, restartPolicySettings, serverNamesInWorkspaceFiles, traceLevel, type BlockedServer } from './settings';
 import { Settings } from './ids';
 
@@ -65,14 +63,14 @@ export class McpHost implements vscode.Disposable {
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    documentActions: DocumentActions,
+    ui: HostUi,
   ) {
-    this.secrets = new Secrets(context.secrets);
-    this.logs = new ServerLogs(this.secrets.redactor);
-    this.trace = new ProtocolTrace(traceLevel, this.secrets.redactor);
-    this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted());
-    this.sampling = new SamplingService(context.workspaceState, this.logs, documentActions);
-    this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event);
+    this.secrets = new Secrets(context.secrets, ui);
+    this.logs = new ServerLogs(this.secrets);
+    this.trace = new ProtocolTrace(traceLevel, this.secrets);
+    this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
+    this.sampling = new SamplingService(context.workspaceState, this.logs, ui);
+    this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event, ui);
     this.registry = new ServerRegistry(
       (def) => this.createHandle(def),
       (def) => def.enabled && def.autostart && this.isAllowedByTrust(def),
@@ -188,14 +186,7 @@ export class McpHost implements vscode.Disposable {
     if (!this.isAllowedByTrust(def)) throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const folder = folderFor(def);
     if (this.consent.needsConsent(def)) await this.waitingFor(def.name, () => this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined));
-    const resolved = await resolveVariables(def, {
-      workspaceFolder: folder?.uri.fsPath,
-      userHome: os.homedir(),
-      env: process.env,
-      input: (id) => this.waitingFor(def.name, () => this.secrets.input(def, id)),
-    });
-    this.secrets.resolved(def, resolved, process.env);
-    return resolved;
+    return this.secrets.resolve(def, folder?.uri.fsPath, (ask) => this.waitingFor(def.name, ask));
   }
 
   /** Marks the server as waiting for the person while `ask` runs, for the tree to say so. */
@@ -228,18 +219,10 @@ export class McpHost implements vscode.Disposable {
   authFor(server: string): LazyOAuth {
     let provider = this.auth.get(server);
     if (!provider) {
-      provider = new LazyOAuth(() => loadOAuth().createOAuthProvider(server, this.context.secrets, (m) => this.logs.channel(server).info(`[auth] ${m}`)));
+      provider = new LazyOAuth(() => loadOAuth().createOAuthProvider(server, this.secrets.storage, (m) => this.logs.channel(server).info(`[auth] ${m}`)));
       this.auth.set(server, provider);
     }
     return provider;
-  }
-
-  /** Asks for an `${input:ID}` value; replaceable so tests in a real VS Code can answer. */
-  get inputPrompt(): InputPrompt {
-    return this.secrets.inputPrompt;
-  }
-  set inputPrompt(prompt: InputPrompt) {
-    this.secrets.inputPrompt = prompt;
   }
 
   /** Stops every server (and its process tree) before the channels they log to go away. */

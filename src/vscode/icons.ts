@@ -17,6 +17,23 @@ export function knownIcon(icons: readonly Icon[] | undefined): IconPath | undefi
   return shared?.iconPath(icons);
 }
 
+/** How long a picker waits for icons not decided yet before it opens (then without them). */
+const PICKER_ICON_WAIT_MS = 500;
+
+/**
+ * Starts the work for every icon a picker is about to show and waits a moment for it, so a
+ * picker opened before the tree showed those items has their icons too. `data:` icons take
+ * milliseconds; a slow `https:` fetch only costs the wait, and the next picker has it.
+ */
+export async function warmIcons(lists: ReadonlyArray<readonly Icon[] | undefined>, waitMs = PICKER_ICON_WAIT_MS): Promise<void> {
+  const icons = shared;
+  if (!icons) return;
+  for (const list of lists) icons.iconPath(list);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([icons.settled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  clearTimeout(timer);
+}
+
 export class ServerIcons implements vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changeEmitter.event;

@@ -24,6 +24,7 @@ export const Commands = {
   resetSamplingConsent: 'mcpHost.resetSamplingConsent',
   signOut: 'mcpHost.signOut',
   cancelTask: 'mcpHost.cancelTask',
+  runTaskInBackground: 'mcpHost.runTaskInBackground',
 } as const;
 
 export const Views = {

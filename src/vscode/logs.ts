@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { oneLine, type LogEntry, type LoggingMessageNotificationParams, type Redactor, type TraceEvent } from '../core';
+import { oneLine, type LogEntry, type LoggingMessageNotificationParams, type TraceEvent } from '../core';
+import type { Redaction } from './secrets';
 import { TRACE_LANGUAGE_ID } from './ids';
 
 /**
@@ -19,7 +20,7 @@ export interface ServerLog {
 export class ServerLogs implements vscode.Disposable {
   private readonly channels = new Map<string, ServerLog & vscode.Disposable>();
 
-  constructor(private readonly redactor: Redactor) {}
+  constructor(private readonly redactor: Redaction) {}
 
   channel(server: string): ServerLog {
     let channel = this.channels.get(server);
@@ -80,7 +81,7 @@ export class ProtocolTrace implements vscode.Disposable {
 
   constructor(
     private level: () => 'off' | 'messages' | 'verbose',
-    private readonly redactor: Redactor,
+    private readonly redactor: Redaction,
   ) {}
 
   show(): void {
@@ -129,7 +130,7 @@ export class ProtocolTrace implements vscode.Disposable {
   }
 }
 
-function redacting(channel: vscode.LogOutputChannel, redactor: Redactor): ServerLog & vscode.Disposable {
+function redacting(channel: vscode.LogOutputChannel, redactor: Redaction): ServerLog & vscode.Disposable {
   const clean = (text: string) => oneLine(redactor.redact(text));
   return {
     trace: (text) => channel.trace(clean(text)),

@@ -1,37 +1,53 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import { decodeStoredInput, definitionIdentity, encodeStoredInput, McpError, Redactor, secretValuesOf, type InputDefinition, type ServerDefinition } from '../core';
+import * as os from 'node:os';
+import { decodeStoredInput, definitionIdentity, encodeStoredInput, McpError, Redactor, resolveVariables, secretValuesOf, type InputDefinition, type ServerDefinition } from '../core';
 import { inputDefinitionFor } from './settings';
+import type { HostUi } from './ui';
 
-export type InputPrompt = (id: string, definition: InputDefinition | undefined) => Promise<string | undefined>;
 export type ReuseAnswer = 'allow' | 'new' | 'cancel';
-/** `server` wants the value stored for `${input:id}`, which was first given to `firstGivenTo`. */
-export type ReusePrompt = (server: string, id: string, firstGivenTo: string) => Promise<ReuseAnswer>;
+
+/** What every log and trace writer, and every message shown to the person, asks before writing. */
+export interface Redaction {
+  redact(text: string): string;
+}
 
 /**
- * Everything secret in one place: asking for `${input:ID}` values, keeping them in the secret
- * storage with the definition they were given to, and the one Redactor every log and trace
- * writer uses.
+ * Everything secret in one place: resolving a definition's `${…}` variables, asking for
+ * `${input:ID}` values, keeping them in the secret storage with the definition they were given to
+ * (and handing that storage to OAuth for its tokens), and the one Redactor that every log and
+ * trace writer and every error shown asks through `redact`.
  *
  * `mcpHost.input.<ID>` holds the value, the definition that first asked (scope, workspace or
  * folder, name) and the definitions the person let use it too. Another definition asks first:
  * Allow (remembered), Enter a New Value (kept for that definition only, under
  * `mcpHost.input.<ID>@<hash>`), or Cancel (the server does not start).
  */
-export class Secrets {
-  readonly redactor = new Redactor();
-  /** Replaceable so tests in a real VS Code can answer. */
-  inputPrompt: InputPrompt = askWithInputBox;
-  /** Replaceable so tests in a real VS Code can answer. */
-  reusePrompt: ReusePrompt = askToReuse;
+export class Secrets implements Redaction {
+  private readonly redactor = new Redactor();
 
-  constructor(private readonly storage: vscode.SecretStorage) {}
+  constructor(
+    /** Also where OAuth keeps its tokens (`../auth/oauth.ts`). */
+    readonly storage: vscode.SecretStorage,
+    private readonly ui: HostUi,
+  ) {}
+
+  /**
+   * `def` with its `${…}` variables resolved for `workspaceFolder`; each `${input:}` is asked for
+   * through `ask` (which lets the host show the server as waiting), and every secret value it
+   * resolved to joins the redactor before the definition goes anywhere.
+   */
+  async resolve(def: ServerDefinition, workspaceFolder: string | undefined, ask: (question: () => Promise<string>) => Promise<string>): Promise<ServerDefinition> {
+    const resolved = await resolveVariables(def, { workspaceFolder, userHome: os.homedir(), env: process.env, input: (id) => ask(() => this.input(def, id)) });
+    for (const v of secretValuesOf(def, resolved, process.env)) this.redactor.add(v);
+    return resolved;
+  }
 
   /** Servers starting together ask for one ID one after the other, so the first answer is kept. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
   /** The value of `${input:id}` for `def`, asked for or reused only as described above. */
-  input(def: ServerDefinition, id: string): Promise<string> {
+  private input(def: ServerDefinition, id: string): Promise<string> {
     const run = (this.queues.get(id) ?? Promise.resolve()).catch(() => undefined).then(() => this.inputNow(def, id));
     this.queues.set(id, run);
     void run.finally(() => this.queues.get(id) === run && this.queues.delete(id)).catch(() => undefined);
@@ -59,7 +75,7 @@ export class Secrets {
       return this.known(stored.value);
     }
     this.redactor.add(stored.value);
-    const answer = await this.reusePrompt(def.name, id, stored.ownerLabel ?? vscode.l10n.t('a server, before MCP Host kept track of who asked'));
+    const answer = await this.ui.allowInputReuse(def.name, id, stored.ownerLabel ?? vscode.l10n.t('a server, before MCP Host kept track of who asked'));
     if (answer === 'allow') {
       await this.storage.store(sharedKey, encodeStoredInput({ ...stored, allowed: [...stored.allowed, me] }));
       return this.known(stored.value);
@@ -70,17 +86,12 @@ export class Secrets {
     return this.known(value);
   }
 
-  /** After `${…}` resolution: header and env values that carry secrets join the redactor. */
-  resolved(raw: ServerDefinition, resolved: ServerDefinition, env: Record<string, string | undefined>): void {
-    for (const v of secretValuesOf(raw, resolved, env)) this.redactor.add(v);
-  }
-
   redact(text: string): string {
     return this.redactor.redact(text);
   }
 
   private async ask(def: ServerDefinition, id: string): Promise<string> {
-    const value = await this.inputPrompt(id, inputDefinitionFor(def, id));
+    const value = await this.ui.askInput(id, inputDefinitionFor(def, id));
     if (value === undefined) throw McpError.invalidRequest(vscode.l10n.t('no value given for {0}', `\${input:${id}}`));
     return value;
   }
@@ -107,7 +118,8 @@ function labelOf(def: ServerDefinition): string {
   }
 }
 
-function askWithInputBox(id: string, definition: InputDefinition | undefined): Promise<string | undefined> {
+/** The default `HostUi.askInput`. */
+export function askWithInputBox(id: string, definition: InputDefinition | undefined): Promise<string | undefined> {
   return Promise.resolve(
     vscode.window.showInputBox({
       title: vscode.l10n.t('MCP Host: value for {0}', `\${input:${id}}`),
@@ -119,7 +131,8 @@ function askWithInputBox(id: string, definition: InputDefinition | undefined): P
   );
 }
 
-async function askToReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer> {
+/** The default `HostUi.allowInputReuse`. */
+export async function askToReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer> {
   const allow = vscode.l10n.t('Allow');
   const enter = vscode.l10n.t('Enter a New Value');
   const pick = await vscode.window.showWarningMessage(

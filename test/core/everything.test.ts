@@ -1,42 +1,17 @@
 import { strict as assert } from 'node:assert';
-import {
-  ErrorCode,
-  McpError,
-  REQUEST_CANCELLED,
-  SseTransport,
-  StdioTransport,
-  StreamableHttpTransport,
-  type CreateMessageParams,
-  type ElicitRequestParams,
-  type TextContent,
-  type Transport,
-} from '../../src/core';
-import { startEverything } from '../helpers/httpServers';
-import { allHandlers, closeAll, connectTransport, eventually, everythingServer, nextEvent, type TestClient } from '../helpers/servers';
+import { ErrorCode, McpError, REQUEST_CANCELLED, type CreateMessageParams, type ElicitRequestParams, type TextContent, type Transport } from '../../src/core';
+import { EVERYTHING_TRANSPORTS, type EverythingSetup } from '../helpers/httpServers';
+import { allHandlers, closeAll, connectTransport, eventually, nextEvent, type TestClient } from '../helpers/servers';
 
 const text = (block: unknown) => (block as TextContent).text;
 
 /** The same feature suite over every transport server-everything speaks. */
-describeEverything('stdio', async () => ({ transport: () => new StdioTransport({ shutdownGraceMs: 500, ...everythingServer() }) }));
-describeEverything('Streamable HTTP', async () => {
-  const server = await startEverything('streamableHttp');
-  return { transport: () => new StreamableHttpTransport({ url: server.url }), stop: server.stop };
-});
-describeEverything('HTTP+SSE', async () => {
-  const server = await startEverything('sse');
-  return { transport: () => new SseTransport({ url: server.url }), stop: server.stop };
-});
+for (const [name, setUp] of EVERYTHING_TRANSPORTS) describeEverything(name, setUp);
 
-interface Setup {
-  /** A fresh transport per test: each test gets its own server session. */
-  transport(): Transport;
-  stop?(): Promise<void>;
-}
-
-function describeEverything(name: string, setUp: () => Promise<Setup>): void {
+function describeEverything(name: string, setUp: () => Promise<EverythingSetup>): void {
   describe(`server-everything over ${name}`, function () {
     this.timeout(30_000);
-    let setup: Setup;
+    let setup: EverythingSetup;
     let t: TestClient<Transport>;
     let sampled: CreateMessageParams[];
     let elicited: ElicitRequestParams[];

@@ -13,7 +13,7 @@ import {
   type McpClientOptions,
   type TextContent,
 } from '../../src/core';
-import { freePort, startEverything, startFixture, type Fixture, type SeenRequest } from '../helpers/httpServers';
+import { freePort, startEverything, useFixtures, type SeenRequest } from '../helpers/httpServers';
 import { closeAll, connectTransport, eventually } from '../helpers/servers';
 
 const text = (block: unknown) => (block as TextContent).text;
@@ -33,17 +33,8 @@ async function failure(promise: Promise<unknown>): Promise<{ error: McpError; ms
 
 describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
   this.timeout(20_000);
-  const fixtures: Fixture[] = [];
-  const start = async (scenario: string) => {
-    const fixture = await startFixture(scenario);
-    fixtures.push(fixture);
-    return fixture;
-  };
+  const start = useFixtures();
   const open = (url: string, params: Partial<HttpServerParams> = {}, options: McpClientOptions = {}) => connectTransport(new StreamableHttpTransport({ url, ...params }), options);
-  afterEach(async () => {
-    await closeAll();
-    await Promise.all(fixtures.splice(0).map((f) => f.stop()));
-  });
 
   it('sends Accept, Content-Type, configured headers, Mcp-Session-Id and MCP-Protocol-Version, and DELETEs the session on close', async () => {
     const f = await start('json');

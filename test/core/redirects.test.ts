@@ -1,23 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { StreamableHttpTransport, type HttpServerParams } from '../../src/core';
 import { MAX_REDIRECTS, nodeFetch } from '../../src/core/transport/nodeFetch';
-import { startFixture, type Fixture } from '../helpers/httpServers';
-import { closeAll, connectTransport } from '../helpers/servers';
+import { useFixtures, type Fixture } from '../helpers/httpServers';
+import { connectTransport } from '../helpers/servers';
 
 describe('HTTP redirects (node:http fetch)', function () {
   this.timeout(20_000);
-  const fixtures: Fixture[] = [];
-  const start = async (scenario: string) => {
-    const fixture = await startFixture(scenario);
-    fixtures.push(fixture);
-    return fixture;
-  };
+  const start = useFixtures();
   const open = (url: string, params: Partial<HttpServerParams> = {}) => connectTransport(new StreamableHttpTransport({ url, ...params }));
   const origin = (f: Fixture) => new URL(f.url).origin;
-  afterEach(async () => {
-    await closeAll();
-    await Promise.all(fixtures.splice(0).map((f) => f.stop()));
-  });
 
   for (const status of [307, 308, 301, 302]) {
     it(`follows a ${status} on the initialize POST with the same method, body and headers`, async () => {

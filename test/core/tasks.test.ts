@@ -5,7 +5,6 @@ import {
   RELATED_TASK_META_KEY,
   REQUEST_CANCELLED,
   ReceiverTasks,
-  SseTransport,
   StdioTransport,
   StreamableHttpTransport,
   isTaskLost,
@@ -15,31 +14,18 @@ import {
   type TextContent,
   type Transport,
 } from '../../src/core';
-import { startEverything } from '../helpers/httpServers';
+import { EVERYTHING_TRANSPORTS, startEverything, type EverythingSetup } from '../helpers/httpServers';
 import { ROOT, allHandlers, closeAll, connect, connectTransport, eventually, everythingServer, type TestClient } from '../helpers/servers';
 
 const text = (blocks: unknown[]) => blocks.map((b) => (b as TextContent).text).join('\n');
 
-describeTasks('stdio', async () => ({ transport: () => new StdioTransport({ shutdownGraceMs: 500, ...everythingServer() }) }));
-describeTasks('Streamable HTTP', async () => {
-  const server = await startEverything('streamableHttp');
-  return { transport: () => new StreamableHttpTransport({ url: server.url }), stop: server.stop };
-});
-describeTasks('HTTP+SSE', async () => {
-  const server = await startEverything('sse');
-  return { transport: () => new SseTransport({ url: server.url }), stop: server.stop };
-});
-
-interface Setup {
-  transport(): Transport;
-  stop?(): Promise<void>;
-}
+for (const [name, setUp] of EVERYTHING_TRANSPORTS) describeTasks(name, setUp);
 
 /** Tasks (2025-11-25) both ways against server-everything: its task tool, and the requests it has us run as tasks. */
-function describeTasks(name: string, setUp: () => Promise<Setup>): void {
+function describeTasks(name: string, setUp: () => Promise<EverythingSetup>): void {
   describe(`tasks with server-everything over ${name}`, function () {
     this.timeout(30_000);
-    let setup: Setup;
+    let setup: EverythingSetup;
     let t: TestClient<Transport>;
     let elicited: ElicitRequestParams[];
     let sampled: number;
@@ -320,6 +306,25 @@ describe('tasks: the cases of the task fixture server', function () {
     assert.equal(outcome.result.isError, true);
     assert.equal(outcome.task?.status, 'failed');
     assert.equal(outcome.task?.statusMessage, 'it broke');
+  });
+
+  it("progress the server sends during the task, with the call's token, reaches the caller until the task ends", async () => {
+    const t = await connect(taskServer('tasks'));
+    const seen: string[] = [];
+    let taskCreated = false;
+    const outcome = await t.client.callTool(
+      'reports-progress',
+      {},
+      {
+        onTaskStatus: () => void (taskCreated = true),
+        onProgress: (p) => void seen.push(`${taskCreated ? 'task' : 'call'}: ${p.progress}/${p.total} ${p.message}`),
+      },
+    );
+    assert.equal(outcome.task?.status, 'completed');
+    // All of it arrives after tools/call was answered with the task, when the call's own request is over.
+    assert.deepEqual(seen, ['task: 1/3 step 1 of 3', 'task: 2/3 step 2 of 3', 'task: 3/3 step 3 of 3']);
+    await t.waitForLog(() => !!sentCall(t, 'reports-progress'));
+    assert.match(sentCall(t, 'reports-progress')!, /"_meta":\{"progressToken":"task-progress-\d+"\}/);
   });
 
   it('a task whose ttl runs out before it ends is lost, not waited on forever', async () => {

@@ -33,6 +33,8 @@ async function prepare(base) {
     MCP_HOST_EVERYTHING_SERVER: path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
     MCP_HOST_TEST_OUT: out,
     MCP_HOST_TEST_RESULTS: resultsFile,
+    // The extension's exports carry its internals (`testing`) only with this (src/vscode/api.ts).
+    MCP_HOST_TEST_SEAM: '1',
     ...(process.env.MCP_HOST_TEST_GREP ? { MCP_HOST_TEST_GREP: process.env.MCP_HOST_TEST_GREP } : {}),
     ...(process.env.MCP_HOST_TEST_TIMEOUT ? { MCP_HOST_TEST_TIMEOUT: process.env.MCP_HOST_TEST_TIMEOUT } : {}),
   };

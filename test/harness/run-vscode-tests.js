@@ -224,6 +224,8 @@ async function runExtHost(paths, { base, extensionsDir, files = listTests(PHASES
     MCP_HOST_EVERYTHING_SERVER: path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
     MCP_HOST_TEST_OUT: out,
     MCP_HOST_TEST_RESULTS: resultsFile,
+    // The extension's exports carry its internals (`testing`) only with this (src/vscode/api.ts).
+    MCP_HOST_TEST_SEAM: '1',
     // VS Code's log folder (output channels included), so suites can check what reaches the disk.
     MCP_HOST_VSCODE_LOGS: path.join(dir, 'server-data', 'data', 'logs'),
     ...(grep ? { MCP_HOST_TEST_GREP: grep } : {}),
@@ -299,7 +301,9 @@ async function runExtHost(paths, { base, extensionsDir, files = listTests(PHASES
     console.log(h.tail(consoleLog, 40));
   }
   time(`${name} suites`, seconds);
-  return { passed, failed };
+  const failures = (results.failures || []).map((f) => `${name}: ${f.title}`);
+  if (failed > failures.length) failures.push(`${name}: exit code ${code}${failedToStart ? ' (never started)' : ''}`);
+  return { passed, failed, failures };
 }
 
 /**
@@ -314,6 +318,7 @@ async function runSmoke(defaultPaths, { base, vsix }) {
   const files = listTests(PHASES.smoke.dir, PHASES.smoke.re);
   let passed = 0;
   let failed = 0;
+  const failures = [];
   for (const target of SMOKE_TARGETS) {
     const t = Date.now();
     const paths = target.codeServer ? h.install(target) : defaultPaths;
@@ -331,9 +336,10 @@ async function runSmoke(defaultPaths, { base, vsix }) {
     const r = await runExtHost(paths, { base: smokeBase, extensionsDir, files, name, machineSettings, env: { MCP_HOST_EXPECT_VSCODE: vscodeVersion } });
     passed += r.passed;
     failed += r.failed;
+    failures.push(...r.failures);
     time(`${name} total`, (Date.now() - t) / 1000);
   }
-  return { passed, failed };
+  return { passed, failed, failures };
 }
 
 function spawnVersion(node) {
@@ -366,7 +372,7 @@ async function runE2E(paths, { base, extensionsDir }) {
   } catch (e) {
     console.log(`e2e: ${e.message}`);
     time('e2e (failed to start)', (Date.now() - t) / 1000);
-    return { passed: 0, failed: 1 };
+    return { passed: 0, failed: 1, failures: ['e2e: code-server did not start'] };
   }
   Object.assign(process.env, {
     MCP_HOST_E2E_URL: cs.folderUrl,
@@ -376,6 +382,7 @@ async function runE2E(paths, { base, extensionsDir }) {
     MCP_HOST_E2E_CHROMIUM: paths.CHROMIUM,
   });
   let stats;
+  const failures = [];
   try {
     const Mocha = require(path.join(h.REPO, 'node_modules', 'mocha', 'lib', 'mocha.cjs'));
     const { mochaHooks } = require(path.join(h.REPO, 'test', 'e2e', 'helpers.js'));
@@ -383,6 +390,7 @@ async function runE2E(paths, { base, extensionsDir }) {
     for (const f of files) mocha.addFile(f);
     stats = await new Promise((resolve) => {
       const runner = mocha.run(() => resolve(runner.stats));
+      runner.on('fail', (test) => failures.push(`e2e: ${test.fullTitle()}`));
     });
   } finally {
     await cs.stop();
@@ -393,13 +401,14 @@ async function runE2E(paths, { base, extensionsDir }) {
   h.log(`e2e: ${passed} passed, ${failed} failed in ${seconds.toFixed(1)}s`);
   if (failed) h.dumpLogs('code-server', cs.logFile, [path.join(userDataDir, 'logs')]);
   time('e2e suites', seconds);
-  return { passed, failed };
+  return { passed, failed, failures };
 }
 
 async function main() {
   const tAll = Date.now();
   let passed = 0;
   let failed = 0;
+  const failures = [];
   const runners = { exthost: runExtHost, e2e: runE2E, smoke: runSmoke };
   if (only && !runners[only]) {
     console.log(`--only ${only}: no such phase (${Object.keys(runners).join(', ')})`);
@@ -434,9 +443,11 @@ async function main() {
         const r = await runners[name](paths, { base, extensionsDir, vsix });
         passed += r.passed;
         failed += r.failed;
+        failures.push(...(r.failures ?? []));
       } catch (e) {
         console.log(`${name}: harness error: ${e.stack || e}`);
         failed += 1;
+        failures.push(`${name}: harness error`);
       }
     }
   } catch (e) {
@@ -446,6 +457,8 @@ async function main() {
   time('total', (Date.now() - tAll) / 1000);
   console.log('\nTimings:');
   for (const [label, s] of timings) console.log(`  ${label.padEnd(32)} ${s.toFixed(1)} s`);
+  // Repeated at the end, where a CI log cut to its last lines still shows them.
+  if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
   console.log(`\nvscode: ${passed} passed, ${failed} failed`);
   h.killAllGroups();
   process.exit(failed ? 1 : 0);

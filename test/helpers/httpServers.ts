@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ROOT } from './servers';
+import { SseTransport, StdioTransport, StreamableHttpTransport, type Transport } from '../../src/core';
+import { ROOT, closeAll, everythingServer } from './servers';
 
 /** Forces the server's listen() onto 127.0.0.1: tests use no network but loopback. */
 const BIND_LOOPBACK = path.join(ROOT, 'test', 'harness', 'bind-loopback.cjs');
@@ -128,3 +129,45 @@ export function startFixture(scenario: string): Promise<Fixture> {
     });
   });
 }
+
+/**
+ * For a describe block: a `start(scenario)` that starts an HTTP fixture, and an afterEach that
+ * closes the test's clients first, then stops every fixture the test started.
+ */
+export function useFixtures(): (scenario: string) => Promise<Fixture> {
+  const fixtures: Fixture[] = [];
+  afterEach(async () => {
+    await closeAll();
+    await Promise.all(fixtures.splice(0).map((f) => f.stop()));
+  });
+  return async (scenario) => {
+    const fixture = await startFixture(scenario);
+    fixtures.push(fixture);
+    return fixture;
+  };
+}
+
+/** server-everything reached one way: a fresh transport per test, so each test has its own session. */
+export interface EverythingSetup {
+  transport(): Transport;
+  stop?(): Promise<void>;
+}
+
+/** Every transport server-everything speaks, by name, each set up when its suite starts. */
+export const EVERYTHING_TRANSPORTS: ReadonlyArray<readonly [name: string, setUp: () => Promise<EverythingSetup>]> = [
+  ['stdio', async () => ({ transport: () => new StdioTransport({ shutdownGraceMs: 500, ...everythingServer() }) })],
+  [
+    'Streamable HTTP',
+    async () => {
+      const server = await startEverything('streamableHttp');
+      return { transport: () => new StreamableHttpTransport({ url: server.url }), stop: server.stop };
+    },
+  ],
+  [
+    'HTTP+SSE',
+    async () => {
+      const server = await startEverything('sse');
+      return { transport: () => new SseTransport({ url: server.url }), stop: server.stop };
+    },
+  ],
+];

@@ -7,7 +7,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { McpHostApi } from '../../src/extension';
+import type { McpHostTestSeam } from '../../src/extension';
+import type { McpHostApi } from '../../src/vscode/api';
+
+/** The exports with the internals the harness asks for (MCP_HOST_TEST_SEAM=1). */
+type Exports = McpHostApi & { testing: McpHostTestSeam };
 import { env } from '../vscode/harnessEnv';
 import { waitFor } from '../vscode/helpers';
 
@@ -33,10 +37,10 @@ describe(`smoke on VS Code ${vscode.version}`, function () {
   });
 
   it('activates by itself when the window opens, and starts the server from settings', async () => {
-    const ext = vscode.extensions.getExtension<McpHostApi>(id)!;
+    const ext = vscode.extensions.getExtension<Exports>(id)!;
     // No activate() call here: the activation events must do it.
     await waitFor(() => ext.isActive, 'the extension to activate on its own', 60_000);
-    const api = ext.exports;
+    const api = ext.exports.testing;
     const server = await waitFor(
       () => {
         const h = api.host.registry.get('smoke');
@@ -55,7 +59,7 @@ describe(`smoke on VS Code ${vscode.version}`, function () {
   });
 
   it('calls a tool through the running server', async () => {
-    const api = vscode.extensions.getExtension<McpHostApi>(id)!.exports;
+    const api = vscode.extensions.getExtension<Exports>(id)!.exports.testing;
     const server = api.host.registry.get('smoke')!;
     const { result } = await server.client!.callTool('echo', { message: 'hello from the smoke test' });
     const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
@@ -63,10 +67,10 @@ describe(`smoke on VS Code ${vscode.version}`, function () {
   });
 
   it('declares sampling.tools only where the language model API calls tools, and refuses tool use clearly where it cannot', async () => {
-    const ext = vscode.extensions.getExtension<McpHostApi>(id)!;
+    const ext = vscode.extensions.getExtension<Exports>(id)!;
     await waitFor(() => ext.isActive, 'the extension to activate', 60_000);
-    const api = ext.exports;
-    api.host.consent.prompt = async () => 'allow';
+    const api = ext.exports.testing;
+    api.ui.allowLaunch = async () => 'allow';
     const raw = path.join(env.repo, 'test', 'fixtures', 'raw-server.mjs');
     const config = vscode.workspace.getConfiguration('mcpHost');
     const servers = config.get<Record<string, unknown>>('servers') ?? {};

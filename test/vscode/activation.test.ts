@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { env } from './harnessEnv';
+import { api, publicApi, setServers, waitFor } from './helpers';
 
 describe('activation', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(env.repo, 'package.json'), 'utf8'));
@@ -31,6 +32,29 @@ describe('activation', () => {
 
   it('runs mcpHost.showLog without error', async () => {
     await vscode.commands.executeCommand('mcpHost.showLog');
+  });
+
+  it('exports a small API: servers() follows the settings, onDidChangeServers fires, the internals only through the test seam', async () => {
+    const exported = await publicApi();
+    assert.equal(exported.apiVersion, 1);
+    // The harness sets MCP_HOST_TEST_SEAM=1, hence `testing`; nothing else besides the API.
+    assert.deepEqual(Object.keys(exported).sort(), ['apiVersion', 'onDidChangeServers', 'servers', 'testing']);
+    const host = (await api()).host;
+    let changes = 0;
+    const subscription = exported.onDidChangeServers(() => changes++);
+    try {
+      await setServers({ 'api-probe': { command: process.execPath, args: [env.everythingServer, 'stdio'], autostart: false } });
+      const probe = await waitFor(() => exported.servers().find((s) => s.name === 'api-probe'), 'api-probe in servers()');
+      assert.deepEqual(probe, { name: 'api-probe', scope: 'user', state: 'stopped' });
+      assert.deepEqual(
+        exported.servers().map((s) => `${s.name}:${s.state}`),
+        host.servers.map((s) => `${s.name}:${s.state.kind}`),
+      );
+      assert.ok(changes > 0, 'onDidChangeServers did not fire');
+    } finally {
+      subscription.dispose();
+      await setServers(undefined);
+    }
   });
 
   it('opens the fixture workspace', () => {

@@ -14,13 +14,13 @@ describe('elicitation in a real VS Code', function () {
   /** The real UI with some questions answered by the test. */
   async function withUi(overrides: Partial<ElicitationUi>) {
     const a = await api();
-    real ??= a.host.elicitation.ui;
-    a.host.elicitation.ui = Object.assign(Object.create(real) as ElicitationUi, { consent: async () => 'respond' as const }, overrides);
+    real ??= a.ui.elicitation;
+    a.ui.elicitation = Object.assign(Object.create(real) as ElicitationUi, { consent: async () => 'respond' as const }, overrides);
     return a;
   }
   async function server(name: string, def: Record<string, unknown>, tool: string) {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     await setServers({ [name]: def });
     const h = await running(a, name);
     await waitFor(async () => {
@@ -31,7 +31,7 @@ describe('elicitation in a real VS Code', function () {
   }
 
   afterEach(async () => {
-    if (real) (await api()).host.elicitation.ui = real;
+    if (real) (await api()).ui.elicitation = real;
   });
   after(() => setServers(undefined));
 

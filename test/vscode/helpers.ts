@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { McpHostApi } from '../../src/extension';
+import type { McpHostTestSeam } from '../../src/extension';
+import type { McpHostApi } from '../../src/vscode/api';
 import type { ServerHandle } from '../../src/core';
 
 /** The repository, found from the bundled test file, so server paths need no machine path. */
@@ -16,10 +17,18 @@ export function repoRoot(): string {
 
 export const serverScript = (name: 'server-everything' | 'server-filesystem') => path.join(repoRoot(), 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
 
-export async function api(): Promise<McpHostApi> {
+/** The public API, as any extension gets it. */
+export async function publicApi(): Promise<McpHostApi> {
   const ext = vscode.extensions.all.find((e) => e.packageJSON.name === 'mcp-host');
   if (!ext) throw new Error('the MCP Host extension is not installed');
   return (await ext.activate()) as McpHostApi;
+}
+
+/** The host's internals: the exports carry them only because the harness set MCP_HOST_TEST_SEAM=1. */
+export async function api(): Promise<McpHostTestSeam> {
+  const exported = (await publicApi()) as McpHostApi & { testing?: McpHostTestSeam };
+  if (!exported.testing) throw new Error('the extension exports no test seam: start the extension host with MCP_HOST_TEST_SEAM=1 (test/harness/run-vscode-tests.js does)');
+  return exported.testing;
 }
 
 export async function setServers(value: Record<string, unknown> | undefined, target = vscode.ConfigurationTarget.Global): Promise<void> {
@@ -36,7 +45,7 @@ export async function waitFor<T>(probe: () => T | undefined | false | Promise<T 
   }
 }
 
-export function running(a: McpHostApi, name: string): Promise<ServerHandle> {
+export function running(a: McpHostTestSeam, name: string): Promise<ServerHandle> {
   return waitFor(
     () => {
       const h = a.host.registry.get(name);

@@ -6,6 +6,9 @@ import type { TreeNode } from '../../src/vscode/tree/nodes';
 import { api, repoRoot, running, setServers, waitFor } from './helpers';
 
 const isUri = (value: unknown): value is vscode.Uri => value instanceof vscode.Uri;
+const urisOf = (iconPath: unknown): vscode.Uri[] =>
+  isUri(iconPath) ? [iconPath] : iconPath && typeof iconPath === 'object' && 'light' in iconPath && 'dark' in iconPath ? [iconPath.light as vscode.Uri, iconPath.dark as vscode.Uri] : [];
+const iconServer = () => ({ icons: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'icon-server.mjs')] } });
 
 describe('server icons in the Servers tree (2025-11-25 icons)', function () {
   this.timeout(60_000);
@@ -18,7 +21,7 @@ describe('server icons in the Servers tree (2025-11-25 icons)', function () {
     const a = await api();
     const icons = a.tree.icons!;
     icons.setTestOptions({ allowLoopbackHttp: true });
-    await setServers({ icons: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'icon-server.mjs')] } });
+    await setServers(iconServer());
     const h = await running(a, 'icons');
     await waitFor(() => h.tools.length > 0 && h.prompts.length > 0 && h.resources.length > 0 && h.templates.length > 0, 'the lists');
     const nodes: TreeNode[] = [
@@ -56,6 +59,41 @@ describe('server icons in the Servers tree (2025-11-25 icons)', function () {
       }
       seen.push(name);
     }
-    assert.deepEqual(seen.sort(), ['good-after-refused', 'good-data-png', 'good-http-png', 'good-prompt', 'good-resource', 'good-server', 'good-themed']);
+    assert.deepEqual(seen.sort(), ['good-after-refused', 'good-data-png', 'good-http-png', 'good-prompt', 'good-resource', 'good-server', 'good-template', 'good-themed']);
+  });
+
+  it('the palette pickers show the same icons, also when opened before the tree showed the items', async () => {
+    const a = await api();
+    const icons = a.tree.icons!;
+    await setServers(iconServer());
+    const h = await running(a, 'icons');
+    await waitFor(() => h.tools.length > 0 && h.prompts.length > 0 && h.resources.length > 0 && h.templates.length > 0, 'the lists');
+    // Forget every decision, as in a window where the tree has not drawn these items yet.
+    icons.setTestOptions({ allowLoopbackHttp: true });
+    const storage = icons.directory.toString();
+    const ours = (what: string, iconPath: unknown) => {
+      const uris = urisOf(iconPath);
+      assert.ok(uris.length > 0 && uris.every((u) => u.toString().startsWith(`${storage}/`)), `${what} shows its icon from our storage, got ${String(iconPath)}`);
+    };
+    const tools = (await a.pickItems.tools()).filter((i) => i.server === h);
+    assert.equal(tools.length, h.tools.length);
+    for (const item of tools) {
+      if (item.tool.name.startsWith('good-')) ours(`the tool ${item.tool.name}`, item.iconPath);
+      else assert.equal(item.iconPath, undefined, `${item.tool.name} shows no icon of the server's`);
+    }
+    const prompts = (await a.pickItems.prompts()).filter((i) => i.server === h);
+    assert.deepEqual(
+      prompts.map((i) => i.prompt.name),
+      ['good-prompt'],
+    );
+    ours('the prompt', prompts[0].iconPath);
+    const resources = (await a.pickItems.resources()).filter((i) => i.server === h);
+    const byName = new Map(resources.map((i) => [i.resource?.name ?? i.template?.name, i]));
+    ours('the resource (fetched over loopback http)', byName.get('good-resource')?.iconPath);
+    ours('the template', byName.get('good-template')?.iconPath);
+    assert.equal(byName.get('bad-template')?.iconPath, undefined);
+    assert.match(String(byName.get('bad-template')?.label), /^\$\(file-code\) /, 'a template without an icon keeps the theme icon');
+    const servers = await a.pickItems.servers();
+    ours('the server', servers.find((i) => i.server === h)?.iconPath);
   });
 });

@@ -29,7 +29,7 @@ describe('trace and server log: a hostile server cannot forge lines', function (
 
   before(async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
   });
   after(async () => {
     await setServers(undefined);
@@ -94,7 +94,7 @@ describe('server log level', function () {
 
   it('Set Server Log Level writes logLevel to the entry and the running server is told, without a restart', async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     await setServers({ leveled: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
     const h = await running(a, 'leveled');
     assert.equal(h.logLevel, 'info');

@@ -20,7 +20,7 @@ describe('tools, resources and prompts in a real VS Code', function () {
 
   before(async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     await setServers({ everything: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
     await running(a, 'everything');
   });
@@ -47,19 +47,19 @@ describe('tools, resources and prompts in a real VS Code', function () {
     const toggle = ev.tools.find((t) => t.name === 'toggle-simulated-logging')!;
     assert.notEqual(toggle.annotations?.readOnlyHint, true);
     const asked: string[] = [];
-    a.tools.confirm = async (_s, tool) => {
+    a.ui.confirmTool = async (_s, tool) => {
       asked.push(tool.name);
       return 'cancel';
     };
     assert.equal(await a.tools.call(ev, toggle, {}), undefined);
     assert.deepEqual(asked, ['toggle-simulated-logging']);
-    a.tools.confirm = async () => 'once';
+    a.ui.confirmTool = async () => 'once';
   });
 
   it("skips the confirmation for readOnlyHint only where the server's annotations are trusted", async () => {
     const a = await api();
     const asked: string[] = [];
-    a.tools.confirm = async (server, tool, _args, trusted) => {
+    a.ui.confirmTool = async (server, tool, _args, trusted) => {
       asked.push(`${server}:${tool.name}:${trusted}`);
       return 'once';
     };
@@ -100,7 +100,7 @@ describe('tools, resources and prompts in a real VS Code', function () {
       );
       assert.deepEqual(asked, ['everything:echo:false', 'ws-everything:echo:false']);
     } finally {
-      a.tools.confirm = async () => 'once';
+      a.ui.confirmTool = async () => 'once';
       await setServers(undefined, vscode.ConfigurationTarget.Workspace);
       await setServers({ everything: entry });
       await running(a, 'everything');
@@ -191,7 +191,7 @@ describe('tools, resources and prompts in a real VS Code', function () {
   it('stores result images beside the result and links them so they open in the image preview', async () => {
     const a = await api();
     const ev = await running(a, 'everything');
-    a.tools.confirm = async () => 'once';
+    a.ui.confirmTool = async () => 'once';
     const tiny = ev.tools.find((t) => t.name === 'get-tiny-image')!;
     assert.equal((await a.tools.call(ev, tiny, {}))?.outcome, 'ok');
     const doc = await waitFor(() => {

@@ -16,7 +16,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   // Budgets belong to a server name and outlive restarts, so a test with limits uses its own name.
   async function samplingTool(sampling?: Record<string, unknown>, name = 'everything') {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     await setServers({ [name]: everything(sampling) });
     const ev = await running(a, name);
     await waitFor(async () => {
@@ -41,7 +41,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   it('asks, then answers with the model and maps messages and limits', async () => {
     const { a, ev } = await samplingTool({ models: ['test-echo'] });
     const asked: string[] = [];
-    a.host.sampling.consent = async (server, params) => {
+    a.ui.allowSampling = async (server, params) => {
       asked.push(`${server}:${params.maxTokens}`);
       return 'once';
     };
@@ -63,7 +63,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
 
   it('returns a refusal to the server when the person denies', async () => {
     const { a, ev } = await samplingTool();
-    a.host.sampling.consent = async () => 'deny';
+    a.ui.allowSampling = async () => 'deny';
     const { result } = await ev.client!.callTool('trigger-sampling-request', { prompt: 'x' });
     assert.equal(result.isError, true);
     assert.match(resultText(result), /User rejected sampling request/);
@@ -72,14 +72,14 @@ describe('sampling through vscode.lm in a real VS Code', function () {
 
   it('mode allow skips the prompt', async () => {
     const { a, ev } = await samplingTool({ mode: 'allow', models: ['test-echo-large'] });
-    a.host.sampling.consent = async () => assert.fail('must not ask');
+    a.ui.allowSampling = async () => assert.fail('must not ask');
     const ok = await ev.client!.callTool('trigger-sampling-request', { prompt: 'fine' });
     assert.notEqual(ok.result.isError, true, resultText(ok.result));
   });
 
   it('a server whose sampling mode is deny is not told we sample, so it offers no sampling tool', async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     await setServers({ denied: everything({ mode: 'deny' }) });
     const ev = await running(a, 'denied');
     assert.equal(ev.client!.clientCapabilities.sampling, undefined);
@@ -97,7 +97,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
 
   it('answers an includeContext other than none by ignoring it, and says so in the history', async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
     await setServers({ contextual: { command: 'node', args: [raw, 'sample-with-context'], sampling: { mode: 'allow', models: ['test-echo'] } } });
     const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'contextual' && r.durationMs !== undefined), 'the sampling exchange to end');
@@ -115,7 +115,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
 
   it('runs a tool loop: the model calls the offered tool, the server gets tool_use and toolUse, and its tool_result reaches the model', async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
     await setServers({ looper: { command: 'node', args: [raw, 'sample-with-tools'], sampling: { mode: 'allow', models: ['test-echo'] } } });
     assert.deepEqual((await running(a, 'looper')).client!.clientCapabilities.sampling, { tools: {} });
@@ -139,7 +139,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
 
   it('refuses a tool_result that answers no tool_use, before any model sees it', async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
     await setServers({ unanswered: { command: 'node', args: [raw, 'sample-tools-unanswered'], sampling: { mode: 'allow', models: ['test-echo'] } } });
     const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'unanswered'), 'the sampling request');
@@ -150,7 +150,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
 
   it('sends images and audio to the model as data parts', async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
     await setServers({ media: { command: 'node', args: [raw, 'sample-media'], sampling: { mode: 'allow', models: ['test-echo'] } } });
     const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'media' && r.durationMs !== undefined), 'the sampling exchange to end');
@@ -189,20 +189,20 @@ describe('sampling through vscode.lm in a real VS Code', function () {
 
   it('Review sends the messages as the person edited them', async () => {
     const { a, ev } = await samplingTool({ models: ['test-echo'] });
-    a.host.sampling.consent = async () => 'review';
-    a.host.sampling.review = async (_server, params) => ({ ...params, messages: [{ role: 'user', content: { type: 'text', text: 'edited by the person' } }] });
+    a.ui.allowSampling = async () => 'review';
+    a.ui.reviewSampling = async (_server, params) => ({ ...params, messages: [{ role: 'user', content: { type: 'text', text: 'edited by the person' } }] });
     const { result } = await ev.client!.callTool('trigger-sampling-request', { prompt: 'original' });
     assert.match(resultText(result), /I read: edited by the person/);
     const [req] = await recorded();
     assert.ok(!req.messages.some((m) => m.text.includes('original')), 'the original text was not sent');
-    a.host.sampling.review = async () => undefined;
+    a.ui.reviewSampling = async () => undefined;
     const refused = await ev.client!.callTool('trigger-sampling-request', { prompt: 'closed the review' });
     assert.match(resultText(refused.result), /User rejected sampling request/);
   });
 
   it('a cancel from the server ends the model request mid-answer', async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     models.delayMs = 400;
     const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
     await setServers({ canceller: { command: 'node', args: [raw, 'cancel-peer-request', '1200'], sampling: { mode: 'allow', models: ['test-echo'] } } });
@@ -215,7 +215,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
 
   it('a stop on our side mid-answer is recorded as the connection closing, not as the server cancelling', async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     models.delayMs = 400;
     const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
     // This server would cancel only after a minute: we stop it first.

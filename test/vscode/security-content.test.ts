@@ -53,7 +53,7 @@ describe('a hostile server’s content in a real VS Code', function () {
 
   before(async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     await setServers({
       hostile: { command: 'node', args: [fixture] },
       everything: { command: 'node', args: [serverScript('server-everything'), 'stdio'] },
@@ -80,11 +80,12 @@ describe('a hostile server’s content in a real VS Code', function () {
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     // The editor's own link detection, in any language and inside code blocks too.
     const plain = await vscode.workspace.openTextDocument({ language: 'plaintext', content: '    file:///etc/passwd\n```\nhttps://evil.example/x\n```\n' });
+    // An untitled document may reuse the name of the one just closed, and the first answer can be about the old text: wait for the answer about this text.
     const bare = await waitFor(async () => {
-      const found = (await links(plain.uri)).map((l) => l.target?.scheme);
-      return found.includes('file') && found.includes('https') && found;
-    }, 'the editor to find bare file: and https: links');
-    assert.equal(bare.length, 2);
+      const found = (await links(plain.uri)).map((l) => l.target?.toString(true)).sort();
+      return found.length === 2 && found;
+    }, 'the editor to find exactly the bare file: and https: links');
+    assert.deepEqual(bare, ['file:///etc/passwd', 'https://evil.example/x']);
   });
 
   it('opens a tool result with no link that acts, and keeps our own resource link', async () => {

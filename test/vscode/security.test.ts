@@ -6,8 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { InputDefinition, LaunchSummary } from '../../src/core';
 import { consentDetail } from '../../src/vscode/consent';
-import type { McpHost } from '../../src/vscode/host';
-import type { ReusePrompt } from '../../src/vscode/secrets';
+import type { HostUi } from '../../src/vscode/ui';
 import type { TreeNode } from '../../src/vscode/tree/nodes';
 import { env } from './harnessEnv';
 import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
@@ -50,18 +49,18 @@ async function httpFixture(): Promise<{ url: string; requests: () => Promise<Arr
 
 describe('security: secrets, consent and Workspace Trust in a real VS Code', function () {
   this.timeout(120_000);
-  let saved: { input: McpHost['inputPrompt']; reuse: ReusePrompt; consent: McpHost['consent']['prompt'] };
+  let saved: { input: HostUi['askInput']; reuse: HostUi['allowInputReuse']; consent: HostUi['allowLaunch'] };
 
   before(async () => {
     const a = await api();
-    saved = { input: a.host.inputPrompt, reuse: a.host.secrets.reusePrompt, consent: a.host.consent.prompt };
+    saved = { input: a.ui.askInput, reuse: a.ui.allowInputReuse, consent: a.ui.allowLaunch };
   });
   afterEach(async () => {
     const a = await api();
     a.host.workspaceTrusted = () => vscode.workspace.isTrusted;
-    a.host.inputPrompt = saved.input;
-    a.host.secrets.reusePrompt = saved.reuse;
-    a.host.consent.prompt = saved.consent;
+    a.ui.askInput = saved.input;
+    a.ui.allowInputReuse = saved.reuse;
+    a.ui.allowLaunch = saved.consent;
     await setServers(undefined);
     await setServers(undefined, vscode.ConfigurationTarget.Workspace);
     await config().update('inputs', undefined, vscode.ConfigurationTarget.Global);
@@ -75,8 +74,8 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     const envSecret = `env-secret-${unique()}`;
     process.env.MCP_HOST_TEST_ENV_SECRET = envSecret;
     const id = `echo-${unique()}`;
-    a.host.inputPrompt = async () => inputSecret;
-    a.host.secrets.reusePrompt = async () => 'allow';
+    a.ui.askInput = async () => inputSecret;
+    a.ui.allowInputReuse = async () => 'allow';
     await config().update('trace', 'verbose', vscode.ConfigurationTarget.Global);
     await setServers({
       'secret-echo': {
@@ -120,18 +119,18 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
       const id = `shared-${unique()}`;
       const ownerValue = `owner-value-${unique()}`;
       process.env.MCP_HOST_TEST_ENV_SECRET = `env-secret-${unique()}`;
-      a.host.inputPrompt = async () => ownerValue;
+      a.ui.askInput = async () => ownerValue;
       // A user server of the person's own asks first and owns the stored value.
       await setServers({ owner: { command: 'node', args: [echoServer()], env: { MCP_HOST_ECHO_VARS: 'T', T: `\${input:${id}}` } } });
       await running(a, 'owner');
 
       const consents: LaunchSummary[] = [];
-      a.host.consent.prompt = async (launch) => {
+      a.ui.allowLaunch = async (launch) => {
         consents.push(launch);
         return 'allow';
       };
       const reuse: Array<[string, string, string]> = [];
-      a.host.secrets.reusePrompt = async (server, inputId, firstGivenTo) => {
+      a.ui.allowInputReuse = async (server, inputId, firstGivenTo) => {
         reuse.push([server, inputId, firstGivenTo]);
         return 'cancel';
       };
@@ -159,8 +158,8 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
       assert.deepEqual(await fixture.requests(), [], 'nothing reached the server');
 
       // Enter a New Value: this server gets its own value; the owner's stays the owner's.
-      a.host.secrets.reusePrompt = async () => 'new';
-      a.host.inputPrompt = async () => 'remote-own-value';
+      a.ui.allowInputReuse = async () => 'new';
+      a.ui.askInput = async () => 'remote-own-value';
       await a.host.registry.get('remote')!.start();
       assert.equal(a.host.registry.get('remote')!.state.kind, 'running');
       const auth = (await fixture.requests()).map((r) => r.headers.authorization);
@@ -183,7 +182,7 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     const a = await api();
     const asked: LaunchSummary[] = [];
     let answer: (a: 'always' | 'cancel') => void = () => undefined;
-    a.host.consent.prompt = (launch) => {
+    a.ui.allowLaunch = (launch) => {
       asked.push(launch);
       return new Promise((resolve) => (answer = resolve));
     };
@@ -195,7 +194,7 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     const detail = consentDetail(asked[0]);
     for (const shown of ['PYTHONPATH=/repo/evil', 'API_TOKEN=***', 'FROM_INPUT=${input:nope}', '${workspaceFolder}', 'server-everything']) assert.ok(detail.includes(shown), `${shown} in:\n${detail}`);
     assert.ok(!detail.includes('literal-token-value'), detail);
-    a.host.inputPrompt = async () => 'value-for-nope';
+    a.ui.askInput = async () => 'value-for-nope';
     answer('always');
     await running(a, 'ws-env');
     await setServers({ 'ws-env': { ...def, env: { ...def.env, PYTHONPATH: '/repo/other' } } }, vscode.ConfigurationTarget.Workspace);
@@ -207,7 +206,7 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     const a = await api();
     const id = `user-only-${unique()}`;
     const prompts: Array<InputDefinition | undefined> = [];
-    a.host.inputPrompt = async (_id, definition) => {
+    a.ui.askInput = async (_id, definition) => {
       prompts.push(definition);
       return 'typed-by-the-person';
     };
@@ -230,7 +229,7 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     // The harness runs with Workspace Trust disabled; the host's trust flag plays Restricted Mode.
     const a = await api();
     a.host.workspaceTrusted = () => false;
-    a.host.inputPrompt = async () => undefined;
+    a.ui.askInput = async () => undefined;
     await setServers({ 'user-needs-input': { command: 'node', args: [echoServer()], env: { T: `\${input:never-${unique()}}` } } });
     // Its own env, so the consent given at the end is not the one another suite's server needs.
     await setServers({ 'ws-blocked': { ...everything(), env: { MCP_HOST_BLOCKED_TEST: '1' } } }, vscode.ConfigurationTarget.Workspace);
@@ -249,7 +248,7 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     assert.equal(a.host.registry.get('ws-blocked'), undefined, 'it is not started');
 
     a.host.workspaceTrusted = () => true;
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     await a.host.reload();
     await running(a, 'ws-blocked');
     assert.ok(!(a.tree.getChildren() as TreeNode[]).some((n) => n.kind === 'blocked'));

@@ -16,8 +16,8 @@ describe('servers from settings in a real VS Code', function () {
 
   before(async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
-    a.tools.confirm = async () => 'once';
+    a.ui.allowLaunch = async () => 'allow';
+    a.ui.confirmTool = async () => 'once';
   });
   after(async () => setServers(undefined));
 
@@ -131,7 +131,7 @@ describe('servers from settings in a real VS Code', function () {
     const a = await api();
     await setServers(undefined);
     const asked: string[] = [];
-    a.host.consent.prompt = async ({ commandLine }) => {
+    a.ui.allowLaunch = async ({ commandLine }) => {
       asked.push(commandLine ?? '');
       return 'cancel';
     };
@@ -141,11 +141,11 @@ describe('servers from settings in a real VS Code', function () {
     assert.ok(asked[0].includes('server-everything'), asked[0]);
     assert.match((a.host.registry.get('ws')!.state as { message: string }).message, /not allowed/);
 
-    a.host.consent.prompt = async () => 'always';
+    a.ui.allowLaunch = async () => 'always';
     await a.host.registry.get('ws')!.start();
     assert.equal(a.host.registry.get('ws')!.state.kind, 'running');
     let askedAgain = false;
-    a.host.consent.prompt = async () => {
+    a.ui.allowLaunch = async () => {
       askedAgain = true;
       return 'cancel';
     };
@@ -154,6 +154,6 @@ describe('servers from settings in a real VS Code', function () {
     await setServers({ ws: { ...everything(), args: [...everything().args, '--changed'] } }, vscode.ConfigurationTarget.Workspace);
     await waitFor(() => askedAgain, 'a changed command to ask again');
     await setServers(undefined, vscode.ConfigurationTarget.Workspace);
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
   });
 });

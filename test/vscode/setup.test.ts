@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { McpHost } from '../../src/vscode/host';
+import type { HostUi } from '../../src/vscode/ui';
 import { windowUi, type SetupStep, type SetupUi } from '../../src/vscode/setup/ui';
 import { env } from './harnessEnv';
 import { api, running, serverScript, setServers, waitFor } from './helpers';
@@ -63,16 +63,16 @@ describe('Add Server and Import Servers in a real VS Code', function () {
   this.timeout(120_000);
   const mcpJson = () => path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
 
-  let inputPrompt: McpHost['inputPrompt'];
+  let inputPrompt: HostUi['askInput'];
   before(async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
-    inputPrompt = a.host.inputPrompt;
+    a.ui.allowLaunch = async () => 'allow';
+    inputPrompt = a.ui.askInput;
   });
   after(async () => {
     const a = await api();
-    a.setup.ui = windowUi;
-    a.host.inputPrompt = inputPrompt;
+    a.ui.setup = windowUi;
+    a.ui.askInput = inputPrompt;
     fs.rmSync(mcpJson(), { force: true });
     await setServers(undefined);
     await setServers(undefined, vscode.ConfigurationTarget.Workspace);
@@ -96,7 +96,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
       },
       scope: byLabel(/User settings/),
     });
-    a.setup.ui = script.ui;
+    a.ui.setup = script.ui;
     assert.equal(await a.setup.addServer(), 'added-stdio');
     assert.deepEqual(script.asked, ['kind', 'target', 'name', 'scope']);
     assert.deepEqual(scope()?.globalValue?.['added-stdio'], { command: 'node', args: [serverScript('server-everything'), 'stdio'] });
@@ -109,7 +109,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
   it('adds an npm package to the workspace settings as npx -y, and says when starting is not allowed', async () => {
     const a = await api();
     const asked: string[] = [];
-    a.host.consent.prompt = async ({ def }) => {
+    a.ui.allowLaunch = async ({ def }) => {
       asked.push(def.name);
       return 'cancel';
     };
@@ -126,7 +126,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
         },
         scope: byLabel(/Workspace settings/),
       });
-      a.setup.ui = script.ui;
+      a.ui.setup = script.ui;
       assert.equal(await a.setup.addServer(), 'from-npm');
       assert.deepEqual(scope()?.workspaceValue?.['from-npm'], { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio'] });
       assert.deepEqual(asked, ['from-npm'], 'a workspace server asks before it starts');
@@ -135,7 +135,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
       assert.equal(script.notices[0].kind, 'error');
       assert.match(script.notices[0].message, /"from-npm" was added to workspace settings but could not start: .*not allowed/);
     } finally {
-      a.host.consent.prompt = async () => 'allow';
+      a.ui.allowLaunch = async () => 'allow';
     }
   });
 
@@ -155,7 +155,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
       },
       scope: byLabel(/User settings/),
     });
-    a.setup.ui = script.ui;
+    a.ui.setup = script.ui;
     assert.equal(await a.setup.addServer(), 'remote');
     assert.deepEqual(scope()?.globalValue?.remote, { type: 'http', url });
     assert.equal(script.notices[0]?.kind, 'error');
@@ -180,7 +180,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
       }`,
     );
     const inputs: unknown[] = [];
-    a.host.inputPrompt = async (id, definition) => {
+    a.ui.askInput = async (id, definition) => {
       inputs.push({ id, definition });
       return 'typed-secret';
     };
@@ -196,7 +196,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
         return items[0];
       },
     });
-    a.setup.ui = script.ui;
+    a.ui.setup = script.ui;
     const report = await a.setup.importServers();
     assert.ok(report);
     assert.deepEqual(script.asked, ['source', 'servers', 'scope']);
@@ -251,7 +251,7 @@ describe('Add Server and Import Servers in a real VS Code', function () {
       },
       vscode.Uri.file(file),
     );
-    a.setup.ui = script.ui;
+    a.ui.setup = script.ui;
     const report = await a.setup.importServers();
     assert.deepEqual(script.asked, ['source', 'servers', 'collision', 'scope']);
     assert.deepEqual(report?.imported, ['imported-2', 'quiet']);

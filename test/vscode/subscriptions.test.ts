@@ -9,7 +9,7 @@ describe('an open resource document after a restart', function () {
 
   before(async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     await setServers({ watched: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
     await running(a, 'watched');
   });

@@ -11,12 +11,12 @@ describe('using it: names, server info, settings entries, documents', function (
 
   before(async () => {
     const a = await api();
-    a.host.consent.prompt = async () => 'allow';
+    a.ui.allowLaunch = async () => 'allow';
     await setServers({ everything: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
     await running(a, 'everything');
   });
   after(async () => {
-    (await api()).setup.ui = windowUi;
+    (await api()).ui.setup = windowUi;
     await setServers(undefined);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
@@ -80,10 +80,10 @@ describe('using it: names, server info, settings entries, documents', function (
     assert.match(selected, /^"to-remove": \{[\s\S]*never-started\.js[\s\S]*\}$/);
 
     const asked: string[] = [];
-    a.setup.ui = { ...windowUi, confirm: async (message) => (asked.push(message), false) };
+    a.ui.setup = { ...windowUi, confirm: async (message) => (asked.push(message), false) };
     assert.equal(await vscode.commands.executeCommand('mcpHost.removeServer', 'to-remove'), undefined);
     assert.ok(vscode.workspace.getConfiguration('mcpHost').inspect<Record<string, unknown>>('servers')?.globalValue?.['to-remove'], 'declined: still there');
-    a.setup.ui = { ...windowUi, confirm: async (message) => (asked.push(message), true) };
+    a.ui.setup = { ...windowUi, confirm: async (message) => (asked.push(message), true) };
     assert.equal(await a.setup.removeServer({ name: 'to-remove', origin: { scope: 'user' } }), true);
     assert.deepEqual(asked, ['Remove the MCP server "to-remove" from the user settings?', 'Remove the MCP server "to-remove" from the user settings?']);
     const left = vscode.workspace.getConfiguration('mcpHost').inspect<Record<string, unknown>>('servers')?.globalValue;

@@ -32,7 +32,7 @@ import type {
 import { SchemaValidator, type SchemaCheck } from '../schema/validator';
 import type { LogEntry, Transport } from '../transport/transport';
 import { missingCapability } from './capabilities';
-import { ReceiverTasks, followTask, isCreateTaskResult } from './tasks';
+import { ReceiverTasks, followTask, isCreateTaskResult, taskProgressRoute } from './tasks';
 
 /** What the host answers when the server asks. A capability is declared only if its handler is here. */
 export interface ClientHandlers {
@@ -264,13 +264,20 @@ export class McpClient {
     const asTask = this.runsAsTask(name, known);
     const params: { name: string; arguments: Record<string, unknown>; task?: TaskMetadata } = { name, arguments: args };
     if (asTask) params.task = options.taskTtlMs !== undefined ? { ttl: options.taskTtlMs } : {};
-    const answer: unknown = await this.request(ClientRequests.callTool, params, options);
+    // A task's progress keeps the token of the call that created it for the task's lifetime (2025-11-25 tasks).
+    const taskProgress = asTask && options.onProgress && this.connection ? taskProgressRoute(this.connection, options.onProgress) : undefined;
     let task: Task | undefined;
-    let result = answer as CallToolResult;
-    if (asTask && isCreateTaskResult(answer)) {
-      const followed = await followTask(this, answer.task, { signal: options.signal, onStatus: options.onTaskStatus, maxTotalTimeoutMs: options.maxTotalTimeoutMs });
-      result = followed.result as CallToolResult;
-      task = followed.task;
+    let result: CallToolResult;
+    try {
+      const answer: unknown = await this.request(ClientRequests.callTool, params, taskProgress ? { ...options, progressToken: taskProgress.token } : options);
+      result = answer as CallToolResult;
+      if (asTask && isCreateTaskResult(answer)) {
+        const followed = await followTask(this, answer.task, { signal: options.signal, onStatus: options.onTaskStatus, maxTotalTimeoutMs: options.maxTotalTimeoutMs });
+        result = followed.result as CallToolResult;
+        task = followed.task;
+      }
+    } finally {
+      taskProgress?.dispose();
     }
     if (!result || !Array.isArray(result.content)) {
       throw McpError.internal(`The server's tools/call result has no content array`, { result });

@@ -1,7 +1,7 @@
 import type { Disposable, Event } from 'vscode-jsonrpc/node';
-import { REQUEST_CANCELLED, type RequestOptions } from '../jsonrpc/connection';
+import { REQUEST_CANCELLED, type McpConnection, type RequestOptions } from '../jsonrpc/connection';
 import { ErrorCode, McpError, errorCodeName } from '../protocol/errors';
-import { RELATED_TASK_META_KEY, TERMINAL_TASK_STATUSES, type CreateTaskResult, type Task, type TaskStatus } from '../protocol/types';
+import { RELATED_TASK_META_KEY, TERMINAL_TASK_STATUSES, type CreateTaskResult, type ProgressNotificationParams, type Task, type TaskStatus } from '../protocol/types';
 
 /** Polling follows the receiver's `pollInterval`, kept inside these bounds so a server can neither flood nor stall us. */
 export const MIN_TASK_POLL_MS = 200;
@@ -193,6 +193,25 @@ function sleepOrWake(ms: number, register: (wake: () => void) => void): Promise<
       resolve(true);
     });
   });
+}
+
+let nextTaskProgressToken = 1;
+
+/**
+ * A progress token for a call that may become a task, routed to `onProgress` until disposed: the
+ * server may send progress with it after answering with the task, until the task ends. A string,
+ * so it can never equal the connection's own numeric tokens.
+ */
+export function taskProgressRoute(connection: Pick<McpConnection, 'routeProgress'>, onProgress: (p: ProgressNotificationParams) => void): Disposable & { token: string } {
+  const token = `task-progress-${nextTaskProgressToken++}`;
+  const route = connection.routeProgress(token, (p) => {
+    try {
+      onProgress(p);
+    } catch {
+      // A failing progress display must not end the task.
+    }
+  });
+  return { token, dispose: () => route.dispose() };
 }
 
 /** Tasks we run for the server (task-augmented sampling and elicitation): created, polled, fetched, listed, cancelled. */

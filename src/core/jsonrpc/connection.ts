@@ -24,6 +24,8 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** …but never beyond this total. */
   maxTotalTimeoutMs?: number;
+  /** The token to send instead of a fresh one: one the caller also gave to `routeProgress`, so progress outlives the answer (a task's). */
+  progressToken?: ProgressToken;
 }
 
 export interface ConnectionStats {
@@ -70,6 +72,8 @@ export class McpConnection {
   /** Requests we gave up on: their late answers are dropped without a warning. */
   private readonly abandoned = new Set<RequestId>();
   private readonly progressHandlers = new Map<ProgressToken, (p: ProgressNotificationParams) => void>();
+  /** Progress that outlives its request: a task's progress uses the token of the request that created it (2025-11-25). */
+  private readonly progressRoutes = new Map<ProgressToken, (p: ProgressNotificationParams) => void>();
   /** Server requests we are answering, each with the controller that cancels its handler. */
   private readonly inbound = new Map<RequestId, AbortController>();
   /** Server requests the server cancelled: their answers are not sent. */
@@ -105,7 +109,7 @@ export class McpConnection {
     );
 
     this.onNotification(Notifications.progress, (p: ProgressNotificationParams | undefined) => {
-      const handler = p && this.progressHandlers.get(p.progressToken);
+      const handler = p && (this.progressHandlers.get(p.progressToken) ?? this.progressRoutes.get(p.progressToken));
       if (handler) handler(p);
       else this.log('debug', `progress for unknown token ${JSON.stringify(p?.progressToken)}`);
     });
@@ -171,8 +175,8 @@ export class McpConnection {
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
 
     let progressToken: ProgressToken | undefined;
-    if (onProgress) {
-      progressToken = this.nextProgressToken++;
+    if (onProgress || options.progressToken !== undefined) {
+      progressToken = options.progressToken ?? this.nextProgressToken++;
       const meta = (params?._meta as object | undefined) ?? {};
       params = { ...params, _meta: { ...meta, progressToken } };
     }
@@ -240,6 +244,12 @@ export class McpConnection {
         });
       }
     });
+  }
+
+  /** Routes progress with this token to `handler` until disposed, whether or not a request with it is still pending. */
+  routeProgress(token: ProgressToken, handler: (p: ProgressNotificationParams) => void): Disposable {
+    this.progressRoutes.set(token, handler);
+    return { dispose: () => void (this.progressRoutes.get(token) === handler && this.progressRoutes.delete(token)) };
   }
 
   /** Closes the transport; pending requests reject with Connection Closed. */

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { checkElicitationContent, formDefaults, formFields, type ElicitationWait, type ElicitRequestParams, type ElicitResult, type UrlElicitation } from '../../core';
-import { QuickInputUi, untilAborted, type ElicitationUi } from './ui';
+import type { HostUi } from '../ui';
+import { untilAborted, type ElicitationUi } from './ui';
 
 export interface ElicitationRecord {
   server: string;
@@ -16,11 +17,17 @@ export interface ElicitationRecord {
  * A request the server cancels closes whatever it still shows.
  */
 export class Elicitation {
-  /** Replaceable (whole or per method) so tests can answer without the workbench. */
-  ui: ElicitationUi = new QuickInputUi();
   readonly history: ElicitationRecord[] = [];
 
-  constructor(private readonly onComplete: vscode.Event<{ server: string; elicitationId: string }>) {}
+  constructor(
+    private readonly onComplete: vscode.Event<{ server: string; elicitationId: string }>,
+    private readonly hostUi: HostUi,
+  ) {}
+
+  /** Asked at each question, so a test that replaces `HostUi.elicitation` answers the next one. */
+  private get ui(): ElicitationUi {
+    return this.hostUi.elicitation;
+  }
 
   async handle(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
     const mode = params.mode === 'url' ? 'url' : 'form';

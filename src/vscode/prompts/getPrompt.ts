@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { McpError, neutraliseLinks, promptText, renderPrompt, titleAndName, type Prompt, type ServerHandle } from '../../core';
-import { knownIcon } from '../icons';
+import { knownIcon, warmIcons } from '../icons';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import type { OutputDocuments } from '../outputDocuments';
@@ -64,22 +64,25 @@ export class PromptActions {
   }
 
   private async pick(): Promise<{ server: ServerHandle; prompt: Prompt } | undefined> {
-    const items = this.host.servers.flatMap((server) =>
-      server.client
-        ? server.prompts.map((prompt) => ({
-            label: `${server.name} › ${titleAndName(prompt).label}`,
-            iconPath: knownIcon(prompt.icons),
-            description: titleAndName(prompt).name,
-            detail: prompt.description,
-            server,
-            prompt,
-          }))
-        : [],
-    );
+    const items = await promptPickItems(this.host.servers);
     if (!items.length) {
       void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers prompts.'));
       return undefined;
     }
     return vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Get Prompt'), placeHolder: vscode.l10n.t('Which prompt?'), matchOnDescription: true, matchOnDetail: true });
   }
+}
+
+/** The Get Prompt picker's items: every prompt of every running server, with its icon where the server gives one. */
+export async function promptPickItems(servers: readonly ServerHandle[]): Promise<Array<vscode.QuickPickItem & { server: ServerHandle; prompt: Prompt }>> {
+  const offered = servers.flatMap((server) => (server.client ? server.prompts.map((prompt) => ({ server, prompt })) : []));
+  await warmIcons(offered.map(({ prompt }) => prompt.icons));
+  return offered.map(({ server, prompt }) => ({
+    label: `${server.name} › ${titleAndName(prompt).label}`,
+    iconPath: knownIcon(prompt.icons),
+    description: titleAndName(prompt).name,
+    detail: prompt.description,
+    server,
+    prompt,
+  }));
 }

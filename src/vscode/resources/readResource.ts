@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { expandTemplate, templateVariables, titleAndName, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
-import { knownIcon } from '../icons';
+import { knownIcon, warmIcons } from '../icons';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import { toResourceUri } from './uri';
@@ -38,28 +38,37 @@ export async function fillTemplate(server: ServerHandle, template: ResourceTempl
   return openResource(server, { uri, name: lastName(uri, template.name), mimeType: template.mimeType });
 }
 
+type ResourcePickItem = vscode.QuickPickItem & { server: ServerHandle; resource?: Resource; template?: ResourceTemplate };
+
+/** The Read Resource picker's items: every resource and template of every running server, with its icon where the server gives one. */
+export async function resourcePickItems(servers: readonly ServerHandle[]): Promise<ResourcePickItem[]> {
+  const running = servers.filter((s) => s.client);
+  await warmIcons(running.flatMap((s) => [...s.resources.map((r) => r.icons), ...s.templates.map((t) => t.icons)]));
+  return running.flatMap((server) => [
+    ...server.resources.map((resource): ResourcePickItem => ({
+      label: `${server.name} › ${titleAndName(resource).label}`,
+      iconPath: knownIcon(resource.icons),
+      description: [titleAndName(resource).name, resource.uri].filter(Boolean).join(' · '),
+      server,
+      resource,
+    })),
+    ...server.templates.map((template): ResourcePickItem => {
+      const iconPath = knownIcon(template.icons);
+      return {
+        // Without an icon of its own, a template is told from a resource by the theme's.
+        label: `${iconPath ? '' : '$(file-code) '}${server.name} › ${titleAndName(template).label}`,
+        iconPath,
+        description: [titleAndName(template).name, template.uriTemplate].filter(Boolean).join(' · '),
+        server,
+        template,
+      };
+    }),
+  ]);
+}
+
 /** "MCP Host: Read Resource...": every resource and template of every running server. */
 export async function readResourceCommand(host: McpHost): Promise<void> {
-  type Item = vscode.QuickPickItem & { server: ServerHandle; resource?: Resource; template?: ResourceTemplate };
-  const items: Item[] = host.servers.flatMap((server) =>
-    server.client
-      ? [
-          ...server.resources.map((resource): Item => ({
-            label: `${server.name} › ${titleAndName(resource).label}`,
-            iconPath: knownIcon(resource.icons),
-            description: [titleAndName(resource).name, resource.uri].filter(Boolean).join(' · '),
-            server,
-            resource,
-          })),
-          ...server.templates.map((template): Item => ({
-            label: `$(file-code) ${server.name} › ${titleAndName(template).label}`,
-            description: [titleAndName(template).name, template.uriTemplate].filter(Boolean).join(' · '),
-            server,
-            template,
-          })),
-        ]
-      : [],
-  );
+  const items = await resourcePickItems(host.servers);
   if (!items.length) {
     void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers resources.'));
     return;

@@ -3,16 +3,21 @@ import type { McpHost } from '../host';
 import { addServer } from './addServer';
 import { editServerSettings, removeServer, type ServerEntry } from './editServers';
 import { importServers, type ImportReport } from './importServers';
-import { windowUi, type SetupUi } from './ui';
+import type { HostUi } from '../ui';
+import type { SetupUi } from './ui';
 
-/** Add, Import, Remove Server and Edit Server Settings, with the questions they ask replaceable for tests. */
+/** Add, Import, Remove Server and Edit Server Settings, asking through `HostUi.setup`. */
 export class ServerSetup {
-  ui: SetupUi = windowUi;
-
   constructor(
     private readonly host: McpHost,
     private readonly log: vscode.LogOutputChannel,
+    private readonly hostUi: HostUi,
   ) {}
+
+  /** Asked at each command, so a test that replaces `HostUi.setup` answers the next flow. */
+  private get ui(): SetupUi {
+    return this.hostUi.setup;
+  }
 
   addServer(): Promise<string | undefined> {
     return addServer(this.host, this.ui);

@@ -5,7 +5,7 @@ export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'serve
 
 /**
  * The questions Add Server and Import Servers ask. The default asks with VS Code's quick input;
- * tests in a real VS Code replace it (the extension's API exposes `setup.ui`).
+ * it is `HostUi.setup` (`../ui.ts`), which tests in a real VS Code replace.
  */
 export interface SetupUi {
   pick<T extends vscode.QuickPickItem>(step: SetupStep, items: readonly T[], options: vscode.QuickPickOptions): Promise<T | undefined>;

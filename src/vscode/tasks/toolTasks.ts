@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { isTerminalTaskStatus, type Task } from '../../core';
+import { isTerminalTaskStatus, type ProgressNotificationParams, type Task } from '../../core';
 
 /** One tool call that runs as a task, as the tree shows it. */
 export interface ToolTask {
@@ -12,8 +12,14 @@ export interface ToolTask {
   endedAt?: number;
   /** Set when it ended without a status of its own from the server (lost, or cancelled here). */
   ending?: 'lost' | 'cancelled';
+  /** The last `notifications/progress` of the task, if the server sends any. */
+  progress?: Pick<ProgressNotificationParams, 'progress' | 'total' | 'message'>;
+  /** Whether the call was sent to the background: no progress notification, a notification when it ends. */
+  background?: boolean;
   /** Aborting cancels the call, which sends tasks/cancel. */
   cancel(): void;
+  /** Sends a call that still shows its progress notification to the background; absent once it is there. */
+  toBackground?(): void;
 }
 
 /** Ended tasks stay listed (with how they ended) up to this many per server. */
@@ -33,11 +39,28 @@ export class ToolTasks implements vscode.Disposable {
   }
 
   /** Every status of a call's task; the first one adds it to the list. */
-  update(server: string, tool: string, task: Task, startedAt: number, cancel: () => void): void {
+  update(server: string, tool: string, task: Task, startedAt: number, cancel: () => void, toBackground?: () => void): void {
     const entry = this.entries.get(key(server, task.taskId));
     if (entry) entry.task = task;
-    else this.entries.set(key(server, task.taskId), { server, tool, task, startedAt, cancel });
+    else this.entries.set(key(server, task.taskId), { server, tool, task, startedAt, cancel, toBackground });
     if (isTerminalTaskStatus(task.status)) this.end(server, task.taskId);
+    this.changed();
+  }
+
+  /** A progress notification of the task's call. */
+  progress(server: string, taskId: string, progress: ProgressNotificationParams): void {
+    const entry = this.entries.get(key(server, taskId));
+    if (!entry || entry.endedAt !== undefined) return;
+    entry.progress = { progress: progress.progress, total: progress.total, message: progress.message };
+    this.changed();
+  }
+
+  /** The call no longer shows a progress notification. */
+  backgrounded(server: string, taskId: string): void {
+    const entry = this.entries.get(key(server, taskId));
+    if (!entry) return;
+    entry.background = true;
+    entry.toBackground = undefined;
     this.changed();
   }
 
@@ -46,6 +69,7 @@ export class ToolTasks implements vscode.Disposable {
     const entry = this.entries.get(key(server, taskId));
     if (!entry) return;
     entry.endedAt ??= Date.now();
+    entry.toBackground = undefined;
     if (ending && !isTerminalTaskStatus(entry.task.status)) entry.ending = ending;
     const ended = this.of(server).filter((e) => e.endedAt !== undefined);
     for (const old of ended.slice(KEEP_ENDED)) this.entries.delete(key(old.server, old.task.taskId));

@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
-import { checkJsonArguments, isToolOffered, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, type ServerHandle, type Tool } from '../../core';
-import { knownIcon } from '../icons';
+import { checkJsonArguments, isToolOffered, McpError, neutraliseLinks, templateArguments, titleAndName, renderToolResult, type McpClient, type ServerHandle, type Tool, type ToolCallOutcome } from '../../core';
+import { knownIcon, warmIcons } from '../icons';
 import type { DocumentActions } from '../documentActions';
 import type { McpHost } from '../host';
+import type { HostUi } from '../ui';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
 import { askArguments } from './askArguments';
 import { isTaskLost, REQUEST_CANCELLED } from '../../core';
-import { taskFailureMessage, taskProgressMessage } from './taskProgress';
+import { progressText, taskFailureMessage, taskProgressMessage } from './taskProgress';
 import { ToolTasks } from '../tasks/toolTasks';
 
 export interface CallRecord {
@@ -16,6 +17,30 @@ export interface CallRecord {
   args: Record<string, unknown>;
   at: number;
   outcome?: 'ok' | 'isError' | 'failed' | 'cancelled';
+  /** Set when the person sent the call (a task) to the background. */
+  background?: boolean;
+}
+
+/** How a call ended, before the person is told. */
+type CallEnding = { kind: 'result'; outcome: ToolCallOutcome } | { kind: 'error'; error: McpError; aborted: boolean };
+
+/** One call on its way: what its progress notification, its tree entry and its ending share. */
+class RunningCall {
+  readonly controller = new AbortController();
+  taskId: string | undefined;
+  /** The progress notification, until the call ends or goes to the background. */
+  progress: vscode.Progress<{ message?: string; increment?: number }> | undefined;
+  private resolveBackgrounded: () => void = () => {};
+  /** Resolves when the call goes to the background. */
+  readonly backgrounded = new Promise<void>((resolve) => (this.resolveBackgrounded = resolve));
+
+  constructor(readonly record: CallRecord) {}
+
+  sendToBackground(): void {
+    this.record.background = true;
+    this.progress = undefined;
+    this.resolveBackgrounded();
+  }
 }
 
 const ALWAYS_KEY = 'mcpHost.alwaysAllowedTools';
@@ -32,36 +57,19 @@ export class ToolCalls implements vscode.Disposable {
   readonly history: CallRecord[] = [];
   /** Calls that run as tasks, for the tree's "Tasks" group. */
   readonly tasks = new ToolTasks();
-  /** Replaceable so tests can answer the confirmation without a modal. */
-  confirm: (server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean) => Promise<'once' | 'always' | 'cancel'> = confirmWithModal;
 
   constructor(
     private readonly host: McpHost,
     private readonly docs: OutputDocuments,
     private readonly memento: vscode.Memento,
     private readonly documentActions: DocumentActions,
+    private readonly ui: HostUi,
   ) {}
 
   /** Quick pick of every offered tool of every running server, unless the tree chose one. */
   async pickTool(preset?: { server: ServerHandle; tool: Tool }): Promise<{ server: ServerHandle; tool: Tool } | undefined> {
     if (preset) return preset;
-    const items = this.host.servers.flatMap((server) =>
-      server.client
-        ? server.tools
-            .filter((t) => isToolOffered(server.definition, t.name))
-            .map((tool) => ({
-              label: `${server.name} › ${titleAndName(tool).label}`,
-              iconPath: knownIcon(tool.icons),
-              // The name too, so typing "get-sum" finds "Get Sum Tool".
-              description: [titleAndName(tool).name, tool.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : '', tool.annotations?.destructiveHint ? vscode.l10n.t('destructive') : '']
-                .filter(Boolean)
-                .join(' · '),
-              detail: tool.description?.split('\n')[0],
-              server,
-              tool,
-            }))
-        : [],
-    );
+    const items = await toolPickItems(this.host.servers);
     if (items.length === 0) {
       void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers tools.'));
       return undefined;
@@ -110,60 +118,122 @@ export class ToolCalls implements vscode.Disposable {
     const record: CallRecord = { server: server.name, tool: tool.name, args, at: Date.now() };
     this.history.unshift(record);
     this.history.splice(HISTORY_SIZE);
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${server.name} › ${tool.title ?? tool.name}`, cancellable: true }, async (progress, token) => {
-      const controller = new AbortController();
-      token.onCancellationRequested(() => controller.abort());
-      let last = 0;
-      let taskId: string | undefined;
-      try {
-        const outcome = await client.callTool(tool.name, args, {
-          signal: controller.signal,
-          timeoutMs: INTERACTIVE_IDLE_MS,
-          resetTimeoutOnProgress: true,
-          maxTotalTimeoutMs: MAX_CALL_MS,
-          onProgress: (p) => {
-            const pct = p.total ? (p.progress / p.total) * 100 : undefined;
-            progress.report({ message: p.message ?? (p.total ? vscode.l10n.t('{0} of {1}', p.progress, p.total) : String(p.progress)), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
-            if (pct !== undefined) last = pct;
-          },
-          // A task-augmented call: its status is the progress; Cancel sends tasks/cancel.
-          onTaskStatus: (task) => {
-            taskId = task.taskId;
-            progress.report({ message: taskProgressMessage(task) });
-            this.tasks.update(server.name, tool.name, task, record.at, () => controller.abort());
-          },
-        });
-        record.outcome = outcome.result.isError ? 'isError' : 'ok';
-        if (taskId) this.tasks.end(server.name, taskId);
-        const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
-        const doc = this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
-        if (outcome.task?.status === 'failed' && !outcome.result.isError) {
-          void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
-        }
-        if (outcome.result.isError) {
-          const first = outcome.result.content.find((c) => c.type === 'text');
-          const details = vscode.l10n.t('Show Details');
-          void vscode.window
-            .showErrorMessage(vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? neutraliseLinks(first.text) : vscode.l10n.t('the tool reported an error')), details)
-            .then((pick) => {
-              if (pick === details) void vscode.window.showTextDocument(doc, { preview: false });
-            });
-        } else {
-          await vscode.window.showTextDocument(doc, { preview: false });
-        }
-      } catch (error) {
-        const e = McpError.from(error);
-        const taskEnding = controller.signal.aborted ? undefined : taskFailureMessage(tool.name, e);
-        record.outcome = controller.signal.aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
-        if (taskId) this.tasks.end(server.name, taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
-        // A -32042 was handled by the host's urlElicitationRequired (consent, wait, retry); it ends here only when the person stopped.
-        if (taskEnding) void vscode.window.showErrorMessage(this.host.redact(taskEnding));
-        else if (controller.signal.aborted)
-          void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
-        else void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
-      }
+    const call = new RunningCall(record);
+    const ending = this.runCall(client, server, tool, args, call);
+    // The notification shows the call until it ends or goes to the background; the call itself goes on either way.
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${server.name} › ${tool.title ?? tool.name}`, cancellable: true }, (progress, token) => {
+      call.progress = progress;
+      token.onCancellationRequested(() => void this.cancelRequested(server, tool, call));
+      return Promise.race([ending, call.backgrounded]);
     });
+    const end = await ending;
+    call.progress = undefined;
+    if (end.kind === 'error') {
+      this.reportFailure(tool, end.error, end.aborted);
+      return record;
+    }
+    const doc = this.renderResult(server, tool, args, end.outcome);
+    // The result is rendered: what follows a call (such as a tool's own interface) hooks in here.
+    await this.reportResult(tool, call, end.outcome, doc);
     return record;
+  }
+
+  /** Runs the call to its end; the progress and task statuses go to the notification (while there is one) and the tree. */
+  private async runCall(client: McpClient, server: ServerHandle, tool: Tool, args: Record<string, unknown>, call: RunningCall): Promise<CallEnding> {
+    const { record, controller } = call;
+    let last = 0;
+    try {
+      const outcome = await client.callTool(tool.name, args, {
+        signal: controller.signal,
+        timeoutMs: INTERACTIVE_IDLE_MS,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeoutMs: MAX_CALL_MS,
+        // A task's progress comes with the call's token for as long as the task runs.
+        onProgress: (p) => {
+          if (call.taskId) this.tasks.progress(server.name, call.taskId, p);
+          const pct = p.total ? (p.progress / p.total) * 100 : undefined;
+          call.progress?.report({ message: p.message ? neutraliseLinks(p.message) : progressText(p), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
+          if (pct !== undefined) last = pct;
+        },
+        // A task-augmented call: its status is the progress; Cancel sends tasks/cancel.
+        onTaskStatus: (task) => {
+          call.taskId = task.taskId;
+          call.progress?.report({ message: taskProgressMessage(task) });
+          this.tasks.update(
+            server.name,
+            tool.name,
+            task,
+            record.at,
+            () => controller.abort(),
+            () => this.toBackground(server, call),
+          );
+        },
+      });
+      record.outcome = outcome.result.isError ? 'isError' : 'ok';
+      if (call.taskId) this.tasks.end(server.name, call.taskId);
+      return { kind: 'result', outcome };
+    } catch (error) {
+      const e = McpError.from(error);
+      const aborted = controller.signal.aborted;
+      record.outcome = aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
+      if (call.taskId) this.tasks.end(server.name, call.taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
+      return { kind: 'error', error: e, aborted };
+    }
+  }
+
+  /**
+   * The progress notification's Cancel. A call that runs as a task may instead go on in the
+   * background (VS Code's progress notification has room for one button only, so Cancel asks).
+   */
+  private async cancelRequested(server: ServerHandle, tool: Tool, call: RunningCall): Promise<void> {
+    if (!call.taskId || call.record.outcome !== undefined) return call.controller.abort();
+    const choice = await this.ui.cancelOrBackground(server.name, tool);
+    if (call.record.outcome !== undefined) return;
+    if (choice === 'cancel') call.controller.abort();
+    else this.toBackground(server, call);
+  }
+
+  private toBackground(server: ServerHandle, call: RunningCall): void {
+    if (call.record.background || call.record.outcome !== undefined) return;
+    call.sendToBackground();
+    if (call.taskId) this.tasks.backgrounded(server.name, call.taskId);
+  }
+
+  private renderResult(server: ServerHandle, tool: Tool, args: Record<string, unknown>, outcome: ToolCallOutcome): vscode.Uri {
+    const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
+    return this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
+  }
+
+  /** Opens the result, or offers it when the call ended in the background; a tool error or a failed task says so. */
+  private async reportResult(tool: Tool, call: RunningCall, outcome: ToolCallOutcome, doc: vscode.Uri): Promise<void> {
+    const open = (pick: string | undefined, action: string) => {
+      if (pick === action) void vscode.window.showTextDocument(doc, { preview: false });
+    };
+    if (outcome.task?.status === 'failed' && !outcome.result.isError) {
+      void this.ui.announceCall('error', vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
+    }
+    if (outcome.result.isError) {
+      const first = outcome.result.content.find((c) => c.type === 'text');
+      const details = vscode.l10n.t('Show Details');
+      void this.ui
+        .announceCall('error', vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? neutraliseLinks(first.text) : vscode.l10n.t('the tool reported an error')), details)
+        .then((pick) => open(pick, details));
+    } else if (call.record.background) {
+      // The person moved on: the result waits for them rather than taking the editor.
+      const action = vscode.l10n.t('Open Result');
+      void this.ui.announceCall('info', vscode.l10n.t('MCP Host: {0} finished in the background.', tool.name), action).then((pick) => open(pick, action));
+    } else {
+      await vscode.window.showTextDocument(doc, { preview: false });
+    }
+  }
+
+  /** A call that ended without a result: lost or cancelled task, cancelled here, or a failure. */
+  private reportFailure(tool: Tool, e: McpError, aborted: boolean): void {
+    // A -32042 was handled by the host's urlElicitationRequired (consent, wait, retry); it ends here only when the person stopped.
+    const taskEnding = aborted ? undefined : taskFailureMessage(tool.name, e);
+    if (taskEnding) void this.ui.announceCall('error', this.host.redact(taskEnding));
+    else if (aborted) void this.ui.announceCall('info', vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
+    else void this.ui.announceCall('error', vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
   }
 
   private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<boolean> {
@@ -173,7 +243,7 @@ export class ToolCalls implements vscode.Disposable {
     const key = `${server.name}\u0000${tool.name}`;
     const always = this.memento.get<string[]>(ALWAYS_KEY, []);
     if (always.includes(key)) return true;
-    const answer = await this.confirm(server.name, tool, args, server.definition.trustAnnotations);
+    const answer = await this.ui.confirmTool(server.name, tool, args, server.definition.trustAnnotations);
     if (answer === 'always') await this.memento.update(ALWAYS_KEY, [...always, key]);
     return answer !== 'cancel';
   }
@@ -219,7 +289,23 @@ export class ToolCalls implements vscode.Disposable {
   }
 }
 
-async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean): Promise<'once' | 'always' | 'cancel'> {
+/** The Call Tool picker's items: every offered tool of every running server, with its icon where the server gives one. */
+export async function toolPickItems(servers: readonly ServerHandle[]): Promise<Array<vscode.QuickPickItem & { server: ServerHandle; tool: Tool }>> {
+  const offered = servers.flatMap((server) => (server.client ? server.tools.filter((t) => isToolOffered(server.definition, t.name)).map((tool) => ({ server, tool })) : []));
+  await warmIcons(offered.map(({ tool }) => tool.icons));
+  return offered.map(({ server, tool }) => ({
+    label: `${server.name} › ${titleAndName(tool).label}`,
+    iconPath: knownIcon(tool.icons),
+    // The name too, so typing "get-sum" finds "Get Sum Tool".
+    description: [titleAndName(tool).name, tool.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : '', tool.annotations?.destructiveHint ? vscode.l10n.t('destructive') : ''].filter(Boolean).join(' · '),
+    detail: tool.description?.split('\n')[0],
+    server,
+    tool,
+  }));
+}
+
+/** The default `HostUi.confirmTool`. */
+export async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean): Promise<'once' | 'always' | 'cancel'> {
   const once = vscode.l10n.t('Allow Once');
   const always = vscode.l10n.t('Always Allow This Tool');
   const claimsReadOnly = tool.annotations?.readOnlyHint === true && !annotationsTrusted;
@@ -234,4 +320,21 @@ async function confirmWithModal(server: string, tool: Tool, args: Record<string,
     always,
   );
   return pick === once ? 'once' : pick === always ? 'always' : 'cancel';
+}
+
+/** The default `HostUi.cancelOrBackground`. */
+export async function askCancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'> {
+  const cancel = vscode.l10n.t('Cancel Task');
+  const background = vscode.l10n.t('Run in Background');
+  const pick = await vscode.window.showWarningMessage(
+    vscode.l10n.t('Cancel the task of {0} on "{1}"?', tool.name, server),
+    {
+      modal: true,
+      detail: vscode.l10n.t('It runs on the server as a task. In the background it goes on, stays in the Tasks group of the MCP Servers view (with Cancel), and a notification offers its result when it ends.'),
+    },
+    cancel,
+    background,
+  );
+  // Closing the question keeps the task: the tree still offers Cancel.
+  return pick === cancel ? 'cancel' : 'background';
 }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { McpError, REQUEST_CANCELLED, isTaskLost, neutraliseLinks, type Task, type TaskStatus } from '../../core';
+import { McpError, REQUEST_CANCELLED, isTaskLost, neutraliseLinks, type ProgressNotificationParams, type Task, type TaskStatus } from '../../core';
 
 /** What a task's status says in the progress notification and the tree. */
 export function taskStatusLabel(status: TaskStatus): string {
@@ -31,4 +31,10 @@ export function taskFailureMessage(tool: string, error: McpError): string | unde
     return task.statusMessage ? vscode.l10n.t('MCP Host: the task of {0} was cancelled: {1}', tool, neutraliseLinks(task.statusMessage)) : vscode.l10n.t('MCP Host: the task of {0} was cancelled.', tool);
   }
   return undefined;
+}
+
+/** A progress notification as one line: "2 of 3: its message" (server text: links neutralised). */
+export function progressText(p: Pick<ProgressNotificationParams, 'progress' | 'total' | 'message'>): string {
+  const count = p.total ? vscode.l10n.t('{0} of {1}', p.progress, p.total) : String(p.progress);
+  return p.message ? `${count}: ${neutraliseLinks(p.message)}` : count;
 }

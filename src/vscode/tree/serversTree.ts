@@ -6,7 +6,7 @@ import type { ServerIcons } from '../icons';
 import { resourceTooltip, templateTooltip } from '../resources/tooltips';
 import type { GroupKind, TreeNode } from './nodes';
 import { elapsedText, type ToolTask, type ToolTasks } from '../tasks/toolTasks';
-import { taskStatusLabel } from '../tools/taskProgress';
+import { progressText, taskStatusLabel } from '../tools/taskProgress';
 
 /** A function, not a table: `vscode.l10n.t` answers in the editor's language only once the extension runs. */
 function groupLabel(group: GroupKind): string {
@@ -183,9 +183,17 @@ function taskItem(server: ServerHandle, entry: ToolTask): vscode.TreeItem {
   const { task } = entry;
   const item = new vscode.TreeItem(entry.tool);
   const status = entry.ending === 'lost' ? vscode.l10n.t('lost') : entry.ending === 'cancelled' ? taskStatusLabel('cancelled') : taskStatusLabel(task.status);
-  item.description = [status, elapsedText(entry), firstLine(task.statusMessage)].filter(Boolean).join(' · ');
-  item.tooltip = `${entry.tool} (${task.taskId})\n${status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`;
   const running = entry.endedAt === undefined;
+  const progress = running && entry.progress ? progressText(entry.progress) : '';
+  item.description = [status, elapsedText(entry), progress, firstLine(task.statusMessage)].filter(Boolean).join(' · ');
+  item.tooltip = [
+    `${entry.tool} (${task.taskId})`,
+    `${status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`,
+    progress,
+    entry.background ? vscode.l10n.t('Runs in the background: a notification says when it ends.') : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
   item.iconPath = new vscode.ThemeIcon(
     running
       ? task.status === 'input_required'
@@ -199,7 +207,8 @@ function taskItem(server: ServerHandle, entry: ToolTask): vscode.TreeItem {
             ? 'error'
             : 'circle-slash',
   );
-  item.contextValue = running ? 'task.running' : 'task.ended';
+  // task.running: its call still shows a progress notification, so it can also go to the background.
+  item.contextValue = !running ? 'task.ended' : entry.toBackground ? 'task.running' : 'task.background';
   item.id = `${server.name}/tasks/${task.taskId}`;
   return item;
 }

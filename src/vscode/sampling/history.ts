@@ -1,0 +1,58 @@
+import * as vscode from 'vscode';
+import { inline, quoted, type CreateMessageParams } from '../../core';
+import type { OutputDocuments } from '../outputDocuments';
+import { describeRequest } from './messages';
+
+/** One sampling exchange of the session, as the history shows it. */
+export interface SamplingRecord {
+  server: string;
+  at: number;
+  decision: 'allowed' | 'denied' | 'refused' | 'failed' | 'cancelled';
+  model?: string;
+  tokensIn?: number;
+  tokensOut?: number;
+  durationMs?: number;
+  request: CreateMessageParams;
+  /** The person edited the request in Review before it was sent. */
+  reviewed?: boolean;
+  /** The `includeContext` the server asked for, other than "none": answered as the spec allows, by adding no context. */
+  ignoredIncludeContext?: string;
+  response?: string;
+  error?: string;
+}
+
+/** Every exchange of the session as a Markdown document, newest first. */
+export async function showHistory(history: readonly SamplingRecord[], docs: OutputDocuments): Promise<vscode.Uri> {
+  const parts = [`# ${vscode.l10n.t('Sampling history')}`, history.length ? '' : `_${vscode.l10n.t('No sampling requests yet.')}_`];
+  for (const r of history) {
+    parts.push(
+      `## ${new Date(r.at).toLocaleString()} — ${inline(r.server)}: ${decisionLabel(r.decision)}`,
+      [
+        r.reviewed ? `- ${vscode.l10n.t('edited by the person in Review')}` : '',
+        r.ignoredIncludeContext ? `- ${vscode.l10n.t('includeContext "{0}" was ignored: no context of this or other servers was added', inline(r.ignoredIncludeContext))}` : '',
+        r.model ? `- ${vscode.l10n.t('model: {0}', inline(r.model))}` : '',
+        r.tokensIn !== undefined ? `- ${vscode.l10n.t('tokens: {0} in, {1} out', r.tokensIn, r.tokensOut ?? 0)}` : '',
+        r.durationMs !== undefined ? `- ${vscode.l10n.t('duration: {0} ms', r.durationMs)}` : '',
+        r.error ? `- ${vscode.l10n.t('error: {0}', inline(r.error))}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+      quoted(describeRequest(r.server, r.request)),
+    );
+    if (r.response !== undefined) parts.push(vscode.l10n.t('Response:'), quoted(r.response));
+  }
+  const uri = docs.put('sampling', 'sampling-history.md', parts.join('\n\n'));
+  await vscode.window.showTextDocument(uri, { preview: false });
+  return uri;
+}
+
+function decisionLabel(decision: SamplingRecord['decision']): string {
+  const labels: Record<SamplingRecord['decision'], string> = {
+    allowed: vscode.l10n.t('allowed'),
+    denied: vscode.l10n.t('denied'),
+    refused: vscode.l10n.t('refused'),
+    failed: vscode.l10n.t('failed'),
+    cancelled: vscode.l10n.t('cancelled'),
+  };
+  return labels[decision];
+}

@@ -1,0 +1,55 @@
+import * as vscode from 'vscode';
+import type { CreateMessageParams } from '../../core';
+import type { DocumentActions } from '../documentActions';
+import { describeRequest } from './messages';
+
+/** The person's answer to a sampling request; `review` opens it for editing first. */
+export type SamplingDecision = 'once' | 'always' | 'deny' | 'review';
+
+export async function askConsent(server: string, params: CreateMessageParams): Promise<SamplingDecision> {
+  const once = vscode.l10n.t('Allow Once');
+  const always = vscode.l10n.t('Always Allow for This Server');
+  const review = vscode.l10n.t('Review…');
+  const deny = vscode.l10n.t('Deny');
+  const detail = describeRequest(server, params);
+  const pick = await vscode.window.showWarningMessage(
+    vscode.l10n.t('The MCP server "{0}" wants to use your language model', server),
+    { modal: true, detail: detail.length > 3000 ? `${detail.slice(0, 3000)}…` : detail },
+    once,
+    always,
+    review,
+    deny,
+  );
+  return pick === once ? 'once' : pick === always ? 'always' : pick === review ? 'review' : 'deny';
+}
+
+export async function pickModelWithQuickPick(models: vscode.LanguageModelChat[]): Promise<vscode.LanguageModelChat | undefined> {
+  const pick = await vscode.window.showQuickPick(
+    models.map((m) => ({ label: m.name, description: `${m.vendor} · ${m.family} · ${m.id}`, model: m })),
+    { title: vscode.l10n.t('MCP Host: which model should answer the sampling request?') },
+  );
+  return pick?.model;
+}
+
+/** Opens the request as JSON; the person may edit the messages, then allow or deny. */
+export async function reviewInEditor(actions: DocumentActions, server: string, params: CreateMessageParams): Promise<CreateMessageParams | undefined> {
+  const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(params, null, 2)}\n` });
+  await vscode.window.showTextDocument(doc, { preview: false });
+  try {
+    for (;;) {
+      const allow = vscode.l10n.t('Allow as Edited');
+      const pick = await actions.ask(doc, vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.', server), [allow, vscode.l10n.t('Deny')]);
+      if (pick !== allow) return undefined;
+      try {
+        const edited = JSON.parse(doc.getText()) as CreateMessageParams;
+        if (!Array.isArray(edited.messages)) throw new Error(vscode.l10n.t('messages must be an array'));
+        // Only the messages and system prompt are the person's to change; limits stay as the policy set them.
+        return { ...params, messages: edited.messages, systemPrompt: edited.systemPrompt };
+      } catch (e) {
+        void vscode.window.showErrorMessage(vscode.l10n.t('The request is not valid JSON: {0}', (e as Error).message));
+      }
+    }
+  } finally {
+    await actions.discard(doc);
+  }
+}
