@@ -59,6 +59,8 @@ export class HttpTransport implements Transport {
   async close(): Promise<void> {
     await Promise.all([this.streamable.close(), this.legacy?.close()]);
     this.fireClosed({ kind: 'stopped', reason: 'closed by the client' });
+    this.logEmitter.dispose();
+    this.closeEmitter.dispose();
   }
 
   private send(message: Message): Promise<void> {

@@ -93,6 +93,8 @@ export class SseTransport implements Transport {
     this.stopping = true;
     this.lifetime.abort();
     this.fireClosed({ kind: 'stopped', reason: 'closed by the client' });
+    this.logEmitter.dispose();
+    this.closeEmitter.dispose();
   }
 
   /** The endpoint must be on the server's own origin: we never post the session elsewhere. */

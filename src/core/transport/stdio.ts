@@ -127,6 +127,13 @@ export class StdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    await this.shutDown();
+    // The process is gone and has said its last: this transport's events end here.
+    this.logEmitter.dispose();
+    this.closeEmitter.dispose();
+  }
+
+  private async shutDown(): Promise<void> {
     const child = this.child;
     if (!child || this.stopping) return this.exited;
     this.stopping = true;

@@ -106,6 +106,7 @@ export class StreamableHttpTransport implements Transport {
       this.inFlight.abortAll();
       if (this._sessionId !== undefined && !this.closedState) await this.endSession(this._sessionId);
       this.fireClosed({ kind: 'stopped', reason: 'closed by the client' });
+      for (const emitter of [this.logEmitter, this.closeEmitter, this.renewEmitter]) emitter.dispose();
     })();
     return this.closing;
   }

@@ -42,7 +42,8 @@ export type TransportClosed =
  * - **Close.** `onDidClose` fires at most once, with a {@link TransportClosed}: `stopped` after
  *   `close()`, `lost` when the peer ended it. After it nothing more is read. `close()` may be
  *   called any number of times, at any point; it resolves when everything beneath is gone (the
- *   process exited, the session's DELETE answered or timed out) and never rejects.
+ *   process exited, the session's DELETE answered or timed out) and never rejects; by then the
+ *   transport's events have ended (its emitters are disposed with it).
  */
 export interface Transport {
   readonly reader: MessageReader;
