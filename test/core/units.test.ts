@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { classifyMessage, McpError, ErrorCode, requiredUrlElicitations, SchemaValidator, splitCommandLine } from '../../src/core';
+import { classifyMessage, McpError, ErrorCode, isTaskLost, requiredUrlElicitations, SchemaValidator, splitCommandLine, taskCancelledError, taskLostError } from '../../src/core';
 import { missingCapability } from '../../src/core/client/capabilities';
 
 describe('classifyMessage', () => {
@@ -66,6 +66,13 @@ describe('McpError', () => {
     assert.equal(McpError.from(wire), refused);
     assert.deepEqual(McpError.oversize('too big', 10).kind, { type: 'oversize', limit: 10 });
     assert.equal(McpError.capabilityDisabled('prompts/list', 'prompts').kind?.type, 'capabilityDisabled');
+  });
+  it('marks a lost or cancelled task by kind, and a look-alike from a server not at all', () => {
+    const task = { taskId: 't1', status: 'cancelled' as const, createdAt: '2025-01-01T00:00:00Z', lastUpdatedAt: '2025-01-01T00:00:00Z', ttl: null };
+    assert.deepEqual(taskCancelledError(task).kind, { type: 'taskCancelled', task });
+    assert.equal(isTaskLost(taskLostError(task, 'the server restarted')), true);
+    assert.equal(isTaskLost(McpError.from({ code: ErrorCode.ConnectionClosed, message: 'x', data: { taskLost: true, task } })), false);
+    assert.equal(McpError.from({ code: -32800, message: 'x', data: { task } }).kind, undefined);
   });
   it("never takes a server's error data for one of our kinds", () => {
     // The same shapes from a peer: a status in data is not our HTTP refusal, a capability is not our -32002.

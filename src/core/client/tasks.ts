@@ -30,7 +30,7 @@ export function isTaskLost(error: unknown): boolean {
 /** The server reports the task cancelled (by us from elsewhere, or by itself). */
 export function taskCancelledError(task: Task): McpError {
   const detail = task.statusMessage ? `: ${task.statusMessage}` : '';
-  return new McpError(REQUEST_CANCELLED, `Task ${task.taskId} was cancelled${detail}`, { taskId: task.taskId, task });
+  return new McpError(REQUEST_CANCELLED, `Task ${task.taskId} was cancelled${detail}`, { taskId: task.taskId, task }, { type: 'taskCancelled', task });
 }
 
 /** What following a task needs from the client. */
@@ -181,7 +181,7 @@ export async function followTask(peer: TaskPeer, created: Task, options: FollowT
 function cancelled(signal: AbortSignal | undefined, task: Task): McpError {
   const reason = signal?.reason;
   if (reason instanceof McpError) return reason;
-  return new McpError(REQUEST_CANCELLED, `Task ${task.taskId} cancelled`, { taskId: task.taskId, task });
+  return new McpError(REQUEST_CANCELLED, `Task ${task.taskId} cancelled`, { taskId: task.taskId, task }, { type: 'taskCancelled', task });
 }
 
 /** Resolves false after `ms`, or true as soon as the registered waker is called. */

@@ -1,3 +1,5 @@
+import type { Task } from './types';
+
 /** Error codes of the seed's matrix: JSON-RPC 2.0 reserved codes plus the MCP ones. */
 export const ErrorCode = {
   ParseError: -32700,
@@ -41,7 +43,9 @@ export type ErrorKind =
   /** We did not send a method the peer did not declare (-32002). */
   | { type: 'capabilityDisabled'; method: string; capability: string }
   /** A task the server ran for us is gone (closed, restarted, forgotten, expired). */
-  | { type: 'taskLost'; taskId: string };
+  | { type: 'taskLost'; taskId: string }
+  /** A task the server ran for us ended cancelled (by us or by the server), with its last status. */
+  | { type: 'taskCancelled'; task: Task };
 
 /**
  * Name of a known code, for messages and logs; unknown codes are shown as numbers. -32002 has two
