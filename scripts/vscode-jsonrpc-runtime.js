@@ -9,6 +9,8 @@ const events = require('../node_modules/vscode-jsonrpc/lib/common/events.js');
 const disposable = require('../node_modules/vscode-jsonrpc/lib/common/disposable.js');
 const reader = require('../node_modules/vscode-jsonrpc/lib/common/messageReader.js');
 const writer = require('../node_modules/vscode-jsonrpc/lib/common/messageWriter.js');
+// The typed request and notification definitions of src/core/protocol/methods.ts.
+const messages = require('../node_modules/vscode-jsonrpc/lib/common/messages.js');
 
 // Emitter reports a listener that throws through the runtime layer's console; the abstract reader and
 // writer need nothing else of it (message buffers and timers belong to the stream readers).
@@ -20,4 +22,6 @@ module.exports = {
   Disposable: disposable.Disposable,
   AbstractMessageReader: reader.AbstractMessageReader,
   AbstractMessageWriter: writer.AbstractMessageWriter,
+  RequestType: messages.RequestType,
+  NotificationType: messages.NotificationType,
 };

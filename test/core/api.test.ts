@@ -25,7 +25,7 @@ describe('the API other extensions get (src/vscode/api.ts)', () => {
   const secret = 'sk-live-0123456789abcdef';
 
   it('lists the servers with scope and state, and an error without its secret', () => {
-    const { host } = source({ alpha: { kind: 'running' }, beta: { kind: 'error', message: `401 for token ${secret}` } }, secret);
+    const { host } = source({ alpha: { kind: 'running' } as ServerState, beta: { kind: 'error', message: `401 for token ${secret}` } }, secret);
     const api = createApi(host);
     assert.equal(api.apiVersion, 1);
     const listed = api.servers();

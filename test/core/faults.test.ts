@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { ErrorCode, MAX_STDERR_LINE, McpClient, McpError, StdioTransport, type TextContent } from '../../src/core';
-import { allHandlers, closeAll, connect, rawServer } from '../helpers/servers';
+import { ErrorCode, MAX_STDERR_LINE, McpClient, McpError, StdioTransport, type TextContent, type TransportClosed } from '../../src/core';
+import { allHandlers, closeAll, connect, eventually, rawServer } from '../helpers/servers';
 
 const text = (block: unknown) => (block as TextContent).text;
 const received = (method: string) => (e: { source: string; message: string }) => e.source === 'stderr' && e.message.startsWith('RECEIVED') && e.message.includes(`"method":"${method}"`);
@@ -23,6 +23,29 @@ describe('fault servers: nothing is lost', function () {
     assert.match(error.message, /crashing in the middle/);
     assert.ok(crashedAt > 0 && rejectedAt - crashedAt < 100, `rejected ${rejectedAt - crashedAt} ms after the exit`);
     await assert.rejects(t.client.ping(), (e: McpError) => e.code === ErrorCode.ConnectionClosed);
+  });
+
+  it('says how the channel closed: lost when the server crashes, stopped on close, failed when it cannot start', async () => {
+    const crashed = await connect(rawServer('crash'));
+    const lost = new Promise<TransportClosed>((resolve) => crashed.transport.onDidClose(resolve));
+    await crashed.client.callTool('work', {}).catch(() => undefined);
+    assert.equal((await lost).kind, 'lost');
+
+    const hung = await connect(rawServer('hang'));
+    const stopped = new Promise<TransportClosed>((resolve) => hung.transport.onDidClose(resolve));
+    await hung.client.close();
+    assert.deepEqual(await stopped, { kind: 'stopped', reason: 'server exited with code 0' });
+
+    const missing = new StdioTransport({ command: 'mcp-host-no-such-command' });
+    const failed = new Promise<TransportClosed>((resolve) => missing.onDidClose(resolve));
+    await assert.rejects(missing.start(), (e: McpError) => e.code === ErrorCode.ConnectionClosed);
+    assert.equal((await failed).kind, 'failed');
+  });
+
+  it('takes a malformed result from the server as its internal error (-32603), not as invalid params', async () => {
+    const t = await connect(rawServer('malformed-results'));
+    await assert.rejects(t.client.callTool('work', {}), (e: McpError) => e.code === ErrorCode.InternalError && /no content array/.test(e.message));
+    await assert.rejects(t.client.listTools(), (e: McpError) => e.code === ErrorCode.InternalError && /no 'tools' array/.test(e.message));
   });
 
   it('times out a hung request with -32001 and tells the server with notifications/cancelled', async () => {
@@ -197,6 +220,36 @@ describe('fault servers: nothing is lost', function () {
     assert.equal((await response('srv-bad')).error.code, ErrorCode.InvalidRequest);
     assert.equal((await response('srv-old')).error.code, ErrorCode.InvalidRequest);
     assert.deepEqual((await response('srv-roots')).result, { roots: [{ uri: 'file:///tmp/mcp-host-test-root', name: 'Test Root' }] });
+  });
+
+  it('sends the -32600 refusal of an invalid server request through the traced path', async () => {
+    const transport = new StdioTransport({ shutdownGraceMs: 500, ...rawServer('peer-requests') });
+    const client = new McpClient(transport, { requestTimeoutMs: 20_000, handlers: allHandlers() });
+    const out: Array<{ id?: unknown; error?: { code: number } }> = [];
+    client.onTrace((event) => {
+      if (event.direction === 'out') out.push(event.message as { id?: unknown; error?: { code: number } });
+    });
+    try {
+      await client.connect();
+      await eventually(async () => (out.some((m) => m.id === 'srv-old') ? true : undefined));
+      assert.equal(out.find((m) => m.id === 'srv-bad')?.error?.code, ErrorCode.InvalidRequest);
+      assert.equal(out.find((m) => m.id === 'srv-old')?.error?.code, ErrorCode.InvalidRequest);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('rejects a request at once, and keeps nothing of it, when its message cannot be sent', async () => {
+    // The hang server never answers tools/call: only the failed send can end this call.
+    const t = await connect(rawServer('hang'));
+    await assert.rejects(t.client.callTool('work', { size: 10n }), (e: unknown) => {
+      assert.ok(e instanceof McpError, `rejected with ${String(e)}`);
+      assert.equal(e.code, ErrorCode.InternalError);
+      assert.match(e.message, /Could not send tools\/call/);
+      return true;
+    });
+    assert.equal(t.client.connectionStats?.pendingRequests, 0);
+    assert.deepEqual(await t.client.ping(), {}, 'the connection lives on');
   });
 
   it('aborts the host handler named by notifications/cancelled and sends no response', async () => {

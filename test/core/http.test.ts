@@ -354,6 +354,17 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
       });
     }
 
+    it("does not fall back when the server's own JSON-RPC error to initialize carries a status in its data", async () => {
+      const f = await start('refuse-with-status');
+      const transport = new HttpTransport({ url: f.url });
+      await assert.rejects(connectTransport(transport), (e: McpError) => e.code === ErrorCode.InternalError && e.message === 'not today');
+      assert.equal(transport.kind, 'streamableHttp');
+      assert.deepEqual(
+        (await f.requests()).map((r) => `${r.method} ${r.path}`),
+        ['POST /mcp'],
+      );
+    });
+
     it('rejects pending requests with -32000 when the legacy stream drops', async () => {
       const f = await start('legacy');
       const t = await connectTransport(new HttpTransport({ url: f.url }));

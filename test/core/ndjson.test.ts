@@ -105,4 +105,16 @@ describe('NdjsonMessageWriter', () => {
     writer.end();
     await assert.rejects(writer.write({ jsonrpc: '2.0', method: 'a' } as never), /closed/);
   });
+
+  it('rejects, and does not throw, a message JSON cannot write; later messages still go out', async () => {
+    const stream = new PassThrough();
+    const writer = new NdjsonMessageWriter(stream);
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    let written: Promise<void> | undefined;
+    assert.doesNotThrow(() => (written = writer.write({ jsonrpc: '2.0', method: 'a', params: { n: 1n } } as never)));
+    await assert.rejects(written!, /BigInt/);
+    await writer.write({ jsonrpc: '2.0', method: 'b' } as never);
+    assert.equal(Buffer.concat(chunks).toString('utf8'), '{"jsonrpc":"2.0","method":"b"}\n');
+  });
 });

@@ -203,6 +203,25 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     }
   };
 
+  it('carries the launch in the running state, and ends all of it with one dispose on stop', async () => {
+    const h = make(fixture('plain'));
+    await h.start();
+    const running = h.state;
+    assert.ok(running.kind === 'running');
+    const { launch } = running;
+    assert.equal(launch.client, h.client);
+    assert.equal(launch.pid, h.pid);
+    assert.ok(typeof launch.pid === 'number');
+    assert.deepEqual(JSON.parse(JSON.stringify(running)), { kind: 'running', launch: { pid: launch.pid } });
+    let closed = 0;
+    launch.client.onDidClose(() => closed++);
+    await h.stop();
+    assert.ok(launch.isDisposed);
+    assert.ok(launch.client.isClosed);
+    assert.equal(closed, 1);
+    assert.equal(h.client, undefined);
+  });
+
   it('starts, lists, and stops', async () => {
     const h = make(fixture('plain'));
     const seen = states(h);

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { classifyMessage, McpError, ErrorCode, requiredUrlElicitations, SchemaValidator, splitCommandLine } from '../../src/core';
+import { classifyMessage, McpError, ErrorCode, isTaskLost, requiredUrlElicitations, SchemaValidator, splitCommandLine, taskCancelledError, taskLostError } from '../../src/core';
 import { missingCapability } from '../../src/core/client/capabilities';
 
 describe('classifyMessage', () => {
@@ -57,6 +57,30 @@ describe('McpError', () => {
     assert.deepEqual([McpError.from({ code: 5, message: 'm', data: 1 }).code, McpError.from({ code: 5, message: 'm' }).message], [5, 'm']);
     assert.equal(McpError.from(new TypeError('boom')).code, ErrorCode.InternalError);
     assert.equal(McpError.from('text').message, 'text');
+  });
+  it('marks local failures with a kind that survives an error response the transport makes up', () => {
+    const refused = McpError.httpStatus('HTTP 404 Not Found from POST http://127.0.0.1/mcp', 404, { url: 'http://127.0.0.1/mcp', method: 'POST', status: 404 });
+    assert.deepEqual(refused.kind, { type: 'httpStatus', status: 404 });
+    const wire = refused.toResponseError();
+    assert.deepEqual(JSON.parse(JSON.stringify(wire)), { code: ErrorCode.InternalError, message: refused.message, data: { url: 'http://127.0.0.1/mcp', method: 'POST', status: 404 } });
+    assert.equal(McpError.from(wire), refused);
+    assert.deepEqual(McpError.oversize('too big', 10).kind, { type: 'oversize', limit: 10 });
+    assert.equal(McpError.capabilityDisabled('prompts/list', 'prompts').kind?.type, 'capabilityDisabled');
+  });
+  it('marks a lost or cancelled task by kind, and a look-alike from a server not at all', () => {
+    const task = { taskId: 't1', status: 'cancelled' as const, createdAt: '2025-01-01T00:00:00Z', lastUpdatedAt: '2025-01-01T00:00:00Z', ttl: null };
+    assert.deepEqual(taskCancelledError(task).kind, { type: 'taskCancelled', task });
+    assert.equal(isTaskLost(taskLostError(task, 'the server restarted')), true);
+    assert.equal(isTaskLost(McpError.from({ code: ErrorCode.ConnectionClosed, message: 'x', data: { taskLost: true, task } })), false);
+    assert.equal(McpError.from({ code: -32800, message: 'x', data: { task } }).kind, undefined);
+  });
+  it("never takes a server's error data for one of our kinds", () => {
+    // The same shapes from a peer: a status in data is not our HTTP refusal, a capability is not our -32002.
+    assert.equal(McpError.from({ code: ErrorCode.InternalError, message: 'x', data: { status: 404 } }).kind, undefined);
+    assert.equal(McpError.from({ code: ErrorCode.ParseError, message: 'x', data: { limit: 1 } }).kind, undefined);
+    const remote = McpError.from({ code: -32002, message: 'gone', data: { capability: 'resources' } });
+    assert.equal(remote.isResourceNotFound, true);
+    assert.equal(remote.toString(), 'Resource not found (-32002): gone');
   });
   it('reads the URL elicitations of a -32042 error, and nothing from others', () => {
     const page = { mode: 'url', url: 'https://example.test/auth', message: 'Sign in', elicitationId: 'e1' };

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-jsonrpc/node';
 import { Emitter } from 'vscode-jsonrpc/node';
 import { McpConnection } from '../../src/core/jsonrpc/connection';
+import { ClientRequests, ServerRequests } from '../../src/core/protocol/methods';
 import { NdjsonMessageReader } from '../../src/core/transport/ndjson';
 import { readEventStream } from '../../src/core/transport/eventStream';
 import { StreamableHttpTransport } from '../../src/core/transport/streamableHttp';
@@ -120,7 +121,7 @@ class LoopTransport implements Transport {
   }
   async start(): Promise<void> {}
   async close(): Promise<void> {
-    this.closeEmitter.fire({ reason: 'closed', expected: true });
+    this.closeEmitter.fire({ kind: 'stopped', reason: 'closed' });
   }
 }
 
@@ -150,7 +151,7 @@ type Expected = { kind: 'none' } | { kind: 'error'; id: string | number; code: n
 
 /**
  * What JSON-RPC 2.0 and the seed ask of a client for one inbound value, written from the spec and
- * independently of src/core/jsonrpc/classify.ts: a malformed message that carries a usable id gets
+ * independently of src/core/protocol/classify.ts: a malformed message that carries a usable id gets
  * Invalid Request (-32600); a request for a method the client does not serve gets Method Not Found
  * (-32601); ping is answered; notifications, responses nobody waits for, text that is not JSON and
  * anything without a usable id get no answer.
@@ -195,7 +196,7 @@ const inboundDispatch: FuzzProperty = {
         const transport = new LoopTransport();
         const connection = new McpConnection(transport, 5_000);
         // As McpClient does; every other method is one the client does not serve.
-        connection.onRequest('ping', () => ({}));
+        connection.onRequest(ServerRequests.ping, () => ({}));
         connection.listen();
         transport.feed(`${line.text}\n`);
         for (let i = 0; i < 3; i++) await tick();
@@ -211,7 +212,7 @@ const inboundDispatch: FuzzProperty = {
         }
         // And the connection still works: a request of ours is answered.
         replies.length = 0;
-        const pong = connection.request('ping', undefined);
+        const pong = connection.request(ClientRequests.ping, undefined);
         await tick();
         const ours = transport.sent.find((m) => (m as { method?: string }).method === 'ping') as { id: number } | undefined;
         assert.ok(ours, 'our ping was sent');

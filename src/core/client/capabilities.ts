@@ -1,7 +1,8 @@
+import type { ClientRequestMethod } from '../protocol/methods';
 import type { ServerCapabilities } from '../protocol/types';
 
 /** Which server capability each client→server method needs; methods not listed need none. */
-const REQUIRED: Record<string, { capability: string; test: (c: ServerCapabilities) => boolean }> = {
+const REQUIRED: Partial<Record<ClientRequestMethod, { capability: string; test: (c: ServerCapabilities) => boolean }>> = {
   'tools/list': { capability: 'tools', test: (c) => !!c.tools },
   'tools/call': { capability: 'tools', test: (c) => !!c.tools },
   'resources/list': { capability: 'resources', test: (c) => !!c.resources },
@@ -18,7 +19,7 @@ const REQUIRED: Record<string, { capability: string; test: (c: ServerCapabilitie
 };
 
 /** The capability `method` needs that `capabilities` lacks, or undefined if it may be sent. */
-export function missingCapability(method: string, capabilities: ServerCapabilities): string | undefined {
+export function missingCapability(method: ClientRequestMethod, capabilities: ServerCapabilities): string | undefined {
   const rule = REQUIRED[method];
   return rule && !rule.test(capabilities) ? rule.capability : undefined;
 }

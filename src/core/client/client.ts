@@ -1,6 +1,7 @@
-import { Emitter } from 'vscode-jsonrpc/node';
+import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
 import { McpConnection, type ConnectionStats, type RequestOptions, type TraceEvent } from '../jsonrpc/connection';
 import { ErrorCode, McpError, requiredUrlElicitations, type UrlElicitation } from '../protocol/errors';
+import { ClientRequests, Notifications, ServerRequests, type ClientRequestMethod, type McpRequestType, type PaginatedParams } from '../protocol/methods';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isSupportedProtocolVersion } from '../protocol/versions';
 import type {
   CallToolResult,
@@ -16,7 +17,7 @@ import type {
   InitializeResult,
   LoggingLevel,
   LoggingMessageNotificationParams,
-  PaginatedResult,
+  CreateTaskResult,
   Prompt,
   ReadResourceResult,
   Resource,
@@ -133,11 +134,13 @@ export class McpClient {
   /** `notifications/elicitation/complete`: the elicitation id the server says is finished. */
   readonly onElicitationComplete = this.elicitationCompleteEmitter.event;
 
+  private readonly transportLog: Disposable;
+
   constructor(
     private readonly transport: Transport,
     private readonly options: McpClientOptions = {},
   ) {
-    transport.onLog((entry) => this.logEmitter.fire(entry));
+    this.transportLog = transport.onLog((entry) => this.logEmitter.fire(entry));
   }
 
   get serverInfo(): Implementation | undefined {
@@ -199,8 +202,8 @@ export class McpClient {
     const offered = this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
     let result: InitializeResult;
     try {
-      result = await connection.request<InitializeResult>(
-        'initialize',
+      result = await connection.request(
+        ClientRequests.initialize,
         { protocolVersion: offered, capabilities: this.clientCapabilities, clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO },
         { timeoutMs: this.options.initializeTimeoutMs ?? this.options.requestTimeoutMs },
       );
@@ -215,7 +218,7 @@ export class McpClient {
     }
     this.initializeResult = { ...result, capabilities: result.capabilities ?? {} };
     this.transport.setProtocolVersion?.(result.protocolVersion);
-    await connection.notify('notifications/initialized');
+    await connection.notify(Notifications.initialized);
     return this.initializeResult;
   }
 
@@ -223,38 +226,53 @@ export class McpClient {
   async close(): Promise<void> {
     if (this.connection) await this.connection.close();
     else await this.transport.close();
+    // Everything of this client has happened by now (the close event, the transport's last lines): its events end here.
+    this.transportLog.dispose();
+    for (const emitter of [
+      this.logMessageEmitter,
+      this.toolsChangedEmitter,
+      this.promptsChangedEmitter,
+      this.resourcesChangedEmitter,
+      this.resourceUpdatedEmitter,
+      this.elicitationCompleteEmitter,
+      this.logEmitter,
+      this.closeEmitter,
+      this.traceEmitter,
+      this.taskStatusEmitter,
+    ])
+      emitter.dispose();
   }
 
   ping(options?: RequestOptions): Promise<Record<string, never>> {
-    return this.request('ping', undefined, options);
+    return this.request(ClientRequests.ping, undefined, options);
   }
 
   async listTools(options?: RequestOptions): Promise<Tool[]> {
-    const tools = await this.listAll<Tool>('tools/list', 'tools', options);
+    const tools = await this.listAll(ClientRequests.listTools, 'tools', options);
     this.toolsByName.clear();
     for (const tool of tools) this.toolsByName.set(tool.name, tool);
     return tools;
   }
 
   async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
-    this.assertCapability('tools/call');
+    this.assertCapability(ClientRequests.callTool.method);
     const mayRunAsTask = !!this.serverCapabilities?.tasks?.requests?.tools?.call;
     const known = this.toolsByName.get(name) ?? (options.validateInput || mayRunAsTask ? await this.findTool(name, options) : undefined);
     if (options.validateInput && known) {
       const check = this.validator.check(known.inputSchema ?? {}, args);
-      if (!check.ok && !check.message.startsWith('the schema cannot be used')) {
+      if (!check.ok && check.kind !== 'unusableSchema') {
         throw McpError.invalidParams(`Invalid arguments for tool '${name}': ${check.message}`, { errors: check.errors });
       }
     }
     const asTask = this.runsAsTask(name, known);
-    const params: Record<string, unknown> = { name, arguments: args };
-    if (asTask) params.task = (options.taskTtlMs !== undefined ? { ttl: options.taskTtlMs } : {}) satisfies TaskMetadata;
+    const params: { name: string; arguments: Record<string, unknown>; task?: TaskMetadata } = { name, arguments: args };
+    if (asTask) params.task = options.taskTtlMs !== undefined ? { ttl: options.taskTtlMs } : {};
     // A task's progress keeps the token of the call that created it for the task's lifetime (2025-11-25 tasks).
     const taskProgress = asTask && options.onProgress && this.connection ? taskProgressRoute(this.connection, options.onProgress) : undefined;
     let task: Task | undefined;
     let result: CallToolResult;
     try {
-      const answer = await this.request<CallToolResult | unknown>('tools/call', params, taskProgress ? { ...options, progressToken: taskProgress.token } : options);
+      const answer: unknown = await this.request(ClientRequests.callTool, params, taskProgress ? { ...options, progressToken: taskProgress.token } : options);
       result = answer as CallToolResult;
       if (asTask && isCreateTaskResult(answer)) {
         const followed = await followTask(this, answer.task, { signal: options.signal, onStatus: options.onTaskStatus, maxTotalTimeoutMs: options.maxTotalTimeoutMs });
@@ -265,7 +283,7 @@ export class McpClient {
       taskProgress?.dispose();
     }
     if (!result || !Array.isArray(result.content)) {
-      throw McpError.invalidParams(`The server's tools/call result has no content array`, { result });
+      throw McpError.internal(`The server's tools/call result has no content array`, { result });
     }
     const outcome: ToolCallOutcome = task ? { result, task } : { result };
     if (known?.outputSchema && !result.isError) {
@@ -290,18 +308,18 @@ export class McpClient {
 
   /** Status of a task the server runs for us. */
   getTask(taskId: string, options?: RequestOptions): Promise<Task> {
-    return this.request('tasks/get', { taskId }, options);
+    return this.request(ClientRequests.getTask, { taskId }, options);
   }
   /** The result of a task the server runs for us; blocks on the server until the task ends. */
   taskResult(taskId: string, options?: RequestOptions): Promise<unknown> {
-    return this.request('tasks/result', { taskId }, options);
+    return this.request(ClientRequests.taskResult, { taskId }, options);
   }
   /** Asks the server to cancel a task it runs for us; a call following the task then rejects as cancelled. */
   cancelTask(taskId: string, options?: RequestOptions): Promise<Task> {
-    return this.request('tasks/cancel', { taskId }, options);
+    return this.request(ClientRequests.cancelTask, { taskId }, options);
   }
   listTasks(options?: RequestOptions): Promise<Task[]> {
-    return this.listAll<Task>('tasks/list', 'tasks', options);
+    return this.listAll(ClientRequests.listTasks, 'tasks', options);
   }
   /** Tasks we run for the server (task-augmented sampling and elicitation). */
   get tasksRunForServer(): Task[] {
@@ -314,51 +332,57 @@ export class McpClient {
   }
 
   listResources(options?: RequestOptions): Promise<Resource[]> {
-    return this.listAll<Resource>('resources/list', 'resources', options);
+    return this.listAll(ClientRequests.listResources, 'resources', options);
   }
   listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
-    return this.listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', options);
+    return this.listAll(ClientRequests.listResourceTemplates, 'resourceTemplates', options);
   }
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
-    return this.request('resources/read', { uri }, options);
+    return this.request(ClientRequests.readResource, { uri }, options);
   }
   subscribeResource(uri: string, options?: RequestOptions): Promise<Record<string, never>> {
-    return this.request('resources/subscribe', { uri }, options);
+    return this.request(ClientRequests.subscribe, { uri }, options);
   }
   unsubscribeResource(uri: string, options?: RequestOptions): Promise<Record<string, never>> {
-    return this.request('resources/unsubscribe', { uri }, options);
+    return this.request(ClientRequests.unsubscribe, { uri }, options);
   }
   listPrompts(options?: RequestOptions): Promise<Prompt[]> {
-    return this.listAll<Prompt>('prompts/list', 'prompts', options);
+    return this.listAll(ClientRequests.listPrompts, 'prompts', options);
   }
   getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
-    return this.request('prompts/get', { name, arguments: args }, options);
+    return this.request(ClientRequests.getPrompt, { name, arguments: args }, options);
   }
   complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
-    return this.request('completion/complete', params as unknown as Record<string, unknown>, options);
+    return this.request(ClientRequests.complete, params, options);
   }
   setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<Record<string, never>> {
-    return this.request('logging/setLevel', { level }, options);
+    return this.request(ClientRequests.setLevel, { level }, options);
   }
 
   /** Tells the server the roots changed; it will ask again with roots/list. */
   async sendRootsListChanged(): Promise<void> {
     if (!this.options.handlers?.listRoots) throw McpError.capabilityDisabled('notifications/roots/list_changed', 'roots');
     if (!this.connection) throw McpError.connectionClosed('not connected');
-    await this.connection.notify('notifications/roots/list_changed');
+    await this.connection.notify(Notifications.rootsListChanged);
   }
 
   /** Every page of a list call, following nextCursor to the end. */
-  private async listAll<T>(method: string, key: string, options?: RequestOptions): Promise<T[]> {
+  private async listAll<R extends { nextCursor?: string | null }, K extends keyof R & string>(
+    type: McpRequestType<ClientRequestMethod, PaginatedParams, R>,
+    key: K,
+    options?: RequestOptions,
+  ): Promise<ItemOf<R[K]>[]> {
+    type T = ItemOf<R[K]>;
+    const method = type.method;
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.request<PaginatedResult>(method, cursor === undefined ? {} : { cursor }, options);
-      const list = result?.[key];
-      if (!Array.isArray(list)) throw McpError.invalidParams(`The server's ${method} result has no '${key}' array`, { result });
+      const result = await this.request(type, cursor === undefined ? {} : { cursor }, options);
+      const list: unknown = result?.[key];
+      if (!Array.isArray(list)) throw McpError.internal(`The server's ${method} result has no '${key}' array`, { result });
       items.push(...(list as T[]));
-      cursor = result.nextCursor;
+      cursor = result.nextCursor ?? undefined;
       if (cursor === undefined || cursor === null) return items;
       if (seen.has(cursor)) throw McpError.internal(`The server repeated the ${method} cursor ${JSON.stringify(cursor)}; stopped paging`);
       seen.add(cursor);
@@ -372,15 +396,16 @@ export class McpClient {
   }
 
   /** The choke point: every client→server request passes here, so undeclared features never hit the wire. */
-  private request<R>(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<R> {
+  private request<P, R>(type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: RequestOptions): Promise<R> {
+    const method = type.method;
     try {
       this.assertCapability(method);
     } catch (error) {
       return Promise.reject(error);
     }
-    const send = () => this.connection!.request<R>(method, params, options);
+    const send = () => this.connection!.request(type, params, options);
     const handler = this.options.handlers?.urlElicitationRequired;
-    return handler ? this.retryAfterUrlElicitations(send, handler, { method, params }, options?.signal) : send();
+    return handler ? this.retryAfterUrlElicitations(send, handler, { method, params: params as Record<string, unknown> | undefined }, options?.signal) : send();
   }
 
   /** Sends, and after a -32042 lets the person finish the pages, then sends the same request again. */
@@ -418,7 +443,7 @@ export class McpClient {
     return { isCompleted, allCompleted, dispose: () => listener.dispose() };
   }
 
-  private assertCapability(method: string): void {
+  private assertCapability(method: ClientRequestMethod): void {
     if (!this.initializeResult || !this.connection) throw new McpError(ErrorCode.ConnectionClosed, `Not connected: '${method}' needs a completed handshake`);
     const missing = missingCapability(method, this.initializeResult.capabilities);
     if (missing) throw McpError.capabilityDisabled(method, missing);
@@ -426,58 +451,56 @@ export class McpClient {
 
   private wireHandlers(c: McpConnection): void {
     const h = this.options.handlers ?? {};
-    c.onRequest('ping', () => ({}));
+    c.onRequest(ServerRequests.ping, () => ({}));
     if (h.listRoots) {
       const listRoots = h.listRoots;
-      c.onRequest('roots/list', async (_params, signal) => ({ roots: await listRoots(signal) }));
+      c.onRequest(ServerRequests.listRoots, async (_params, signal) => ({ roots: await listRoots(signal) }));
     }
     const tasks = new ReceiverTasks((task) => {
-      c.notify('notifications/tasks/status', task).catch(() => undefined);
+      c.notify(Notifications.taskStatus, task).catch(() => undefined);
     });
     this.receiverTasks = tasks;
     /** A request with `task` in its params runs as a task: answered at once with the task, its result fetched later. */
     const maybeAsTask =
-      <P>(run: (params: P, signal: AbortSignal) => Promise<unknown>) =>
-      (params: unknown, signal: AbortSignal) => {
-        const task = (params as { task?: TaskMetadata } | undefined)?.task;
-        if (!task || typeof task !== 'object') return run(params as P, signal);
-        return tasks.create(task.ttl, (taskSignal) => run(params as P, taskSignal));
+      <P extends { task?: TaskMetadata }, R>(run: (params: P, signal: AbortSignal) => Promise<R>) =>
+      (params: P, signal: AbortSignal): Promise<R | CreateTaskResult> | CreateTaskResult => {
+        const task = params?.task;
+        if (!task || typeof task !== 'object') return run(params, signal);
+        return tasks.create(task.ttl, (taskSignal) => run(params, taskSignal));
       };
     if (h.createMessage) {
       const createMessage = h.createMessage;
       c.onRequest(
-        'sampling/createMessage',
-        maybeAsTask<CreateMessageParams>((params, signal) => createMessage(params, signal)),
+        ServerRequests.createMessage,
+        maybeAsTask((params, signal) => createMessage(params, signal)),
       );
     }
     if (h.elicit) {
       const elicit = h.elicit;
       c.onRequest(
-        'elicitation/create',
-        maybeAsTask<ElicitRequestParams>((params, signal) => elicit(params, signal)),
+        ServerRequests.elicit,
+        maybeAsTask((params, signal) => elicit(params, signal)),
       );
     }
     if (h.createMessage || h.elicit) {
-      const taskId = (params: unknown) => (params as { taskId?: unknown } | undefined)?.taskId;
-      c.onRequest('tasks/get', (params) => tasks.get(taskId(params)));
-      c.onRequest('tasks/result', (params, signal) => tasks.result(taskId(params), signal));
-      c.onRequest('tasks/list', () => ({ tasks: tasks.list() }));
-      c.onRequest('tasks/cancel', (params) => tasks.cancel(taskId(params)));
+      c.onRequest(ServerRequests.getTask, (params) => tasks.get(params?.taskId));
+      c.onRequest(ServerRequests.taskResult, (params, signal) => tasks.result(params?.taskId, signal));
+      c.onRequest(ServerRequests.listTasks, () => ({ tasks: tasks.list() }));
+      c.onRequest(ServerRequests.cancelTask, (params) => tasks.cancel(params?.taskId));
     }
-    c.onNotification('notifications/tasks/status', (p) => {
-      const task = p as Task | undefined;
+    c.onNotification(Notifications.taskStatus, (task: Task | undefined) => {
       if (task && typeof task.taskId === 'string' && typeof task.status === 'string') this.taskStatusEmitter.fire(task);
     });
-    c.onNotification('notifications/message', (p) => this.logMessageEmitter.fire(p as LoggingMessageNotificationParams));
-    c.onNotification('notifications/tools/list_changed', () => {
+    c.onNotification(Notifications.message, (p) => this.logMessageEmitter.fire(p));
+    c.onNotification(Notifications.toolsListChanged, () => {
       this.toolsByName.clear();
       this.toolsChangedEmitter.fire();
     });
-    c.onNotification('notifications/prompts/list_changed', () => this.promptsChangedEmitter.fire());
-    c.onNotification('notifications/resources/list_changed', () => this.resourcesChangedEmitter.fire());
-    c.onNotification('notifications/resources/updated', (p) => this.resourceUpdatedEmitter.fire(p as ResourceUpdatedNotificationParams));
-    c.onNotification('notifications/elicitation/complete', (p) => {
-      const id = (p as { elicitationId?: unknown } | undefined)?.elicitationId;
+    c.onNotification(Notifications.promptsListChanged, () => this.promptsChangedEmitter.fire());
+    c.onNotification(Notifications.resourcesListChanged, () => this.resourcesChangedEmitter.fire());
+    c.onNotification(Notifications.resourceUpdated, (p) => this.resourceUpdatedEmitter.fire(p));
+    c.onNotification(Notifications.elicitationComplete, (p: { elicitationId?: unknown } | undefined) => {
+      const id = p?.elicitationId;
       if (typeof id !== 'string') return;
       this.completedElicitations.delete(id);
       this.completedElicitations.add(id);
@@ -487,8 +510,11 @@ export class McpClient {
   }
 }
 
+type ItemOf<A> = A extends readonly (infer T)[] ? T : never;
+
 function checkInitializeResult(result: InitializeResult): McpError | undefined {
-  if (!result || typeof result !== 'object') return McpError.invalidParams('The server answered initialize with no result object');
+  // A malformed reply is the server's internal error (-32603); a version we do not speak is a refusal of our params.
+  if (!result || typeof result !== 'object') return McpError.internal('The server answered initialize with no result object');
   if (!isSupportedProtocolVersion(result.protocolVersion)) {
     return McpError.invalidParams(`The server wants protocol version ${JSON.stringify(result.protocolVersion)}; MCP Host speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, {
       serverVersion: result.protocolVersion,
@@ -496,7 +522,7 @@ function checkInitializeResult(result: InitializeResult): McpError | undefined {
     });
   }
   if (result.capabilities !== undefined && (typeof result.capabilities !== 'object' || result.capabilities === null)) {
-    return McpError.invalidParams('The server sent capabilities that are not an object');
+    return McpError.internal('The server sent capabilities that are not an object');
   }
   return undefined;
 }

@@ -20,17 +20,17 @@ export function isCreateTaskResult(value: unknown): value is CreateTaskResult {
   return !!task && typeof task === 'object' && typeof (task as Task).taskId === 'string' && typeof (task as Task).status === 'string';
 }
 
-/** The task is gone: the server closed, restarted or forgot it, or its ttl ran out. `data.taskLost` marks it. */
+/** The task is gone: the server closed, restarted or forgot it, or its ttl ran out. The `taskLost` kind marks it. */
 export function taskLostError(task: Task, why: string, code: number = ErrorCode.ConnectionClosed): McpError {
-  return new McpError(code, `Task ${task.taskId} lost: ${why} (last status: ${task.status})`, { taskId: task.taskId, taskLost: true, task });
+  return new McpError(code, `Task ${task.taskId} lost: ${why} (last status: ${task.status})`, { taskId: task.taskId, taskLost: true, task }, { type: 'taskLost', taskId: task.taskId });
 }
 export function isTaskLost(error: unknown): boolean {
-  return error instanceof McpError && (error.data as { taskLost?: unknown } | undefined)?.taskLost === true;
+  return error instanceof McpError && error.kind?.type === 'taskLost';
 }
 /** The server reports the task cancelled (by us from elsewhere, or by itself). */
 export function taskCancelledError(task: Task): McpError {
   const detail = task.statusMessage ? `: ${task.statusMessage}` : '';
-  return new McpError(REQUEST_CANCELLED, `Task ${task.taskId} was cancelled${detail}`, { taskId: task.taskId, task });
+  return new McpError(REQUEST_CANCELLED, `Task ${task.taskId} was cancelled${detail}`, { taskId: task.taskId, task }, { type: 'taskCancelled', task });
 }
 
 /** What following a task needs from the client. */
@@ -181,7 +181,7 @@ export async function followTask(peer: TaskPeer, created: Task, options: FollowT
 function cancelled(signal: AbortSignal | undefined, task: Task): McpError {
   const reason = signal?.reason;
   if (reason instanceof McpError) return reason;
-  return new McpError(REQUEST_CANCELLED, `Task ${task.taskId} cancelled`, { taskId: task.taskId, task });
+  return new McpError(REQUEST_CANCELLED, `Task ${task.taskId} cancelled`, { taskId: task.taskId, task }, { type: 'taskCancelled', task });
 }
 
 /** Resolves false after `ms`, or true as soon as the registered waker is called. */

@@ -1,6 +1,8 @@
-import { Emitter, type Disposable, type Message, type MessageWriter } from 'vscode-jsonrpc/node';
-import { GuardedMessageReader, GuardedMessageWriter } from './guards';
+import { Emitter, type Disposable, type Message } from 'vscode-jsonrpc/node';
+import { classifyMessage, type ClassifiedMessage } from '../protocol/classify';
+import { assertNever } from '../protocol/assertNever';
 import { ErrorCode, McpError } from '../protocol/errors';
+import { Notifications, type McpNotificationType, type McpRequestType } from '../protocol/methods';
 import type { ProgressNotificationParams, ProgressToken, RequestId } from '../protocol/types';
 import type { LogEntry, Transport } from '../transport/transport';
 
@@ -45,8 +47,9 @@ export interface TraceEvent {
   at: number;
 }
 
-export type RequestHandler = (params: unknown, signal: AbortSignal) => unknown;
-export type NotificationHandler = (params: unknown) => void;
+/** Answers one server request; its params are what the server sent, typed as the method says but not checked. */
+export type RequestHandler<P = unknown, R = unknown> = (params: P, signal: AbortSignal) => R | Promise<R>;
+export type NotificationHandler<P = unknown> = (params: P) => void;
 
 interface PendingRequest {
   method: string;
@@ -54,25 +57,15 @@ interface PendingRequest {
   fail(error: McpError): void;
 }
 
-/** A message as the guard let it through: well-formed JSON-RPC 2.0. */
-interface WireMessage {
-  id?: RequestId | null;
-  method?: string;
-  params?: unknown;
-  result?: unknown;
-  error?: { code: number; message: string; data?: unknown };
-}
-
 /**
- * JSON-RPC 2.0 the MCP way: guarded inbound messages, `notifications/cancelled` both ways,
- * progress routed by token, a timeout on every request, and every pending request rejected with
- * Connection Closed (-32000) as soon as the channel goes away. Messages are dispatched as they
- * are read, without a queue between the reader and the handlers, so a burst of answers costs no
- * extra turns of the event loop. (The transports' readers and writers are vscode-jsonrpc's.)
+ * JSON-RPC 2.0 the MCP way: every inbound value classified once and dispatched by its kind,
+ * `notifications/cancelled` both ways, progress routed by token, a timeout on every request, and
+ * every pending request rejected with Connection Closed (-32000) as soon as the channel goes away.
+ * Messages are dispatched as they are read, without a queue between the reader and the handlers,
+ * so a burst of answers costs no extra turns of the event loop. Everything we send, answers and
+ * refusals included, leaves through {@link send}, so the trace shows it.
  */
 export class McpConnection {
-  private readonly reader: GuardedMessageReader;
-  private readonly writer: MessageWriter;
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly pending = new Map<RequestId, PendingRequest>();
@@ -105,33 +98,22 @@ export class McpConnection {
     private readonly transport: Transport,
     private readonly defaultTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
   ) {
-    transport.onDidClose(({ reason }) => this.closed(reason));
-
-    this.reader = new GuardedMessageReader(transport.reader, {
-      onInvalid: (value, verdict) => this.onInvalidMessage(value, verdict.reason, verdict.id),
-      acceptsResponse: (id) => id !== null && (this.pending.has(id) || (!this.abandoned.delete(id) && this.logUnknownResponse(id))),
-      onReadError: (error) => this.log('warning', `${ErrorCode.ParseError} ${error.message}`),
-      onAccepted: (message) => this.traceEmitter.fire({ direction: 'in', message, at: Date.now() }),
-    });
-    this.writer = new GuardedMessageWriter(
-      transport.writer,
-      (id) => this.cancelledInbound.has(id),
-      (message) => this.traceEmitter.fire({ direction: 'out', message, at: Date.now() }),
-    );
+    const { reader, writer } = transport;
     this.subscriptions.push(
-      this.reader.onClose(() => this.streamEnded()),
-      this.writer.onClose(() => this.streamEnded()),
-      this.writer.onError(([error]) => this.log('warning', `could not send a message: ${error.message}`)),
+      transport.onDidClose(({ reason }) => this.closed(reason)),
+      // Read errors (a line that is not JSON, an oversize message) are not fatal: the connection lives on.
+      reader.onError((error) => this.log('warning', `${ErrorCode.ParseError} ${error.message}`)),
+      reader.onClose(() => this.streamEnded()),
+      writer.onClose(() => this.streamEnded()),
+      writer.onError(([error]) => this.log('warning', `could not send a message: ${error.message}`)),
     );
 
-    this.notificationHandlers.set('notifications/progress', (params) => {
-      const p = params as ProgressNotificationParams | undefined;
+    this.onNotification(Notifications.progress, (p: ProgressNotificationParams | undefined) => {
       const handler = p && (this.progressHandlers.get(p.progressToken) ?? this.progressRoutes.get(p.progressToken));
       if (handler) handler(p);
       else this.log('debug', `progress for unknown token ${JSON.stringify(p?.progressToken)}`);
     });
-    this.notificationHandlers.set('notifications/cancelled', (params) => {
-      const p = params as { requestId?: RequestId; reason?: string } | undefined;
+    this.onNotification(Notifications.cancelled, (p) => {
       const id = p?.requestId;
       const controller = id === undefined ? undefined : this.inbound.get(id);
       if (id === undefined || !controller) return;
@@ -156,24 +138,37 @@ export class McpConnection {
   }
 
   listen(): void {
-    this.subscriptions.push(this.reader.listen((message) => this.dispatch(message as WireMessage)));
+    this.subscriptions.push(this.transport.reader.listen((value) => this.receive(value)));
   }
 
   /** One handler per method; a later one replaces an earlier one. */
-  onRequest(method: string, handler: RequestHandler): void {
-    this.requestHandlers.set(method, handler);
+  onRequest<P, R>(type: McpRequestType<string, P, R>, handler: RequestHandler<P, R>): void {
+    this.requestHandlers.set(type.method, handler as RequestHandler);
   }
 
-  onNotification(method: string, handler: NotificationHandler): void {
-    this.notificationHandlers.set(method, handler);
+  onNotification<P>(type: McpNotificationType<string, P>, handler: NotificationHandler<P>): void {
+    this.notificationHandlers.set(type.method, handler as NotificationHandler);
   }
 
-  async notify(method: string, params?: object): Promise<void> {
+  notify<P>(type: McpNotificationType<string, P>, ...params: undefined extends P ? [params?: P] : [params: P]): Promise<void> {
+    return this.notifyMethod(type.method, params[0] as object | undefined);
+  }
+
+  private async notifyMethod(method: string, params: object | undefined): Promise<void> {
     if (this.closedReason !== undefined) throw McpError.connectionClosed(this.closedReason);
-    await this.writer.write((params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }) as unknown as Message);
+    await this.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
   }
 
-  request<R>(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<R> {
+  /**
+   * Sends a request and resolves with its result. It rejects with the server's error, at the
+   * timeout, on cancel, when the connection closes, and at once when the transport could not send
+   * it (the server never saw it, so there is nothing to wait for).
+   */
+  request<P, R>(type: McpRequestType<string, P, R>, params: P, options: RequestOptions = {}): Promise<R> {
+    return this.requestMethod<R>(type.method, params as Record<string, unknown> | undefined, options);
+  }
+
+  private requestMethod<R>(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<R> {
     if (this.closedReason !== undefined) return Promise.reject(McpError.connectionClosed(this.closedReason));
     const { signal, onProgress } = options;
     if (signal?.aborted) return Promise.reject(cancelledError(signal));
@@ -210,7 +205,7 @@ export class McpConnection {
         this.rememberAbandoned(id);
         fail(error);
         if (method !== 'initialize' && this.closedReason === undefined) {
-          this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => undefined);
+          this.notify(Notifications.cancelled, { requestId: id, reason }).catch(() => undefined);
         }
       };
       const onAbort = () => cancel(cancelledError(signal!), 'cancelled by the client');
@@ -227,8 +222,11 @@ export class McpConnection {
         fail,
       });
       // Sent before the bookkeeping below: nothing in it can be needed before the answer arrives.
-      const message = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
-      this.writer.write(message as unknown as Message).catch((error) => this.log('warning', `sending ${method} failed: ${(error as Error)?.message ?? error}`));
+      this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params }).catch((error) => {
+        const e = sendError(method, error);
+        this.log('warning', e.message);
+        fail(e);
+      });
       arm(timeoutMs);
       if (options.maxTotalTimeoutMs !== undefined) {
         const max = options.maxTotalTimeoutMs;
@@ -261,27 +259,52 @@ export class McpConnection {
     await closing;
   }
 
-  private dispatch(message: WireMessage): void {
-    if (this.closedReason !== undefined) return;
-    const { id, method } = message;
-    if (method === undefined) {
-      const request = this.pending.get(id as RequestId);
-      if (!request) return;
-      if (message.error !== undefined) request.fail(McpError.from(message.error));
-      else request.resolve(message.result);
-    } else if (id === undefined || id === null) {
-      const handler = this.notificationHandlers.get(method);
-      if (!handler) {
-        this.log('debug', `unhandled notification ${method}`);
+  /** The one inbound path: each value is classified once, and each kind has one handler. */
+  private receive(value: unknown): void {
+    const message = classifyMessage(value);
+    switch (message.kind) {
+      case 'response':
+        return this.settle(message, value);
+      case 'request':
+        this.traceIn(value);
+        if (this.closedReason === undefined) this.answer(message.id, message.method, message.params);
         return;
-      }
-      try {
-        handler(message.params);
-      } catch (error) {
-        this.log('warning', `the handler of ${method} failed: ${(error as Error)?.message ?? error}`);
-      }
-    } else {
-      this.answer(id, method, message.params);
+      case 'notification':
+        this.traceIn(value);
+        if (this.closedReason === undefined) this.notified(message.method, message.params);
+        return;
+      case 'invalid':
+        return this.refuse(value, message);
+      default:
+        return assertNever(message);
+    }
+  }
+
+  /** A response settles the request it answers; answers to nothing we wait for are dropped (logged unless we gave up on them). */
+  private settle(message: Extract<ClassifiedMessage, { kind: 'response' }>, value: unknown): void {
+    const { id } = message;
+    if (id === null) return;
+    const request = this.pending.get(id);
+    if (!request) {
+      if (!this.abandoned.delete(id)) this.log('warning', `dropped a response with unknown id ${JSON.stringify(id)}`);
+      return;
+    }
+    this.traceIn(value);
+    if (this.closedReason !== undefined) return;
+    if (message.error !== undefined) request.fail(McpError.from(message.error));
+    else request.resolve(message.result);
+  }
+
+  private notified(method: string, params: unknown): void {
+    const handler = this.notificationHandlers.get(method);
+    if (!handler) {
+      this.log('debug', `unhandled notification ${method}`);
+      return;
+    }
+    try {
+      handler(params);
+    } catch (error) {
+      this.log('warning', `the handler of ${method} failed: ${(error as Error)?.message ?? error}`);
     }
   }
 
@@ -306,11 +329,41 @@ export class McpConnection {
       });
   }
 
+  /** Answers a server request, unless the server cancelled it (the spec says not to answer those) or the connection is gone. */
   private reply(id: RequestId, result: unknown, error: McpError | undefined): void {
-    if (this.closedReason !== undefined) return;
+    if (this.closedReason !== undefined || this.cancelledInbound.has(id)) return;
     const message = error ? { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } } : { jsonrpc: '2.0', id, result };
     // The server waits for this answer in vain: the log says so.
-    this.writer.write(message as unknown as Message).catch((e) => this.log('warning', `could not answer the server's request ${JSON.stringify(id)}: ${(e as Error)?.message ?? e}`));
+    this.send(message).catch((e) => this.log('warning', `could not answer the server's request ${JSON.stringify(id)}: ${(e as Error)?.message ?? e}`));
+  }
+
+  /** The one outbound path: traced, then handed to the transport. A writer that throws rejects instead. */
+  private send(message: object): Promise<void> {
+    this.traceEmitter.fire({ direction: 'out', message: message as Message, at: Date.now() });
+    try {
+      return this.transport.writer.write(message as Message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private traceIn(value: unknown): void {
+    this.traceEmitter.fire({ direction: 'in', message: value as Message, at: Date.now() });
+  }
+
+  /** Not JSON-RPC: logged; a broken answer to our request fails it, anything else with an id gets -32600. */
+  private refuse(value: unknown, verdict: Extract<ClassifiedMessage, { kind: 'invalid' }>): void {
+    const { id, reason } = verdict;
+    this.log('warning', `${ErrorCode.InvalidRequest} invalid JSON-RPC message (${reason}): ${truncate(JSON.stringify(value))}`);
+    if (id === undefined) return;
+    const ours = this.pending.get(id);
+    if (ours) {
+      // A broken answer to our own request: fail that request rather than answer an answer.
+      ours.fail(McpError.invalidRequest(`Invalid response from the server: ${reason}`, { response: value }));
+      this.rememberAbandoned(id);
+      return;
+    }
+    this.reply(id, undefined, McpError.invalidRequest(`Invalid request: ${reason}`));
   }
 
   private rememberAbandoned(id: RequestId): void {
@@ -335,32 +388,19 @@ export class McpConnection {
     for (const subscription of this.subscriptions) subscription.dispose();
     this.subscriptions = [];
     this.closeEmitter.fire(reason);
-  }
-
-  private onInvalidMessage(value: unknown, reason: string, id: RequestId | undefined): void {
-    const preview = truncate(JSON.stringify(value));
-    this.log('warning', `${ErrorCode.InvalidRequest} invalid JSON-RPC message (${reason}): ${preview}`);
-    if (id === undefined) return;
-    const ours = this.pending.get(id);
-    if (ours) {
-      // A broken answer to our own request: fail that request rather than answer an answer.
-      ours.fail(McpError.invalidRequest(`Invalid response from the server: ${reason}`, { response: value }));
-      this.rememberAbandoned(id);
-      return;
-    }
-    this.transport.writer
-      .write({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${reason}` } } as Message)
-      .catch((e) => this.log('warning', `could not refuse the invalid request ${JSON.stringify(id)}: ${(e as Error)?.message ?? e}`));
-  }
-
-  private logUnknownResponse(id: RequestId): false {
-    this.log('warning', `dropped a response with unknown id ${JSON.stringify(id)}`);
-    return false;
+    // Nothing more happens on a closed connection: its events end with it.
+    for (const emitter of [this.closeEmitter, this.logEmitter, this.traceEmitter]) emitter.dispose();
   }
 
   private log(level: LogEntry['level'], message: string): void {
     this.logEmitter.fire({ level, source: 'protocol', message });
   }
+}
+
+/** What a request whose message could not be sent rejects with: the transport's own McpError, or an internal error naming the method. */
+function sendError(method: string, error: unknown): McpError {
+  if (error instanceof McpError) return error;
+  return McpError.internal(`Could not send ${method}: ${(error as Error)?.message ?? String(error)}`);
 }
 
 function cancelledError(signal: AbortSignal): McpError {

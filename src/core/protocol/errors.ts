@@ -1,3 +1,5 @@
+import type { Task } from './types';
+
 /** Error codes of the seed's matrix: JSON-RPC 2.0 reserved codes plus the MCP ones. */
 export const ErrorCode = {
   ParseError: -32700,
@@ -29,18 +31,33 @@ const codeNames: Record<number, string> = {
 };
 
 /**
- * Name of a known code, for messages and logs; unknown codes are shown as numbers. -32002 has two
- * meanings: ours (Capability disabled, always with `data.capability`) and a server's (the spec's
- * "Resource not found").
+ * What kind of local failure an error is, where code may branch on it; the code alone cannot say
+ * (an HTTP refusal and a server's own error are both -32603). Errors from a peer have no kind:
+ * what a server puts in `data` is its own affair and is never taken for one of these.
  */
-export function errorCodeName(code: number, data?: unknown): string {
-  if (code === ErrorCode.ResourceNotFound && !isLocalCapabilityRefusal(data)) return 'Resource not found';
+export type ErrorKind =
+  /** An HTTP request got a status outside 2xx. */
+  | { type: 'httpStatus'; status: number }
+  /** A message or event over the size limit was dropped. */
+  | { type: 'oversize'; limit: number }
+  /** We did not send a method the peer did not declare (-32002). */
+  | { type: 'capabilityDisabled'; method: string; capability: string }
+  /** A task the server ran for us is gone (closed, restarted, forgotten, expired). */
+  | { type: 'taskLost'; taskId: string }
+  /** A task the server ran for us ended cancelled (by us or by the server), with its last status. */
+  | { type: 'taskCancelled'; task: Task };
+
+/**
+ * Name of a known code, for messages and logs; unknown codes are shown as numbers. -32002 has two
+ * meanings: ours (Capability disabled, with that kind) and a server's (the spec's "Resource not found").
+ */
+export function errorCodeName(code: number, kind?: ErrorKind): string {
+  if (code === ErrorCode.ResourceNotFound && kind?.type !== 'capabilityDisabled') return 'Resource not found';
   return codeNames[code] ?? `Error ${code}`;
 }
 
-function isLocalCapabilityRefusal(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && typeof (data as { capability?: unknown }).capability === 'string';
-}
+/** The error objects of error responses a transport made up itself, each with the McpError it stands for. */
+const madeLocally = new WeakMap<object, McpError>();
 
 /**
  * The one error type of the core. Errors that come back from a peer keep the peer's code
@@ -51,9 +68,22 @@ export class McpError extends Error {
     readonly code: number,
     message: string,
     readonly data?: unknown,
+    /** Set on local failures code branches on; see {@link ErrorKind}. */
+    readonly kind?: ErrorKind,
   ) {
     super(message);
     this.name = 'McpError';
+  }
+
+  /**
+   * The error object of an error response standing in for this error (a transport answers a
+   * request the server can no longer answer): plain JSON for the wire and the trace, and
+   * {@link McpError.from} gives back this very error, kind included.
+   */
+  toResponseError(): { code: number; message: string; data?: unknown } {
+    const wire = { code: this.code, message: this.message, ...(this.data === undefined ? {} : { data: this.data }) };
+    madeLocally.set(wire, this);
+    return wire;
   }
 
   static parseError(message: string, data?: unknown) {
@@ -81,15 +111,30 @@ export class McpError extends Error {
     return new McpError(ErrorCode.RequestTimeout, `Request exceeded its maximum of ${ms} ms: ${method}`, { maxTotalTimeoutMs: ms });
   }
   static capabilityDisabled(method: string, capability: string) {
-    return new McpError(ErrorCode.CapabilityDisabled, `The server did not declare the '${capability}' capability, so '${method}' was not sent`, { method, capability });
+    return new McpError(
+      ErrorCode.CapabilityDisabled,
+      `The server did not declare the '${capability}' capability, so '${method}' was not sent`,
+      { method, capability },
+      { type: 'capabilityDisabled', method, capability },
+    );
+  }
+  /** A message or event over `limit` was dropped. */
+  static oversize(message: string, limit: number, data?: object) {
+    return new McpError(ErrorCode.ParseError, message, { ...data, limit }, { type: 'oversize', limit });
+  }
+  /** An HTTP request was answered with a status outside 2xx. */
+  static httpStatus(message: string, status: number, data: object) {
+    return new McpError(ErrorCode.InternalError, message, data, { type: 'httpStatus', status });
   }
 
   /** Wraps anything thrown into an McpError without losing its message or code. */
   static from(error: unknown): McpError {
     if (error instanceof McpError) return error;
+    const local = error && typeof error === 'object' ? madeLocally.get(error) : undefined;
+    if (local) return local;
     if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'number') {
       const e = error as { code: number; message?: unknown; data?: unknown };
-      return new McpError(e.code, typeof e.message === 'string' ? e.message : errorCodeName(e.code, e.data), e.data);
+      return new McpError(e.code, typeof e.message === 'string' ? e.message : errorCodeName(e.code), e.data);
     }
     if (error instanceof Error) return McpError.internal(error.message);
     return McpError.internal(String(error));
@@ -97,12 +142,12 @@ export class McpError extends Error {
 
   /** A server's -32002: the resource it was asked to read does not exist. */
   get isResourceNotFound(): boolean {
-    return this.code === ErrorCode.ResourceNotFound && !isLocalCapabilityRefusal(this.data);
+    return this.code === ErrorCode.ResourceNotFound && this.kind?.type !== 'capabilityDisabled';
   }
 
   /** "Connection closed (-32000): Command not found": a message that starts with the code's name does not repeat it. */
   override toString(): string {
-    const name = errorCodeName(this.code, this.data);
+    const name = errorCodeName(this.code, this.kind);
     if (this.message === name) return `${name} (${this.code})`;
     const rest = this.message.startsWith(`${name}: `) ? this.message.slice(name.length + 2) : this.message;
     return `${name} (${this.code}): ${rest}`;

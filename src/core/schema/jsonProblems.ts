@@ -36,7 +36,7 @@ export function checkJsonArguments(text: string, check: (value: unknown) => Sche
   }
   const result = check(value);
   if (result.ok) return { value: value as Record<string, unknown> };
-  if (result.message.startsWith('the schema cannot be used')) return { value: value as Record<string, unknown> };
+  if (result.kind === 'unusableSchema') return { value: value as Record<string, unknown> };
   const errors = (result.errors ?? []) as AjvLikeError[];
   if (!errors.length) return { problems: [{ offset: root?.offset ?? 0, length: 1, message: result.message }] };
   return { problems: errors.map((e) => problemAt(root, e)) };

@@ -3,7 +3,8 @@ import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
-export type SchemaCheck = { ok: true } | { ok: false; message: string; errors?: unknown[] };
+/** `kind: 'unusableSchema'`: the schema itself cannot be compiled, so nothing is known about the value (callers let it through). */
+export type SchemaCheck = { ok: true } | { ok: false; message: string; errors?: unknown[]; kind?: 'unusableSchema' };
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
 
@@ -37,7 +38,7 @@ export class SchemaValidator {
   /** Validates `value`; a schema that cannot be compiled is reported as such, never thrown. */
   check(schema: object, value: unknown): SchemaCheck {
     const validate = this.compile(schema);
-    if (validate instanceof Error) return { ok: false, message: `the schema cannot be used: ${validate.message}` };
+    if (validate instanceof Error) return { ok: false, kind: 'unusableSchema', message: `the schema cannot be used: ${validate.message}` };
     if (validate(value)) return { ok: true };
     const errors = validate.errors ?? [];
     const message = errors

@@ -5,7 +5,7 @@ import { McpError } from '../protocol/errors';
 import type { Implementation, LoggingLevel, LoggingMessageNotificationParams, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types';
 import type { LogEntry, Transport } from '../transport/transport';
 import type { ServerDefinition } from './definition';
-import type { ServerState } from './state';
+import { Launch, type ServerState } from './state';
 
 export interface LaunchContext {
   /** Resolves variables and asks for consent; throws to refuse the start. */
@@ -28,14 +28,13 @@ export const DEFAULT_RESTART_POLICY: RestartPolicy = { maxRestarts: 3, windowMs:
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'templates';
 
 /**
- * One configured server: its launches, its state, and what it offers. A launch owns its
- * client and subscriptions; stopping or a crash disposes them together.
+ * One configured server: its launches, its state, and what it offers. A {@link Launch} owns the
+ * transport, the client and their subscriptions; stopping or a crash disposes them together.
  */
 export class ServerHandle {
   private _state: ServerState = { kind: 'stopped' };
-  private _client: McpClient | undefined;
-  private transport: Transport | undefined;
-  private launch: Disposable[] = [];
+  /** The launch being started or running; the running state carries the same one. */
+  private current: Launch | undefined;
   private starting: Promise<void> | undefined;
   private stopping = false;
   private crashes: number[] = [];
@@ -85,7 +84,7 @@ export class ServerHandle {
     if (level === this._logLevel) return;
     this._logLevel = level;
     // Also while the first lists load: the handshake is done, and doStart has sent the old level already.
-    const client = this._client;
+    const client = this.current?.client;
     if (client?.serverCapabilities) this.sendLogLevel(client);
   }
 
@@ -95,7 +94,7 @@ export class ServerHandle {
     client.setLoggingLevel(level).then(
       () => this.log('debug', `log level set to ${level}`),
       (e) => {
-        if (this._client === client) this.log('warning', `logging/setLevel ${level}: ${McpError.from(e).message}`);
+        if (this.current?.client === client) this.log('warning', `logging/setLevel ${level}: ${McpError.from(e).message}`);
       },
     );
   }
@@ -108,12 +107,12 @@ export class ServerHandle {
   }
   /** The process id of a running stdio server. */
   get pid(): number | undefined {
-    return this.client ? (this.transport as { pid?: number } | undefined)?.pid : undefined;
+    return this._state.kind === 'running' ? this._state.launch.pid : undefined;
   }
 
   /** The client of the running launch. */
   get client(): McpClient | undefined {
-    return this._state.kind === 'running' ? this._client : undefined;
+    return this._state.kind === 'running' ? this._state.launch.client : undefined;
   }
 
   /** Starts the server unless it runs; a person's start also forgets past crashes. */
@@ -176,7 +175,7 @@ export class ServerHandle {
   private sendSubscribe(client: McpClient, uri: string): void {
     if (!client.serverCapabilities?.resources?.subscribe) return;
     client.subscribeResource(uri).catch((e) => {
-      if (this._client === client) this.log('warning', `subscribe ${uri}: ${McpError.from(e).message}`);
+      if (this.current?.client === client) this.log('warning', `subscribe ${uri}: ${McpError.from(e).message}`);
     });
   }
 
@@ -185,9 +184,11 @@ export class ServerHandle {
     await this.start();
   }
 
+  /** Stops the server for good; its events end with it. */
   async dispose(): Promise<void> {
     this.disposed = true;
     await this.stop();
+    for (const emitter of [this.stateEmitter, this.listsEmitter, this.logEmitter, this.logMessageEmitter, this.traceEmitter, this.resourceUpdatedEmitter, this.elicitationCompleteEmitter]) emitter.dispose();
   }
 
   private async doStart(): Promise<void> {
@@ -197,15 +198,15 @@ export class ServerHandle {
     try {
       const def = await this.context.prepare(this.definition);
       const transport = await this.context.createTransport(def);
-      this.transport = transport;
       client = new McpClient(transport, {
         clientInfo: this.context.clientInfo,
         handlers: this.context.handlers(def),
         requestTimeoutMs: def.requestTimeoutMs,
         initializeTimeoutMs: def.startupTimeoutMs ?? 30_000,
       });
-      this._client = client;
-      this.launch.push(
+      const launch = new Launch(transport, client);
+      this.current = launch;
+      launch.hold(
         client.onLog((e) => this.logEmitter.fire(e)),
         client.onTrace((e) => this.traceEmitter.fire(e)),
         client.onLogMessage((m) => this.logMessageEmitter.fire(m)),
@@ -220,21 +221,20 @@ export class ServerHandle {
       );
       const init = await client.connect();
       if (this.stopping || this.disposed) {
-        await client.close();
+        await launch.dispose();
         return;
       }
-      this.launch.push(client.onDidClose((reason) => this.onClosed(client!, reason)));
+      launch.hold(client.onDidClose((reason) => this.onClosed(launch, reason)));
       // First after the handshake, so the server filters its messages from the start.
       this.sendLogLevel(client);
       // The first lists load before the state says running, so whoever sees "running" sees them too.
       await Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k)));
-      if (this._client !== client) return;
+      if (this.current !== launch) return;
       this.log('info', `running: ${init.serverInfo?.name ?? '?'} ${init.serverInfo?.version ?? ''}, protocol ${init.protocolVersion}`);
       // A new process or session knows none of the old subscriptions.
       this.resubscribe(client);
-      const renewed = transport.onDidRenewSession?.(() => this.resubscribe(client!));
-      if (renewed) this.launch.push(renewed);
-      this.setState({ kind: 'running' });
+      launch.hold(transport.onDidRenewSession?.(() => this.resubscribe(launch.client)));
+      this.setState({ kind: 'running', launch });
     } catch (error) {
       const e = McpError.from(error);
       this.log('error', `failed to start: ${e.message}`);
@@ -274,7 +274,7 @@ export class ServerHandle {
 
   private async fetchList(kind: ListKind): Promise<void> {
     // The launch's client, also while starting: the first lists load before "running".
-    const client = this._client;
+    const client = this.current?.client;
     const caps = client?.serverCapabilities;
     if (!client || !caps) return;
     try {
@@ -294,12 +294,12 @@ export class ServerHandle {
       }
       this.listsEmitter.fire(kind);
     } catch (error) {
-      if (this._client === client) this.log('warning', `could not list ${kind}: ${McpError.from(error).message}`);
+      if (this.current?.client === client) this.log('warning', `could not list ${kind}: ${McpError.from(error).message}`);
     }
   }
 
-  private onClosed(client: McpClient, reason: string): void {
-    if (this._client !== client || this.stopping || this.disposed) return;
+  private onClosed(launch: Launch, reason: string): void {
+    if (this.current !== launch || this.stopping || this.disposed) return;
     this.log('error', `connection lost: ${reason}`);
     void this.endLaunch();
     const at = this.now();
@@ -319,15 +319,13 @@ export class ServerHandle {
   }
 
   private async endLaunch(): Promise<void> {
-    const client = this._client;
-    this._client = undefined;
-    this.transport = undefined;
-    for (const d of this.launch.splice(0)) d.dispose();
+    const launch = this.current;
+    this.current = undefined;
     this.tools = [];
     this.prompts = [];
     this.resources = [];
     this.templates = [];
-    if (client) await client.close();
+    if (launch) await launch.dispose();
   }
 
   private setState(state: ServerState): void {

@@ -33,7 +33,7 @@ export async function readEventStream(body: ReadableStream<Uint8Array>, maxChars
       parser.feed(decoder.decode(value, { stream: true }));
       if (oversize) {
         await reader.cancel().catch(() => undefined);
-        throw McpError.parseError(`An event on the SSE stream exceeds the limit of ${maxChars} characters; the stream was dropped`, { limit: maxChars });
+        throw McpError.oversize(`An event on the SSE stream exceeds the limit of ${maxChars} characters; the stream was dropped`, maxChars);
       }
     }
     parser.feed(decoder.decode());
@@ -43,5 +43,5 @@ export async function readEventStream(body: ReadableStream<Uint8Array>, maxChars
 }
 
 export function isOversizeError(error: unknown): boolean {
-  return error instanceof McpError && (error.data as { limit?: unknown } | undefined)?.limit !== undefined;
+  return error instanceof McpError && error.kind?.type === 'oversize';
 }

@@ -1,7 +1,8 @@
 import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
-import { CallbackMessageWriter, PushMessageReader, describeMessage } from './httpMessages';
+import { classifyMessage } from '../protocol/classify';
+import { CallbackMessageWriter, PushMessageReader } from './httpMessages';
 import type { HttpServerParams } from './httpRequest';
 import { SseTransport } from './sse';
 import { StreamableHttpTransport } from './streamableHttp';
@@ -29,7 +30,7 @@ export class HttpTransport implements Transport {
   private initialize: { id: RequestId; message: Message } | undefined;
   /** Set once initialize was answered: from then on the choice of transport is final. */
   private settled = false;
-  private closed = false;
+  private closedState: TransportClosed | undefined;
 
   constructor(private readonly params: HttpServerParams) {
     this.streamable = new StreamableHttpTransport(params);
@@ -57,12 +58,14 @@ export class HttpTransport implements Transport {
 
   async close(): Promise<void> {
     await Promise.all([this.streamable.close(), this.legacy?.close()]);
-    this.fireClosed({ reason: 'closed by the client', expected: true });
+    this.fireClosed({ kind: 'stopped', reason: 'closed by the client' });
+    this.logEmitter.dispose();
+    this.closeEmitter.dispose();
   }
 
   private send(message: Message): Promise<void> {
-    const { kind, id, method } = describeMessage(message);
-    if (kind === 'request' && method === 'initialize' && id !== undefined && !this.settled) this.initialize = { id, message };
+    const m = classifyMessage(message);
+    if (m.kind === 'request' && m.method === 'initialize' && !this.settled) this.initialize = { id: m.id, message };
     return this.active.writer.write(message);
   }
 
@@ -77,11 +80,12 @@ export class HttpTransport implements Transport {
 
   /** Intercepts the answer to initialize: an HTTP refusal of the right kind means "try the old transport". */
   private fromStreamable(message: unknown): void {
-    const { kind, id } = describeMessage(message);
-    if (!this.settled && kind === 'response' && this.initialize && id === this.initialize.id) {
-      const status = (message as { error?: { data?: { status?: unknown } } }).error?.data?.status;
-      if (typeof status === 'number' && FALLBACK_STATUSES.has(status)) {
-        void this.fallBack(status, this.initialize);
+    const m = classifyMessage(message);
+    if (!this.settled && m.kind === 'response' && this.initialize && m.id === this.initialize.id) {
+      // Only our own HTTP refusal of the POST counts, never a server's error that happens to carry a status.
+      const kind = m.error && McpError.from(m.error).kind;
+      if (kind?.type === 'httpStatus' && FALLBACK_STATUSES.has(kind.status)) {
+        void this.fallBack(kind.status, this.initialize);
         return;
       }
       this.settled = true;
@@ -112,8 +116,8 @@ export class HttpTransport implements Transport {
   }
 
   private fireClosed(closed: TransportClosed): void {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.closedState) return;
+    this.closedState = closed;
     this.closeEmitter.fire(closed);
     this.reader.end();
   }

@@ -1,5 +1,6 @@
 import { AbstractMessageReader, AbstractMessageWriter, Disposable } from 'vscode-jsonrpc/node';
 import type { DataCallback, Message, MessageWriter } from 'vscode-jsonrpc/node';
+import { answeredId, classifyMessage } from '../protocol/classify';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 
@@ -46,15 +47,6 @@ export class CallbackMessageWriter extends AbstractMessageWriter implements Mess
   }
 
   end(): void {}
-}
-
-/** What a message is, as far as routing over HTTP needs to know. */
-export function describeMessage(message: unknown): { kind: 'request' | 'notification' | 'response' | 'other'; id?: RequestId; method?: string } {
-  if (!message || typeof message !== 'object' || Array.isArray(message)) return { kind: 'other' };
-  const m = message as { id?: unknown; method?: unknown };
-  const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : undefined;
-  if (typeof m.method === 'string') return id === undefined ? { kind: 'notification', method: m.method } : { kind: 'request', id, method: m.method };
-  return id === undefined ? { kind: 'other' } : { kind: 'response', id };
 }
 
 /**
@@ -105,8 +97,9 @@ export class MessageRouter {
   }
 
   deliver(message: unknown): void {
-    const { kind, id } = describeMessage(message);
-    if (kind === 'response' && id !== undefined) {
+    // What the connection will take as the answer to one of our requests, it takes here too.
+    const id = answeredId(classifyMessage(message));
+    if (id !== undefined) {
       this.awaiting.delete(id);
       const internal = this.internal.get(id);
       if (internal) {
@@ -121,7 +114,6 @@ export class MessageRouter {
   /** Answers a request that can no longer be answered by the server; a no-op once it was. */
   fail(id: RequestId, error: unknown): void {
     if (!this.awaiting.has(id)) return;
-    const e = McpError.from(error);
-    this.deliver({ jsonrpc: '2.0', id, error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) } });
+    this.deliver({ jsonrpc: '2.0', id, error: McpError.from(error).toResponseError() });
   }
 }

@@ -164,12 +164,12 @@ export async function statusError(request: HttpRequest, response: Response): Pro
     // The status says enough.
   }
   const reason = response.statusText ? ` ${response.statusText}` : '';
-  return McpError.internal(`HTTP ${response.status}${reason} from ${request.method} ${shownUrl(request.url)}${detail}`, httpData(request, response));
+  return McpError.httpStatus(`HTTP ${response.status}${reason} from ${request.method} ${shownUrl(request.url)}${detail}`, response.status, httpData(request, response));
 }
 
 /** Reads a whole body, refusing one over `limit` bytes without buffering it. */
 export async function readBodyText(response: Response, limit: number, request: HttpRequest): Promise<string> {
-  const tooLarge = () => McpError.parseError(`The reply to ${request.method} ${shownUrl(request.url)} exceeds the limit of ${limit} bytes; it was dropped`, { ...httpData(request, response), limit });
+  const tooLarge = () => McpError.oversize(`The reply to ${request.method} ${shownUrl(request.url)} exceeds the limit of ${limit} bytes; it was dropped`, limit, httpData(request, response));
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
     await discard(response);

@@ -81,11 +81,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   private oversized(): void {
-    this.fireError(
-      McpError.parseError(`Incoming message exceeds the limit of ${this.maxLineBytes} bytes; it was dropped`, {
-        limit: this.maxLineBytes,
-      }),
-    );
+    this.fireError(McpError.oversize(`Incoming message exceeds the limit of ${this.maxLineBytes} bytes; it was dropped`, this.maxLineBytes));
   }
 
   private handleLine(line: string): void {
@@ -107,7 +103,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 /**
  * Writes one JSON message per line. Each message goes to the stream at once, in call order;
  * messages written in the same tick leave in one system call (cork until the next tick), so 256
- * requests sent together cost one write, not 256. The promise resolves once the stream took it.
+ * requests sent together cost one write, not 256. The promise resolves once the stream took it and rejects, never throws, when it could not.
  */
 export class NdjsonMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private errorCount = 0;
@@ -122,7 +118,13 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   write(message: Message): Promise<void> {
     const writable = this.writable;
     if (writable.destroyed || writable.writableEnded) return Promise.reject(McpError.connectionClosed('the output stream is closed'));
-    const line = `${JSON.stringify(message)}\n`;
+    let line: string;
+    try {
+      line = `${JSON.stringify(message)}\n`;
+    } catch (error) {
+      // A value JSON cannot write (a BigInt, a cycle): this message fails, the stream is fine.
+      return Promise.reject(error);
+    }
     if (!this.corked) {
       this.corked = true;
       writable.cork();

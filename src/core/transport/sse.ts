@@ -2,7 +2,8 @@ import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
-import { CallbackMessageWriter, MessageRouter, describeMessage } from './httpMessages';
+import { classifyMessage } from '../protocol/classify';
+import { CallbackMessageWriter, MessageRouter } from './httpMessages';
 import { DEFAULT_MAX_HTTP_MESSAGE_BYTES, InFlightRequests, discard, errorMessage, mediaType, shownUrl, parseServerUrl, sendHttp, statusError, type HttpRequest, type HttpServerParams } from './httpRequest';
 import type { LogEntry, Transport, TransportClosed } from './transport';
 
@@ -28,7 +29,7 @@ export class SseTransport implements Transport {
   private protocolVersion: string | undefined;
   private readonly lifetime = new AbortController();
   private readonly inFlight = new InFlightRequests();
-  private closedReason: string | undefined;
+  private closedState: TransportClosed | undefined;
   private stopping = false;
 
   constructor(private readonly params: HttpServerParams) {}
@@ -91,7 +92,9 @@ export class SseTransport implements Transport {
   async close(): Promise<void> {
     this.stopping = true;
     this.lifetime.abort();
-    this.fireClosed('closed by the client', true);
+    this.fireClosed({ kind: 'stopped', reason: 'closed by the client' });
+    this.logEmitter.dispose();
+    this.closeEmitter.dispose();
   }
 
   /** The endpoint must be on the server's own origin: we never post the session elsewhere. */
@@ -117,19 +120,20 @@ export class SseTransport implements Transport {
     const reason = `${problem} (${this.shownUrl})`;
     if (!this.endpoint) {
       // start() rejects with the reason; a channel that never opened does not report closing.
-      this.closedReason = reason;
+      this.closedState = { kind: 'failed', reason };
       failStart(McpError.connectionClosed(`${reason} before naming an endpoint`));
       return;
     }
     if (!this.stopping) this.log('error', reason);
-    this.fireClosed(reason, this.stopping);
+    this.fireClosed({ kind: this.stopping ? 'stopped' : 'lost', reason });
   }
 
   /** Replies come on the stream; a POST only has to be accepted. A failed request POST answers it with an error. */
   private async send(message: Message): Promise<void> {
-    if (this.closedReason !== undefined || !this.endpoint) throw McpError.connectionClosed(this.closedReason ?? 'the SSE stream is not open');
-    const { kind, id } = describeMessage(message);
-    if (kind === 'request' && id !== undefined) {
+    if (this.closedState || !this.endpoint) throw McpError.connectionClosed(this.closedState?.reason ?? 'the SSE stream is not open');
+    const m = classifyMessage(message);
+    if (m.kind === 'request') {
+      const { id } = m;
       this.router.expect(id);
       void this.post(message).catch((error) => this.failRequest(id, error));
       return;
@@ -157,12 +161,12 @@ export class SseTransport implements Transport {
     }
   }
 
-  private fireClosed(reason: string, expected: boolean): void {
-    if (this.closedReason !== undefined) return;
-    this.closedReason = reason;
+  private fireClosed(closed: TransportClosed): void {
+    if (this.closedState) return;
+    this.closedState = closed;
     this.lifetime.abort();
     this.inFlight.abortAll();
-    this.closeEmitter.fire({ reason, expected });
+    this.closeEmitter.fire(closed);
     this.router.reader.end();
   }
 

@@ -37,7 +37,7 @@ export class StdioTransport implements Transport {
   /** …and how many bytes of it were dropped beyond that. */
   private stderrDropped = 0;
   private stopping = false;
-  private closed = false;
+  private closedState: TransportClosed | undefined;
   private exited: Promise<void> = Promise.resolve();
   private _reader: NdjsonMessageReader | undefined;
   private _writer: NdjsonMessageWriter | undefined;
@@ -110,7 +110,7 @@ export class StdioTransport implements Transport {
               ? `Command is not executable: ${command}`
               : `Could not start ${command}: ${error.message}`;
         this.log('error', 'transport', message);
-        this.fireClosed(message);
+        this.fireClosed(message, 'failed');
         reject(McpError.connectionClosed(message));
       });
       child.once('exit', (code, signal) => {
@@ -127,6 +127,13 @@ export class StdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    await this.shutDown();
+    // The process is gone and has said its last: this transport's events end here.
+    this.logEmitter.dispose();
+    this.closeEmitter.dispose();
+  }
+
+  private async shutDown(): Promise<void> {
     const child = this.child;
     if (!child || this.stopping) return this.exited;
     this.stopping = true;
@@ -208,10 +215,11 @@ export class StdioTransport implements Transport {
     this.log('info', 'stderr', line);
   }
 
-  private fireClosed(reason: string): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.closeEmitter.fire({ reason, expected: this.stopping });
+  private fireClosed(reason: string, kind: TransportClosed['kind'] = this.stopping ? 'stopped' : 'lost'): void {
+    if (this.closedState) return;
+    const closed = { kind, reason };
+    this.closedState = closed;
+    this.closeEmitter.fire(closed);
   }
 
   private log(level: LogEntry['level'], source: LogEntry['source'], message: string): void {

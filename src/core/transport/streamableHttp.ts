@@ -2,7 +2,8 @@ import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
-import { CallbackMessageWriter, MessageRouter, describeMessage } from './httpMessages';
+import { classifyMessage } from '../protocol/classify';
+import { CallbackMessageWriter, MessageRouter } from './httpMessages';
 import {
   ACCEPT_JSON_OR_SSE,
   DEFAULT_MAX_HTTP_MESSAGE_BYTES,
@@ -68,7 +69,7 @@ export class StreamableHttpTransport implements Transport {
   private readonly lifetime = new AbortController();
   private readonly inFlight = new InFlightRequests();
   private closing: Promise<void> | undefined;
-  private closedReason: string | undefined;
+  private closedState: TransportClosed | undefined;
 
   constructor(private readonly params: HttpServerParams) {}
 
@@ -103,8 +104,9 @@ export class StreamableHttpTransport implements Transport {
     this.closing ??= (async () => {
       this.lifetime.abort();
       this.inFlight.abortAll();
-      if (this._sessionId !== undefined && this.closedReason === undefined) await this.endSession(this._sessionId);
-      this.fireClosed('closed by the client', true);
+      if (this._sessionId !== undefined && !this.closedState) await this.endSession(this._sessionId);
+      this.fireClosed({ kind: 'stopped', reason: 'closed by the client' });
+      for (const emitter of [this.logEmitter, this.closeEmitter, this.renewEmitter]) emitter.dispose();
     })();
     return this.closing;
   }
@@ -115,17 +117,18 @@ export class StreamableHttpTransport implements Transport {
    * them, so a failure reaches the caller and order is kept (initialized goes before what follows).
    */
   private async send(message: Message): Promise<void> {
-    if (this.lifetime.signal.aborted) throw McpError.connectionClosed(this.closedReason ?? 'the transport is closing');
-    const { kind, id, method } = describeMessage(message);
-    if (kind === 'request' && id !== undefined) {
-      if (method === 'initialize') this.initializeRequest = message;
-      this.router.expect(id);
-      void this.sendRequest(message, id);
+    if (this.lifetime.signal.aborted) throw McpError.connectionClosed(this.closedState?.reason ?? 'the transport is closing');
+    const m = classifyMessage(message);
+    if (m.kind === 'request') {
+      if (m.method === 'initialize') this.initializeRequest = message;
+      this.router.expect(m.id);
+      void this.sendRequest(message, m.id, m.method);
       return;
     }
-    if (method === 'notifications/cancelled') {
+    const method = m.kind === 'notification' ? m.method : undefined;
+    if (m.kind === 'notification' && m.method === 'notifications/cancelled') {
       // Nobody waits for that answer any more: its reply stream is not worth resuming.
-      const cancelled = (message as { params?: { requestId?: unknown } }).params?.requestId;
+      const cancelled = (m.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof cancelled === 'string' || typeof cancelled === 'number') this.router.forget(cancelled);
     }
     const scope = this.inFlight.open();
@@ -142,7 +145,7 @@ export class StreamableHttpTransport implements Transport {
     if (method === 'notifications/initialized') this.openGetStream();
   }
 
-  private async sendRequest(message: Message, id: RequestId): Promise<void> {
+  private async sendRequest(message: Message, id: RequestId, method: string): Promise<void> {
     const scope = this.inFlight.open();
     try {
       const response = await this.post(message, scope.signal);
@@ -150,7 +153,7 @@ export class StreamableHttpTransport implements Transport {
     } catch (error) {
       if (this.lifetime.signal.aborted) return;
       // connect() reports a failed initialize itself, and HttpTransport may yet fall back.
-      const level = describeMessage(message).method === 'initialize' ? 'debug' : 'warning';
+      const level = method === 'initialize' ? 'debug' : 'warning';
       this.log(level, `request ${JSON.stringify(id)} failed: ${errorMessage(error)}`);
       this.router.fail(id, error);
     } finally {
@@ -160,7 +163,8 @@ export class StreamableHttpTransport implements Transport {
 
   /** POSTs one message; renews an expired session once and sends again. Resolves with a 2xx reply. */
   private async post(message: Message, signal: AbortSignal, mayRenewSession = true): Promise<Response> {
-    const isInitialize = describeMessage(message).method === 'initialize';
+    const m = classifyMessage(message);
+    const isInitialize = m.kind === 'request' && m.method === 'initialize';
     const session = this._sessionId;
     const request: HttpRequest = {
       method: 'POST',
@@ -301,7 +305,7 @@ export class StreamableHttpTransport implements Transport {
         opened = await this.openGet(lastEventId, signal);
       } catch (error) {
         if (this.lifetime.signal.aborted) throw error;
-        if (error instanceof McpError && (error.data as { status?: number } | undefined)?.status === 404) {
+        if (error instanceof McpError && error.kind?.type === 'httpStatus' && error.kind.status === 404) {
           // The session is gone; the next POST renews it and opens a new GET stream.
           throw McpError.connectionClosed(`cannot resume ${label}: the server no longer knows the session`);
         }
@@ -361,7 +365,7 @@ export class StreamableHttpTransport implements Transport {
       if (this.closing) throw McpError.connectionClosed('closed by the client');
       const reason = `the server ended the session and initializing a new one failed: ${errorMessage(error)}`;
       this.log('error', reason);
-      this.fireClosed(reason, false);
+      this.fireClosed({ kind: 'lost', reason });
       throw McpError.connectionClosed(reason);
     } finally {
       this.inFlight.release(scope);
@@ -399,12 +403,12 @@ export class StreamableHttpTransport implements Transport {
     return headers;
   }
 
-  private fireClosed(reason: string, expected: boolean): void {
-    if (this.closedReason !== undefined) return;
-    this.closedReason = reason;
+  private fireClosed(closed: TransportClosed): void {
+    if (this.closedState) return;
+    this.closedState = closed;
     this.lifetime.abort();
     this.inFlight.abortAll();
-    this.closeEmitter.fire({ reason, expected });
+    this.closeEmitter.fire(closed);
     this.router.reader.end();
   }
 

@@ -9,22 +9,47 @@ export interface LogEntry {
   message: string;
 }
 
-export interface TransportClosed {
-  /** Human-readable reason, e.g. "exited with code 1" plus the last stderr lines. */
-  reason: string;
-  /** True when we asked for the close (stop), false when the peer went away on its own. */
-  expected: boolean;
-}
+/**
+ * Why and how a channel ended: the one closed state every transport reports. `reason` is for
+ * people, e.g. "server exited with code 1" plus the last stderr lines.
+ */
+export type TransportClosed =
+  /** `close()` was called: we ended it. */
+  | { kind: 'stopped'; reason: string }
+  /** The server or the network ended it on its own: an exit, a dropped stream, a session that could not be renewed. */
+  | { kind: 'lost'; reason: string }
+  /** It never opened: `start()` rejects with this reason. */
+  | { kind: 'failed'; reason: string };
 
 /**
- * A message channel to one MCP server. vscode-jsonrpc speaks over the reader and writer;
- * the transport owns whatever lies beneath (a process, HTTP requests).
+ * A message channel to one MCP server, on vscode-jsonrpc's reader and writer abstractions; the
+ * transport owns whatever lies beneath (a process, HTTP requests). What every transport promises:
+ *
+ * - **Start.** `reader` and `writer` may be used once `start()` resolved. `start()` rejects with an
+ *   McpError (Connection Closed, -32000, with the cause) when the channel cannot open; then
+ *   nothing more is delivered, and `onDidClose` fires with kind `failed` or not at all.
+ * - **Order.** The reader delivers values in the order the server sent them on one stream (one
+ *   process's stdout, one SSE stream); values from different HTTP responses keep no order
+ *   between them. Values are parsed JSON, not yet judged: {@link classifyMessage} does that. A
+ *   value that is not JSON, or too large, is reported on `reader.onError` and skipped; the channel
+ *   lives on.
+ * - **Writes.** `writer.write()` takes messages in call order and rejects when the message could
+ *   not be handed on (stream closed, serialization failed, a refused notification POST); it does
+ *   not throw (McpConnection turns a throw into a rejection all the same). The
+ *   request that made a failed write rejects at once with that error: the server never saw it.
+ *   Over HTTP a request's write resolves once the POST is under way; if that POST fails later, the
+ *   transport delivers an error response for the request on the reader instead.
+ * - **Close.** `onDidClose` fires at most once, with a {@link TransportClosed}: `stopped` after
+ *   `close()`, `lost` when the peer ended it. After it nothing more is read. `close()` may be
+ *   called any number of times, at any point; it resolves when everything beneath is gone (the
+ *   process exited, the session's DELETE answered or timed out) and never rejects; by then the
+ *   transport's events have ended (its emitters are disposed with it).
  */
 export interface Transport {
   readonly reader: MessageReader;
   readonly writer: MessageWriter;
   readonly onLog: Event<LogEntry>;
-  /** Fires once, when the channel is gone for good. */
+  /** Fires once, when the channel is gone for good; see the contract above. */
   readonly onDidClose: Event<TransportClosed>;
   /**
    * Fires when the server replaced our session with a new one behind the client's back (Streamable

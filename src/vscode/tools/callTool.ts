@@ -123,7 +123,7 @@ export class ToolCalls implements vscode.Disposable {
       return undefined;
     }
     const check = client.checkToolArguments(tool, args);
-    if (!check.ok && !check.message.startsWith('the schema cannot be used')) {
+    if (!check.ok && check.kind !== 'unusableSchema') {
       void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: invalid arguments for {0} (-32602): {1}. Nothing was sent.', tool.name, check.message));
       return undefined;
     }

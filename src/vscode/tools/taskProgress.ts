@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { McpError, REQUEST_CANCELLED, isTaskLost, neutraliseLinks, type ProgressNotificationParams, type Task, type TaskStatus } from '../../core';
+import { McpError, isTaskLost, neutraliseLinks, type ProgressNotificationParams, type Task, type TaskStatus } from '../../core';
 
 /** What a task's status says in the progress notification and the tree. */
 export function taskStatusLabel(status: TaskStatus): string {
@@ -26,8 +26,8 @@ export function taskProgressMessage(task: Task): string {
 /** A task-specific ending of a failed call, or undefined when the error is not about the task. */
 export function taskFailureMessage(tool: string, error: McpError): string | undefined {
   if (isTaskLost(error)) return vscode.l10n.t('MCP Host: the task of {0} was lost: {1}', tool, neutraliseLinks(error.message));
-  const task = (error.data as { task?: Task } | undefined)?.task;
-  if (error.code === REQUEST_CANCELLED && task) {
+  const task = error.kind?.type === 'taskCancelled' ? error.kind.task : undefined;
+  if (task) {
     return task.statusMessage ? vscode.l10n.t('MCP Host: the task of {0} was cancelled: {1}', tool, neutraliseLinks(task.statusMessage)) : vscode.l10n.t('MCP Host: the task of {0} was cancelled.', tool);
   }
   return undefined;

@@ -1,0 +1,129 @@
+import { NotificationType, RequestType } from 'vscode-jsonrpc/node';
+import type { WireError } from './classify';
+import type {
+  CallToolParams,
+  CallToolResult,
+  CancelledNotificationParams,
+  CompleteParams,
+  CompleteResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  CreateTaskResult,
+  Cursor,
+  ElicitRequestParams,
+  ElicitResult,
+  EmptyResult,
+  GetPromptResult,
+  InitializeParams,
+  InitializeResult,
+  ListRootsResult,
+  ListTasksResult,
+  LoggingLevel,
+  LoggingMessageNotificationParams,
+  Meta,
+  ProgressNotificationParams,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ResourceUpdatedNotificationParams,
+  Task,
+  TaskMetadata,
+  Tool,
+} from './types';
+
+/**
+ * vscode-jsonrpc's typed request, with the method name as a literal type: every MCP method below
+ * is one value, so sending or handling a method that is not here, or treating its result as the
+ * wrong type, does not compile.
+ */
+export class McpRequestType<M extends string, P, R> extends RequestType<P, R, WireError> {
+  declare readonly method: M;
+  constructor(method: M) {
+    super(method);
+  }
+}
+
+/** vscode-jsonrpc's typed notification, with the method name as a literal type. */
+export class McpNotificationType<M extends string, P> extends NotificationType<P> {
+  declare readonly method: M;
+  constructor(method: M) {
+    super(method);
+  }
+}
+
+export interface PaginatedParams {
+  cursor?: Cursor;
+  _meta?: Meta;
+}
+type Page<K extends string, T> = { [key in K]: T[] } & { nextCursor?: Cursor | null; _meta?: Meta };
+export type ListToolsResult = Page<'tools', Tool>;
+export type ListResourcesResult = Page<'resources', Resource>;
+export type ListResourceTemplatesResult = Page<'resourceTemplates', ResourceTemplate>;
+export type ListPromptsResult = Page<'prompts', Prompt>;
+interface TaskIdParams {
+  taskId: string;
+}
+/** tools/call params as sent: a task-augmented call carries `task`. */
+export interface CallToolRequestParams extends CallToolParams {
+  task?: TaskMetadata;
+}
+
+/** Requests the client sends to the server (MCP 2025-11-25). */
+export const ClientRequests = {
+  initialize: new McpRequestType<'initialize', InitializeParams, InitializeResult>('initialize'),
+  ping: new McpRequestType<'ping', undefined, EmptyResult>('ping'),
+  listTools: new McpRequestType<'tools/list', PaginatedParams, ListToolsResult>('tools/list'),
+  /** A task-augmented call is answered with the task instead of the result. */
+  callTool: new McpRequestType<'tools/call', CallToolRequestParams, CallToolResult | CreateTaskResult>('tools/call'),
+  listResources: new McpRequestType<'resources/list', PaginatedParams, ListResourcesResult>('resources/list'),
+  listResourceTemplates: new McpRequestType<'resources/templates/list', PaginatedParams, ListResourceTemplatesResult>('resources/templates/list'),
+  readResource: new McpRequestType<'resources/read', { uri: string }, ReadResourceResult>('resources/read'),
+  subscribe: new McpRequestType<'resources/subscribe', { uri: string }, EmptyResult>('resources/subscribe'),
+  unsubscribe: new McpRequestType<'resources/unsubscribe', { uri: string }, EmptyResult>('resources/unsubscribe'),
+  listPrompts: new McpRequestType<'prompts/list', PaginatedParams, ListPromptsResult>('prompts/list'),
+  getPrompt: new McpRequestType<'prompts/get', { name: string; arguments?: Record<string, string> }, GetPromptResult>('prompts/get'),
+  complete: new McpRequestType<'completion/complete', CompleteParams, CompleteResult>('completion/complete'),
+  setLevel: new McpRequestType<'logging/setLevel', { level: LoggingLevel }, EmptyResult>('logging/setLevel'),
+  getTask: new McpRequestType<'tasks/get', TaskIdParams, Task>('tasks/get'),
+  taskResult: new McpRequestType<'tasks/result', TaskIdParams, unknown>('tasks/result'),
+  cancelTask: new McpRequestType<'tasks/cancel', TaskIdParams, Task>('tasks/cancel'),
+  listTasks: new McpRequestType<'tasks/list', PaginatedParams, ListTasksResult>('tasks/list'),
+} as const;
+
+/** Requests the server sends to the client; their params are the server's claim, not yet checked. */
+export const ServerRequests = {
+  ping: new McpRequestType<'ping', undefined, EmptyResult>('ping'),
+  listRoots: new McpRequestType<'roots/list', undefined, ListRootsResult>('roots/list'),
+  createMessage: new McpRequestType<'sampling/createMessage', CreateMessageParams & { task?: TaskMetadata }, CreateMessageResult | CreateTaskResult>('sampling/createMessage'),
+  elicit: new McpRequestType<'elicitation/create', ElicitRequestParams & { task?: TaskMetadata }, ElicitResult | CreateTaskResult>('elicitation/create'),
+  getTask: new McpRequestType<'tasks/get', Partial<TaskIdParams>, Task>('tasks/get'),
+  taskResult: new McpRequestType<'tasks/result', Partial<TaskIdParams>, unknown>('tasks/result'),
+  listTasks: new McpRequestType<'tasks/list', PaginatedParams | undefined, { tasks: Task[] }>('tasks/list'),
+  cancelTask: new McpRequestType<'tasks/cancel', Partial<TaskIdParams>, Task>('tasks/cancel'),
+} as const;
+
+/** Notifications either side may send; the comments say who sends which. */
+export const Notifications = {
+  /** Both ways. */
+  cancelled: new McpNotificationType<'notifications/cancelled', CancelledNotificationParams>('notifications/cancelled'),
+  /** Both ways. */
+  progress: new McpNotificationType<'notifications/progress', ProgressNotificationParams>('notifications/progress'),
+  /** Client → server, once after initialize. */
+  initialized: new McpNotificationType<'notifications/initialized', undefined>('notifications/initialized'),
+  /** Client → server. */
+  rootsListChanged: new McpNotificationType<'notifications/roots/list_changed', undefined>('notifications/roots/list_changed'),
+  /** Both ways: a task one side runs for the other changed. */
+  taskStatus: new McpNotificationType<'notifications/tasks/status', Task>('notifications/tasks/status'),
+  /** Server → client from here on. */
+  message: new McpNotificationType<'notifications/message', LoggingMessageNotificationParams>('notifications/message'),
+  toolsListChanged: new McpNotificationType<'notifications/tools/list_changed', undefined>('notifications/tools/list_changed'),
+  promptsListChanged: new McpNotificationType<'notifications/prompts/list_changed', undefined>('notifications/prompts/list_changed'),
+  resourcesListChanged: new McpNotificationType<'notifications/resources/list_changed', undefined>('notifications/resources/list_changed'),
+  resourceUpdated: new McpNotificationType<'notifications/resources/updated', ResourceUpdatedNotificationParams>('notifications/resources/updated'),
+  elicitationComplete: new McpNotificationType<'notifications/elicitation/complete', { elicitationId?: string }>('notifications/elicitation/complete'),
+} as const;
+
+type Values<T> = T[keyof T];
+/** Every method the client may send as a request. */
+export type ClientRequestMethod = Values<typeof ClientRequests>['method'];
