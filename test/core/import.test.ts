@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { describeEntry, inputDefinitionsFor, knownImportSources, parseImportFile, parseServerDefinitions, planImport, type ImportCandidate } from '../../src/core';
+import { definitionProblem, describeEntry, inputDefinitionsFor, knownImportSources, parseImportFile, parseServerDefinitions, planImport, type ImportCandidate } from '../../src/core';
 
 const byName = (candidates: ImportCandidate[]) => Object.fromEntries(candidates.map((c) => [c.name, c]));
 
@@ -17,7 +17,7 @@ describe('importing servers from other clients', () => {
         "legacy": { "type": "sse", "url": "https://example.com/sse" },
       },
     }`;
-    const { candidates, error } = parseImportFile(text, 'app/.vscode/mcp.json');
+    const { candidates, error } = parseImportFile(text, 'app/.vscode/mcp.json', definitionProblem);
     assert.equal(error, undefined);
     const c = byName(candidates);
     assert.deepEqual(Object.keys(c), ['github', 'remote', 'legacy']);
@@ -55,7 +55,7 @@ describe('importing servers from other clients', () => {
         'a/b': { command: 'srv' },
       },
     });
-    const c = byName(parseImportFile(text, 'Claude Desktop').candidates);
+    const c = byName(parseImportFile(text, 'Claude Desktop', definitionProblem).candidates);
     assert.deepEqual(c.files.entry, { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { A: '1' }, enabled: false, autoApprove: ['read_file'] });
     assert.deepEqual(c.files.notes, [
       { kind: 'dropped', field: 'timeout' },
@@ -74,7 +74,7 @@ describe('importing servers from other clients', () => {
         notobject: 3,
       },
     });
-    const c = byName(parseImportFile(text, 'x').candidates);
+    const c = byName(parseImportFile(text, 'x', definitionProblem).candidates);
     assert.deepEqual(c.odd.notes, [{ kind: 'variable', variable: '${workspaceFolderBasename}' }]);
     assert.equal(c.odd.problem, undefined);
     assert.match(c.nocommand.problem!, /command/);
@@ -83,9 +83,9 @@ describe('importing servers from other clients', () => {
   });
 
   it('says what is wrong with a file it cannot use', () => {
-    assert.match(parseImportFile('{ "servers": ', 'x').error!, /not valid JSON/);
-    assert.match(parseImportFile('[1]', 'x').error!, /not a JSON object/);
-    assert.match(parseImportFile('{"other": {}}', 'x').error!, /no "servers" or "mcpServers"/);
+    assert.match(parseImportFile('{ "servers": ', 'x', definitionProblem).error!, /not valid JSON/);
+    assert.match(parseImportFile('[1]', 'x', definitionProblem).error!, /not a JSON object/);
+    assert.match(parseImportFile('{"other": {}}', 'x', definitionProblem).error!, /no "servers" or "mcpServers"/);
   });
 
   it('knows where each client keeps its file on each system', () => {

@@ -34,6 +34,7 @@ const MAX_BUNDLE_BYTES = 420_000;
 const MAX_AUTH_BUNDLE_BYTES = 60_000;
 // MCP Apps: the SDK's AppBridge brings its MCP SDK and zod (about 800 KB); loaded on the first app only.
 const MAX_APPS_BUNDLE_BYTES = 900_000;
+const MAX_IMPORT_BUNDLE_BYTES = 60_000;
 const repo = path.resolve(__dirname, '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 // vsce adds its own manifest files and renames these three.
@@ -130,6 +131,15 @@ describe('VSIX package', function () {
     assert.doesNotMatch(main, /ui\/notifications\/tool-input/, 'the AppBridge is not in the main bundle as well');
   });
 
+  it(`keeps Import Servers in a bundle of its own, loaded when the command runs (under ${MAX_IMPORT_BUNDLE_BYTES / 1000} KB)`, () => {
+    const imports = files.get('extension/dist/import.js');
+    assert.ok(imports, 'dist/import.js is not in the package');
+    assert.ok(imports.length < MAX_IMPORT_BUNDLE_BYTES, `dist/import.js is ${imports.length} bytes`);
+    assert.match(imports.toString('utf8'), /claude_desktop_config\.json/);
+    const main = files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!.toString('utf8');
+    assert.doesNotMatch(main, /claude_desktop_config\.json/, 'the import flow is not in the main bundle as well');
+  });
+
   it('holds exactly what .vscodeignore allows, each allowed entry at least once', () => {
     const patterns = allowlist();
     const names = [...files.keys()]
@@ -202,6 +212,7 @@ describe('VSIX package', function () {
     // OAuth is a bundle of its own, required on first use by an HTTP server.
     fs.writeFileSync(path.join(dir, 'auth.js'), files.get('extension/dist/auth.js')!);
     fs.writeFileSync(path.join(dir, 'apps.js'), files.get('extension/dist/apps.js')!);
+    fs.writeFileSync(path.join(dir, 'import.js'), files.get('extension/dist/import.js')!);
     // A stand-in for the editor API: any property, call or `new` gives the stand-in again.
     fs.writeFileSync(
       path.join(dir, 'node_modules', 'vscode', 'index.js'),
@@ -215,15 +226,23 @@ describe('VSIX package', function () {
       'const ext = require("./extension.js");',
       'const auth = require("./auth.js");',
       'const apps = require("./apps.js");',
-      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), appsExports: Object.keys(apps), requested: [...seen] }));',
+      'const imports = require("./import.js");',
+      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), appsExports: Object.keys(apps), importExports: Object.keys(imports), requested: [...seen] }));',
     ].join('\n');
     const out = execFileSync(process.execPath, ['-e', probe], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_PATH: '', NODE_OPTIONS: '' } });
-    const { exports, authExports, appsExports, requested } = JSON.parse(out.trim().split('\n').pop()!) as { exports: string[]; authExports: string[]; appsExports: string[]; requested: string[] };
+    const { exports, authExports, appsExports, importExports, requested } = JSON.parse(out.trim().split('\n').pop()!) as {
+      exports: string[];
+      authExports: string[];
+      appsExports: string[];
+      importExports: string[];
+      requested: string[];
+    };
     assert.ok(exports.includes('activate'), `exports: ${exports.join(', ')}`);
     assert.deepEqual(authExports, ['createOAuthProvider']);
     assert.deepEqual(appsExports, ['openAppPanel']);
+    assert.deepEqual(importExports, ['importServers']);
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-    const outside = requested.filter((r) => !['./extension.js', './auth.js', './apps.js', 'vscode'].includes(r) && !builtins.has(r));
+    const outside = requested.filter((r) => !['./extension.js', './auth.js', './apps.js', './import.js', 'vscode'].includes(r) && !builtins.has(r));
     assert.deepEqual(outside, [], 'modules the bundle loads from outside itself');
   });
 });

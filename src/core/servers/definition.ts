@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { LoggingLevel } from '../protocol/types';
 import { SchemaValidator } from '../schema/validator';
 import { SERVER_ENTRY_SCHEMA } from './schema';
+import { stableStringify } from './stableStringify';
 
 /** Where a definition came from. Workspace and folder definitions need trust and consent. */
 export type ServerScope = 'user' | 'workspace' | 'folder';
@@ -163,13 +164,7 @@ export function launchHash(def: ServerDefinition): string {
   return createHash('sha256').update(stableStringify(launch)).digest('hex').slice(0, 16);
 }
 
-export function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+/** Why settings would refuse this one entry, or undefined when they accept it (the import flow's check). */
+export function definitionProblem(name: string, entry: Record<string, unknown>): string | undefined {
+  return parseServerDefinitions({ [name]: entry }, { scope: 'user' }).diagnostics[0]?.message;
 }

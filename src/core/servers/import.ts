@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { parseServerDefinitions, stableStringify } from './definition';
+import { stableStringify } from './stableStringify';
 import type { InputDefinition } from './schema';
 
 /**
@@ -65,10 +65,16 @@ export function knownImportSources(env: { platform: string; home: string; appDat
 }
 
 /**
+ * Why settings would refuse an imported entry, or undefined (`definitionProblem`). Passed in, so
+ * the import flow's lazily loaded bundle does not carry the settings schema and its validator again.
+ */
+export type EntryCheck = (name: string, entry: Record<string, unknown>) => string | undefined;
+
+/**
  * Parses one configuration file (comments and trailing commas allowed, as VS Code allows them).
  * A file with `servers` is read in VS Code's format; one with `mcpServers` in Claude Desktop's.
  */
-export function parseImportFile(text: string, source: string): ImportFileResult {
+export function parseImportFile(text: string, source: string, check: EntryCheck): ImportFileResult {
   const errors: ParseError[] = [];
   const doc = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length) {
@@ -79,10 +85,10 @@ export function parseImportFile(text: string, source: string): ImportFileResult 
   const candidates: ImportCandidate[] = [];
   if (isObject(doc.servers)) {
     const inputs = Array.isArray(doc.inputs) ? doc.inputs.filter(isObject) : [];
-    for (const [name, raw] of Object.entries(doc.servers)) candidates.push(candidate(name, raw, source, VSCODE_FIELDS, inputs));
+    for (const [name, raw] of Object.entries(doc.servers)) candidates.push(candidate(name, raw, source, VSCODE_FIELDS, inputs, check));
   }
   if (isObject(doc.mcpServers)) {
-    for (const [name, raw] of Object.entries(doc.mcpServers)) candidates.push(candidate(name, raw, source, MCP_SERVERS_FIELDS, []));
+    for (const [name, raw] of Object.entries(doc.mcpServers)) candidates.push(candidate(name, raw, source, MCP_SERVERS_FIELDS, [], check));
   }
   if (!isObject(doc.servers) && !isObject(doc.mcpServers)) return { candidates, error: 'no "servers" or "mcpServers" object in the file' };
   return { candidates };
@@ -96,7 +102,7 @@ const MCP_SERVERS_FIELDS = [...VSCODE_FIELDS, 'disabled', 'autoApprove', 'always
 /** The variables both sides resolve the same way. */
 const SUPPORTED_VARIABLE = /^(workspaceFolder|userHome|env:.+|input:.+)$/;
 
-function candidate(rawName: string, raw: unknown, source: string, known: string[], inputs: Record<string, unknown>[]): ImportCandidate {
+function candidate(rawName: string, raw: unknown, source: string, known: string[], inputs: Record<string, unknown>[], check: EntryCheck): ImportCandidate {
   const notes: ImportNote[] = [];
   const name = rawName.replace(/[/\\]/g, '-').trim() || 'server';
   if (name !== rawName) notes.push({ kind: 'renamed', from: rawName });
@@ -120,8 +126,7 @@ function candidate(rawName: string, raw: unknown, source: string, known: string[
       ),
     );
 
-  const { diagnostics } = parseServerDefinitions({ [name]: entry }, { scope: 'user' });
-  return { name, source, entry, notes: dedupe(notes), problem: diagnostics[0]?.message };
+  return { name, source, entry, notes: dedupe(notes), problem: check(name, entry) };
 }
 
 function mapEntry(raw: Record<string, unknown>, notes: ImportNote[]): Record<string, unknown> {

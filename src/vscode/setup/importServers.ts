@@ -1,7 +1,18 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { describeEntry, inputDefinitionsFor, knownImportSources, parseImportFile, planImport, type CollisionPolicy, type ImportCandidate, type ImportNote, type ImportPlan } from '../../core';
+import {
+  describeEntry,
+  inputDefinitionsFor,
+  knownImportSources,
+  parseImportFile,
+  planImport,
+  type CollisionPolicy,
+  type EntryCheck,
+  type ImportCandidate,
+  type ImportNote,
+  type ImportPlan,
+} from '../../core/servers/import';
 import type { McpHost } from '../host';
 import { Settings } from '../ids';
 import { addToSettings, askScope, configuredServers, scopeLabel } from './settingsTarget';
@@ -29,9 +40,9 @@ interface FoundFile {
  * Claude Desktop, Cursor, or a file the person picks), lets the person choose servers and a
  * scope, and writes them into settings. Every field that could not be carried over is reported.
  */
-export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogOutputChannel): Promise<ImportReport | undefined> {
+export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogOutputChannel, check: EntryCheck): Promise<ImportReport | undefined> {
   const title = vscode.l10n.t('Import MCP Servers');
-  const found = await findConfigurations();
+  const found = await findConfigurations(check);
   const workspaceSources = new Set(found.filter((f) => f.inWorkspace).map((f) => f.label));
   const chooseFile = {
     label: vscode.l10n.t('$(folder-opened) Choose a JSON File...'),
@@ -61,7 +72,7 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
   if (!file) {
     const uri = await ui.openJsonFile();
     if (!uri) return undefined;
-    file = await readConfiguration(uri.fsPath, uri.fsPath, false);
+    file = await readConfiguration(uri.fsPath, uri.fsPath, false, check);
   }
   if (file.error || !file.candidates.length) {
     void ui.notify('warning', vscode.l10n.t('MCP Host: nothing to import from {0}: {1}', file.path || file.label, file.error ?? vscode.l10n.t('it defines no servers')));
@@ -156,7 +167,7 @@ function describeImport(done: {
   return { lines, dropped };
 }
 
-async function findConfigurations(): Promise<FoundFile[]> {
+async function findConfigurations(check: EntryCheck): Promise<FoundFile[]> {
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => ({ name: f.name, path: f.uri.fsPath }));
   const sources = knownImportSources({ platform: process.platform, home: os.homedir(), appData: process.env.APPDATA, xdgConfigHome: process.env.XDG_CONFIG_HOME, folders });
   const files = await Promise.all(
@@ -165,13 +176,14 @@ async function findConfigurations(): Promise<FoundFile[]> {
         s.label,
         s.path,
         folders.some((f) => s.path.startsWith(f.path)),
+        check,
       ),
     ),
   );
   return files.filter((f) => !f.missing);
 }
 
-async function readConfiguration(label: string, file: string, inWorkspace: boolean): Promise<FoundFile> {
+async function readConfiguration(label: string, file: string, inWorkspace: boolean, check: EntryCheck): Promise<FoundFile> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -179,7 +191,7 @@ async function readConfiguration(label: string, file: string, inWorkspace: boole
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
     return { label, path: file, candidates: [], error: (e as Error).message, inWorkspace, missing };
   }
-  const parsed = parseImportFile(text, label);
+  const parsed = parseImportFile(text, label, check);
   return { label, path: file, candidates: parsed.candidates, error: parsed.error, inWorkspace };
 }
 

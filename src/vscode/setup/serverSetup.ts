@@ -1,8 +1,10 @@
 import type * as vscode from 'vscode';
+import { definitionProblem } from '../../core';
 import type { McpHost } from '../host';
 import { addServer } from './addServer';
 import { editServerSettings, removeServer, type ServerEntry } from './editServers';
-import { importServers, type ImportReport } from './importServers';
+import type * as ImportModule from './importServers';
+import type { ImportReport } from './importServers';
 import type { HostUi } from '../ui';
 import type { SetupUi } from './ui';
 
@@ -24,7 +26,7 @@ export class ServerSetup {
   }
 
   importServers(): Promise<ImportReport | undefined> {
-    return importServers(this.host, this.ui, this.log);
+    return loadImport().importServers(this.host, this.ui, this.log, definitionProblem);
   }
 
   removeServer(entry: ServerEntry): Promise<boolean> {
@@ -34,4 +36,9 @@ export class ServerSetup {
   editServerSettings(entry: ServerEntry): Promise<vscode.TextEditor | undefined> {
     return editServerSettings(entry);
   }
+}
+
+/** dist/import.js, built from ./importServers.ts beside dist/extension.js: the import flow loads when the command first runs. */
+function loadImport(): typeof ImportModule {
+  return require('./import.js') as typeof ImportModule;
 }
