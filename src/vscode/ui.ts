@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { CreateMessageParams, InputDefinition, LaunchSummary, Tool } from '../core';
+import { windowAppPrompts, type AppPrompts } from './apps/appPanels';
 import { askWithModal, type ConsentAnswer } from './consent';
 import type { DocumentActions } from './documentActions';
 import { QuickInputUi, type ElicitationUi } from './elicitation/ui';
@@ -39,6 +40,8 @@ export interface HostUi {
   elicitation: ElicitationUi;
   /** The questions of Add, Import and Remove Server. */
   setup: SetupUi;
+  /** What an MCP App asks for or says: browser permissions, messages for a chat, a download's place. */
+  apps: AppPrompts;
 }
 
 /** The real questions: VS Code's modals, quick inputs and editors. One per activation. */
@@ -55,5 +58,6 @@ export function createWindowUi(documentActions: DocumentActions): HostUi {
     reviewSampling: (server, params) => reviewInEditor(documentActions, server, params),
     elicitation: new QuickInputUi(),
     setup: windowUi,
+    apps: windowAppPrompts,
   };
 }

@@ -53,7 +53,7 @@ describe('MCP Apps in a real VS Code', function () {
     const a = await api();
     const h = await running(a, 'apps-fixture');
     const tool = h.tools.find((t) => t.name === 'hostile-app')!;
-    a.apps.prompts = { ...a.apps.prompts, grant: async () => [] };
+    a.ui.apps = { ...a.ui.apps, grant: async () => [] };
     await vscode.commands.executeCommand('mcpHost.openApp', { kind: 'tool', server: h, tool });
     const panel = await waitFor(() => a.apps.open.get(`apps-fixture\u0000hostile-app`), 'the app panel');
     assert.equal(panel.panel.title, 'apps-fixture › Hostile App');

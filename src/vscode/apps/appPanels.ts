@@ -11,7 +11,7 @@ import type { AppPolicy } from './policy';
 
 type PanelModule = typeof import('./panel');
 
-/** The questions the app policy asks the person; replaceable so tests can answer (the lead folds this into HostUi). */
+/** The questions the app policy asks the person: `HostUi.apps`. */
 export interface AppPrompts {
   grant(server: string, asked: AppPermission[]): Promise<AppPermission[]>;
   /** ui/message and ui/update-model-context: shown with a Copy button. */
@@ -30,7 +30,6 @@ export class AppPanels implements vscode.Disposable {
   /** Open panels by server and tool; a new call of the tool goes to its open app. */
   readonly open = new Map<string, AppPanel>();
   readonly events: AppEvent[] = [];
-  prompts: AppPrompts = defaultPrompts;
   private module: PanelModule | undefined;
 
   constructor(
@@ -113,7 +112,7 @@ export class AppPanels implements vscode.Disposable {
         for (const file of files) {
           this.record(name, 'download', file.uri);
           if (file.text === undefined && file.blob === undefined) return false;
-          const target = await this.prompts.saveLocation(name, file.uri.split('/').pop() || 'download');
+          const target = await this.ui.apps.saveLocation(name, file.uri.split('/').pop() || 'download');
           if (!target) return false;
           await vscode.workspace.fs.writeFile(target, file.text !== undefined ? Buffer.from(file.text, 'utf8') : Buffer.from(file.blob!, 'base64'));
         }
@@ -121,9 +120,9 @@ export class AppPanels implements vscode.Disposable {
       },
       show: (kind, text) => {
         this.record(name, kind, text);
-        this.prompts.show(name, kind, text);
+        this.ui.apps.show(name, kind, text);
       },
-      grant: (asked) => this.prompts.grant(name, asked),
+      grant: (asked) => this.ui.apps.grant(name, asked),
       log: (message) => this.record(name, 'log', message),
     };
   }
@@ -143,7 +142,8 @@ export class AppPanels implements vscode.Disposable {
   }
 }
 
-const defaultPrompts: AppPrompts = {
+/** The default `HostUi.apps`: a modal for permissions, a notification with Copy, the save dialog. */
+export const windowAppPrompts: AppPrompts = {
   async grant(server, asked) {
     const allow = vscode.l10n.t('Allow');
     const pick = await vscode.window.showWarningMessage(
