@@ -14,30 +14,14 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const h = require('./lib');
-const { buildRunnerExtension, listTests } = require('./run-vscode-tests');
+const { buildRunnerExtension, listTests, prepareSuiteRun } = require('./run-vscode-tests');
 
 /** The runner extension (the suites, bundled), a scratch workspace and the suites' environment, under base. */
 async function prepare(base) {
   const files = listTests('test/vscode', /\.test\.ts$/);
   const runnerExt = path.join(base, 'runner-ext');
   const testsEntry = await buildRunnerExtension(files, runnerExt);
-  const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'vscode', 'workspace'), path.join(base, 'workspace'));
-  const workspaceFile = path.join(base, 'electron.code-workspace');
-  fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: workspace }], settings: {} }, null, 2));
-  const resultsFile = path.join(base, 'results.json');
-  const out = path.join(base, 'out');
-  fs.mkdirSync(out, { recursive: true });
-  const env = {
-    MCP_HOST_REPO: h.REPO,
-    MCP_HOST_WORKSPACE: workspace,
-    MCP_HOST_EVERYTHING_SERVER: path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
-    MCP_HOST_TEST_OUT: out,
-    MCP_HOST_TEST_RESULTS: resultsFile,
-    // The extension's exports carry its internals (`testing`) only with this (src/vscode/api.ts).
-    MCP_HOST_TEST_SEAM: '1',
-    ...(process.env.MCP_HOST_TEST_GREP ? { MCP_HOST_TEST_GREP: process.env.MCP_HOST_TEST_GREP } : {}),
-    ...(process.env.MCP_HOST_TEST_TIMEOUT ? { MCP_HOST_TEST_TIMEOUT: process.env.MCP_HOST_TEST_TIMEOUT } : {}),
-  };
+  const { workspaceFile, resultsFile, env } = prepareSuiteRun(base, 'electron', process.env.MCP_HOST_TEST_GREP);
   return { runnerExt, testsEntry, workspaceFile, resultsFile, env };
 }
 

@@ -211,25 +211,11 @@ async function runExtHost(paths, { base, extensionsDir, files = listTests(PHASES
   const runnerExt = path.join(dir, 'runner-ext');
   const testsEntry = await buildRunnerExtension(files, runnerExt);
   h.log(`${name}: bundled ${files.length} suite file(s) in ${((Date.now() - t) / 1000).toFixed(1)}s`);
-  const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'vscode', 'workspace'), path.join(dir, 'workspace'));
-  // A multi-root workspace (of one folder), so suites can add folders without the window reloading.
-  const workspaceFile = path.join(dir, `${name}.code-workspace`);
-  fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: workspace }], settings: {} }, null, 2));
-  const resultsFile = path.join(dir, 'results.json');
-  const out = path.join(dir, 'out');
-  fs.mkdirSync(out, { recursive: true });
+  const { workspaceFile, resultsFile, env: suiteEnv } = prepareSuiteRun(dir, name, grep);
   const extensionEnvironment = {
-    MCP_HOST_REPO: h.REPO,
-    MCP_HOST_WORKSPACE: workspace,
-    MCP_HOST_EVERYTHING_SERVER: path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
-    MCP_HOST_TEST_OUT: out,
-    MCP_HOST_TEST_RESULTS: resultsFile,
-    // The extension's exports carry its internals (`testing`) only with this (src/vscode/api.ts).
-    MCP_HOST_TEST_SEAM: '1',
+    ...suiteEnv,
     // VS Code's log folder (output channels included), so suites can check what reaches the disk.
     MCP_HOST_VSCODE_LOGS: path.join(dir, 'server-data', 'data', 'logs'),
-    ...(grep ? { MCP_HOST_TEST_GREP: grep } : {}),
-    ...(process.env.MCP_HOST_TEST_TIMEOUT ? { MCP_HOST_TEST_TIMEOUT: process.env.MCP_HOST_TEST_TIMEOUT } : {}),
     ...env,
   };
   const serverDataDir = path.join(dir, 'server-data');
@@ -404,6 +390,32 @@ async function runE2E(paths, { base, extensionsDir }) {
   return { passed, failed, failures };
 }
 
+/**
+ * What an extension-host run of test/vscode needs under `dir`: a scratch copy of the suites'
+ * workspace, a multi-root workspace file of that one folder (so suites can add folders without the
+ * window reloading), the results file and out folder, and the suites' environment.
+ */
+function prepareSuiteRun(dir, name, grep) {
+  const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'vscode', 'workspace'), path.join(dir, 'workspace'));
+  const workspaceFile = path.join(dir, `${name}.code-workspace`);
+  fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: workspace }], settings: {} }, null, 2));
+  const resultsFile = path.join(dir, 'results.json');
+  const out = path.join(dir, 'out');
+  fs.mkdirSync(out, { recursive: true });
+  const env = {
+    MCP_HOST_REPO: h.REPO,
+    MCP_HOST_WORKSPACE: workspace,
+    MCP_HOST_EVERYTHING_SERVER: path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
+    MCP_HOST_TEST_OUT: out,
+    MCP_HOST_TEST_RESULTS: resultsFile,
+    // The extension's exports carry its internals (`testing`) only with this (src/vscode/api.ts).
+    MCP_HOST_TEST_SEAM: '1',
+    ...(grep ? { MCP_HOST_TEST_GREP: grep } : {}),
+    ...(process.env.MCP_HOST_TEST_TIMEOUT ? { MCP_HOST_TEST_TIMEOUT: process.env.MCP_HOST_TEST_TIMEOUT } : {}),
+  };
+  return { workspace, workspaceFile, resultsFile, env };
+}
+
 async function main() {
   const tAll = Date.now();
   let passed = 0;
@@ -464,7 +476,7 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { buildRunnerExtension, listTests, testTitles, grepRegExp, PHASES };
+module.exports = { buildRunnerExtension, listTests, prepareSuiteRun, testTitles, grepRegExp, PHASES };
 
 if (require.main === module) {
   for (const sig of ['SIGINT', 'SIGTERM']) {

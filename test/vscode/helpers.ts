@@ -54,3 +54,14 @@ export function running(a: McpHostTestSeam, name: string): Promise<ServerHandle>
     `${name} to run (state: ${JSON.stringify(a.host.registry.get(name)?.state)})`,
   );
 }
+
+/**
+ * A suite's before(): server-everything over stdio as the only user-settings server, named `name`,
+ * its launch allowed, and running.
+ */
+export async function startEverything(name: string): Promise<ServerHandle> {
+  const a = await api();
+  a.ui.allowLaunch = async () => 'allow';
+  await setServers({ [name]: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
+  return running(a, name);
+}

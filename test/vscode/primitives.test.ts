@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { toResourceUri } from '../../src/vscode/resources/uri';
 import * as path from 'node:path';
 import { openResource } from '../../src/vscode/resources/readResource';
-import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
+import { api, startEverything, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 /** Waits until `uri` is the active tab, shown by VS Code's image preview, then closes it. */
 async function closesInImagePreview(uri: vscode.Uri): Promise<void> {
@@ -18,12 +18,7 @@ async function closesInImagePreview(uri: vscode.Uri): Promise<void> {
 describe('tools, resources and prompts in a real VS Code', function () {
   this.timeout(120_000);
 
-  before(async () => {
-    const a = await api();
-    a.ui.allowLaunch = async () => 'allow';
-    await setServers({ everything: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
-    await running(a, 'everything');
-  });
+  before(() => startEverything('everything'));
   after(async () => setServers(undefined));
 
   it('calls a tool after checking its arguments, and opens the result', async () => {

@@ -2,17 +2,12 @@ import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { ServerHandle } from '../../src/core';
 import { toResourceUri } from '../../src/vscode/resources/uri';
-import { api, running, serverScript, setServers, waitFor } from './helpers';
+import { api, startEverything, running, setServers, waitFor } from './helpers';
 
 describe('an open resource document after a restart', function () {
   this.timeout(120_000);
 
-  before(async () => {
-    const a = await api();
-    a.ui.allowLaunch = async () => 'allow';
-    await setServers({ watched: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
-    await running(a, 'watched');
-  });
+  before(() => startEverything('watched'));
   after(async () => setServers(undefined));
 
   it('keeps refreshing: the subscription is made again on the new connection', async () => {

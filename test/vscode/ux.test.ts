@@ -3,18 +3,13 @@ import * as vscode from 'vscode';
 import type { Tool } from '../../src/core';
 import { toResourceUri } from '../../src/vscode/resources/uri';
 import { windowUi } from '../../src/vscode/setup/ui';
-import { api, running, serverScript, setServers, waitFor } from './helpers';
+import { api, startEverything, running, serverScript, setServers, waitFor } from './helpers';
 
 /** What a person meets using the view and the palette: names, tooltips, settings entries, documents. */
 describe('using it: names, server info, settings entries, documents', function () {
   this.timeout(120_000);
 
-  before(async () => {
-    const a = await api();
-    a.ui.allowLaunch = async () => 'allow';
-    await setServers({ everything: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
-    await running(a, 'everything');
-  });
+  before(() => startEverything('everything'));
   after(async () => {
     (await api()).ui.setup = windowUi;
     await setServers(undefined);
