@@ -21,8 +21,24 @@ describe('MCP Host in the workbench', () => {
 
   it('runs it and shows the "MCP Host" output channel', async () => {
     const { page } = ctx();
-    await runCommand(page, 'MCP Host: Show Log');
-    const out = await waitForOutputChannel(page, 'MCP Host', { text: 'MCP Host activated' });
+    // Once in a full run (CI, after suites that showed the trace) the panel stayed on "MCP Host Trace":
+    // whether the palette ran another row or the command was lost is not known, so it is run again
+    // (at most three times) and every attempt that did not show the channel is reported.
+    let out;
+    for (let attempt = 1; !out; attempt++) {
+      await runCommand(page, 'MCP Host: Show Log');
+      try {
+        out = await waitForOutputChannel(page, 'MCP Host', { text: 'MCP Host activated', timeout: attempt < 3 ? 20_000 : 60_000 });
+      } catch (e) {
+        if (attempt === 3) throw e;
+        const shown = await page
+          .locator('.part.panel .monaco-select-box')
+          .first()
+          .getAttribute('title')
+          .catch(() => null);
+        console.log(`      Show Log attempt ${attempt} did not show the channel (panel shows ${shown ?? 'no channel'}); again`);
+      }
+    }
     assert.match(await out.text(), /MCP Host activated/);
     await screenshot(page, 'output-channel');
   });
