@@ -2,7 +2,8 @@ import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
-import { classifyMessage } from '../protocol/classify';
+import { classifyMessage, type ClassifiedMessage } from '../protocol/classify';
+import { headerValue } from './headerParams';
 import { CallbackMessageWriter, MessageRouter } from './httpMessages';
 import {
   ACCEPT_JSON_OR_SSE,
@@ -19,7 +20,8 @@ import {
   type HttpRequest,
   type HttpServerParams,
 } from './httpRequest';
-import type { LogEntry, Transport, TransportClosed } from './transport';
+import type { LogEntry, RequestHeaderSource, Transport, TransportClosed } from './transport';
+import { MetaKeys } from '../protocol/versions';
 
 export type { HttpServerParams } from './httpRequest';
 
@@ -59,6 +61,7 @@ export class StreamableHttpTransport implements Transport {
   private parsedUrl: URL | undefined;
   private _sessionId: string | undefined;
   private protocolVersion: string | undefined;
+  private requestHeaders: RequestHeaderSource | undefined;
   /** Kept so an expired session can be renewed without the client noticing. */
   private initializeRequest: Message | undefined;
   private renewal: Promise<void> | undefined;
@@ -98,6 +101,10 @@ export class StreamableHttpTransport implements Transport {
 
   setProtocolVersion(version: string): void {
     this.protocolVersion = version;
+  }
+
+  setRequestHeaders(source: RequestHeaderSource): void {
+    this.requestHeaders = source;
   }
 
   close(): Promise<void> {
@@ -169,11 +176,16 @@ export class StreamableHttpTransport implements Transport {
     const request: HttpRequest = {
       method: 'POST',
       url: this.url,
-      headers: this.sessionHeaders(isInitialize, { Accept: ACCEPT_JSON_OR_SSE, 'Content-Type': 'application/json' }),
+      headers: { ...this.sessionHeaders(isInitialize, { Accept: ACCEPT_JSON_OR_SSE, 'Content-Type': 'application/json' }), ...this.statelessHeaders(m) },
       body: JSON.stringify(message),
       signal,
     };
     const response = await sendHttp(this.params, this.url, request);
+    if (!response.ok && isStateless(m)) {
+      // 2026-07-28 answers protocol errors (-32022 and the like) with a 4xx whose body is the JSON-RPC error: that is the server's answer.
+      const answer = await statelessErrorAnswer(request, response, m);
+      if (answer) return answer;
+    }
     if (response.status === 404 && session !== undefined && !isInitialize) {
       await discard(response);
       if (!mayRenewSession) throw McpError.connectionClosed(`the server does not know the session even after re-initializing (HTTP 404 from POST ${this.shownUrl})`);
@@ -396,6 +408,22 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
+  /**
+   * 2026-07-28 standard headers, for a message that carries its version in `_meta`:
+   * `MCP-Protocol-Version` (the same as `_meta`), `Mcp-Method`, `Mcp-Name` of the tool, prompt or
+   * resource, and the `Mcp-Param-*` copies of annotated tool arguments.
+   */
+  private statelessHeaders(m: ClassifiedMessage): Record<string, string> {
+    if (!isStateless(m) || (m.kind !== 'request' && m.kind !== 'notification')) return {};
+    const params = m.params as Record<string, unknown>;
+    const version = (params._meta as Record<string, unknown>)[MetaKeys.protocolVersion] as string;
+    const headers: Record<string, string> = { 'MCP-Protocol-Version': version, 'Mcp-Method': m.method };
+    const name = m.method === 'resources/read' ? params.uri : m.method === 'tools/call' || m.method === 'prompts/get' ? params.name : undefined;
+    if (typeof name === 'string') headers['Mcp-Name'] = headerValue(name);
+    if (m.kind === 'request') Object.assign(headers, this.requestHeaders?.(m.method, params));
+    return headers;
+  }
+
   private sessionHeaders(isInitialize: boolean, extra: Record<string, string>): Record<string, string> {
     const headers = { ...extra };
     if (!isInitialize && this._sessionId !== undefined) headers['Mcp-Session-Id'] = this._sessionId;
@@ -415,6 +443,38 @@ export class StreamableHttpTransport implements Transport {
   private log(level: LogEntry['level'], message: string): void {
     this.logEmitter.fire({ level, source: 'transport', message });
   }
+}
+
+/** Whether a message belongs to the 2026-07-28 era: its params carry the protocol version in `_meta`. */
+function isStateless(m: ClassifiedMessage): boolean {
+  if (m.kind !== 'request' && m.kind !== 'notification') return false;
+  const meta = (m.params as { _meta?: unknown } | undefined)?._meta;
+  return !!meta && typeof meta === 'object' && typeof (meta as Record<string, unknown>)[MetaKeys.protocolVersion] === 'string';
+}
+
+/**
+ * A refused 2026-07-28 request whose body is a JSON-RPC error answering it: handed on as a 200
+ * JSON reply, so the server's error (its code and data) reaches the caller as the answer, not as
+ * an HTTP failure.
+ */
+async function statelessErrorAnswer(request: HttpRequest, response: Response, m: ClassifiedMessage): Promise<Response | undefined> {
+  if (m.kind !== 'request' || mediaType(response) !== 'application/json') return undefined;
+  let text: string;
+  try {
+    text = await readBodyText(response.clone(), 64 * 1024, request);
+  } catch {
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const answer = classifyMessage(parsed);
+  if (answer.kind !== 'response' || answer.id !== m.id || !answer.error) return undefined;
+  await discard(response);
+  return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
 }
 
 function remember(seen: Set<string>, id: string): void {
