@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import {
   ErrorCode,
   HttpTransport,
+  REQUEST_CANCELLED,
   McpError,
   MetaKeys,
   ServerHandle,
@@ -20,7 +21,7 @@ import {
   type Transport,
 } from '../../src/core';
 import { startEverything, startFixture, useFixtures, type Fixture } from '../helpers/httpServers';
-import { V2_FIXTURE, closeAll, connect, connectTransport, everythingServer, rawServer, v2StdioServer } from '../helpers/servers';
+import { V2_FIXTURE, closeAll, connect, connectTransport, eventually, everythingServer, rawServer, v2StdioServer } from '../helpers/servers';
 
 const text = (result: { content: unknown[] }) => (result.content[0] as TextContent).text;
 type WireMessage = { id?: unknown; method?: string; params?: Record<string, unknown> };
@@ -100,6 +101,15 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
 
     it('reports a server that exits on the probe as probeLost, for the caller to start again', async () => {
       await assert.rejects(connect(rawServer('exit-before-initialize'), { protocol: 'auto', probeTimeoutMs: 3000 }), (e: McpError) => e.kind?.type === 'probeLost');
+    });
+
+    it('cancels a stateless request on stdio with notifications/cancelled', async () => {
+      const t = await connect(v2StdioServer(), { protocol: 'auto', probeTimeoutMs: 3000 });
+      const controller = new AbortController();
+      const call = t.client.callTool('wait', {}, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 200);
+      await assert.rejects(call, (e: McpError) => e.code === REQUEST_CANCELLED);
+      await t.waitForLog((l) => l.source === 'stderr' && /CANCELLED/.test(l.message));
     });
 
     it('insists on 2026-07-28 when told, and fails clearly against a legacy server', async () => {
@@ -237,6 +247,22 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
         assert.ok(!(await f.requests()).some((r) => r.method === 'GET' && r.path !== '/_requests'), 'no GET stream');
       });
     }
+
+    it('cancels a stateless request by closing its POST, without a notifications/cancelled', async () => {
+      const f = await startV2('http-modern');
+      const t = await connectTransport<Transport>(new HttpTransport({ url: f.url }), { protocol: 'auto' });
+      const controller = new AbortController();
+      const call = t.client.callTool('wait', {}, { signal: controller.signal });
+      await eventually(async () => ((await f.requests()).some((r) => r.body?.method === 'tools/call') ? true : undefined));
+      controller.abort();
+      await assert.rejects(call, (e: McpError) => e.code === REQUEST_CANCELLED);
+      const seen = await eventually(async () => {
+        const requests = await f.requests();
+        return requests.some((r) => r.method === 'CLOSED') ? requests : undefined;
+      });
+      assert.ok(seen.some((r) => r.method === 'CLOSED' && r.body?.method === 'tools/call'));
+      assert.ok(!seen.some((r) => r.body?.method === 'notifications/cancelled'));
+    });
 
     it('falls back to initialize for server-everything over Streamable HTTP', async () => {
       const everything = await startEverything('streamableHttp');

@@ -62,6 +62,8 @@ export class StreamableHttpTransport implements Transport {
   private _sessionId: string | undefined;
   private protocolVersion: string | undefined;
   private requestHeaders: RequestHeaderSource | undefined;
+  /** The POSTs of 2026-07-28 requests in flight, by request id: aborting one cancels that request. */
+  private readonly statelessPosts = new Map<RequestId, AbortController>();
   /** Kept so an expired session can be renewed without the client noticing. */
   private initializeRequest: Message | undefined;
   private renewal: Promise<void> | undefined;
@@ -136,7 +138,16 @@ export class StreamableHttpTransport implements Transport {
     if (m.kind === 'notification' && m.method === 'notifications/cancelled') {
       // Nobody waits for that answer any more: its reply stream is not worth resuming.
       const cancelled = (m.params as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof cancelled === 'string' || typeof cancelled === 'number') this.router.forget(cancelled);
+      if (typeof cancelled === 'string' || typeof cancelled === 'number') {
+        this.router.forget(cancelled);
+        // 2026-07-28 over HTTP: cancelling a request is closing its POST; there is no session to tell.
+        const post = this.statelessPosts.get(cancelled);
+        if (post) {
+          this.statelessPosts.delete(cancelled);
+          post.abort();
+          return;
+        }
+      }
     }
     const scope = this.inFlight.open();
     let response: Response;
@@ -154,17 +165,21 @@ export class StreamableHttpTransport implements Transport {
 
   private async sendRequest(message: Message, id: RequestId, method: string): Promise<void> {
     const scope = this.inFlight.open();
+    const stateless = isStateless(classifyMessage(message));
+    if (stateless) this.statelessPosts.set(id, scope);
     try {
       const response = await this.post(message, scope.signal);
       await this.consumeReply(response, id, scope.signal);
     } catch (error) {
       if (this.lifetime.signal.aborted) return;
+      if (stateless && scope.signal.aborted) return this.log('debug', `request ${JSON.stringify(id)} cancelled: its POST was closed`);
       // connect() reports a failed initialize itself, and HttpTransport may yet fall back.
       const level = method === 'initialize' ? 'debug' : 'warning';
       this.log(level, `request ${JSON.stringify(id)} failed: ${errorMessage(error)}`);
       this.router.fail(id, error);
     } finally {
       this.inFlight.release(scope);
+      if (this.statelessPosts.get(id) === scope) this.statelessPosts.delete(id);
     }
   }
 
