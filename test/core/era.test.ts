@@ -9,6 +9,7 @@ import {
   StdioTransport,
   headerParamsOf,
   headerValue,
+  invalidHeaderAnnotations,
   judgeDiscoverError,
   parseServerDefinitions,
   type ClientHandlers,
@@ -287,7 +288,7 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
   describe('judging the probe', () => {
     it('takes only the new-style errors for the stateless era, and picks a shared version from -32022', () => {
       assert.deepEqual(judgeDiscoverError(new McpError(-32022, 'no', { supported: ['2026-07-28', '2027-01-01'], requested: '2099-01-01' }), '2026-07-28'), {
-        kind: 'modern',
+        kind: 'retry',
         version: '2026-07-28',
       });
       assert.equal(judgeDiscoverError(new McpError(-32022, 'no', { supported: ['2025-11-25'] }), '2026-07-28').kind, 'legacy');
@@ -300,8 +301,13 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
       assert.equal(headerValue('eu-west-1'), 'eu-west-1');
       assert.equal(headerValue(' padded'), `=?base64?${Buffer.from(' padded').toString('base64')}?=`);
       assert.equal(headerValue('東京'), `=?base64?${Buffer.from('東京').toString('base64')}?=`);
-      const tool = { name: 't', inputSchema: { type: 'object' as const, properties: { n: { type: 'number', 'x-mcp-header': 'Count' }, s: { type: 'string' } } } };
-      assert.deepEqual(headerParamsOf(tool, { n: 3, s: 'x' }), { 'Mcp-Param-Count': '3' });
+      assert.equal(headerValue(''), '');
+      const tool = { name: 't', inputSchema: { type: 'object' as const, properties: { n: { type: 'integer', 'x-mcp-header': 'Count' }, s: { type: 'string' }, b: { type: 'boolean', 'x-mcp-header': 'On' } } } };
+      assert.deepEqual(headerParamsOf(tool, { n: 3, s: 'x', b: null }), { 'Mcp-Param-Count': '3' });
+      assert.equal(invalidHeaderAnnotations(tool), undefined);
+      for (const type of ['number', 'null', 'object', 'array']) {
+        assert.match(String(invalidHeaderAnnotations({ name: 'bad', inputSchema: { type: 'object', properties: { v: { type, 'x-mcp-header': 'V' } } } })), /on a property of type/);
+      }
     });
   });
 });

@@ -303,7 +303,8 @@ export class McpClient {
     this.initializeResult = {
       protocolVersion: version,
       capabilities,
-      serverInfo: serverInfoOf(result) ?? { name: '', version: '' },
+      // Some servers put it beside the capabilities, as initialize did.
+      serverInfo: serverInfoOf(result) ?? usableInfo((result as { serverInfo?: unknown }).serverInfo) ?? { name: '', version: '' },
       ...(typeof result.instructions === 'string' ? { instructions: result.instructions } : {}),
     };
     this.transport.setRequestHeaders?.((method, params) => (method === 'tools/call' ? headerParamsOf(this.toolsByName.get(params?.name as string), params?.arguments) : undefined));
@@ -670,8 +671,11 @@ function isInputRequired(result: unknown): boolean {
 /** `_meta["io.modelcontextprotocol/serverInfo"]` of a 2026-07-28 result, if it is usable. */
 function serverInfoOf(result: unknown): Implementation | undefined {
   const meta = result && typeof result === 'object' ? (result as { _meta?: Meta })._meta : undefined;
-  const info = meta?.[MetaKeys.serverInfo] as Implementation | undefined;
-  return info && typeof info === 'object' && typeof info.name === 'string' ? info : undefined;
+  return usableInfo(meta?.[MetaKeys.serverInfo]);
+}
+
+function usableInfo(value: unknown): Implementation | undefined {
+  return value && typeof value === 'object' && typeof (value as Implementation).name === 'string' ? (value as Implementation) : undefined;
 }
 
 function checkInitializeResult(result: InitializeResult): McpError | undefined {

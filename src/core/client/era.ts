@@ -44,7 +44,8 @@ export function judgeDiscoverError(error: McpError, asked: ModernProtocolVersion
       const supported = (error.data as { supported?: unknown } | undefined)?.supported;
       const list = Array.isArray(supported) ? supported : [];
       const shared = sharedModernVersion(list);
-      if (shared) return shared === asked ? { kind: 'modern', version: asked } : { kind: 'retry', version: shared };
+      // Also when it names the very version it refused: asked again once, as the spec's retry rule says.
+      if (shared) return { kind: 'retry', version: shared };
       if (list.some(isSupportedProtocolVersion)) return { kind: 'legacy', reason: `the server supports ${JSON.stringify(list)}` };
       throw McpError.invalidParams(`The server speaks ${JSON.stringify(list)}; MCP Host speaks ${[...MODERN_PROTOCOL_VERSIONS].join(', ')} and 2025-11-25 and older`, { supported: list });
     }

@@ -2,9 +2,10 @@ import type { Tool } from '../protocol/types';
 
 /** RFC 9110 `token`: what may follow `Mcp-Param-` in a header name. */
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
-/** Values sent as they are: printable ASCII without surrounding whitespace. */
-const PLAIN_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
-const PRIMITIVE_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
+/** Values sent as they are: printable ASCII without surrounding whitespace (or nothing). */
+const PLAIN_VALUE = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
+/** The types a header may mirror (2026-07-28 `x-mcp-header`): not number, whose text form is not one value, nor null, object or array. */
+const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
 
 interface AnnotatedProperty {
   type?: unknown;
@@ -22,7 +23,7 @@ function annotated(tool: Tool | undefined): Array<[property: string, header: unk
 /**
  * Why a tool's `x-mcp-header` annotations (2026-07-28 standard headers) cannot be honoured, or
  * undefined when they can: each names a header token, no two the same (headers ignore case), on
- * a property of a primitive type.
+ * a string, integer or boolean property.
  */
 export function invalidHeaderAnnotations(tool: Tool): string | undefined {
   const seen = new Set<string>();
@@ -31,8 +32,7 @@ export function invalidHeaderAnnotations(tool: Tool): string | undefined {
     const key = header.toLowerCase();
     if (seen.has(key)) return `x-mcp-header ${JSON.stringify(header)} is used twice`;
     seen.add(key);
-    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    if (schema.type !== undefined && !types.every((t) => t === 'null' || PRIMITIVE_TYPES.has(t as string))) return `x-mcp-header of '${property}' is on a property of type ${JSON.stringify(schema.type)}`;
+    if (schema.type !== undefined && !HEADER_TYPES.has(schema.type as string)) return `x-mcp-header of '${property}' is on a property of type ${JSON.stringify(schema.type)}`;
   }
   return undefined;
 }
