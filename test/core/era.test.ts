@@ -163,9 +163,20 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
       assert.equal(methodsSent(trace)[0], 'initialize');
     });
 
-    it('lists a v2 server in the stateless era under protocol "auto"', async () => {
-      const { handle } = handleFor(v2StdioServer());
+    it('lists a v2 server in the stateless era under protocol "auto", without the removed logging/setLevel and resources/subscribe', async () => {
+      const { handle, trace } = handleFor(v2StdioServer());
+      const lines: string[] = [];
+      handle.onLog((e) => lines.push(`${e.level} ${e.message}`));
+      handle.subscribeResource('fixture://hello');
       await handle.start();
+      handle.setLogLevel('debug');
+      await handle.refresh('tools');
+      assert.ok(!lines.some((l) => /^(warning|error)/.test(l)), lines.join('\n'));
+      assert.ok(
+        handle.tools.some((t) => t.name === 'bad-header'),
+        'header annotations do not matter on stdio',
+      );
+      assert.ok(!methodsSent(trace).some((m) => m === 'logging/setLevel' || m === 'resources/subscribe'));
       assert.equal(handle.client?.era, 'modern');
       assert.ok(handle.tools.some((t) => t.name === 'interview'));
       assert.ok(handle.prompts.some((p) => p.name === 'greet'));

@@ -349,7 +349,8 @@ export class McpClient {
 
   async listTools(options?: RequestOptions): Promise<Tool[]> {
     let tools = await this.listAll(ClientRequests.listTools, 'tools', options);
-    if (this.stateless) tools = tools.filter((tool) => this.headersUsable(tool));
+    // Only a transport that sends headers (Streamable HTTP) has to refuse tools it cannot send correctly.
+    if (this.stateless && this.transport.setRequestHeaders) tools = tools.filter((tool) => this.headersUsable(tool));
     this.toolsByName.clear();
     for (const tool of tools) this.toolsByName.set(tool.name, tool);
     return tools;

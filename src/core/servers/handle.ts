@@ -102,7 +102,8 @@ export class ServerHandle {
   }
 
   private sendLogLevel(client: McpClient): void {
-    if (!client.serverCapabilities?.logging) return;
+    // 2026-07-28 has no logging/setLevel (the level rides in each request's _meta, not wired yet).
+    if (!client.serverCapabilities?.logging || client.era === 'modern') return;
     const level = this._logLevel;
     client.setLoggingLevel(level).then(
       () => this.log('debug', `log level set to ${level}`),
@@ -169,7 +170,7 @@ export class ServerHandle {
         if (left > 0) return void this.subscribed.set(uri, left);
         this.subscribed.delete(uri);
         const client = this.client;
-        if (client?.serverCapabilities?.resources?.subscribe) {
+        if (client?.serverCapabilities?.resources?.subscribe && client.era !== 'modern') {
           client.unsubscribeResource(uri).catch((e) => this.log('debug', `unsubscribe ${uri}: ${McpError.from(e).message}`));
         }
       },
@@ -186,7 +187,8 @@ export class ServerHandle {
   }
 
   private sendSubscribe(client: McpClient, uri: string): void {
-    if (!client.serverCapabilities?.resources?.subscribe) return;
+    // 2026-07-28 replaced resources/subscribe with subscriptions/listen, which is not wired yet.
+    if (!client.serverCapabilities?.resources?.subscribe || client.era === 'modern') return;
     client.subscribeResource(uri).catch((e) => {
       if (this.current?.client === client) this.log('warning', `subscribe ${uri}: ${McpError.from(e).message}`);
     });
