@@ -156,6 +156,23 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
       assert.ok(!methodsSent(trace).includes('server/discover'));
     });
 
+    it('sends the log level with each stateless request instead of logging/setLevel', async () => {
+      const { handle, trace } = handleFor(v2StdioServer(), { logLevel: 'warning' });
+      const messages: string[] = [];
+      handle.onLogMessage((m) => messages.push(`${m.level} ${String(m.data)}`));
+      await handle.start();
+      assert.equal(text((await handle.client!.callTool('chatty', {})).result), 'done');
+      handle.setLogLevel('debug');
+      assert.equal(text((await handle.client!.callTool('chatty', {})).result), 'done');
+      const calls = sent(trace).filter((m) => m.method === 'tools/call');
+      assert.deepEqual(
+        calls.map((c) => (c.params?._meta as Record<string, unknown>)[MetaKeys.logLevel]),
+        ['warning', 'debug'],
+      );
+      assert.deepEqual(messages, ['warning a warning line', 'debug a debug line', 'warning a warning line']);
+      assert.ok(!methodsSent(trace).includes('logging/setLevel'));
+    });
+
     it('takes the era from the definition: protocol "2025-11-25" never probes', async () => {
       const { handle, trace } = handleFor(v2StdioServer(), { protocol: '2025-11-25' });
       await handle.start();

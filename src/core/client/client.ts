@@ -457,7 +457,16 @@ export class McpClient {
   complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
     return this.request(ClientRequests.complete, params, options);
   }
+  /**
+   * The least severe log message the server should send. 2026-07-28 has no logging/setLevel: the
+   * level rides in every later request's `_meta`, and nothing is sent now.
+   */
   setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<Record<string, never>> {
+    if (this.stateless) {
+      if (!this.serverCapabilities?.logging) return Promise.reject(McpError.capabilityDisabled('logging/setLevel', 'logging'));
+      this.stateless.meta = { ...this.stateless.meta, [MetaKeys.logLevel]: level };
+      return Promise.resolve({});
+    }
     return this.request(ClientRequests.setLevel, { level }, options);
   }
 

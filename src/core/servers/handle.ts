@@ -102,8 +102,8 @@ export class ServerHandle {
   }
 
   private sendLogLevel(client: McpClient): void {
-    // 2026-07-28 has no logging/setLevel (the level rides in each request's _meta, not wired yet).
-    if (!client.serverCapabilities?.logging || client.era === 'modern') return;
+    // In 2026-07-28 this only sets the level every later request carries in _meta.
+    if (!client.serverCapabilities?.logging) return;
     const level = this._logLevel;
     client.setLoggingLevel(level).then(
       () => this.log('debug', `log level set to ${level}`),
