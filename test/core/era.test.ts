@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import {
+  EraVerdicts,
   ErrorCode,
   HttpTransport,
   REQUEST_CANCELLED,
@@ -10,6 +11,7 @@ import {
   headerParamsOf,
   headerValue,
   invalidHeaderAnnotations,
+  definitionHash,
   judgeDiscoverError,
   parseServerDefinitions,
   type ClientHandlers,
@@ -291,6 +293,30 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
       });
       assert.ok(seen.some((r) => r.method === 'CLOSED' && r.body?.method === 'tools/call'));
       assert.ok(!seen.some((r) => r.body?.method === 'notifications/cancelled'));
+    });
+
+    it("hands on a modern-only server's -32022 to initialize, instead of trying HTTP+SSE", async () => {
+      const f = await startV2('http-modern');
+      await assert.rejects(
+        connectTransport<Transport>(new HttpTransport({ url: f.url }), { protocol: '2025-11-25' }),
+        (e: McpError) => e.code === ErrorCode.UnsupportedProtocolVersion && (e.data as { supported: string[] }).supported.includes('2026-07-28'),
+      );
+      assert.ok(!(await f.requests()).some((r) => r.method === 'GET'), 'no HTTP+SSE attempt');
+    });
+
+    it('asks again when a server remembered as legacy now refuses initialize with -32022', async () => {
+      const f = await startV2('http-modern');
+      const def = parseServerDefinitions({ remote: { type: 'http', url: f.url } }, { scope: 'user' }).definitions[0];
+      const verdicts = new EraVerdicts([[definitionHash(def), { era: 'legacy' }]]);
+      const handle = new ServerHandle(def, { prepare: async (d) => d, createTransport: () => new HttpTransport({ url: f.url }), handlers: () => ({}), eraVerdicts: verdicts });
+      try {
+        await handle.start();
+        assert.equal(handle.client?.era, 'modern');
+        assert.deepEqual(verdicts.get(definitionHash(def)), { era: 'modern', version: '2026-07-28' });
+        assert.ok(handle.tools.some((t) => t.name === 'echo'));
+      } finally {
+        await handle.dispose();
+      }
     });
 
     it('falls back to initialize for server-everything over Streamable HTTP', async () => {

@@ -2,7 +2,8 @@ import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
 import { McpClient, type ClientHandlers } from '../client/client';
 import { EraVerdicts, protocolToUse, type ProtocolChoice } from '../client/era';
 import type { TraceEvent } from '../jsonrpc/connection';
-import { McpError } from '../protocol/errors';
+import { ErrorCode, McpError } from '../protocol/errors';
+import { isModernProtocolVersion } from '../protocol/versions';
 import type { Implementation, LoggingLevel, LoggingMessageNotificationParams, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types';
 import type { LogEntry, Transport } from '../transport/transport';
 import { definitionHash, type ServerDefinition } from './definition';
@@ -25,6 +26,14 @@ export interface LaunchContext {
  * remembered. Short, because a silent server holds up its first start by this much.
  */
 export const STDIO_PROBE_TIMEOUT_MS = 3000;
+
+/** Initialize under a remembered legacy verdict was refused with -32022 naming a stateless revision: the verdict is out of date. */
+function isStaleLegacyVerdict(error: unknown, configured: ProtocolChoice, used: ProtocolChoice): boolean {
+  const e = McpError.from(error);
+  if (configured !== 'auto' || used !== '2025-11-25' || e.code !== ErrorCode.UnsupportedProtocolVersion) return false;
+  const supported = (e.data as { supported?: unknown } | undefined)?.supported;
+  return Array.isArray(supported) && supported.some(isModernProtocolVersion);
+}
 
 export interface RestartPolicy {
   /** Automatic restarts allowed within `windowMs`; after that the server stays in error. */
@@ -219,13 +228,22 @@ export class ServerHandle {
         launch = await this.newLaunch(def, choice);
         init = await launch.client.connect();
       } catch (error) {
-        if (McpError.from(error).kind?.type !== 'probeLost') throw error;
-        // Some servers that predate server/discover exit on it: start it again and use initialize.
-        this.log('info', `${McpError.from(error).message}; starting it again with initialize`);
-        this.eraVerdicts.set(hash, { era: 'legacy' });
-        await this.current?.dispose();
-        launch = await this.newLaunch(def, '2025-11-25');
-        init = await launch.client.connect();
+        if (isStaleLegacyVerdict(error, def.protocol ?? 'auto', choice)) {
+          // Remembered as legacy, but it answers initialize with "unsupported version": it was upgraded. Ask again.
+          this.log('info', `${McpError.from(error).message}; asking it which protocol it speaks`);
+          this.eraVerdicts.delete(hash);
+          await this.current?.dispose();
+          launch = await this.newLaunch(def, 'auto');
+          init = await launch.client.connect();
+        } else {
+          if (McpError.from(error).kind?.type !== 'probeLost') throw error;
+          // Some servers that predate server/discover exit on it: start it again and use initialize.
+          this.log('info', `${McpError.from(error).message}; starting it again with initialize`);
+          this.eraVerdicts.set(hash, { era: 'legacy' });
+          await this.current?.dispose();
+          launch = await this.newLaunch(def, '2025-11-25');
+          init = await launch.client.connect();
+        }
       }
       const client = launch.client;
       const transport = launch.transport;

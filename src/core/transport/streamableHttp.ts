@@ -196,9 +196,10 @@ export class StreamableHttpTransport implements Transport {
       signal,
     };
     const response = await sendHttp(this.params, this.url, request);
-    if (!response.ok && isStateless(m)) {
+    if (!response.ok && m.kind === 'request') {
       // 2026-07-28 answers protocol errors (-32022 and the like) with a 4xx whose body is the JSON-RPC error: that is the server's answer.
-      const answer = await statelessErrorAnswer(request, response, m);
+      // To an initialize-era request only its new-style errors count, so older servers' refusals still lead to the HTTP+SSE fallback.
+      const answer = await jsonRpcErrorAnswer(request, response, m, isStateless(m) ? undefined : NEW_STYLE_ERRORS);
       if (answer) return answer;
     }
     if (response.status === 404 && session !== undefined && !isInitialize) {
@@ -467,12 +468,15 @@ function isStateless(m: ClassifiedMessage): boolean {
   return !!meta && typeof meta === 'object' && typeof (meta as Record<string, unknown>)[MetaKeys.protocolVersion] === 'string';
 }
 
+/** The error codes of 2026-07-28 (-32020 header mismatch, -32021 missing client capability, -32022 unsupported version). */
+const NEW_STYLE_ERRORS: ReadonlySet<number> = new Set([-32020, -32021, -32022]);
+
 /**
- * A refused 2026-07-28 request whose body is a JSON-RPC error answering it: handed on as a 200
- * JSON reply, so the server's error (its code and data) reaches the caller as the answer, not as
- * an HTTP failure.
+ * A refused request whose body is a JSON-RPC error answering it (with one of `codes`, if given):
+ * handed on as a 200 JSON reply, so the server's error (its code and data) reaches the caller as
+ * the answer, not as an HTTP failure.
  */
-async function statelessErrorAnswer(request: HttpRequest, response: Response, m: ClassifiedMessage): Promise<Response | undefined> {
+async function jsonRpcErrorAnswer(request: HttpRequest, response: Response, m: ClassifiedMessage, codes?: ReadonlySet<number>): Promise<Response | undefined> {
   if (m.kind !== 'request' || mediaType(response) !== 'application/json') return undefined;
   let text: string;
   try {
@@ -487,7 +491,7 @@ async function statelessErrorAnswer(request: HttpRequest, response: Response, m:
     return undefined;
   }
   const answer = classifyMessage(parsed);
-  if (answer.kind !== 'response' || answer.id !== m.id || !answer.error) return undefined;
+  if (answer.kind !== 'response' || answer.id !== m.id || !answer.error || (codes && !codes.has(answer.error.code))) return undefined;
   await discard(response);
   return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
 }
