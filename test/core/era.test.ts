@@ -226,6 +226,16 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
       });
     }
 
+    it('runs the rounds of prompts/get and resources/read too', async () => {
+      const asked: string[] = [];
+      const t = await connect(v2StdioServer(), { protocol: 'auto', probeTimeoutMs: 3000, handlers: recordingHandlers(asked) });
+      const prompt = await t.client.getPrompt('personal');
+      assert.equal((prompt.messages[0].content as TextContent).text, 'Hello, Ada');
+      const read = await t.client.readResource('fixture://guarded');
+      assert.equal((read.contents[0] as { text: string }).text, 'guarded accept asked');
+      assert.deepEqual(asked, ['elicit Your name?', 'elicit Sure?']);
+    });
+
     it('stops a server that keeps asking after the round cap', async () => {
       const t = await connect(v2StdioServer(), { protocol: 'auto', probeTimeoutMs: 3000, maxInputRounds: 3, handlers: recordingHandlers([]) });
       const trace = traced(t.client);
