@@ -1,5 +1,6 @@
 import {
   HeadlessRedirectUserAgent,
+  ErrorCode,
   HttpTransport,
   McpClient,
   McpError,
@@ -9,6 +10,7 @@ import {
   type ElicitResult,
   type JsonSchemaObject,
   type OAuthProviderOptions,
+  isModernProtocolVersion,
 } from '../core';
 
 /**
@@ -41,14 +43,18 @@ export async function runConformance(argv: string[], env: NodeJS.ProcessEnv, out
     return 2;
   }
   const log = (line: string) => err.write(`[conformance] ${line}\n`);
-  log(`scenario ${scenario || '(none)'} against ${url}`);
+  // The suite names the revision a scenario is scored for; a 2026-07-28 one is met as a host meets any server: probe, then fall back.
+  const version = env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+  const stateless = isModernProtocolVersion(version);
+  log(`scenario ${scenario || '(none)'} (protocol ${version ?? 'unnamed'}) against ${url}`);
 
   const authProvider = new OAuthProvider(authOptions(scenario, context, (line) => log(`auth: ${line}`)));
   const transport = new HttpTransport({ url, authProvider });
   const client = new McpClient(transport, {
     clientInfo: { name: 'mcp-host-conformance', version: '0.1.0' },
-    handlers: conformanceHandlers(),
+    handlers: conformanceHandlers(stateless),
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    protocol: stateless ? 'auto' : '2025-11-25',
   });
   client.onLog((entry) => {
     if (entry.level !== 'trace' && entry.level !== 'debug') log(`${entry.source}: ${entry.message}`);
@@ -59,9 +65,23 @@ export async function runConformance(argv: string[], env: NodeJS.ProcessEnv, out
     const results: unknown[] = [];
     if (client.serverCapabilities?.tools) {
       const tools = await client.listTools();
-      for (const tool of tools) {
-        const outcome = await client.callTool(tool.name, sampleArguments(tool.inputSchema));
-        results.push({ tool: tool.name, result: outcome.result });
+      // A scenario may say which calls a person would make (2026-07-28 header scenarios); else each tool once with sample arguments.
+      const calls = toolCallsOf(context) ?? tools.map((tool) => ({ name: tool.name, arguments: sampleArguments(tool.inputSchema) }));
+      for (const call of calls) {
+        if (!tools.some((tool) => tool.name === call.name)) {
+          log(`not calling ${call.name}: the host does not offer it`);
+          continue;
+        }
+        try {
+          const outcome = await client.callTool(call.name, call.arguments);
+          results.push({ tool: call.name, result: outcome.result });
+        } catch (error) {
+          // A host shows a failed call and goes on; the scenario judges what was sent.
+          const e = McpError.from(error);
+          if (e.code === ErrorCode.ConnectionClosed) throw e;
+          log(`tools/call ${call.name}: ${e.message}`);
+          results.push({ tool: call.name, error: { code: e.code, message: e.message } });
+        }
       }
     }
     out.write(`${JSON.stringify({ scenario, serverInfo: init.serverInfo, calls: results }, null, 2)}\n`);
@@ -79,6 +99,15 @@ function parseContext(text: string | undefined): Context {
   const value: unknown = JSON.parse(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected an object');
   return value as Context;
+}
+
+/** `toolCalls` of a scenario's context: the calls to make, in order. */
+function toolCallsOf(context: Context): Array<{ name: string; arguments: Record<string, unknown> }> | undefined {
+  const calls = context.toolCalls;
+  if (!Array.isArray(calls)) return undefined;
+  return calls
+    .filter((c): c is { name: string; arguments?: Record<string, unknown> } => !!c && typeof c === 'object' && typeof (c as { name?: unknown }).name === 'string')
+    .map((c) => ({ name: c.name, arguments: c.arguments && typeof c.arguments === 'object' ? c.arguments : {} }));
 }
 
 function str(context: Context, key: string): string | undefined {
@@ -120,9 +149,10 @@ export function authOptions(scenario: string, context: Context, log: (line: stri
   return { ...common, grant: { type: 'authorization_code', userAgent }, clientMetadataUrl: scenario === 'auth/basic-cimd' ? CONFORMANCE_CLIENT_METADATA_URL : undefined };
 }
 
-/** A headless host: elicitation is accepted with the form's defaults, sampling gets a fixed answer. */
-function conformanceHandlers(): ClientHandlers {
+/** A headless host: elicitation is accepted with the form's defaults, sampling gets a fixed answer; roots (none) only for 2026-07-28 scenarios, as 0.1.16's were scored without them. */
+function conformanceHandlers(stateless: boolean): ClientHandlers {
   return {
+    ...(stateless ? { listRoots: () => [] } : {}),
     elicit: async (params: ElicitRequestParams): Promise<ElicitResult> => ({ action: 'accept', content: elicitationDefaults(params.requestedSchema) }),
     createMessage: async () => ({ role: 'assistant', content: { type: 'text', text: 'This is a canned answer from the conformance client.' }, model: 'mcp-host-conformance', stopReason: 'endTurn' }),
   };

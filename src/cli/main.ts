@@ -1,12 +1,12 @@
 import { pathToFileURL } from 'node:url';
-import { HttpTransport, McpClient, McpError, StdioTransport, splitCommandLine, type CallToolResult, type ClientHandlers, type Transport } from '../core';
+import { HttpTransport, McpClient, McpError, STDIO_PROBE_TIMEOUT_MS, StdioTransport, splitCommandLine, type CallToolResult, type ClientHandlers, type ProtocolChoice, type Transport } from '../core';
 import { runConformance } from './conformance';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--timeout <ms>] [--grace <ms>] [--verbose] <verb> [args]
-       mcp-host --http <url> [--header 'Name: value']... [--timeout <ms>] [--verbose] <verb> [args]
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--verbose] <verb> [args]
+       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--verbose] <verb> [args]
 
 Verbs:
-  info                          server info, capabilities, protocol version, instructions
+  info                          server info, capabilities, protocol version and era, instructions
   tools                         every tool
   call <tool> '<json args>'     call a tool (arguments checked against its inputSchema first)
   resources                     every resource
@@ -18,9 +18,12 @@ Verbs:
 
 --http speaks Streamable HTTP to the URL, or the older HTTP+SSE transport if the server
 only knows that; --header adds a header to every request and may be repeated.
+--protocol is auto (ask with server/discover, else initialize), 2026-07-28 or 2025-11-25.
 --timeout is the per-request timeout (60000); --grace how long each shutdown step waits
 (stdin closed, then SIGTERM, then SIGKILL; 500).
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
+
+const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'];
 
 interface CliArgs {
   stdio?: string;
@@ -29,6 +32,7 @@ interface CliArgs {
   timeoutMs?: number;
   graceMs?: number;
   verbose: boolean;
+  protocol?: string;
   verb?: string;
   rest: string[];
 }
@@ -42,6 +46,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--header') args.headers.push(argv[++i] ?? '');
     else if (a === '--timeout') args.timeoutMs = Number(argv[++i]);
     else if (a === '--grace') args.graceMs = Number(argv[++i]);
+    else if (a === '--protocol') args.protocol = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -111,22 +116,42 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       return 2;
     }
   }
-  // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
-  const transport: Transport = words ? new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 }) : new HttpTransport({ url: args.http!, headers });
-  const client = new McpClient(transport, {
-    clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
-    handlers: cliHandlers(process.cwd()),
-    requestTimeoutMs: args.timeoutMs,
-  });
-  client.onLog((entry) => {
-    if (args.verbose || entry.level === 'error') err.write(`[${entry.source}] ${entry.message}\n`);
-  });
-  client.onLogMessage((m) => {
-    if (args.verbose) err.write(`[server ${m.level}] ${typeof m.data === 'string' ? m.data : JSON.stringify(m.data)}\n`);
-  });
+  const protocol = (args.protocol ?? 'auto') as ProtocolChoice;
+  if (!PROTOCOLS.includes(protocol)) {
+    err.write(`--protocol needs one of ${PROTOCOLS.join(', ')}\n`);
+    return 2;
+  }
+  const newClient = (choice: ProtocolChoice): McpClient => {
+    // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
+    const transport: Transport = words ? new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 }) : new HttpTransport({ url: args.http!, headers });
+    const made = new McpClient(transport, {
+      clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
+      handlers: cliHandlers(process.cwd()),
+      requestTimeoutMs: args.timeoutMs,
+      protocol: choice,
+      probeTimeoutMs: words ? STDIO_PROBE_TIMEOUT_MS : undefined,
+    });
+    made.onLog((entry) => {
+      if (args.verbose || entry.level === 'error') err.write(`[${entry.source}] ${entry.message}\n`);
+    });
+    made.onLogMessage((m) => {
+      if (args.verbose) err.write(`[server ${m.level}] ${typeof m.data === 'string' ? m.data : JSON.stringify(m.data)}\n`);
+    });
+    return made;
+  };
+  let client = newClient(protocol);
   try {
-    const init = await client.connect();
-    const result = await runVerb(client, args.verb, args.rest, init, err);
+    let init;
+    try {
+      init = await client.connect();
+    } catch (error) {
+      if (McpError.from(error).kind?.type !== 'probeLost') throw error;
+      // A server that predates server/discover and exits on it: start it again and use initialize.
+      if (args.verbose) err.write(`[cli] ${McpError.from(error).message}; starting it again with initialize\n`);
+      client = newClient('2025-11-25');
+      init = await client.connect();
+    }
+    const result = await runVerb(client, args.verb, args.rest, { ...init, era: client.era }, err);
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     if (args.verb === 'call' && (result as CallToolResult).isError) {
       // A tool failure is a result, not a protocol error: printed whole, and the exit code says so.

@@ -48,3 +48,5 @@ export * from './render/icons';
 export * from './apps/toolUi';
 export * from './apps/uiResources';
 export * from './apps/csp';
+export * from './client/era';
+export * from './transport/headerParams';

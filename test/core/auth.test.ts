@@ -126,6 +126,7 @@ describe('OAuth: the provider against a loopback authorization server', () => {
     assert.equal(registrations.length, 1);
     const body = registrations[0].json ?? {};
     assert.deepEqual(body.redirect_uris, [redirectUri]);
+    assert.equal(body.application_type, 'native');
     assert.deepEqual(body.grant_types, ['authorization_code', 'refresh_token']);
     assert.equal(body.token_endpoint_auth_method, 'none');
     const [authorize] = fixture.requestsTo('/authorize');

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { freePort, startFixture } from '../helpers/httpServers';
-import { ROOT, everythingServer, rawServer } from '../helpers/servers';
+import { ROOT, everythingServer, rawServer, v2StdioServer } from '../helpers/servers';
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const line = (p: { command: string; args?: string[] }) => [p.command, ...(p.args ?? [])].map((w) => JSON.stringify(w)).join(' ');
@@ -26,6 +26,22 @@ describe('dist/cli.js', function () {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.json().serverInfo.name, 'mcp-servers/everything');
     assert.equal(r.json().protocolVersion, '2025-11-25');
+    assert.equal(r.json().era, 'legacy');
+  });
+
+  it('speaks the era the server speaks, or the one --protocol names', () => {
+    const v2 = line(v2StdioServer());
+    const modern = cli('--stdio', v2, 'info');
+    assert.equal(modern.code, 0, modern.stderr);
+    assert.deepEqual([modern.json().era, modern.json().protocolVersion, modern.json().serverInfo.name], ['modern', '2026-07-28', 'v2-fixture-stdio']);
+    assert.equal(cli('--stdio', v2, '--protocol', '2025-11-25', 'info').json().era, 'legacy');
+    assert.equal(cli('--stdio', v2, 'call', 'echo', '{"text":"x"}').json().content[0].text, 'echo: x');
+    const exits = cli('--stdio', line(rawServer('exit-before-initialize')), 'info');
+    assert.equal(exits.code, 0, exits.stderr);
+    assert.equal(exits.json().era, 'legacy');
+    const wrong = cli('--stdio', v2, '--protocol', '2026', 'info');
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /--protocol needs one of auto, 2026-07-28, 2025-11-25/);
   });
 
   it('lists tools, resources, templates and prompts', () => {

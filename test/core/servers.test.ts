@@ -32,7 +32,7 @@ describe('server definitions from settings', () => {
     const { definitions, diagnostics } = parse({
       local: { command: 'node', args: ['s.js'], env: { A: '1', B: null } },
       typed: { type: 'stdio', command: 'x', enabled: false, autostart: false, tools: { deny: ['rm_*'] }, autoApprove: ['read'] },
-      remote: { type: 'http', url: 'https://example.com/mcp', headers: { 'X-Key': 'k' }, requestTimeoutMs: 5000 },
+      remote: { type: 'http', url: 'https://example.com/mcp', headers: { 'X-Key': 'k' }, requestTimeoutMs: 5000, protocol: '2026-07-28' },
     });
     assert.deepEqual(diagnostics, []);
     const [local, typed, remote] = definitions;
@@ -55,11 +55,12 @@ describe('server definitions from settings', () => {
       sampling: { mode: 'ask', models: [] },
       logLevel: 'info',
       trustAnnotations: true,
+      protocol: 'auto',
     });
     assert.equal(typed.enabled, false);
     assert.equal(typed.autostart, false);
     assert.deepEqual(typed.autoApprove, ['read']);
-    assert.ok(remote.type === 'http' && remote.url === 'https://example.com/mcp' && remote.headers['X-Key'] === 'k' && remote.requestTimeoutMs === 5000);
+    assert.ok(remote.type === 'http' && remote.url === 'https://example.com/mcp' && remote.headers['X-Key'] === 'k' && remote.requestTimeoutMs === 5000 && remote.protocol === '2026-07-28');
   });
 
   it('gives one clear diagnostic per invalid entry and keeps the valid ones', () => {

@@ -99,9 +99,9 @@ export interface Fixture extends RunningServer {
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'http-server.mjs');
 
-/** Starts test/fixtures/http-server.mjs in the given scenario on a loopback port. */
-export function startFixture(scenario: string): Promise<Fixture> {
-  const child = spawn(process.execPath, [FIXTURE, scenario], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+/** Starts test/fixtures/http-server.mjs (or another fixture that prints "LISTENING <port>") in the given scenario on a loopback port. */
+export function startFixture(scenario: string, file = FIXTURE): Promise<Fixture> {
+  const child = spawn(process.execPath, [file, scenario], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   const stop = stopper(child);
   return new Promise<Fixture>((resolve, reject) => {
     let out = '';

@@ -12,6 +12,10 @@ export const rawServer = (scenario: string, extra: Partial<StdioServerParams> = 
   ...extra,
 });
 
+/** test/fixtures/v2-server.mjs: the v2 SDK's serveStdio, both eras. */
+export const v2StdioServer = (): StdioServerParams => ({ command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'v2-server.mjs'), 'stdio'] });
+export const V2_FIXTURE = path.join(ROOT, 'test', 'fixtures', 'v2-server.mjs');
+
 export interface TestClient<T extends Transport = StdioTransport> {
   client: McpClient;
   transport: T;

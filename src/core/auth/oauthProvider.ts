@@ -343,6 +343,8 @@ export class OAuthProvider implements HttpAuthProvider {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: method,
+        // MCP 2026-07-28 (SEP-837): an editor on the person's machine, redirected to loopback or its own scheme, is a native application.
+        application_type: 'native',
       },
       this.httpOptions(as.registration_endpoint),
     );

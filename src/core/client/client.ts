@@ -2,28 +2,25 @@ import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
 import { McpConnection, type ConnectionStats, type RequestOptions, type TraceEvent } from '../jsonrpc/connection';
 import { ErrorCode, McpError, requiredUrlElicitations, type UrlElicitation } from '../protocol/errors';
 import { ClientRequests, Notifications, ServerRequests, type ClientRequestMethod, type McpRequestType, type PaginatedParams } from '../protocol/methods';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isSupportedProtocolVersion } from '../protocol/versions';
+import { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS, MetaKeys, SUPPORTED_PROTOCOL_VERSIONS, isSupportedProtocolVersion, type ModernProtocolVersion } from '../protocol/versions';
 import type {
   CallToolResult,
   ClientCapabilities,
   CompleteParams,
   CompleteResult,
-  CreateMessageParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
   GetPromptResult,
   Implementation,
   InitializeResult,
   LoggingLevel,
   LoggingMessageNotificationParams,
   CreateTaskResult,
+  DiscoverResult,
+  Meta,
   Prompt,
   ReadResourceResult,
   Resource,
   ResourceTemplate,
   ResourceUpdatedNotificationParams,
-  Root,
   ServerCapabilities,
   Task,
   TaskMetadata,
@@ -32,13 +29,13 @@ import type {
 import { SchemaValidator, type SchemaCheck } from '../schema/validator';
 import type { LogEntry, Transport } from '../transport/transport';
 import { missingCapability } from './capabilities';
+import { judgeDiscoverError, judgeDiscoverResult, type ProbeVerdict, type ProtocolChoice } from './era';
+import { answerInputRequests, type InputHandlers } from './inputRequests';
+import { headerParamsOf, invalidHeaderAnnotations } from '../transport/headerParams';
 import { ReceiverTasks, followTask, isCreateTaskResult, taskProgressRoute } from './tasks';
 
 /** What the host answers when the server asks. A capability is declared only if its handler is here. */
-export interface ClientHandlers {
-  listRoots?(signal: AbortSignal): Root[] | Promise<Root[]>;
-  createMessage?(params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult>;
-  elicit?(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
+export interface ClientHandlers extends InputHandlers {
   /** `createMessage` can offer the request's tools to the model (2025-11-25 `sampling.tools`). */
   samplingTools?: boolean;
   /** The elicitation modes `elicit` handles; form only unless said. */
@@ -69,6 +66,19 @@ export interface McpClientOptions {
   initializeTimeoutMs?: number;
   /** The version offered in initialize; the newest we speak otherwise. */
   protocolVersion?: string;
+  /**
+   * The protocol era: '2025-11-25' (the initialize handshake) unless said; 'auto' probes
+   * `server/discover` first and falls back to initialize; '2026-07-28' insists on the stateless era.
+   */
+  protocol?: ProtocolChoice;
+  /**
+   * How long the `server/discover` probe may wait before the server counts as one that predates it
+   * (stdio, where an old server may stay silent). Unset, the probe waits as long as initialize would,
+   * and a timeout fails the start (HTTP, where every server answers).
+   */
+  probeTimeoutMs?: number;
+  /** Rounds of `input_required` one call may go through before it fails (8). */
+  maxInputRounds?: number;
 }
 
 export interface CallToolOptions extends RequestOptions {
@@ -92,6 +102,12 @@ const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-host', version: '0.1.0'
 const MAX_PAGES = 10_000;
 /** A request is sent again after -32042 at most this often, so a server that keeps asking cannot loop. */
 const MAX_URL_ELICITATION_RETRIES = 3;
+/** A server that keeps answering input_required cannot hold a call forever. */
+const MAX_INPUT_ROUNDS = 8;
+/** The requests of 2026-07-28 that may answer `input_required` (multi-round-trip). */
+const MULTI_ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+/** Methods of the initialize era that 2026-07-28 removed: never sent to a stateless server. */
+const REMOVED_IN_STATELESS_ERA: ReadonlySet<string> = new Set(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 /** Completed elicitation ids remembered: a completion may arrive before the -32042 it belongs to is handled. */
 const COMPLETED_ELICITATIONS_KEPT = 256;
 
@@ -103,6 +119,8 @@ export class McpClient {
   private connection: McpConnection | undefined;
   private readonly validator = new SchemaValidator();
   private initializeResult: InitializeResult | undefined;
+  /** Set when the server speaks the stateless era: the version, and the `_meta` every request carries. */
+  private stateless: { version: ModernProtocolVersion; meta: Meta } | undefined;
   private readonly toolsByName = new Map<string, Tool>();
   private receiverTasks: ReceiverTasks | undefined;
 
@@ -155,6 +173,11 @@ export class McpClient {
   get protocolVersion(): string | undefined {
     return this.initializeResult?.protocolVersion;
   }
+  /** Which era the connection speaks, once connected: 'modern' (2026-07-28, stateless) or 'legacy' (initialize). */
+  get era(): 'modern' | 'legacy' | undefined {
+    if (!this.initializeResult) return undefined;
+    return this.stateless ? 'modern' : 'legacy';
+  }
   get isClosed(): boolean {
     return this.connection?.isClosed ?? false;
   }
@@ -199,6 +222,13 @@ export class McpClient {
     connection.onTrace((event) => this.traceEmitter.fire(event));
     this.wireHandlers(connection);
     connection.listen();
+    const choice = this.options.protocol ?? '2025-11-25';
+    try {
+      if (choice !== '2025-11-25' && (await this.discover(connection, choice))) return this.initializeResult!;
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
     const offered = this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
     let result: InitializeResult;
     try {
@@ -220,6 +250,76 @@ export class McpClient {
     this.transport.setProtocolVersion?.(result.protocolVersion);
     await connection.notify(Notifications.initialized);
     return this.initializeResult;
+  }
+
+  /**
+   * The era probe: `server/discover` with the newest stateless revision. A result, or one of the
+   * new-style errors, means the stateless era (after -32022 asked again with a revision the server
+   * names); anything else means initialize (false). Throws when the server went away meanwhile
+   * (kind `probeLost`: the caller starts it again with initialize), and when `choice` insisted on a
+   * stateless revision the server does not speak.
+   */
+  private async discover(connection: McpConnection, choice: 'auto' | ModernProtocolVersion): Promise<boolean> {
+    let version: ModernProtocolVersion = choice === 'auto' ? MODERN_PROTOCOL_VERSIONS[0] : choice;
+    const probeTimeoutMs = choice === 'auto' ? this.options.probeTimeoutMs : undefined;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let verdict: ProbeVerdict;
+      let result: DiscoverResult | undefined;
+      let failure: McpError | undefined;
+      try {
+        result = await connection.request(ClientRequests.discover, { _meta: this.statelessMeta(version) }, { timeoutMs: probeTimeoutMs ?? this.options.initializeTimeoutMs ?? this.options.requestTimeoutMs });
+        verdict = judgeDiscoverResult(result, version);
+      } catch (error) {
+        failure = McpError.from(error);
+        if (connection.isClosed) {
+          if (choice !== 'auto') throw failure;
+          throw new McpError(ErrorCode.ConnectionClosed, `${failure.message} (while asking the server which protocol it speaks)`, failure.data, { type: 'probeLost' });
+        }
+        if (failure.code === ErrorCode.RequestTimeout && probeTimeoutMs !== undefined) verdict = { kind: 'legacy', reason: `no answer to server/discover within ${probeTimeoutMs} ms` };
+        else if (failure.code === ErrorCode.RequestTimeout) throw failure;
+        else verdict = judgeDiscoverError(failure, version);
+      }
+      switch (verdict.kind) {
+        case 'modern':
+          // -32020 or -32021: stateless for sure, but it refuses us; there is nothing to fall back to.
+          if (!result) throw failure!;
+          this.enterStatelessEra(verdict.version, result);
+          return true;
+        case 'retry':
+          version = verdict.version;
+          continue;
+        case 'legacy':
+          if (choice !== 'auto') throw McpError.invalidParams(`The server does not speak protocol ${choice}: ${verdict.reason}`);
+          this.logEmitter.fire({ level: 'debug', source: 'protocol', message: `${verdict.reason}: using initialize` });
+          return false;
+      }
+    }
+    throw McpError.invalidParams(`The server refused protocol ${version}, which it names as supported`);
+  }
+
+  private enterStatelessEra(version: ModernProtocolVersion, result: DiscoverResult): void {
+    const capabilities = result.capabilities && typeof result.capabilities === 'object' ? result.capabilities : {};
+    this.stateless = { version, meta: this.statelessMeta(version) };
+    this.initializeResult = {
+      protocolVersion: version,
+      capabilities,
+      // Some servers put it beside the capabilities, as initialize did.
+      serverInfo: serverInfoOf(result) ?? usableInfo((result as { serverInfo?: unknown }).serverInfo) ?? { name: '', version: '' },
+      ...(typeof result.instructions === 'string' ? { instructions: result.instructions } : {}),
+    };
+    this.transport.setRequestHeaders?.((method, params) => (method === 'tools/call' ? headerParamsOf(this.toolsByName.get(params?.name as string), params?.arguments) : undefined));
+  }
+
+  /** What every 2026-07-28 request carries in `_meta`: the version, our capabilities, who we are. */
+  private statelessMeta(version: ModernProtocolVersion): Meta {
+    // Tasks moved to an extension and roots/list_changed is gone in 2026-07-28.
+    const { tasks: _tasks, ...capabilities } = this.clientCapabilities;
+    if (capabilities.roots) capabilities.roots = {};
+    return {
+      [MetaKeys.protocolVersion]: version,
+      [MetaKeys.clientCapabilities]: capabilities,
+      [MetaKeys.clientInfo]: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
+    };
   }
 
   /** Stops the server (or drops the channel); pending requests reject with Connection Closed. */
@@ -248,7 +348,9 @@ export class McpClient {
   }
 
   async listTools(options?: RequestOptions): Promise<Tool[]> {
-    const tools = await this.listAll(ClientRequests.listTools, 'tools', options);
+    let tools = await this.listAll(ClientRequests.listTools, 'tools', options);
+    // Only a transport that sends headers (Streamable HTTP) has to refuse tools it cannot send correctly.
+    if (this.stateless && this.transport.setRequestHeaders) tools = tools.filter((tool) => this.headersUsable(tool));
     this.toolsByName.clear();
     for (const tool of tools) this.toolsByName.set(tool.name, tool);
     return tools;
@@ -355,7 +457,16 @@ export class McpClient {
   complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
     return this.request(ClientRequests.complete, params, options);
   }
+  /**
+   * The least severe log message the server should send. 2026-07-28 has no logging/setLevel: the
+   * level rides in every later request's `_meta`, and nothing is sent now.
+   */
   setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<Record<string, never>> {
+    if (this.stateless) {
+      if (!this.serverCapabilities?.logging) return Promise.reject(McpError.capabilityDisabled('logging/setLevel', 'logging'));
+      this.stateless.meta = { ...this.stateless.meta, [MetaKeys.logLevel]: level };
+      return Promise.resolve({});
+    }
     return this.request(ClientRequests.setLevel, { level }, options);
   }
 
@@ -363,6 +474,8 @@ export class McpClient {
   async sendRootsListChanged(): Promise<void> {
     if (!this.options.handlers?.listRoots) throw McpError.capabilityDisabled('notifications/roots/list_changed', 'roots');
     if (!this.connection) throw McpError.connectionClosed('not connected');
+    // 2026-07-28 servers ask for the roots within each request that needs them.
+    if (this.stateless) return;
     await this.connection.notify(Notifications.rootsListChanged);
   }
 
@@ -390,6 +503,13 @@ export class McpClient {
     throw McpError.internal(`${method} returned more than ${MAX_PAGES} pages; stopped paging`);
   }
 
+  /** 2026-07-28: a tool whose `x-mcp-header` annotations are invalid cannot be called correctly, so it is not offered. */
+  private headersUsable(tool: Tool): boolean {
+    const problem = invalidHeaderAnnotations(tool);
+    if (problem) this.logEmitter.fire({ level: 'warning', source: 'protocol', message: `dropped tool ${JSON.stringify(tool.name)}: ${problem}` });
+    return !problem;
+  }
+
   private async findTool(name: string, options: RequestOptions): Promise<Tool | undefined> {
     await this.listTools({ signal: options.signal, timeoutMs: options.timeoutMs });
     return this.toolsByName.get(name);
@@ -403,9 +523,42 @@ export class McpClient {
     } catch (error) {
       return Promise.reject(error);
     }
+    if (this.stateless) return this.statelessRequest(type, params, options);
     const send = () => this.connection!.request(type, params, options);
     const handler = this.options.handlers?.urlElicitationRequired;
     return handler ? this.retryAfterUrlElicitations(send, handler, { method, params: params as Record<string, unknown> | undefined }, options?.signal) : send();
+  }
+
+  /**
+   * A 2026-07-28 request: `_meta` with version, capabilities and client info; the server info of
+   * the result read; and, for the multi-round-trip methods, each `input_required` answered through
+   * the host's handlers and the request sent again (a new id, this round's `inputResponses`, the
+   * `requestState` echoed as it came), up to {@link MAX_INPUT_ROUNDS} rounds. A missing
+   * `resultType` means complete.
+   */
+  private async statelessRequest<P, R>(type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: RequestOptions): Promise<R> {
+    const { meta } = this.stateless!;
+    const original = (params ?? {}) as Record<string, unknown>;
+    const base = { ...original, _meta: { ...(original._meta as Meta | undefined), ...meta } };
+    const send = (p: Record<string, unknown>) => this.connection!.request(type, p as P, options);
+    let result = await send(base);
+    this.noteServerInfo(result);
+    if (!MULTI_ROUND_METHODS.has(type.method)) return result;
+    const maxRounds = this.options.maxInputRounds ?? MAX_INPUT_ROUNDS;
+    for (let round = 0; isInputRequired(result); round++) {
+      if (round >= maxRounds) throw McpError.internal(`The server still asked for input after ${maxRounds} rounds of ${type.method}; stopped`);
+      const { inputRequests, requestState } = result as { inputRequests?: unknown; requestState?: unknown };
+      const inputResponses = await answerInputRequests(inputRequests, this.options.handlers ?? {}, options?.signal ?? new AbortController().signal);
+      result = await send({ ...base, inputResponses, ...(typeof requestState === 'string' ? { requestState } : {}) });
+      this.noteServerInfo(result);
+    }
+    return result;
+  }
+
+  /** 2026-07-28 results carry the server's info in `_meta`; the latest one is what we show. */
+  private noteServerInfo(result: unknown): void {
+    const info = serverInfoOf(result);
+    if (info && this.initializeResult) this.initializeResult.serverInfo = info;
   }
 
   /** Sends, and after a -32042 lets the person finish the pages, then sends the same request again. */
@@ -445,6 +598,15 @@ export class McpClient {
 
   private assertCapability(method: ClientRequestMethod): void {
     if (!this.initializeResult || !this.connection) throw new McpError(ErrorCode.ConnectionClosed, `Not connected: '${method}' needs a completed handshake`);
+    if (this.stateless && REMOVED_IN_STATELESS_ERA.has(method)) {
+      const version = this.stateless.version;
+      throw new McpError(
+        ErrorCode.CapabilityDisabled,
+        `'${method}' does not exist in protocol ${version}, so it was not sent`,
+        { method },
+        { type: 'capabilityDisabled', method, capability: `protocol ${version}` },
+      );
+    }
     const missing = missingCapability(method, this.initializeResult.capabilities);
     if (missing) throw McpError.capabilityDisabled(method, missing);
   }
@@ -511,6 +673,20 @@ export class McpClient {
 }
 
 type ItemOf<A> = A extends readonly (infer T)[] ? T : never;
+
+function isInputRequired(result: unknown): boolean {
+  return !!result && typeof result === 'object' && (result as { resultType?: unknown }).resultType === 'input_required';
+}
+
+/** `_meta["io.modelcontextprotocol/serverInfo"]` of a 2026-07-28 result, if it is usable. */
+function serverInfoOf(result: unknown): Implementation | undefined {
+  const meta = result && typeof result === 'object' ? (result as { _meta?: Meta })._meta : undefined;
+  return usableInfo(meta?.[MetaKeys.serverInfo]);
+}
+
+function usableInfo(value: unknown): Implementation | undefined {
+  return value && typeof value === 'object' && typeof (value as Implementation).name === 'string' ? (value as Implementation) : undefined;
+}
 
 function checkInitializeResult(result: InitializeResult): McpError | undefined {
   // A malformed reply is the server's internal error (-32603); a version we do not speak is a refusal of our params.

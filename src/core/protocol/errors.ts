@@ -15,6 +15,12 @@ export const ErrorCode = {
   ResourceNotFound: -32002,
   /** 2025-11-25: the request needs the person to finish URL elicitations first (data.elicitations). */
   UrlElicitationRequired: -32042,
+  /** 2026-07-28: an HTTP header disagrees with the body (a server's answer). */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability we did not declare (a server's answer). */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the server does not speak the version in `_meta`; data.supported lists what it does. */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -28,6 +34,9 @@ const codeNames: Record<number, string> = {
   [-32001]: 'Request timeout',
   [-32002]: 'Capability disabled',
   [-32042]: 'URL elicitation required',
+  [-32020]: 'Header mismatch',
+  [-32021]: 'Missing required client capability',
+  [-32022]: 'Unsupported protocol version',
 };
 
 /**
@@ -45,7 +54,9 @@ export type ErrorKind =
   /** A task the server ran for us is gone (closed, restarted, forgotten, expired). */
   | { type: 'taskLost'; taskId: string }
   /** A task the server ran for us ended cancelled (by us or by the server), with its last status. */
-  | { type: 'taskCancelled'; task: Task };
+  | { type: 'taskCancelled'; task: Task }
+  /** The server went away while we asked which protocol era it speaks (a legacy server that exits on server/discover): start it again and use initialize. */
+  | { type: 'probeLost' };
 
 /**
  * Name of a known code, for messages and logs; unknown codes are shown as numbers. -32002 has two

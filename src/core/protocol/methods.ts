@@ -10,6 +10,7 @@ import type {
   CreateMessageResult,
   CreateTaskResult,
   Cursor,
+  DiscoverResult,
   ElicitRequestParams,
   ElicitResult,
   EmptyResult,
@@ -69,8 +70,10 @@ export interface CallToolRequestParams extends CallToolParams {
   task?: TaskMetadata;
 }
 
-/** Requests the client sends to the server (MCP 2025-11-25). */
+/** Requests the client sends to the server (MCP 2025-11-25, and `server/discover` of 2026-07-28). */
 export const ClientRequests = {
+  /** 2026-07-28: what the server speaks and offers; also the probe that tells the two eras apart. */
+  discover: new McpRequestType<'server/discover', { _meta?: Meta }, DiscoverResult>('server/discover'),
   initialize: new McpRequestType<'initialize', InitializeParams, InitializeResult>('initialize'),
   ping: new McpRequestType<'ping', undefined, EmptyResult>('ping'),
   listTools: new McpRequestType<'tools/list', PaginatedParams, ListToolsResult>('tools/list'),

@@ -83,6 +83,23 @@ export interface InitializeResult {
   _meta?: Meta;
 }
 
+/** 2026-07-28 `server/discover`: the server's versions and capabilities; server info rides in `_meta`. */
+export interface DiscoverResult {
+  resultType?: string;
+  supportedVersions: string[];
+  capabilities: ServerCapabilities;
+  instructions?: string;
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
+  _meta?: Meta;
+}
+
+/** 2026-07-28 multi-round-trip: one request the server needs answered before it can finish (`inputRequests`). */
+export interface InputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
 export interface Annotations {
   audience?: Role[];
   priority?: number;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ProtocolChoice } from '../client/era';
 import type { LoggingLevel } from '../protocol/types';
 import { SchemaValidator } from '../schema/validator';
 import { SERVER_ENTRY_SCHEMA } from './schema';
@@ -36,6 +37,8 @@ interface CommonDefinition {
   logLevel: LoggingLevel;
   /** Whether `readOnlyHint` may skip the tool confirmation; by default only for user-scope servers. */
   trustAnnotations: boolean;
+  /** The protocol era to speak; `auto` probes `server/discover` first. */
+  protocol: ProtocolChoice;
 }
 
 export interface StdioServerDefinition extends CommonDefinition {
@@ -121,6 +124,7 @@ function toDefinition(name: string, e: Record<string, unknown>, origin: ServerOr
     logLevel: (e.logLevel as LoggingLevel | undefined) ?? 'info',
     // A workspace's settings may come with a repository: its servers' claims are not the person's.
     trustAnnotations: typeof e.trustAnnotations === 'boolean' ? e.trustAnnotations : origin.scope === 'user',
+    protocol: (e.protocol as ProtocolChoice | undefined) ?? 'auto',
   };
   if (e.type === 'http') {
     return { ...common, type: 'http', url: e.url as string, headers: (e.headers as Record<string, string> | undefined) ?? {} };

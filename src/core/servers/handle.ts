@@ -1,10 +1,12 @@
 import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
 import { McpClient, type ClientHandlers } from '../client/client';
+import { EraVerdicts, protocolToUse, type ProtocolChoice } from '../client/era';
 import type { TraceEvent } from '../jsonrpc/connection';
-import { McpError } from '../protocol/errors';
+import { ErrorCode, McpError } from '../protocol/errors';
+import { isModernProtocolVersion } from '../protocol/versions';
 import type { Implementation, LoggingLevel, LoggingMessageNotificationParams, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types';
 import type { LogEntry, Transport } from '../transport/transport';
-import type { ServerDefinition } from './definition';
+import { definitionHash, type ServerDefinition } from './definition';
 import { Launch, type ServerState } from './state';
 
 export interface LaunchContext {
@@ -13,6 +15,24 @@ export interface LaunchContext {
   createTransport(def: ServerDefinition): Transport | Promise<Transport>;
   handlers(def: ServerDefinition): ClientHandlers;
   clientInfo?: Implementation;
+  /** The era each definition turned out to speak, shared by every server of the host; each handle keeps its own otherwise. */
+  eraVerdicts?: EraVerdicts;
+}
+
+/**
+ * How long a stdio server may stay silent on `server/discover` before it counts as one that
+ * predates 2026-07-28. Servers of every SDK we know answer an unknown method at once (-32601 or
+ * "not initialized"), so this is paid only by a silent one, once per definition: the verdict is
+ * remembered. Short, because a silent server holds up its first start by this much.
+ */
+export const STDIO_PROBE_TIMEOUT_MS = 3000;
+
+/** Initialize under a remembered legacy verdict was refused with -32022 naming a stateless revision: the verdict is out of date. */
+function isStaleLegacyVerdict(error: unknown, configured: ProtocolChoice, used: ProtocolChoice): boolean {
+  const e = McpError.from(error);
+  if (configured !== 'auto' || used !== '2025-11-25' || e.code !== ErrorCode.UnsupportedProtocolVersion) return false;
+  const supported = (e.data as { supported?: unknown } | undefined)?.supported;
+  return Array.isArray(supported) && supported.some(isModernProtocolVersion);
 }
 
 export interface RestartPolicy {
@@ -43,6 +63,7 @@ export class ServerHandle {
   /** Resources someone wants updates of, with how many holders: subscribed again on every new connection. */
   private readonly subscribed = new Map<string, number>();
   private _logLevel: LoggingLevel;
+  private readonly eraVerdicts: EraVerdicts;
 
   tools: Tool[] = [];
   prompts: Prompt[] = [];
@@ -72,6 +93,7 @@ export class ServerHandle {
     private readonly now: () => number = Date.now,
   ) {
     this._logLevel = definition.logLevel ?? 'info';
+    this.eraVerdicts = context.eraVerdicts ?? new EraVerdicts();
   }
 
   /** The level asked of the server with logging/setLevel; starts as the definition's and follows `setLogLevel`. */
@@ -89,6 +111,7 @@ export class ServerHandle {
   }
 
   private sendLogLevel(client: McpClient): void {
+    // In 2026-07-28 this only sets the level every later request carries in _meta.
     if (!client.serverCapabilities?.logging) return;
     const level = this._logLevel;
     client.setLoggingLevel(level).then(
@@ -156,7 +179,7 @@ export class ServerHandle {
         if (left > 0) return void this.subscribed.set(uri, left);
         this.subscribed.delete(uri);
         const client = this.client;
-        if (client?.serverCapabilities?.resources?.subscribe) {
+        if (client?.serverCapabilities?.resources?.subscribe && client.era !== 'modern') {
           client.unsubscribeResource(uri).catch((e) => this.log('debug', `unsubscribe ${uri}: ${McpError.from(e).message}`));
         }
       },
@@ -173,7 +196,8 @@ export class ServerHandle {
   }
 
   private sendSubscribe(client: McpClient, uri: string): void {
-    if (!client.serverCapabilities?.resources?.subscribe) return;
+    // 2026-07-28 replaced resources/subscribe with subscriptions/listen, which is not wired yet.
+    if (!client.serverCapabilities?.resources?.subscribe || client.era === 'modern') return;
     client.subscribeResource(uri).catch((e) => {
       if (this.current?.client === client) this.log('warning', `subscribe ${uri}: ${McpError.from(e).message}`);
     });
@@ -194,32 +218,36 @@ export class ServerHandle {
   private async doStart(): Promise<void> {
     this.setState({ kind: 'starting' });
     this.log('info', `starting (${this.definition.origin.scope} definition)`);
-    let client: McpClient | undefined;
     try {
       const def = await this.context.prepare(this.definition);
-      const transport = await this.context.createTransport(def);
-      client = new McpClient(transport, {
-        clientInfo: this.context.clientInfo,
-        handlers: this.context.handlers(def),
-        requestTimeoutMs: def.requestTimeoutMs,
-        initializeTimeoutMs: def.startupTimeoutMs ?? 30_000,
-      });
-      const launch = new Launch(transport, client);
-      this.current = launch;
-      launch.hold(
-        client.onLog((e) => this.logEmitter.fire(e)),
-        client.onTrace((e) => this.traceEmitter.fire(e)),
-        client.onLogMessage((m) => this.logMessageEmitter.fire(m)),
-        client.onResourceUpdated((p) => this.resourceUpdatedEmitter.fire(p.uri)),
-        client.onElicitationComplete((id) => this.elicitationCompleteEmitter.fire(id)),
-        client.onToolsListChanged(() => void this.refresh('tools')),
-        client.onPromptsListChanged(() => void this.refresh('prompts')),
-        client.onResourcesListChanged(() => {
-          void this.refresh('resources');
-          void this.refresh('templates');
-        }),
-      );
-      const init = await client.connect();
+      const hash = definitionHash(this.definition);
+      const choice = protocolToUse(def.protocol ?? 'auto', this.eraVerdicts.get(hash));
+      let launch: Launch;
+      let init;
+      try {
+        launch = await this.newLaunch(def, choice);
+        init = await launch.client.connect();
+      } catch (error) {
+        if (isStaleLegacyVerdict(error, def.protocol ?? 'auto', choice)) {
+          // Remembered as legacy, but it answers initialize with "unsupported version": it was upgraded. Ask again.
+          this.log('info', `${McpError.from(error).message}; asking it which protocol it speaks`);
+          this.eraVerdicts.delete(hash);
+          await this.current?.dispose();
+          launch = await this.newLaunch(def, 'auto');
+          init = await launch.client.connect();
+        } else {
+          if (McpError.from(error).kind?.type !== 'probeLost') throw error;
+          // Some servers that predate server/discover exit on it: start it again and use initialize.
+          this.log('info', `${McpError.from(error).message}; starting it again with initialize`);
+          this.eraVerdicts.set(hash, { era: 'legacy' });
+          await this.current?.dispose();
+          launch = await this.newLaunch(def, '2025-11-25');
+          init = await launch.client.connect();
+        }
+      }
+      const client = launch.client;
+      const transport = launch.transport;
+      this.eraVerdicts.set(hash, client.era === 'modern' ? { era: 'modern', version: init.protocolVersion as '2026-07-28' } : { era: 'legacy' });
       if (this.stopping || this.disposed) {
         await launch.dispose();
         return;
@@ -230,7 +258,7 @@ export class ServerHandle {
       // The first lists load before the state says running, so whoever sees "running" sees them too.
       await Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k)));
       if (this.current !== launch) return;
-      this.log('info', `running: ${init.serverInfo?.name ?? '?'} ${init.serverInfo?.version ?? ''}, protocol ${init.protocolVersion}`);
+      this.log('info', `running: ${init.serverInfo?.name ?? '?'} ${init.serverInfo?.version ?? ''}, protocol ${init.protocolVersion}${client.era === 'modern' ? ' (stateless)' : ''}`);
       // A new process or session knows none of the old subscriptions.
       this.resubscribe(client);
       launch.hold(transport.onDidRenewSession?.(() => this.resubscribe(launch.client)));
@@ -242,6 +270,35 @@ export class ServerHandle {
       if (!this.stopping) this.setState({ kind: 'error', message: e.message });
       throw e;
     }
+  }
+
+  /** A transport and a client for one attempt to start, wired to this handle; it becomes the current launch. */
+  private async newLaunch(def: ServerDefinition, protocol: ProtocolChoice): Promise<Launch> {
+    const transport = await this.context.createTransport(def);
+    const client = new McpClient(transport, {
+      clientInfo: this.context.clientInfo,
+      handlers: this.context.handlers(def),
+      requestTimeoutMs: def.requestTimeoutMs,
+      initializeTimeoutMs: def.startupTimeoutMs ?? 30_000,
+      protocol,
+      probeTimeoutMs: def.type === 'stdio' ? STDIO_PROBE_TIMEOUT_MS : undefined,
+    });
+    const launch = new Launch(transport, client);
+    this.current = launch;
+    launch.hold(
+      client.onLog((e) => this.logEmitter.fire(e)),
+      client.onTrace((e) => this.traceEmitter.fire(e)),
+      client.onLogMessage((m) => this.logMessageEmitter.fire(m)),
+      client.onResourceUpdated((p) => this.resourceUpdatedEmitter.fire(p.uri)),
+      client.onElicitationComplete((id) => this.elicitationCompleteEmitter.fire(id)),
+      client.onToolsListChanged(() => void this.refresh('tools')),
+      client.onPromptsListChanged(() => void this.refresh('prompts')),
+      client.onResourcesListChanged(() => {
+        void this.refresh('resources');
+        void this.refresh('templates');
+      }),
+    );
+    return launch;
   }
 
   private readonly refreshing = new Map<ListKind, { run: Promise<void>; again: boolean }>();

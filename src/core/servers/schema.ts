@@ -55,6 +55,16 @@ const common = {
     markdownDescription:
       'The least severe log message the server should send (`logging/setLevel`, sent after it starts and whenever this changes, if the server declares `logging`). **MCP Host: Set Server Log Level...** writes it for you.',
   },
+  protocol: {
+    enum: ['auto', '2026-07-28', '2025-11-25'],
+    default: 'auto',
+    markdownEnumDescriptions: [
+      'Ask the server (`server/discover`) and use `initialize` if it predates 2026-07-28. The answer is remembered until the definition changes.',
+      'Only the stateless protocol of 2026-07-28: no `initialize`.',
+      'Only the `initialize` handshake of 2025-11-25 (the server may settle on an older revision).',
+    ],
+    markdownDescription: 'Which MCP protocol era to speak with this server. `auto` finds out by itself.',
+  },
   trustAnnotations: {
     type: 'boolean',
     markdownDescription:

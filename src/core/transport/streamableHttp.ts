@@ -2,7 +2,8 @@ import { Emitter, type Message } from 'vscode-jsonrpc/node';
 import { McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
-import { classifyMessage } from '../protocol/classify';
+import { classifyMessage, type ClassifiedMessage } from '../protocol/classify';
+import { headerValue } from './headerParams';
 import { CallbackMessageWriter, MessageRouter } from './httpMessages';
 import {
   ACCEPT_JSON_OR_SSE,
@@ -19,7 +20,8 @@ import {
   type HttpRequest,
   type HttpServerParams,
 } from './httpRequest';
-import type { LogEntry, Transport, TransportClosed } from './transport';
+import type { LogEntry, RequestHeaderSource, Transport, TransportClosed } from './transport';
+import { MetaKeys } from '../protocol/versions';
 
 export type { HttpServerParams } from './httpRequest';
 
@@ -59,6 +61,9 @@ export class StreamableHttpTransport implements Transport {
   private parsedUrl: URL | undefined;
   private _sessionId: string | undefined;
   private protocolVersion: string | undefined;
+  private requestHeaders: RequestHeaderSource | undefined;
+  /** The POSTs of 2026-07-28 requests in flight, by request id: aborting one cancels that request. */
+  private readonly statelessPosts = new Map<RequestId, AbortController>();
   /** Kept so an expired session can be renewed without the client noticing. */
   private initializeRequest: Message | undefined;
   private renewal: Promise<void> | undefined;
@@ -100,6 +105,10 @@ export class StreamableHttpTransport implements Transport {
     this.protocolVersion = version;
   }
 
+  setRequestHeaders(source: RequestHeaderSource): void {
+    this.requestHeaders = source;
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.lifetime.abort();
@@ -129,7 +138,16 @@ export class StreamableHttpTransport implements Transport {
     if (m.kind === 'notification' && m.method === 'notifications/cancelled') {
       // Nobody waits for that answer any more: its reply stream is not worth resuming.
       const cancelled = (m.params as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof cancelled === 'string' || typeof cancelled === 'number') this.router.forget(cancelled);
+      if (typeof cancelled === 'string' || typeof cancelled === 'number') {
+        this.router.forget(cancelled);
+        // 2026-07-28 over HTTP: cancelling a request is closing its POST; there is no session to tell.
+        const post = this.statelessPosts.get(cancelled);
+        if (post) {
+          this.statelessPosts.delete(cancelled);
+          post.abort();
+          return;
+        }
+      }
     }
     const scope = this.inFlight.open();
     let response: Response;
@@ -147,17 +165,21 @@ export class StreamableHttpTransport implements Transport {
 
   private async sendRequest(message: Message, id: RequestId, method: string): Promise<void> {
     const scope = this.inFlight.open();
+    const stateless = isStateless(classifyMessage(message));
+    if (stateless) this.statelessPosts.set(id, scope);
     try {
       const response = await this.post(message, scope.signal);
       await this.consumeReply(response, id, scope.signal);
     } catch (error) {
       if (this.lifetime.signal.aborted) return;
+      if (stateless && scope.signal.aborted) return this.log('debug', `request ${JSON.stringify(id)} cancelled: its POST was closed`);
       // connect() reports a failed initialize itself, and HttpTransport may yet fall back.
       const level = method === 'initialize' ? 'debug' : 'warning';
       this.log(level, `request ${JSON.stringify(id)} failed: ${errorMessage(error)}`);
       this.router.fail(id, error);
     } finally {
       this.inFlight.release(scope);
+      if (this.statelessPosts.get(id) === scope) this.statelessPosts.delete(id);
     }
   }
 
@@ -169,11 +191,17 @@ export class StreamableHttpTransport implements Transport {
     const request: HttpRequest = {
       method: 'POST',
       url: this.url,
-      headers: this.sessionHeaders(isInitialize, { Accept: ACCEPT_JSON_OR_SSE, 'Content-Type': 'application/json' }),
+      headers: { ...this.sessionHeaders(isInitialize, { Accept: ACCEPT_JSON_OR_SSE, 'Content-Type': 'application/json' }), ...this.statelessHeaders(m) },
       body: JSON.stringify(message),
       signal,
     };
     const response = await sendHttp(this.params, this.url, request);
+    if (!response.ok && m.kind === 'request') {
+      // 2026-07-28 answers protocol errors (-32022 and the like) with a 4xx whose body is the JSON-RPC error: that is the server's answer.
+      // To an initialize-era request only its new-style errors count, so older servers' refusals still lead to the HTTP+SSE fallback.
+      const answer = await jsonRpcErrorAnswer(request, response, m, isStateless(m) ? undefined : NEW_STYLE_ERRORS);
+      if (answer) return answer;
+    }
     if (response.status === 404 && session !== undefined && !isInitialize) {
       await discard(response);
       if (!mayRenewSession) throw McpError.connectionClosed(`the server does not know the session even after re-initializing (HTTP 404 from POST ${this.shownUrl})`);
@@ -396,6 +424,22 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
+  /**
+   * 2026-07-28 standard headers, for a message that carries its version in `_meta`:
+   * `MCP-Protocol-Version` (the same as `_meta`), `Mcp-Method`, `Mcp-Name` of the tool, prompt or
+   * resource, and the `Mcp-Param-*` copies of annotated tool arguments.
+   */
+  private statelessHeaders(m: ClassifiedMessage): Record<string, string> {
+    if (!isStateless(m) || (m.kind !== 'request' && m.kind !== 'notification')) return {};
+    const params = m.params as Record<string, unknown>;
+    const version = (params._meta as Record<string, unknown>)[MetaKeys.protocolVersion] as string;
+    const headers: Record<string, string> = { 'MCP-Protocol-Version': version, 'Mcp-Method': m.method };
+    const name = m.method === 'resources/read' ? params.uri : m.method === 'tools/call' || m.method === 'prompts/get' ? params.name : undefined;
+    if (typeof name === 'string') headers['Mcp-Name'] = headerValue(name);
+    if (m.kind === 'request') Object.assign(headers, this.requestHeaders?.(m.method, params));
+    return headers;
+  }
+
   private sessionHeaders(isInitialize: boolean, extra: Record<string, string>): Record<string, string> {
     const headers = { ...extra };
     if (!isInitialize && this._sessionId !== undefined) headers['Mcp-Session-Id'] = this._sessionId;
@@ -415,6 +459,41 @@ export class StreamableHttpTransport implements Transport {
   private log(level: LogEntry['level'], message: string): void {
     this.logEmitter.fire({ level, source: 'transport', message });
   }
+}
+
+/** Whether a message belongs to the 2026-07-28 era: its params carry the protocol version in `_meta`. */
+function isStateless(m: ClassifiedMessage): boolean {
+  if (m.kind !== 'request' && m.kind !== 'notification') return false;
+  const meta = (m.params as { _meta?: unknown } | undefined)?._meta;
+  return !!meta && typeof meta === 'object' && typeof (meta as Record<string, unknown>)[MetaKeys.protocolVersion] === 'string';
+}
+
+/** The error codes of 2026-07-28 (-32020 header mismatch, -32021 missing client capability, -32022 unsupported version). */
+const NEW_STYLE_ERRORS: ReadonlySet<number> = new Set([-32020, -32021, -32022]);
+
+/**
+ * A refused request whose body is a JSON-RPC error answering it (with one of `codes`, if given):
+ * handed on as a 200 JSON reply, so the server's error (its code and data) reaches the caller as
+ * the answer, not as an HTTP failure.
+ */
+async function jsonRpcErrorAnswer(request: HttpRequest, response: Response, m: ClassifiedMessage, codes?: ReadonlySet<number>): Promise<Response | undefined> {
+  if (m.kind !== 'request' || mediaType(response) !== 'application/json') return undefined;
+  let text: string;
+  try {
+    text = await readBodyText(response.clone(), 64 * 1024, request);
+  } catch {
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const answer = classifyMessage(parsed);
+  if (answer.kind !== 'response' || answer.id !== m.id || !answer.error || (codes && !codes.has(answer.error.code))) return undefined;
+  await discard(response);
+  return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
 }
 
 function remember(seen: Set<string>, id: string): void {

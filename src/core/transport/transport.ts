@@ -45,6 +45,9 @@ export type TransportClosed =
  *   process exited, the session's DELETE answered or timed out) and never rejects; by then the
  *   transport's events have ended (its emitters are disposed with it).
  */
+/** Extra HTTP headers for one request, by its method and params; undefined for none. */
+export type RequestHeaderSource = (method: string, params: Record<string, unknown> | undefined) => Record<string, string> | undefined;
+
 export interface Transport {
   readonly reader: MessageReader;
   readonly writer: MessageWriter;
@@ -61,6 +64,11 @@ export interface Transport {
   start(): Promise<void>;
   /** Told after initialize, for transports that must send the version with every message. */
   setProtocolVersion?(version: string): void;
+  /**
+   * 2026-07-28 over HTTP: where extra headers of one outgoing request come from (the
+   * `Mcp-Param-{Name}` copies of a tool's annotated arguments), asked just before it is sent.
+   */
+  setRequestHeaders?(source: RequestHeaderSource): void;
   /** Stops gracefully, then forcibly; resolves when everything beneath is gone. */
   close(): Promise<void>;
 }

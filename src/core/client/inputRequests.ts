@@ -1,0 +1,48 @@
+import { McpError } from '../protocol/errors';
+import type { CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, InputRequest, Root } from '../protocol/types';
+
+/** The host's answers to what a server may ask of it, in either era (ClientHandlers has them too). */
+export interface InputHandlers {
+  listRoots?(signal: AbortSignal): Root[] | Promise<Root[]>;
+  createMessage?(params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult>;
+  elicit?(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
+}
+
+/** The methods a stateless server may put in `inputRequests`, each answered by the handler the legacy era uses for the same server request. */
+const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+
+/**
+ * Answers the `inputRequests` of one `input_required` result with the host's handlers: the same
+ * sampling, elicitation and roots code (and so the same consent, policy and history) that answers
+ * those requests when a 2025-era server sends them. One at a time, so the person never faces two
+ * questions at once. A request the host declared no handler for fails the whole call: the server
+ * asked for a capability we never declared.
+ */
+export async function answerInputRequests(requests: unknown, handlers: InputHandlers, signal: AbortSignal): Promise<Record<string, unknown>> {
+  if (requests === undefined) return {};
+  if (!requests || typeof requests !== 'object' || Array.isArray(requests)) throw McpError.internal('The server sent inputRequests that are not an object', { inputRequests: requests });
+  const responses: Record<string, unknown> = {};
+  for (const [key, request] of Object.entries(requests as Record<string, InputRequest>)) {
+    if (signal.aborted) throw McpError.from(signal.reason ?? new Error('cancelled'));
+    responses[key] = await answerOne(key, request, handlers, signal);
+  }
+  return responses;
+}
+
+async function answerOne(key: string, request: InputRequest, handlers: InputHandlers, signal: AbortSignal): Promise<unknown> {
+  const method = request?.method;
+  const undeclared = (capability: string) => McpError.invalidRequest(`The server's input request '${key}' is ${method}, but MCP Host did not declare the '${capability}' capability`, { capability });
+  switch (method) {
+    case 'elicitation/create':
+      if (!handlers.elicit) throw undeclared('elicitation');
+      return handlers.elicit((request.params ?? {}) as unknown as ElicitRequestParams, signal);
+    case 'sampling/createMessage':
+      if (!handlers.createMessage) throw undeclared('sampling');
+      return handlers.createMessage((request.params ?? {}) as unknown as CreateMessageParams, signal);
+    case 'roots/list':
+      if (!handlers.listRoots) throw undeclared('roots');
+      return { roots: await handlers.listRoots(signal) };
+    default:
+      throw McpError.invalidRequest(`The server's input request '${key}' has method ${JSON.stringify(method)}; only ${INPUT_METHODS.join(', ')} are allowed`);
+  }
+}
