@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Icon } from '../protocol/types';
+import { readBodyBytes } from '../transport/httpRequest';
 import { nodeFetch } from '../transport/nodeFetch';
 
 /**
@@ -168,24 +169,8 @@ export async function fetchIcon(url: URL, options: IconFetchOptions): Promise<{ 
       if (final.kind !== 'fetch') throw new Error(`redirected to a URL that is not allowed (${final.kind === 'refused' ? final.reason : 'data'})`);
     }
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const length = Number(response.headers.get('content-length') ?? NaN);
-    if (length > maxBytes) throw new Error(`larger than ${maxBytes} bytes`);
-    const chunks: Buffer[] = [];
-    let total = 0;
-    if (response.body) {
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.byteLength;
-        if (total > maxBytes) {
-          await reader.cancel().catch(() => undefined);
-          throw new Error(`larger than ${maxBytes} bytes`);
-        }
-        chunks.push(Buffer.from(value));
-      }
-    }
-    const checked = checkBytes(Buffer.concat(chunks));
+    const body = await readBodyBytes(response, maxBytes, () => new Error(`larger than ${maxBytes} bytes`));
+    const checked = checkBytes(body);
     if (checked.kind !== 'data') throw new Error(checked.kind === 'refused' ? checked.reason : 'not an image');
     return { bytes: checked.bytes, mimeType: checked.mimeType };
   } finally {

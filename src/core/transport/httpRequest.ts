@@ -170,12 +170,20 @@ export async function statusError(request: HttpRequest, response: Response): Pro
 /** Reads a whole body, refusing one over `limit` bytes without buffering it. */
 export async function readBodyText(response: Response, limit: number, request: HttpRequest): Promise<string> {
   const tooLarge = () => McpError.oversize(`The reply to ${request.method} ${shownUrl(request.url)} exceeds the limit of ${limit} bytes; it was dropped`, limit, httpData(request, response));
+  return (await readBodyBytes(response, limit, tooLarge)).toString('utf8');
+}
+
+/**
+ * Reads a whole body as bytes. One that says (Content-Length) or turns out to be over `limit`
+ * bytes is not buffered: it is dropped and `tooLarge()` is thrown.
+ */
+export async function readBodyBytes(response: Response, limit: number, tooLarge: () => Error): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
     await discard(response);
     throw tooLarge();
   }
-  if (!response.body) return '';
+  if (!response.body) return Buffer.alloc(0);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -189,7 +197,7 @@ export async function readBodyText(response: Response, limit: number, request: H
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Frees the connection of a response we will not read. */
