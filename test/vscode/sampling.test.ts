@@ -8,6 +8,8 @@ import { TestModels } from './testModels';
 let models: TestModels;
 const recorded = async () => models.requests;
 const everything = (sampling?: Record<string, unknown>) => ({ command: 'node', args: [serverScript('server-everything'), 'stdio'], ...(sampling ? { sampling } : {}) });
+/** A raw fixture server (`test/fixtures/raw-server.mjs`) playing `scenario`, allowed to sample the test model. */
+const rawSampler = (...scenario: string[]) => ({ command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), ...scenario], sampling: { mode: 'allow', models: ['test-echo'] } });
 const resultText = (r: { content: Array<{ type: string; text?: string }> }) => r.content.map((c) => c.text ?? '').join('\n');
 
 describe('sampling through vscode.lm in a real VS Code', function () {
@@ -98,8 +100,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   it('answers an includeContext other than none by ignoring it, and says so in the history', async () => {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';
-    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
-    await setServers({ contextual: { command: 'node', args: [raw, 'sample-with-context'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    await setServers({ contextual: rawSampler('sample-with-context') });
     const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'contextual' && r.durationMs !== undefined), 'the sampling exchange to end');
     assert.equal(record.decision, 'allowed', JSON.stringify(record));
     assert.equal(record.ignoredIncludeContext, 'allServers');
@@ -116,8 +117,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   it('runs a tool loop: the model calls the offered tool, the server gets tool_use and toolUse, and its tool_result reaches the model', async () => {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';
-    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
-    await setServers({ looper: { command: 'node', args: [raw, 'sample-with-tools'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    await setServers({ looper: rawSampler('sample-with-tools') });
     assert.deepEqual((await running(a, 'looper')).client!.clientCapabilities.sampling, { tools: {} });
     // The fixture's third request is plain text: what it received for the first two.
     const reqs = await waitFor(async () => (await recorded()).length >= 3 && (await recorded()), 'the tool loop and its report');
@@ -140,8 +140,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   it('refuses a tool_result that answers no tool_use, before any model sees it', async () => {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';
-    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
-    await setServers({ unanswered: { command: 'node', args: [raw, 'sample-tools-unanswered'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    await setServers({ unanswered: rawSampler('sample-tools-unanswered') });
     const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'unanswered'), 'the sampling request');
     assert.equal(record.decision, 'refused');
     assert.match(record.error ?? '', /Invalid sampling request: message 1: tool_result "nobody-asked" answers no tool_use/);
@@ -151,8 +150,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   it('sends images and audio to the model as data parts', async () => {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';
-    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
-    await setServers({ media: { command: 'node', args: [raw, 'sample-media'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    await setServers({ media: rawSampler('sample-media') });
     const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'media' && r.durationMs !== undefined), 'the sampling exchange to end');
     assert.equal(record.decision, 'allowed', JSON.stringify(record));
     const [req] = await recorded();
@@ -204,8 +202,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';
     models.delayMs = 400;
-    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
-    await setServers({ canceller: { command: 'node', args: [raw, 'cancel-peer-request', '1200'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    await setServers({ canceller: rawSampler('cancel-peer-request', '1200') });
     const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'canceller' && r.decision !== 'refused' && r.durationMs !== undefined), 'the sampling exchange to end');
     assert.equal(record.decision, 'cancelled', JSON.stringify(record));
     const [req] = await recorded();
@@ -217,9 +214,8 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';
     models.delayMs = 400;
-    const raw = path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs');
     // This server would cancel only after a minute: we stop it first.
-    await setServers({ stopped: { command: 'node', args: [raw, 'cancel-peer-request', '60000'], sampling: { mode: 'allow', models: ['test-echo'] } } });
+    await setServers({ stopped: rawSampler('cancel-peer-request', '60000') });
     const h = await running(a, 'stopped');
     await waitFor(async () => (await recorded()).length > 0, 'the model request to start');
     await h.stop();
