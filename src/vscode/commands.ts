@@ -12,7 +12,7 @@ import { knownIcon, warmIcons } from './icons';
 import { setServerLogLevel } from './logLevel';
 import type { ServerEntry } from './setup/editServers';
 import type { TreeNode } from './tree/nodes';
-import { describeServer, scopeLabel, stateLabel } from './tree/serversTree';
+import { describeServer, protocolText, scopeLabel, stateLabel } from './tree/serversTree';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
 export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel, tools: ToolCalls, prompts: PromptActions, docs: OutputDocuments, setup: ServerSetup): vscode.Disposable[] {
@@ -68,7 +68,7 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
           scope: scopeLabel(def.origin.scope),
           state: host.waitingForPermission.has(s.name) ? vscode.l10n.t('waiting for your permission') : describeServer(s),
           serverInfo: c?.serverInfo,
-          protocolVersion: c?.protocolVersion,
+          protocolVersion: protocolText(s) || undefined,
           capabilities: c?.serverCapabilities,
           instructions: c?.instructions,
           labels: {

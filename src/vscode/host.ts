@@ -9,6 +9,7 @@ import {
   stdioParamsFor,
   uiExtensionCapability,
   DEFAULT_RESTART_POLICY,
+  EraVerdicts,
   type AuthChallenge,
   type DefinitionDiagnostic,
   type HttpAuthProvider,
@@ -30,6 +31,9 @@ import { Settings } from './ids';
 
 const SHUTDOWN_GRACE_MS = 1500;
 
+/** Where the era verdicts live in the global state (hashes of definitions, never their text). */
+const ERA_VERDICTS_KEY = 'mcpHost.eraVerdicts';
+
 /**
  * Owns the registry for the extension's lifetime: settings in, handles out, and the editor's
  * answers (roots, consent, secrets) to the core's questions.
@@ -50,6 +54,11 @@ export class McpHost implements vscode.Disposable {
   readonly waitingForPermission = new Set<string>();
   /** Whether the workspace is trusted; replaceable so tests can play Restricted Mode. */
   workspaceTrusted: () => boolean = () => vscode.workspace.isTrusted;
+  /**
+   * The protocol era each definition turned out to speak, shared by every server and kept across
+   * sessions, so a legacy server is not asked `server/discover` on every start.
+   */
+  readonly eraVerdicts: EraVerdicts;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   /** Servers, their state or their lists changed. */
@@ -67,6 +76,10 @@ export class McpHost implements vscode.Disposable {
     ui: HostUi,
   ) {
     this.secrets = new Secrets(context.secrets, ui);
+    this.eraVerdicts = EraVerdicts.fromStored(context.globalState.get(ERA_VERDICTS_KEY), {
+      // Losing them costs a probe at the next start, nothing else: the extension host's log is enough.
+      onDidChange: (stored) => void context.globalState.update(ERA_VERDICTS_KEY, stored).then(undefined, (e) => console.warn(`MCP Host: could not store the protocol eras: ${String(e)}`)),
+    });
     this.logs = new ServerLogs(this.secrets);
     this.trace = new ProtocolTrace(traceLevel, this.secrets);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
@@ -168,6 +181,7 @@ export class McpHost implements vscode.Disposable {
         extensions: uiExtensionCapability(),
       }),
       clientInfo: { name: 'mcp-host', title: 'MCP Host', version: String(this.context.extension.packageJSON.version ?? '0.0.0') },
+      eraVerdicts: this.eraVerdicts,
     };
     const { maxRestarts, windowMs } = restartPolicySettings();
     const handle = new ServerHandle(def, launch, { ...DEFAULT_RESTART_POLICY, maxRestarts, windowMs });

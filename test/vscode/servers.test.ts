@@ -4,7 +4,7 @@ import type { TreeNode } from '../../src/vscode/tree/nodes';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { env } from './harnessEnv';
-import { api, running, serverScript, setServers, waitFor } from './helpers';
+import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 const everything = () => ({ command: 'node', args: [serverScript('server-everything'), 'stdio'] });
 const filesystem = (dir: string) => ({ command: 'node', args: [serverScript('server-filesystem'), dir] });
@@ -49,6 +49,24 @@ describe('servers from settings in a real VS Code', function () {
     assert.ok(tools.some((t) => t.kind === 'tool' && t.tool.name === 'echo'));
     const echo = tools.find((t) => t.kind === 'tool' && t.tool.name === 'echo')!;
     assert.equal(a.tree.getTreeItem(echo).contextValue, 'tool');
+  });
+
+  it("shows each server's protocol era and how it was chosen, and remembers it for the next start", async () => {
+    const a = await api();
+    const v2 = { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'v2-server.mjs'), 'stdio'] };
+    await setServers({ everything: everything(), filesystem: filesystem(folder().uri.fsPath), v2 });
+    const modern = await running(a, 'v2');
+    const legacy = await running(a, 'everything');
+    const item = (server: typeof modern) => a.tree.getTreeItem({ kind: 'server', server });
+    assert.match(String(item(modern).description), /^running · 2026-07-28 stateless · \d+ tools$/);
+    assert.match((item(modern).tooltip as vscode.MarkdownString).value, /protocol 2026-07-28 \(stateless, answered server\/discover\)/);
+    assert.match((item(legacy).tooltip as vscode.MarkdownString).value, /protocol 2025-11-25 \(session with initialize, (did not answer server\/discover|remembered from an earlier start)\)/);
+    // Remembered in the host's shared store (kept in the global state): everything's next start skips the probe.
+    assert.ok(a.host.eraVerdicts.entries().some(([, v]) => v.era === 'modern' && v.version === '2026-07-28'));
+    await legacy.restart();
+    assert.equal(legacy.eraDecision, 'remembered');
+    assert.match((item(legacy).tooltip as vscode.MarkdownString).value, /remembered from an earlier start/);
+    await setServers({ everything: everything(), filesystem: filesystem(folder().uri.fsPath) });
   });
 
   it('restarts exactly the server whose definition changed', async () => {

@@ -62,33 +62,98 @@ function sharedModernVersion(theirs: readonly unknown[]): ModernProtocolVersion 
 /** What a connection settled on, remembered per definition hash. */
 export type EraVerdict = { era: 'modern'; version: ModernProtocolVersion } | { era: 'legacy' };
 
+/** How {@link EraVerdicts} are stored (the host keeps them in its global state): hash, verdict, when. */
+export type StoredEraVerdicts = Array<[string, EraVerdict & { at: number }]>;
+
+/** Definitions remembered at most; the ones not seen for longest go first. */
+export const ERA_VERDICTS_KEPT = 200;
+/** A verdict older than this is asked again: a server may have been upgraded meanwhile. */
+export const ERA_VERDICT_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+
+export interface EraVerdictsOptions {
+  now?: () => number;
+  /** Called after every change, with what to store. */
+  onDidChange?: (stored: StoredEraVerdicts) => void;
+}
+
 /**
  * The era each definition turned out to speak, so the next start of a legacy server skips the
- * probe (and a server that exits on it is not started twice again). In memory; `entries` and the
- * constructor let the host persist it.
+ * probe (and a server that exits on it is not started twice again). Bounded and aged; the host
+ * persists it through `stored` and {@link EraVerdicts.fromStored}.
  */
 export class EraVerdicts {
-  private readonly byHash: Map<string, EraVerdict>;
+  private readonly byHash = new Map<string, EraVerdict & { at: number }>();
+  private readonly now: () => number;
 
-  constructor(entries: Iterable<[string, EraVerdict]> = []) {
-    this.byHash = new Map(entries);
+  constructor(
+    entries: Iterable<[string, EraVerdict]> = [],
+    private readonly options: EraVerdictsOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    const at = this.now();
+    for (const [hash, verdict] of entries) this.byHash.set(hash, { ...verdict, at });
+  }
+
+  /** What was stored, minus anything malformed, too old or over the bound: a damaged store only costs a probe. */
+  static fromStored(value: unknown, options: EraVerdictsOptions = {}): EraVerdicts {
+    const verdicts = new EraVerdicts([], options);
+    if (!Array.isArray(value)) return verdicts;
+    const oldest = verdicts.now() - ERA_VERDICT_MAX_AGE_MS;
+    const usable = value.filter((entry): entry is StoredEraVerdicts[number] => isStoredEntry(entry) && entry[1].at >= oldest);
+    for (const [hash, entry] of usable.sort((a, b) => a[1].at - b[1].at).slice(-ERA_VERDICTS_KEPT)) {
+      verdicts.byHash.set(hash, entry.era === 'modern' ? { era: 'modern', version: entry.version, at: entry.at } : { era: 'legacy', at: entry.at });
+    }
+    return verdicts;
   }
 
   get(hash: string): EraVerdict | undefined {
-    return this.byHash.get(hash);
+    const entry = this.byHash.get(hash);
+    if (!entry) return undefined;
+    if (entry.at < this.now() - ERA_VERDICT_MAX_AGE_MS) {
+      this.delete(hash);
+      return undefined;
+    }
+    const { at: _at, ...verdict } = entry;
+    return verdict;
   }
 
   set(hash: string, verdict: EraVerdict): void {
-    this.byHash.set(hash, verdict);
+    // Last seen goes last, so the bound drops the definitions not started for longest.
+    this.byHash.delete(hash);
+    this.byHash.set(hash, { ...verdict, at: this.now() });
+    for (const old of this.byHash.keys()) {
+      if (this.byHash.size <= ERA_VERDICTS_KEPT) break;
+      this.byHash.delete(old);
+    }
+    this.changed();
   }
 
   delete(hash: string): void {
-    this.byHash.delete(hash);
+    if (this.byHash.delete(hash)) this.changed();
   }
 
   entries(): Array<[string, EraVerdict]> {
-    return [...this.byHash.entries()];
+    return [...this.byHash.keys()].flatMap((hash) => {
+      const verdict = this.get(hash);
+      return verdict ? [[hash, verdict] as [string, EraVerdict]] : [];
+    });
   }
+
+  /** The form to store. */
+  get stored(): StoredEraVerdicts {
+    return [...this.byHash.entries()].map(([hash, entry]) => [hash, { ...entry }]);
+  }
+
+  private changed(): void {
+    this.options.onDidChange?.(this.stored);
+  }
+}
+
+function isStoredEntry(entry: unknown): boolean {
+  if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string' || !/^[0-9a-f]{16}$/.test(entry[0])) return false;
+  const v = entry[1] as { era?: unknown; version?: unknown; at?: unknown } | null;
+  if (!v || typeof v !== 'object' || typeof v.at !== 'number' || !Number.isFinite(v.at)) return false;
+  return v.era === 'legacy' || (v.era === 'modern' && isModernProtocolVersion(v.version));
 }
 
 /** The protocol to connect with: the definition's own choice wins; under `auto` a remembered legacy verdict skips the probe. */

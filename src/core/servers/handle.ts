@@ -35,6 +35,13 @@ function isStaleLegacyVerdict(error: unknown, configured: ProtocolChoice, used: 
   return Array.isArray(supported) && supported.some(isModernProtocolVersion);
 }
 
+/**
+ * How the running connection's era was chosen: by the `protocol` setting, from a verdict
+ * remembered from an earlier start, by asking `server/discover`, or because the server exited on
+ * that question and was started again with initialize.
+ */
+export type EraDecision = 'setting' | 'remembered' | 'discover' | 'exitedOnDiscover';
+
 export interface RestartPolicy {
   /** Automatic restarts allowed within `windowMs`; after that the server stays in error. */
   maxRestarts: number;
@@ -64,6 +71,7 @@ export class ServerHandle {
   private readonly subscribed = new Map<string, number>();
   private _logLevel: LoggingLevel;
   private readonly eraVerdicts: EraVerdicts;
+  private _eraDecision: EraDecision | undefined;
 
   tools: Tool[] = [];
   prompts: Prompt[] = [];
@@ -131,6 +139,11 @@ export class ServerHandle {
   /** The process id of a running stdio server. */
   get pid(): number | undefined {
     return this._state.kind === 'running' ? this._state.launch.pid : undefined;
+  }
+
+  /** How the running connection's era was chosen (see {@link EraDecision}). */
+  get eraDecision(): EraDecision | undefined {
+    return this._state.kind === 'running' ? this._eraDecision : undefined;
   }
 
   /** The client of the running launch. */
@@ -221,7 +234,9 @@ export class ServerHandle {
     try {
       const def = await this.context.prepare(this.definition);
       const hash = definitionHash(this.definition);
-      const choice = protocolToUse(def.protocol ?? 'auto', this.eraVerdicts.get(hash));
+      const configured = def.protocol ?? 'auto';
+      const choice = protocolToUse(configured, this.eraVerdicts.get(hash));
+      let decision: EraDecision = configured !== 'auto' ? 'setting' : choice === 'auto' ? 'discover' : 'remembered';
       let launch: Launch;
       let init;
       try {
@@ -233,6 +248,7 @@ export class ServerHandle {
           this.log('info', `${McpError.from(error).message}; asking it which protocol it speaks`);
           this.eraVerdicts.delete(hash);
           await this.current?.dispose();
+          decision = 'discover';
           launch = await this.newLaunch(def, 'auto');
           init = await launch.client.connect();
         } else {
@@ -241,6 +257,7 @@ export class ServerHandle {
           this.log('info', `${McpError.from(error).message}; starting it again with initialize`);
           this.eraVerdicts.set(hash, { era: 'legacy' });
           await this.current?.dispose();
+          decision = 'exitedOnDiscover';
           launch = await this.newLaunch(def, '2025-11-25');
           init = await launch.client.connect();
         }
@@ -252,6 +269,7 @@ export class ServerHandle {
         await launch.dispose();
         return;
       }
+      this._eraDecision = decision;
       launch.hold(client.onDidClose((reason) => this.onClosed(launch, reason)));
       // First after the handshake, so the server filters its messages from the start.
       this.sendLogLevel(client);

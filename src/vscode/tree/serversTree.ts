@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { appResourceUri, assertNever, inline, isToolOfferedToPerson, titleAndName, type DefinitionDiagnostic, type ServerHandle, type ServerState } from '../../core';
+import { appResourceUri, assertNever, inline, isToolOfferedToPerson, titleAndName, type DefinitionDiagnostic, type EraDecision, type ServerHandle, type ServerState } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import type { ServerIcons } from '../icons';
@@ -249,7 +249,7 @@ export function describeServer(server: ServerHandle): string {
       return `${stateLabel('starting')}…`;
     case 'running': {
       const c = server.client;
-      const parts = [stateLabel('running'), c?.protocolVersion ?? ''];
+      const parts = [stateLabel('running'), c?.era === 'modern' ? vscode.l10n.t('{0} stateless', c.protocolVersion ?? '') : (c?.protocolVersion ?? '')];
       if (c?.serverCapabilities?.tools) parts.push(vscode.l10n.t('{0} tools', server.tools.filter((t) => isToolOfferedToPerson(server.definition, t)).length));
       return parts.filter(Boolean).join(' · ');
     }
@@ -302,7 +302,7 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
   md.appendMarkdown(`**${inline(server.name)}** — ${def.type === 'stdio' ? 'stdio' : inline(def.url)} (${scopeLabel(def.origin.scope)})\n\n`);
   const c = server.client;
   if (c?.serverInfo) {
-    md.appendMarkdown(`${vscode.l10n.t('{0} {1}, protocol {2}', inline(c.serverInfo.title ?? c.serverInfo.name, 100), inline(String(c.serverInfo.version), 50), inline(c.protocolVersion ?? ''))}\n\n`);
+    md.appendMarkdown(`${vscode.l10n.t('{0} {1}, protocol {2}', inline(c.serverInfo.title ?? c.serverInfo.name, 100), inline(String(c.serverInfo.version), 50), inline(protocolText(server)))}\n\n`);
     md.appendMarkdown(
       `$(info) [${vscode.l10n.t('Show Server Info')}](command:${Commands.showServerInfo}?${encodeURIComponent(JSON.stringify([server.name]))}) ${vscode.l10n.t('for capabilities and instructions')}`,
     );
@@ -312,6 +312,21 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
     md.appendCodeblock(message.length > 300 ? `${message.slice(0, 300)}…` : message, 'text');
   }
   return md;
+}
+
+/** The running connection's protocol revision, its era and how that was chosen, e.g. "2026-07-28 (stateless, answered server/discover)". */
+export function protocolText(server: ServerHandle): string {
+  const c = server.client;
+  if (!c?.protocolVersion) return '';
+  const era = c.era === 'modern' ? vscode.l10n.t('stateless') : vscode.l10n.t('session with initialize');
+  const decision = server.eraDecision;
+  const how: Record<EraDecision, string> = {
+    setting: vscode.l10n.t('as the protocol setting says'),
+    remembered: vscode.l10n.t('remembered from an earlier start'),
+    discover: c.era === 'modern' ? vscode.l10n.t('answered server/discover') : vscode.l10n.t('did not answer server/discover'),
+    exitedOnDiscover: vscode.l10n.t('exited on server/discover, started again'),
+  };
+  return `${c.protocolVersion} (${decision ? `${era}, ${how[decision]}` : era})`;
 }
 
 function firstLine(text: string | undefined): string {
