@@ -12,7 +12,8 @@ import { knownIcon, warmIcons } from './icons';
 import { setServerLogLevel } from './logLevel';
 import type { ServerEntry } from './setup/editServers';
 import type { TreeNode } from './tree/nodes';
-import { describeServer, protocolText, scopeLabel, stateLabel } from './tree/serversTree';
+import { scopeLabel } from './scopes';
+import { describeServer, protocolText, stateLabel } from './tree/serversTree';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
 export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel, tools: ToolCalls, prompts: PromptActions, docs: OutputDocuments, setup: ServerSetup): vscode.Disposable[] {

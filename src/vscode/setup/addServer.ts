@@ -1,5 +1,8 @@
 import * as vscode from 'vscode';
-import { McpError, splitCommandLine, suggestServerName, type NewServerKind } from '../../core';
+// From their own modules, not the core's index: this file is in the lazy dist/setup.js (see ./lazy.ts).
+import { McpError } from '../../core/protocol/errors';
+import { suggestServerName, type NewServerKind } from '../../core/servers/naming';
+import { splitCommandLine } from '../../core/transport/commandLine';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import { addToSettings, askScope, configuredServers, scopeLabel } from './settingsTarget';

@@ -3,7 +3,7 @@ import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import type { ServerOrigin } from '../../core';
 import type { McpHost } from '../host';
 import { Settings } from '../ids';
-import { scopeLabel } from '../tree/serversTree';
+import { scopeLabel } from '../scopes';
 import type { SetupUi } from './ui';
 
 /** A server as the settings know it: a running handle's definition, or an entry that could not be used. */

@@ -1,10 +1,9 @@
 import type * as vscode from 'vscode';
 import { definitionProblem } from '../../core';
 import type { McpHost } from '../host';
-import { addServer } from './addServer';
-import { editServerSettings, removeServer, type ServerEntry } from './editServers';
-import type * as ImportModule from './importServers';
+import type { ServerEntry } from './editServers';
 import type { ImportReport } from './importServers';
+import type * as SetupModule from './lazy';
 import type { HostUi } from '../ui';
 import type { SetupUi } from './ui';
 
@@ -22,23 +21,23 @@ export class ServerSetup {
   }
 
   addServer(): Promise<string | undefined> {
-    return addServer(this.host, this.ui);
+    return loadSetup().addServer(this.host, this.ui);
   }
 
   importServers(): Promise<ImportReport | undefined> {
-    return loadImport().importServers(this.host, this.ui, this.log, definitionProblem);
+    return loadSetup().importServers(this.host, this.ui, this.log, definitionProblem);
   }
 
   removeServer(entry: ServerEntry): Promise<boolean> {
-    return removeServer(this.host, this.ui, entry);
+    return loadSetup().removeServer(this.host, this.ui, entry);
   }
 
   editServerSettings(entry: ServerEntry): Promise<vscode.TextEditor | undefined> {
-    return editServerSettings(entry);
+    return loadSetup().editServerSettings(entry);
   }
 }
 
-/** dist/import.js, built from ./importServers.ts beside dist/extension.js: the import flow loads when the command first runs. */
-function loadImport(): typeof ImportModule {
-  return require('./import.js') as typeof ImportModule;
+/** dist/setup.js, built from ./lazy.ts beside dist/extension.js: the setup flows load when one of their commands first runs. */
+function loadSetup(): typeof SetupModule {
+  return require('./setup.js') as typeof SetupModule;
 }

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
-import { appResourceUri, assertNever, inline, isToolOfferedToPerson, titleAndName, type DefinitionDiagnostic, type EraDecision, type ServerHandle, type ServerState } from '../../core';
+import { appResourceUri, assertNever, inline, isToolOfferedToPerson, titleAndName, type EraDecision, type ServerHandle, type ServerState } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
+import { scopeLabel } from '../scopes';
 import type { ServerIcons } from '../icons';
 import { resourceTooltip, templateTooltip } from '../resources/tooltips';
 import type { GroupKind, TreeNode } from './nodes';
@@ -269,15 +270,6 @@ export function stateLabel(kind: ServerState['kind']): string {
     error: vscode.l10n.t('error'),
   };
   return labels[kind];
-}
-
-export function scopeLabel(scope: DefinitionDiagnostic['origin']['scope']): string {
-  const labels: Record<DefinitionDiagnostic['origin']['scope'], string> = {
-    user: vscode.l10n.t('user settings'),
-    workspace: vscode.l10n.t('workspace settings'),
-    folder: vscode.l10n.t('folder settings'),
-  };
-  return labels[scope];
 }
 
 function stateIcon(state: ServerState): vscode.ThemeIcon {
