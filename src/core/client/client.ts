@@ -102,6 +102,8 @@ const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-host', version: '0.1.0'
 const MAX_PAGES = 10_000;
 /** A request is sent again after -32042 at most this often, so a server that keeps asking cannot loop. */
 const MAX_URL_ELICITATION_RETRIES = 3;
+/** A stateless request whose reply stream keeps breaking is sent again this often, then fails. */
+const MAX_REPLY_RESENDS = 2;
 /** A server that keeps answering input_required cannot hold a call forever. */
 const MAX_INPUT_ROUNDS = 8;
 /** The requests of 2026-07-28 that may answer `input_required` (multi-round-trip). */
@@ -540,7 +542,7 @@ export class McpClient {
     const { meta } = this.stateless!;
     const original = (params ?? {}) as Record<string, unknown>;
     const base = { ...original, _meta: { ...(original._meta as Meta | undefined), ...meta } };
-    const send = (p: Record<string, unknown>) => this.connection!.request(type, p as P, options);
+    const send = (p: Record<string, unknown>) => this.sendStateless(type, p as P, options);
     let result = await send(base);
     this.noteServerInfo(result);
     if (!MULTI_ROUND_METHODS.has(type.method)) return result;
@@ -553,6 +555,35 @@ export class McpClient {
       this.noteServerInfo(result);
     }
     return result;
+  }
+
+  /**
+   * One stateless request on the wire, each time with a new id: sent again when its reply stream
+   * broke before the answer (such streams cannot be resumed), at most {@link MAX_REPLY_RESENDS}
+   * times; and a `tools/call` refused with -32020 (header mismatch) once more after `tools/list`,
+   * in case the tool's `x-mcp-header` annotations changed.
+   */
+  private async sendStateless<P, R>(type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: RequestOptions): Promise<R> {
+    let headersRefreshed = false;
+    for (let resends = 0; ; resends++) {
+      try {
+        return await this.connection!.request(type, params, options);
+      } catch (error) {
+        const e = McpError.from(error);
+        if (options?.signal?.aborted || this.isClosed) throw e;
+        if (e.kind?.type === 'replyLost' && resends < MAX_REPLY_RESENDS) {
+          this.logEmitter.fire({ level: 'info', source: 'protocol', message: `${e.message}; sending ${type.method} again` });
+          continue;
+        }
+        if (e.code === ErrorCode.HeaderMismatch && type.method === 'tools/call' && !headersRefreshed && this.transport.setRequestHeaders) {
+          headersRefreshed = true;
+          this.logEmitter.fire({ level: 'info', source: 'protocol', message: `${e.message}; reading tools/list again for the tool's headers, then sending ${type.method} again` });
+          await this.listTools(options);
+          continue;
+        }
+        throw e;
+      }
+    }
   }
 
   /** 2026-07-28 results carry the server's info in `_meta`; the latest one is what we show. */

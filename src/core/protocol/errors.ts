@@ -56,7 +56,9 @@ export type ErrorKind =
   /** A task the server ran for us ended cancelled (by us or by the server), with its last status. */
   | { type: 'taskCancelled'; task: Task }
   /** The server went away while we asked which protocol era it speaks (a legacy server that exits on server/discover): start it again and use initialize. */
-  | { type: 'probeLost' };
+  | { type: 'probeLost' }
+  /** The reply stream of a 2026-07-28 request ended before its answer; such streams cannot be resumed, so the request may be sent again with a new id. */
+  | { type: 'replyLost' };
 
 /**
  * Name of a known code, for messages and logs; unknown codes are shown as numbers. -32002 has two

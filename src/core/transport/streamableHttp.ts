@@ -1,5 +1,5 @@
 import { Emitter, type Message } from 'vscode-jsonrpc/node';
-import { McpError } from '../protocol/errors';
+import { ErrorCode, McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
 import { classifyMessage, type ClassifiedMessage } from '../protocol/classify';
@@ -174,7 +174,8 @@ export class StreamableHttpTransport implements Transport {
       if (this.lifetime.signal.aborted) return;
       if (stateless && scope.signal.aborted) return this.log('debug', `request ${JSON.stringify(id)} cancelled: its POST was closed`);
       // connect() reports a failed initialize itself, and HttpTransport may yet fall back.
-      const level = method === 'initialize' ? 'debug' : 'warning';
+      // A lost stateless reply is sent again by the client, which says so.
+      const level = method === 'initialize' || McpError.from(error).kind?.type === 'replyLost' ? 'debug' : 'warning';
       this.log(level, `request ${JSON.stringify(id)} failed: ${errorMessage(error)}`);
       this.router.fail(id, error);
     } finally {
@@ -318,6 +319,10 @@ export class StreamableHttpTransport implements Transport {
         if (progressed || Date.now() - openedAt >= LONG_LIVED_STREAM_MS) failures = 0;
       }
       if (finished()) return;
+      // 2026-07-28 streams cannot be resumed (there is no GET): the client sends the request again with a new id.
+      if (awaitedId !== undefined && this.statelessPosts.has(awaitedId)) {
+        throw new McpError(ErrorCode.ConnectionClosed, `${label} ended before the answer (${problem})`, undefined, { type: 'replyLost' });
+      }
       if (awaitedId !== undefined && lastEventId === undefined) {
         throw McpError.connectionClosed(`${label} ended before the answer (${problem}) and gave no event id to resume from`);
       }
