@@ -10,6 +10,7 @@ import {
   type ElicitResult,
   type JsonSchemaObject,
   type OAuthProviderOptions,
+  type Tool,
   isModernProtocolVersion,
 } from '../core';
 
@@ -65,8 +66,7 @@ export async function runConformance(argv: string[], env: NodeJS.ProcessEnv, out
     const results: unknown[] = [];
     if (client.serverCapabilities?.tools) {
       const tools = await client.listTools();
-      // A scenario may say which calls a person would make (2026-07-28 header scenarios); else each tool once with sample arguments.
-      const calls = toolCallsOf(context) ?? tools.map((tool) => ({ name: tool.name, arguments: sampleArguments(tool.inputSchema) }));
+      const calls = plannedToolCalls(scenario, context, tools);
       for (const call of calls) {
         if (!tools.some((tool) => tool.name === call.name)) {
           log(`not calling ${call.name}: the host does not offer it`);
@@ -99,6 +99,21 @@ function parseContext(text: string | undefined): Context {
   const value: unknown = JSON.parse(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected an object');
   return value as Context;
+}
+
+/** The JSON Schema 2020-12 scenario: the schema of one tool, as the host holds it, is sent back through another. */
+const SCHEMA_ECHO = { scenario: 'json-schema-2020-12-preservation', echoTool: 'json_schema_echo', schemaTool: 'json_schema_2020_12_tool' } as const;
+
+/**
+ * The calls a person would make: those a scenario names (2026-07-28 header scenarios), else each
+ * tool once with sample arguments; the schema scenario's echo tool gets the other tool's inputSchema
+ * exactly as the host received and kept it, so the suite sees whatever the host dropped or changed.
+ */
+export function plannedToolCalls(scenario: string, context: Context, tools: readonly Tool[]): Array<{ name: string; arguments: Record<string, unknown> }> {
+  const named = toolCallsOf(context);
+  if (named) return named;
+  const echoed = scenario === SCHEMA_ECHO.scenario ? tools.find((tool) => tool.name === SCHEMA_ECHO.schemaTool)?.inputSchema : undefined;
+  return tools.map((tool) => ({ name: tool.name, arguments: echoed && tool.name === SCHEMA_ECHO.echoTool ? { schema: echoed } : sampleArguments(tool.inputSchema) }));
 }
 
 /** `toolCalls` of a scenario's context: the calls to make, in order. */

@@ -166,6 +166,33 @@ describe('OAuth: the provider against a loopback authorization server', () => {
     assert.equal(fixture.requestsTo('/authorize').length, 1, 'a refresh token spares the user a second sign-in');
   });
 
+  it('follows the resource to a new authorization server: registers there, and takes no token or client of the old one there', async () => {
+    const provider = await setup({ refreshTokens: true });
+    const moved = await new OAuthFixture({ refreshTokens: true }).start();
+    try {
+      await provider.onChallenge(unauthorized(`Bearer resource_metadata="${fixture.prmUrl}"`));
+      const oldClient = fixture.requestsTo('/authorize')[0].query.get('client_id');
+      assert.equal(await provider.authorizationHeader(fixture.mcpUrl), 'Bearer at-1');
+
+      fixture.authorizationServer = moved.issuer;
+      clock += 60_000;
+      assert.equal(await provider.onChallenge(unauthorized(`Bearer error="invalid_token", resource_metadata="${fixture.prmUrl}"`)), true);
+      assert.equal(moved.requestsTo('/register').length, 1, 'a client registration at the new authorization server');
+      const [authorize] = moved.requestsTo('/authorize');
+      assert.ok(authorize, 'the person signs in at the new authorization server');
+      assert.notEqual(authorize.query.get('client_id'), oldClient);
+      assert.ok(
+        moved.requestsTo('/token').every((r) => r.form?.get('grant_type') === 'authorization_code' && r.form.get('client_id') !== oldClient),
+        'no refresh token nor client id of the old server sent to the new one',
+      );
+      assert.equal(fixture.requestsTo('/token').length, 1, 'the old server is not asked for a refresh either');
+      assert.equal(await provider.authorizationHeader(fixture.mcpUrl), 'Bearer at-1', "the new server's first token");
+      assert.ok(logs.some((line) => line.includes(`changed from ${fixture.issuer} to ${moved.issuer}`)));
+    } finally {
+      await moved.close();
+    }
+  });
+
   it('steps up on 403 insufficient_scope keeping granted scopes, and gives up after 3 attempts in a row', async () => {
     const provider = await setup({});
     const forbidden = { serverUrl: fixture.mcpUrl, status: 403 as const, wwwAuthenticate: 'Bearer error="insufficient_scope", scope="admin"' };

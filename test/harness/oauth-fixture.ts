@@ -44,6 +44,8 @@ interface IssuedCode {
 
 export class OAuthFixture {
   readonly requests: RecordedRequest[] = [];
+  /** The issuer the protected-resource metadata names; set it to another fixture's to move the resource there (SEP-2352). */
+  authorizationServer: string | undefined;
   private server: http.Server | undefined;
   private base = '';
   private readonly codes = new Map<string, IssuedCode>();
@@ -102,7 +104,7 @@ export class OAuthFixture {
     if (recorded.method === 'GET' && url.pathname === new URL(this.prmUrl).pathname && (o.prm ?? 'path') !== 'none') {
       return json(res, 200, {
         resource: o.prmResource ?? this.mcpUrl.href,
-        authorization_servers: [this.issuer],
+        authorization_servers: [this.authorizationServer ?? this.issuer],
         ...(o.prmScopes ? { scopes_supported: o.prmScopes } : {}),
       });
     }

@@ -90,7 +90,7 @@ export class OAuthProvider implements HttpAuthProvider {
     if (state?.inFlight) await state.inFlight.catch(() => undefined);
     let tokens = await this.records.getTokens(key);
     if (!tokens) return undefined;
-    if (this.isExpired(tokens) && tokens.refreshToken && state?.target) {
+    if (this.isExpired(tokens) && tokens.refreshToken && state?.target && state.target.as.issuer === tokens.issuer) {
       tokens =
         (await this.refresh(key, state.target, tokens).catch((error: Error) => {
           this.log(`token refresh failed: ${error.message}`);
@@ -138,12 +138,16 @@ export class OAuthProvider implements HttpAuthProvider {
       return false;
     }
 
-    const target = await this.discover(challenge.serverUrl, bearer, state);
     const previous = await this.records.getTokens(key);
+    // A refused token may mean the server moved to another authorization server (SEP-2352): read its metadata again.
+    const tokenRefused = challenge.status === 401 && previous !== undefined;
+    const target = await this.discover(challenge.serverUrl, bearer, state, tokenRefused);
     const scopes = this.chooseScopes(target, bearer, previous, challenge.status);
 
     const isFirstTry = state.attempts === 1;
-    if (challenge.status === 401 && isFirstTry && previous?.refreshToken && covers(previous.scopes, scopes)) {
+    // A refresh token is only good at the server that issued it; another one gets nothing of the previous one's.
+    const sameIssuer = previous?.issuer === target.as.issuer;
+    if (challenge.status === 401 && isFirstTry && sameIssuer && previous?.refreshToken && covers(previous.scopes, scopes)) {
       try {
         await this.refresh(key, target, previous);
         state.lastGrantAt = this.now();
@@ -167,11 +171,14 @@ export class OAuthProvider implements HttpAuthProvider {
     return state;
   }
 
-  private async discover(serverUrl: URL, bearer: BearerChallenge | undefined, state: ServerAuthState): Promise<AuthorizationTarget> {
+  private async discover(serverUrl: URL, bearer: BearerChallenge | undefined, state: ServerAuthState, tokenRefused: boolean): Promise<AuthorizationTarget> {
     const from = bearer?.resourceMetadata ?? '';
-    if (state.target && (from === '' || from === state.targetFrom)) return state.target;
+    if (state.target && !tokenRefused && (from === '' || from === state.targetFrom)) return state.target;
     const target = await discoverAuthorization(serverUrl, bearer, this.discoveryContext());
-    this.log(`authorization server ${target.as.issuer} (${target.source}), resource ${target.resource}`);
+    const before = state.target?.as.issuer;
+    // Registrations are kept per issuer, so the new server gets a registration of its own.
+    if (before !== undefined && before !== target.as.issuer) this.log(`the authorization server changed from ${before} to ${target.as.issuer}: authorizing there anew`);
+    else if (before === undefined) this.log(`authorization server ${target.as.issuer} (${target.source}), resource ${target.resource}`);
     state.target = target;
     state.targetFrom = from;
     return target;
