@@ -441,6 +441,18 @@ export class McpClient {
   listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
     return this.listAll(ClientRequests.listResourceTemplates, 'resourceTemplates', options);
   }
+  /**
+   * Whether a failed `resources/read` of `uri` means the resource does not exist: -32002 as
+   * 2025-11-25 says, or -32602 as 2026-07-28 says (v2-SDK servers answer so in both eras, naming
+   * the URI in `data`).
+   */
+  isResourceNotFound(error: unknown, uri: string): boolean {
+    const e = McpError.from(error);
+    if (e.isResourceNotFound) return true;
+    if (e.code !== ErrorCode.InvalidParams || e.kind) return false;
+    return this.stateless !== undefined || (e.data as { uri?: unknown } | undefined)?.uri === uri;
+  }
+
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
     return this.request(ClientRequests.readResource, { uri }, options);
   }

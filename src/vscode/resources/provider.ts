@@ -62,7 +62,7 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
       if (!isMediaFileName(fileName)) bytes = asInertText(bytes);
     } catch (error) {
       const e = McpError.from(error);
-      if (e.isResourceNotFound) {
+      if (client.isResourceNotFound(e, resourceUri)) {
         const message = neutraliseLinks(vscode.l10n.t('"{0}" has no resource {1}: {2}', server, resourceUri, e.message));
         this.reportFailure(server, message);
         throw vscode.FileSystemError.FileNotFound(message);
