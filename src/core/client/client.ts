@@ -28,6 +28,7 @@ import type {
 } from '../protocol/types';
 import { SchemaValidator, type SchemaCheck } from '../schema/validator';
 import type { LogEntry, Transport } from '../transport/transport';
+import { ResultCache, isCacheableMethod, type CachingRequestOptions, type ResultCacheOptions } from './cache';
 import { missingCapability } from './capabilities';
 import { judgeDiscoverError, judgeDiscoverResult, type ProbeVerdict, type ProtocolChoice } from './era';
 import { answerInputRequests, type InputHandlers } from './inputRequests';
@@ -79,6 +80,11 @@ export interface McpClientOptions {
   probeTimeoutMs?: number;
   /** Rounds of `input_required` one call may go through before it fails (8). */
   maxInputRounds?: number;
+  /**
+   * 2026-07-28 caching hints: list and read results are kept for the `ttlMs` the server names
+   * (see ./cache.ts); `false` asks the server every time. The initialize era never caches.
+   */
+  cache?: ResultCacheOptions | false;
 }
 
 export interface CallToolOptions extends RequestOptions {
@@ -125,6 +131,7 @@ export class McpClient {
   private stateless: { version: ModernProtocolVersion; meta: Meta } | undefined;
   private readonly toolsByName = new Map<string, Tool>();
   private receiverTasks: ReceiverTasks | undefined;
+  private readonly resultCache: ResultCache | undefined;
 
   private readonly logMessageEmitter = new Emitter<LoggingMessageNotificationParams>();
   private readonly toolsChangedEmitter = new Emitter<void>();
@@ -161,6 +168,7 @@ export class McpClient {
     private readonly options: McpClientOptions = {},
   ) {
     this.transportLog = transport.onLog((entry) => this.logEmitter.fire(entry));
+    this.resultCache = options.cache === false ? undefined : new ResultCache(options.cache);
   }
 
   get serverInfo(): Implementation | undefined {
@@ -219,6 +227,7 @@ export class McpClient {
     connection.onLog((entry) => this.logEmitter.fire(entry));
     connection.onDidClose((reason) => {
       this.receiverTasks?.dispose();
+      this.resultCache?.clear();
       this.closeEmitter.fire(reason);
     });
     connection.onTrace((event) => this.traceEmitter.fire(event));
@@ -328,6 +337,7 @@ export class McpClient {
   async close(): Promise<void> {
     if (this.connection) await this.connection.close();
     else await this.transport.close();
+    this.resultCache?.clear();
     // Everything of this client has happened by now (the close event, the transport's last lines): its events end here.
     this.transportLog.dispose();
     for (const emitter of [
@@ -349,7 +359,7 @@ export class McpClient {
     return this.request(ClientRequests.ping, undefined, options);
   }
 
-  async listTools(options?: RequestOptions): Promise<Tool[]> {
+  async listTools(options?: CachingRequestOptions): Promise<Tool[]> {
     let tools = await this.listAll(ClientRequests.listTools, 'tools', options);
     // Only a transport that sends headers (Streamable HTTP) has to refuse tools it cannot send correctly.
     if (this.stateless && this.transport.setRequestHeaders) tools = tools.filter((tool) => this.headersUsable(tool));
@@ -435,10 +445,10 @@ export class McpClient {
     return this.validator.check(tool.inputSchema ?? {}, args);
   }
 
-  listResources(options?: RequestOptions): Promise<Resource[]> {
+  listResources(options?: CachingRequestOptions): Promise<Resource[]> {
     return this.listAll(ClientRequests.listResources, 'resources', options);
   }
-  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
+  listResourceTemplates(options?: CachingRequestOptions): Promise<ResourceTemplate[]> {
     return this.listAll(ClientRequests.listResourceTemplates, 'resourceTemplates', options);
   }
   /**
@@ -453,7 +463,7 @@ export class McpClient {
     return this.stateless !== undefined || (e.data as { uri?: unknown } | undefined)?.uri === uri;
   }
 
-  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+  readResource(uri: string, options?: CachingRequestOptions): Promise<ReadResourceResult> {
     return this.request(ClientRequests.readResource, { uri }, options);
   }
   subscribeResource(uri: string, options?: RequestOptions): Promise<Record<string, never>> {
@@ -462,7 +472,7 @@ export class McpClient {
   unsubscribeResource(uri: string, options?: RequestOptions): Promise<Record<string, never>> {
     return this.request(ClientRequests.unsubscribe, { uri }, options);
   }
-  listPrompts(options?: RequestOptions): Promise<Prompt[]> {
+  listPrompts(options?: CachingRequestOptions): Promise<Prompt[]> {
     return this.listAll(ClientRequests.listPrompts, 'prompts', options);
   }
   getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
@@ -497,7 +507,7 @@ export class McpClient {
   private async listAll<R extends { nextCursor?: string | null }, K extends keyof R & string>(
     type: McpRequestType<ClientRequestMethod, PaginatedParams, R>,
     key: K,
-    options?: RequestOptions,
+    options?: CachingRequestOptions,
   ): Promise<ItemOf<R[K]>[]> {
     type T = ItemOf<R[K]>;
     const method = type.method;
@@ -537,7 +547,7 @@ export class McpClient {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (this.stateless) return this.statelessRequest(type, params, options);
+    if (this.stateless) return this.resultCache && isCacheableMethod(method) ? this.cachedStatelessRequest(this.resultCache, type, params, options) : this.statelessRequest(type, params, options);
     const send = () => this.connection!.request(type, params, options);
     const handler = this.options.handlers?.urlElicitationRequired;
     return handler ? this.retryAfterUrlElicitations(send, handler, { method, params: params as Record<string, unknown> | undefined }, options?.signal) : send();
@@ -550,7 +560,7 @@ export class McpClient {
    * `requestState` echoed as it came), up to {@link MAX_INPUT_ROUNDS} rounds. A missing
    * `resultType` means complete.
    */
-  private async statelessRequest<P, R>(type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: RequestOptions): Promise<R> {
+  private async statelessRequest<P, R>(type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: RequestOptions, exchange?: { retried: boolean }): Promise<R> {
     const { meta } = this.stateless!;
     const original = (params ?? {}) as Record<string, unknown>;
     const base = { ...original, _meta: { ...(original._meta as Meta | undefined), ...meta } };
@@ -563,6 +573,7 @@ export class McpClient {
       if (round >= maxRounds) throw McpError.internal(`The server still asked for input after ${maxRounds} rounds of ${type.method}; stopped`);
       const { inputRequests, requestState } = result as { inputRequests?: unknown; requestState?: unknown };
       const inputResponses = await answerInputRequests(inputRequests, this.options.handlers ?? {}, options?.signal ?? new AbortController().signal);
+      if (exchange) exchange.retried = true;
       result = await send({ ...base, inputResponses, ...(typeof requestState === 'string' ? { requestState } : {}) });
       this.noteServerInfo(result);
     }
@@ -590,12 +601,30 @@ export class McpClient {
         if (e.code === ErrorCode.HeaderMismatch && type.method === 'tools/call' && !headersRefreshed && this.transport.setRequestHeaders) {
           headersRefreshed = true;
           this.logEmitter.fire({ level: 'info', source: 'protocol', message: `${e.message}; reading tools/list again for the tool's headers, then sending ${type.method} again` });
-          await this.listTools(options);
+          // Past the cache: the point is to see the annotations as they are now.
+          await this.listTools({ ...options, fresh: true });
           continue;
         }
         throw e;
       }
     }
+  }
+
+  /**
+   * A cacheable 2026-07-28 request: a fresh cached answer if there is one (unless `fresh`), else the
+   * server's, kept for its `ttlMs`. An answer that took `input_required` rounds was made for the
+   * inputs of that exchange and is never kept.
+   */
+  private async cachedStatelessRequest<P, R>(cache: ResultCache, type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: CachingRequestOptions): Promise<R> {
+    if (!options?.fresh) {
+      const hit = cache.get(type.method, params);
+      if (hit !== undefined) return hit as R;
+    }
+    const ticket = cache.ticket(type.method, params);
+    const exchange = { retried: false };
+    const result = await this.statelessRequest(type, params, options, exchange);
+    if (!exchange.retried) cache.store(ticket, result);
+    return result;
   }
 
   /** 2026-07-28 results carry the server's info in `_meta`; the latest one is what we show. */
@@ -697,13 +726,25 @@ export class McpClient {
       if (task && typeof task.taskId === 'string' && typeof task.status === 'string') this.taskStatusEmitter.fire(task);
     });
     c.onNotification(Notifications.message, (p) => this.logMessageEmitter.fire(p));
+    // The cache forgets first, so whoever the event makes ask again reaches the server.
     c.onNotification(Notifications.toolsListChanged, () => {
       this.toolsByName.clear();
+      this.resultCache?.invalidateList(ClientRequests.listTools.method);
       this.toolsChangedEmitter.fire();
     });
-    c.onNotification(Notifications.promptsListChanged, () => this.promptsChangedEmitter.fire());
-    c.onNotification(Notifications.resourcesListChanged, () => this.resourcesChangedEmitter.fire());
-    c.onNotification(Notifications.resourceUpdated, (p) => this.resourceUpdatedEmitter.fire(p));
+    c.onNotification(Notifications.promptsListChanged, () => {
+      this.resultCache?.invalidateList(ClientRequests.listPrompts.method);
+      this.promptsChangedEmitter.fire();
+    });
+    c.onNotification(Notifications.resourcesListChanged, () => {
+      this.resultCache?.invalidateList(ClientRequests.listResources.method);
+      this.resultCache?.invalidateList(ClientRequests.listResourceTemplates.method);
+      this.resourcesChangedEmitter.fire();
+    });
+    c.onNotification(Notifications.resourceUpdated, (p) => {
+      if (typeof p?.uri === 'string') this.resultCache?.invalidateRead(p.uri);
+      this.resourceUpdatedEmitter.fire(p);
+    });
     c.onNotification(Notifications.elicitationComplete, (p: { elicitationId?: unknown } | undefined) => {
       const id = p?.elicitationId;
       if (typeof id !== 'string') return;
