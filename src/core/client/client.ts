@@ -572,7 +572,7 @@ export class McpClient {
     for (let round = 0; isInputRequired(result); round++) {
       if (round >= maxRounds) throw McpError.internal(`The server still asked for input after ${maxRounds} rounds of ${type.method}; stopped`);
       const { inputRequests, requestState } = result as { inputRequests?: unknown; requestState?: unknown };
-      const inputResponses = await answerInputRequests(inputRequests, this.options.handlers ?? {}, options?.signal ?? new AbortController().signal);
+      const inputResponses = await answerInputRequests(inputRequests, this.options.handlers ?? {}, options?.signal ?? new AbortController().signal, inputContext(type.method, original));
       if (exchange) exchange.retried = true;
       result = await send({ ...base, inputResponses, ...(typeof requestState === 'string' ? { requestState } : {}) });
       this.noteServerInfo(result);
@@ -757,6 +757,12 @@ export class McpClient {
 }
 
 type ItemOf<A> = A extends readonly (infer T)[] ? T : never;
+
+/** "tools/call 'interview'": which call an input round belongs to, for its errors. */
+function inputContext(method: string, params: Record<string, unknown>): string {
+  const name = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
+  return name === undefined ? method : `${method} '${name}'`;
+}
 
 function isInputRequired(result: unknown): boolean {
   return !!result && typeof result === 'object' && (result as { resultType?: unknown }).resultType === 'input_required';
