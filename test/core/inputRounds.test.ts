@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { McpError, REQUEST_CANCELLED, type ClientHandlers, type ElicitRequestParams, type ElicitResult, type McpClientOptions, type TextContent, type TraceEvent } from '../../src/core';
+import { MAX_INPUT_REQUESTS_PER_ROUND, answerInputRequests } from '../../src/core/client/inputRequests';
 import { closeAll, connect, v2StdioServer } from '../helpers/servers';
 
 // Multi-round-trip requests (2026-07-28 `input_required`) beyond era.test.ts: failures inside a
@@ -123,5 +124,22 @@ describe('multi-round-trip requests: failures, declines, URL elicitation, the ca
     assert.equal(handlerSignal?.aborted, true, 'the handler was told');
     assert.equal(elicited, 1);
     assert.equal(t.calls().length, 1, 'no round after the cancel');
+  });
+
+  it('refuses a round that asks for more inputs than a person can be asked at once, before asking any', async () => {
+    let asked = 0;
+    const elicit = async (): Promise<ElicitResult> => {
+      asked++;
+      return { action: 'accept', content: {} };
+    };
+    const many = (n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, { method: 'elicitation/create', params: { message: `Question ${i}?`, requestedSchema: { type: 'object', properties: {} } } }]));
+    await assert.rejects(answerInputRequests(many(MAX_INPUT_REQUESTS_PER_ROUND + 1), { elicit }, new AbortController().signal, "tools/call 'flood'"), (e: McpError) => {
+      assert.match(e.message, /tools\/call 'flood': the server asked for 17 inputs in one round; MCP Host answers at most 16/);
+      return true;
+    });
+    assert.equal(asked, 0);
+    const answered = await answerInputRequests(many(MAX_INPUT_REQUESTS_PER_ROUND), { elicit }, new AbortController().signal);
+    assert.equal(Object.keys(answered).length, MAX_INPUT_REQUESTS_PER_ROUND);
   });
 });

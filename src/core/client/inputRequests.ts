@@ -9,6 +9,9 @@ export interface InputHandlers {
   elicit?(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
 }
 
+/** Input requests one `input_required` result may carry; a server that needs more asks in further rounds. */
+export const MAX_INPUT_REQUESTS_PER_ROUND = 16;
+
 /** The methods a stateless server may put in `inputRequests`, each answered by the handler the legacy era uses for the same server request. */
 const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
 
@@ -25,8 +28,13 @@ const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/li
 export async function answerInputRequests(requests: unknown, handlers: InputHandlers, signal: AbortSignal, method = 'the request'): Promise<Record<string, unknown>> {
   if (requests === undefined) return {};
   if (!requests || typeof requests !== 'object' || Array.isArray(requests)) throw McpError.internal('The server sent inputRequests that are not an object', { inputRequests: requests });
+  const entries = Object.entries(requests as Record<string, InputRequest>);
+  // Each one may be a question to the person: a server may not queue up dozens of them at once.
+  if (entries.length > MAX_INPUT_REQUESTS_PER_ROUND) {
+    throw McpError.invalidRequest(`${method}: the server asked for ${entries.length} inputs in one round; MCP Host answers at most ${MAX_INPUT_REQUESTS_PER_ROUND}, so the call was stopped`);
+  }
   const responses: Record<string, unknown> = {};
-  for (const [key, request] of Object.entries(requests as Record<string, InputRequest>)) {
+  for (const [key, request] of entries) {
     if (signal.aborted) throw cancelled(signal);
     try {
       responses[key] = await untilAborted(answerOne(request, handlers, signal), signal);
