@@ -311,6 +311,7 @@ export class McpClient {
   private enterStatelessEra(version: ModernProtocolVersion, result: DiscoverResult): void {
     const capabilities = result.capabilities && typeof result.capabilities === 'object' ? result.capabilities : {};
     this.stateless = { version, meta: this.statelessMeta(version) };
+    this.connection?.refuseRequests(`in protocol ${version} servers send no requests; they ask for input inside results (input_required)`);
     this.initializeResult = {
       protocolVersion: version,
       capabilities,

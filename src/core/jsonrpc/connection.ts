@@ -67,6 +67,8 @@ interface PendingRequest {
  */
 export class McpConnection {
   private readonly requestHandlers = new Map<string, RequestHandler>();
+  /** Set once the peer may send no requests (see refuseRequests): why. */
+  private requestsRefused: string | undefined;
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly pending = new Map<RequestId, PendingRequest>();
   /** Requests we gave up on: their late answers are dropped without a warning. */
@@ -144,6 +146,14 @@ export class McpConnection {
   /** One handler per method; a later one replaces an earlier one. */
   onRequest<P, R>(type: McpRequestType<string, P, R>, handler: RequestHandler<P, R>): void {
     this.requestHandlers.set(type.method, handler as RequestHandler);
+  }
+
+  /**
+   * From now on every request of the peer is answered -32601 with `reason`, whatever handlers are
+   * set: 2026-07-28 servers ask for input inside results, never with requests of their own.
+   */
+  refuseRequests(reason: string): void {
+    this.requestsRefused = reason;
   }
 
   onNotification<P>(type: McpNotificationType<string, P>, handler: NotificationHandler<P>): void {
@@ -310,6 +320,11 @@ export class McpConnection {
 
   /** Runs the handler of a server request and sends its result, or its error as an error response. */
   private answer(id: RequestId, method: string, params: unknown): void {
+    if (this.requestsRefused !== undefined) {
+      this.log('warning', `refused the server's request ${method}: ${this.requestsRefused}`);
+      this.reply(id, undefined, new McpError(ErrorCode.MethodNotFound, `${method} refused: ${this.requestsRefused}`));
+      return;
+    }
     const handler = this.requestHandlers.get(method);
     if (!handler) {
       this.reply(id, undefined, new McpError(ErrorCode.MethodNotFound, `Unhandled method ${method}`));
