@@ -18,10 +18,12 @@ import type {
   Meta,
   Prompt,
   ReadResourceResult,
+  RequestId,
   Resource,
   ResourceTemplate,
   ResourceUpdatedNotificationParams,
   ServerCapabilities,
+  SubscriptionFilter,
   Task,
   TaskMetadata,
   Tool,
@@ -31,6 +33,7 @@ import type { LogEntry, Transport } from '../transport/transport';
 import { missingCapability } from './capabilities';
 import { judgeDiscoverError, judgeDiscoverResult, type ProbeVerdict, type ProtocolChoice } from './era';
 import { answerInputRequests, type InputHandlers } from './inputRequests';
+import { ListenSubscription } from './listen';
 import { headerParamsOf, invalidHeaderAnnotations } from '../transport/headerParams';
 import { ReceiverTasks, followTask, isCreateTaskResult, taskProgressRoute } from './tasks';
 
@@ -125,6 +128,10 @@ export class McpClient {
   private stateless: { version: ModernProtocolVersion; meta: Meta } | undefined;
   private readonly toolsByName = new Map<string, Tool>();
   private receiverTasks: ReceiverTasks | undefined;
+  /** 2026-07-28: the `subscriptions/listen` that brings list changes and resource updates. */
+  private listenSubscription: ListenSubscription | undefined;
+  /** The resources whose updates the 2026-07-28 listen asks for. */
+  private listenedResources: string[] = [];
 
   private readonly logMessageEmitter = new Emitter<LoggingMessageNotificationParams>();
   private readonly toolsChangedEmitter = new Emitter<void>();
@@ -226,7 +233,10 @@ export class McpClient {
     connection.listen();
     const choice = this.options.protocol ?? '2025-11-25';
     try {
-      if (choice !== '2025-11-25' && (await this.discover(connection, choice))) return this.initializeResult!;
+      if (choice !== '2025-11-25' && (await this.discover(connection, choice))) {
+        this.startListening(connection);
+        return this.initializeResult!;
+      }
     } catch (error) {
       await this.close();
       throw error;
@@ -324,8 +334,42 @@ export class McpClient {
     };
   }
 
+  /**
+   * The resources whose `notifications/resources/updated` a 2026-07-28 server should send: the
+   * listen carries all of them, and is replaced when they change. May be set before connecting.
+   * The initialize era subscribes with resources/subscribe instead (see subscribeResource).
+   */
+  setListenedResources(uris: Iterable<string>): void {
+    this.listenedResources = [...uris];
+    this.listenSubscription?.setResources(this.listenedResources);
+  }
+
+  /** The acknowledged `subscriptions/listen` of a 2026-07-28 connection: its id, and what the server agreed to send. */
+  get listening(): { id: RequestId; acknowledged: SubscriptionFilter } | undefined {
+    return this.listenSubscription?.state;
+  }
+
+  private startListening(connection: McpConnection): void {
+    const listen = new ListenSubscription({
+      send: (notifications, onRequestId, signal) => this.request(ClientRequests.listen, { notifications }, { timeoutMs: Infinity, signal, onRequestId, serverMayCancel: true }),
+      capabilities: () => this.serverCapabilities ?? {},
+      isOpen: () => !connection.isClosed,
+      log: (level, message) => this.logEmitter.fire({ level, source: 'protocol', message }),
+    });
+    this.listenSubscription = listen;
+    connection.onDidClose(() => listen.dispose());
+    listen.setResources(this.listenedResources);
+    listen.start();
+  }
+
+  /** In 2026-07-28 a change notification counts only if it comes on one of our listens. */
+  private fromOurListen(method: string, params: unknown): boolean {
+    return !this.stateless || !!this.listenSubscription?.accepts(method, params);
+  }
+
   /** Stops the server (or drops the channel); pending requests reject with Connection Closed. */
   async close(): Promise<void> {
+    this.listenSubscription?.dispose();
     if (this.connection) await this.connection.close();
     else await this.transport.close();
     // Everything of this client has happened by now (the close event, the transport's last lines): its events end here.
@@ -697,13 +741,15 @@ export class McpClient {
       if (task && typeof task.taskId === 'string' && typeof task.status === 'string') this.taskStatusEmitter.fire(task);
     });
     c.onNotification(Notifications.message, (p) => this.logMessageEmitter.fire(p));
-    c.onNotification(Notifications.toolsListChanged, () => {
+    c.onNotification(Notifications.toolsListChanged, (p) => {
+      if (!this.fromOurListen(Notifications.toolsListChanged.method, p)) return;
       this.toolsByName.clear();
       this.toolsChangedEmitter.fire();
     });
-    c.onNotification(Notifications.promptsListChanged, () => this.promptsChangedEmitter.fire());
-    c.onNotification(Notifications.resourcesListChanged, () => this.resourcesChangedEmitter.fire());
-    c.onNotification(Notifications.resourceUpdated, (p) => this.resourceUpdatedEmitter.fire(p));
+    c.onNotification(Notifications.promptsListChanged, (p) => this.fromOurListen(Notifications.promptsListChanged.method, p) && this.promptsChangedEmitter.fire());
+    c.onNotification(Notifications.resourcesListChanged, (p) => this.fromOurListen(Notifications.resourcesListChanged.method, p) && this.resourcesChangedEmitter.fire());
+    c.onNotification(Notifications.resourceUpdated, (p) => this.fromOurListen(Notifications.resourceUpdated.method, p) && this.resourceUpdatedEmitter.fire(p));
+    c.onNotification(Notifications.subscriptionsAcknowledged, (p) => this.listenSubscription?.acknowledge(p));
     c.onNotification(Notifications.elicitationComplete, (p: { elicitationId?: unknown } | undefined) => {
       const id = p?.elicitationId;
       if (typeof id !== 'string') return;

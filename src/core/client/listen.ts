@@ -1,0 +1,213 @@
+import { ErrorCode, McpError } from '../protocol/errors';
+import type { Meta, RequestId, ServerCapabilities, SubscriptionFilter } from '../protocol/types';
+import { MetaKeys } from '../protocol/versions';
+import type { LogEntry } from '../transport/transport';
+
+/** The first wait before a listen that ended or failed is opened again; it doubles up to the cap. */
+export const LISTEN_RETRY_FIRST_MS = 500;
+export const LISTEN_RETRY_MAX_MS = 30_000;
+/** A listen that lasted this long was working: the next one starts the backoff afresh. */
+const LISTEN_LIVED_MS = 60_000;
+
+/** What a {@link ListenSubscription} needs of its client: the wire, the server's capabilities, the log. */
+export interface ListenChannel {
+  /**
+   * Sends one `subscriptions/listen` without a timeout: `onId` learns its request id before it is
+   * sent; aborting `signal` ends it (`notifications/cancelled` on stdio, the POST closed over HTTP).
+   * Resolves when the server ends it with a result; rejects when it fails, the server cancels it,
+   * or its stream breaks.
+   */
+  send(filter: SubscriptionFilter, onId: (id: RequestId) => void, signal: AbortSignal): Promise<unknown>;
+  capabilities(): ServerCapabilities;
+  /** Whether the connection still lives: a listen is opened again only while it does. */
+  isOpen(): boolean;
+  log(level: LogEntry['level'], message: string): void;
+  now?(): number;
+}
+
+/** One `subscriptions/listen` request, from sending until it ends. */
+interface Listen {
+  readonly filter: SubscriptionFilter;
+  readonly key: string;
+  readonly controller: AbortController;
+  readonly openedAt: number;
+  id?: RequestId;
+  acknowledged?: SubscriptionFilter;
+}
+
+/**
+ * What to ask a server for on `subscriptions/listen`: exactly the change notifications its
+ * capabilities offer, and the resources when it offers `resources.subscribe`. Undefined when that
+ * is nothing, so no listen is opened.
+ */
+export function listenFilter(capabilities: ServerCapabilities, resources: Iterable<string>): SubscriptionFilter | undefined {
+  const filter: SubscriptionFilter = {};
+  if (capabilities.tools?.listChanged) filter.toolsListChanged = true;
+  if (capabilities.prompts?.listChanged) filter.promptsListChanged = true;
+  if (capabilities.resources?.listChanged) filter.resourcesListChanged = true;
+  const uris = capabilities.resources?.subscribe ? [...new Set(resources)].sort() : [];
+  if (uris.length) filter.resourceSubscriptions = uris;
+  return Object.keys(filter).length ? filter : undefined;
+}
+
+/** What was asked for and not acknowledged, in words for the log. */
+export function refusedParts(asked: SubscriptionFilter, acknowledged: SubscriptionFilter | undefined): string[] {
+  const refused: string[] = [];
+  for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
+    if (asked[key] && acknowledged?.[key] !== true) refused.push(key);
+  }
+  const granted = new Set(Array.isArray(acknowledged?.resourceSubscriptions) ? acknowledged.resourceSubscriptions : []);
+  for (const uri of asked.resourceSubscriptions ?? []) if (!granted.has(uri)) refused.push(uri);
+  return refused;
+}
+
+/** The listen a notification belongs to: `_meta["io.modelcontextprotocol/subscriptionId"]`. */
+export function subscriptionIdOf(params: unknown): RequestId | undefined {
+  const meta = params && typeof params === 'object' ? (params as { _meta?: Meta })._meta : undefined;
+  const id = meta?.[MetaKeys.subscriptionId];
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/**
+ * The one `subscriptions/listen` of a 2026-07-28 connection, which replaces the GET stream and
+ * resources/(un)subscribe: opened when there is something to listen for, replaced (the new one
+ * first, the old one ended once the new one is acknowledged, so nothing is missed) when the
+ * subscribed resources change, and opened again with a capped backoff when the server ends it or
+ * its stream breaks, as long as the connection lives. Only notifications stamped with the id of a
+ * listen still open count.
+ */
+export class ListenSubscription {
+  private resources: string[] = [];
+  /** The newest listen: the one that carries what we want now. */
+  private current: Listen | undefined;
+  /** Every listen not yet ended, by request id, the current one included. */
+  private readonly open = new Map<RequestId, Listen>();
+  private readonly pendingIds = new Set<Listen>();
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private updateTimer: ReturnType<typeof setTimeout> | undefined;
+  private failures = 0;
+  private unsupported = false;
+  private disposed = false;
+
+  constructor(private readonly channel: ListenChannel) {}
+
+  /** The acknowledged current listen: its id and what the server agreed to send. */
+  get state(): { id: RequestId; acknowledged: SubscriptionFilter } | undefined {
+    const c = this.current;
+    return c?.id !== undefined && c.acknowledged ? { id: c.id, acknowledged: c.acknowledged } : undefined;
+  }
+
+  /** Opens the listen if there is anything to listen for. */
+  start(): void {
+    this.update();
+  }
+
+  /** The resources whose updates are wanted; a change replaces the listen (changes within one tick count as one). */
+  setResources(uris: Iterable<string>): void {
+    this.resources = [...uris];
+    if (this.disposed || this.updateTimer) return;
+    this.updateTimer = setTimeout(() => {
+      this.updateTimer = undefined;
+      this.update();
+    }, 0);
+  }
+
+  /** Whether a notification comes from a listen of ours; others are dropped with a debug line. */
+  accepts(method: string, params: unknown): boolean {
+    const id = subscriptionIdOf(params);
+    if (id !== undefined && this.open.has(id)) return true;
+    this.channel.log('debug', `dropped ${method}: ${id === undefined ? 'it names no subscription' : `subscription ${JSON.stringify(id)} is not ours`}`);
+    return false;
+  }
+
+  /** `notifications/subscriptions/acknowledged`: what the server will send on that listen. */
+  acknowledge(params: { notifications?: SubscriptionFilter } | undefined): void {
+    const id = subscriptionIdOf(params);
+    const listen = id === undefined ? undefined : this.open.get(id);
+    if (!listen) return this.channel.log('debug', `dropped an acknowledgement of subscription ${JSON.stringify(id)}, which is not ours`);
+    const acknowledged = params?.notifications && typeof params.notifications === 'object' ? params.notifications : {};
+    listen.acknowledged = acknowledged;
+    const refused = refusedParts(listen.filter, acknowledged);
+    this.channel.log(refused.length ? 'warning' : 'debug', `subscriptions/listen ${JSON.stringify(id)} acknowledged${refused.length ? `; the server refused ${refused.join(', ')}` : ''}`);
+    // The new listen covers what the older ones did: end them now, not before, so nothing falls in a gap.
+    if (listen === this.current) for (const other of [...this.open.values(), ...this.pendingIds]) if (other !== listen) this.end(other);
+  }
+
+  /** Ends every listen and opens none again. */
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.retryTimer);
+    clearTimeout(this.updateTimer);
+    for (const listen of [...this.open.values(), ...this.pendingIds]) this.end(listen);
+    this.current = undefined;
+  }
+
+  private update(): void {
+    if (this.disposed || this.unsupported || this.retryTimer || !this.channel.isOpen()) return;
+    const filter = listenFilter(this.channel.capabilities(), this.resources);
+    if (!filter) {
+      // Nothing left to listen for.
+      for (const listen of [...this.open.values(), ...this.pendingIds]) this.end(listen);
+      this.current = undefined;
+      return;
+    }
+    const key = JSON.stringify(filter);
+    if (this.current?.key === key) return;
+    this.openListen(filter, key);
+  }
+
+  private openListen(filter: SubscriptionFilter, key: string): void {
+    const listen: Listen = { filter, key, controller: new AbortController(), openedAt: this.now() };
+    this.current = listen;
+    this.pendingIds.add(listen);
+    this.channel
+      .send(
+        filter,
+        (id) => {
+          listen.id = id;
+          this.pendingIds.delete(listen);
+          this.open.set(id, listen);
+        },
+        listen.controller.signal,
+      )
+      .then(
+        () => this.ended(listen, 'the server ended it'),
+        (error) => this.ended(listen, McpError.from(error)),
+      );
+  }
+
+  private end(listen: Listen): void {
+    this.forget(listen);
+    listen.controller.abort();
+  }
+
+  private forget(listen: Listen): void {
+    this.pendingIds.delete(listen);
+    if (listen.id !== undefined && this.open.get(listen.id) === listen) this.open.delete(listen.id);
+  }
+
+  private ended(listen: Listen, why: string | McpError): void {
+    this.forget(listen);
+    if (listen.controller.signal.aborted || this.disposed || listen !== this.current) return;
+    this.current = undefined;
+    if (!this.channel.isOpen()) return;
+    const reason = typeof why === 'string' ? why : why.message;
+    if (typeof why !== 'string' && why.code === ErrorCode.MethodNotFound) {
+      this.unsupported = true;
+      this.channel.log('warning', `the server does not offer subscriptions/listen (${reason}): list changes and resource updates will not arrive`);
+      return;
+    }
+    if (listen.acknowledged && this.now() - listen.openedAt >= LISTEN_LIVED_MS) this.failures = 0;
+    const delay = Math.min(LISTEN_RETRY_FIRST_MS * 2 ** this.failures, LISTEN_RETRY_MAX_MS);
+    this.failures++;
+    this.channel.log('info', `subscriptions/listen ${JSON.stringify(listen.id)} ended (${reason}); listening again in ${delay} ms`);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.update();
+    }, delay);
+  }
+
+  private now(): number {
+    return this.channel.now?.() ?? Date.now();
+  }
+}

@@ -1,0 +1,176 @@
+import { strict as assert } from 'node:assert';
+import {
+  HttpTransport,
+  ServerHandle,
+  StdioTransport,
+  listenFilter,
+  parseServerDefinitions,
+  refusedParts,
+  type McpClient,
+  type RequestId,
+  type ServerDefinition,
+  type TextContent,
+  type TraceEvent,
+  type Transport,
+} from '../../src/core';
+import { startFixture, type Fixture } from '../helpers/httpServers';
+import { V2_FIXTURE, closeAll, connect, connectTransport, eventually, nextEvent, v2StdioServer, type TestClient } from '../helpers/servers';
+
+const text = (result: { content: unknown[] }) => (result.content[0] as TextContent).text;
+const LISTS = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true };
+
+/** The acknowledged listen, once it is one other than `not` (and, if given, carries these resources). */
+function acknowledgedListen(client: McpClient, options: { not?: RequestId; resources?: string[] } = {}) {
+  return eventually(async () => {
+    const l = client.listening;
+    if (!l || l.id === options.not) return undefined;
+    if (options.resources && JSON.stringify(l.acknowledged.resourceSubscriptions ?? []) !== JSON.stringify(options.resources)) return undefined;
+    return l;
+  });
+}
+
+describe('subscriptions/listen (2026-07-28)', function () {
+  this.timeout(30_000);
+  afterEach(closeAll);
+
+  describe('what a listen asks for', () => {
+    it('asks only for what the capabilities offer, resources only with resources.subscribe', () => {
+      assert.equal(listenFilter({}, ['a://x']), undefined);
+      assert.equal(listenFilter({ tools: {}, resources: {} }, ['a://x']), undefined);
+      assert.deepEqual(listenFilter({ tools: { listChanged: true }, resources: { listChanged: true } }, ['a://x']), { toolsListChanged: true, resourcesListChanged: true });
+      assert.deepEqual(listenFilter({ resources: { subscribe: true } }, ['b://y', 'a://x', 'b://y']), { resourceSubscriptions: ['a://x', 'b://y'] });
+    });
+
+    it('names what the server refused', () => {
+      assert.deepEqual(refusedParts({ toolsListChanged: true, resourceSubscriptions: ['a://x', 'b://y'] }, { toolsListChanged: true, resourceSubscriptions: ['b://y'] }), ['a://x']);
+      assert.deepEqual(refusedParts({ promptsListChanged: true }, undefined), ['promptsListChanged']);
+    });
+  });
+
+  type Setup = { name: string; connect(options?: { requestTimeoutMs?: number }): Promise<TestClient<Transport>>; fixture?(): Fixture };
+  const fixtures: Fixture[] = [];
+  afterEach(async () => {
+    await Promise.all(fixtures.splice(0).map((f) => f.stop()));
+  });
+  const setups: Setup[] = [
+    { name: 'stdio', connect: (options = {}) => connect(v2StdioServer(), { protocol: 'auto', probeTimeoutMs: 3000, ...options }) },
+    {
+      name: 'HTTP',
+      connect: async (options = {}) => {
+        const f = await startFixture('http-modern', V2_FIXTURE);
+        fixtures.push(f);
+        return connectTransport<Transport>(new HttpTransport({ url: f.url }), { protocol: 'auto', ...options });
+      },
+      fixture: () => fixtures[fixtures.length - 1],
+    },
+  ];
+
+  for (const setup of setups) {
+    describe(`over ${setup.name}`, () => {
+      it('opens one listen for the list changes the server offers, and a tools list change reaches onToolsListChanged', async () => {
+        const t = await setup.connect();
+        const listen = await acknowledgedListen(t.client);
+        assert.deepEqual(listen.acknowledged, LISTS);
+        const changed = nextEvent(t.client.onToolsListChanged);
+        assert.equal(text((await t.client.callTool('add-tool')).result), 'added-1');
+        await changed;
+        assert.ok((await t.client.listTools()).some((tool) => tool.name === 'added-1'));
+      });
+
+      it('replaces the listen when the subscribed resources change, and a subscribed resource update reaches onResourceUpdated', async () => {
+        const t = await setup.connect();
+        const trace: TraceEvent[] = [];
+        t.client.onTrace((e) => trace.push(e));
+        const first = await acknowledgedListen(t.client);
+        t.client.setListenedResources(['fixture://counter']);
+        const second = await acknowledgedListen(t.client, { not: first.id, resources: ['fixture://counter'] });
+        assert.deepEqual(second.acknowledged, { ...LISTS, resourceSubscriptions: ['fixture://counter'] });
+        // The old listen ends once the new one stands: notifications/cancelled on stdio, its POST closed over HTTP.
+        const f = setup.fixture?.();
+        if (f) {
+          await eventually(async () => ((await f.requests()).some((r) => r.method === 'CLOSED' && r.body?.method === 'subscriptions/listen' && r.body.id === first.id) ? true : undefined));
+        } else {
+          await eventually(async () =>
+            trace.some(
+              (e) => e.direction === 'out' && (e.message as { method?: string }).method === 'notifications/cancelled' && (e.message as { params?: { requestId?: unknown } }).params?.requestId === first.id,
+            )
+              ? true
+              : undefined,
+          );
+        }
+        const updated = nextEvent(t.client.onResourceUpdated);
+        await t.client.callTool('touch');
+        assert.equal((await updated).uri, 'fixture://counter');
+        assert.equal(((await t.client.readResource('fixture://counter')).contents[0] as { text?: string }).text, 'touched 1 times');
+      });
+
+      it('drops a notification whose subscription id is not one of its listens', async () => {
+        const t = await setup.connect();
+        await acknowledgedListen(t.client);
+        let changes = 0;
+        t.client.onToolsListChanged(() => changes++);
+        await t.client.callTool('foreign');
+        // The real change comes after the foreign one on the same stream: once it is here, the foreign one was seen too.
+        const real = nextEvent(t.client.onToolsListChanged);
+        await t.client.callTool('add-tool');
+        await real;
+        assert.equal(changes, 1);
+        await t.waitForLog((l) => /dropped notifications\/tools\/list_changed: subscription "not-yours" is not ours/.test(l.message));
+      });
+
+      const endings = setup.name === 'HTTP' ? (['result', 'cancelled', 'cut'] as const) : (['result', 'cancelled'] as const);
+      for (const how of endings) {
+        it(`listens again after the server ends the listen (${how})`, async () => {
+          const t = await setup.connect();
+          const first = await acknowledgedListen(t.client);
+          await t.client.callTool('end-listen', { id: first.id, how });
+          const again = await acknowledgedListen(t.client, { not: first.id });
+          assert.deepEqual(again.acknowledged, LISTS);
+          assert.ok(t.logs.some((l) => new RegExp(`subscriptions/listen ${first.id} ended .*listening again in \\d+ ms`).test(l.message)));
+          const changed = nextEvent(t.client.onToolsListChanged);
+          await t.client.callTool('add-tool');
+          await changed;
+        });
+      }
+
+      it('keeps the listen open past the request timeout', async () => {
+        const t = await setup.connect({ requestTimeoutMs: 500 });
+        const first = await acknowledgedListen(t.client);
+        await new Promise((r) => setTimeout(r, 1200));
+        assert.equal(t.client.listening?.id, first.id);
+        const changed = nextEvent(t.client.onToolsListChanged);
+        await t.client.callTool('add-tool');
+        await changed;
+      });
+    });
+  }
+
+  describe('ServerHandle', () => {
+    it('carries subscribed resources on the listen, and listens again after a restart', async () => {
+      const params = v2StdioServer();
+      const def = parseServerDefinitions({ v2: { command: params.command, args: params.args } }, { scope: 'user' }).definitions[0];
+      const handle = new ServerHandle(def, {
+        prepare: async (d: ServerDefinition) => d,
+        createTransport: (d) => new StdioTransport({ command: (d as { command: string }).command, args: (d as { args: string[] }).args, shutdownGraceMs: 500 }),
+        handlers: () => ({}),
+      });
+      try {
+        const subscription = handle.subscribeResource('fixture://counter');
+        await handle.start();
+        assert.equal(handle.client?.era, 'modern');
+        for (let round = 1; round <= 2; round++) {
+          const client = handle.client!;
+          await acknowledgedListen(client, { resources: ['fixture://counter'] });
+          const updated = nextEvent(handle.onResourceUpdated);
+          await client.callTool('touch');
+          assert.equal(await updated, 'fixture://counter');
+          if (round === 1) await handle.restart();
+        }
+        subscription.dispose();
+        await acknowledgedListen(handle.client!, { resources: [] });
+      } finally {
+        await handle.dispose();
+      }
+    });
+  });
+});
