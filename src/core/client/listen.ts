@@ -13,7 +13,7 @@ const LISTEN_LIVED_MS = 60_000;
 export interface ListenChannel {
   /**
    * Sends one `subscriptions/listen` without a timeout: `onId` learns its request id before it is
-   * sent; aborting `signal` ends it (`notifications/cancelled` on stdio, the POST closed over HTTP).
+   * sent (again, with a new id, each time it is sent anew after its stream broke); aborting `signal` ends it (`notifications/cancelled` on stdio, the POST closed over HTTP).
    * Resolves when the server ends it with a result; rejects when it fails, the server cancels it,
    * or its stream breaks.
    */
@@ -164,8 +164,10 @@ export class ListenSubscription {
       .send(
         filter,
         (id) => {
+          // Called again when the client sends the listen anew after its stream broke: the new id counts from now on.
+          this.forget(listen);
           listen.id = id;
-          this.pendingIds.delete(listen);
+          listen.acknowledged = undefined;
           this.open.set(id, listen);
         },
         listen.controller.signal,
