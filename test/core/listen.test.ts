@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import {
   HttpTransport,
+  LISTEN_RETRY_FIRST_MS,
   ServerHandle,
   StdioTransport,
   listenFilter,
@@ -138,6 +139,22 @@ describe('subscriptions/listen (2026-07-28)', function () {
         });
       }
 
+      if (setup.name === 'stdio') {
+        it('waits longer each time a listen ends soon after it opened: a backoff, never a tight loop', async () => {
+          const t = await setup.connect();
+          let listen = await acknowledgedListen(t.client);
+          for (let i = 0; i < 3; i++) {
+            await t.client.callTool('end-listen', { id: listen.id, how: 'cancelled' });
+            listen = await acknowledgedListen(t.client, { not: listen.id });
+          }
+          const delays = t.logs.map((l) => /^subscriptions\/listen .* ended .*listening again in (\d+) ms$/.exec(l.message)?.[1]).filter((d) => d !== undefined);
+          assert.deepEqual(
+            delays.map(Number),
+            [1, 2, 4].map((k) => k * LISTEN_RETRY_FIRST_MS),
+          );
+        });
+      }
+
       it('keeps the listen open past the request timeout', async () => {
         const t = await setup.connect({ requestTimeoutMs: 500 });
         const first = await acknowledgedListen(t.client);
@@ -151,7 +168,7 @@ describe('subscriptions/listen (2026-07-28)', function () {
   }
 
   describe('ServerHandle', () => {
-    it('carries subscribed resources on the listen, and listens again after a restart', async () => {
+    it('carries subscribed resources on the listen, refreshes its lists on a change, and listens again after a restart', async () => {
       const params = v2StdioServer();
       const def = parseServerDefinitions({ v2: { command: params.command, args: params.args } }, { scope: 'user' }).definitions[0];
       const handle = new ServerHandle(def, {
@@ -169,6 +186,11 @@ describe('subscriptions/listen (2026-07-28)', function () {
           const updated = nextEvent(handle.onResourceUpdated);
           await client.callTool('touch');
           assert.equal(await updated, 'fixture://counter');
+          // A list change reaches the handle's lists, which the tree shows.
+          const toolsChanged = nextEvent(handle.onDidChangeLists, 5000, (kind) => kind === 'tools');
+          const added = text((await client.callTool('add-tool')).result);
+          await toolsChanged;
+          assert.ok(handle.tools.some((tool) => tool.name === added));
           if (round === 1) await handle.restart();
         }
         subscription.dispose();
