@@ -136,6 +136,11 @@ describe('subscriptions/listen (2026-07-28)', function () {
           const changed = nextEvent(t.client.onToolsListChanged);
           await t.client.callTool('add-tool');
           await changed;
+          // The ended listen leaves nothing behind that looks like a fault (over HTTP its stream ends after the server's word).
+          assert.deepEqual(
+            t.logs.filter((l) => l.level === 'warning' || l.level === 'error').map((l) => l.message),
+            [],
+          );
         });
       }
 

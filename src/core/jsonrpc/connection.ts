@@ -123,6 +123,8 @@ export class McpConnection {
       const id = p?.requestId;
       if (id !== undefined && this.serverCancellable.has(id)) {
         this.log('debug', `the server ended our request ${JSON.stringify(id)}${p?.reason ? `: ${p.reason}` : ''}`);
+        // What may still come for it (over HTTP, the end of its stream) is no news.
+        this.rememberAbandoned(id);
         this.pending.get(id)?.fail(new McpError(REQUEST_CANCELLED, `Cancelled by the server${p?.reason ? `: ${p.reason}` : ''}`));
         return;
       }
