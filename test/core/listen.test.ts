@@ -172,6 +172,18 @@ describe('subscriptions/listen (2026-07-28)', function () {
     });
   }
 
+  it('does not ask again a server that does not know subscriptions/listen (-32601)', async () => {
+    const f = await startFixture('http-no-listen', V2_FIXTURE);
+    fixtures.push(f);
+    const t = await connectTransport<Transport>(new HttpTransport({ url: f.url }), { protocol: 'auto' });
+    await t.waitForLog((l) => /the server does not offer subscriptions\/listen/.test(l.message));
+    // Longer than the first backoff, and a change of resources would open a listen if anything did.
+    t.client.setListenedResources(['fixture://counter']);
+    await new Promise((r) => setTimeout(r, 2 * LISTEN_RETRY_FIRST_MS));
+    assert.equal(t.client.listening, undefined);
+    assert.equal((await f.requests()).filter((r) => r.body?.method === 'subscriptions/listen').length, 1);
+  });
+
   describe('ServerHandle', () => {
     it('carries subscribed resources on the listen, refreshes its lists on a change, and listens again after a restart', async () => {
       const params = v2StdioServer();
