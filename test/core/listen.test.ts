@@ -184,6 +184,23 @@ describe('subscriptions/listen (2026-07-28)', function () {
     assert.equal((await f.requests()).filter((r) => r.body?.method === 'subscriptions/listen').length, 1);
   });
 
+  it('keeps at most one listen that was never acknowledged: a newer one replaces it at once', async () => {
+    const f = await startFixture('http-no-ack', V2_FIXTURE);
+    fixtures.push(f);
+    const t = await connectTransport<Transport>(new HttpTransport({ url: f.url }), { protocol: 'auto' });
+    const listens = async () => (await f.requests()).filter((r) => r.method === 'POST' && r.body?.method === 'subscriptions/listen');
+    await eventually(async () => ((await listens()).length === 1 ? true : undefined));
+    for (const [i, uri] of ['fixture://counter', 'fixture://hello', 'fixture://guarded'].entries()) {
+      t.client.setListenedResources([uri]);
+      await eventually(async () => ((await listens()).length === i + 2 ? true : undefined));
+    }
+    const sent = (await listens()).map((r) => r.body!.id);
+    const closed = async () => (await f.requests()).filter((r) => r.method === 'CLOSED' && r.body?.method === 'subscriptions/listen').map((r) => r.body!.id);
+    await eventually(async () => ((await closed()).length === 3 ? true : undefined));
+    assert.deepEqual((await closed()).sort(), sent.slice(0, 3).sort());
+    assert.equal(t.client.listening, undefined);
+  });
+
   describe('ServerHandle', () => {
     it('carries subscribed resources on the listen, refreshes its lists on a change, and listens again after a restart', async () => {
       const params = v2StdioServer();

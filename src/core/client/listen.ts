@@ -157,6 +157,8 @@ export class ListenSubscription {
   }
 
   private openListen(filter: SubscriptionFilter, key: string): void {
+    // A current listen not yet acknowledged never covered anything: it goes, so at most the last acknowledged one and the new one are open.
+    if (this.current && !this.current.acknowledged) this.end(this.current);
     const listen: Listen = { filter, key, controller: new AbortController(), openedAt: this.now() };
     this.current = listen;
     this.pendingIds.add(listen);
