@@ -151,6 +151,8 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       client = newClient('2025-11-25');
       init = await client.connect();
     }
+    // A 2026-07-28 server logs nothing unless a request names a level; --verbose wants every line, as a 2025 server sends by default.
+    if (args.verbose && client.era === 'modern' && client.serverCapabilities?.logging) await client.setLoggingLevel('debug');
     const result = await runVerb(client, args.verb, args.rest, { ...init, era: client.era }, err);
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     if (args.verb === 'call' && (result as CallToolResult).isError) {

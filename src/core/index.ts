@@ -12,6 +12,7 @@ export * from './transport/streamableHttp';
 export * from './transport/sse';
 export * from './transport/http';
 export * from './client/client';
+export * from './client/cache';
 export * from './client/listen';
 export * from './client/tasks';
 export * from './schema/validator';

@@ -104,7 +104,7 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
     vscode.commands.registerCommand(Commands.showLog, () => mainLog.show(true)),
     vscode.commands.registerCommand(Commands.refresh, async () => {
       await host.reload();
-      await Promise.all(host.servers.map((s) => Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => s.refresh(k)))));
+      await Promise.all(host.servers.map((s) => Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => s.refresh(k, { fresh: true })))));
     }),
     vscode.commands.registerCommand(Commands.addServer, () => setup.addServer()),
     vscode.commands.registerCommand(Commands.importServers, () => setup.importServers()),

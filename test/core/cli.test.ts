@@ -84,6 +84,15 @@ describe('dist/cli.js', function () {
     assert.match(usage.stderr, /Usage: mcp-host --stdio/);
   });
 
+  it('shows the log messages of a 2026-07-28 server under --verbose, which logs nothing unless asked', () => {
+    const v2 = line(v2StdioServer());
+    const verbose = cli('--stdio', v2, '--verbose', 'call', 'chatty', '{}');
+    assert.equal(verbose.code, 0, verbose.stderr);
+    assert.match(verbose.stderr, /\[server debug\] a debug line/);
+    assert.match(verbose.stderr, /\[server warning\] a warning line/);
+    assert.doesNotMatch(cli('--stdio', v2, 'call', 'chatty', '{}').stderr, /a debug line/);
+  });
+
   it('declares roots as the current directory and refuses sampling clearly', () => {
     const init = cli('--stdio', line(rawServer('plain')), '--verbose', 'info');
     assert.equal(init.code, 0);

@@ -100,7 +100,7 @@ describe('subscriptions/listen (2026-07-28)', function () {
           );
         }
         const updated = nextEvent(t.client.onResourceUpdated);
-        await t.client.callTool('touch');
+        await t.client.callTool('bump');
         assert.equal((await updated).uri, 'fixture://counter');
         assert.equal(((await t.client.readResource('fixture://counter')).contents[0] as { text?: string }).text, 'touched 1 times');
       });
@@ -218,7 +218,7 @@ describe('subscriptions/listen (2026-07-28)', function () {
           const client = handle.client!;
           await acknowledgedListen(client, { resources: ['fixture://counter'] });
           const updated = nextEvent(handle.onResourceUpdated);
-          await client.callTool('touch');
+          await client.callTool('bump');
           assert.equal(await updated, 'fixture://counter');
           // A list change reaches the handle's lists, which the tree shows.
           const toolsChanged = nextEvent(handle.onDidChangeLists, 5000, (kind) => kind === 'tools');

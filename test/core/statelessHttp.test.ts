@@ -15,7 +15,7 @@ interface Seen {
   headers: http.IncomingHttpHeaders;
 }
 
-async function statelessServer(behaviour: { breakReplies?: number; annotateAfterFirstList?: boolean }) {
+async function statelessServer(behaviour: { breakReplies?: number; annotateAfterFirstList?: boolean; listTtlMs?: number }) {
   const seen: Seen[] = [];
   let broken = 0;
   let lists = 0;
@@ -37,7 +37,11 @@ async function statelessServer(behaviour: { breakReplies?: number; annotateAfter
           lists++;
           const annotated = behaviour.annotateAfterFirstList && lists > 1;
           const region = annotated ? { type: 'string', 'x-mcp-header': 'Region' } : { type: 'string' };
-          return json(200, { jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'where', inputSchema: { type: 'object', properties: { region } } }] } });
+          return json(200, {
+            jsonrpc: '2.0',
+            id: msg.id,
+            result: { tools: [{ name: 'where', inputSchema: { type: 'object', properties: { region } } }], ...(behaviour.listTtlMs ? { ttlMs: behaviour.listTtlMs, cacheScope: 'private' } : {}) },
+          });
         }
         case 'tools/call': {
           if (behaviour.annotateAfterFirstList && req.headers['mcp-param-region'] !== msg.params?.arguments?.region) {
@@ -95,17 +99,19 @@ describe('stateless Streamable HTTP (2026-07-28): what a request survives', func
     assert.equal(f.seen.filter((s) => s.method === 'tools/call').length, 3);
   });
 
-  it("reads tools/list again after -32020 and sends the call once more with the tool's new header", async () => {
-    const f = await statelessServer({ annotateAfterFirstList: true });
-    const t = await connectTransport(new HttpTransport({ url: f.url }), { protocol: 'auto' });
-    await t.client.listTools();
-    const { result } = await t.client.callTool('where', { region: 'us-west1' });
-    assert.equal(text(result), 'at us-west1');
-    const calls = f.seen.filter((s) => s.method === 'tools/call');
-    assert.deepEqual(
-      calls.map((c) => c.headers['mcp-param-region']),
-      [undefined, 'us-west1'],
-    );
-    assert.equal(f.seen.filter((s) => s.method === 'tools/list').length, 2);
-  });
+  for (const listTtlMs of [undefined, 60_000]) {
+    it(`reads tools/list again after -32020 and sends the call once more with the tool's new header${listTtlMs ? ', past a tools/list the cache still holds' : ''}`, async () => {
+      const f = await statelessServer({ annotateAfterFirstList: true, listTtlMs });
+      const t = await connectTransport(new HttpTransport({ url: f.url }), { protocol: 'auto' });
+      await t.client.listTools();
+      const { result } = await t.client.callTool('where', { region: 'us-west1' });
+      assert.equal(text(result), 'at us-west1');
+      const calls = f.seen.filter((s) => s.method === 'tools/call');
+      assert.deepEqual(
+        calls.map((c) => c.headers['mcp-param-region']),
+        [undefined, 'us-west1'],
+      );
+      assert.equal(f.seen.filter((s) => s.method === 'tools/list').length, 2);
+    });
+  }
 });

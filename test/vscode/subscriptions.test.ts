@@ -63,7 +63,7 @@ describe('an open resource document of a 2026-07-28 server', function () {
       assert.equal(doc.getText(), 'touched 0 times');
       // The listen is replaced by one that carries the open document's resource.
       await waitFor(() => handle.client?.listening?.acknowledged.resourceSubscriptions?.includes(resource), 'a listen that carries the resource', 20_000);
-      await handle.client!.callTool('touch', {});
+      await handle.client!.callTool('bump', {});
       await waitFor(() => doc.getText() === 'touched 1 times', `the open document to show the update (it shows ${JSON.stringify(doc.getText())})`, 20_000);
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');

@@ -30,6 +30,7 @@ import type {
 } from '../protocol/types';
 import { SchemaValidator, type SchemaCheck } from '../schema/validator';
 import type { LogEntry, Transport } from '../transport/transport';
+import { ResultCache, isCacheableMethod, type CachingRequestOptions, type ResultCacheOptions } from './cache';
 import { missingCapability } from './capabilities';
 import { judgeDiscoverError, judgeDiscoverResult, type ProbeVerdict, type ProtocolChoice } from './era';
 import { answerInputRequests, type InputHandlers } from './inputRequests';
@@ -82,6 +83,11 @@ export interface McpClientOptions {
   probeTimeoutMs?: number;
   /** Rounds of `input_required` one call may go through before it fails (8). */
   maxInputRounds?: number;
+  /**
+   * 2026-07-28 caching hints: list and read results are kept for the `ttlMs` the server names
+   * (see ./cache.ts); `false` asks the server every time. The initialize era never caches.
+   */
+  cache?: ResultCacheOptions | false;
 }
 
 export interface CallToolOptions extends RequestOptions {
@@ -128,6 +134,7 @@ export class McpClient {
   private stateless: { version: ModernProtocolVersion; meta: Meta } | undefined;
   private readonly toolsByName = new Map<string, Tool>();
   private receiverTasks: ReceiverTasks | undefined;
+  private readonly resultCache: ResultCache | undefined;
   /** 2026-07-28: the `subscriptions/listen` that brings list changes and resource updates. */
   private listenSubscription: ListenSubscription | undefined;
   /** The resources whose updates the 2026-07-28 listen asks for. */
@@ -168,6 +175,7 @@ export class McpClient {
     private readonly options: McpClientOptions = {},
   ) {
     this.transportLog = transport.onLog((entry) => this.logEmitter.fire(entry));
+    this.resultCache = options.cache === false ? undefined : new ResultCache(options.cache);
   }
 
   get serverInfo(): Implementation | undefined {
@@ -226,6 +234,7 @@ export class McpClient {
     connection.onLog((entry) => this.logEmitter.fire(entry));
     connection.onDidClose((reason) => {
       this.receiverTasks?.dispose();
+      this.resultCache?.clear();
       this.closeEmitter.fire(reason);
     });
     connection.onTrace((event) => this.traceEmitter.fire(event));
@@ -372,6 +381,7 @@ export class McpClient {
     this.listenSubscription?.dispose();
     if (this.connection) await this.connection.close();
     else await this.transport.close();
+    this.resultCache?.clear();
     // Everything of this client has happened by now (the close event, the transport's last lines): its events end here.
     this.transportLog.dispose();
     for (const emitter of [
@@ -393,7 +403,7 @@ export class McpClient {
     return this.request(ClientRequests.ping, undefined, options);
   }
 
-  async listTools(options?: RequestOptions): Promise<Tool[]> {
+  async listTools(options?: CachingRequestOptions): Promise<Tool[]> {
     let tools = await this.listAll(ClientRequests.listTools, 'tools', options);
     // Only a transport that sends headers (Streamable HTTP) has to refuse tools it cannot send correctly.
     if (this.stateless && this.transport.setRequestHeaders) tools = tools.filter((tool) => this.headersUsable(tool));
@@ -479,10 +489,10 @@ export class McpClient {
     return this.validator.check(tool.inputSchema ?? {}, args);
   }
 
-  listResources(options?: RequestOptions): Promise<Resource[]> {
+  listResources(options?: CachingRequestOptions): Promise<Resource[]> {
     return this.listAll(ClientRequests.listResources, 'resources', options);
   }
-  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
+  listResourceTemplates(options?: CachingRequestOptions): Promise<ResourceTemplate[]> {
     return this.listAll(ClientRequests.listResourceTemplates, 'resourceTemplates', options);
   }
   /**
@@ -497,7 +507,7 @@ export class McpClient {
     return this.stateless !== undefined || (e.data as { uri?: unknown } | undefined)?.uri === uri;
   }
 
-  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+  readResource(uri: string, options?: CachingRequestOptions): Promise<ReadResourceResult> {
     return this.request(ClientRequests.readResource, { uri }, options);
   }
   subscribeResource(uri: string, options?: RequestOptions): Promise<Record<string, never>> {
@@ -506,7 +516,7 @@ export class McpClient {
   unsubscribeResource(uri: string, options?: RequestOptions): Promise<Record<string, never>> {
     return this.request(ClientRequests.unsubscribe, { uri }, options);
   }
-  listPrompts(options?: RequestOptions): Promise<Prompt[]> {
+  listPrompts(options?: CachingRequestOptions): Promise<Prompt[]> {
     return this.listAll(ClientRequests.listPrompts, 'prompts', options);
   }
   getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
@@ -541,7 +551,7 @@ export class McpClient {
   private async listAll<R extends { nextCursor?: string | null }, K extends keyof R & string>(
     type: McpRequestType<ClientRequestMethod, PaginatedParams, R>,
     key: K,
-    options?: RequestOptions,
+    options?: CachingRequestOptions,
   ): Promise<ItemOf<R[K]>[]> {
     type T = ItemOf<R[K]>;
     const method = type.method;
@@ -581,7 +591,7 @@ export class McpClient {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (this.stateless) return this.statelessRequest(type, params, options);
+    if (this.stateless) return this.resultCache && isCacheableMethod(method) ? this.cachedStatelessRequest(this.resultCache, type, params, options) : this.statelessRequest(type, params, options);
     const send = () => this.connection!.request(type, params, options);
     const handler = this.options.handlers?.urlElicitationRequired;
     return handler ? this.retryAfterUrlElicitations(send, handler, { method, params: params as Record<string, unknown> | undefined }, options?.signal) : send();
@@ -594,7 +604,7 @@ export class McpClient {
    * `requestState` echoed as it came), up to {@link MAX_INPUT_ROUNDS} rounds. A missing
    * `resultType` means complete.
    */
-  private async statelessRequest<P, R>(type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: RequestOptions): Promise<R> {
+  private async statelessRequest<P, R>(type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: RequestOptions, exchange?: { retried: boolean }): Promise<R> {
     const { meta } = this.stateless!;
     const original = (params ?? {}) as Record<string, unknown>;
     const base = { ...original, _meta: { ...(original._meta as Meta | undefined), ...meta } };
@@ -606,7 +616,8 @@ export class McpClient {
     for (let round = 0; isInputRequired(result); round++) {
       if (round >= maxRounds) throw McpError.internal(`The server still asked for input after ${maxRounds} rounds of ${type.method}; stopped`);
       const { inputRequests, requestState } = result as { inputRequests?: unknown; requestState?: unknown };
-      const inputResponses = await answerInputRequests(inputRequests, this.options.handlers ?? {}, options?.signal ?? new AbortController().signal);
+      const inputResponses = await answerInputRequests(inputRequests, this.options.handlers ?? {}, options?.signal ?? new AbortController().signal, inputContext(type.method, original));
+      if (exchange) exchange.retried = true;
       result = await send({ ...base, inputResponses, ...(typeof requestState === 'string' ? { requestState } : {}) });
       this.noteServerInfo(result);
     }
@@ -634,12 +645,30 @@ export class McpClient {
         if (e.code === ErrorCode.HeaderMismatch && type.method === 'tools/call' && !headersRefreshed && this.transport.setRequestHeaders) {
           headersRefreshed = true;
           this.logEmitter.fire({ level: 'info', source: 'protocol', message: `${e.message}; reading tools/list again for the tool's headers, then sending ${type.method} again` });
-          await this.listTools(options);
+          // Past the cache: the point is to see the annotations as they are now.
+          await this.listTools({ ...options, fresh: true });
           continue;
         }
         throw e;
       }
     }
+  }
+
+  /**
+   * A cacheable 2026-07-28 request: a fresh cached answer if there is one (unless `fresh`), else the
+   * server's, kept for its `ttlMs`. An answer that took `input_required` rounds was made for the
+   * inputs of that exchange and is never kept.
+   */
+  private async cachedStatelessRequest<P, R>(cache: ResultCache, type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: CachingRequestOptions): Promise<R> {
+    if (!options?.fresh) {
+      const hit = cache.get(type.method, params);
+      if (hit !== undefined) return hit as R;
+    }
+    const ticket = cache.ticket(type.method, params);
+    const exchange = { retried: false };
+    const result = await this.statelessRequest(type, params, options, exchange);
+    if (!exchange.retried) cache.store(ticket, result);
+    return result;
   }
 
   /** 2026-07-28 results carry the server's info in `_meta`; the latest one is what we show. */
@@ -741,14 +770,29 @@ export class McpClient {
       if (task && typeof task.taskId === 'string' && typeof task.status === 'string') this.taskStatusEmitter.fire(task);
     });
     c.onNotification(Notifications.message, (p) => this.logMessageEmitter.fire(p));
+    // The cache forgets first, so whoever the event makes ask again reaches the server.
     c.onNotification(Notifications.toolsListChanged, (p) => {
       if (!this.fromOurListen(Notifications.toolsListChanged.method, p)) return;
       this.toolsByName.clear();
+      this.resultCache?.invalidateList(ClientRequests.listTools.method);
       this.toolsChangedEmitter.fire();
     });
-    c.onNotification(Notifications.promptsListChanged, (p) => this.fromOurListen(Notifications.promptsListChanged.method, p) && this.promptsChangedEmitter.fire());
-    c.onNotification(Notifications.resourcesListChanged, (p) => this.fromOurListen(Notifications.resourcesListChanged.method, p) && this.resourcesChangedEmitter.fire());
-    c.onNotification(Notifications.resourceUpdated, (p) => this.fromOurListen(Notifications.resourceUpdated.method, p) && this.resourceUpdatedEmitter.fire(p));
+    c.onNotification(Notifications.promptsListChanged, (p) => {
+      if (!this.fromOurListen(Notifications.promptsListChanged.method, p)) return;
+      this.resultCache?.invalidateList(ClientRequests.listPrompts.method);
+      this.promptsChangedEmitter.fire();
+    });
+    c.onNotification(Notifications.resourcesListChanged, (p) => {
+      if (!this.fromOurListen(Notifications.resourcesListChanged.method, p)) return;
+      this.resultCache?.invalidateList(ClientRequests.listResources.method);
+      this.resultCache?.invalidateList(ClientRequests.listResourceTemplates.method);
+      this.resourcesChangedEmitter.fire();
+    });
+    c.onNotification(Notifications.resourceUpdated, (p) => {
+      if (!this.fromOurListen(Notifications.resourceUpdated.method, p)) return;
+      if (typeof p?.uri === 'string') this.resultCache?.invalidateRead(p.uri);
+      this.resourceUpdatedEmitter.fire(p);
+    });
     c.onNotification(Notifications.subscriptionsAcknowledged, (p) => this.listenSubscription?.acknowledge(p));
     c.onNotification(Notifications.elicitationComplete, (p: { elicitationId?: unknown } | undefined) => {
       const id = p?.elicitationId;
@@ -762,6 +806,12 @@ export class McpClient {
 }
 
 type ItemOf<A> = A extends readonly (infer T)[] ? T : never;
+
+/** "tools/call 'interview'": which call an input round belongs to, for its errors. */
+function inputContext(method: string, params: Record<string, unknown>): string {
+  const name = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
+  return name === undefined ? method : `${method} '${name}'`;
+}
 
 function isInputRequired(result: unknown): boolean {
   return !!result && typeof result === 'object' && (result as { resultType?: unknown }).resultType === 'input_required';

@@ -1,3 +1,4 @@
+import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { McpError } from '../protocol/errors';
 import type { CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, InputRequest, Root } from '../protocol/types';
 
@@ -16,22 +17,43 @@ const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/li
  * sampling, elicitation and roots code (and so the same consent, policy and history) that answers
  * those requests when a 2025-era server sends them. One at a time, so the person never faces two
  * questions at once. A request the host declared no handler for fails the whole call: the server
- * asked for a capability we never declared.
+ * asked for a capability we never declared. So does a handler that fails (the person refused a
+ * sampling request, say): inputResponses have no room for an error, so there is nothing to send
+ * the server; the error keeps its code and says which request of which call it was. Cancelling
+ * (`signal`) ends the wait at once, also for a handler that does not listen to it.
  */
-export async function answerInputRequests(requests: unknown, handlers: InputHandlers, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function answerInputRequests(requests: unknown, handlers: InputHandlers, signal: AbortSignal, method = 'the request'): Promise<Record<string, unknown>> {
   if (requests === undefined) return {};
   if (!requests || typeof requests !== 'object' || Array.isArray(requests)) throw McpError.internal('The server sent inputRequests that are not an object', { inputRequests: requests });
   const responses: Record<string, unknown> = {};
   for (const [key, request] of Object.entries(requests as Record<string, InputRequest>)) {
-    if (signal.aborted) throw McpError.from(signal.reason ?? new Error('cancelled'));
-    responses[key] = await answerOne(key, request, handlers, signal);
+    if (signal.aborted) throw cancelled(signal);
+    try {
+      responses[key] = await untilAborted(answerOne(request, handlers, signal), signal);
+    } catch (error) {
+      if (signal.aborted) throw cancelled(signal);
+      const e = McpError.from(error);
+      throw new McpError(e.code, `${method}: the server's input request '${key}' (${String(request?.method)}) failed, so the call was stopped: ${e.message}`, e.data, e.kind);
+    }
   }
   return responses;
 }
 
-async function answerOne(key: string, request: InputRequest, handlers: InputHandlers, signal: AbortSignal): Promise<unknown> {
+function cancelled(signal: AbortSignal): McpError {
+  return signal.reason instanceof McpError ? signal.reason : new McpError(REQUEST_CANCELLED, 'Request cancelled');
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+async function answerOne(request: InputRequest, handlers: InputHandlers, signal: AbortSignal): Promise<unknown> {
   const method = request?.method;
-  const undeclared = (capability: string) => McpError.invalidRequest(`The server's input request '${key}' is ${method}, but MCP Host did not declare the '${capability}' capability`, { capability });
+  const undeclared = (capability: string) => McpError.invalidRequest(`MCP Host did not declare the '${capability}' capability`, { capability });
   switch (method) {
     case 'elicitation/create':
       if (!handlers.elicit) throw undeclared('elicitation');
@@ -43,6 +65,6 @@ async function answerOne(key: string, request: InputRequest, handlers: InputHand
       if (!handlers.listRoots) throw undeclared('roots');
       return { roots: await handlers.listRoots(signal) };
     default:
-      throw McpError.invalidRequest(`The server's input request '${key}' has method ${JSON.stringify(method)}; only ${INPUT_METHODS.join(', ')} are allowed`);
+      throw McpError.invalidRequest(`only ${INPUT_METHODS.join(', ')} are allowed`);
   }
 }

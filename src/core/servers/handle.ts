@@ -323,25 +323,29 @@ export class ServerHandle {
     return launch;
   }
 
-  private readonly refreshing = new Map<ListKind, { run: Promise<void>; again: boolean }>();
+  private readonly refreshing = new Map<ListKind, { run: Promise<void>; again: boolean; fresh: boolean }>();
 
   /**
    * Fetches one list again if the server offers it; a failure is logged and keeps the old list.
    * Calls while one is under way coalesce into one more fetch after it (servers often send a
-   * burst of list_changed).
+   * burst of list_changed). A list the server let us cache (2026-07-28 `ttlMs`) comes from the
+   * cache while fresh, unless `fresh` (the person asked for it) says to ask the server.
    */
-  refresh(kind: ListKind): Promise<void> {
+  refresh(kind: ListKind, options: { fresh?: boolean } = {}): Promise<void> {
     const current = this.refreshing.get(kind);
     if (current) {
       current.again = true;
+      current.fresh ||= !!options.fresh;
       return current.run;
     }
-    const entry = { run: Promise.resolve(), again: false };
+    const entry = { run: Promise.resolve(), again: false, fresh: !!options.fresh };
     entry.run = (async () => {
       try {
         do {
           entry.again = false;
-          await this.fetchList(kind);
+          const fresh = entry.fresh;
+          entry.fresh = false;
+          await this.fetchList(kind, fresh);
         } while (entry.again);
       } finally {
         this.refreshing.delete(kind);
@@ -351,7 +355,7 @@ export class ServerHandle {
     return entry.run;
   }
 
-  private async fetchList(kind: ListKind): Promise<void> {
+  private async fetchList(kind: ListKind, fresh: boolean): Promise<void> {
     // The launch's client, also while starting: the first lists load before "running".
     const client = this.current?.client;
     const caps = client?.serverCapabilities;
@@ -359,16 +363,16 @@ export class ServerHandle {
     try {
       switch (kind) {
         case 'tools':
-          if (caps.tools) this.tools = await client.listTools();
+          if (caps.tools) this.tools = await client.listTools({ fresh });
           break;
         case 'prompts':
-          if (caps.prompts) this.prompts = await client.listPrompts();
+          if (caps.prompts) this.prompts = await client.listPrompts({ fresh });
           break;
         case 'resources':
-          if (caps.resources) this.resources = await client.listResources();
+          if (caps.resources) this.resources = await client.listResources({ fresh });
           break;
         case 'templates':
-          if (caps.resources) this.templates = await client.listResourceTemplates();
+          if (caps.resources) this.templates = await client.listResourceTemplates({ fresh });
           break;
       }
       this.listsEmitter.fire(kind);
