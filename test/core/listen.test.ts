@@ -116,7 +116,7 @@ describe('subscriptions/listen (2026-07-28)', function () {
         await t.client.callTool('add-tool');
         await real;
         assert.equal(changes, 1);
-        await t.waitForLog((l) => /dropped notifications\/tools\/list_changed: subscription "not-yours" is not ours/.test(l.message));
+        await t.waitForLog((l) => /dropped a notification of subscription "not-yours", which is not ours/.test(l.message));
       });
 
       const endings = setup.name === 'HTTP' ? (['result', 'cancelled', 'cut'] as const) : (['result', 'cancelled'] as const);

@@ -368,12 +368,12 @@ export class McpClient {
     this.listenSubscription = listen;
     connection.onDidClose(() => listen.dispose());
     listen.setResources(this.listenedResources);
-    listen.start();
+    listen.update();
   }
 
   /** In 2026-07-28 a change notification counts only if it comes on one of our listens. */
-  private fromOurListen(method: string, params: unknown): boolean {
-    return !this.stateless || !!this.listenSubscription?.accepts(method, params);
+  private fromOurListen(params: unknown): boolean {
+    return !this.stateless || !!this.listenSubscription?.accepts(params);
   }
 
   /** Stops the server (or drops the channel); pending requests reject with Connection Closed. */
@@ -772,24 +772,24 @@ export class McpClient {
     c.onNotification(Notifications.message, (p) => this.logMessageEmitter.fire(p));
     // The cache forgets first, so whoever the event makes ask again reaches the server.
     c.onNotification(Notifications.toolsListChanged, (p) => {
-      if (!this.fromOurListen(Notifications.toolsListChanged.method, p)) return;
+      if (!this.fromOurListen(p)) return;
       this.toolsByName.clear();
       this.resultCache?.invalidateList(ClientRequests.listTools.method);
       this.toolsChangedEmitter.fire();
     });
     c.onNotification(Notifications.promptsListChanged, (p) => {
-      if (!this.fromOurListen(Notifications.promptsListChanged.method, p)) return;
+      if (!this.fromOurListen(p)) return;
       this.resultCache?.invalidateList(ClientRequests.listPrompts.method);
       this.promptsChangedEmitter.fire();
     });
     c.onNotification(Notifications.resourcesListChanged, (p) => {
-      if (!this.fromOurListen(Notifications.resourcesListChanged.method, p)) return;
+      if (!this.fromOurListen(p)) return;
       this.resultCache?.invalidateList(ClientRequests.listResources.method);
       this.resultCache?.invalidateList(ClientRequests.listResourceTemplates.method);
       this.resourcesChangedEmitter.fire();
     });
     c.onNotification(Notifications.resourceUpdated, (p) => {
-      if (!this.fromOurListen(Notifications.resourceUpdated.method, p)) return;
+      if (!this.fromOurListen(p)) return;
       if (typeof p?.uri === 'string') this.resultCache?.invalidateRead(p.uri);
       this.resourceUpdatedEmitter.fire(p);
     });

@@ -80,97 +80,76 @@ export class ListenSubscription {
   private resources: string[] = [];
   /** The newest listen: the one that carries what we want now. */
   private current: Listen | undefined;
-  /** Every listen not yet ended, by request id, the current one included. */
-  private readonly open = new Map<RequestId, Listen>();
-  private readonly pendingIds = new Set<Listen>();
+  /** Every listen not yet ended, the current one included: two at most (the acknowledged one and its replacement). */
+  private readonly open = new Set<Listen>();
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private updateTimer: ReturnType<typeof setTimeout> | undefined;
   private failures = 0;
-  private unsupported = false;
-  private disposed = false;
+  /** The server does not know the method, or the client is disposed: nothing is opened again. */
+  private stopped = false;
 
   constructor(private readonly channel: ListenChannel) {}
 
   /** The acknowledged current listen: its id and what the server agreed to send. */
   get state(): { id: RequestId; acknowledged: SubscriptionFilter } | undefined {
     const c = this.current;
-    return c?.id !== undefined && c.acknowledged ? { id: c.id, acknowledged: c.acknowledged } : undefined;
-  }
-
-  /** Opens the listen if there is anything to listen for. */
-  start(): void {
-    this.update();
+    return c?.acknowledged && { id: c.id!, acknowledged: c.acknowledged };
   }
 
   /** The resources whose updates are wanted; a change replaces the listen (changes within one tick count as one). */
   setResources(uris: Iterable<string>): void {
     this.resources = [...uris];
-    if (this.disposed || this.updateTimer) return;
-    this.updateTimer = setTimeout(() => {
+    this.updateTimer ??= setTimeout(() => {
       this.updateTimer = undefined;
       this.update();
     }, 0);
   }
 
   /** Whether a notification comes from a listen of ours; others are dropped with a debug line. */
-  accepts(method: string, params: unknown): boolean {
-    const id = subscriptionIdOf(params);
-    if (id !== undefined && this.open.has(id)) return true;
-    this.channel.log('debug', `dropped ${method}: ${id === undefined ? 'it names no subscription' : `subscription ${JSON.stringify(id)} is not ours`}`);
-    return false;
+  accepts(params: unknown): boolean {
+    return !!this.listenOf(params, 'a notification');
   }
 
   /** `notifications/subscriptions/acknowledged`: what the server will send on that listen. */
   acknowledge(params: { notifications?: SubscriptionFilter } | undefined): void {
-    const id = subscriptionIdOf(params);
-    const listen = id === undefined ? undefined : this.open.get(id);
-    if (!listen) return this.channel.log('debug', `dropped an acknowledgement of subscription ${JSON.stringify(id)}, which is not ours`);
+    const listen = this.listenOf(params, 'an acknowledgement');
+    if (!listen) return;
     const acknowledged = params?.notifications && typeof params.notifications === 'object' ? params.notifications : {};
     listen.acknowledged = acknowledged;
     const refused = refusedParts(listen.filter, acknowledged);
-    this.channel.log(refused.length ? 'warning' : 'debug', `subscriptions/listen ${JSON.stringify(id)} acknowledged${refused.length ? `; the server refused ${refused.join(', ')}` : ''}`);
+    this.channel.log(refused.length ? 'warning' : 'debug', `subscriptions/listen ${listen.id} acknowledged${refused.length ? `; the server refused ${refused.join(', ')}` : ''}`);
     // The new listen covers what the older ones did: end them now, not before, so nothing falls in a gap.
-    if (listen === this.current) for (const other of [...this.open.values(), ...this.pendingIds]) if (other !== listen) this.end(other);
+    if (listen === this.current) for (const other of this.open) if (other !== listen) this.end(other);
   }
 
   /** Ends every listen and opens none again. */
   dispose(): void {
-    this.disposed = true;
+    this.stopped = true;
     clearTimeout(this.retryTimer);
     clearTimeout(this.updateTimer);
-    for (const listen of [...this.open.values(), ...this.pendingIds]) this.end(listen);
-    this.current = undefined;
+    this.endAll();
   }
 
-  private update(): void {
-    if (this.disposed || this.unsupported || this.retryTimer || !this.channel.isOpen()) return;
+  /** Opens, replaces or ends the listen so that it asks for what is wanted now. */
+  update(): void {
+    if (this.stopped || this.retryTimer || !this.channel.isOpen()) return;
     const filter = listenFilter(this.channel.capabilities(), this.resources);
-    if (!filter) {
-      // Nothing left to listen for.
-      for (const listen of [...this.open.values(), ...this.pendingIds]) this.end(listen);
-      this.current = undefined;
-      return;
-    }
+    // Nothing left to listen for.
+    if (!filter) return this.endAll();
     const key = JSON.stringify(filter);
     if (this.current?.key === key) return;
-    this.openListen(filter, key);
-  }
-
-  private openListen(filter: SubscriptionFilter, key: string): void {
     // A current listen not yet acknowledged never covered anything: it goes, so at most the last acknowledged one and the new one are open.
     if (this.current && !this.current.acknowledged) this.end(this.current);
     const listen: Listen = { filter, key, controller: new AbortController(), openedAt: this.now() };
     this.current = listen;
-    this.pendingIds.add(listen);
+    this.open.add(listen);
     this.channel
       .send(
         filter,
         (id) => {
           // Called again when the client sends the listen anew after its stream broke: the new id counts from now on.
-          this.forget(listen);
           listen.id = id;
           listen.acknowledged = undefined;
-          this.open.set(id, listen);
         },
         listen.controller.signal,
       )
@@ -180,31 +159,36 @@ export class ListenSubscription {
       );
   }
 
+  private listenOf(params: unknown, what: string): Listen | undefined {
+    const id = subscriptionIdOf(params);
+    for (const listen of this.open) if (id !== undefined && listen.id === id) return listen;
+    this.channel.log('debug', `dropped ${what} of subscription ${JSON.stringify(id)}, which is not ours`);
+    return undefined;
+  }
+
+  private endAll(): void {
+    for (const listen of this.open) this.end(listen);
+    this.current = undefined;
+  }
+
   private end(listen: Listen): void {
-    this.forget(listen);
+    this.open.delete(listen);
     listen.controller.abort();
   }
 
-  private forget(listen: Listen): void {
-    this.pendingIds.delete(listen);
-    if (listen.id !== undefined && this.open.get(listen.id) === listen) this.open.delete(listen.id);
-  }
-
   private ended(listen: Listen, why: string | McpError): void {
-    this.forget(listen);
-    if (listen.controller.signal.aborted || this.disposed || listen !== this.current) return;
+    this.open.delete(listen);
+    if (listen.controller.signal.aborted || this.stopped || listen !== this.current) return;
     this.current = undefined;
     if (!this.channel.isOpen()) return;
     const reason = typeof why === 'string' ? why : why.message;
     if (typeof why !== 'string' && why.code === ErrorCode.MethodNotFound) {
-      this.unsupported = true;
-      this.channel.log('warning', `the server does not offer subscriptions/listen (${reason}): list changes and resource updates will not arrive`);
-      return;
+      this.stopped = true;
+      return this.channel.log('warning', `the server does not offer subscriptions/listen (${reason}): list changes and resource updates will not arrive`);
     }
     if (listen.acknowledged && this.now() - listen.openedAt >= LISTEN_LIVED_MS) this.failures = 0;
-    const delay = Math.min(LISTEN_RETRY_FIRST_MS * 2 ** this.failures, LISTEN_RETRY_MAX_MS);
-    this.failures++;
-    this.channel.log('info', `subscriptions/listen ${JSON.stringify(listen.id)} ended (${reason}); listening again in ${delay} ms`);
+    const delay = Math.min(LISTEN_RETRY_FIRST_MS * 2 ** this.failures++, LISTEN_RETRY_MAX_MS);
+    this.channel.log('info', `subscriptions/listen ${listen.id} ended (${reason}); listening again in ${delay} ms`);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.update();
