@@ -12,16 +12,17 @@ const LISTEN_LIVED_MS = 60_000;
 /** What a {@link ListenSubscription} needs of its client: the wire, the server's capabilities, the log. */
 export interface ListenChannel {
   /**
-   * Sends one `subscriptions/listen` without a timeout: `onId` learns its request id before it is
-   * sent (again, with a new id, each time it is sent anew after its stream broke); aborting `signal` ends it (`notifications/cancelled` on stdio, the POST closed over HTTP).
-   * Resolves when the server ends it with a result; rejects when it fails, the server cancels it,
-   * or its stream breaks.
+   * Sends one `subscriptions/listen` without a timeout. `onId` learns its request id before it is
+   * sent, and a new one each time it is sent anew after its stream broke. Aborting `signal` ends it
+   * (`notifications/cancelled` on stdio, the POST closed over HTTP). Resolves when the server ends
+   * it with a result; rejects when it fails, the server cancels it, or its stream breaks for good.
    */
   send(filter: SubscriptionFilter, onId: (id: RequestId) => void, signal: AbortSignal): Promise<unknown>;
   capabilities(): ServerCapabilities;
   /** Whether the connection still lives: a listen is opened again only while it does. */
   isOpen(): boolean;
   log(level: LogEntry['level'], message: string): void;
+  /** The clock that tells how long a listen lived; Date.now otherwise. */
   now?(): number;
 }
 
