@@ -19,13 +19,15 @@ const common = {
 
 async function main() {
   const [extension] = await Promise.all([
-    esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', './auth.js', './apps.js', './setup.js'], metafile: analyze }),
+    esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', './auth.js', './apps.js', './setup.js', './forms.js'], metafile: analyze }),
     // OAuth, required by dist/extension.js when the first HTTP server needs it (LazyOAuth in src/vscode/host.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/auth/oauth.ts'], outfile: 'dist/auth.js', external: ['vscode'] }),
     // MCP Apps: the SDK's AppBridge and the app panel, required by dist/extension.js on the first app (src/vscode/apps/appPanels.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/apps/panel.ts'], outfile: 'dist/apps.js', external: ['vscode'] }),
     // Add, Import and Remove Server, Edit Server Settings: required by dist/extension.js when one of those commands runs (src/vscode/setup/serverSetup.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/setup/lazy.ts'], outfile: 'dist/setup.js', external: ['vscode'] }),
+    // Elicitation forms: required by dist/extension.js on the first form a server asks (src/vscode/elicitation/ui.ts).
+    esbuild.build({ ...common, entryPoints: ['src/vscode/elicitation/forms.ts'], outfile: 'dist/forms.js', external: ['vscode'] }),
     esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   ]);
   if (analyze) console.log(await esbuild.analyzeMetafile(extension.metafile, { verbose: false }));

@@ -3,7 +3,7 @@ import type { CreateMessageParams, InputDefinition, LaunchSummary, Tool } from '
 import { windowAppPrompts, type AppPrompts } from './apps/appPanels';
 import { askWithModal, type ConsentAnswer } from './consent';
 import type { DocumentActions } from './documentActions';
-import { QuickInputUi, type ElicitationUi } from './elicitation/ui';
+import { LazyElicitationUi, type ElicitationUi } from './elicitation/ui';
 import { askConsent, pickModelWithQuickPick, reviewInEditor, type SamplingDecision } from './sampling/prompts';
 import { askToReuse, askWithInputBox, type ReuseAnswer } from './secrets';
 import { windowUi, type SetupUi } from './setup/ui';
@@ -56,7 +56,7 @@ export function createWindowUi(documentActions: DocumentActions): HostUi {
     allowSampling: askConsent,
     pickSamplingModel: pickModelWithQuickPick,
     reviewSampling: (server, params) => reviewInEditor(documentActions, server, params),
-    elicitation: new QuickInputUi(),
+    elicitation: new LazyElicitationUi(),
     setup: windowUi,
     apps: windowAppPrompts,
   };

@@ -30,13 +30,14 @@ interface ZipFile {
 const MAX_VSIX_BYTES = 1_000_000;
 // Was 400 KB; tasks, complete elicitation, icons and sampling with tools brought it to about 406 KB.
 // 430 KB: the 2026-07-28 era (probe, stateless requests, multi-round-trip, standard headers) adds
-// about 9 KB to the 416 KB of before. Add, Import and Remove Server then moved to dist/setup.js.
-// Next cuts: the elicitation forms, and the 2026-07-28 layer only for stateless servers.
+// about 9 KB to the 416 KB of before. Add, Import and Remove Server then moved to dist/setup.js,
+// and the elicitation forms to dist/forms.js. Next cut: the 2026-07-28 layer only for stateless servers.
 const MAX_BUNDLE_BYTES = 430_000;
 const MAX_AUTH_BUNDLE_BYTES = 60_000;
 // MCP Apps: the SDK's AppBridge brings its MCP SDK and zod (about 800 KB); loaded on the first app only.
 const MAX_APPS_BUNDLE_BYTES = 900_000;
 const MAX_SETUP_BUNDLE_BYTES = 60_000;
+const MAX_FORMS_BUNDLE_BYTES = 12_000;
 const repo = path.resolve(__dirname, '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 // vsce adds its own manifest files and renames these three.
@@ -145,6 +146,15 @@ describe('VSIX package', function () {
     }
   });
 
+  it(`keeps the elicitation forms in a bundle of their own, loaded on the first form (under ${MAX_FORMS_BUNDLE_BYTES / 1000} KB)`, () => {
+    const forms = files.get('extension/dist/forms.js');
+    assert.ok(forms, 'dist/forms.js is not in the package');
+    assert.ok(forms.length < MAX_FORMS_BUNDLE_BYTES, `dist/forms.js is ${forms.length} bytes: it carries more than the forms`);
+    const main = files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!.toString('utf8');
+    assert.match(forms.toString('utf8'), /asks for information/);
+    assert.doesNotMatch(main, /asks for information/, 'the forms are not in the main bundle as well');
+  });
+
   it('holds exactly what .vscodeignore allows, each allowed entry at least once', () => {
     const patterns = allowlist();
     const names = [...files.keys()]
@@ -218,6 +228,7 @@ describe('VSIX package', function () {
     fs.writeFileSync(path.join(dir, 'auth.js'), files.get('extension/dist/auth.js')!);
     fs.writeFileSync(path.join(dir, 'apps.js'), files.get('extension/dist/apps.js')!);
     fs.writeFileSync(path.join(dir, 'setup.js'), files.get('extension/dist/setup.js')!);
+    fs.writeFileSync(path.join(dir, 'forms.js'), files.get('extension/dist/forms.js')!);
     // A stand-in for the editor API: any property, call or `new` gives the stand-in again.
     fs.writeFileSync(
       path.join(dir, 'node_modules', 'vscode', 'index.js'),
@@ -232,22 +243,25 @@ describe('VSIX package', function () {
       'const auth = require("./auth.js");',
       'const apps = require("./apps.js");',
       'const setup = require("./setup.js");',
-      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), appsExports: Object.keys(apps), setupExports: Object.keys(setup), requested: [...seen] }));',
+      'const forms = require("./forms.js");',
+      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), appsExports: Object.keys(apps), setupExports: Object.keys(setup), formsExports: Object.keys(forms), requested: [...seen] }));',
     ].join('\n');
     const out = execFileSync(process.execPath, ['-e', probe], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_PATH: '', NODE_OPTIONS: '' } });
-    const { exports, authExports, appsExports, setupExports, requested } = JSON.parse(out.trim().split('\n').pop()!) as {
+    const { exports, authExports, appsExports, setupExports, formsExports, requested } = JSON.parse(out.trim().split('\n').pop()!) as {
       exports: string[];
       authExports: string[];
       appsExports: string[];
       setupExports: string[];
+      formsExports: string[];
       requested: string[];
     };
     assert.ok(exports.includes('activate'), `exports: ${exports.join(', ')}`);
     assert.deepEqual(authExports, ['createOAuthProvider']);
     assert.deepEqual(appsExports, ['openAppPanel']);
     assert.deepEqual(setupExports.sort(), ['addServer', 'editServerSettings', 'importServers', 'removeServer']);
+    assert.deepEqual(formsExports, ['createQuickInputUi']);
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-    const outside = requested.filter((r) => !['./extension.js', './auth.js', './apps.js', './setup.js', 'vscode'].includes(r) && !builtins.has(r));
+    const outside = requested.filter((r) => !['./extension.js', './auth.js', './apps.js', './setup.js', './forms.js', 'vscode'].includes(r) && !builtins.has(r));
     assert.deepEqual(outside, [], 'modules the bundle loads from outside itself');
   });
 });

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { checkElicitationContent, formDefaults, formFields, type ElicitationWait, type ElicitRequestParams, type ElicitResult, type UrlElicitation } from '../../core';
 import type { HostUi } from '../ui';
-import { untilAborted, type ElicitationUi } from './ui';
+import { untilAborted } from './abort';
+import type { ElicitationUi } from './ui';
 
 export interface ElicitationRecord {
   server: string;

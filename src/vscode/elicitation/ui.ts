@@ -1,5 +1,6 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { describeFieldValue, formatPropertyValue, multiSelectProblem, parsePropertyInput, pickedValues, type ElicitationContent, type ElicitationValue, type FormField } from '../../core';
+import type * as FormsModule from './forms';
 
 export type FieldAnswer = { value: ElicitationValue } | 'skip' | 'back' | undefined;
 export type ReviewAnswer = 'send' | { edit: number } | undefined;
@@ -32,255 +33,35 @@ export interface ElicitationUi {
   waitForPages(server: string, what: string, allCompleted: Promise<void>, signal: AbortSignal): Promise<'completed' | 'retry' | 'stop'>;
 }
 
-/** Resolves undefined as soon as the signal fires, whatever `p` still waits for (a modal cannot be closed from here). */
-export function untilAborted<T>(p: Thenable<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
-    );
-  });
-}
+/**
+ * The real questions, loaded from dist/forms.js (./forms.ts) when the first form or page asks one:
+ * most sessions never see an elicitation, so the main bundle does not carry the form code.
+ */
+export class LazyElicitationUi implements ElicitationUi {
+  private loaded: ReturnType<typeof FormsModule.createQuickInputUi> | undefined;
 
-/** The real questions: modals for consent, quick picks and input boxes for the fields. */
-export class QuickInputUi implements ElicitationUi {
+  private get real(): ReturnType<typeof FormsModule.createQuickInputUi> {
+    this.loaded ??= (require('./forms.js') as typeof FormsModule).createQuickInputUi({ describeFieldValue, formatPropertyValue, multiSelectProblem, parsePropertyInput, pickedValues });
+    return this.loaded;
+  }
+
   /** The quick inputs open now, so a test can see a withdrawn form close. */
-  readonly open = new Set<vscode.QuickInput>();
-
-  async consent(server: string, message: string, fields: FormField[], signal: AbortSignal): Promise<'respond' | 'decline' | undefined> {
-    const respond = vscode.l10n.t('Respond');
-    const decline = vscode.l10n.t('Decline');
-    const names = fields.map((f) => f.title);
-    const pick = await untilAborted(
-      vscode.window.showInformationMessage(
-        vscode.l10n.t('The MCP server "{0}" asks for information', server),
-        { modal: true, detail: `${message}${names.length ? `\n\n${vscode.l10n.t('Fields: {0}', names.join(', '))}` : ''}` },
-        respond,
-        decline,
-      ),
-      signal,
-    );
-    return pick === respond ? 'respond' : pick === decline ? 'decline' : undefined;
+  get open(): Set<vscode.QuickInput> {
+    return this.real.open;
   }
-
+  consent(server: string, message: string, fields: FormField[], signal: AbortSignal): Promise<'respond' | 'decline' | undefined> {
+    return this.real.consent(server, message, fields, signal);
+  }
   askField(step: FieldStep, signal: AbortSignal): Promise<FieldAnswer> {
-    const f = step.field;
-    if (f.kind === 'multi') return this.pickMany(step, f, signal);
-    if (f.kind === 'choice' || f.kind === 'boolean') {
-      const choices =
-        f.kind === 'boolean'
-          ? [
-              { label: vscode.l10n.t('Yes'), value: true },
-              { label: vscode.l10n.t('No'), value: false },
-            ]
-          : f.choices;
-      return this.pickOne(step, choices, signal);
-    }
-    return this.type(step, signal);
+    return this.real.askField(step, signal);
   }
-
   review(step: ReviewStep, signal: AbortSignal): Promise<ReviewAnswer> {
-    type Item = vscode.QuickPickItem & { answer: ReviewAnswer };
-    const items: Item[] = [];
-    if (!step.problem) items.push({ label: `$(send) ${vscode.l10n.t('Send')}`, description: vscode.l10n.t('to {0}', step.server), answer: 'send' });
-    step.fields.forEach((f, i) => {
-      const value = step.content[f.name];
-      items.push({ label: `$(edit) ${vscode.l10n.t('Edit {0}', f.title)}`, description: value === undefined ? vscode.l10n.t('(not given)') : describeFieldValue(f, value), answer: { edit: i } });
-    });
-    items.push({ label: `$(close) ${vscode.l10n.t('Cancel')}`, answer: undefined });
-    const placeholder = step.problem ? vscode.l10n.t('Cannot send yet: {0}', step.problem) : vscode.l10n.t('Review your answers; nothing is sent before you choose Send');
-    // The review has no Back: every field is one of its rows.
-    return this.quickPick<Item, ReviewAnswer>(
-      step.title,
-      placeholder,
-      items,
-      false,
-      signal,
-      (qp) => qp.selectedItems[0]?.answer,
-      () => undefined,
-    ) as Promise<ReviewAnswer>;
+    return this.real.review(step, signal);
   }
-
-  async openPage(server: string, url: URL, message: string, signal: AbortSignal): Promise<'open' | 'decline' | undefined> {
-    const open = vscode.l10n.t('Open {0}', url.host);
-    const decline = vscode.l10n.t('Decline');
-    const pick = await untilAborted(
-      vscode.window.showWarningMessage(vscode.l10n.t('The MCP server "{0}" wants you to open a page on {1}', server, url.host), { modal: true, detail: `${message}\n\n${url.toString()}` }, open, decline),
-      signal,
-    );
-    if (pick !== open) return pick === decline ? 'decline' : undefined;
-    await vscode.env.openExternal(vscode.Uri.parse(url.toString()));
-    return 'open';
+  openPage(server: string, url: URL, message: string, signal: AbortSignal): Promise<'open' | 'decline' | undefined> {
+    return this.real.openPage(server, url, message, signal);
   }
-
-  async waitForPages(server: string, what: string, allCompleted: Promise<void>, signal: AbortSignal): Promise<'completed' | 'retry' | 'stop'> {
-    const outcome = await vscode.window.withProgress(
-      {
-        location: vscode.ProgressLocation.Notification,
-        title: vscode.l10n.t('{0}: finish in the browser; {1} runs again when the server says the page is done (Cancel to retry or stop yourself).', server, what),
-        cancellable: true,
-      },
-      (_progress, token) =>
-        new Promise<'completed' | 'cancelled' | 'aborted'>((resolve) => {
-          void allCompleted.then(() => resolve('completed'));
-          token.onCancellationRequested(() => resolve('cancelled'));
-          signal.addEventListener('abort', () => resolve('aborted'), { once: true });
-        }),
-    );
-    if (outcome !== 'cancelled') return outcome === 'completed' ? 'completed' : 'stop';
-    const retry = vscode.l10n.t('Retry');
-    const pick = await untilAborted(
-      vscode.window.showInformationMessage(
-        vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.', what),
-        { modal: true, detail: vscode.l10n.t('Retry {0} with the same arguments?', `${server} › ${what}`) },
-        retry,
-      ),
-      signal,
-    );
-    return pick === retry ? 'retry' : 'stop';
+  waitForPages(server: string, what: string, allCompleted: Promise<void>, signal: AbortSignal): Promise<'completed' | 'retry' | 'stop'> {
+    return this.real.waitForPages(server, what, allCompleted, signal);
   }
-
-  private pickOne(step: FieldStep, choices: Array<{ label: string; value: unknown }>, signal: AbortSignal): Promise<FieldAnswer> {
-    type Item = vscode.QuickPickItem & { answer: FieldAnswer };
-    const f = step.field;
-    const items: Item[] = choices.map((c) => ({ label: c.label, description: c.value === f.schema.default ? vscode.l10n.t('default') : undefined, answer: { value: c.value as ElicitationValue } }));
-    if (!f.required) items.push({ label: `$(circle-slash) ${vscode.l10n.t('Skip')}`, description: vscode.l10n.t('leave this field out'), answer: 'skip' });
-    const start = step.current ?? f.schema.default;
-    return this.quickPick<Item, FieldAnswer>(
-      step.title,
-      promptFor(f),
-      items,
-      false,
-      signal,
-      (qp) => qp.selectedItems[0]?.answer,
-      (qp) => {
-        const active = items.find((it) => typeof it.answer === 'object' && it.answer.value === start);
-        if (active) qp.activeItems = [active];
-        if (step.canGoBack) qp.buttons = [vscode.QuickInputButtons.Back];
-      },
-    );
-  }
-
-  private pickMany(step: FieldStep, f: FormField & { kind: 'multi' }, signal: AbortSignal): Promise<FieldAnswer> {
-    type Item = vscode.QuickPickItem & { value: string };
-    const picked = pickedValues(f, step.current);
-    const items: Item[] = f.choices.map((c) => ({ label: c.label, value: String(c.value), picked: picked.includes(c.value) }));
-    const prompt = promptFor(f);
-    return this.quickPick<Item, FieldAnswer>(
-      step.title,
-      prompt,
-      items,
-      true,
-      signal,
-      (qp) => {
-        const values = qp.selectedItems.map((it) => it.value);
-        if (values.length === 0 && !f.required) return 'skip';
-        const problem = multiSelectProblem(f, values.length);
-        if (problem) {
-          qp.placeholder = `${vscode.l10n.t('Not yet: {0}', problem)} — ${prompt}`;
-          return KEEP_OPEN;
-        }
-        return { value: values };
-      },
-      (qp) => {
-        qp.selectedItems = items.filter((it) => it.picked);
-        if (step.canGoBack) qp.buttons = [vscode.QuickInputButtons.Back];
-      },
-    );
-  }
-
-  private quickPick<I extends vscode.QuickPickItem, A>(
-    title: string,
-    placeholder: string,
-    items: I[],
-    many: boolean,
-    signal: AbortSignal,
-    accept: (qp: vscode.QuickPick<I>) => A | typeof KEEP_OPEN,
-    setUp: (qp: vscode.QuickPick<I>) => void,
-  ): Promise<A | 'back' | undefined> {
-    const qp = vscode.window.createQuickPick<I>();
-    qp.title = title;
-    qp.placeholder = placeholder;
-    qp.ignoreFocusOut = true;
-    qp.canSelectMany = many;
-    qp.items = items;
-    setUp(qp);
-    return this.run(qp, signal, (finish) => {
-      qp.onDidTriggerButton(() => finish('back'));
-      qp.onDidAccept(() => {
-        const a = accept(qp);
-        if (a !== KEEP_OPEN) finish(a);
-      });
-    });
-  }
-
-  private type(step: FieldStep, signal: AbortSignal): Promise<FieldAnswer> {
-    const f = step.field;
-    const box = vscode.window.createInputBox();
-    box.title = step.title;
-    box.prompt = promptFor(f);
-    box.ignoreFocusOut = true;
-    const start = step.current ?? f.schema.default;
-    box.value = start === undefined ? '' : formatPropertyValue(start);
-    box.placeholder = f.title;
-    if (step.canGoBack) box.buttons = [vscode.QuickInputButtons.Back];
-    const check = (text: string): string | undefined => {
-      if (text === '') return f.required ? vscode.l10n.t('This field is required') : undefined;
-      const parsed = parsePropertyInput(f.schema, text);
-      return 'error' in parsed ? parsed.error : undefined;
-    };
-    return this.run(box, signal, (finish) => {
-      box.onDidChangeValue((v) => (box.validationMessage = v === '' ? undefined : check(v)));
-      box.onDidTriggerButton(() => finish('back'));
-      box.onDidAccept(() => {
-        const problem = check(box.value);
-        if (problem) return void (box.validationMessage = problem);
-        if (box.value === '') return finish('skip');
-        const parsed = parsePropertyInput(f.schema, box.value);
-        if ('value' in parsed) finish({ value: parsed.value as ElicitationValue });
-      });
-    });
-  }
-
-  /** Shows the input until it answers, is hidden, or the signal fires; then disposes it. */
-  private run<A>(input: vscode.QuickInput, signal: AbortSignal, wire: (finish: (a: A | undefined) => void) => void): Promise<A | undefined> {
-    return new Promise((resolve) => {
-      let done = false;
-      const finish = (a: A | undefined) => {
-        if (done) return;
-        done = true;
-        signal.removeEventListener('abort', onAbort);
-        this.open.delete(input);
-        resolve(a);
-        input.dispose();
-      };
-      const onAbort = () => finish(undefined);
-      if (signal.aborted) return finish(undefined);
-      signal.addEventListener('abort', onAbort, { once: true });
-      wire(finish);
-      input.onDidHide(() => finish(undefined));
-      this.open.add(input);
-      input.show();
-    });
-  }
-}
-
-const KEEP_OPEN = Symbol('keep open');
-
-function promptFor(f: FormField): string {
-  const s = f.schema;
-  const limits = [
-    s.minimum !== undefined ? `≥ ${s.minimum}` : '',
-    s.maximum !== undefined ? `≤ ${s.maximum}` : '',
-    s.minLength !== undefined ? vscode.l10n.t('at least {0} characters', s.minLength) : '',
-    s.maxLength !== undefined ? vscode.l10n.t('at most {0} characters', s.maxLength) : '',
-    s.format ? vscode.l10n.t('format {0}', s.format) : '',
-    f.kind === 'multi' && f.minItems !== undefined ? vscode.l10n.t('pick at least {0}', f.minItems) : '',
-    f.kind === 'multi' && f.maxItems !== undefined ? vscode.l10n.t('pick at most {0}', f.maxItems) : '',
-  ].filter(Boolean);
-  const name = f.required ? vscode.l10n.t('{0} (required)', f.title) : vscode.l10n.t('{0} (optional)', f.title);
-  return `${name}${limits.length ? ` — ${limits.join(', ')}` : ''}${f.description ? `: ${f.description}` : ''}`;
 }
