@@ -13,6 +13,7 @@ export * from './transport/sse';
 export * from './transport/http';
 export * from './client/client';
 export * from './client/cache';
+export * from './client/listen';
 export * from './client/tasks';
 export * from './schema/validator';
 export * from './auth/provider';

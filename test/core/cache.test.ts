@@ -13,7 +13,7 @@ import {
   type TextResourceContents,
   type TraceEvent,
 } from '../../src/core';
-import { V2_FIXTURE, closeAll, connect, rawServer } from '../helpers/servers';
+import { V2_FIXTURE, closeAll, connect, eventually, rawServer } from '../helpers/servers';
 
 type WireMessage = { id?: unknown; method?: string; params?: Record<string, unknown> };
 
@@ -36,23 +36,6 @@ async function connectTraced(params: StdioServerParams, options: McpClientOption
   const trace: TraceEvent[] = [];
   t.client.onTrace((e) => trace.push(e));
   return { ...t, ...wire(trace) };
-}
-
-/**
- * Asks the server for `subscriptions/listen` by hand, so its list_changed and resources/updated
- * reach the client (which does not open one itself yet): the answer-less request goes straight
- * to the transport's writer; the notifications come back through the client like any other.
- */
-async function listen(transport: StdioTransport, notifications: Record<string, unknown>): Promise<void> {
-  await transport.writer.write({
-    jsonrpc: '2.0',
-    id: 'test-listen',
-    method: 'subscriptions/listen',
-    params: {
-      notifications,
-      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' } },
-    },
-  } as never);
 }
 
 const readText = (result: { contents: unknown[] }) => (result.contents[0] as TextResourceContents).text;
@@ -100,7 +83,9 @@ describe('2026-07-28 caching hints (ttlMs, cacheScope)', function () {
 
     it('forgets a list on its list_changed, and a read on resources/updated of that URI', async () => {
       const t = await connectTraced(v2Server(60_000), { protocol: 'auto', probeTimeoutMs: 3000 });
-      await listen(t.transport, { toolsListChanged: true, resourceSubscriptions: ['fixture://cached'] });
+      // The client's own subscriptions/listen carries the list changes and the resource's updates.
+      t.client.setListenedResources(['fixture://cached']);
+      await eventually(async () => (t.client.listening?.acknowledged.resourceSubscriptions?.includes('fixture://cached') ? true : undefined));
       const before = await t.client.listTools();
       assert.equal(readText(await t.client.readResource('fixture://cached')), 'read 1');
       await t.client.readResource('fixture://hello');

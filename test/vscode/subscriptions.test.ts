@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ServerHandle } from '../../src/core';
 import { toResourceUri } from '../../src/vscode/resources/uri';
-import { api, startEverything, running, setServers, waitFor } from './helpers';
+import { api, repoRoot, startEverything, running, setServers, waitFor } from './helpers';
 
 describe('an open resource document after a restart', function () {
   this.timeout(120_000);
@@ -39,6 +40,32 @@ describe('an open resource document after a restart', function () {
     } finally {
       await h.client!.callTool('toggle-subscriber-updates', {});
       sub.dispose();
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    }
+  });
+});
+
+describe('an open resource document of a 2026-07-28 server', function () {
+  this.timeout(120_000);
+
+  after(async () => setServers(undefined));
+
+  it('refreshes through subscriptions/listen when the server updates the resource', async () => {
+    const a = await api();
+    a.ui.allowLaunch = async () => 'allow';
+    await setServers({ v2listen: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'v2-server.mjs'), 'stdio'] } });
+    const handle = await running(a, 'v2listen');
+    assert.equal(handle.client?.era, 'modern');
+    const resource = 'fixture://counter';
+    const doc = await vscode.workspace.openTextDocument(toResourceUri('v2listen', resource, 'counter', 'text/plain'));
+    await vscode.window.showTextDocument(doc);
+    try {
+      assert.equal(doc.getText(), 'touched 0 times');
+      // The listen is replaced by one that carries the open document's resource.
+      await waitFor(() => handle.client?.listening?.acknowledged.resourceSubscriptions?.includes(resource), 'a listen that carries the resource', 20_000);
+      await handle.client!.callTool('bump', {});
+      await waitFor(() => doc.getText() === 'touched 1 times', `the open document to show the update (it shows ${JSON.stringify(doc.getText())})`, 20_000);
+    } finally {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     }
   });

@@ -18,10 +18,12 @@ import type {
   Meta,
   Prompt,
   ReadResourceResult,
+  RequestId,
   Resource,
   ResourceTemplate,
   ResourceUpdatedNotificationParams,
   ServerCapabilities,
+  SubscriptionFilter,
   Task,
   TaskMetadata,
   Tool,
@@ -32,6 +34,7 @@ import { ResultCache, isCacheableMethod, type CachingRequestOptions, type Result
 import { missingCapability } from './capabilities';
 import { judgeDiscoverError, judgeDiscoverResult, type ProbeVerdict, type ProtocolChoice } from './era';
 import { answerInputRequests, type InputHandlers } from './inputRequests';
+import { ListenSubscription } from './listen';
 import { headerParamsOf, invalidHeaderAnnotations } from '../transport/headerParams';
 import { ReceiverTasks, followTask, isCreateTaskResult, taskProgressRoute } from './tasks';
 
@@ -132,6 +135,10 @@ export class McpClient {
   private readonly toolsByName = new Map<string, Tool>();
   private receiverTasks: ReceiverTasks | undefined;
   private readonly resultCache: ResultCache | undefined;
+  /** 2026-07-28: the `subscriptions/listen` that brings list changes and resource updates. */
+  private listenSubscription: ListenSubscription | undefined;
+  /** The resources whose updates the 2026-07-28 listen asks for. */
+  private listenedResources: string[] = [];
 
   private readonly logMessageEmitter = new Emitter<LoggingMessageNotificationParams>();
   private readonly toolsChangedEmitter = new Emitter<void>();
@@ -235,7 +242,10 @@ export class McpClient {
     connection.listen();
     const choice = this.options.protocol ?? '2025-11-25';
     try {
-      if (choice !== '2025-11-25' && (await this.discover(connection, choice))) return this.initializeResult!;
+      if (choice !== '2025-11-25' && (await this.discover(connection, choice))) {
+        this.startListening(connection);
+        return this.initializeResult!;
+      }
     } catch (error) {
       await this.close();
       throw error;
@@ -334,8 +344,42 @@ export class McpClient {
     };
   }
 
+  /**
+   * The resources whose `notifications/resources/updated` a 2026-07-28 server should send: the
+   * listen carries all of them, and is replaced when they change. May be set before connecting.
+   * The initialize era subscribes with resources/subscribe instead (see subscribeResource).
+   */
+  setListenedResources(uris: Iterable<string>): void {
+    this.listenedResources = [...uris];
+    this.listenSubscription?.setResources(this.listenedResources);
+  }
+
+  /** The acknowledged `subscriptions/listen` of a 2026-07-28 connection: its id, and what the server agreed to send. */
+  get listening(): { id: RequestId; acknowledged: SubscriptionFilter } | undefined {
+    return this.listenSubscription?.state;
+  }
+
+  private startListening(connection: McpConnection): void {
+    const listen = new ListenSubscription({
+      send: (notifications, onRequestId, signal) => this.request(ClientRequests.listen, { notifications }, { timeoutMs: Infinity, signal, onRequestId, serverMayCancel: true }),
+      capabilities: () => this.serverCapabilities ?? {},
+      isOpen: () => !connection.isClosed,
+      log: (level, message) => this.logEmitter.fire({ level, source: 'protocol', message }),
+    });
+    this.listenSubscription = listen;
+    connection.onDidClose(() => listen.dispose());
+    listen.setResources(this.listenedResources);
+    listen.update();
+  }
+
+  /** In 2026-07-28 a change notification counts only if it comes on one of our listens. */
+  private fromOurListen(params: unknown): boolean {
+    return !this.stateless || !!this.listenSubscription?.accepts(params);
+  }
+
   /** Stops the server (or drops the channel); pending requests reject with Connection Closed. */
   async close(): Promise<void> {
+    this.listenSubscription?.dispose();
     if (this.connection) await this.connection.close();
     else await this.transport.close();
     this.resultCache?.clear();
@@ -728,24 +772,29 @@ export class McpClient {
     });
     c.onNotification(Notifications.message, (p) => this.logMessageEmitter.fire(p));
     // The cache forgets first, so whoever the event makes ask again reaches the server.
-    c.onNotification(Notifications.toolsListChanged, () => {
+    c.onNotification(Notifications.toolsListChanged, (p) => {
+      if (!this.fromOurListen(p)) return;
       this.toolsByName.clear();
       this.resultCache?.invalidateList(ClientRequests.listTools.method);
       this.toolsChangedEmitter.fire();
     });
-    c.onNotification(Notifications.promptsListChanged, () => {
+    c.onNotification(Notifications.promptsListChanged, (p) => {
+      if (!this.fromOurListen(p)) return;
       this.resultCache?.invalidateList(ClientRequests.listPrompts.method);
       this.promptsChangedEmitter.fire();
     });
-    c.onNotification(Notifications.resourcesListChanged, () => {
+    c.onNotification(Notifications.resourcesListChanged, (p) => {
+      if (!this.fromOurListen(p)) return;
       this.resultCache?.invalidateList(ClientRequests.listResources.method);
       this.resultCache?.invalidateList(ClientRequests.listResourceTemplates.method);
       this.resourcesChangedEmitter.fire();
     });
     c.onNotification(Notifications.resourceUpdated, (p) => {
+      if (!this.fromOurListen(p)) return;
       if (typeof p?.uri === 'string') this.resultCache?.invalidateRead(p.uri);
       this.resourceUpdatedEmitter.fire(p);
     });
+    c.onNotification(Notifications.subscriptionsAcknowledged, (p) => this.listenSubscription?.acknowledge(p));
     c.onNotification(Notifications.elicitationComplete, (p: { elicitationId?: unknown } | undefined) => {
       const id = p?.elicitationId;
       if (typeof id !== 'string') return;

@@ -14,7 +14,7 @@ const CLOSE_REASON_WAIT_MS = 50;
 const MAX_ABANDONED = 1000;
 
 export interface RequestOptions {
-  /** Per-call timeout; the connection's default otherwise. */
+  /** Per-call timeout; the connection's default otherwise. `Infinity`: none (a 2026-07-28 `subscriptions/listen` lasts as long as the connection). */
   timeoutMs?: number;
   /** Aborting cancels the request: `notifications/cancelled` is sent and the promise rejects at once. */
   signal?: AbortSignal;
@@ -26,6 +26,10 @@ export interface RequestOptions {
   maxTotalTimeoutMs?: number;
   /** The token to send instead of a fresh one: one the caller also gave to `routeProgress`, so progress outlives the answer (a task's). */
   progressToken?: ProgressToken;
+  /** Told the id the request goes out with, just before it is sent. */
+  onRequestId?: (id: RequestId) => void;
+  /** The server may end this request with `notifications/cancelled` naming it (2026-07-28 `subscriptions/listen`): it then rejects as cancelled. */
+  serverMayCancel?: boolean;
 }
 
 export interface ConnectionStats {
@@ -78,6 +82,8 @@ export class McpConnection {
   private readonly progressRoutes = new Map<ProgressToken, (p: ProgressNotificationParams) => void>();
   /** Server requests we are answering, each with the controller that cancels its handler. */
   private readonly inbound = new Map<RequestId, AbortController>();
+  /** Our requests the server may end with `notifications/cancelled`. */
+  private readonly serverCancellable = new Set<RequestId>();
   /** Server requests the server cancelled: their answers are not sent. */
   private readonly cancelledInbound = new Set<RequestId>();
   private subscriptions: Disposable[] = [];
@@ -117,6 +123,13 @@ export class McpConnection {
     });
     this.onNotification(Notifications.cancelled, (p) => {
       const id = p?.requestId;
+      if (id !== undefined && this.serverCancellable.has(id)) {
+        this.log('debug', `the server ended our request ${JSON.stringify(id)}${p?.reason ? `: ${p.reason}` : ''}`);
+        // What may still come for it (over HTTP, the end of its stream) is no news.
+        this.rememberAbandoned(id);
+        this.pending.get(id)?.fail(new McpError(REQUEST_CANCELLED, `Cancelled by the server${p?.reason ? `: ${p.reason}` : ''}`));
+        return;
+      }
       const controller = id === undefined ? undefined : this.inbound.get(id);
       if (id === undefined || !controller) return;
       this.log('debug', `server cancelled its request ${JSON.stringify(id)}${p?.reason ? `: ${p.reason}` : ''}`);
@@ -202,6 +215,7 @@ export class McpConnection {
         clearTimeout(timer);
         if (hardTimer) clearTimeout(hardTimer);
         this.pending.delete(id);
+        this.serverCancellable.delete(id);
         if (progressToken !== undefined) this.progressHandlers.delete(progressToken);
         signal?.removeEventListener('abort', onAbort);
         return true;
@@ -221,6 +235,8 @@ export class McpConnection {
       const onAbort = () => cancel(cancelledError(signal!), 'cancelled by the client');
       const arm = (ms: number) => {
         clearTimeout(timer);
+        // setTimeout would fire an infinite delay at once.
+        if (ms === Infinity) return;
         timer = setTimeout(() => cancel(McpError.timeout(method, ms), `timed out after ${ms} ms`), ms);
       };
 
@@ -231,6 +247,8 @@ export class McpConnection {
         },
         fail,
       });
+      if (options.serverMayCancel) this.serverCancellable.add(id);
+      options.onRequestId?.(id);
       // Sent before the bookkeeping below: nothing in it can be needed before the answer arrives.
       this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params }).catch((error) => {
         const e = sendError(method, error);

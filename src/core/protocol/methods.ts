@@ -28,6 +28,7 @@ import type {
   Resource,
   ResourceTemplate,
   ResourceUpdatedNotificationParams,
+  SubscriptionFilter,
   Task,
   TaskMetadata,
   Tool,
@@ -92,6 +93,8 @@ export const ClientRequests = {
   taskResult: new McpRequestType<'tasks/result', TaskIdParams, unknown>('tasks/result'),
   cancelTask: new McpRequestType<'tasks/cancel', TaskIdParams, Task>('tasks/cancel'),
   listTasks: new McpRequestType<'tasks/list', PaginatedParams, ListTasksResult>('tasks/list'),
+  /** 2026-07-28: one long-lived request whose notifications replace the GET stream and resources/subscribe; its result means the server ended it. */
+  listen: new McpRequestType<'subscriptions/listen', { notifications: SubscriptionFilter }, { _meta?: Meta }>('subscriptions/listen'),
 } as const;
 
 /** Requests the server sends to the client; their params are the server's claim, not yet checked. */
@@ -124,6 +127,8 @@ export const Notifications = {
   promptsListChanged: new McpNotificationType<'notifications/prompts/list_changed', undefined>('notifications/prompts/list_changed'),
   resourcesListChanged: new McpNotificationType<'notifications/resources/list_changed', undefined>('notifications/resources/list_changed'),
   resourceUpdated: new McpNotificationType<'notifications/resources/updated', ResourceUpdatedNotificationParams>('notifications/resources/updated'),
+  /** 2026-07-28: the first message of a `subscriptions/listen`: what the server will send on it. */
+  subscriptionsAcknowledged: new McpNotificationType<'notifications/subscriptions/acknowledged', { notifications?: SubscriptionFilter; _meta?: Meta }>('notifications/subscriptions/acknowledged'),
   elicitationComplete: new McpNotificationType<'notifications/elicitation/complete', { elicitationId?: string }>('notifications/elicitation/complete'),
 } as const;
 

@@ -94,6 +94,17 @@ export interface DiscoverResult {
   _meta?: Meta;
 }
 
+/**
+ * 2026-07-28 `subscriptions/listen`: the notifications a client asks for (`notifications`), and in
+ * `notifications/subscriptions/acknowledged` the ones the server agreed to send.
+ */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
 /** 2026-07-28 multi-round-trip: one request the server needs answered before it can finish (`inputRequests`). */
 export interface InputRequest {
   method: string;

@@ -25,4 +25,6 @@ export const MetaKeys = {
   clientInfo: 'io.modelcontextprotocol/clientInfo',
   serverInfo: 'io.modelcontextprotocol/serverInfo',
   logLevel: 'io.modelcontextprotocol/logLevel',
+  /** On every notification of a `subscriptions/listen`: the id of that listen request. */
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const;

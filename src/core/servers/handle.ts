@@ -182,6 +182,7 @@ export class ServerHandle {
   subscribeResource(uri: string): Disposable {
     const holders = this.subscribed.get(uri) ?? 0;
     this.subscribed.set(uri, holders + 1);
+    if (holders === 0) this.current?.client.setListenedResources(this.subscribed.keys());
     if (holders === 0 && this.client) this.sendSubscribe(this.client, uri);
     let released = false;
     return {
@@ -191,6 +192,7 @@ export class ServerHandle {
         const left = (this.subscribed.get(uri) ?? 1) - 1;
         if (left > 0) return void this.subscribed.set(uri, left);
         this.subscribed.delete(uri);
+        this.current?.client.setListenedResources(this.subscribed.keys());
         const client = this.client;
         if (client?.serverCapabilities?.resources?.subscribe && client.era !== 'modern') {
           client.unsubscribeResource(uri).catch((e) => this.log('debug', `unsubscribe ${uri}: ${McpError.from(e).message}`));
@@ -209,7 +211,7 @@ export class ServerHandle {
   }
 
   private sendSubscribe(client: McpClient, uri: string): void {
-    // 2026-07-28 replaced resources/subscribe with subscriptions/listen, which is not wired yet.
+    // 2026-07-28 replaced resources/subscribe with the client's one subscriptions/listen, which carries every URI (setListenedResources).
     if (!client.serverCapabilities?.resources?.subscribe || client.era === 'modern') return;
     client.subscribeResource(uri).catch((e) => {
       if (this.current?.client === client) this.log('warning', `subscribe ${uri}: ${McpError.from(e).message}`);
@@ -301,6 +303,8 @@ export class ServerHandle {
       protocol,
       probeTimeoutMs: def.type === 'stdio' ? STDIO_PROBE_TIMEOUT_MS : undefined,
     });
+    // A 2026-07-28 connection listens for these from the start (the initialize era subscribes after the first lists).
+    client.setListenedResources(this.subscribed.keys());
     const launch = new Launch(transport, client);
     this.current = launch;
     launch.hold(

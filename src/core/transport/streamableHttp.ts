@@ -214,7 +214,11 @@ export class StreamableHttpTransport implements Transport {
     return response;
   }
 
-  /** Reads a POST's reply: nothing (202), one JSON body, or an SSE stream that ends after the answer. */
+  /**
+   * Reads a POST's reply: nothing (202), one JSON body, or an SSE stream that ends after the answer,
+   * which may be open as long as the server likes (a 2026-07-28 `subscriptions/listen` is): no
+   * timer here ends it, only the request's own timeout or cancellation.
+   */
   private async consumeReply(response: Response, id: RequestId | undefined, signal: AbortSignal): Promise<void> {
     const type = mediaType(response);
     if (response.status === 202 || response.status === 204 || !response.body) {
