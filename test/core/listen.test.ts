@@ -160,6 +160,22 @@ describe('subscriptions/listen (2026-07-28)', function () {
         });
       }
 
+      it('reads again what the listen covers once it stands after a gap: a change during the gap is not lost', async () => {
+        const t = await setup.connect();
+        t.client.setListenedResources(['fixture://counter']);
+        const first = await acknowledgedListen(t.client, { resources: ['fixture://counter'] });
+        const before = t.logs.length;
+        let toolChanges = 0;
+        const updates: string[] = [];
+        t.client.onToolsListChanged(() => toolChanges++);
+        t.client.onResourceUpdated((p) => updates.push(p.uri));
+        await t.client.callTool('end-listen', { id: first.id, how: 'cancelled' });
+        await acknowledgedListen(t.client, { not: first.id, resources: ['fixture://counter'] });
+        await eventually(async () => (toolChanges === 1 && updates.length === 1 ? true : undefined));
+        assert.deepEqual(updates, ['fixture://counter']);
+        assert.ok(t.logs.slice(before).some((l) => /listening again after a gap/.test(l.message)));
+      });
+
       it('keeps the listen open past the request timeout', async () => {
         const t = await setup.connect({ requestTimeoutMs: 500 });
         const first = await acknowledgedListen(t.client);

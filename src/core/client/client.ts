@@ -365,11 +365,45 @@ export class McpClient {
       capabilities: () => this.serverCapabilities ?? {},
       isOpen: () => !connection.isClosed,
       log: (level, message) => this.logEmitter.fire({ level, source: 'protocol', message }),
+      resumed: (acknowledged) => this.resync(acknowledged),
     });
     this.listenSubscription = listen;
     connection.onDidClose(() => listen.dispose());
     listen.setResources(this.listenedResources);
     listen.update();
+  }
+
+  /**
+   * A listen stands again after a gap: every list and resource it covers is treated as changed
+   * (cache dropped, events fired), since a change may have come while nobody listened.
+   */
+  private resync(acknowledged: SubscriptionFilter): void {
+    this.logEmitter.fire({ level: 'debug', source: 'protocol', message: 'listening again after a gap: reading what the listen covers again' });
+    if (acknowledged.toolsListChanged) this.toolsChanged();
+    if (acknowledged.promptsListChanged) this.promptsChanged();
+    if (acknowledged.resourcesListChanged) this.resourcesChanged();
+    for (const uri of Array.isArray(acknowledged.resourceSubscriptions) ? acknowledged.resourceSubscriptions : []) {
+      if (typeof uri === 'string') this.resourceUpdated({ uri });
+    }
+  }
+
+  private toolsChanged(): void {
+    this.toolsByName.clear();
+    this.resultCache?.invalidateList(ClientRequests.listTools.method);
+    this.toolsChangedEmitter.fire();
+  }
+  private promptsChanged(): void {
+    this.resultCache?.invalidateList(ClientRequests.listPrompts.method);
+    this.promptsChangedEmitter.fire();
+  }
+  private resourcesChanged(): void {
+    this.resultCache?.invalidateList(ClientRequests.listResources.method);
+    this.resultCache?.invalidateList(ClientRequests.listResourceTemplates.method);
+    this.resourcesChangedEmitter.fire();
+  }
+  private resourceUpdated(p: ResourceUpdatedNotificationParams): void {
+    if (typeof p?.uri === 'string') this.resultCache?.invalidateRead(p.uri);
+    this.resourceUpdatedEmitter.fire(p);
   }
 
   /** In 2026-07-28 a change notification counts only if it comes on one of our listens. */
@@ -772,28 +806,10 @@ export class McpClient {
     });
     c.onNotification(Notifications.message, (p) => this.logMessageEmitter.fire(p));
     // The cache forgets first, so whoever the event makes ask again reaches the server.
-    c.onNotification(Notifications.toolsListChanged, (p) => {
-      if (!this.fromOurListen(p)) return;
-      this.toolsByName.clear();
-      this.resultCache?.invalidateList(ClientRequests.listTools.method);
-      this.toolsChangedEmitter.fire();
-    });
-    c.onNotification(Notifications.promptsListChanged, (p) => {
-      if (!this.fromOurListen(p)) return;
-      this.resultCache?.invalidateList(ClientRequests.listPrompts.method);
-      this.promptsChangedEmitter.fire();
-    });
-    c.onNotification(Notifications.resourcesListChanged, (p) => {
-      if (!this.fromOurListen(p)) return;
-      this.resultCache?.invalidateList(ClientRequests.listResources.method);
-      this.resultCache?.invalidateList(ClientRequests.listResourceTemplates.method);
-      this.resourcesChangedEmitter.fire();
-    });
-    c.onNotification(Notifications.resourceUpdated, (p) => {
-      if (!this.fromOurListen(p)) return;
-      if (typeof p?.uri === 'string') this.resultCache?.invalidateRead(p.uri);
-      this.resourceUpdatedEmitter.fire(p);
-    });
+    c.onNotification(Notifications.toolsListChanged, (p) => this.fromOurListen(p) && this.toolsChanged());
+    c.onNotification(Notifications.promptsListChanged, (p) => this.fromOurListen(p) && this.promptsChanged());
+    c.onNotification(Notifications.resourcesListChanged, (p) => this.fromOurListen(p) && this.resourcesChanged());
+    c.onNotification(Notifications.resourceUpdated, (p) => this.fromOurListen(p) && this.resourceUpdated(p));
     c.onNotification(Notifications.subscriptionsAcknowledged, (p) => this.listenSubscription?.acknowledge(p));
     c.onNotification(Notifications.elicitationComplete, (p: { elicitationId?: unknown } | undefined) => {
       const id = p?.elicitationId;

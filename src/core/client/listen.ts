@@ -24,6 +24,11 @@ export interface ListenChannel {
   log(level: LogEntry['level'], message: string): void;
   /** The clock that tells how long a listen lived; Date.now otherwise. */
   now?(): number;
+  /**
+   * A listen stands again after a gap (the previous one ended, or its stream broke and it was
+   * sent anew): what it covers may have changed meanwhile unseen, so the client reads it again.
+   */
+  resumed?(acknowledged: SubscriptionFilter): void;
 }
 
 /** One `subscriptions/listen` request, from sending until it ends. */
@@ -34,6 +39,8 @@ interface Listen {
   readonly openedAt: number;
   id?: RequestId;
   acknowledged?: SubscriptionFilter;
+  /** Sent anew after its stream broke: notifications may have been lost meanwhile. */
+  resent?: boolean;
 }
 
 /**
@@ -86,6 +93,8 @@ export class ListenSubscription {
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private updateTimer: ReturnType<typeof setTimeout> | undefined;
   private failures = 0;
+  /** A listen ended and the next one is not acknowledged yet: what came meanwhile was missed. */
+  private gap = false;
   /** The server does not know the method, or the client is disposed: nothing is opened again. */
   private stopped = false;
 
@@ -117,6 +126,11 @@ export class ListenSubscription {
     if (!listen) return;
     const acknowledged = params?.notifications && typeof params.notifications === 'object' ? params.notifications : {};
     listen.acknowledged = acknowledged;
+    if (listen === this.current && (this.gap || listen.resent)) {
+      this.gap = false;
+      listen.resent = false;
+      this.channel.resumed?.(acknowledged);
+    }
     const refused = refusedParts(listen.filter, acknowledged);
     this.channel.log(refused.length ? 'warning' : 'debug', `subscriptions/listen ${listen.id} acknowledged${refused.length ? `; the server refused ${refused.join(', ')}` : ''}`);
     // The new listen covers what the older ones did: end them now, not before, so nothing falls in a gap.
@@ -149,6 +163,7 @@ export class ListenSubscription {
         filter,
         (id) => {
           // Called again when the client sends the listen anew after its stream broke: the new id counts from now on.
+          if (listen.id !== undefined) listen.resent = true;
           listen.id = id;
           listen.acknowledged = undefined;
         },
@@ -187,6 +202,7 @@ export class ListenSubscription {
       this.stopped = true;
       return this.channel.log('warning', `the server does not offer subscriptions/listen (${reason}): list changes and resource updates will not arrive`);
     }
+    if (listen.acknowledged) this.gap = true;
     if (listen.acknowledged && this.now() - listen.openedAt >= LISTEN_LIVED_MS) this.failures = 0;
     const delay = Math.min(LISTEN_RETRY_FIRST_MS * 2 ** this.failures++, LISTEN_RETRY_MAX_MS);
     this.channel.log('info', `subscriptions/listen ${listen.id} ended (${reason}); listening again in ${delay} ms`);
