@@ -32,7 +32,16 @@ if (mode === 'stdio') {
     const body = Buffer.concat(chunks);
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    const response = await handler.fetch(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: body.length && req.method !== 'GET' ? body : undefined }));
+    // The body parsed once here (the documented parsedBody, as express.json() would), so the handler
+    // reads no request stream; a body that is not JSON goes on as it came, for the handler to refuse.
+    let parsedBody;
+    try {
+      parsedBody = body.length ? JSON.parse(body.toString('utf8')) : undefined;
+    } catch {
+      parsedBody = undefined;
+    }
+    const raw = parsedBody === undefined && body.length && req.method !== 'GET' ? body : undefined;
+    const response = await handler.fetch(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }), parsedBody === undefined ? undefined : { parsedBody });
     res.writeHead(response.status, Object.fromEntries(response.headers));
     if (!response.body) return void res.end();
     // JSON replies and short SSE streams alike: the whole body, then the end.
