@@ -132,7 +132,10 @@ async function main() {
   let extension;
   if (!args.includes('--no-extension')) {
     const { measureExtension } = await import('./extension.mjs');
-    extension = await measureExtension();
+    extension = { ...(await measureExtension()), measured: new Date().toISOString() };
+  } else if (previous?.extension) {
+    // Not measured this time: the last figures stay in the file, with the date they were measured.
+    extension = { ...previous.extension, measured: previous.extension.measured ?? previous.date };
   }
 
   const report = {
@@ -192,7 +195,7 @@ function printTable(report, previous) {
   for (const note of report.notes ?? []) console.log(`  note: ${note}`);
   if (report.extension) {
     const e = report.extension;
-    console.log('\nExtension');
+    console.log(args.includes('--no-extension') ? `\nExtension (not measured this time: the figures of ${e.measured})` : '\nExtension');
     for (const [label, value] of Object.entries(e.figures)) console.log(`  ${label}: ${value}`);
     for (const note of e.notes ?? []) console.log(`  note: ${note}`);
   }
