@@ -27,7 +27,7 @@ const option = (name) => {
 };
 const reps = Number(option('--reps') ?? 5);
 const only = option('--only')?.split(',');
-/** The last commit before issue 15 (2026-07-28 beside 2025-11-25) touched src/: "before" means this tree. */
+/** main just before the first commit of the 2026-07-28 work (b787c61, issue 15): "before" means src/ as it was there. */
 const BASELINE_REF = option('--baseline') ?? '06c17b49910e57257ac8118bdbceda9e9e27ec53';
 
 /** The targets of issue 15, as ratios of medians in one run. `vs` names the other column. */
