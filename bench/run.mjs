@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench`: our McpClient against the official SDK clients (v1 `@modelcontextprotocol/sdk`
 // and v2 `@modelcontextprotocol/client`) on the same fixture server, each repetition in a fresh
-// child process per client (so peak RSS is that client's alone), interleaved A B C D A B C D…:
+// child process per client (so peak RSS is that client's alone), interleaved and rotated
+// (A B C D, B C D A, …):
 // - the legacy (initialize-era) workloads against bench/fixture-server.mjs, with ours, v1, v2 and
 //   "before" (today's bench program on src/ as it was before the 2026-07-28 work, see --baseline),
 //   plus the floor (raw ndjson echo through a pipe);
@@ -103,7 +104,11 @@ async function main() {
     const runs = Object.fromEntries(clients.map((c) => [c, []]));
     for (let rep = 0; rep < reps; rep++) {
       process.stdout.write(`\r${w.id} ${w.name}: repetition ${rep + 1}/${reps}   `);
-      for (const c of clients) runs[c].push(await runChild(PROGRAMS[c], w.name));
+      // Each repetition starts one client later (A B C D, B C D A, …), so no client always runs right after the same one.
+      for (let i = 0; i < clients.length; i++) {
+        const c = clients[(i + rep) % clients.length];
+        runs[c].push(await runChild(PROGRAMS[c], w.name));
+      }
     }
     const entry = { id: w.id, name: w.name, era: w.era, title: w.title, loadAverage: os.loadavg()[0] };
     entry.cpuMs = {};
