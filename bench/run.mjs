@@ -1,16 +1,23 @@
 #!/usr/bin/env node
 // `npm run bench`: our McpClient against the official SDK clients (v1 `@modelcontextprotocol/sdk`
 // and v2 `@modelcontextprotocol/client`) on the same fixture server, each repetition in a fresh
-// child process per client (so peak RSS is that client's alone), interleaved A B C A B C…, plus the
-// floor (raw ndjson echo through a pipe). Prints a table and writes
-// bench/results.json; the previous results file, if any, is shown alongside for comparison.
+// child process per client (so peak RSS is that client's alone), interleaved and rotated
+// (A B C D, B C D A, …):
+// - the legacy (initialize-era) workloads against bench/fixture-server.mjs, with ours, v1, v2 and
+//   "before" (today's bench program on src/ as it was before the 2026-07-28 work, see --baseline),
+//   plus the floor (raw ndjson echo through a pipe);
+// - the modern (2026-07-28, stateless) workloads against bench/v2-fixture-server.mjs (v2 SDK
+//   server), with the two clients that speak that era: ours and v2.
+// Prints a table and every target as met or not met, and writes bench/results.json; the previous
+// results file, if any, is shown alongside for comparison.
 //
-//   node bench/run.mjs [--reps N] [--only name,name] [--no-extension]
+//   node bench/run.mjs [--reps N] [--only name,name] [--baseline REF | --no-baseline] [--no-extension]
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBench } from './build.mjs';
+import { buildBaseline, buildBench } from './build.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
@@ -21,18 +28,32 @@ const option = (name) => {
 };
 const reps = Number(option('--reps') ?? 5);
 const only = option('--only')?.split(',');
+/** main just before the first commit of the 2026-07-28 work (b787c61, issue 15): "before" means src/ as it was there. */
+const BASELINE_REF = option('--baseline') ?? '06c17b49910e57257ac8118bdbceda9e9e27ec53';
+
+/** The targets of issue 15, as ratios of medians in one run. `vs` names the other column. */
+const V2 = { vs: 'sdk2', max: 0.8 };
+const V1 = { vs: 'sdk', max: 0.6 };
+const FLOOR = { vs: 'floor', max: 1.2 };
+/** Not slower than before: the median may sit up to 5 % above, the spread of medians of the same code here. */
+const BEFORE = { vs: 'baseline', max: 1.05 };
 
 const WORKLOADS = [
-  { id: 1, name: 'initialize', title: 'spawn + initialize (stdio)', target: undefined },
-  { id: 2, name: 'sequential', title: '5,000 sequential tools/call (stdio)', target: 0.8, floor: true },
-  { id: 3, name: 'concurrent', title: '256 in flight × 20 rounds (stdio)', target: 0.8 },
-  { id: 4, name: 'large', title: 'resources/read 10 MB text + 10 MB blob (stdio)', target: 0.8 },
-  { id: '5a', name: 'http-sequential', title: '5,000 sequential tools/call (Streamable HTTP)', target: 0.8 },
-  { id: '5b', name: 'http-concurrent', title: '256 in flight × 20 rounds (Streamable HTTP)', target: 0.8 },
+  { id: 1, name: 'initialize', era: 'legacy', title: 'spawn + initialize (stdio)', targets: [V2, BEFORE] },
+  { id: 2, name: 'sequential', era: 'legacy', title: '5,000 sequential tools/call (stdio)', targets: [V2, FLOOR, BEFORE], floor: true },
+  { id: 3, name: 'concurrent', era: 'legacy', title: '256 in flight × 20 rounds (stdio)', targets: [V2, V1, BEFORE] },
+  { id: 4, name: 'large', era: 'legacy', title: 'resources/read 10 MB text + 10 MB blob (stdio)', targets: [V2, V1, BEFORE] },
+  { id: '5a', name: 'http-sequential', era: 'legacy', title: '5,000 sequential tools/call (Streamable HTTP)', targets: [V2, V1, BEFORE] },
+  { id: '5b', name: 'http-concurrent', era: 'legacy', title: '256 in flight × 20 rounds (Streamable HTTP)', targets: [V2, V1, BEFORE] },
+  { id: '7a', name: 'modern-http-sequential', era: 'modern', title: '2026-07-28: 5,000 sequential tools/call (stateless HTTP)', targets: [V2] },
+  { id: '7b', name: 'modern-http-concurrent', era: 'modern', title: '2026-07-28: 256 in flight × 20 rounds (stateless HTTP)', targets: [V2] },
+  { id: '7c', name: 'modern-sequential', era: 'modern', title: '2026-07-28: 5,000 sequential tools/call (stdio)', targets: [V2] },
 ].filter((w) => !only || only.includes(w.name));
-const FLOOR_TARGET = 1.5;
 
-/** Runs one client child for one workload; resolves with { ms, maxRssKb }. */
+const LABELS = { ours: 'ours', sdk: 'SDK v1', sdk2: 'SDK v2', baseline: 'before', floor: 'floor' };
+const PROGRAMS = { ours: 'client-ours', sdk: 'client-sdk', sdk2: 'client-sdk2', baseline: 'client-baseline', floor: 'client-floor' };
+
+/** Runs one client child for one workload; resolves with { ms, cpuMs, serverCpuMs?, maxRssKb }. */
 function runChild(program, workload) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, '.bench', `${program}.js`), workload], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -55,12 +76,21 @@ function stats(samples) {
   return { median, min: sorted[0], max: sorted[sorted.length - 1], samples };
 }
 
-const fmtMs = (s) => `${s.median.toFixed(0)} (${s.min.toFixed(0)}–${s.max.toFixed(0)})`;
-const fmtMb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
+const fmtMs = (s) => (s ? `${s.median.toFixed(0)} (${s.min.toFixed(0)}–${s.max.toFixed(0)})` : '—');
+const fmtMb = (kb) => `${(kb / 1024).toFixed(0)}`;
 
 async function main() {
   process.stdout.write('Building the benchmark clients…\n');
   await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
+  let baselineNote;
+  if (!args.includes('--no-baseline') && WORKLOADS.some((w) => w.era === 'legacy')) {
+    try {
+      await buildBaseline(BASELINE_REF);
+    } catch (error) {
+      baselineNote = `no "before" column: src/ at ${BASELINE_REF} could not be read (${String(error.message ?? error).split('\n')[0]})`;
+    }
+  } else baselineNote = 'no "before" column (--no-baseline)';
+  const withBaseline = !baselineNote;
   let previous;
   try {
     previous = JSON.parse(fs.readFileSync(path.join(here, 'results.json'), 'utf8'));
@@ -70,51 +100,36 @@ async function main() {
 
   const results = [];
   for (const w of WORKLOADS) {
-    const ours = [];
-    const sdk = [];
-    const sdk2 = [];
-    const floor = [];
-    const cpu = { ours: [], sdk: [], sdk2: [], floor: [] };
-    const rss = { ours: 0, sdk: 0, sdk2: 0, floor: 0 };
+    const clients = w.era === 'modern' ? ['ours', 'sdk2'] : ['ours', 'sdk', 'sdk2', ...(withBaseline ? ['baseline'] : []), ...(w.floor ? ['floor'] : [])];
+    const runs = Object.fromEntries(clients.map((c) => [c, []]));
     for (let rep = 0; rep < reps; rep++) {
       process.stdout.write(`\r${w.id} ${w.name}: repetition ${rep + 1}/${reps}   `);
-      const a = await runChild('client-ours', w.name);
-      const b = await runChild('client-sdk', w.name);
-      const c = await runChild('client-sdk2', w.name);
-      ours.push(a.ms);
-      sdk.push(b.ms);
-      sdk2.push(c.ms);
-      cpu.ours.push(a.cpuMs);
-      cpu.sdk.push(b.cpuMs);
-      cpu.sdk2.push(c.cpuMs);
-      rss.ours = Math.max(rss.ours, a.maxRssKb);
-      rss.sdk = Math.max(rss.sdk, b.maxRssKb);
-      rss.sdk2 = Math.max(rss.sdk2, c.maxRssKb);
-      if (w.floor) {
-        const f = await runChild('client-floor', w.name);
-        floor.push(f.ms);
-        cpu.floor.push(f.cpuMs);
-        rss.floor = Math.max(rss.floor, f.maxRssKb);
+      // Each repetition starts one client later (A B C D, B C D A, …), so no client always runs right after the same one.
+      for (let i = 0; i < clients.length; i++) {
+        const c = clients[(i + rep) % clients.length];
+        runs[c].push(await runChild(PROGRAMS[c], w.name));
       }
     }
-    const entry = {
-      id: w.id,
-      name: w.name,
-      title: w.title,
-      ours: stats(ours),
-      sdk: stats(sdk),
-      sdk2: stats(sdk2),
-      cpuMs: { ours: stats(cpu.ours).median, sdk: stats(cpu.sdk).median, sdk2: stats(cpu.sdk2).median, ...(w.floor ? { floor: stats(cpu.floor).median } : {}) },
-      peakRssKb: rss,
-    };
-    entry.ratio = entry.ours.median / entry.sdk.median;
-    entry.ratio2 = entry.ours.median / entry.sdk2.median;
-    if (w.target !== undefined) entry.target = w.target;
-    if (w.floor) {
-      entry.floor = stats(floor);
-      entry.floorRatio = entry.ours.median / entry.floor.median;
-      entry.floorTarget = FLOOR_TARGET;
+    const entry = { id: w.id, name: w.name, era: w.era, title: w.title, loadAverage: os.loadavg()[0] };
+    entry.cpuMs = {};
+    entry.serverCpuMs = {};
+    entry.peakRssKb = {};
+    for (const c of clients) {
+      entry[c] = stats(runs[c].map((r) => r.ms));
+      entry.cpuMs[c] = stats(runs[c].map((r) => r.cpuMs)).median;
+      if (runs[c].every((r) => r.serverCpuMs !== undefined)) entry.serverCpuMs[c] = stats(runs[c].map((r) => r.serverCpuMs)).median;
+      entry.peakRssKb[c] = Math.max(...runs[c].map((r) => r.maxRssKb));
     }
+    if (entry.sdk) entry.ratio = entry.ours.median / entry.sdk.median;
+    entry.ratio2 = entry.ours.median / entry.sdk2.median;
+    if (entry.baseline) entry.ratioBefore = entry.ours.median / entry.baseline.median;
+    if (entry.floor) entry.floorRatio = entry.ours.median / entry.floor.median;
+    entry.targets = w.targets.map((t) => {
+      const other = entry[t.vs];
+      if (!other) return { vs: t.vs, max: t.max, ratio: null, met: null };
+      const ratio = entry.ours.median / other.median;
+      return { vs: t.vs, max: t.max, ratio, met: ratio <= t.max };
+    });
     results.push(entry);
   }
   process.stdout.write('\r\x1b[K');
@@ -122,15 +137,21 @@ async function main() {
   let extension;
   if (!args.includes('--no-extension')) {
     const { measureExtension } = await import('./extension.mjs');
-    extension = await measureExtension();
+    extension = { ...(await measureExtension()), measured: new Date().toISOString() };
+  } else if (previous?.extension) {
+    // Not measured this time: the last figures stay in the file, with the date they were measured.
+    extension = { ...previous.extension, measured: previous.extension.measured ?? previous.date };
   }
 
   const report = {
     date: new Date().toISOString(),
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
-    cpus: (await import('node:os')).cpus().length,
+    cpus: os.cpus().length,
+    loadAverage: os.loadavg(),
     repetitions: reps,
+    baseline: withBaseline ? BASELINE_REF : null,
+    ...(baselineNote ? { notes: [baselineNote] } : {}),
     workloads: results,
     ...(extension ? { extension } : {}),
   };
@@ -139,70 +160,51 @@ async function main() {
 }
 
 function printTable(report, previous) {
-  const rows = [
-    [
-      '#',
-      'workload',
-      'ours ms median (min–max)',
-      'SDK v1 ms median (min–max)',
-      'SDK v2 ms median (min–max)',
-      'ours/v1',
-      'ours/v2',
-      'target (ours/v1)',
-      'CPU ms ours / v1 / v2',
-      'peak RSS ours / v1 / v2',
-      'previous ours/v1',
-    ],
-  ];
-  const verdicts = [];
+  const all = ['ours', 'sdk', 'sdk2', 'baseline', 'floor'];
+  const rows = [['#', 'workload', ...all.map((c) => `${LABELS[c]} ms median (min–max)`), 'ours/v1', 'ours/v2', 'ours/before', 'CPU ms client (server)', 'peak RSS MB', 'previous ours ms']];
   for (const w of report.workloads) {
     const before = previous?.workloads?.find((p) => p.name === w.name);
-    const ok = w.target === undefined || w.ratio <= w.target;
-    if (w.target !== undefined) verdicts.push(ok);
+    const present = all.filter((c) => w[c]);
     rows.push([
       String(w.id),
       w.title,
-      fmtMs(w.ours),
-      fmtMs(w.sdk),
-      fmtMs(w.sdk2),
-      w.ratio.toFixed(2),
+      ...all.map((c) => fmtMs(w[c])),
+      w.ratio === undefined ? '—' : w.ratio.toFixed(2),
       w.ratio2.toFixed(2),
-      w.target === undefined ? '—' : `≤ ${w.target} ${ok ? 'ok' : 'MISSED'}`,
-      `${w.cpuMs.ours.toFixed(0)} / ${w.cpuMs.sdk.toFixed(0)} / ${w.cpuMs.sdk2.toFixed(0)}`,
-      `${fmtMb(w.peakRssKb.ours)} / ${fmtMb(w.peakRssKb.sdk)} / ${fmtMb(w.peakRssKb.sdk2)}`,
-      before ? before.ratio.toFixed(2) : '—',
+      w.ratioBefore === undefined ? '—' : w.ratioBefore.toFixed(2),
+      present.map((c) => `${LABELS[c]} ${w.cpuMs[c].toFixed(0)}${w.serverCpuMs?.[c] === undefined ? '' : ` (${w.serverCpuMs[c].toFixed(0)})`}`).join(', '),
+      present.map((c) => `${LABELS[c]} ${fmtMb(w.peakRssKb[c])}`).join(', '),
+      before?.ours ? before.ours.median.toFixed(0) : '—',
     ]);
-    if (w.floor) {
-      const okFloor = w.floorRatio <= w.floorTarget;
-      verdicts.push(okFloor);
-      rows.push([
-        '6',
-        'floor: 5,000 raw ndjson round trips through a pipe',
-        fmtMs(w.floor),
-        '',
-        '',
-        '',
-        `ours/floor ${w.floorRatio.toFixed(2)}`,
-        `≤ ${w.floorTarget} ${okFloor ? 'ok' : 'MISSED'}`,
-        `${w.cpuMs.floor.toFixed(0)}`,
-        fmtMb(w.peakRssKb.floor),
-        before?.floorRatio ? before.floorRatio.toFixed(2) : '—',
-      ]);
-    }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (r) => r.map((c, i) => c.padEnd(widths[i])).join(' │ ');
-  console.log(`\nMCP Host vs @modelcontextprotocol/sdk (v1) and @modelcontextprotocol/client (v2) — ${report.repetitions} repetitions each, interleaved; Node ${report.node}, ${report.cpus} CPUs\n`);
+  console.log(
+    `\nMCP Host vs @modelcontextprotocol/sdk (v1) and @modelcontextprotocol/client (v2) — ${report.repetitions} repetitions each, interleaved; Node ${report.node}, ${report.cpus} CPUs, load average ${report.loadAverage.map((l) => l.toFixed(2)).join(' ')}\n`,
+  );
   console.log(line(rows[0]));
   console.log(widths.map((w) => '─'.repeat(w)).join('─┼─'));
   for (const r of rows.slice(1)) console.log(line(r));
+  console.log('\nTargets (ours / other, medians of this run)');
+  let met = 0;
+  let total = 0;
+  for (const w of report.workloads) {
+    for (const t of w.targets) {
+      total++;
+      if (t.met) met++;
+      const verdict = t.met === null ? 'not measured' : t.met ? 'met' : 'NOT MET';
+      const ratio = t.ratio === null ? '—' : t.ratio.toFixed(2);
+      console.log(`  ${String(w.id).padEnd(3)} ${w.name.padEnd(23)} ours/${LABELS[t.vs].padEnd(7)} ${ratio.padStart(5)} ≤ ${t.max.toFixed(2)}  ${verdict}`);
+    }
+  }
+  for (const note of report.notes ?? []) console.log(`  note: ${note}`);
   if (report.extension) {
     const e = report.extension;
-    console.log('\nExtension');
+    console.log(args.includes('--no-extension') ? `\nExtension (not measured this time: the figures of ${e.measured})` : '\nExtension');
     for (const [label, value] of Object.entries(e.figures)) console.log(`  ${label}: ${value}`);
     for (const note of e.notes ?? []) console.log(`  note: ${note}`);
   }
-  console.log(`\n${verdicts.filter(Boolean).length}/${verdicts.length} targets met; results in bench/results.json`);
+  console.log(`\n${met}/${total} targets met; results in bench/results.json`);
 }
 
 main().catch((error) => {

@@ -64,6 +64,36 @@ describe('fault servers: nothing is lost', function () {
     assert.deepEqual(await t.client.ping(), {}, 'the connection lives on');
   });
 
+  it('times out each of several hung requests by its own timeout, a shorter one sent after a longer one first', async () => {
+    // One connection timer watches every deadline: a later request due sooner must move it, and the
+    // requests still waiting must be watched again after it fired.
+    const t = await connect(rawServer('hang'));
+    const settled: string[] = [];
+    const watch = (name: string, call: Promise<unknown>) =>
+      call.then(
+        () => assert.fail(`${name} was answered`),
+        (e: McpError) => {
+          settled.push(name);
+          return e;
+        },
+      );
+    const long = watch('long', t.client.callTool('work', {}, { timeoutMs: 1500 }));
+    const middle = watch('middle', t.client.callTool('work', {}, { timeoutMs: 800 }));
+    const short = watch('short', t.client.callTool('work', {}, { timeoutMs: 200 }));
+    const errors = await Promise.all([long, middle, short]);
+    assert.deepEqual(settled, ['short', 'middle', 'long']);
+    assert.deepEqual(
+      errors.map((e) => [e.code, /timed out after (\d+) ms/.exec(e.message)?.[1]]),
+      [
+        [ErrorCode.RequestTimeout, '1500'],
+        [ErrorCode.RequestTimeout, '800'],
+        [ErrorCode.RequestTimeout, '200'],
+      ],
+    );
+    assert.deepEqual(t.client.connectionStats?.pendingRequests, 0);
+    assert.deepEqual(await t.client.ping(), {}, 'the connection lives on');
+  });
+
   it('resets the timeout on progress only when asked, capped by a hard maximum', async () => {
     const t = await connect(rawServer('slow-progress'));
     const progress: number[] = [];

@@ -59,7 +59,17 @@ interface PendingRequest {
   method: string;
   resolve(result: unknown): void;
   fail(error: McpError): void;
+  /** When its timeout runs out, on the performance.now() clock. */
+  deadline: number;
+  /** Called once the deadline has passed: cancels the request with a timeout error. */
+  expire(): void;
 }
+
+/** A deadline counts as reached this close before it: Node's timers run by the loop's cached clock, which may lag. */
+const DEADLINE_SLACK_MS = 1;
+/** The longest delay setTimeout takes; it runs anything else (beyond it, 0, negative, NaN) after 1 ms, and so do our deadlines. */
+const TIMER_MAX_MS = 2 ** 31 - 1;
+const timerDelay = (ms: number): number => (ms >= 1 && ms <= TIMER_MAX_MS ? ms : 1);
 
 /**
  * JSON-RPC 2.0 the MCP way: every inbound value classified once and dispatched by its kind,
@@ -91,6 +101,15 @@ export class McpConnection {
   private nextProgressToken = 1;
   private closedReason: string | undefined;
   private closeTimer: NodeJS.Timeout | undefined;
+  /**
+   * One timer watches every request's timeout: it is due at the earliest deadline it was set for,
+   * and when it fires it expires what is due and sets itself for the next. A timer per request
+   * cost more client CPU per sequential call than the rest of the request path (Node creates and
+   * drops a timer list each time the only pending timer is cleared). It holds the process open
+   * only while requests wait, as their own timers did.
+   */
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private deadlineTimerAt = Infinity;
 
   private readonly logEmitter = new Emitter<LogEntry>();
   private readonly closeEmitter = new Emitter<string>();
@@ -207,15 +226,14 @@ export class McpConnection {
 
     return new Promise<R>((resolve, reject) => {
       let done = false;
-      let timer: NodeJS.Timeout | undefined;
       let hardTimer: NodeJS.Timeout | undefined;
       const finish = (): boolean => {
         if (done) return false;
         done = true;
-        clearTimeout(timer);
         if (hardTimer) clearTimeout(hardTimer);
         this.pending.delete(id);
         this.serverCancellable.delete(id);
+        if (this.pending.size === 0) this.deadlineTimer?.unref();
         if (progressToken !== undefined) this.progressHandlers.delete(progressToken);
         signal?.removeEventListener('abort', onAbort);
         return true;
@@ -233,20 +251,23 @@ export class McpConnection {
         }
       };
       const onAbort = () => cancel(cancelledError(signal!), 'cancelled by the client');
-      const arm = (ms: number) => {
-        clearTimeout(timer);
-        // setTimeout would fire an infinite delay at once.
-        if (ms === Infinity) return;
-        timer = setTimeout(() => cancel(McpError.timeout(method, ms), `timed out after ${ms} ms`), ms);
-      };
-
-      this.pending.set(id, {
+      const entry: PendingRequest = {
         method,
         resolve: (result) => {
           if (finish()) resolve(result as R);
         },
         fail,
-      });
+        deadline: Infinity,
+        expire: () => cancel(McpError.timeout(method, timeoutMs), `timed out after ${timeoutMs} ms`),
+      };
+      const arm = () => {
+        // No timeout at all (a 2026-07-28 subscriptions/listen lasts as long as the connection): no deadline to watch.
+        if (timeoutMs === Infinity) return;
+        entry.deadline = performance.now() + timerDelay(timeoutMs);
+        this.watchDeadline(entry.deadline);
+      };
+
+      this.pending.set(id, entry);
       if (options.serverMayCancel) this.serverCancellable.add(id);
       options.onRequestId?.(id);
       // Sent before the bookkeeping below: nothing in it can be needed before the answer arrives.
@@ -255,7 +276,7 @@ export class McpConnection {
         this.log('warning', e.message);
         fail(e);
       });
-      arm(timeoutMs);
+      arm();
       if (options.maxTotalTimeoutMs !== undefined) {
         const max = options.maxTotalTimeoutMs;
         hardTimer = setTimeout(() => cancel(McpError.totalTimeout(method, max), `exceeded the maximum of ${max} ms`), max);
@@ -263,7 +284,7 @@ export class McpConnection {
       signal?.addEventListener('abort', onAbort, { once: true });
       if (progressToken !== undefined && onProgress) {
         this.progressHandlers.set(progressToken, (p) => {
-          if (options.resetTimeoutOnProgress) arm(timeoutMs);
+          if (options.resetTimeoutOnProgress) arm();
           try {
             onProgress(p);
           } catch (e) {
@@ -272,6 +293,30 @@ export class McpConnection {
         });
       }
     });
+  }
+
+  /** Makes sure the deadline timer fires by `at`, and that it holds the process open while requests wait. */
+  private watchDeadline(at: number): void {
+    if (at < this.deadlineTimerAt) {
+      clearTimeout(this.deadlineTimer);
+      this.deadlineTimerAt = at;
+      this.deadlineTimer = setTimeout(() => this.expireDue(), Math.max(0, at - performance.now()));
+    } else this.deadlineTimer?.ref();
+  }
+
+  /** The deadline timer fired: every request whose deadline passed times out; the timer is set again for the earliest left. */
+  private expireDue(): void {
+    this.deadlineTimer = undefined;
+    this.deadlineTimerAt = Infinity;
+    const now = performance.now() + DEADLINE_SLACK_MS;
+    const due: PendingRequest[] = [];
+    let next = Infinity;
+    for (const request of this.pending.values()) {
+      if (request.deadline <= now) due.push(request);
+      else if (request.deadline < next) next = request.deadline;
+    }
+    for (const request of due) request.expire();
+    if (next !== Infinity && this.closedReason === undefined) this.watchDeadline(next);
   }
 
   /** Routes progress with this token to `handler` until disposed, whether or not a request with it is still pending. */
@@ -411,6 +456,9 @@ export class McpConnection {
 
   private closed(reason: string): void {
     clearTimeout(this.closeTimer);
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    this.deadlineTimerAt = Infinity;
     if (this.closedReason !== undefined) return;
     this.closedReason = reason;
     const error = McpError.connectionClosed(reason);
