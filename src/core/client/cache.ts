@@ -1,5 +1,5 @@
 import type { RequestOptions } from '../jsonrpc/connection';
-import { stableStringify } from '../servers/stableStringify';
+import { stableStringify } from '../protocol/stableStringify';
 
 /**
  * 2026-07-28 caching hints (`server/utilities/caching`): the results a stateless server may let

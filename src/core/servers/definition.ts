@@ -3,7 +3,7 @@ import type { ProtocolChoice } from '../client/era';
 import type { LoggingLevel } from '../protocol/types';
 import { SchemaValidator } from '../schema/validator';
 import { SERVER_ENTRY_SCHEMA } from './schema';
-import { stableStringify } from './stableStringify';
+import { stableStringify } from '../protocol/stableStringify';
 
 /** Where a definition came from. Workspace and folder definitions need trust and consent. */
 export type ServerScope = 'user' | 'workspace' | 'folder';

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { stableStringify } from './stableStringify';
+import { stableStringify } from '../protocol/stableStringify';
 import type { InputDefinition } from './schema';
 
 /**
