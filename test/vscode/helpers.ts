@@ -17,6 +17,9 @@ export function repoRoot(): string {
 
 export const serverScript = (name: 'server-everything' | 'server-filesystem') => path.join(repoRoot(), 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
 
+/** A settings entry for the v2-SDK fixture over stdio (test/fixtures/v2-server.mjs), which speaks 2026-07-28 under protocol "auto". */
+export const v2ServerEntry = (extra: Record<string, unknown> = {}) => ({ command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'v2-server.mjs'), 'stdio'], ...extra });
+
 /** The public API, as any extension gets it. */
 export async function publicApi(): Promise<McpHostApi> {
   const ext = vscode.extensions.all.find((e) => e.packageJSON.name === 'mcp-host');

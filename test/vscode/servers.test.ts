@@ -4,7 +4,7 @@ import type { TreeNode } from '../../src/vscode/tree/nodes';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { env } from './harnessEnv';
-import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
+import { api, running, serverScript, setServers, v2ServerEntry, waitFor } from './helpers';
 
 const everything = () => ({ command: 'node', args: [serverScript('server-everything'), 'stdio'] });
 const filesystem = (dir: string) => ({ command: 'node', args: [serverScript('server-filesystem'), dir] });
@@ -53,7 +53,7 @@ describe('servers from settings in a real VS Code', function () {
 
   it("shows each server's protocol era and how it was chosen, and remembers it for the next start", async () => {
     const a = await api();
-    const v2 = { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'v2-server.mjs'), 'stdio'] };
+    const v2 = v2ServerEntry();
     await setServers({ everything: everything(), filesystem: filesystem(folder().uri.fsPath), v2 });
     const modern = await running(a, 'v2');
     const legacy = await running(a, 'everything');

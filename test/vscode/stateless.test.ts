@@ -1,18 +1,27 @@
 import { strict as assert } from 'node:assert';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ElicitationUi, FieldAnswer, FieldStep } from '../../src/vscode/elicitation/ui';
-import { api, repoRoot, running, setServers } from './helpers';
+import { api, running, setServers, v2ServerEntry as v2 } from './helpers';
 import { TestModels } from './testModels';
 
-/** The v2-SDK fixture over stdio, in the 2026-07-28 era under protocol "auto". */
-const v2 = (extra: Record<string, unknown> = {}) => ({ command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'v2-server.mjs'), 'stdio'], ...extra });
 const resultText = (r: { content: Array<{ type: string; text?: string }> }) => r.content.map((c) => c.text ?? '').join('\n');
 
 describe('a 2026-07-28 server in a real VS Code: its questions arrive inside results', function () {
   this.timeout(120_000);
   let models: TestModels;
   let realElicitation: ElicitationUi;
+
+  /** The real form UI with the person answering: Respond, "Ada" for a name, yes for anything else, then Send; each field asked is recorded in `asked`. */
+  function answeringForms(asked: FieldStep[]): ElicitationUi {
+    return Object.assign(Object.create(realElicitation) as ElicitationUi, {
+      consent: async () => 'respond' as const,
+      askField: async (step: FieldStep): Promise<FieldAnswer> => {
+        asked.push(step);
+        return { value: step.field.name === 'name' ? 'Ada' : true };
+      },
+      review: async () => 'send' as const,
+    });
+  }
 
   before(async () => {
     models = new TestModels();
@@ -35,14 +44,7 @@ describe('a 2026-07-28 server in a real VS Code: its questions arrive inside res
       return 'once';
     };
     const fields: FieldStep[] = [];
-    a.ui.elicitation = Object.assign(Object.create(realElicitation) as ElicitationUi, {
-      consent: async () => 'respond' as const,
-      askField: async (step: FieldStep): Promise<FieldAnswer> => {
-        fields.push(step);
-        return { value: step.field.name === 'name' ? 'Ada' : true };
-      },
-      review: async () => 'send' as const,
-    });
+    a.ui.elicitation = answeringForms(fields);
     await setServers({ modern: v2({ sampling: { models: ['test-echo'] } }) });
     const h = await running(a, 'modern');
     assert.equal(h.client?.era, 'modern');
@@ -72,11 +74,7 @@ describe('a 2026-07-28 server in a real VS Code: its questions arrive inside res
   it('keeps the sampling policy: to a server set to deny no sampling is declared, so the server refuses the call and no model is asked', async () => {
     const a = await api();
     a.ui.allowSampling = async () => assert.fail('a denied server is not asked about');
-    a.ui.elicitation = Object.assign(Object.create(realElicitation) as ElicitationUi, {
-      consent: async () => 'respond' as const,
-      askField: async (step: FieldStep): Promise<FieldAnswer> => ({ value: step.field.name === 'name' ? 'Ada' : true }),
-      review: async () => 'send' as const,
-    });
+    a.ui.elicitation = answeringForms([]);
     await setServers({ refused: v2({ sampling: { mode: 'deny' } }) });
     const h = await running(a, 'refused');
     const before = models.requests.length;

@@ -1,9 +1,8 @@
 import { strict as assert } from 'node:assert';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ServerHandle } from '../../src/core';
 import { toResourceUri } from '../../src/vscode/resources/uri';
-import { api, repoRoot, startEverything, running, setServers, waitFor } from './helpers';
+import { api, startEverything, running, setServers, v2ServerEntry, waitFor } from './helpers';
 
 describe('an open resource document after a restart', function () {
   this.timeout(120_000);
@@ -53,7 +52,7 @@ describe('an open resource document of a 2026-07-28 server', function () {
   it('refreshes through subscriptions/listen when the server updates the resource', async () => {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';
-    await setServers({ v2listen: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'v2-server.mjs'), 'stdio'] } });
+    await setServers({ v2listen: v2ServerEntry() });
     const handle = await running(a, 'v2listen');
     assert.equal(handle.client?.era, 'modern');
     const resource = 'fixture://counter';
