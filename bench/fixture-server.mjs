@@ -10,6 +10,7 @@
 //                                   a log message and, when asked, progress before every answer,
 //                                   and a log message on a timer
 import http from 'node:http';
+import { serveOnLoopback } from './loopback.mjs';
 
 const mode = process.argv[2] ?? 'stdio';
 const BLOB_BYTES = 10 * 1024 * 1024;
@@ -130,10 +131,7 @@ if (mode === 'echo') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
     });
   });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`LISTENING ${server.address().port}\n`));
-  process.stdin.on('end', () => process.exit(0));
-  process.stdin.resume();
+  serveOnLoopback(server);
 } else {
   process.stderr.write(`unknown mode ${mode}\n`);
   process.exit(2);

@@ -7,6 +7,7 @@
 //   node v2-fixture-server.mjs http    createMcpHandler, 2026-07-28 only (legacy 'reject'), stateless
 //                                      Streamable HTTP on 127.0.0.1, port 0; prints "LISTENING <port>"
 import http from 'node:http';
+import { serveOnLoopback } from './loopback.mjs';
 import { McpServer, createMcpHandler, fromJsonSchema } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
@@ -48,10 +49,7 @@ if (mode === 'stdio') {
     for await (const chunk of response.body) res.write(chunk);
     res.end();
   });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`LISTENING ${server.address().port}\n`));
-  process.stdin.on('end', () => process.exit(0));
-  process.stdin.resume();
+  serveOnLoopback(server);
 } else {
   process.stderr.write(`unknown mode ${mode}\n`);
   process.exit(2);
