@@ -52,3 +52,4 @@ export * from './apps/uiResources';
 export * from './apps/csp';
 export * from './client/era';
 export * from './transport/headerParams';
+export * from './policy/types';
