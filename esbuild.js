@@ -4,6 +4,9 @@ const esbuild = require('esbuild');
 
 const production = process.argv.includes('--production');
 const analyze = process.argv.includes('--analyze');
+// `--test-seam`: the build the real-VS-Code suites install, whose exports can carry the host's internals
+// (src/vscode/api.ts). Every other build is a release build: the seam is not in its bundle at all.
+const testSeam = process.argv.includes('--test-seam');
 
 const common = {
   bundle: true,
@@ -14,6 +17,7 @@ const common = {
   sourcemap: !production,
   sourcesContent: false,
   logLevel: 'warning',
+  define: { 'process.env.MCP_HOST_BUILD': JSON.stringify(testSeam ? 'test' : 'release') },
   ...require('./scripts/bundle-options'),
 };
 

@@ -20,7 +20,7 @@ let host: McpHost | undefined;
 
 /**
  * The host's internals, for suites in a real VS Code only: `exports.testing` when the harness
- * started the extension host with MCP_HOST_TEST_SEAM=1 (`src/vscode/api.ts`).
+ * started a test build's extension host with MCP_HOST_TEST_SEAM=1 (`src/vscode/api.ts`).
  */
 export interface McpHostTestSeam {
   host: McpHost;
@@ -82,7 +82,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     servers: () => serverPickItems(servers()),
   };
   const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui, pickItems, apps };
-  return extensionExports(createApi(host), internals, process.env);
+  const api = createApi(host);
+  // esbuild.js makes process.env.MCP_HOST_BUILD a constant: a release bundle drops this branch, and the seam with it.
+  return process.env.MCP_HOST_BUILD === 'test' ? extensionExports(api, internals, process.env) : api;
 }
 
 /** Stops every server and its process tree; VS Code waits for the promise (within 5 s). */

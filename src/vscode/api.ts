@@ -50,8 +50,10 @@ export function createApi(host: ServerSource): McpHostApi {
 
 /**
  * The environment variable the test harness (`test/harness/`) sets for the extension host. Only
- * then do the exports carry `testing`, the host's internals that suites in a real VS Code drive;
- * a person's VS Code never sets it, so no other extension can come to depend on them.
+ * then, and only in a test build (`node esbuild.js --test-seam`, which the harness installs), do the
+ * exports carry `testing`, the host's internals that suites in a real VS Code drive. A release
+ * build is `'release'` here at bundle time, so the seam is not even in its bundle: no environment
+ * of a person's VS Code can switch it on, and no other extension can come to depend on it.
  */
 export const TEST_SEAM_ENV = 'MCP_HOST_TEST_SEAM';
 

@@ -10,6 +10,7 @@ import { builtinModules } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import zeptomatch from 'zeptomatch';
+import { TEST_SEAM_ENV } from '../../src/vscode/api';
 
 const yauzl = require('yauzl') as {
   open(file: string, opts: { lazyEntries: boolean }, cb: (err: Error | null, zip: ZipFile) => void): void;
@@ -153,6 +154,13 @@ describe('VSIX package', function () {
     const main = files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!.toString('utf8');
     assert.match(forms.toString('utf8'), /asks for information/);
     assert.doesNotMatch(main, /asks for information/, 'the forms are not in the main bundle as well');
+  });
+
+  it('carries no test seam: the release bundle cannot expose the host internals, whatever the environment', () => {
+    const bundle = files.get('extension/dist/extension.js')?.toString('utf8') ?? '';
+    assert.ok(bundle.length > 0, 'dist/extension.js is not in the package');
+    assert.ok(!bundle.includes(TEST_SEAM_ENV), `the release bundle reads ${TEST_SEAM_ENV}`);
+    assert.ok(!/testing:/.test(bundle), 'the release bundle builds exports with "testing"');
   });
 
   it('holds exactly what .vscodeignore allows, each allowed entry at least once', () => {

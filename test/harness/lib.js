@@ -65,13 +65,23 @@ function extensionId(pkg = manifest()) {
 /**
  * Builds the VSIX with the project's own `npm run package` and returns its path
  * (<name>-<version>.vsix in the repo root, as vsce names it). HARNESS_VSIX=<file> skips the build.
+ * `{ testSeam: true }` builds the test flavour instead (`npm run package:test`, into the harness
+ * folder): the release bundle carries no test seam at all (src/vscode/api.ts), so the suites that
+ * drive the host's internals need this one.
  */
-function buildVsix() {
+function buildVsix({ testSeam = false } = {}) {
   if (process.env.HARNESS_VSIX) return path.resolve(process.env.HARNESS_VSIX);
   const pkg = manifest();
+  const t = Date.now();
+  if (testSeam) {
+    const vsix = path.join(HARNESS_DIR, `${pkg.name}-${pkg.version}-test.vsix`);
+    fs.rmSync(vsix, { force: true });
+    run('npm', ['run', '--silent', 'package:test', '--', '--out', vsix]);
+    log(`test VSIX built in ${((Date.now() - t) / 1000).toFixed(1)}s: ${path.relative(REPO, vsix)}`);
+    return vsix;
+  }
   const vsix = path.join(REPO, `${pkg.name}-${pkg.version}.vsix`);
   fs.rmSync(vsix, { force: true });
-  const t = Date.now();
   run('npm', ['run', '--silent', 'package']);
   if (!fs.existsSync(vsix)) {
     const found = fs
