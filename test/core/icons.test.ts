@@ -121,6 +121,7 @@ describe('icons: fetching over real HTTP on loopback', () => {
   let base: string;
   const seen: http.IncomingHttpHeaders[] = [];
   const hits = new Map<string, number>();
+  let localPort = 0;
 
   before(async () => {
     server = http.createServer((req, res) => {
@@ -149,6 +150,16 @@ describe('icons: fetching over real HTTP on loopback', () => {
           return; // never ends
         case '/redirect-file':
           res.writeHead(302, { location: 'file:///icon.png' }).end();
+          return;
+        case '/redirect-good':
+          res.writeHead(301, { location: '/good.png' }).end();
+          return;
+        case '/redirect-local':
+          // 127.0.0.2 is loopback, but not an address the icon's server may send us to.
+          res.writeHead(302, { location: `http://127.0.0.2:${localPort}/good.png` }).end();
+          return;
+        case '/redirect-loop':
+          res.writeHead(302, { location: '/redirect-loop' }).end();
           return;
         default:
           res.writeHead(404).end();
@@ -186,6 +197,26 @@ describe('icons: fetching over real HTTP on loopback', () => {
   it('refuses errors and redirects to another scheme', async () => {
     await assert.rejects(get('/missing'), /HTTP 404/);
     await assert.rejects(get('/redirect-file'));
+  });
+  it('checks every redirect hop before requesting it: a local address is never reached, a good hop is followed, a loop ends', async () => {
+    const local = http.createServer((_req, res) => {
+      localHits++;
+      res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+    });
+    let localHits = 0;
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.2', resolve));
+    localPort = (local.address() as AddressInfo).port;
+    try {
+      await assert.rejects(get('/redirect-local'), /redirected to a URL that is not allowed \(the URL names a local or private address\)/);
+      assert.equal(localHits, 0, 'the redirect target was requested before it was checked');
+      assert.equal((await get('/redirect-good')).mimeType, 'image/png');
+      const before = hits.get('/redirect-loop') ?? 0;
+      await assert.rejects(get('/redirect-loop'), /more than 5 redirects/);
+      assert.equal((hits.get('/redirect-loop') ?? 0) - before, 6);
+    } finally {
+      local.closeAllConnections();
+      await new Promise((resolve) => local.close(resolve));
+    }
   });
   it('stores each accepted icon once under its hash, and fetches each URL once per session', async () => {
     const stored: string[] = [];

@@ -153,20 +153,37 @@ export interface IconFetchOptions extends IconCheckOptions {
   timeoutMs?: number;
 }
 
+/** Redirects an icon fetch follows, each hop checked before it is requested. */
+const MAX_ICON_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
 /**
  * Fetches one icon: a plain GET with no header of the server's (no Authorization, no cookies, no
  * configured headers), at most `maxBytes` read, within `timeoutMs`; the bytes must sniff as a
- * raster image whatever the Content-Type says.
+ * raster image whatever the Content-Type says. Redirects are followed by hand: each Location is
+ * checked like the icon's own `src` before anything is sent there, so a redirect cannot make us
+ * reach a local or private address even once.
  */
 export async function fetchIcon(url: URL, options: IconFetchOptions): Promise<{ bytes: Buffer; mimeType: IconMimeType }> {
   const maxBytes = options.maxBytes ?? MAX_ICON_BYTES;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`no answer within ${options.timeoutMs ?? ICON_FETCH_TIMEOUT_MS} ms`)), options.timeoutMs ?? ICON_FETCH_TIMEOUT_MS);
   try {
-    const response = await (options.fetch ?? nodeFetch)(url, { method: 'GET', headers: { accept: ICON_MIME_TYPES.join(', ') }, credentials: 'omit', redirect: 'follow', signal: controller.signal });
-    if (response.url) {
-      const final = checkIconSrc(response.url, options);
-      if (final.kind !== 'fetch') throw new Error(`redirected to a URL that is not allowed (${final.kind === 'refused' ? final.reason : 'data'})`);
+    let response: Response;
+    for (let hops = 0; ; hops++) {
+      response = await (options.fetch ?? nodeFetch)(url, { method: 'GET', headers: { accept: ICON_MIME_TYPES.join(', ') }, credentials: 'omit', redirect: 'manual', signal: controller.signal });
+      const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
+      if (location === null) break;
+      await response.body?.cancel();
+      if (hops === MAX_ICON_REDIRECTS) throw new Error(`more than ${MAX_ICON_REDIRECTS} redirects`);
+      let next: IconSource;
+      try {
+        next = checkIconSrc(new URL(location, url).href, options);
+      } catch {
+        next = { kind: 'refused', reason: 'the Location is not a URL' };
+      }
+      if (next.kind !== 'fetch') throw new Error(`redirected to a URL that is not allowed (${next.kind === 'refused' ? next.reason : 'data'})`);
+      url = next.url;
     }
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const body = await readBodyBytes(response, maxBytes, () => new Error(`larger than ${maxBytes} bytes`));
