@@ -249,6 +249,18 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     assert.deepEqual(await t.client.ping(), {});
   });
 
+  it('refuses a reply in a JSON-RPC batch as stdio does (the classifier refuses batches), fails that request at once and lives on', async () => {
+    const f = await start('json');
+    const t = await open(f.url);
+    const { error } = await failure(t.client.callTool('batch', {}));
+    assert.match(error.message, /does not answer request/);
+    assert.ok(
+      t.logs.some((l) => l.source === 'protocol' && l.message.startsWith('-32600') && l.message.includes('batches are not supported')),
+      'the batch is logged as refused',
+    );
+    assert.deepEqual(await t.client.ping(), {});
+  });
+
   it('refuses a body over the size limit and a reply that is neither JSON nor SSE', async () => {
     const f = await start('json');
     const t = await open(f.url, { maxMessageBytes: 1000 });

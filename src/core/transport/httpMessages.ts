@@ -81,7 +81,12 @@ export class MessageRouter {
     this.internal.delete(id);
   }
 
-  /** Parses a JSON body or SSE data field; a JSON array is a batch of messages. */
+  /**
+   * Parses a JSON body or SSE data field into one value. A JSON array (a batch) is handed on as it
+   * is, so the classifier refuses it as on every other transport: MCP has no batches since
+   * 2025-06-18, and one rule for all transports means a batch cannot answer over HTTP what it
+   * could not answer over stdio.
+   */
   deliverText(text: string, where: string): McpError | undefined {
     let value: unknown;
     try {
@@ -92,7 +97,7 @@ export class MessageRouter {
       this.reader.reportError(error);
       return error;
     }
-    for (const message of Array.isArray(value) ? value : [value]) this.deliver(message);
+    this.deliver(value);
     return undefined;
   }
 
