@@ -30,8 +30,14 @@ describe('activation', () => {
     assert.ok(commands.includes('mcpHost.showLog'), 'mcpHost.showLog is not registered');
   });
 
-  it('runs mcpHost.showLog without error', async () => {
+  it('mcpHost.showLog shows the MCP Host output channel, with the activation line in it', async () => {
     await vscode.commands.executeCommand('mcpHost.showLog');
+    // The Output view opens the channel as a document of the output scheme, named after the channel.
+    const shown = await waitFor(
+      () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'output' && decodeURIComponent(d.uri.toString()).includes('MCP Host')),
+      'the MCP Host output channel to be shown',
+    );
+    await waitFor(() => /MCP Host activated in \d/.test(shown.getText()), 'the activation line in the MCP Host log');
   });
 
   it('exports a small API: servers() follows the settings, onDidChangeServers fires, the internals only through the test seam', async () => {
