@@ -137,6 +137,12 @@ describe('server definitions from settings', () => {
     await assert.rejects(resolveVariables(parse({ s: { command: '${workspaceFolder}/x' } }).definitions[0], { userHome: '/', env: {} }), /no folder is open/);
   });
 
+  it('resolves variables in the roots of an HTTP server as in a stdio one', async () => {
+    const [def] = parse({ h: { type: 'http', url: 'https://example.com/mcp', roots: ['${workspaceFolder}/docs', '${userHome}/notes'] } }).definitions;
+    const resolved = await resolveVariables(def, { workspaceFolder: '/ws', userHome: '/home/me', env: {} });
+    assert.deepEqual(resolved.roots, ['/ws/docs', '/home/me/notes']);
+  });
+
   it('reads envFile under explicit env, relative to cwd', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mcp-host-env-'));
     writeFileSync(path.join(dir, '.env'), 'A=from-file\nB="quoted value"\n# comment\n');
