@@ -57,5 +57,16 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Every log line passes the redactor: channels are made only in logs.ts, which wraps each in it.
+    files: ['src/**/*.ts'],
+    ignores: ['src/vscode/logs.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[property.name='createOutputChannel']", message: 'Make channels in src/vscode/logs.ts, which redacts every line (createMainLog, ServerLogs).' },
+      ],
+    },
+  },
   prettier,
 );

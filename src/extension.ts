@@ -14,6 +14,7 @@ import { ServersTreeProvider } from './vscode/tree/serversTree';
 import { ServerIcons } from './vscode/icons';
 import { AppPanels } from './vscode/apps/appPanels';
 import { createWindowUi, type HostUi } from './vscode/ui';
+import { createMainLog } from './vscode/logs';
 import { createApi, extensionExports, type McpHostApi } from './vscode/api';
 
 let host: McpHost | undefined;
@@ -44,7 +45,8 @@ export interface McpHostTestSeam {
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
 export async function activate(context: vscode.ExtensionContext): Promise<McpHostApi> {
   const started = performance.now();
-  const log = vscode.window.createOutputChannel('MCP Host', { log: true });
+  // The host is made below with the UI; until then no secret is known, so there is nothing to redact.
+  const log = createMainLog({ redact: (text) => host?.redact(text) ?? text });
   const documentActions = new DocumentActions();
   const ui = createWindowUi(documentActions);
   host = new McpHost(context, ui);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { ServerLog } from './logs';
 import { McpError, renderServerInfo, type ServerHandle } from '../core';
 import type { McpHost } from './host';
 import type { OutputDocuments } from './outputDocuments';
@@ -16,7 +17,7 @@ import { scopeLabel } from './scopes';
 import { describeServer, protocolText, stateLabel } from './tree/serversTree';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
-export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel, tools: ToolCalls, prompts: PromptActions, docs: OutputDocuments, setup: ServerSetup): vscode.Disposable[] {
+export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolCalls, prompts: PromptActions, docs: OutputDocuments, setup: ServerSetup): vscode.Disposable[] {
   const withServer =
     (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => string) =>
     async (node?: TreeNode | string) => {

@@ -130,6 +130,15 @@ export class ProtocolTrace implements vscode.Disposable {
   }
 }
 
+/**
+ * The "MCP Host" channel: import reports, icon refusals, app messages, sampling notes. It names
+ * servers and quotes what they sent, so it passes the same redactor as theirs; the redactor is
+ * asked at each line, since it learns secrets as servers start.
+ */
+export function createMainLog(redactor: Redaction): ServerLog & vscode.Disposable {
+  return redacting(vscode.window.createOutputChannel('MCP Host', { log: true }), redactor);
+}
+
 function redacting(channel: vscode.LogOutputChannel, redactor: Redaction): ServerLog & vscode.Disposable {
   const clean = (text: string) => oneLine(redactor.redact(text));
   return {

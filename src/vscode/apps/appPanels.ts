@@ -1,6 +1,7 @@
 // MCP Apps in the editor: which tool calls open an app, the policy every request of an app goes
 // through, and the lazy load of dist/apps.js (the SDK's AppBridge and the panel, ./panel.ts).
 import * as vscode from 'vscode';
+import type { ServerLog } from '../logs';
 import { appResourceUri, neutraliseLinks, uiResourcesOf, McpError, type AppPermission, type CallToolResult, type ServerHandle, type Tool } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
@@ -35,7 +36,7 @@ export class AppPanels implements vscode.Disposable {
   constructor(
     private readonly host: McpHost,
     private readonly tools: ToolCalls,
-    private readonly log: vscode.LogOutputChannel,
+    private readonly log: ServerLog,
     private readonly ui: HostUi,
   ) {
     tools.afterCall = (server, tool, args, end) => {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
+import type { ServerLog } from '../logs';
 import {
   describeEntry,
   inputDefinitionsFor,
@@ -40,7 +41,7 @@ interface FoundFile {
  * Claude Desktop, Cursor, or a file the person picks), lets the person choose servers and a
  * scope, and writes them into settings. Every field that could not be carried over is reported.
  */
-export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogOutputChannel, check: EntryCheck): Promise<ImportReport | undefined> {
+export async function importServers(host: McpHost, ui: SetupUi, log: ServerLog, check: EntryCheck): Promise<ImportReport | undefined> {
   const title = vscode.l10n.t('Import MCP Servers');
   const found = await findConfigurations(check);
   const workspaceSources = new Set(found.filter((f) => f.inWorkspace).map((f) => f.label));

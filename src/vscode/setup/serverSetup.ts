@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import type { ServerLog } from '../logs';
 import { definitionProblem } from '../../core';
 import type { McpHost } from '../host';
 import type { ServerEntry } from './editServers';
@@ -11,7 +12,7 @@ import type { SetupUi } from './ui';
 export class ServerSetup {
   constructor(
     private readonly host: McpHost,
-    private readonly log: vscode.LogOutputChannel,
+    private readonly log: ServerLog,
     private readonly hostUi: HostUi,
   ) {}
 
