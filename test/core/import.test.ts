@@ -126,6 +126,17 @@ describe('importing servers from other clients', () => {
     );
   });
 
+  it('skips a server configured the same way under another name, in the settings or earlier in the same import', () => {
+    const cand = (name: string, command: string, source = 's'): ImportCandidate => ({ name, source, entry: { command, args: ['--x'] }, notes: [] });
+    const existing = { mine: { command: 'a', args: ['--x'] } };
+    const plan = planImport([cand('theirs', 'a'), cand('b-one', 'b', 'claude'), cand('b-two', 'b', 'cursor')], existing, 'rename');
+    assert.deepEqual(plan.entries, { 'b-one': { command: 'b', args: ['--x'] } });
+    assert.deepEqual(plan.skipped, [
+      { name: 'theirs', source: 's', reason: 'identical' },
+      { name: 'b-two', source: 'cursor', reason: 'identical' },
+    ]);
+  });
+
   it('summarises an entry as its command line or URL', () => {
     assert.equal(describeEntry({ command: 'npx', args: ['-y', 'pkg', 'a b'] }), 'npx -y pkg "a b"');
     assert.equal(describeEntry({ type: 'http', url: 'https://e.com/mcp' }), 'https://e.com/mcp');

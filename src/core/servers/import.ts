@@ -191,18 +191,21 @@ export interface ImportPlan {
 }
 
 /**
- * Decides final names. A server identical to one already configured under the same name is
- * skipped; another taken name (in the settings or earlier in the same import) is renamed to
- * `name-2`, `name-3`… or skipped, as the person chose.
+ * Decides final names. A server configured exactly the same way already, under any name (in the
+ * settings, or earlier in the same import: two clients often list one server under two names),
+ * is skipped; another taken name is renamed to `name-2`, `name-3`… or skipped, as the person chose.
  */
 export function planImport(picked: ImportCandidate[], existing: Record<string, unknown>, policy: CollisionPolicy): ImportPlan {
   const plan: ImportPlan = { entries: {}, renamed: [], skipped: [] };
   const taken = (n: string) => n in existing || n in plan.entries;
+  const configured = new Set(Object.values(existing).map((entry) => stableStringify(entry)));
   for (const c of picked) {
-    if (c.name in existing && stableStringify(existing[c.name]) === stableStringify(c.entry)) {
+    const shape = stableStringify(c.entry);
+    if (configured.has(shape)) {
       plan.skipped.push({ name: c.name, source: c.source, reason: 'identical' });
       continue;
     }
+    configured.add(shape);
     if (!taken(c.name)) {
       plan.entries[c.name] = c.entry;
       continue;
