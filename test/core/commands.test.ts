@@ -46,6 +46,35 @@ describe('commands: ids, registrations and the manifest agree', () => {
     }
   });
 
+  /** Whether a menu item's `when` admits a view item of this contextValue (the `viewItem` clauses we write: == and =~). */
+  const admits = (when: string | undefined, contextValue: string): boolean => {
+    const exact = /viewItem == ([\w.]+)/.exec(when ?? '');
+    if (exact) return exact[1] === contextValue;
+    const regex = /viewItem =~ \/(.*?)\/(?:\s|$)/.exec(when ?? '');
+    return regex ? new RegExp(regex[1]).test(contextValue) : false;
+  };
+  const itemMenu = (pkg.contributes.menus['view/item/context'] ?? []) as { command?: string; when?: string }[];
+
+  it('puts every command the palette hides on an item of the view, so each command has a place', () => {
+    const palette = (pkg.contributes.menus.commandPalette ?? []) as { command?: string; when?: string }[];
+    for (const hidden of palette.filter((m) => m.when === 'false')) {
+      assert.ok(
+        itemMenu.some((m) => m.command === hidden.command),
+        `${hidden.command} is neither in the palette nor on an item of the view`,
+      );
+    }
+  });
+
+  it('offers Sign Out on HTTP servers in the view, and only on them; start, stop and info on both kinds', () => {
+    const on = (command: string, contextValue: string) => itemMenu.some((m) => m.command === command && admits(m.when, contextValue));
+    assert.ok(on('mcpHost.signOut', 'server.running.http') && on('mcpHost.signOut', 'server.error.http'));
+    assert.ok(!on('mcpHost.signOut', 'server.running'), 'Sign Out is offered on a stdio server');
+    for (const kind of ['', '.http']) {
+      assert.ok(on('mcpHost.startServer', `server.stopped${kind}`) && on('mcpHost.stopServer', `server.running${kind}`) && on('mcpHost.showServerInfo', `server.running${kind}`), `server${kind}`);
+      assert.ok(!on('mcpHost.startServer', `server.running${kind}`));
+    }
+  });
+
   it('shows in menus only contributed commands', () => {
     for (const [menu, items] of Object.entries(pkg.contributes.menus)) {
       for (const item of items) if (item.command) assert.ok(contributed.includes(item.command), `${menu} shows ${item.command}, which is not contributed`);

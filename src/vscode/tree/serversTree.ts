@@ -235,7 +235,8 @@ function serverItem(server: ServerHandle, redact: (text: string) => string): vsc
   item.id = running ? `server/${server.name}/running` : `server/${server.name}`;
   item.iconPath = stateIcon(state);
   item.description = redact(describeServer(server));
-  item.contextValue = `server.${state.kind}`;
+  // `.http` lets the menus offer what only an HTTP server has (Sign Out).
+  item.contextValue = `server.${state.kind}${server.definition.type === 'http' ? '.http' : ''}`;
   item.tooltip = serverTooltip(server, redact);
   if (!running) item.command = { command: Commands.showServerLog, title: vscode.l10n.t('Show Server Log'), arguments: [{ kind: 'server', server }] };
   return item;
