@@ -179,8 +179,34 @@ describe('tools, resources and prompts in a real VS Code', function () {
     const png = images.resources[0];
     assert.equal(png.mimeType, 'image/png');
     const uri = await openResource(images, png);
-    assert.match(uri.path, /\/dot\.png$/);
-    await closesInImagePreview(uri);
+    assert.match(uri!.path, /\/dot\.png$/);
+    await closesInImagePreview(uri!);
+  });
+
+  it('opens no editor for a filled-in template the server refuses (its reason goes to the log), and one read serves an open that works', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    // Through the extension's own command: the suite's bundle has its own copy of openResource.
+    const open = (uri: string, name: string) => vscode.commands.executeCommand('mcpHost.openResource', { kind: 'resource', server: ev, resource: { uri, name } });
+    const tabFor = (name: string) =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === 'mcp-host-resource' && t.input.uri.path.endsWith(`/${name}.txt`));
+    let reads = 0;
+    const counting = ev.onTrace((e) => {
+      if (e.direction === 'out' && (e.message as { method?: string }).method === 'resources/read') reads++;
+    });
+    try {
+      await open('demo://resource/dynamic/text/no-such-id', 'no-such-id');
+      assert.equal(reads, 1, 'the refused read was not asked once');
+      assert.equal(tabFor('no-such-id'), undefined, 'a tab shows the refused resource');
+      await open('demo://resource/dynamic/text/1', 'one');
+      const tab = await waitFor(() => tabFor('one'), 'the tab of a readable template');
+      const doc = await vscode.workspace.openTextDocument((tab.input as vscode.TabInputText).uri);
+      assert.ok(doc.getText().length > 0);
+      assert.equal(reads, 2, 'the check before opening and the editor read the resource twice');
+    } finally {
+      counting.dispose();
+    }
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   it('stores result images beside the result and links them so they open in the image preview', async () => {

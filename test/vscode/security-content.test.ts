@@ -150,7 +150,7 @@ describe('a hostile server’s content in a real VS Code', function () {
       const a = await api();
       const hostile = await running(a, 'hostile');
       const resource = hostile.resources.find((r) => r.uri === uri)!;
-      const opened = await openResource(hostile, resource);
+      const opened = (await openResource(hostile, resource))!;
       const tab = await activeTab(opened);
       assert.ok(tab.input instanceof vscode.TabInputText, `${tab.label} opened in ${tab.input?.constructor.name}`);
       const doc = await vscode.workspace.openTextDocument(opened);
@@ -163,10 +163,10 @@ describe('a hostile server’s content in a real VS Code', function () {
   it('opens a resource’s relative links as the resources they name, never a server-named editor, and no other link', async () => {
     const a = await api();
     const hostile = await running(a, 'hostile');
-    const opened = await openResource(
+    const opened = (await openResource(
       hostile,
       hostile.resources.find((r) => r.uri === 'hostile://docs/links.md')!,
-    );
+    ))!;
     const doc = await vscode.workspace.openTextDocument(opened);
     const found = await waitFor(async () => {
       const ls = await links(doc.uri);
@@ -190,7 +190,7 @@ describe('a hostile server’s content in a real VS Code', function () {
     const a = await api();
     const ev = await running(a, 'everything');
     const architecture = ev.resources.find((r) => r.uri.endsWith('/architecture.md'))!;
-    const opened = await openResource(ev, architecture);
+    const opened = (await openResource(ev, architecture))!;
     const tab = await activeTab(opened);
     assert.equal(tab.label, 'architecture.md');
     assert.equal(opened.path, '/everything/demo/resource/static/document/architecture.md', 'breadcrumbs show the resource URI, not base64');

@@ -3,6 +3,7 @@ import { isMediaFileName, McpError, neutraliseLinks, type ServerHandle } from '.
 import type { McpHost } from '../host';
 import { ReadOnlyFileSystem } from '../readOnlyFileSystem';
 import { fromResourceUri, RESOURCE_SCHEME } from './uri';
+import { keepForOpen, takeKept } from './readAhead';
 
 /**
  * Read-only documents backed by `resources/read`. Open documents are subscribed to when the
@@ -51,8 +52,14 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
     const { server, resourceUri, fileName } = fromResourceUri(uri);
+    const readJustBefore = takeKept(uri.toString());
+    if (readJustBefore) return readJustBefore;
     const client = this.host.registry.get(server)?.client;
-    if (!client) throw vscode.FileSystemError.Unavailable(vscode.l10n.t('MCP server "{0}" is not running, so {1} cannot be read', server, resourceUri));
+    if (!client) {
+      const message = neutraliseLinks(vscode.l10n.t('MCP server "{0}" is not running, so {1} cannot be read', server, resourceUri));
+      this.reportFailure(server, message);
+      throw vscode.FileSystemError.Unavailable(message);
+    }
     let bytes: Buffer;
     try {
       const result = await client.readResource(resourceUri);
@@ -73,6 +80,7 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
     }
     const known = this.reads.get(uri.toString());
     this.reads.set(uri.toString(), { size: bytes.length, readAt: known?.readAt ?? Date.now(), updatedAt: known?.updatedAt });
+    keepForOpen(uri.toString(), bytes);
     return bytes;
   }
 

@@ -4,10 +4,22 @@ import { knownIcon, warmIcons } from '../icons';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import { toResourceUri } from './uri';
+import { cancelOpen, expectOpen } from './readAhead';
 
-/** Opens a resource (or a filled-in template) as a read-only document. */
-export async function openResource(server: ServerHandle, resource: Pick<Resource, 'uri' | 'name' | 'mimeType'>): Promise<vscode.Uri> {
+/**
+ * Opens a resource (or a filled-in template) as a read-only document. It is read first: a read
+ * the server refuses opens nothing (the provider has shown why), instead of an editor pane that
+ * says only "could not be opened"; the editor then gets the bytes of that one read.
+ */
+export async function openResource(server: ServerHandle, resource: Pick<Resource, 'uri' | 'name' | 'mimeType'>): Promise<vscode.Uri | undefined> {
   const uri = toResourceUri(server.name, resource.uri, resource.name, resource.mimeType);
+  expectOpen(uri.toString());
+  try {
+    await vscode.workspace.fs.readFile(uri);
+  } catch {
+    cancelOpen(uri.toString());
+    return undefined;
+  }
   // vscode.open picks the right editor: the image preview for images, a text editor otherwise.
   await vscode.commands.executeCommand('vscode.open', uri, { preview: false });
   return uri;
