@@ -1,9 +1,22 @@
 import { pathToFileURL } from 'node:url';
-import { HttpTransport, McpClient, McpError, STDIO_PROBE_TIMEOUT_MS, StdioTransport, splitCommandLine, type CallToolResult, type ClientHandlers, type ProtocolChoice, type Transport } from '../core';
+import {
+  HttpTransport,
+  LOGGING_LEVELS,
+  McpClient,
+  McpError,
+  STDIO_PROBE_TIMEOUT_MS,
+  StdioTransport,
+  splitCommandLine,
+  type CallToolResult,
+  type ClientHandlers,
+  type LoggingLevel,
+  type ProtocolChoice,
+  type Transport,
+} from '../core';
 import { runConformance } from './conformance';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--verbose] <verb> [args]
-       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--verbose] <verb> [args]
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--verbose] <verb> [args]
+       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--verbose] <verb> [args]
 
 Verbs:
   info                          server info, capabilities, protocol version and era, instructions
@@ -21,6 +34,9 @@ only knows that; --header adds a header to every request and may be repeated.
 --protocol is auto (ask with server/discover, else initialize), 2026-07-28 or 2025-11-25.
 --timeout is the per-request timeout (60000); --grace how long each shutdown step waits
 (stdin closed, then SIGTERM, then SIGKILL; 500).
+--log-level asks the server to send log messages of this level or worse (debug, info, notice,
+warning, error, critical, alert, emergency): logging/setLevel to a 2025-11-25 server, the level
+in every request's _meta to a 2026-07-28 one; with --verbose they are printed on stderr.
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
 const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'];
@@ -33,6 +49,7 @@ interface CliArgs {
   graceMs?: number;
   verbose: boolean;
   protocol?: string;
+  logLevel?: string;
   verb?: string;
   rest: string[];
 }
@@ -47,6 +64,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--timeout') args.timeoutMs = Number(argv[++i]);
     else if (a === '--grace') args.graceMs = Number(argv[++i]);
     else if (a === '--protocol') args.protocol = argv[++i];
+    else if (a === '--log-level') args.logLevel = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -116,6 +134,10 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       return 2;
     }
   }
+  if (args.logLevel !== undefined && !(LOGGING_LEVELS as readonly string[]).includes(args.logLevel)) {
+    err.write(`--log-level needs one of ${LOGGING_LEVELS.join(', ')}\n`);
+    return 2;
+  }
   const protocol = (args.protocol ?? 'auto') as ProtocolChoice;
   if (!PROTOCOLS.includes(protocol)) {
     err.write(`--protocol needs one of ${PROTOCOLS.join(', ')}\n`);
@@ -151,8 +173,13 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       client = newClient('2025-11-25');
       init = await client.connect();
     }
-    // A 2026-07-28 server logs nothing unless a request names a level; --verbose wants every line, as a 2025 server sends by default.
-    if (args.verbose && client.era === 'modern' && client.serverCapabilities?.logging) await client.setLoggingLevel('debug');
+    if (args.logLevel !== undefined) {
+      if (client.serverCapabilities?.logging) await client.setLoggingLevel(args.logLevel as LoggingLevel);
+      else err.write(`warning: the server does not declare logging, so --log-level ${args.logLevel} is not sent\n`);
+    } else if (args.verbose && client.era === 'modern' && client.serverCapabilities?.logging) {
+      // A 2026-07-28 server logs nothing unless a request names a level; --verbose wants every line, as a 2025 server sends by default.
+      await client.setLoggingLevel('debug');
+    }
     const result = await runVerb(client, args.verb, args.rest, { ...init, era: client.era }, err);
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     if (args.verb === 'call' && (result as CallToolResult).isError) {

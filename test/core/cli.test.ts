@@ -93,6 +93,19 @@ describe('dist/cli.js', function () {
     assert.doesNotMatch(cli('--stdio', v2, 'call', 'chatty', '{}').stderr, /a debug line/);
   });
 
+  it('sets the server log level with --log-level, in both eras, and refuses an unknown level', () => {
+    const v2 = line(v2StdioServer());
+    for (const protocol of ['2026-07-28', '2025-11-25']) {
+      const warnings = cli('--stdio', v2, '--protocol', protocol, '--log-level', 'warning', '--verbose', 'call', 'chatty', '{}');
+      assert.equal(warnings.code, 0, warnings.stderr);
+      assert.match(warnings.stderr, /\[server warning\] a warning line/, protocol);
+      assert.doesNotMatch(warnings.stderr, /\[server debug\] a debug line/, `${protocol}: a debug line past --log-level warning`);
+    }
+    const wrong = cli('--stdio', v2, '--log-level', 'loud', 'ping');
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /--log-level needs one of debug, info, notice/);
+  });
+
   it('declares roots as the current directory and refuses sampling clearly', () => {
     const init = cli('--stdio', line(rawServer('plain')), '--verbose', 'info');
     assert.equal(init.code, 0);
