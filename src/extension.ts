@@ -13,7 +13,8 @@ import { createStatusBar } from './vscode/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
 import { ServerIcons } from './vscode/icons';
 import { AppPanels } from './vscode/apps/appPanels';
-import { createWindowUi, type HostUi } from './vscode/ui';
+import type { HostUi } from './vscode/ui';
+import { createWindowUi } from './vscode/windowUi';
 import { createMainLog } from './vscode/logs';
 import { createApi, extensionExports, type McpHostApi } from './vscode/api';
 

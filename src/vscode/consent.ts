@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
+import type { ConsentAnswer } from './answers';
 import type { HostUi } from './ui';
 import { launchHash, launchSummary, McpError, type LaunchSummary, type ServerDefinition } from '../core';
-
-export type ConsentAnswer = 'allow' | 'always' | 'cancel';
 
 const STORE_KEY = 'mcpHost.allowedLaunches';
 /** No person answers a modal this fast; it was dismissed without being shown. */

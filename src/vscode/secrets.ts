@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
+import type { ReuseAnswer } from './answers';
 import * as os from 'node:os';
 import { decodeStoredInput, definitionIdentity, encodeStoredInput, McpError, Redactor, resolveVariables, secretValuesOf, type InputDefinition, type ServerDefinition } from '../core';
 import { inputDefinitionFor } from './settings';
 import type { HostUi } from './ui';
-
-export type ReuseAnswer = 'allow' | 'new' | 'cancel';
 
 /** What every log and trace writer, and every message shown to the person, asks before writing. */
 export interface Redaction {

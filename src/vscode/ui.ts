@@ -1,21 +1,16 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { CreateMessageParams, InputDefinition, LaunchSummary, Tool } from '../core';
-import { windowAppPrompts, type AppPrompts } from './apps/appPanels';
-import { askWithModal, type ConsentAnswer } from './consent';
-import type { DocumentActions } from './documentActions';
-import { LazyElicitationUi, type ElicitationUi } from './elicitation/ui';
-import { askConsent, pickModelWithQuickPick, reviewInEditor, type SamplingDecision } from './sampling/prompts';
-import { askToReuse, askWithInputBox, type ReuseAnswer } from './secrets';
-import { windowUi, type SetupUi } from './setup/ui';
-import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
-
-export type ToolConfirmation = 'once' | 'always' | 'cancel';
+import type { AppPrompts, ConsentAnswer, ReuseAnswer, SamplingDecision, ToolConfirmation } from './answers';
+import type { ElicitationUi } from './elicitation/steps';
+import type { SetupUi } from './setup/ui';
 
 /**
  * Every question the extension asks the person, in one place. The host and its parts get this
  * object in their constructors and ask through it at the moment they ask, so a test in a real
  * VS Code (which reaches it through the test seam, see `extension.ts`) answers by replacing one
- * of its methods; nothing else of the host is replaced from outside.
+ * of its methods; nothing else of the host is replaced from outside. Types only: the window's
+ * implementation is `windowUi.ts`, which only `extension.ts` imports, so no part that asks imports
+ * the parts that answer.
  */
 export interface HostUi {
   /** The first start of a workspace-defined server: what runs or where requests go. */
@@ -42,22 +37,4 @@ export interface HostUi {
   setup: SetupUi;
   /** What an MCP App asks for or says: browser permissions, messages for a chat, a download's place. */
   apps: AppPrompts;
-}
-
-/** The real questions: VS Code's modals, quick inputs and editors. One per activation. */
-export function createWindowUi(documentActions: DocumentActions): HostUi {
-  return {
-    allowLaunch: askWithModal,
-    askInput: askWithInputBox,
-    allowInputReuse: askToReuse,
-    confirmTool: confirmWithModal,
-    cancelOrBackground: askCancelOrBackground,
-    announceCall: (severity, message, ...actions) => (severity === 'error' ? vscode.window.showErrorMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions)),
-    allowSampling: askConsent,
-    pickSamplingModel: pickModelWithQuickPick,
-    reviewSampling: (server, params) => reviewInEditor(documentActions, server, params),
-    elicitation: new LazyElicitationUi(),
-    setup: windowUi,
-    apps: windowAppPrompts,
-  };
 }

@@ -79,6 +79,17 @@ describe('code structure: rules the tools enforce', function () {
     );
   });
 
+  it('src/vscode has no import cycle between files, type-only imports included', async function () {
+    const graph = await madge(path.join(ROOT, 'src', 'vscode'), { fileExtensions: ['ts'], tsConfig: path.join(ROOT, 'tsconfig.json') });
+    assert.deepEqual(graph.circular(), [], 'files that import each other (npx madge --circular --extensions ts src/vscode)');
+    const files = graph.obj();
+    assert.ok(Object.keys(files).length > 40, `madge saw only ${Object.keys(files).length} files`);
+    assert.ok(files['consent.ts'].includes('ui.ts'), 'madge does not see type-only imports');
+    // The window's answers are wired in one place: no part of the editor layer imports them.
+    const importers = Object.entries(files).filter(([, deps]) => deps.includes('windowUi.ts'));
+    assert.deepEqual(importers, [], 'only src/extension.ts may import windowUi.ts');
+  });
+
   it('src/core has no import cycle between files or between its folders', async function () {
     const graph = await madge(CORE, { fileExtensions: ['ts'], tsConfig: path.join(CORE, 'tsconfig.json') });
     assert.deepEqual(graph.circular(), [], 'files that import each other (npx madge --circular --extensions ts src/core)');

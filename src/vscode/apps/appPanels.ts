@@ -2,23 +2,16 @@
 // through, and the lazy load of dist/apps.js (the SDK's AppBridge and the panel, ./panel.ts).
 import * as vscode from 'vscode';
 import type { ServerLog } from '../logs';
-import { appResourceUri, neutraliseLinks, uiResourcesOf, McpError, type AppPermission, type CallToolResult, type ServerHandle, type Tool } from '../../core';
+import { appResourceUri, neutraliseLinks, uiResourcesOf, McpError, type CallToolResult, type ServerHandle, type Tool } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import type { ToolCalls } from '../tools/callTool';
 import type { HostUi } from '../ui';
+import type { AppPrompts } from '../answers';
 import type { AppPanel, AppPanelOptions } from './panel';
 import type { AppPolicy } from './policy';
 
 type PanelModule = typeof import('./panel');
-
-/** The questions the app policy asks the person: `HostUi.apps`. */
-export interface AppPrompts {
-  grant(server: string, asked: AppPermission[]): Promise<AppPermission[]>;
-  /** ui/message and ui/update-model-context: shown with a Copy button. */
-  show(server: string, kind: 'message' | 'modelContext', text: string): void;
-  saveLocation(server: string, suggested: string): Promise<vscode.Uri | undefined>;
-}
 
 /** Everything an app the person opened says or asks, in order, for tests and the log. */
 export interface AppEvent {

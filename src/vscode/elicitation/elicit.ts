@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { checkElicitationContent, formDefaults, formFields, type ElicitationWait, type ElicitRequestParams, type ElicitResult, type UrlElicitation } from '../../core';
 import type { HostUi } from '../ui';
 import { untilAborted } from './abort';
-import type { ElicitationUi } from './ui';
+import type { ElicitationUi } from './steps';
 
 export interface ElicitationRecord {
   server: string;

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type * as Core from '../../core';
 import type { ElicitationValue, FormField } from '../../core';
 import { untilAborted } from './abort';
-import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from './ui';
+import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from './steps';
 
 /**
  * The entry of dist/forms.js: the quick inputs of an elicitation form, loaded on the first form a

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
+import type { SamplingDecision } from '../answers';
 import type { CreateMessageParams } from '../../core';
 import type { DocumentActions } from '../documentActions';
 import { describeRequest } from './messages';
 
 /** The person's answer to a sampling request; `review` opens it for editing first. */
-export type SamplingDecision = 'once' | 'always' | 'deny' | 'review';
 
 export async function askConsent(server: string, params: CreateMessageParams): Promise<SamplingDecision> {
   const once = vscode.l10n.t('Allow Once');

@@ -1,0 +1,25 @@
+import type * as vscode from 'vscode';
+import type { AppPermission } from '../core';
+
+// The answers to the person's questions (`HostUi`, ./ui.ts), in a leaf file: the parts that ask
+// and the parts that answer both name them without importing each other.
+
+/** Starting a workspace-defined server. */
+export type ConsentAnswer = 'allow' | 'always' | 'cancel';
+
+/** A stored `${input:ID}` value asked for by another server than the one it was given to. */
+export type ReuseAnswer = 'allow' | 'new' | 'cancel';
+
+/** A server's sampling request. */
+export type SamplingDecision = 'once' | 'always' | 'deny' | 'review';
+
+/** Running a tool that is not (trusted to be) read-only. */
+export type ToolConfirmation = 'once' | 'always' | 'cancel';
+
+/** The questions the app policy asks the person: `HostUi.apps`. */
+export interface AppPrompts {
+  grant(server: string, asked: AppPermission[]): Promise<AppPermission[]>;
+  /** ui/message and ui/update-model-context: shown with a Copy button. */
+  show(server: string, kind: 'message' | 'modelContext', text: string): void;
+  saveLocation(server: string, suggested: string): Promise<vscode.Uri | undefined>;
+}

@@ -1,0 +1,28 @@
+import * as vscode from 'vscode';
+import { windowAppPrompts } from './apps/appPanels';
+import { askWithModal } from './consent';
+import type { DocumentActions } from './documentActions';
+import { LazyElicitationUi } from './elicitation/ui';
+import { askConsent, pickModelWithQuickPick, reviewInEditor } from './sampling/prompts';
+import { askToReuse, askWithInputBox } from './secrets';
+import { windowUi } from './setup/ui';
+import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
+import type { HostUi } from './ui';
+
+/** The real questions: VS Code's modals, quick inputs and editors. One per activation. */
+export function createWindowUi(documentActions: DocumentActions): HostUi {
+  return {
+    allowLaunch: askWithModal,
+    askInput: askWithInputBox,
+    allowInputReuse: askToReuse,
+    confirmTool: confirmWithModal,
+    cancelOrBackground: askCancelOrBackground,
+    announceCall: (severity, message, ...actions) => (severity === 'error' ? vscode.window.showErrorMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions)),
+    allowSampling: askConsent,
+    pickSamplingModel: pickModelWithQuickPick,
+    reviewSampling: (server, params) => reviewInEditor(documentActions, server, params),
+    elicitation: new LazyElicitationUi(),
+    setup: windowUi,
+    apps: windowAppPrompts,
+  };
+}
