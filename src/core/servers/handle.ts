@@ -279,10 +279,10 @@ export class ServerHandle {
     this.setState({ kind: 'starting' });
     this.log('info', `starting (${this.definition.origin.scope} definition)`);
     // Every wait below that a stop must not sit out (a prompt, a handshake, the first lists) goes through this.
-    const wanted = <T>(work: Promise<T>) => unlessAborted(work, signal);
+    const unlessStopped = <T>(work: Promise<T>) => unlessAborted(work, signal);
     try {
       // A prompt left open when the start is abandoned stays the person's to answer; its answer is then not used.
-      const def = await wanted(this.context.prepare(this.definition));
+      const def = await unlessStopped(this.context.prepare(this.definition));
       const hash = definitionHash(this.definition);
       const configured = def.protocol ?? 'auto';
       const choice = protocolToUse(configured, this.eraVerdicts.get(hash));
@@ -291,7 +291,7 @@ export class ServerHandle {
       let init;
       try {
         launch = await this.newLaunch(def, choice, signal);
-        init = await wanted(launch.client.connect());
+        init = await unlessStopped(launch.client.connect());
       } catch (error) {
         if (error instanceof StartAborted) throw error;
         if (isStaleLegacyVerdict(error, def.protocol ?? 'auto', choice)) {
@@ -301,7 +301,7 @@ export class ServerHandle {
           await this.current?.dispose();
           decision = 'discover';
           launch = await this.newLaunch(def, 'auto', signal);
-          init = await wanted(launch.client.connect());
+          init = await unlessStopped(launch.client.connect());
         } else {
           if (McpError.from(error).kind?.type !== 'probeLost') throw error;
           // Some servers that predate server/discover exit on it: start it again and use initialize.
@@ -310,7 +310,7 @@ export class ServerHandle {
           await this.current?.dispose();
           decision = 'exitedOnDiscover';
           launch = await this.newLaunch(def, '2025-11-25', signal);
-          init = await wanted(launch.client.connect());
+          init = await unlessStopped(launch.client.connect());
         }
       }
       const client = launch.client;
@@ -321,7 +321,7 @@ export class ServerHandle {
       // First after the handshake, so the server filters its messages from the start.
       this.sendLogLevel(client);
       // The first lists load before the state says running, so whoever sees "running" sees them too.
-      await wanted(Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k))));
+      await unlessStopped(Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k))));
       if (this.current !== launch) return;
       this.log('info', `running: ${init.serverInfo?.name ?? '?'} ${init.serverInfo?.version ?? ''}, protocol ${init.protocolVersion}${client.era === 'modern' ? ' (stateless)' : ''}`);
       // A new process or session knows none of the old subscriptions.
