@@ -50,7 +50,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const log = createMainLog({ redact: (text) => host?.redact(text) ?? text });
   const documentActions = new DocumentActions();
   const ui = createWindowUi(documentActions);
-  host = new McpHost(context, ui);
+  host = new McpHost(context, ui, log);
   const output = OutputDocuments.register();
   const tools = new ToolCalls(host, output.docs, context.globalState, documentActions, ui);
   const icons = new ServerIcons(context.globalStorageUri, (message) => log.info(message));

@@ -24,6 +24,7 @@ export * from './servers/secrets';
 export * from './servers/state';
 export * from './servers/handle';
 export * from './servers/registry';
+export * from './servers/serialQueue';
 export * from './servers/launch';
 export * from './servers/import';
 export * from './servers/naming';

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ConsentAnswer } from './answers';
 import type { HostUi } from './ui';
+import { addToStoredList } from './storedList';
 import { launchHash, launchSummary, McpError, type LaunchSummary, type ServerDefinition } from '../core';
 
 const STORE_KEY = 'mcpHost.allowedLaunches';
@@ -36,7 +37,7 @@ export class LaunchConsent {
     const answer = await this.ui.allowLaunch(launchSummary(def, cwd));
     if (answer === 'cancel') throw McpError.invalidRequest(vscode.l10n.t('{0}: starting was not allowed', def.name));
     this.allowedThisSession.add(key);
-    if (answer === 'always') await this.workspaceState.update(STORE_KEY, [...always, key]);
+    if (answer === 'always') await addToStoredList(this.workspaceState, STORE_KEY, key);
   }
 }
 

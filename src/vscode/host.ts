@@ -10,6 +10,7 @@ import {
   uiExtensionCapability,
   DEFAULT_RESTART_POLICY,
   EraVerdicts,
+  SerialQueue,
   type AuthChallenge,
   type DefinitionDiagnostic,
   type HttpAuthProvider,
@@ -23,7 +24,7 @@ import { LaunchConsent } from './consent';
 import { Elicitation } from './elicitation/elicit';
 import { SamplingService } from './sampling/samplingService';
 import { hasToolCalling } from './sampling/lmApi';
-import { ServerLogs, ProtocolTrace } from './logs';
+import { ServerLogs, ProtocolTrace, type ServerLog } from './logs';
 import { Secrets } from './secrets';
 import type { HostUi } from './ui';
 import { folderFor, readConfiguredServers, restartPolicySettings, serverNamesInWorkspaceFiles, traceLevel, type BlockedServer } from './settings';
@@ -69,11 +70,14 @@ export class McpHost implements vscode.Disposable {
   private readonly elicitationCompleteEmitter = new vscode.EventEmitter<{ server: string; elicitationId: string }>();
   /** `notifications/elicitation/complete` from any server. */
   readonly onElicitationComplete = this.elicitationCompleteEmitter.event;
-  private reconciling: Promise<unknown> = Promise.resolve();
+  /** Reloads apply one at a time, in order; each fails on its own. */
+  private readonly reloads = new SerialQueue();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     ui: HostUi,
+    /** The extension's own log, for what belongs to no one server. */
+    private readonly log: ServerLog,
   ) {
     this.secrets = new Secrets(context.secrets, ui);
     this.eraVerdicts = EraVerdicts.fromStored(context.globalState.get(ERA_VERDICTS_KEY), {
@@ -111,22 +115,27 @@ export class McpHost implements vscode.Disposable {
     return this.registry.all;
   }
 
-  /** Reads settings and reconciles; calls queue so two quick edits apply in order. */
-  reload(): Promise<unknown> {
-    this.reconciling = this.reconciling.then(async () => {
-      const { definitions, diagnostics } = readConfiguredServers();
-      const allowed = definitions.filter((d) => this.isAllowedByTrust(d));
-      this.blocked = this.workspaceTrusted() ? [] : await this.blockedServers(definitions);
-      // A blocked entry is blocked whatever else is wrong with it: its errors would only mislead.
-      const blockedKey = new Set(this.blocked.map((b) => `${b.origin.scope}\u0000${b.name}`));
-      this.diagnostics = diagnostics.filter((d) => d.origin.scope === 'user' || !blockedKey.has(`${d.origin.scope}\u0000${d.name}`));
-      for (const d of this.diagnostics) this.logs.channel(d.name).warn(`settings: ${d.message}`);
-      for (const b of this.blocked) this.logs.channel(b.name).warn('settings: blocked: this workspace is not trusted');
-      const result = await this.registry.reconcile(allowed);
-      this.changeEmitter.fire();
-      return result;
-    });
-    return this.reconciling;
+  /**
+   * Reads settings and reconciles; calls queue so two quick edits apply in order. Resolves once
+   * the servers are what the settings say, without waiting for their starts (a start waits for
+   * prompts and handshakes, and reports its own failure). A reload that fails is logged and
+   * leaves the next one to run as usual.
+   */
+  reload(): Promise<void> {
+    return this.reloads.run(() => this.applySettings()).catch((e: unknown) => this.log.error(`settings could not be applied: ${this.redact(McpError.from(e).message)}`));
+  }
+
+  private async applySettings(): Promise<void> {
+    const { definitions, diagnostics } = readConfiguredServers();
+    const allowed = definitions.filter((d) => this.isAllowedByTrust(d));
+    this.blocked = this.workspaceTrusted() ? [] : await this.blockedServers(definitions);
+    // A blocked entry is blocked whatever else is wrong with it: its errors would only mislead.
+    const blockedKey = new Set(this.blocked.map((b) => `${b.origin.scope}\u0000${b.name}`));
+    this.diagnostics = diagnostics.filter((d) => d.origin.scope === 'user' || !blockedKey.has(`${d.origin.scope}\u0000${d.name}`));
+    for (const d of this.diagnostics) this.logs.channel(d.name).warn(`settings: ${d.message}`);
+    for (const b of this.blocked) this.logs.channel(b.name).warn('settings: blocked: this workspace is not trusted');
+    await this.registry.reconcile(allowed);
+    this.changeEmitter.fire();
   }
 
   /** The open folders as roots, plus nothing else; each server adds its own extras. */

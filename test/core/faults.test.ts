@@ -148,6 +148,21 @@ describe('fault servers: nothing is lost', function () {
     assert.deepEqual(await t.client.ping(), {});
   });
 
+  it('logs and traces an error response with id null, which settles none of our requests', async () => {
+    const t = await connect(rawServer('null-id-error'));
+    // The server writes it once it reads notifications/initialized, the last thing connect() sends: nothing of it has been read yet.
+    const traced: unknown[] = [];
+    t.client.onTrace((e) => e.direction === 'in' && traced.push(e.message));
+    const warning = await t.waitForLog((l) => l.source === 'protocol' && l.message.includes('id null'));
+    assert.equal(warning.level, 'warning');
+    assert.match(warning.message, /-32700.*could not read your request/);
+    assert.ok(
+      traced.some((m) => (m as { id?: unknown }).id === null && (m as { error?: { code?: number } }).error?.code === -32700),
+      'the trace shows it',
+    );
+    assert.deepEqual(await t.client.ping(), {}, 'the connection lives on');
+  });
+
   it('fails our request on a response that carries both result and error', async () => {
     const t = await connect(rawServer('bad-response'));
     await assert.rejects(t.client.callTool('work', {}), (e: McpError) => e.code === ErrorCode.InvalidRequest && /exactly one of result and error/.test(e.message));

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import {
+  SerialQueue,
   ServerHandle,
   ServerRegistry,
   StdioTransport,
@@ -18,7 +19,7 @@ import {
   type ServerDefinition,
   type ServerState,
 } from '../../src/core';
-import { ROOT, rawServer } from '../helpers/servers';
+import { ROOT, nextEvent, rawServer } from '../helpers/servers';
 
 const user = { scope: 'user' as const };
 const parse = (raw: unknown) => parseServerDefinitions(raw, user);
@@ -267,6 +268,7 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     const quiet = registry.get('quiet')!;
     const sent = received.get('logs')!;
     const sentQuiet = received.get('quiet')!;
+    await Promise.all([logs.start(), quiet.start()]);
     // The fixture reports on stderr, a pipe of its own: the first line may come after the start.
     await until(logs, (s) => s.kind === 'running');
     const waitFor = async (n: number) => {
@@ -355,6 +357,8 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     assert.deepEqual(first, { added: ['a', 'b', 'off'], removed: [], changed: [], unchanged: [] });
     const a = registry.get('a')!;
     const b = registry.get('b')!;
+    // The reconcile asked for their starts without waiting for them: start() joins each.
+    await Promise.all([a.start(), b.start()]);
     const aPid = (a.client as unknown as { transport: StdioTransport }).transport.pid;
     assert.equal(a.state.kind, 'running');
     assert.equal(registry.get('off')!.state.kind, 'stopped');
@@ -365,9 +369,160 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     assert.equal((a.client as unknown as { transport: StdioTransport }).transport.pid, aPid, 'and its process');
     assert.notEqual(registry.get('b'), b);
     assert.equal(b.state.kind, 'stopped', 'the old launch of b was stopped');
+    await Promise.all([registry.get('b')!.start(), registry.get('c')!.start()]);
     assert.equal(registry.get('b')!.state.kind, 'running');
     assert.equal(registry.get('c')!.state.kind, 'running');
     await registry.dispose();
     assert.ok([a, registry.get('b')].every((h) => !h || h.state.kind === 'stopped'));
+  });
+
+  describe('lifecycle transitions, one at a time', () => {
+    /** Every transport any start made, to count the processes still alive. */
+    const made: StdioTransport[] = [];
+    afterEach(() => void made.splice(0));
+    /** A context like the others whose prepare the test can hold, as a person's prompt would. */
+    const recording = (prepare: LaunchContext['prepare'] = async (d) => d): LaunchContext => ({
+      ...context,
+      prepare,
+      createTransport: async (d) => {
+        const t = (await context.createTransport(d)) as StdioTransport;
+        made.push(t);
+        return t;
+      },
+    });
+    const handleOf = (def: ServerDefinition, ctx: LaunchContext) => {
+      const h = new ServerHandle(def, ctx);
+      handles.push(h);
+      return h;
+    };
+    const makeWith = (ctx: LaunchContext, raw: Record<string, unknown>) => handleOf(parse({ s: raw }).definitions[0], ctx);
+    const isAlive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const livePids = () => made.map((t) => t.pid).filter((pid): pid is number => pid !== undefined && isAlive(pid));
+    /** Resolves once the server has read a message with this method (the fixture reports each on stderr). */
+    const received = (h: ServerHandle, method: string) => nextEvent(h.onLog, 10_000, (e) => e.source === 'stderr' && e.message.startsWith('RECEIVED') && e.message.includes(`"method":"${method}"`));
+
+    const sequences: Array<{ from: 'stopped' | 'running'; calls: Array<'start' | 'stop'>; ends: 'running' | 'stopped' }> = [
+      { from: 'stopped', calls: ['start', 'stop', 'start'], ends: 'running' },
+      { from: 'stopped', calls: ['start', 'stop', 'start', 'stop'], ends: 'stopped' },
+      { from: 'running', calls: ['stop', 'start'], ends: 'running' },
+      { from: 'running', calls: ['stop', 'start', 'stop', 'start'], ends: 'running' },
+    ];
+    for (const { from, calls, ends } of sequences) {
+      it(`ends ${ends} after ${calls.join(', ')} asked at once from ${from}, with ${ends === 'running' ? 'one live process' : 'no process'}`, async () => {
+        const h = makeWith(recording(), fixture('plain'));
+        if (from === 'running') await h.start();
+        const before = h.pid;
+        await Promise.all(calls.map((call) => (call === 'start' ? h.start() : h.stop())));
+        assert.equal(h.state.kind, ends, `the last call was ${calls[calls.length - 1]}`);
+        if (ends === 'running') {
+          assert.deepEqual(livePids(), [h.pid], 'exactly one process, the running one');
+          assert.notEqual(h.pid, before, 'a new process: the stop in between was done');
+          assert.deepEqual(
+            h.tools.map((t) => t.name),
+            ['work'],
+            'its lists loaded',
+          );
+        } else {
+          assert.deepEqual(livePids(), []);
+        }
+      });
+    }
+
+    it('stops at once a start that waits for a person, and does not launch once they answer', async () => {
+      let answer!: () => void;
+      const asked = new Promise<void>((resolve) => (answer = resolve));
+      let prompts = 0;
+      const h = makeWith(
+        recording(async (d) => {
+          prompts++;
+          await asked;
+          return d;
+        }),
+        fixture('plain'),
+      );
+      const starting = nextEvent(h.onDidChangeState, 5000, (s) => s.kind === 'starting');
+      const waitingStart = h.start();
+      await starting;
+      await h.stop();
+      assert.equal(h.state.kind, 'stopped', 'stopped while the prompt is still open');
+      // The person answers the prompt of the abandoned start: nothing may launch from it.
+      answer();
+      await waitingStart;
+      assert.equal(h.state.kind, 'stopped');
+      assert.equal(made.length, 0, 'no process was started for the abandoned start');
+      // A later start asks again and runs.
+      await h.start();
+      assert.equal(h.state.kind, 'running');
+      assert.equal(prompts, 2);
+    });
+
+    it('stops a server whose initialize never answers without waiting for the startup timeout', async () => {
+      const h = makeWith(recording(), { ...fixture('hang-initialize'), protocol: '2025-11-25', startupTimeoutMs: 600_000 });
+      const initializing = received(h, 'initialize');
+      const start = h.start();
+      await initializing;
+      assert.equal(h.state.kind, 'starting');
+      await h.stop();
+      await start;
+      assert.equal(h.state.kind, 'stopped');
+      assert.deepEqual(livePids(), [], 'its process ended with the stop');
+    });
+
+    it('reconciles without waiting for starts: a server whose initialize hangs holds up neither this reload nor the next', async () => {
+      const registry = new ServerRegistry(
+        (def) => handleOf(def, recording()),
+        () => true,
+      );
+      const defs = (raw: Record<string, unknown>): ServerDefinition[] => parse(raw).definitions;
+      const hanging = { ...fixture('hang-initialize'), protocol: '2025-11-25', startupTimeoutMs: 600_000 };
+      await registry.reconcile(defs({ slow: hanging, a: fixture('plain') }));
+      const slow = registry.get('slow')!;
+      assert.equal(slow.state.kind, 'starting', 'the reconcile is done while slow still starts');
+      await registry.get('a')!.start();
+      assert.equal(registry.get('a')!.state.kind, 'running');
+      // The next reconcile removes the hanging server and adds one: done without slow's handshake.
+      const second = await registry.reconcile(defs({ a: fixture('plain'), b: fixture('plain') }));
+      assert.deepEqual(second.removed, ['slow']);
+      assert.equal(slow.state.kind, 'stopped');
+      await registry.get('b')!.start();
+      assert.equal(registry.get('b')!.state.kind, 'running');
+      await registry.dispose();
+    });
+  });
+});
+
+describe('SerialQueue', () => {
+  it('runs jobs one at a time in order, and a failed job fails only itself', async () => {
+    const queue = new SerialQueue();
+    const order: string[] = [];
+    let releaseFirst!: () => void;
+    const released = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const first = queue.run(async () => {
+      order.push('first begins');
+      await released;
+      order.push('first ends');
+    });
+    const failing = queue.run(() => {
+      order.push('failing');
+      throw new Error('this reload failed');
+    });
+    const after = queue.run(() => {
+      order.push('after');
+      return 'applied';
+    });
+    assert.equal(queue.idle, false);
+    releaseFirst();
+    await first;
+    await assert.rejects(failing, /this reload failed/);
+    assert.equal(await after, 'applied', 'the job after a failed one still runs');
+    assert.deepEqual(order, ['first begins', 'first ends', 'failing', 'after']);
+    assert.equal(queue.idle, true);
   });
 });

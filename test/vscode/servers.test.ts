@@ -4,7 +4,8 @@ import type { TreeNode } from '../../src/vscode/tree/nodes';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { env } from './harnessEnv';
-import { api, running, serverScript, setServers, v2ServerEntry, waitFor } from './helpers';
+import { api, repoRoot, running, serverScript, setServers, v2ServerEntry, waitFor } from './helpers';
+import { launchHash, parseServerDefinitions } from '../../src/core';
 
 const everything = () => ({ command: 'node', args: [serverScript('server-everything'), 'stdio'] });
 const filesystem = (dir: string) => ({ command: 'node', args: [serverScript('server-filesystem'), dir] });
@@ -172,6 +173,45 @@ describe('servers from settings in a real VS Code', function () {
     await setServers({ ws: { ...everything(), args: [...everything().args, '--changed'] } }, vscode.ConfigurationTarget.Workspace);
     await waitFor(() => askedAgain, 'a changed command to ask again');
     await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+    a.ui.allowLaunch = async () => 'allow';
+  });
+
+  it('applies a reload after one that failed, and reloads without waiting for a server whose initialize hangs', async () => {
+    const a = await api();
+    const trusted = a.host.workspaceTrusted;
+    a.host.workspaceTrusted = () => {
+      throw new Error('reading the trust failed (test)');
+    };
+    await a.host.reload().catch(() => undefined);
+    a.host.workspaceTrusted = trusted;
+    // Reads initialize and never answers: only a stop ends its start.
+    const hanging = { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'hang-initialize'], protocol: '2025-11-25', startupTimeoutMs: 600_000 };
+    await setServers({ hanging });
+    await a.host.reload();
+    const slow = await waitFor(() => a.host.registry.get('hanging'), 'the reload after the failed one to add the server');
+    await waitFor(() => slow.state.kind === 'starting', 'the hanging server to be starting');
+    await setServers({ hanging, everything: everything() });
+    await a.host.reload();
+    assert.equal(slow.state.kind, 'starting', 'the reload was done while it still starts');
+    await running(a, 'everything');
+    await setServers({ everything: everything() });
+    await a.host.reload();
+    assert.equal(slow.state.kind, 'stopped', 'removing it ended its start');
+  });
+
+  it('keeps both "always allow" answers given while two launch prompts were open', async () => {
+    const a = await api();
+    const answer: Array<() => void> = [];
+    a.ui.allowLaunch = () => new Promise((resolve) => answer.push(() => resolve('always')));
+    const unique = Date.now();
+    const [first, second] = parseServerDefinitions({ one: { command: 'node', args: [`one-${unique}`] }, two: { command: 'node', args: [`two-${unique}`] } }, { scope: 'workspace' }).definitions;
+    const checks = [a.host.consent.check(first, undefined), a.host.consent.check(second, undefined)];
+    await waitFor(() => answer.length === 2, 'both prompts');
+    for (const give of answer) give();
+    await Promise.all(checks);
+    const stored = (a.host.consent as unknown as { workspaceState: vscode.Memento }).workspaceState.get<string[]>('mcpHost.allowedLaunches', []);
+    assert.ok(stored.includes(launchHash(first)), 'the first answer is kept');
+    assert.ok(stored.includes(launchHash(second)), 'the second answer is kept');
     a.ui.allowLaunch = async () => 'allow';
   });
 });

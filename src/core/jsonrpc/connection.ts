@@ -356,7 +356,12 @@ export class McpConnection {
   /** A response settles the request it answers; answers to nothing we wait for are dropped (logged unless we gave up on them). */
   private settle(message: Extract<ClassifiedMessage, { kind: 'response' }>, value: unknown): void {
     const { id } = message;
-    if (id === null) return;
+    if (id === null) {
+      // JSON-RPC's answer to a request the server could not read (it found no id to answer): it settles nothing, but says something of ours went wrong.
+      this.traceIn(value);
+      this.log('warning', `the server answered a request it could not identify (id null): ${truncate(JSON.stringify(message.error ?? { result: message.result }))}`);
+      return;
+    }
     const request = this.pending.get(id);
     if (!request) {
       if (!this.abandoned.delete(id)) this.log('warning', `dropped a response with unknown id ${JSON.stringify(id)}`);

@@ -7,6 +7,7 @@ import { isModernProtocolVersion } from '../protocol/versions';
 import type { Implementation, LoggingLevel, LoggingMessageNotificationParams, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types';
 import type { LogEntry, Transport } from '../transport/transport';
 import { definitionHash, type ServerDefinition } from './definition';
+import { SerialQueue } from './serialQueue';
 import { Launch, type ServerState } from './state';
 
 export interface LaunchContext {
@@ -54,6 +55,19 @@ export const DEFAULT_RESTART_POLICY: RestartPolicy = { maxRestarts: 3, windowMs:
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'templates';
 
+/** Thrown inside a start that a stop (or dispose) overtook; never leaves the handle. */
+class StartAborted extends Error {}
+
+/** `work`'s outcome, unless `signal` aborts first: then it rejects at once, and what `work` brings later is not used. */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new StartAborted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new StartAborted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /**
  * One configured server: its launches, its state, and what it offers. A {@link Launch} owns the
  * transport, the client and their subscriptions; stopping or a crash disposes them together.
@@ -62,8 +76,15 @@ export class ServerHandle {
   private _state: ServerState = { kind: 'stopped' };
   /** The launch being started or running; the running state carries the same one. */
   private current: Launch | undefined;
-  private starting: Promise<void> | undefined;
-  private stopping = false;
+  /**
+   * Start and stop run one at a time, in the order asked, so no transition acts on a launch
+   * another one made: a start asked during a stop runs after it.
+   */
+  private readonly transitions = new SerialQueue();
+  /** The start waiting in `transitions` or under way: every start() asked meanwhile shares it, and a stop aborts it. */
+  private pendingStart: { run: Promise<void>; abort: AbortController } | undefined;
+  /** What the last start() or stop() asked for: a crash after a stop was asked restarts nothing. */
+  private wanted: 'running' | 'stopped' = 'stopped';
   private crashes: number[] = [];
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
@@ -151,27 +172,46 @@ export class ServerHandle {
     return this._state.kind === 'running' ? this._state.launch.client : undefined;
   }
 
-  /** Starts the server unless it runs; a person's start also forgets past crashes. */
+  /**
+   * Starts the server unless it runs or a start is already asked (that one is shared); after a
+   * stop still under way. A person's start also forgets past crashes. A start that a stop
+   * overtakes resolves without running.
+   */
   start(byUser = true): Promise<void> {
     if (this.disposed) return Promise.reject(new Error(`${this.name} was removed`));
     if (byUser) this.crashes = [];
     clearTimeout(this.restartTimer);
-    if (this._state.kind === 'running') return Promise.resolve();
-    this.starting ??= this.doStart().finally(() => (this.starting = undefined));
-    return this.starting;
+    this.restartTimer = undefined;
+    this.wanted = 'running';
+    if (this.pendingStart) return this.pendingStart.run;
+    if (this._state.kind === 'running' && this.transitions.idle) return Promise.resolve();
+    const abort = new AbortController();
+    const pending = {
+      abort,
+      run: this.transitions
+        .run(() => this.doStart(abort.signal))
+        .finally(() => {
+          if (this.pendingStart === pending) this.pendingStart = undefined;
+        }),
+    };
+    this.pendingStart = pending;
+    return pending.run;
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops the server. A start under way is abandoned at once (its launch ends, it does not wait
+   * for a prompt or an initialize that never answers); a start asked after this runs after it.
+   */
+  stop(): Promise<void> {
     clearTimeout(this.restartTimer);
     this.restartTimer = undefined;
-    this.stopping = true;
-    try {
-      await this.starting?.catch(() => undefined);
+    this.wanted = 'stopped';
+    this.pendingStart?.abort.abort();
+    this.pendingStart = undefined;
+    return this.transitions.run(async () => {
       await this.endLaunch();
       this.setState({ kind: 'stopped' });
-    } finally {
-      this.stopping = false;
-    }
+    });
   }
 
   /**
@@ -218,9 +258,12 @@ export class ServerHandle {
     });
   }
 
+  /** A stop and a start, asked together so that nothing asked later comes between them. */
   async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
+    const stopped = this.stop();
+    const started = this.start();
+    await stopped;
+    await started;
   }
 
   /** Stops the server for good; its events end with it. */
@@ -230,11 +273,16 @@ export class ServerHandle {
     for (const emitter of [this.stateEmitter, this.listsEmitter, this.logEmitter, this.logMessageEmitter, this.traceEmitter, this.resourceUpdatedEmitter, this.elicitationCompleteEmitter]) emitter.dispose();
   }
 
-  private async doStart(): Promise<void> {
+  /** One start, run by `transitions`; `signal` aborts it when a stop overtakes it. */
+  private async doStart(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
     this.setState({ kind: 'starting' });
     this.log('info', `starting (${this.definition.origin.scope} definition)`);
+    // Every wait below that a stop must not sit out (a prompt, a handshake, the first lists) goes through this.
+    const unlessStopped = <T>(work: Promise<T>) => unlessAborted(work, signal);
     try {
-      const def = await this.context.prepare(this.definition);
+      // A prompt left open when the start is abandoned stays the person's to answer; its answer is then not used.
+      const def = await unlessStopped(this.context.prepare(this.definition));
       const hash = definitionHash(this.definition);
       const configured = def.protocol ?? 'auto';
       const choice = protocolToUse(configured, this.eraVerdicts.get(hash));
@@ -242,17 +290,18 @@ export class ServerHandle {
       let launch: Launch;
       let init;
       try {
-        launch = await this.newLaunch(def, choice);
-        init = await launch.client.connect();
+        launch = await this.newLaunch(def, choice, signal);
+        init = await unlessStopped(launch.client.connect());
       } catch (error) {
+        if (error instanceof StartAborted) throw error;
         if (isStaleLegacyVerdict(error, def.protocol ?? 'auto', choice)) {
           // Remembered as legacy, but it answers initialize with "unsupported version": it was upgraded. Ask again.
           this.log('info', `${McpError.from(error).message}; asking it which protocol it speaks`);
           this.eraVerdicts.delete(hash);
           await this.current?.dispose();
           decision = 'discover';
-          launch = await this.newLaunch(def, 'auto');
-          init = await launch.client.connect();
+          launch = await this.newLaunch(def, 'auto', signal);
+          init = await unlessStopped(launch.client.connect());
         } else {
           if (McpError.from(error).kind?.type !== 'probeLost') throw error;
           // Some servers that predate server/discover exit on it: start it again and use initialize.
@@ -260,23 +309,19 @@ export class ServerHandle {
           this.eraVerdicts.set(hash, { era: 'legacy' });
           await this.current?.dispose();
           decision = 'exitedOnDiscover';
-          launch = await this.newLaunch(def, '2025-11-25');
-          init = await launch.client.connect();
+          launch = await this.newLaunch(def, '2025-11-25', signal);
+          init = await unlessStopped(launch.client.connect());
         }
       }
       const client = launch.client;
       const transport = launch.transport;
       this.eraVerdicts.set(hash, client.era === 'modern' ? { era: 'modern', version: init.protocolVersion as '2026-07-28' } : { era: 'legacy' });
-      if (this.stopping || this.disposed) {
-        await launch.dispose();
-        return;
-      }
       this._eraDecision = decision;
       launch.hold(client.onDidClose((reason) => this.onClosed(launch, reason)));
       // First after the handshake, so the server filters its messages from the start.
       this.sendLogLevel(client);
       // The first lists load before the state says running, so whoever sees "running" sees them too.
-      await Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k)));
+      await unlessStopped(Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k))));
       if (this.current !== launch) return;
       this.log('info', `running: ${init.serverInfo?.name ?? '?'} ${init.serverInfo?.version ?? ''}, protocol ${init.protocolVersion}${client.era === 'modern' ? ' (stateless)' : ''}`);
       // A new process or session knows none of the old subscriptions.
@@ -284,17 +329,26 @@ export class ServerHandle {
       launch.hold(transport.onDidRenewSession?.(() => this.resubscribe(launch.client)));
       this.setState({ kind: 'running', launch });
     } catch (error) {
+      await this.endLaunch();
+      // The stop that overtook this start says the rest (its state comes next in the queue).
+      if (error instanceof StartAborted) return void this.log('info', 'start abandoned: the server was stopped');
       const e = McpError.from(error);
       this.log('error', `failed to start: ${e.message}`);
-      await this.endLaunch();
-      if (!this.stopping) this.setState({ kind: 'error', message: e.message });
+      this.setState({ kind: 'error', message: e.message });
       throw e;
     }
   }
 
-  /** A transport and a client for one attempt to start, wired to this handle; it becomes the current launch. */
-  private async newLaunch(def: ServerDefinition, protocol: ProtocolChoice): Promise<Launch> {
+  /**
+   * A transport and a client for one attempt to start, wired to this handle; it becomes the
+   * current launch, unless the start was abandoned while the transport was made.
+   */
+  private async newLaunch(def: ServerDefinition, protocol: ProtocolChoice, signal: AbortSignal): Promise<Launch> {
     const transport = await this.context.createTransport(def);
+    if (signal.aborted) {
+      await transport.close();
+      throw new StartAborted();
+    }
     const client = new McpClient(transport, {
       clientInfo: this.context.clientInfo,
       handlers: this.context.handlers(def),
@@ -382,7 +436,7 @@ export class ServerHandle {
   }
 
   private onClosed(launch: Launch, reason: string): void {
-    if (this.current !== launch || this.stopping || this.disposed) return;
+    if (this.current !== launch || this.wanted === 'stopped' || this.disposed) return;
     this.log('error', `connection lost: ${reason}`);
     void this.endLaunch();
     const at = this.now();

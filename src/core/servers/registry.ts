@@ -33,6 +33,12 @@ export class ServerRegistry {
     return this.handles.get(name)?.handle;
   }
 
+  /**
+   * Resolves once removed and changed servers have stopped (a stop abandons a start under way, so
+   * that is quick). The starts it asks for go on after it: a start can wait for a person's answer
+   * or a slow handshake, and each reports its failure in its own handle's state; `start()` of a
+   * handle joins its start.
+   */
   async reconcile(definitions: ServerDefinition[]): Promise<ReconcileResult> {
     const result: ReconcileResult = { added: [], removed: [], changed: [], unchanged: [] };
     const wanted = new Map(definitions.map((d) => [d.name, d]));
@@ -66,7 +72,7 @@ export class ServerRegistry {
     if (result.added.length || result.removed.length || result.changed.length) this.changeEmitter.fire();
     await Promise.all(stops);
     // A failed start is the handle's error state, not the reconcile's.
-    await Promise.all(starts.map((h) => h.start().catch(() => undefined)));
+    for (const handle of starts) handle.start().catch(() => undefined);
     return result;
   }
 

@@ -6,6 +6,7 @@ import type { HostUi } from '../ui';
 import { askModel, SamplingFailure } from './execute';
 import { showHistory, type SamplingRecord } from './history';
 import { hasToolCalling } from './lmApi';
+import { addToStoredList, changeStoredList } from '../storedList';
 
 const ALWAYS_KEY = 'mcpHost.samplingAlwaysAllowed';
 
@@ -30,7 +31,7 @@ export class SamplingService {
   }
 
   async resetAlways(): Promise<void> {
-    await this.memento.update(ALWAYS_KEY, []);
+    await changeStoredList(this.memento, ALWAYS_KEY, () => []);
   }
 
   async handle(def: ServerDefinition, params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult> {
@@ -65,7 +66,7 @@ export class SamplingService {
         }
       }
       if (decision === 'deny') return refuse(consentRefused());
-      if (decision === 'always') await this.memento.update(ALWAYS_KEY, [...this.alwaysAllowed(), server]);
+      if (decision === 'always') await addToStoredList(this.memento, ALWAYS_KEY, server);
     }
 
     const choice = decideModel(await vscode.lm.selectChatModels(), def.sampling, request.modelPreferences);

@@ -122,9 +122,9 @@ async function startAdded(host: McpHost, ui: SetupUi, name: string, where: strin
     void ui.notify('warning', vscode.l10n.t('MCP Host: "{0}" was added to {1} but not started: {2}', name, where, reason));
     return;
   }
-  // Autostart has already tried (and reported any failure) unless the server waits to be started.
+  // The reload asked for its start without waiting for it: start() joins that start (or makes one, when it waits to be started); a failure is in its state already.
   let failure = server.state.kind === 'error' ? server.state.message : undefined;
-  if (server.state.kind === 'stopped') await server.start().catch((e) => (failure = McpError.from(e).message));
+  if (failure === undefined) await server.start().catch((e) => (failure = McpError.from(e).message));
   if (failure === undefined) {
     void ui.notify('info', vscode.l10n.t('MCP Host: "{0}" was added to {1} and is running.', name, where));
     return;

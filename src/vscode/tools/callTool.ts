@@ -16,6 +16,7 @@ import {
   type ToolCallOutcome,
 } from '../../core';
 import { knownIcon, warmIcons } from '../icons';
+import { addToStoredList } from '../storedList';
 import type { DocumentActions } from '../documentActions';
 import type { McpHost } from '../host';
 import type { HostUi } from '../ui';
@@ -292,7 +293,7 @@ export class ToolCalls implements vscode.Disposable {
     const always = this.memento.get<string[]>(ALWAYS_KEY, []);
     if (always.includes(key)) return true;
     const answer = await this.ui.confirmTool(server.name, tool, args, server.definition.trustAnnotations);
-    if (answer === 'always') await this.memento.update(ALWAYS_KEY, [...always, key]);
+    if (answer === 'always') await addToStoredList(this.memento, ALWAYS_KEY, key);
     return answer !== 'cancel';
   }
 
