@@ -38,6 +38,8 @@ export * from './render/resourcePath';
 export * from './render/uriTemplate';
 export * from './render/serverInfo';
 export * from './sampling/policy';
+export * from './sampling/budget';
+export * from './sampling/history';
 export * from './sampling/content';
 export * from './sampling/decision';
 export * from './auth/challenge';

@@ -214,6 +214,23 @@ describe('2026-07-28 caching hints (ttlMs, cacheScope)', function () {
       assert.equal(cache.size, 0, 'nothing asked before clear() is kept after it');
     });
 
+    it('remembers the generations of at most 1,000 invalidated URIs, and a forgotten one still refuses an overtaken answer', () => {
+      const cache = new ResultCache();
+      const early = cache.ticket('resources/read', { uri: 'a://early' });
+      cache.invalidateRead('a://early');
+      // A hostile server names a new URI in each resources/updated.
+      for (let i = 0; i < 5_000; i++) cache.invalidateRead(`a://flood/${i}`);
+      assert.equal(cache.rememberedGenerations, 1_000);
+      cache.store(early, { contents: [], ttlMs: 100 });
+      assert.equal(cache.get('resources/read', { uri: 'a://early' }), undefined, 'the update of a://early overtook this answer, though its generation is forgotten');
+      const afterwards = cache.ticket('resources/read', { uri: 'a://early' });
+      cache.store(afterwards, { contents: [], ttlMs: 100 });
+      assert.ok(cache.get('resources/read', { uri: 'a://early' }), 'an answer asked for after the flood is kept');
+      const recent = cache.ticket('resources/read', { uri: 'a://flood/4999' });
+      cache.store(recent, { contents: [], ttlMs: 100 });
+      assert.ok(cache.get('resources/read', { uri: 'a://flood/4999' }), 'a remembered group works as before');
+    });
+
     it('is bounded: least recently used entries go first, and large contents count against a budget', () => {
       const cache = new ResultCache({ maxEntries: 3, maxContentChars: 10 });
       for (const uri of ['a', 'b', 'c']) ask(cache, 'resources/read', { uri }, { contents: [{ uri, text: 'xx' }], ttlMs: 100 });

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { ErrorCode, MAX_STDERR_LINE, McpClient, McpError, StdioTransport, type TextContent, type TransportClosed } from '../../src/core';
-import { allHandlers, closeAll, connect, eventually, rawServer } from '../helpers/servers';
+import * as path from 'node:path';
+import { ErrorCode, MAX_LIST_BYTES, MAX_LIST_PAGES, MAX_STDERR_LINE, McpClient, McpError, StdioTransport, type TextContent, type TransportClosed } from '../../src/core';
+import { ROOT, allHandlers, closeAll, connect, eventually, rawServer } from '../helpers/servers';
 
 const text = (block: unknown) => (block as TextContent).text;
 const received = (method: string) => (e: { source: string; message: string }) => e.source === 'stderr' && e.message.startsWith('RECEIVED') && e.message.includes(`"method":"${method}"`);
@@ -405,6 +406,26 @@ describe('fault servers: nothing is lost', function () {
     );
     const looping = await connect(rawServer('loop-cursor'));
     await assert.rejects(looping.client.listTools(), /repeated the tools\/list cursor "same"/);
+  });
+
+  it('stops paging after 1,000 pages, naming the method', async () => {
+    const endless = await connect(rawServer('endless-pages'));
+    const error = await endless.client.listTools().then(
+      () => assert.fail('expected a rejection'),
+      (e: McpError) => e,
+    );
+    assert.equal(error.message, `tools/list returned more than ${MAX_LIST_PAGES} pages; stopped paging`);
+    assert.deepEqual(error.data, { method: 'tools/list', limit: MAX_LIST_PAGES });
+  });
+
+  it('stops paging once the pages hold more than 64 MB together, though each page is within the message limit', async () => {
+    // Pages of 5 MB: the 13th passes 64 MB.
+    const large = await connect(rawServer('endless-pages', { args: [path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs'), 'endless-pages', String(5 * 1024 * 1024)] }));
+    const error = await large.client.listTools().then(
+      () => assert.fail('expected a rejection'),
+      (e: McpError) => e,
+    );
+    assert.equal(error.message, `tools/list returned more than ${MAX_LIST_BYTES} bytes of tools over 13 pages; stopped paging`);
   });
 
   it('stops a server that ignores stdin and SIGTERM, and its children, with SIGKILL', async () => {

@@ -54,18 +54,27 @@ describe('sampling decision (plain Node)', () => {
       assert.equal(planSampling(request({ tools: [tool], toolChoice: { mode: 'none' } }), policy(), at({ canCallTools: false })).kind, 'proceed', 'tools listed with toolChoice none are not used');
     });
 
-    it('refuses beyond the budget, and only then', () => {
+    it('refuses beyond the budget, and only then; a plan holds its place in the budget', () => {
       let now = 0;
       const budget = new SamplingBudget(() => now);
       const limited = policy({ maxRequestsPerMinute: 1, maxTokensPerHour: 50 });
-      assert.equal(planSampling(request(), limited, at({ budget })).kind, 'proceed');
-      budget.recordRequest();
+      const first = planSampling(request(), limited, at({ budget }));
+      assert.equal(first.kind, 'proceed');
       const rate = planSampling(request(), limited, at({ budget }));
-      assert.ok(rate.kind === 'refuse' && rate.code === ErrorCode.InternalError && rate.message.startsWith('Sampling refused: rate limit'), JSON.stringify(rate));
+      assert.ok(rate.kind === 'refuse' && rate.code === ErrorCode.InternalError && rate.message === 'Sampling refused: rate limit: at most 1 sampling requests per minute (1 under way)', JSON.stringify(rate));
+      if (first.kind === 'proceed') first.reservation.commit(50);
       now = 61_000;
-      budget.recordTokens(50);
       const tokens = planSampling(request(), limited, at({ budget }));
       assert.ok(tokens.kind === 'refuse' && tokens.message === 'Sampling refused: token budget spent: 50 of 50 tokens in the last hour', JSON.stringify(tokens));
+    });
+
+    it('holds the capped maxTokens and the messages as the estimate', () => {
+      const budget = new SamplingBudget(() => 0);
+      const hourly = policy({ maxTokensPerHour: 214, maxTokensPerRequest: 200 });
+      assert.equal(planSampling(request({ maxTokens: 5000 }), hourly, at({ budget })).kind, 'proceed');
+      const second = planSampling(request(), hourly, at({ budget }));
+      // 200 (the capped maxTokens) and a quarter of the 55 characters of its messages as JSON.
+      assert.ok(second.kind === 'refuse' && second.message.includes('token budget spent: 214 of 214 tokens in the last hour (214 of them held by the 1 under way)'), JSON.stringify(second));
     });
 
     it('caps maxTokens to the policy and ignores includeContext, saying so, without changing the server’s request', () => {

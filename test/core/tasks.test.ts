@@ -2,6 +2,10 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import {
   ErrorCode,
+  MAX_ENDED_RECEIVER_TASKS,
+  MAX_LIVE_RECEIVER_TASKS,
+  MAX_RECEIVER_TASK_TTL_MS,
+  McpError,
   RELATED_TASK_META_KEY,
   REQUEST_CANCELLED,
   ReceiverTasks,
@@ -261,6 +265,43 @@ describe('tasks we run for the server (ReceiverTasks)', () => {
       tasks.list().map((x) => x.taskId),
       [task.taskId],
     );
+    tasks.dispose();
+  });
+});
+
+describe('tasks we run for the server: bounds a hostile server cannot push past', () => {
+  it('refuses a task past the live cap, naming it, and takes one again once a task ended; the ttl stays capped', async () => {
+    const tasks = new ReceiverTasks(() => undefined, { maxTtlMs: 24 * 60 * 60_000 });
+    const finishers: Array<() => void> = [];
+    for (let i = 0; i < MAX_LIVE_RECEIVER_TASKS; i++) tasks.create(10 * 24 * 60 * 60_000, () => new Promise((resolve) => finishers.push(() => resolve({}))));
+    assert.ok(tasks.list().every((t) => t.ttl === MAX_RECEIVER_TASK_TTL_MS));
+    assert.throws(
+      () => tasks.create(1_000, () => assert.fail('a refused task must not run')),
+      (e: McpError) =>
+        e.code === ErrorCode.InternalError && e.message.includes(`${MAX_LIVE_RECEIVER_TASKS} tasks of this server are still running, and MCP Host runs at most ${MAX_LIVE_RECEIVER_TASKS} at once`),
+    );
+    const first = tasks.list()[0];
+    finishers[0]();
+    await tasks.result(first.taskId, new AbortController().signal);
+    assert.equal(tasks.create(1_000, () => new Promise(() => undefined)).task.status, 'working', 'one ended: a place is free');
+    tasks.dispose();
+  });
+
+  it('keeps the results of at most 256 ended tasks: the oldest ended are forgotten', async () => {
+    const tasks = new ReceiverTasks(() => undefined);
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_ENDED_RECEIVER_TASKS + 20; i++) {
+      const { task } = tasks.create(60_000, async () => ({ n: i }));
+      ids.push(task.taskId);
+      await tasks.result(task.taskId, new AbortController().signal);
+    }
+    assert.equal(tasks.list().length, MAX_ENDED_RECEIVER_TASKS);
+    assert.throws(
+      () => tasks.get(ids[0]),
+      (e: McpError) => e.code === ErrorCode.InvalidParams,
+      'the oldest is forgotten',
+    );
+    assert.equal(tasks.get(ids.at(-1)).status, 'completed');
     tasks.dispose();
   });
 });

@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
+import { SAMPLING_HISTORY_MAX_BYTES, SAMPLING_HISTORY_MAX_ENTRIES } from '../../src/core';
+import type { SamplingRecord } from '../../src/vscode/sampling/history';
 import { TestModels } from './testModels';
 
 let models: TestModels;
@@ -10,6 +12,7 @@ const recorded = async () => models.requests;
 const everything = (sampling?: Record<string, unknown>) => ({ command: 'node', args: [serverScript('server-everything'), 'stdio'], ...(sampling ? { sampling } : {}) });
 /** A raw fixture server (`test/fixtures/raw-server.mjs`) playing `scenario`, allowed to sample the test model. */
 const rawSampler = (...scenario: string[]) => ({ command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), ...scenario], sampling: { mode: 'allow', models: ['test-echo'] } });
+const textOf = (r: SamplingRecord) => (r.request.messages[0]?.content as { text?: string } | undefined)?.text ?? '';
 const resultText = (r: { content: Array<{ type: string; text?: string }> }) => r.content.map((c) => c.text ?? '').join('\n');
 
 describe('sampling through vscode.lm in a real VS Code', function () {
@@ -183,6 +186,64 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     assert.equal(second.result.isError, true);
     assert.match(resultText(second.result), /token budget spent: \d+ of 20 tokens/);
     assert.equal((await recorded()).length, 1, 'the refused request never reached a model');
+  });
+
+  /** Starts a raw server that sends `count` sampling requests at once; resolves with their records once each has ended. */
+  async function burst(name: string, sampling: Record<string, unknown>, count: number, bytes?: number) {
+    const a = await api();
+    a.ui.allowLaunch = async () => 'allow';
+    const entry = rawSampler('sample-burst', String(count), ...(bytes ? [String(bytes)] : []));
+    await setServers({ [name]: { ...entry, sampling: { ...entry.sampling, ...sampling } } });
+    const ended = (r: SamplingRecord) => r.error !== undefined || r.durationMs !== undefined;
+    const last = (r: SamplingRecord) => textOf(r).startsWith(`${count - 1} `);
+    // The requests arrive in order, so once the last one is in the history every one is.
+    const records = await waitFor(() => {
+      const mine = a.host.sampling.history.filter((r) => r.server === name);
+      return mine.some(last) && mine.every(ended) && mine;
+    }, `the ${count} sampling requests to end`);
+    return { a, records };
+  }
+
+  it('a burst of concurrent requests cannot pass the rate limit together: the ones past it are refused', async () => {
+    const { records } = await burst('burst-rate', { maxRequestsPerMinute: 2 }, 5);
+    const refused = records.filter((r) => r.decision === 'refused');
+    assert.equal(records.filter((r) => r.decision === 'allowed').length, 2, JSON.stringify(records.map((r) => r.decision)));
+    assert.equal(refused.length, 3);
+    for (const r of refused) assert.match(r.error ?? '', /^Sampling refused: rate limit: at most 2 sampling requests per minute \(\d under way\)$/);
+    assert.equal((await recorded()).length, 2, 'only two reached the model');
+  });
+
+  it('a burst of concurrent requests cannot pass the token budget together: each holds its estimate', async () => {
+    const { records } = await burst('burst-tokens', { maxTokensPerHour: 20 }, 3);
+    assert.equal(records.filter((r) => r.decision === 'allowed').length, 1, JSON.stringify(records.map((r) => r.decision)));
+    for (const r of records.filter((x) => x.decision === 'refused'))
+      assert.match(r.error ?? '', /^Sampling refused: token budget spent: \d+ of 20 tokens in the last hour \(\d+ of them held by the 1 under way\)$/);
+    assert.equal((await recorded()).length, 1);
+  });
+
+  it('the sampling history keeps the last 200 exchanges of a burst, the newest first', async () => {
+    const { a, records } = await burst('burst-many', { maxRequestsPerMinute: 1 }, 250);
+    assert.equal(a.host.sampling.history.length, SAMPLING_HISTORY_MAX_ENTRIES);
+    assert.equal(records.length, SAMPLING_HISTORY_MAX_ENTRIES);
+    const texts = records.map(textOf);
+    assert.ok(!texts.includes('0 one of a burst') && texts.includes('249 one of a burst'), 'the oldest went first');
+  });
+
+  it('the sampling history keeps at most 8 MB of a burst of large requests, the newest first', async () => {
+    // Five requests of 1.9 MB each: under the 2 MB the history keeps of one, over 8 MB together.
+    const { a, records } = await burst('burst-large', { maxRequestsPerMinute: 1 }, 5, 1_900_000);
+    try {
+      const kept = a.host.sampling.history.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r.request)) + Buffer.byteLength(r.response ?? ''), 0);
+      assert.ok(kept <= SAMPLING_HISTORY_MAX_BYTES, `${kept} bytes kept`);
+      assert.deepEqual(
+        records.map((r) => textOf(r).slice(0, 2)),
+        ['4 ', '3 ', '2 ', '1 '],
+        'the oldest went first',
+      );
+    } finally {
+      // Megabytes of history would slow down every later test that opens it.
+      for (const r of records) a.host.sampling.records.remove(r);
+    }
   });
 
   it('Review sends the messages as the person edited them', async () => {

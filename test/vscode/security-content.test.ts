@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { neutraliseLinks } from '../../src/core';
 import { openResource } from '../../src/vscode/resources/readResource';
 import { fromResourceUri, RESOURCE_SCHEME } from '../../src/vscode/resources/uri';
+import type { SamplingRecord } from '../../src/vscode/sampling/history';
 import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 const fixture = path.join(repoRoot(), 'test', 'fixtures', 'hostile-content-server.mjs');
@@ -121,7 +122,7 @@ describe('a hostile server’s content in a real VS Code', function () {
     const a = await api();
     const hostile = await running(a, 'hostile');
     const text = (await hostile.client!.getPrompt('hostile', {})).description ?? '';
-    a.host.sampling.history.unshift({
+    const record: SamplingRecord = {
       server: 'hostile',
       at: Date.now(),
       decision: 'failed',
@@ -129,14 +130,15 @@ describe('a hostile server’s content in a real VS Code', function () {
       error: text,
       request: { maxTokens: 10, systemPrompt: text, messages: [{ role: 'user', content: { type: 'text', text } }] },
       response: text,
-    });
+    };
+    a.host.sampling.records.add(record);
     try {
       const uri = await a.host.sampling.showHistory(a.docs);
       const doc = await vscode.workspace.openTextDocument(uri);
       assert.match(doc.getText(), /evil\.example/, 'the server text is shown');
       await assertNoForeignLink(uri, doc.getText());
     } finally {
-      a.host.sampling.history.shift();
+      a.host.sampling.records.remove(record);
     }
   });
 

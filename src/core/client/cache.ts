@@ -26,6 +26,8 @@ export interface ResultCacheOptions {
   maxEntries?: number;
   /** Characters of resource contents kept at most over all entries (8 M); a larger single read is not kept. */
   maxContentChars?: number;
+  /** Invalidated groups (list methods, resource URIs) whose generation is remembered (1,000), least recently invalidated forgotten first. */
+  maxGenerations?: number;
   /** The clock (ms); injected so tests can pass a TTL without waiting. */
   now?: () => number;
 }
@@ -53,6 +55,7 @@ export interface CacheTicket {
 
 const DEFAULT_MAX_ENTRIES = 256;
 const DEFAULT_MAX_CONTENT_CHARS = 8_000_000;
+const DEFAULT_MAX_GENERATIONS = 1_000;
 
 /**
  * The answers of one stateless connection, by method and params (so page by page, since the
@@ -62,23 +65,38 @@ const DEFAULT_MAX_CONTENT_CHARS = 8_000_000;
  */
 export class ResultCache {
   private readonly entries = new Map<string, Entry>();
-  /** Bumped on each invalidation of a group: a list method, or the reads of one URI. */
+  /**
+   * Set on each invalidation of a group (a list method, or the reads of one URI) from one counter,
+   * least recently invalidated first. A server can name any number of URIs in `resources/updated`,
+   * so only the last {@link maxGenerations} are remembered; a forgotten group reads as
+   * {@link forgottenGeneration}, the highest generation forgotten, so a ticket taken before its
+   * last invalidation can never match again.
+   */
   private readonly generations = new Map<string, number>();
+  private lastGeneration = 0;
+  private forgottenGeneration = 0;
   /** Bumped by {@link clear}: no answer asked for before it is kept after it. */
   private epoch = 0;
   private contentChars = 0;
   private readonly maxEntries: number;
   private readonly maxContentChars: number;
+  private readonly maxGenerations: number;
   private readonly now: () => number;
 
   constructor(options: ResultCacheOptions = {}) {
     this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
     this.maxContentChars = options.maxContentChars ?? DEFAULT_MAX_CONTENT_CHARS;
+    this.maxGenerations = options.maxGenerations ?? DEFAULT_MAX_GENERATIONS;
     this.now = options.now ?? Date.now;
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** How many invalidated groups are remembered. */
+  get rememberedGenerations(): number {
+    return this.generations.size;
   }
 
   /** The cached answer, if one is still fresh. */
@@ -98,13 +116,13 @@ export class ResultCache {
 
   ticket(method: string, params: unknown): CacheTicket {
     const group = groupOf(method, params);
-    return { key: keyOf(method, params), group, generation: this.generations.get(group) ?? 0, epoch: this.epoch };
+    return { key: keyOf(method, params), group, generation: this.generationOf(group), epoch: this.epoch };
   }
 
   /** Keeps an answer for its `ttlMs`, unless that is 0 or its group was invalidated since the ticket. */
   store(ticket: CacheTicket, result: unknown): void {
     const ttl = cacheLifetimeMs(result);
-    const stale = (this.generations.get(ticket.group) ?? 0) !== ticket.generation || ticket.epoch !== this.epoch;
+    const stale = this.generationOf(ticket.group) !== ticket.generation || ticket.epoch !== this.epoch;
     const old = this.entries.get(ticket.key);
     if (old) this.drop(ticket.key, old);
     if (ttl === 0 || stale) return;
@@ -139,8 +157,18 @@ export class ResultCache {
     for (const [key, entry] of this.entries) if (entry.group === group) this.drop(key, entry);
   }
 
+  private generationOf(group: string): number {
+    return this.generations.get(group) ?? this.forgottenGeneration;
+  }
+
   private bump(group: string): void {
-    this.generations.set(group, (this.generations.get(group) ?? 0) + 1);
+    this.generations.delete(group);
+    this.generations.set(group, ++this.lastGeneration);
+    for (const [oldest, generation] of this.generations) {
+      if (this.generations.size <= this.maxGenerations) break;
+      this.generations.delete(oldest);
+      this.forgottenGeneration = Math.max(this.forgottenGeneration, generation);
+    }
   }
 
   private drop(key: string, entry: Entry): void {

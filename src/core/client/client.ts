@@ -108,7 +108,10 @@ export interface ToolCallOutcome {
 }
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-host', version: '0.1.0', title: 'MCP Host' };
-const MAX_PAGES = 10_000;
+/** A list call follows at most this many pages… */
+export const MAX_LIST_PAGES = 1_000;
+/** …and takes at most this many bytes of items (UTF-8 JSON) over all of them: each page may be as large as a message. */
+export const MAX_LIST_BYTES = 64 * 1024 * 1024;
 /** A request is sent again after -32042 at most this often, so a server that keeps asking cannot loop. */
 const MAX_URL_ELICITATION_RETRIES = 3;
 /** A stateless request whose reply stream keeps breaking is sent again this often, then fails. */
@@ -593,17 +596,20 @@ export class McpClient {
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
+    let bytes = 0;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const result = await this.request(type, cursor === undefined ? {} : { cursor }, options);
       const list: unknown = result?.[key];
       if (!Array.isArray(list)) throw McpError.internal(`The server's ${method} result has no '${key}' array`, { result });
+      bytes += Buffer.byteLength(JSON.stringify(list), 'utf8');
+      if (bytes > MAX_LIST_BYTES) throw McpError.internal(`${method} returned more than ${MAX_LIST_BYTES} bytes of ${key} over ${page + 1} pages; stopped paging`, { method, limit: MAX_LIST_BYTES });
       items.push(...(list as T[]));
       cursor = result.nextCursor ?? undefined;
       if (cursor === undefined || cursor === null) return items;
       if (seen.has(cursor)) throw McpError.internal(`The server repeated the ${method} cursor ${JSON.stringify(cursor)}; stopped paging`);
       seen.add(cursor);
     }
-    throw McpError.internal(`${method} returned more than ${MAX_PAGES} pages; stopped paging`);
+    throw McpError.internal(`${method} returned more than ${MAX_LIST_PAGES} pages; stopped paging`, { method, limit: MAX_LIST_PAGES });
   }
 
   /** 2026-07-28: a tool whose `x-mcp-header` annotations are invalid cannot be called correctly, so it is not offered. */

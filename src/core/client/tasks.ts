@@ -214,8 +214,20 @@ export function taskProgressRoute(connection: Pick<McpConnection, 'routeProgress
   return { token, dispose: () => route.dispose() };
 }
 
-/** Tasks we run for the server (task-augmented sampling and elicitation): created, polled, fetched, listed, cancelled. */
+/** Tasks we run for one server at once at most; a further task-augmented request is refused. */
+export const MAX_LIVE_RECEIVER_TASKS = 64;
+/** Ended tasks whose result we keep for the server to fetch (until their ttl); the oldest ended go first. */
+export const MAX_ENDED_RECEIVER_TASKS = 256;
+/** The longest ttl we grant a task of ours, whatever the server asks. */
+export const MAX_RECEIVER_TASK_TTL_MS = 60 * 60_000;
+
+/**
+ * Tasks we run for the server (task-augmented sampling and elicitation): created, polled,
+ * fetched, listed, cancelled. A server cannot make us hold more than {@link MAX_LIVE_RECEIVER_TASKS}
+ * running and {@link MAX_ENDED_RECEIVER_TASKS} ended ones.
+ */
 export class ReceiverTasks {
+  /** In creation order, so the first ended one found is the oldest. */
   private readonly entries = new Map<string, ReceiverTask>();
   private nextId = 1;
 
@@ -226,7 +238,13 @@ export class ReceiverTasks {
 
   /** Starts `run` as a task and answers at once with the task; `run`'s signal aborts on tasks/cancel or expiry. */
   create(requestedTtl: unknown, run: (signal: AbortSignal) => Promise<unknown>): CreateTaskResult {
-    const max = this.options.maxTtlMs ?? 60 * 60_000;
+    const live = [...this.entries.values()].filter((e) => !e.outcome).length;
+    if (live >= MAX_LIVE_RECEIVER_TASKS) {
+      throw McpError.internal(`Task refused: ${live} tasks of this server are still running, and MCP Host runs at most ${MAX_LIVE_RECEIVER_TASKS} at once; wait for one to end or cancel one (tasks/cancel)`, {
+        limit: MAX_LIVE_RECEIVER_TASKS,
+      });
+    }
+    const max = Math.min(this.options.maxTtlMs ?? MAX_RECEIVER_TASK_TTL_MS, MAX_RECEIVER_TASK_TTL_MS);
     const ttl = typeof requestedTtl === 'number' && requestedTtl > 0 ? Math.min(requestedTtl, max) : (this.options.defaultTtlMs ?? 10 * 60_000);
     const stamp = new Date().toISOString();
     const taskId = `mcp-host-task-${this.nextId++}-${Math.random().toString(36).slice(2, 10)}`;
@@ -301,6 +319,19 @@ export class ReceiverTasks {
     entry.task = { ...entry.task, status, lastUpdatedAt: new Date().toISOString(), ...(statusMessage ? { statusMessage } : {}) };
     for (const w of entry.waiters.splice(0)) w();
     if (this.entries.has(entry.task.taskId)) this.notifyStatus({ ...entry.task });
+    this.forgetOldestEnded();
+  }
+
+  /** Past the cap of ended tasks, the oldest ended ones are forgotten (as if their ttl ran out). */
+  private forgetOldestEnded(): void {
+    let ended = [...this.entries.values()].filter((e) => e.outcome).length;
+    for (const [taskId, entry] of this.entries) {
+      if (ended <= MAX_ENDED_RECEIVER_TASKS) return;
+      if (!entry.outcome) continue;
+      clearTimeout(entry.expiry);
+      this.entries.delete(taskId);
+      ended--;
+    }
   }
 
   private expire(taskId: string): void {

@@ -1,8 +1,9 @@
 import { ErrorCode } from '../protocol/errors';
 import type { CreateMessageParams, CreateMessageResult, ModelPreferences, SamplingContent, ToolUseContent } from '../protocol/types';
 import type { SamplingPolicy } from '../servers/definition';
+import { estimatedSamplingTokens, type BudgetReservation, type SamplingBudget } from './budget';
 import { toolMessageProblem, usesTools } from './content';
-import { chooseModel, type ModelCandidate, type SamplingBudget } from './policy';
+import { chooseModel, type ModelCandidate } from './policy';
 
 // What to do with a `sampling/createMessage`, decided without the editor: the policy, the
 // request's own checks, the budget, the model and the shape of the answer. The editor layer
@@ -30,6 +31,11 @@ export interface SamplingPlan {
   ignoredIncludeContext?: string;
   /** What was changed or ignored, for the server's log. */
   notes: string[];
+  /**
+   * The request's place in the budget, taken before anything was awaited: commit it once the
+   * model was asked, release it on every refusal after this plan.
+   */
+  reservation: BudgetReservation;
 }
 
 export interface SamplingCircumstances {
@@ -44,7 +50,7 @@ export interface SamplingCircumstances {
 
 const refuse = (code: number, message: string, denied = false): Refusal => ({ kind: 'refuse', code, message, denied });
 
-/** The checks before anyone is asked, in order: policy, well-formed request, tools, budget; then the caps. */
+/** The checks before anyone is asked, in order: policy, well-formed request, tools; then the caps, then the budget's reservation. */
 export function planSampling(params: CreateMessageParams, policy: SamplingPolicy, at: SamplingCircumstances): Refusal | SamplingPlan {
   if (policy.mode === 'deny') return refuse(USER_REJECTED, 'User rejected sampling request: sampling is denied for this server by mcpHost.servers sampling.mode', true);
   const problem = toolMessageProblem(params) ?? toolsProblem(params);
@@ -55,8 +61,6 @@ export function planSampling(params: CreateMessageParams, policy: SamplingPolicy
       `Sampling with tools is not supported: the language model API of this VS Code (${at.editorVersion}) cannot call tools (1.95 or later can), so MCP Host did not declare sampling.tools`,
     );
   }
-  const over = at.budget.refusal(policy);
-  if (over) return refuse(ErrorCode.InternalError, `Sampling refused: ${over}`);
   const notes: string[] = [];
   let ignoredIncludeContext: string | undefined;
   if (params.includeContext && params.includeContext !== 'none') {
@@ -69,7 +73,10 @@ export function planSampling(params: CreateMessageParams, policy: SamplingPolicy
     notes.push(`maxTokens ${request.maxTokens} capped to ${policy.maxTokensPerRequest}`);
     request.maxTokens = policy.maxTokensPerRequest;
   }
-  return { kind: 'proceed', request, ask: policy.mode === 'ask' && !at.alwaysAllowed, ...(ignoredIncludeContext ? { ignoredIncludeContext } : {}), notes };
+  // Taken here, with no await since the budget was read, so concurrent requests see each other.
+  const reservation = at.budget.reserve(policy, estimatedSamplingTokens(request));
+  if (reservation.kind === 'over') return refuse(ErrorCode.InternalError, `Sampling refused: ${reservation.reason}`);
+  return { kind: 'proceed', request, ask: policy.mode === 'ask' && !at.alwaysAllowed, ...(ignoredIncludeContext ? { ignoredIncludeContext } : {}), notes, reservation };
 }
 
 /** The person's No in the consent (or an empty Review). */

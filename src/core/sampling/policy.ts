@@ -50,41 +50,6 @@ export function chooseModel<M extends ModelCandidate>(models: M[], policy: Sampl
   return top.length === 1 ? { kind: 'chosen', model: top[0] } : { kind: 'ambiguous', models: top };
 }
 
-/** Rate and token budget per server, over rolling windows. */
-export class SamplingBudget {
-  private requests: number[] = [];
-  private tokens: Array<{ at: number; count: number }> = [];
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  /** Why the next request must be refused, or undefined if it may go. */
-  refusal(policy: SamplingPolicy): string | undefined {
-    const t = this.now();
-    this.requests = this.requests.filter((r) => t - r < 60_000);
-    this.tokens = this.tokens.filter((r) => t - r.at < 3_600_000);
-    if (policy.maxRequestsPerMinute !== undefined && this.requests.length >= policy.maxRequestsPerMinute) {
-      return `rate limit: at most ${policy.maxRequestsPerMinute} sampling requests per minute`;
-    }
-    const used = this.usedTokens();
-    if (policy.maxTokensPerHour !== undefined && used >= policy.maxTokensPerHour) {
-      return `token budget spent: ${used} of ${policy.maxTokensPerHour} tokens in the last hour`;
-    }
-    return undefined;
-  }
-
-  recordRequest(): void {
-    this.requests.push(this.now());
-  }
-
-  recordTokens(count: number): void {
-    this.tokens.push({ at: this.now(), count });
-  }
-
-  usedTokens(): number {
-    return this.tokens.reduce((sum, r) => sum + r.count, 0);
-  }
-}
-
 /** Cuts streamed text at the first stop sequence. */
 export function applyStopSequences(text: string, stops: string[] | undefined): { text: string; stopped: boolean } {
   let cut = -1;

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { inline, quoted, type CreateMessageParams } from '../../core';
+import { inline, quoted, SAMPLING_HISTORY_MAX_REQUEST_BYTES, type CreateMessageParams, type SampledExchange } from '../../core';
 import type { OutputDocuments } from '../outputDocuments';
 import { describeRequest } from './messages';
 
 /** One sampling exchange of the session, as the history shows it. */
-export interface SamplingRecord {
+export interface SamplingRecord extends SampledExchange {
   server: string;
   at: number;
   decision: 'allowed' | 'denied' | 'refused' | 'failed' | 'cancelled';
@@ -34,6 +34,9 @@ export async function showHistory(history: readonly SamplingRecord[], docs: Outp
         r.tokensIn !== undefined ? `- ${vscode.l10n.t('tokens: {0} in, {1} out', r.tokensIn, r.tokensOut ?? 0)}` : '',
         r.durationMs !== undefined ? `- ${vscode.l10n.t('duration: {0} ms', r.durationMs)}` : '',
         r.error ? `- ${vscode.l10n.t('error: {0}', inline(r.error))}` : '',
+        r.omittedRequestBytes !== undefined
+          ? `- ${vscode.l10n.t('the request ({0} bytes) is not kept: the history keeps at most {1} bytes of one request', r.omittedRequestBytes, SAMPLING_HISTORY_MAX_REQUEST_BYTES)}`
+          : '',
       ]
         .filter(Boolean)
         .join('\n'),

@@ -1,5 +1,17 @@
 import * as vscode from 'vscode';
-import { consentRefused, decideModel, McpError, noModelChosen, planSampling, SamplingBudget, type CreateMessageParams, type CreateMessageResult, type Refusal, type ServerDefinition } from '../../core';
+import {
+  consentRefused,
+  decideModel,
+  McpError,
+  noModelChosen,
+  planSampling,
+  SamplingBudget,
+  SamplingHistory,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type Refusal,
+  type ServerDefinition,
+} from '../../core';
 import type { ServerLogs } from '../logs';
 import type { OutputDocuments } from '../outputDocuments';
 import type { HostUi } from '../ui';
@@ -17,7 +29,7 @@ const ALWAYS_KEY = 'mcpHost.samplingAlwaysAllowed';
  * record of each exchange in the session's history.
  */
 export class SamplingService {
-  readonly history: SamplingRecord[] = [];
+  readonly records = new SamplingHistory<SamplingRecord>();
   private readonly budgets = new Map<string, SamplingBudget>();
 
   constructor(
@@ -25,6 +37,11 @@ export class SamplingService {
     private readonly logs: ServerLogs,
     private readonly ui: HostUi,
   ) {}
+
+  /** The session's exchanges, newest first, within the history's bounds. */
+  get history(): readonly SamplingRecord[] {
+    return this.records.items;
+  }
 
   showHistory(docs: OutputDocuments): Promise<vscode.Uri> {
     return showHistory(this.history, docs);
@@ -38,7 +55,7 @@ export class SamplingService {
     const server = def.name;
     const log = this.logs.channel(server);
     const record: SamplingRecord = { server, at: Date.now(), decision: 'refused', request: params };
-    this.history.unshift(record);
+    this.records.add(record);
     const refuse = (refusal: Refusal): never => {
       if (refusal.denied) record.decision = 'denied';
       record.error = refusal.message;
@@ -46,58 +63,67 @@ export class SamplingService {
       throw new McpError(refusal.code, refusal.message);
     };
 
-    const budget = this.budget(server);
-    const plan = planSampling(params, def.sampling, { canCallTools: hasToolCalling(), editorVersion: vscode.version, alwaysAllowed: this.alwaysAllowed().includes(server), budget });
+    const plan = planSampling(params, def.sampling, { canCallTools: hasToolCalling(), editorVersion: vscode.version, alwaysAllowed: this.alwaysAllowed().includes(server), budget: this.budget(server) });
     if (plan.kind === 'refuse') return refuse(plan);
-    if (plan.ignoredIncludeContext) record.ignoredIncludeContext = plan.ignoredIncludeContext;
-    for (const note of plan.notes) log.info(`sampling: ${note}`);
-    let request = plan.request;
-
-    if (plan.ask) {
-      let decision = await this.ui.allowSampling(server, request);
-      if (decision === 'review') {
-        const edited = await this.ui.reviewSampling(server, request);
-        decision = edited ? 'once' : 'deny';
-        if (edited) {
-          request = edited;
-          // The history shows what the model was really sent.
-          record.request = edited;
-          record.reviewed = true;
-        }
-      }
-      if (decision === 'deny') return refuse(consentRefused());
-      if (decision === 'always') await addToStoredList(this.memento, ALWAYS_KEY, server);
-    }
-
-    const choice = decideModel(await vscode.lm.selectChatModels(), def.sampling, request.modelPreferences);
-    if (choice.kind === 'none') {
-      void vscode.window.showErrorMessage(
-        vscode.l10n.t(
-          'MCP Host: "{0}" asked for a language model, but {1}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust {2}.',
-          server,
-          choice.reason,
-          `mcpHost.servers › ${server} › sampling.models`,
-        ),
-      );
-      return refuse(choice.refusal);
-    }
-    const model = choice.kind === 'use' ? choice.model : await this.ui.pickSamplingModel(choice.models);
-    if (!model) return refuse(noModelChosen());
-    record.model = model.id;
-    budget.recordRequest();
-
-    const started = Date.now();
+    // The plan holds the request's place in the budget: committed once the model is asked; every
+    // other way out (the person's No, no model, an error) gives it back here.
+    const { reservation } = plan;
     try {
-      const answer = await askModel(model, request, server, signal);
-      budget.recordTokens(answer.tokensIn + answer.tokensOut);
-      Object.assign(record, { decision: 'allowed', tokensIn: answer.tokensIn, tokensOut: answer.tokensOut, durationMs: Date.now() - started, response: answer.said });
-      log.info(`sampling: ${model.id} answered (${answer.tokensIn} tokens in, ${answer.tokensOut} out, ${answer.toolCalls ? `${answer.toolCalls} tool call(s), ` : ''}${Date.now() - started} ms)`);
-      return answer.result;
-    } catch (failure) {
-      if (!(failure instanceof SamplingFailure)) throw failure;
-      Object.assign(record, { decision: failure.decision, durationMs: Date.now() - started, error: failure.reason });
-      log.warn(`sampling: ${failure.logLine}`);
-      throw failure.answer;
+      if (plan.ignoredIncludeContext) record.ignoredIncludeContext = plan.ignoredIncludeContext;
+      for (const note of plan.notes) log.info(`sampling: ${note}`);
+      let request = plan.request;
+
+      if (plan.ask) {
+        let decision = await this.ui.allowSampling(server, request);
+        if (decision === 'review') {
+          const edited = await this.ui.reviewSampling(server, request);
+          decision = edited ? 'once' : 'deny';
+          if (edited) {
+            request = edited;
+            // The history shows what the model was really sent.
+            record.request = edited;
+            record.reviewed = true;
+            this.records.changed(record);
+          }
+        }
+        if (decision === 'deny') return refuse(consentRefused());
+        if (decision === 'always') await addToStoredList(this.memento, ALWAYS_KEY, server);
+      }
+
+      const choice = decideModel(await vscode.lm.selectChatModels(), def.sampling, request.modelPreferences);
+      if (choice.kind === 'none') {
+        void vscode.window.showErrorMessage(
+          vscode.l10n.t(
+            'MCP Host: "{0}" asked for a language model, but {1}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust {2}.',
+            server,
+            choice.reason,
+            `mcpHost.servers › ${server} › sampling.models`,
+          ),
+        );
+        return refuse(choice.refusal);
+      }
+      const model = choice.kind === 'use' ? choice.model : await this.ui.pickSamplingModel(choice.models);
+      if (!model) return refuse(noModelChosen());
+      record.model = model.id;
+
+      const started = Date.now();
+      try {
+        const answer = await askModel(model, request, server, signal);
+        reservation.commit(answer.tokensIn + answer.tokensOut);
+        Object.assign(record, { decision: 'allowed', tokensIn: answer.tokensIn, tokensOut: answer.tokensOut, durationMs: Date.now() - started, response: answer.said });
+        this.records.changed(record);
+        log.info(`sampling: ${model.id} answered (${answer.tokensIn} tokens in, ${answer.tokensOut} out, ${answer.toolCalls ? `${answer.toolCalls} tool call(s), ` : ''}${Date.now() - started} ms)`);
+        return answer.result;
+      } catch (failure) {
+        if (!(failure instanceof SamplingFailure)) throw failure;
+        // The model was asked: the request counts against the rate, its tokens are not known.
+        reservation.commit(0);
+        Object.assign(record, { decision: failure.decision, durationMs: Date.now() - started, error: failure.reason });
+        log.warn(`sampling: ${failure.logLine}`);
+        throw failure.answer;
+      }
+    } finally {
+      reservation.release();
     }
   }
 
