@@ -10,6 +10,8 @@ import { windowUi, type SetupUi } from './setup/ui';
 import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
 
 export type ToolConfirmation = 'once' | 'always' | 'cancel';
+/** Who wants the tool run: the person (Call Tool) or the server's own app (its tools/call). */
+export type ToolAsker = 'person' | 'app';
 
 /**
  * Every question the extension asks the person, in one place. The host and its parts get this
@@ -24,8 +26,8 @@ export interface HostUi {
   askInput(id: string, definition: InputDefinition | undefined): Promise<string | undefined>;
   /** `server` wants the value stored for `${input:id}`, which was first given to `firstGivenTo`. */
   allowInputReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer>;
-  /** Running a tool that is not (trusted to be) read-only. */
-  confirmTool(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean): Promise<ToolConfirmation>;
+  /** Running a tool that is not (trusted to be) read-only, for the person or at the request of an MCP App of the server. */
+  confirmTool(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean, asker: ToolAsker): Promise<ToolConfirmation>;
   /** The progress notification's Cancel, for a call that runs as a task: cancel it, or let it run on. */
   cancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'>;
   /** How a call's ending is told, with actions such as Open Result; the action chosen. */
