@@ -93,8 +93,8 @@ describe('MCP Apps in a real VS Code', function () {
     try {
       await a.tools.call(h, tool, {});
       const panel = await waitFor(() => a.apps.open.get(`apps-fixture\u0000silent-app`), 'the silent app panel');
-      const given = await waitFor(() => a.apps.events.find((e) => e.server === 'apps-fixture' && /could not send the call to the app/.test(e.text)), 'the log of the call given up');
-      assert.match(given.text, /timed out after 300 ms: ui\/notifications\/initialized/);
+      const given = await waitFor(() => a.apps.events.find((e) => e.server === 'apps-fixture' && /timed out after 300 ms/.test(e.text)), 'the log of the call given up');
+      assert.equal(given.text, 'could not send the call to the app: Request timed out after 300 ms: ui/notifications/initialized');
       assert.deepEqual(panel.notices, ['The app did not start within 0.3 seconds, so the call was not passed to it. Close the panel and call the tool again to retry.']);
       // A later call to the same open app is bounded too.
       await assert.rejects(panel.deliver({ args: {} }), /timed out after 300 ms/);
