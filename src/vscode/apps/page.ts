@@ -71,7 +71,8 @@ export function appPage(appHtml: string, csp: CheckedCsp, granted: AppPermission
     for (const [name, from] of Object.entries(VARS)) { const v = style.getPropertyValue(from).trim(); if (v) variables[name] = v; }
     return { theme: kind, highContrast: cls.contains('vscode-high-contrast') || cls.contains('vscode-high-contrast-light'), variables };
   };
-  const size = () => ({ width: Math.round(document.documentElement.clientWidth), height: Math.round(document.documentElement.clientHeight) });
+  // The app's own box: the page less our header line above it.
+  const size = () => { const f = frame(); return { width: Math.round(f.clientWidth), height: Math.round(f.clientHeight) }; };
   window.addEventListener('message', (e) => {
     const f = frame();
     if (f && e.source === f.contentWindow) { vscode.postMessage({ fromApp: e.data }); return; }
@@ -88,7 +89,7 @@ export function appPage(appHtml: string, csp: CheckedCsp, granted: AppPermission
   document.addEventListener('DOMContentLoaded', () => {
     vscode.postMessage({ context: { ...theme(), size: size() } });
     new MutationObserver(() => vscode.postMessage({ context: theme() })).observe(document.body, { attributes: true, attributeFilter: ['class'] });
-    new ResizeObserver(() => vscode.postMessage({ context: { size: size() } })).observe(document.documentElement);
+    new ResizeObserver(() => vscode.postMessage({ context: { size: size() } })).observe(frame());
   });
 })();`;
   const html = `<!DOCTYPE html>
