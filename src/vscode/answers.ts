@@ -16,6 +16,9 @@ export type SamplingDecision = 'once' | 'always' | 'deny' | 'review';
 /** Running a tool that is not (trusted to be) read-only. */
 export type ToolConfirmation = 'once' | 'always' | 'cancel';
 
+/** Who wants the tool run: the person (Call Tool) or the server's own app (its tools/call). */
+export type ToolAsker = 'person' | 'app';
+
 /** The questions the app policy asks the person: `HostUi.apps`. */
 export interface AppPrompts {
   grant(server: string, asked: AppPermission[]): Promise<AppPermission[]>;

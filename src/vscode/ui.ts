@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
 import type { CreateMessageParams, InputDefinition, LaunchSummary, Tool } from '../core';
-import type { AppPrompts, ConsentAnswer, ReuseAnswer, SamplingDecision, ToolConfirmation } from './answers';
+import type { AppPrompts, ConsentAnswer, ReuseAnswer, SamplingDecision, ToolAsker, ToolConfirmation } from './answers';
 import type { ElicitationUi } from './elicitation/steps';
 import type { SetupUi } from './setup/ui';
 
@@ -19,8 +19,8 @@ export interface HostUi {
   askInput(id: string, definition: InputDefinition | undefined): Promise<string | undefined>;
   /** `server` wants the value stored for `${input:id}`, which was first given to `firstGivenTo`. */
   allowInputReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer>;
-  /** Running a tool that is not (trusted to be) read-only. */
-  confirmTool(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean): Promise<ToolConfirmation>;
+  /** Running a tool that is not (trusted to be) read-only, for the person or at the request of an MCP App of the server. */
+  confirmTool(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean, asker: ToolAsker): Promise<ToolConfirmation>;
   /** The progress notification's Cancel, for a call that runs as a task: cancel it, or let it run on. */
   cancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'>;
   /** How a call's ending is told, with actions such as Open Result; the action chosen. */

@@ -6,12 +6,15 @@ import {
   APP_MIME_TYPE,
   UI_EXTENSION,
   appFrameCsp,
+  allowedOrigins,
   appResourceUri,
   checkCsp,
+  type CspRefusal,
   hostPageCsp,
   inlineScriptHashes,
   isToolForApp,
   isToolForPerson,
+  localOriginsAllowed,
   uiExtensionCapability,
   uiResourcesOf,
   withFrameCsp,
@@ -60,6 +63,101 @@ describe('MCP Apps (core)', function () {
       const result = await client.callTool('get-time', {});
       assert.match((result.result.structuredContent as { time: string }).time, /^\d{4}-\d\d-\d\dT/);
     });
+  });
+
+  describe('which CSP sources an app may declare', () => {
+    /** [source, refusal from a remote or stdio server, refusal from an HTTP server on loopback]; undefined is taken. */
+    const table: Array<[string, CspRefusal | undefined, CspRefusal | undefined]> = [
+      // Concrete registrable domains, with and without a port or a wildcard below the domain.
+      ['https://example.com', undefined, undefined],
+      ['https://api.example.com:8443', undefined, undefined],
+      ['wss://live.example.com:*', undefined, undefined],
+      ['https://*.example.com', undefined, undefined],
+      ['https://*.example.co.uk', undefined, undefined],
+      ['https://example.co.uk', undefined, undefined],
+      ['https://me.github.io', undefined, undefined],
+      ['HTTPS://CDN.Example.COM', undefined, undefined],
+      // Wildcards across a whole public suffix.
+      ['https://*.com', 'wildcardOverPublicSuffix', 'wildcardOverPublicSuffix'],
+      ['wss://*.net', 'wildcardOverPublicSuffix', 'wildcardOverPublicSuffix'],
+      ['https://*.co.uk', 'wildcardOverPublicSuffix', 'wildcardOverPublicSuffix'],
+      ['https://*.com.au:443', 'wildcardOverPublicSuffix', 'wildcardOverPublicSuffix'],
+      ['https://*.github.io', 'wildcardOverPublicSuffix', 'wildcardOverPublicSuffix'],
+      ['https://*.amazonaws.com', 'wildcardOverPublicSuffix', 'wildcardOverPublicSuffix'],
+      // A suffix alone is nobody's site.
+      ['https://com', 'noRegistrableDomain', 'noRegistrableDomain'],
+      ['https://co.uk', 'noRegistrableDomain', 'noRegistrableDomain'],
+      ['https://intranet', 'noRegistrableDomain', 'noRegistrableDomain'],
+      // Loopback, by address and by name, with and without ports.
+      ['http://127.0.0.1:*', 'localAddress', undefined],
+      ['http://127.8.9.10:3000', 'localAddress', undefined],
+      ['http://localhost:8080', 'localAddress', undefined],
+      ['ws://localhost', 'localAddress', undefined],
+      ['http://app.localhost', 'localAddress', undefined],
+      ['http://0.0.0.0:80', 'localAddress', undefined],
+      // Private and link-local ranges, and names of the local network.
+      ['http://10.1.2.3', 'localAddress', undefined],
+      ['http://172.16.0.1:*', 'localAddress', undefined],
+      ['http://172.31.255.255', 'localAddress', undefined],
+      ['http://192.168.1.1', 'localAddress', undefined],
+      ['http://169.254.169.254', 'localAddress', undefined],
+      ['http://100.64.0.1', 'localAddress', undefined],
+      ['https://printer.local', 'localAddress', undefined],
+      ['https://*.home.arpa', 'localAddress', undefined],
+      ['https://db.internal', 'localAddress', undefined],
+      // Public addresses are concrete hosts; their neighbours outside the private ranges too.
+      ['https://93.184.215.14', undefined, undefined],
+      ['http://172.32.0.1', undefined, undefined],
+      ['https://*.93.184.215.14', 'wildcardOverAddress', 'wildcardOverAddress'],
+      // Numbers that browsers read as addresses but are no dotted quad.
+      ['http://2130706433', 'notAnOrigin', 'notAnOrigin'],
+      ['http://127.1', 'notAnOrigin', 'notAnOrigin'],
+      ['http://0x7f.0.0.1', 'notAnOrigin', 'notAnOrigin'],
+      ['http://256.1.1.1', 'notAnOrigin', 'notAnOrigin'],
+      // IPv6: local ones are refused as local, every one is refused (a CSP source cannot name it).
+      ['http://[::1]:*', 'localAddress', 'ipv6'],
+      ['http://[fd12:3456::1]', 'localAddress', 'ipv6'],
+      ['http://[fe80::1]', 'localAddress', 'ipv6'],
+      ['http://[::ffff:127.0.0.1]', 'localAddress', 'ipv6'],
+      ['https://[2001:db8::1]', 'ipv6', 'ipv6'],
+      // Not origins at all.
+      ['*', 'notAnOrigin', 'notAnOrigin'],
+      ['https://*', 'notAnOrigin', 'notAnOrigin'],
+      ["'self'", 'notAnOrigin', 'notAnOrigin'],
+      ['data:', 'notAnOrigin', 'notAnOrigin'],
+      ['ftp://example.com', 'notAnOrigin', 'notAnOrigin'],
+      ['https://example.com/path', 'notAnOrigin', 'notAnOrigin'],
+      ['https://example.com:99999', 'notAnOrigin', 'notAnOrigin'],
+      ['https://example.com; script-src *', 'notAnOrigin', 'notAnOrigin'],
+    ];
+    it('lets only an HTTP server on loopback name local origins, not a stdio one', () => {
+      assert.equal(localOriginsAllowed({ type: 'stdio' }), false);
+      for (const url of ['http://127.0.0.1:3000/mcp', 'http://localhost:8080/mcp', 'http://[::1]:9000/mcp']) assert.equal(localOriginsAllowed({ type: 'http', url }), true, url);
+      for (const url of ['https://mcp.example.com/mcp', 'http://192.168.1.5/mcp', 'http://127.0.0.1.example.com/mcp', 'not a url']) assert.equal(localOriginsAllowed({ type: 'http', url }), false, url);
+    });
+
+    for (const [source, remote, loopback] of table) {
+      it(`${source}: ${remote ?? 'taken'} from a remote server, ${loopback ?? 'taken'} from one on loopback`, () => {
+        for (const [localAllowed, expected] of [
+          [false, remote],
+          [true, loopback],
+        ] as const) {
+          const checked = checkCsp({ connectDomains: [source], frameDomains: [source] }, { localAllowed });
+          assert.deepEqual(
+            checked.dropped,
+            expected
+              ? [
+                  { source, refusal: expected },
+                  { source, refusal: expected },
+                ]
+              : [],
+          );
+          assert.deepEqual(allowedOrigins(checked), expected ? [] : [source]);
+          const connectSrc = /connect-src ([^;]*)/.exec(appFrameCsp(checked))?.[1];
+          assert.equal(connectSrc, expected ? "'none'" : source, 'the policy holds exactly what was taken');
+        }
+      });
+    }
   });
 
   describe('against the app fixture', () => {
@@ -117,10 +215,14 @@ describe('MCP Apps (core)', function () {
       const app = await uiResourcesOf(client).get('ui://hostile/app.html');
       assert.deepEqual(app.permissions, ['clipboardWrite']);
       assert.equal(app.prefersBorder, true);
-      const csp = checkCsp(app.csp);
+      const csp = checkCsp(app.csp, { localAllowed: false });
       assert.deepEqual(csp.connect, ['https://allowed.example']);
       assert.deepEqual(csp.resource, []);
-      assert.deepEqual(csp.dropped.sort(), ["'unsafe-eval'", 'https://cdn.example; script-src *'].sort());
+      assert.deepEqual(
+        csp.dropped.map((d) => d.source),
+        ["'unsafe-eval'", 'https://*.com', 'http://127.0.0.1:*', 'https://cdn.example; script-src *'],
+      );
+      assert.deepEqual(allowedOrigins(csp), ['https://allowed.example']);
       const frame = appFrameCsp(csp);
       assert.match(frame, /connect-src https:\/\/allowed\.example;/);
       assert.match(frame, /frame-src 'none'/);

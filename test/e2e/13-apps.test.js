@@ -122,8 +122,8 @@ describe('MCP Apps', function () {
 
     await page.waitForTimeout(1100); // a later second, so the new time differs
     await app.locator('#get-time-btn').click();
-    // The app's own call asks the same question as the person's.
-    await clickDialogButton(await dialog(page, 'Run the tool "get-time"'), 'Allow Once');
+    // The app's own call meets the same confirmation as the person's, and the question says the app asks.
+    await clickDialogButton(await dialog(page, 'The app of the MCP server "vanilla" asks to run the tool "get-time"'), 'Allow Once');
     await app.waitForFunction((before) => (document.getElementById('server-time')?.textContent ?? '').trim() !== before, first, { timeout: 30_000 });
     assert.match((await shown.innerText()).trim(), /\d{4}-\d\d-\d\dT/);
 
@@ -170,6 +170,9 @@ describe('MCP Apps', function () {
     const ask = await dialog(page, 'asks for: clipboardWrite');
     await clickDialogButton(ask, 'Cancel');
     const app = await appFrame(page, '[data-try="finished"]');
+    // Above the app, a line of ours: where it may connect, and what it asked for but was refused.
+    const origins = await app.parentFrame().locator('#mcp-host-origins').innerText();
+    assert.match(origins, /^This app may connect to: https:\/\/allowed\.example\. Refused \(the reasons are in the log of "apps-fixture"\): .*https:\/\/\*\.com, http:\/\/127\.0\.0\.1:\*/);
     const outcome = async (name) => (await app.locator(`[data-try="${name}"]`).innerText()).replace(/^[^:]+: /, '');
     const all = await app.locator('[data-try]').allInnerTexts();
     assert.doesNotMatch(all.join('\n'), /REACHED/, all.join('\n'));

@@ -1,32 +1,144 @@
 import { createHash } from 'node:crypto';
+import { isLocalAddress } from '../render/icons';
 import type { AppCsp } from './uiResources';
 
 /**
  * A source the app may name in `_meta.ui.csp`: a scheme-qualified host (a leading `*.` allowed,
  * a port or `:*` allowed), nothing else. Keywords (`'unsafe-eval'`), bare `*`, schemes such as
- * `data:` and anything with a space or `;` (which would add a directive) are dropped.
+ * `data:` and anything with a space or `;` (which would add a directive) are dropped. A bracketed
+ * IPv6 literal is recognised only to be refused with its reason (a CSP source cannot name one).
  */
-const SOURCE = /^(https?|wss?):\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?$/i;
+const SOURCE = /^(https?|wss?):\/\/(\*\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::(\d{1,5}|\*))?$/i;
+
+/**
+ * Suffixes under which anyone may register a name, so a wildcard over one (`*.co.uk`,
+ * `*.github.io`) reaches every stranger's site. There is no public-suffix list among our
+ * dependencies; this is a deliberately small table (the common second levels of country domains,
+ * and shared hosting and tunnel domains), on top of the rule that a single label is always a suffix.
+ */
+const SECOND_LEVELS = new Set(['ac', 'co', 'com', 'edu', 'go', 'gob', 'gov', 'gouv', 'ltd', 'me', 'mil', 'ne', 'net', 'nom', 'or', 'org', 'plc', 'sch']);
+const SHARED_SUFFIXES = new Set([
+  'amazonaws.com',
+  'appspot.com',
+  'azurewebsites.net',
+  'blogspot.com',
+  'cloudfront.net',
+  'firebaseapp.com',
+  'github.io',
+  'githubusercontent.com',
+  'gitlab.io',
+  'herokuapp.com',
+  'netlify.app',
+  'ngrok-free.app',
+  'ngrok.io',
+  'pages.dev',
+  'trycloudflare.com',
+  'vercel.app',
+  'web.app',
+  'workers.dev',
+]);
+
+/** Names that mean the person's own machine or network wherever they are looked up. */
+const LOCAL_NAMES = /(^|\.)(localhost|local|internal|lan|home\.arpa)$/;
+
+/** Whether `host` (lower case, no wildcard) is a suffix under which others register names. */
+export function isPublicSuffix(host: string): boolean {
+  const labels = host.split('.');
+  if (labels.length === 1) return true;
+  if (labels.length === 2 && labels[1].length === 2 && SECOND_LEVELS.has(labels[0])) return true;
+  return SHARED_SUFFIXES.has(host);
+}
+
+/** Why a declared source was not taken. */
+export type CspRefusal =
+  | 'notAnOrigin'
+  /** `https://*.com`, `wss://*.co.uk`: every site under a public suffix. */
+  | 'wildcardOverPublicSuffix'
+  /** `https://com`, `https://co.uk`: a suffix, not anyone's site. */
+  | 'noRegistrableDomain'
+  /** Loopback, private, link-local or unspecified, by address or by name, from a server that is not itself on loopback. */
+  | 'localAddress'
+  /** A wildcard over an IP address (`*.1.2.3.4`). */
+  | 'wildcardOverAddress'
+  /** `http://[2001:db8::1]`: CSP sources cannot name IPv6 addresses, so it would allow nothing. */
+  | 'ipv6';
+
+export const CSP_REFUSALS: Record<CspRefusal, string> = {
+  notAnOrigin: 'not an origin',
+  wildcardOverPublicSuffix: 'a wildcard over a public suffix (every site under it)',
+  noRegistrableDomain: 'no registrable domain (a public suffix alone)',
+  localAddress: 'a loopback, private or link-local address, and the server is not on loopback',
+  wildcardOverAddress: 'a wildcard over an IP address',
+  ipv6: 'an IPv6 address, which a CSP source cannot name',
+};
+
+export interface CheckOptions {
+  /**
+   * Whether loopback, private and link-local origins may be taken: only for an app whose server is
+   * itself reached over HTTP on loopback (a stdio server is a local process, but what it declares
+   * is still a stranger's choice, so it gets the same rule as a remote one).
+   */
+  localAllowed: boolean;
+}
+
+/** Why `source` is refused, or undefined when it may be taken. */
+export function refusalOf(source: string, options: CheckOptions): CspRefusal | undefined {
+  const m = SOURCE.exec(source);
+  if (!m) return 'notAnOrigin';
+  const wildcard = m[2] !== undefined;
+  const host = m[3].toLowerCase();
+  if (m[4] !== undefined && m[4] !== '*' && Number(m[4]) > 65535) return 'notAnOrigin';
+  if (host.startsWith('[')) return isLocalAddress(host) && !options.localAllowed ? 'localAddress' : 'ipv6';
+  const labels = host.split('.');
+  if (/^(\d+|0x[0-9a-f]*)$/.test(labels[labels.length - 1])) {
+    // A numeric last label is an address (no top-level domain is numeric): dotted-quad only, no `127.1` or `0x7f.1`.
+    if (labels.length !== 4 || !labels.every((l) => /^\d{1,3}$/.test(l) && Number(l) <= 255)) return 'notAnOrigin';
+    if (wildcard) return 'wildcardOverAddress';
+    return isLocalAddress(host) && !options.localAllowed ? 'localAddress' : undefined;
+  }
+  if (isLocalAddress(host) || LOCAL_NAMES.test(host)) return options.localAllowed ? undefined : 'localAddress';
+  if (isPublicSuffix(host)) return wildcard ? 'wildcardOverPublicSuffix' : 'noRegistrableDomain';
+  return undefined;
+}
 
 export interface CheckedCsp {
   connect: string[];
   resource: string[];
   frame: string[];
   baseUri: string[];
-  /** What was asked for but not taken, for the log. */
-  dropped: string[];
+  /** What was asked for but not taken, and why, for the log and the panel. */
+  dropped: Array<{ source: string; refusal: CspRefusal }>;
 }
 
-/** The app's declared domains, each checked; what does not look like an origin is dropped. */
-export function checkCsp(csp: AppCsp): CheckedCsp {
-  const dropped: string[] = [];
+/** The app's declared domains, each checked; what is not a concrete origin it may reach is dropped. */
+export function checkCsp(csp: AppCsp, options: CheckOptions): CheckedCsp {
+  const dropped: CheckedCsp['dropped'] = [];
   const take = (list: string[] | undefined) =>
-    (list ?? []).filter((d) => {
-      const ok = SOURCE.test(d);
-      if (!ok) dropped.push(d);
-      return ok;
+    (list ?? []).filter((source) => {
+      const refusal = refusalOf(source, options);
+      if (refusal) dropped.push({ source, refusal });
+      return !refusal;
     });
   return { connect: take(csp.connectDomains), resource: take(csp.resourceDomains), frame: take(csp.frameDomains), baseUri: take(csp.baseUriDomains), dropped };
+}
+
+/**
+ * Whether an app of this server may name loopback, private and link-local origins: only a server
+ * reached over HTTP on loopback, whose app may well talk to the same machine it came from.
+ */
+export function localOriginsAllowed(server: { type: 'stdio' } | { type: 'http'; url: string }): boolean {
+  if (server.type !== 'http') return false;
+  try {
+    const host = new URL(server.url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/** Every origin the app may reach, once each, for the panel's header. */
+export function allowedOrigins(csp: CheckedCsp): string[] {
+  return [...new Set([...csp.connect, ...csp.resource, ...csp.frame, ...csp.baseUri])];
 }
 
 const orNone = (list: string[]) => (list.length ? list.join(' ') : "'none'");

@@ -2,7 +2,7 @@
 // through, and the lazy load of dist/apps.js (the SDK's AppBridge and the panel, ./panel.ts).
 import * as vscode from 'vscode';
 import type { ServerLog } from '../logs';
-import { appResourceUri, neutraliseLinks, uiResourcesOf, McpError, type CallToolResult, type ServerHandle, type Tool } from '../../core';
+import { appResourceUri, localOriginsAllowed, neutraliseLinks, uiResourcesOf, McpError, type CallToolResult, type ServerHandle, type Tool } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import type { ToolCalls } from '../tools/callTool';
@@ -12,6 +12,9 @@ import type { AppPanel, AppPanelOptions } from './panel';
 import type { AppPolicy } from './policy';
 
 type PanelModule = typeof import('./panel');
+
+/** How long a call waits for its app to send ui/notifications/initialized; the panel says when it gave up. */
+const APP_INIT_TIMEOUT_MS = 30_000;
 
 /** Everything an app the person opened says or asks, in order, for tests and the log. */
 export interface AppEvent {
@@ -24,6 +27,8 @@ export class AppPanels implements vscode.Disposable {
   /** Open panels by server and tool; a new call of the tool goes to its open app. */
   readonly open = new Map<string, AppPanel>();
   readonly events: AppEvent[] = [];
+  /** `APP_INIT_TIMEOUT_MS`; tests make it short. */
+  initTimeoutMs = APP_INIT_TIMEOUT_MS;
   private module: PanelModule | undefined;
 
   constructor(
@@ -36,8 +41,20 @@ export class AppPanels implements vscode.Disposable {
       if (!appResourceUri(tool)) return;
       // A call that ended without a result tells an app already open (ui/notifications/tool-cancelled), and opens none.
       if ('result' in end) void this.openApp(server, tool, { args, result: end.result });
-      else void this.open.get(`${server.name}\u0000${tool.name}`)?.deliver({ args, cancelled: end.cancelled });
+      else {
+        const open = this.open.get(`${server.name}\u0000${tool.name}`);
+        if (open) void this.deliver(server.name, open, { args, cancelled: end.cancelled });
+      }
     };
+  }
+
+  /** Sends a call to an open app; what goes wrong (an app that never started, one closed meanwhile) is logged, never thrown. */
+  private async deliver(server: string, panel: AppPanel, call: NonNullable<AppPanelOptions['call']>): Promise<void> {
+    try {
+      await panel.deliver(call);
+    } catch (error) {
+      this.warn(server, `could not send the call to the app: ${McpError.from(error).message}`);
+    }
   }
 
   /** Opens (or reveals, and sends the call to) the tool's app beside the result document. */
@@ -49,7 +66,7 @@ export class AppPanels implements vscode.Disposable {
     const existing = this.open.get(key);
     if (existing) {
       existing.panel.reveal(undefined, true);
-      if (call) await existing.deliver(call);
+      if (call) await this.deliver(server.name, existing, call);
       return existing;
     }
     try {
@@ -63,6 +80,8 @@ export class AppPanels implements vscode.Disposable {
         policy: this.policyFor(server),
         hostInfo: { name: 'mcp-host', version: String(vscode.extensions.getExtension('mcp-host.mcp-host')?.packageJSON.version ?? '0.0.0') },
         column: vscode.ViewColumn.Beside,
+        localOrigins: localOriginsAllowed(server.definition),
+        initTimeoutMs: this.initTimeoutMs,
       });
       this.open.set(key, panel);
       panel.panel.onDidDispose(() => this.open.get(key) === panel && this.open.delete(key));
@@ -77,6 +96,12 @@ export class AppPanels implements vscode.Disposable {
     this.events.push({ server, kind, text });
     this.events.splice(0, this.events.length - 100);
     this.log.info(`[app ${server}] ${kind}: ${this.host.redact(text)}`);
+  }
+
+  /** Into the server's own log (where the person looks first) as well as the events. */
+  private warn(server: string, text: string): void {
+    this.record(server, 'log', text);
+    this.host.logs.channel(server).warn(`[app] ${text}`);
   }
 
   private policyFor(server: ServerHandle): AppPolicy {
@@ -118,6 +143,7 @@ export class AppPanels implements vscode.Disposable {
       },
       grant: (asked) => this.ui.apps.grant(name, asked),
       log: (message) => this.record(name, 'log', message),
+      warn: (message) => this.warn(name, message),
     };
   }
 

@@ -49,8 +49,12 @@ export interface AppPage {
   frameCsp: string;
 }
 
-/** The page for `appHtml`, its frame allowed only `granted` features and the checked domains. */
-export function appPage(appHtml: string, csp: CheckedCsp, granted: AppPermission[], cspSource: string, title: string): AppPage {
+/**
+ * The page for `appHtml`, its frame allowed only `granted` features and the checked domains. Above
+ * the frame, a line of ours the app cannot reach: `origins` (what it may connect to, what was
+ * refused) and, when the extension posts `{ notice }`, what went wrong (such as an app that never started).
+ */
+export function appPage(appHtml: string, csp: CheckedCsp, granted: AppPermission[], cspSource: string, title: string, origins: string): AppPage {
   const nonce = randomBytes(16).toString('base64');
   const frameCsp = appFrameCsp(csp);
   const pageCsp = hostPageCsp(csp, nonce, inlineScriptHashes(appHtml), cspSource);
@@ -67,26 +71,37 @@ export function appPage(appHtml: string, csp: CheckedCsp, granted: AppPermission
     for (const [name, from] of Object.entries(VARS)) { const v = style.getPropertyValue(from).trim(); if (v) variables[name] = v; }
     return { theme: kind, highContrast: cls.contains('vscode-high-contrast') || cls.contains('vscode-high-contrast-light'), variables };
   };
-  const size = () => ({ width: Math.round(document.documentElement.clientWidth), height: Math.round(document.documentElement.clientHeight) });
+  // The app's own box: the page less our header line above it.
+  const size = () => { const f = frame(); return { width: Math.round(f.clientWidth), height: Math.round(f.clientHeight) }; };
   window.addEventListener('message', (e) => {
     const f = frame();
     if (f && e.source === f.contentWindow) { vscode.postMessage({ fromApp: e.data }); return; }
     const d = e.data;
+    // Only the extension (through VS Code's host frame, our parent) writes the notice; never a frame of the app.
+    if (e.source === window.parent && d && typeof d === 'object' && typeof d.notice === 'string') {
+      const n = document.getElementById('mcp-host-notice');
+      n.textContent = d.notice;
+      n.hidden = false;
+      return;
+    }
     if (f && d && typeof d === 'object' && 'toApp' in d) f.contentWindow.postMessage(d.toApp, '*');
   });
   document.addEventListener('DOMContentLoaded', () => {
     vscode.postMessage({ context: { ...theme(), size: size() } });
     new MutationObserver(() => vscode.postMessage({ context: theme() })).observe(document.body, { attributes: true, attributeFilter: ['class'] });
-    new ResizeObserver(() => vscode.postMessage({ context: { size: size() } })).observe(document.documentElement);
+    new ResizeObserver(() => vscode.postMessage({ context: { size: size() } })).observe(frame());
   });
 })();`;
   const html = `<!DOCTYPE html>
 <html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${attr(pageCsp)}">
 <title>${attr(title)}</title>
-<style>html,body{margin:0;padding:0;height:100%;overflow:hidden}iframe{border:0;display:block;width:100%;height:100%}</style>
+<style>html,body{margin:0;padding:0;height:100%;overflow:hidden}body{display:flex;flex-direction:column}
+header{font-size:0.85em;padding:2px 8px;color:var(--vscode-descriptionForeground);border-bottom:1px solid var(--vscode-panel-border,transparent);overflow-wrap:anywhere}
+#mcp-host-notice{color:var(--vscode-editorWarning-foreground)}iframe{border:0;display:block;width:100%;flex:1}</style>
 <script nonce="${nonce}">${relay}</script>
 </head><body>
+<header role="note"><div id="mcp-host-origins">${attr(origins)}</div><div id="mcp-host-notice" role="alert" hidden></div></header>
 <iframe id="app" title="${attr(title)}" sandbox="allow-scripts allow-forms" allow="${attr(allow)}" referrerpolicy="no-referrer" srcdoc="${attr(withFrameCsp(appHtml, frameCsp))}"></iframe>
 </body></html>`;
   return { html, pageCsp, frameCsp };

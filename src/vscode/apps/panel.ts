@@ -6,7 +6,8 @@
 import { AppBridge, type McpUiDisplayMode, type McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
 import * as vscode from 'vscode';
 import type { AppResource, CallToolResult, Tool } from '../../core';
-import { checkCsp } from '../../core/apps/csp';
+import { allowedOrigins, checkCsp, CSP_REFUSALS, type CheckedCsp } from '../../core/apps/csp';
+import { McpError } from '../../core/protocol/errors';
 import { appPage } from './page';
 import type { AppPolicy } from './policy';
 
@@ -22,6 +23,10 @@ export interface AppPanelOptions {
   /** The call that opened the app, if one did (Open App opens it without). */
   call?: { args: Record<string, unknown>; result?: CallToolResult; cancelled?: string };
   column: vscode.ViewColumn;
+  /** Whether the app may name loopback and private origins (`localOriginsAllowed`). */
+  localOrigins: boolean;
+  /** How long a call waits for the app's ui/notifications/initialized before it is given up. */
+  initTimeoutMs: number;
 }
 
 export interface AppPanel {
@@ -31,7 +36,12 @@ export interface AppPanel {
   /** The page's and the frame's Content-Security-Policy, for tests. */
   readonly csp: { page: string; frame: string };
   readonly hostContext: McpUiHostContext;
-  /** A new call of the same tool: its input and result go to the app already open. */
+  /** What the panel's header told the person beyond the origins (such as an app that never started), for tests. */
+  readonly notices: readonly string[];
+  /**
+   * A new call of the same tool: its input and result go to the app already open, once it has
+   * initialised; rejects when it has not within `initTimeoutMs` (the panel says so) or is closed.
+   */
   deliver(call: NonNullable<AppPanelOptions['call']>): Promise<void>;
   dispose(): void;
 }
@@ -63,10 +73,10 @@ class WebviewTransport implements BridgeTransport {
 export async function openAppPanel(o: AppPanelOptions): Promise<AppPanel> {
   const title = `${o.server} › ${o.tool.title ?? o.tool.name}`;
   const granted = o.app.permissions.length ? await o.policy.grant(o.app.permissions) : [];
-  const csp = checkCsp(o.app.csp ?? {});
-  if (csp.dropped.length) o.policy.log(`${o.app.uri}: CSP entries that are not origins were ignored: ${csp.dropped.join(', ')}`);
+  const csp = checkCsp(o.app.csp ?? {}, { localAllowed: o.localOrigins });
+  for (const d of csp.dropped) o.policy.warn(`${o.app.uri}: the CSP source ${JSON.stringify(d.source)} was refused: ${CSP_REFUSALS[d.refusal]}`);
   const panel = vscode.window.createWebviewPanel('mcpHost.app', title, { viewColumn: o.column, preserveFocus: true }, { enableScripts: true, localResourceRoots: [], enableForms: true });
-  const page = appPage(o.app.html, csp, granted, panel.webview.cspSource, title);
+  const page = appPage(o.app.html, csp, granted, panel.webview.cspSource, title, originsLine(o.server, csp));
   const kind = vscode.window.activeColorTheme.kind;
   let displayMode: McpUiDisplayMode = 'inline';
   const hostContext: McpUiHostContext = {
@@ -146,29 +156,59 @@ export async function openAppPanel(o: AppPanelOptions): Promise<AppPanel> {
   panel.webview.html = page.html;
   o.policy.log(`opened ${o.app.uri} for ${o.tool.name}; page CSP: ${page.pageCsp}`);
 
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  const notices: string[] = [];
+  const notify = (notice: string) => {
+    notices.push(notice);
+    void panel.webview.postMessage({ notice }).then(undefined, () => undefined);
+  };
+  /** Resolves once the app has initialised; rejects when it has not within the bound, or was closed first. */
+  const ready = async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), o.initTimeoutMs)));
+    const outcome = await Promise.race([initialized.then(() => 'ready' as const), closed.then(() => 'closed' as const), late]).finally(() => clearTimeout(timer));
+    if (outcome === 'closed') throw McpError.connectionClosed('the app was closed');
+    if (outcome === 'late') {
+      notify(vscode.l10n.t('The app did not start within {0} seconds, so the call was not passed to it. Close the panel and call the tool again to retry.', Math.round(o.initTimeoutMs / 100) / 10));
+      throw McpError.timeout('ui/notifications/initialized', o.initTimeoutMs);
+    }
+  };
   const deliver = async (call: NonNullable<AppPanelOptions['call']>) => {
-    await initialized;
+    await ready();
     await bridge.sendToolInput({ arguments: call.args });
     if (call.result) await bridge.sendToolResult(call.result as never);
     else if (call.cancelled) await bridge.sendToolCancelled({ reason: call.cancelled });
   };
-  if (o.call) void deliver(o.call).catch((e) => o.policy.log(`could not send the call to the app: ${String(e)}`));
+  if (o.call) deliver(o.call).catch((e: unknown) => o.policy.warn(`could not send the call to the app: ${McpError.from(e).message}`));
 
   let disposed = false;
   const dispose = () => {
     if (disposed) return;
     disposed = true;
+    markClosed();
     for (const s of subscriptions.splice(0)) s.dispose();
-    bridge.teardownResource({}, { timeout: 1000 }).then(
-      () => bridge.close(),
-      () => bridge.close(),
-    );
+    bridge
+      .teardownResource({}, { timeout: 1000 })
+      .catch(() => undefined)
+      .then(() => bridge.close())
+      .catch(() => undefined);
     panel.dispose();
   };
   panel.onDidDispose(() => {
     disposed = true;
+    markClosed();
     for (const s of subscriptions.splice(0)) s.dispose();
-    void bridge.close();
+    bridge.close().catch(() => undefined);
   });
-  return { panel, initialized, csp: { page: page.pageCsp, frame: page.frameCsp }, hostContext, deliver, dispose };
+  return { panel, initialized, csp: { page: page.pageCsp, frame: page.frameCsp }, hostContext, notices, deliver, dispose };
+}
+
+/** The header's line: every origin the app may reach, or none, and what it asked for but was refused. */
+function originsLine(server: string, csp: CheckedCsp): string {
+  const origins = allowedOrigins(csp);
+  const allowed = origins.length ? vscode.l10n.t('This app may connect to: {0}.', origins.join(', ')) : vscode.l10n.t('This app may make no outside connections.');
+  if (!csp.dropped.length) return allowed;
+  const refused = [...new Set(csp.dropped.map((d) => d.source))].join(', ');
+  return `${allowed} ${vscode.l10n.t('Refused (the reasons are in the log of "{0}"): {1}', server, refused)}`;
 }

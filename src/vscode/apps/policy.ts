@@ -18,4 +18,6 @@ export interface AppPolicy {
   /** The permissions the person grants of those the app declared. */
   grant(asked: AppPermission[]): Promise<AppPermission[]>;
   log(message: string): void;
+  /** What the person should find in the server's log: a refused CSP source, a call the app never got. */
+  warn(message: string): void;
 }

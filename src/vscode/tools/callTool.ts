@@ -19,6 +19,7 @@ import { knownIcon, warmIcons } from '../icons';
 import { addToStoredList } from '../storedList';
 import type { DocumentActions } from '../documentActions';
 import type { McpHost } from '../host';
+import type { ToolAsker } from '../answers';
 import type { HostUi } from '../ui';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
@@ -128,7 +129,7 @@ export class ToolCalls implements vscode.Disposable {
       void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: invalid arguments for {0} (-32602): {1}. Nothing was sent.', tool.name, check.message));
       return undefined;
     }
-    if (!(await this.mayRun(server, tool, args))) return undefined;
+    if (!(await this.mayRun(server, tool, args, 'person'))) return undefined;
     return this.send(server, tool, args);
   }
 
@@ -173,7 +174,7 @@ export class ToolCalls implements vscode.Disposable {
     if (!isToolForApp(tool)) throw McpError.invalidRequest(`${name} is not for apps (its visibility is model-only)`);
     const check = client.checkToolArguments(tool, args);
     if (!check.ok && !check.message.startsWith('the schema cannot be used')) throw McpError.invalidParams(`invalid arguments for ${name}: ${check.message}`);
-    if (!(await this.mayRun(server, tool, args))) throw McpError.invalidRequest(`the person did not allow ${name}`);
+    if (!(await this.mayRun(server, tool, args, 'app'))) throw McpError.invalidRequest(`the person did not allow ${name}`);
     const record: CallRecord = { server: server.name, tool: name, args, at: Date.now(), by: 'app' };
     this.history.unshift(record);
     this.history.splice(HISTORY_SIZE);
@@ -285,14 +286,14 @@ export class ToolCalls implements vscode.Disposable {
     else void this.ui.announceCall('error', vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
   }
 
-  private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<boolean> {
+  private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>, asker: ToolAsker): Promise<boolean> {
     // readOnlyHint is the server's claim: it counts only for a server the person trusts (README, "Tool confirmation").
     if (tool.annotations?.readOnlyHint === true && server.definition.trustAnnotations) return true;
     if (server.definition.autoApprove.includes(tool.name)) return true;
     const key = `${server.name}\u0000${tool.name}`;
     const always = this.memento.get<string[]>(ALWAYS_KEY, []);
     if (always.includes(key)) return true;
-    const answer = await this.ui.confirmTool(server.name, tool, args, server.definition.trustAnnotations);
+    const answer = await this.ui.confirmTool(server.name, tool, args, server.definition.trustAnnotations, asker);
     if (answer === 'always') await addToStoredList(this.memento, ALWAYS_KEY, key);
     return answer !== 'cancel';
   }
@@ -354,7 +355,7 @@ export async function toolPickItems(servers: readonly ServerHandle[]): Promise<A
 }
 
 /** The default `HostUi.confirmTool`. */
-export async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean): Promise<'once' | 'always' | 'cancel'> {
+export async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean, asker: ToolAsker): Promise<'once' | 'always' | 'cancel'> {
   const once = vscode.l10n.t('Allow Once');
   const always = vscode.l10n.t('Always Allow This Tool');
   const claimsReadOnly = tool.annotations?.readOnlyHint === true && !annotationsTrusted;
@@ -363,7 +364,7 @@ export async function confirmWithModal(server: string, tool: Tool, args: Record<
     ? vscode.l10n.t("The server says the tool is read-only, but this server's annotations are not trusted (setting trustAnnotations).")
     : `${vscode.l10n.t('The tool is not marked read-only.')}${hint}`;
   const pick = await vscode.window.showWarningMessage(
-    vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?', tool.name, server),
+    asker === 'app' ? vscode.l10n.t('The app of the MCP server "{1}" asks to run the tool "{0}". Run it?', tool.name, server) : vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?', tool.name, server),
     { modal: true, detail: `${why}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}` },
     once,
     always,
