@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { McpError, renderServerInfo, type ServerHandle } from '../core';
+import { fromTemplate, McpError, renderServerInfo, type ServerHandle, type ShownText } from '../core';
+import { notify } from './notifications';
 import type { McpHost } from './host';
 import type { OutputDocuments } from './outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
@@ -18,7 +19,7 @@ import { describeServer, protocolText, stateLabel } from './tree/serversTree';
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
 export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel, tools: ToolCalls, prompts: PromptActions, docs: OutputDocuments, setup: ServerSetup): vscode.Disposable[] {
   const withServer =
-    (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => string) =>
+    (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => ShownText) =>
     async (node?: TreeNode | string) => {
       const server = await pickServer(host, node, filter, noneFits);
       if (server) await action(server);
@@ -27,15 +28,16 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
     const entry = await pickEntry(host, node);
     if (entry) await action(entry);
   };
-  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0}: {1}', what, host.redact(McpError.from(e).message)));
+  // The error is the server's text (an HTTP body, a stderr tail, an initialize error): shown, never raw.
+  const report = (what: ShownText) => (e: unknown) => void host.ui.notify('error', fromTemplate(vscode.l10n.t('MCP Host: {0}: {1}'), what, host.shown(McpError.from(e).message)));
 
   return [
     vscode.commands.registerCommand(
       Commands.startServer,
       withServer(
-        (s) => s.start().catch(report(vscode.l10n.t('could not start {0} (defined in the {1})', s.name, scopeLabel(s.definition.origin.scope)))),
+        (s) => s.start().catch(report(fromTemplate(vscode.l10n.t('could not start {0} (defined in the {1})'), host.shown(s.name), scopeLabel(s.definition.origin.scope)))),
         (s) => s.state.kind !== 'running',
-        () => vscode.l10n.t('MCP Host: every server is running already.'),
+        () => fromTemplate(vscode.l10n.t('MCP Host: every server is running already.')),
       ),
     ),
     vscode.commands.registerCommand(
@@ -43,12 +45,12 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
       withServer(
         (s) => s.stop(),
         (s) => s.state.kind !== 'stopped',
-        () => vscode.l10n.t('MCP Host: no server is running.'),
+        () => fromTemplate(vscode.l10n.t('MCP Host: no server is running.')),
       ),
     ),
     vscode.commands.registerCommand(
       Commands.restartServer,
-      withServer((s) => s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)))),
+      withServer((s) => s.restart().catch(report(fromTemplate(vscode.l10n.t('could not restart {0}'), host.shown(s.name))))),
     ),
     vscode.commands.registerCommand(
       Commands.showServerLog,
@@ -56,7 +58,7 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
     ),
     vscode.commands.registerCommand(
       Commands.setServerLogLevel,
-      withServer((s) => setServerLogLevel(s).catch(report(vscode.l10n.t('could not set the log level of {0}', s.name)))),
+      withServer((s) => setServerLogLevel(s).catch(report(fromTemplate(vscode.l10n.t('could not set the log level of {0}'), host.shown(s.name))))),
     ),
     vscode.commands.registerCommand(
       Commands.showServerInfo,
@@ -96,7 +98,7 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
     vscode.commands.registerCommand(Commands.showTrace, async () => {
       if (vscode.workspace.getConfiguration(Settings.section).get(Settings.trace, 'off') === 'off') {
         const turnOn = vscode.l10n.t('Trace Messages');
-        const pick = await vscode.window.showInformationMessage(vscode.l10n.t('The protocol trace is off (setting mcpHost.trace).'), turnOn);
+        const pick = await notify('info', fromTemplate(vscode.l10n.t('The protocol trace is off (setting mcpHost.trace).')), turnOn);
         if (pick === turnOn) await vscode.workspace.getConfiguration(Settings.section).update(Settings.trace, 'messages', vscode.ConfigurationTarget.Global);
       }
       host.trace.show();
@@ -114,11 +116,11 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
     }),
     vscode.commands.registerCommand(Commands.rerunLastToolCall, async () => {
       const last = tools.history[0];
-      if (!last) return void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no tool has been called yet.'));
+      if (!last) return void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no tool has been called yet.')));
       await rerun(host, tools, last.server, last.tool, last.args, false);
     }),
     vscode.commands.registerCommand(Commands.showCallHistory, async () => {
-      if (!tools.history.length) return void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no tool has been called yet.'));
+      if (!tools.history.length) return void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no tool has been called yet.')));
       const pick = await vscode.window.showQuickPick(
         tools.history.map((r) => ({
           label: `${r.server} › ${r.tool}`,
@@ -154,11 +156,11 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
         async (s) => {
           if (s.definition.type !== 'http') return;
           await host.authFor(s.name).signOut(new URL(s.definition.url));
-          void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: signed out of "{0}".', s.name));
-          if (s.state.kind === 'running') await s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)));
+          void notify('info', fromTemplate(vscode.l10n.t('MCP Host: signed out of "{0}".'), host.shown(s.name)));
+          if (s.state.kind === 'running') await s.restart().catch(report(fromTemplate(vscode.l10n.t('could not restart {0}'), host.shown(s.name))));
         },
         (s) => s.definition.type === 'http',
-        () => vscode.l10n.t('MCP Host: Sign Out applies to HTTP servers, and none is configured.'),
+        () => fromTemplate(vscode.l10n.t('MCP Host: Sign Out applies to HTTP servers, and none is configured.')),
       ),
     ),
     // The tree's Cancel on a task: aborts the call, which sends tasks/cancel.
@@ -172,7 +174,7 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();
-      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.'));
+      void notify('info', fromTemplate(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.')));
     }),
   ];
 }
@@ -190,7 +192,7 @@ function outcomeLabel(outcome: CallRecord['outcome']): string {
 async function rerun(host: McpHost, tools: ToolCalls, serverName: string, toolName: string, args: Record<string, unknown>, edit: boolean): Promise<void> {
   const server = host.registry.get(serverName);
   const tool = server?.tools.find((t) => t.name === toolName);
-  if (!server || !tool) return void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} is not available now.', `${serverName} › ${toolName}`));
+  if (!server || !tool) return void notify('error', fromTemplate(vscode.l10n.t('MCP Host: {0} is not available now.'), host.shown(`${serverName} › ${toolName}`)));
   if (edit) {
     const edited = await askArguments(`${serverName} › ${toolName}`, tool.inputSchema, args);
     if (edited) await tools.call(server, tool, edited);
@@ -226,13 +228,14 @@ export async function serverPickItems(servers: readonly ServerHandle[]): Promise
   return servers.map((s) => ({ label: s.name, iconPath: knownIcon(s.client?.serverInfo?.icons), description: stateLabel(s.state.kind), server: s }));
 }
 
-async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean, noneFits?: () => string): Promise<ServerHandle | undefined> {
+async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean, noneFits?: () => ShownText): Promise<ServerHandle | undefined> {
   if (typeof node === 'string') return host.registry.get(node);
   if (node && 'server' in node) return node.server;
   const candidates = host.servers.filter(filter);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(
-      host.servers.length ? (noneFits?.() ?? vscode.l10n.t('MCP Host: no server fits.')) : vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".'),
+    void notify(
+      'info',
+      host.servers.length ? (noneFits?.() ?? fromTemplate(vscode.l10n.t('MCP Host: no server fits.'))) : fromTemplate(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".')),
     );
     return undefined;
   }
@@ -259,7 +262,7 @@ async function pickEntry(host: McpHost, node: TreeNode | string | undefined): Pr
     ...host.diagnostics.filter((d) => d.name !== '(all)').map((d) => ({ label: d.name, description: `${scopeLabel(d.origin.scope)} · ${d.message}`, entry: { name: d.name, origin: d.origin } })),
   ];
   if (!entries.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".'));
+    void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".')));
     return undefined;
   }
   if (entries.length === 1) return entries[0].entry;

@@ -10,12 +10,14 @@ import {
   uiExtensionCapability,
   DEFAULT_RESTART_POLICY,
   EraVerdicts,
+  forDisplay,
   type AuthChallenge,
   type DefinitionDiagnostic,
   type HttpAuthProvider,
   type LaunchContext,
   type Root,
   type ServerDefinition,
+  type ShownText,
   type Transport,
 } from '../core';
 import type * as OAuthModule from './auth/oauth';
@@ -73,7 +75,8 @@ export class McpHost implements vscode.Disposable {
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    ui: HostUi,
+    /** The questions and notifications of the host; commands notify through it too. */
+    readonly ui: HostUi,
   ) {
     this.secrets = new Secrets(context.secrets, ui);
     this.eraVerdicts = EraVerdicts.fromStored(context.globalState.get(ERA_VERDICTS_KEY), {
@@ -221,6 +224,11 @@ export class McpHost implements vscode.Disposable {
   /** Text for the person's eyes (errors in notifications and the tree), without secrets. */
   redact(text: string): string {
     return this.secrets.redact(text);
+  }
+
+  /** Server text (or a name from the settings) as a notification, picker or tooltip may show it: redacted, links broken. */
+  shown(text: string, max?: number): ShownText {
+    return forDisplay(text, (t) => this.redact(t), max);
   }
 
   private async createTransport(def: ServerDefinition): Promise<Transport> {

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import type { CreateMessageParams, InputDefinition, LaunchSummary, Tool } from '../core';
+import type { CreateMessageParams, InputDefinition, LaunchSummary, ShownText, Tool } from '../core';
 import { windowAppPrompts, type AppPrompts } from './apps/appPanels';
 import { askWithModal, type ConsentAnswer } from './consent';
 import type { DocumentActions } from './documentActions';
 import { LazyElicitationUi, type ElicitationUi } from './elicitation/ui';
 import { askConsent, pickModelWithQuickPick, reviewInEditor, type SamplingDecision } from './sampling/prompts';
+import { notify, type Severity } from './notifications';
 import { askToReuse, askWithInputBox, type ReuseAnswer } from './secrets';
 import { windowUi, type SetupUi } from './setup/ui';
 import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
@@ -29,7 +30,9 @@ export interface HostUi {
   /** The progress notification's Cancel, for a call that runs as a task: cancel it, or let it run on. */
   cancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'>;
   /** How a call's ending is told, with actions such as Open Result; the action chosen. */
-  announceCall(severity: 'info' | 'error', message: string, ...actions: string[]): Thenable<string | undefined>;
+  announceCall(severity: 'info' | 'error', message: ShownText, ...actions: string[]): Thenable<string | undefined>;
+  /** Any other notification (a command that failed, a server that would not start); the action chosen. */
+  notify(severity: Severity, message: ShownText, ...actions: string[]): Thenable<string | undefined>;
   /** A server's `sampling/createMessage`, as it will be sent. */
   allowSampling(server: string, params: CreateMessageParams): Promise<SamplingDecision>;
   /** Several allowed models fit the request equally well. */
@@ -52,7 +55,8 @@ export function createWindowUi(documentActions: DocumentActions): HostUi {
     allowInputReuse: askToReuse,
     confirmTool: confirmWithModal,
     cancelOrBackground: askCancelOrBackground,
-    announceCall: (severity, message, ...actions) => (severity === 'error' ? vscode.window.showErrorMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions)),
+    announceCall: notify,
+    notify,
     allowSampling: askConsent,
     pickSamplingModel: pickModelWithQuickPick,
     reviewSampling: (server, params) => reviewInEditor(documentActions, server, params),

@@ -1,8 +1,13 @@
 import * as vscode from 'vscode';
 import type * as Core from '../../core';
 import type { ElicitationValue, FormField } from '../../core';
+import { forDisplay, fromTemplate, joinShown, nothingToRedact, SHOWN_MAX, type ShownText } from '../../core/render/shownText';
+import { askModal, withProgressNotification } from '../notifications';
 import { untilAborted } from './abort';
 import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from './ui';
+
+/** A form's texts (the server's question, its field titles) as a modal shows them; no secret of ours is in them. */
+const display = (text: string, max?: number): ShownText => forDisplay(text, nothingToRedact, max);
 
 /**
  * The entry of dist/forms.js: the quick inputs of an elicitation form, loaded on the first form a
@@ -27,9 +32,10 @@ class QuickInputUi implements ElicitationUi {
     const decline = vscode.l10n.t('Decline');
     const names = fields.map((f) => f.title);
     const pick = await untilAborted(
-      vscode.window.showInformationMessage(
-        vscode.l10n.t('The MCP server "{0}" asks for information', server),
-        { modal: true, detail: `${message}${names.length ? `\n\n${vscode.l10n.t('Fields: {0}', names.join(', '))}` : ''}` },
+      askModal(
+        'info',
+        fromTemplate(vscode.l10n.t('The MCP server "{0}" asks for information'), display(server)),
+        joinShown([display(message, SHOWN_MAX * 4), names.length ? fromTemplate(vscode.l10n.t('Fields: {0}'), display(names.join(', '))) : undefined], '\n'),
         respond,
         decline,
       ),
@@ -80,7 +86,13 @@ class QuickInputUi implements ElicitationUi {
     const open = vscode.l10n.t('Open {0}', url.host);
     const decline = vscode.l10n.t('Decline');
     const pick = await untilAborted(
-      vscode.window.showWarningMessage(vscode.l10n.t('The MCP server "{0}" wants you to open a page on {1}', server, url.host), { modal: true, detail: `${message}\n\n${url.toString()}` }, open, decline),
+      askModal(
+        'warning',
+        fromTemplate(vscode.l10n.t('The MCP server "{0}" wants you to open a page on {1}'), display(server), display(url.host)),
+        joinShown([display(message), display(url.toString())], '\n'),
+        open,
+        decline,
+      ),
       signal,
     );
     if (pick !== open) return pick === decline ? 'decline' : undefined;
@@ -89,12 +101,9 @@ class QuickInputUi implements ElicitationUi {
   }
 
   async waitForPages(server: string, what: string, allCompleted: Promise<void>, signal: AbortSignal): Promise<'completed' | 'retry' | 'stop'> {
-    const outcome = await vscode.window.withProgress(
-      {
-        location: vscode.ProgressLocation.Notification,
-        title: vscode.l10n.t('{0}: finish in the browser; {1} runs again when the server says the page is done (Cancel to retry or stop yourself).', server, what),
-        cancellable: true,
-      },
+    const outcome = await withProgressNotification(
+      fromTemplate(vscode.l10n.t('{0}: finish in the browser; {1} runs again when the server says the page is done (Cancel to retry or stop yourself).'), display(server), display(what)),
+      true,
       (_progress, token) =>
         new Promise<'completed' | 'cancelled' | 'aborted'>((resolve) => {
           void allCompleted.then(() => resolve('completed'));
@@ -105,9 +114,10 @@ class QuickInputUi implements ElicitationUi {
     if (outcome !== 'cancelled') return outcome === 'completed' ? 'completed' : 'stop';
     const retry = vscode.l10n.t('Retry');
     const pick = await untilAborted(
-      vscode.window.showInformationMessage(
-        vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.', what),
-        { modal: true, detail: vscode.l10n.t('Retry {0} with the same arguments?', `${server} › ${what}`) },
+      askModal(
+        'info',
+        fromTemplate(vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.'), display(what)),
+        fromTemplate(vscode.l10n.t('Retry {0} with the same arguments?'), display(`${server} › ${what}`)),
         retry,
       ),
       signal,

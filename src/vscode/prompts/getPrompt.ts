@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import { McpError, neutraliseLinks, promptText, renderPrompt, titleAndName, type Prompt, type ServerHandle } from '../../core';
+import { fromTemplate, McpError, promptText, renderPrompt, titleAndName, type Prompt, type ServerHandle } from '../../core';
 import { knownIcon, warmIcons } from '../icons';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
+import { notify } from '../notifications';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
 
@@ -22,7 +23,7 @@ export class PromptActions {
     const { server, prompt } = chosen;
     const client = server.client;
     if (!client) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: "{0}" is not running.', server.name));
+      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: "{0}" is not running.'), this.host.shown(server.name)));
       return undefined;
     }
     const args: Record<string, string> = {};
@@ -49,7 +50,7 @@ export class PromptActions {
       await vscode.window.showTextDocument(uri, { preview: false });
       return uri;
     } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, neutraliseLinks(this.host.redact(McpError.from(error).toString()))));
+      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: prompt {0} failed: {1}'), this.host.shown(prompt.name), this.host.shown(McpError.from(error).toString())));
       return undefined;
     }
   }
@@ -66,7 +67,7 @@ export class PromptActions {
   private async pick(): Promise<{ server: ServerHandle; prompt: Prompt } | undefined> {
     const items = await promptPickItems(this.host.servers);
     if (!items.length) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers prompts.'));
+      void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no running server offers prompts.')));
       return undefined;
     }
     return vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Get Prompt'), placeHolder: vscode.l10n.t('Which prompt?'), matchOnDescription: true, matchOnDetail: true });

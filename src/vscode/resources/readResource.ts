@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import { expandTemplate, templateVariables, titleAndName, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
+import { expandTemplate, fromTemplate, templateVariables, titleAndName, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
 import { knownIcon, warmIcons } from '../icons';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
+import { notify } from '../notifications';
 import { toResourceUri } from './uri';
 
 /** Opens a resource (or a filled-in template) as a read-only document. */
@@ -70,7 +71,7 @@ export async function resourcePickItems(servers: readonly ServerHandle[]): Promi
 export async function readResourceCommand(host: McpHost): Promise<void> {
   const items = await resourcePickItems(host.servers);
   if (!items.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers resources.'));
+    void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no running server offers resources.')));
     return;
   }
   const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Read Resource'), placeHolder: vscode.l10n.t('Which resource?'), matchOnDescription: true });

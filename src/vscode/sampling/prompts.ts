@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { CreateMessageParams } from '../../core';
+import { forDisplay, fromTemplate, nothingToRedact, type CreateMessageParams } from '../../core';
+import { askModal, notify } from '../notifications';
 import type { DocumentActions } from '../documentActions';
 import { describeRequest } from './messages';
 
@@ -12,9 +13,10 @@ export async function askConsent(server: string, params: CreateMessageParams): P
   const review = vscode.l10n.t('Review…');
   const deny = vscode.l10n.t('Deny');
   const detail = describeRequest(server, params);
-  const pick = await vscode.window.showWarningMessage(
-    vscode.l10n.t('The MCP server "{0}" wants to use your language model', server),
-    { modal: true, detail: detail.length > 3000 ? `${detail.slice(0, 3000)}…` : detail },
+  const pick = await askModal(
+    'warning',
+    fromTemplate(vscode.l10n.t('The MCP server "{0}" wants to use your language model'), forDisplay(server, nothingToRedact)),
+    forDisplay(detail, nothingToRedact, 3000),
     once,
     always,
     review,
@@ -46,7 +48,7 @@ export async function reviewInEditor(actions: DocumentActions, server: string, p
         // Only the messages and system prompt are the person's to change; limits stay as the policy set them.
         return { ...params, messages: edited.messages, systemPrompt: edited.systemPrompt };
       } catch (e) {
-        void vscode.window.showErrorMessage(vscode.l10n.t('The request is not valid JSON: {0}', (e as Error).message));
+        void notify('error', fromTemplate(vscode.l10n.t('The request is not valid JSON: {0}'), forDisplay((e as Error).message, nothingToRedact)));
       }
     }
   } finally {

@@ -1,7 +1,22 @@
 import * as vscode from 'vscode';
-import { consentRefused, decideModel, McpError, noModelChosen, planSampling, SamplingBudget, type CreateMessageParams, type CreateMessageResult, type Refusal, type ServerDefinition } from '../../core';
+import {
+  consentRefused,
+  decideModel,
+  forDisplay,
+  fromTemplate,
+  McpError,
+  nothingToRedact,
+  noModelChosen,
+  planSampling,
+  SamplingBudget,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type Refusal,
+  type ServerDefinition,
+} from '../../core';
 import type { ServerLogs } from '../logs';
 import type { OutputDocuments } from '../outputDocuments';
+import { notify } from '../notifications';
 import type { HostUi } from '../ui';
 import { askModel, SamplingFailure } from './execute';
 import { showHistory, type SamplingRecord } from './history';
@@ -70,12 +85,14 @@ export class SamplingService {
 
     const choice = decideModel(await vscode.lm.selectChatModels(), def.sampling, request.modelPreferences);
     if (choice.kind === 'none') {
-      void vscode.window.showErrorMessage(
-        vscode.l10n.t(
-          'MCP Host: "{0}" asked for a language model, but {1}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust {2}.',
-          server,
-          choice.reason,
-          `mcpHost.servers › ${server} › sampling.models`,
+      const name = forDisplay(server, nothingToRedact);
+      void notify(
+        'error',
+        fromTemplate(
+          vscode.l10n.t('MCP Host: "{0}" asked for a language model, but {1}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust {2}.'),
+          name,
+          forDisplay(choice.reason, nothingToRedact),
+          forDisplay(`mcpHost.servers › ${server} › sampling.models`, nothingToRedact),
         ),
       );
       return refuse(choice.refusal);

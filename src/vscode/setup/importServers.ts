@@ -13,6 +13,7 @@ import {
   type ImportNote,
   type ImportPlan,
 } from '../../core/servers/import';
+import { forDisplay, fromTemplate, nothingToRedact, type ShownText } from '../../core/render/shownText';
 import type { McpHost } from '../host';
 import { Settings } from '../ids';
 import { addToSettings, askScope, configuredServers, scopeLabel } from './settingsTarget';
@@ -75,7 +76,14 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
     file = await readConfiguration(uri.fsPath, uri.fsPath, false, check);
   }
   if (file.error || !file.candidates.length) {
-    void ui.notify('warning', vscode.l10n.t('MCP Host: nothing to import from {0}: {1}', file.path || file.label, file.error ?? vscode.l10n.t('it defines no servers')));
+    void ui.notify(
+      'warning',
+      fromTemplate(
+        vscode.l10n.t('MCP Host: nothing to import from {0}: {1}'),
+        forDisplay(file.path || file.label, nothingToRedact),
+        file.error === undefined ? fromTemplate(vscode.l10n.t('it defines no servers')) : forDisplay(file.error, nothingToRedact),
+      ),
+    );
     return undefined;
   }
 
@@ -123,8 +131,8 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
   await host.reload();
   const trouble = dropped > 0 || unusable.length > 0 || plan.skipped.length > 0 || plan.renamed.length > 0;
   const message = trouble
-    ? vscode.l10n.t('MCP Host: imported {0} into {1}. Some fields or servers were not carried over as they were; the log lists each one.', serverCount(imported.length), scopeLabel(target))
-    : vscode.l10n.t('MCP Host: imported {0} into {1}.', serverCount(imported.length), scopeLabel(target));
+    ? fromTemplate(vscode.l10n.t('MCP Host: imported {0} into {1}. Some fields or servers were not carried over as they were; the log lists each one.'), serverCount(imported.length), scopeLabel(target))
+    : fromTemplate(vscode.l10n.t('MCP Host: imported {0} into {1}.'), serverCount(imported.length), scopeLabel(target));
   const showLog = vscode.l10n.t('Show Log');
   void ui.notify(trouble ? 'warning' : 'info', message, showLog).then((pick) => pick === showLog && log.show(true));
   return { imported, lines };
@@ -195,8 +203,8 @@ async function readConfiguration(label: string, file: string, inWorkspace: boole
   return { label, path: file, candidates: parsed.candidates, error: parsed.error, inWorkspace };
 }
 
-function serverCount(n: number): string {
-  return n === 1 ? vscode.l10n.t('1 server') : vscode.l10n.t('{0} servers', n);
+function serverCount(n: number): ShownText {
+  return n === 1 ? fromTemplate(vscode.l10n.t('1 server')) : fromTemplate(vscode.l10n.t('{0} servers'), n);
 }
 
 function shortNote(note: ImportNote): string {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { fromTemplate, type ShownText } from '../../core/render/shownText';
 import { Settings } from '../ids';
 import type { SetupUi } from './ui';
 
@@ -39,6 +40,6 @@ export async function addToSettings(entries: Servers, target: vscode.Configurati
   await config.update(setting, { ...scoped, ...entries }, target);
 }
 
-export function scopeLabel(target: vscode.ConfigurationTarget): string {
-  return target === vscode.ConfigurationTarget.Global ? vscode.l10n.t('user settings') : vscode.l10n.t('workspace settings');
+export function scopeLabel(target: vscode.ConfigurationTarget): ShownText {
+  return target === vscode.ConfigurationTarget.Global ? fromTemplate(vscode.l10n.t('user settings')) : fromTemplate(vscode.l10n.t('workspace settings'));
 }

@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import type { ShownText } from '../../core/render/shownText';
+import { askModal, notify, type Severity } from '../notifications';
 
 /** Names the question being asked, so a test can answer each step of a guided flow. */
 export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'servers' | 'collision' | 'confirm';
@@ -12,9 +14,9 @@ export interface SetupUi {
   pickMany<T extends vscode.QuickPickItem>(step: SetupStep, items: readonly T[], options: vscode.QuickPickOptions): Promise<T[] | undefined>;
   input(step: SetupStep, options: vscode.InputBoxOptions): Promise<string | undefined>;
   openJsonFile(): Promise<vscode.Uri | undefined>;
-  notify(kind: 'info' | 'warning' | 'error', message: string, ...actions: string[]): Promise<string | undefined>;
+  notify(kind: Severity, message: ShownText, ...actions: string[]): Promise<string | undefined>;
   /** A modal question with one action besides Cancel; true when the person chose the action. */
-  confirm(message: string, detail: string, action: string): Promise<boolean>;
+  confirm(message: ShownText, detail: ShownText, action: string): Promise<boolean>;
 }
 
 export const windowUi: SetupUi = {
@@ -30,11 +32,6 @@ export const windowUi: SetupUi = {
         title: vscode.l10n.t('MCP Host: choose a file with "mcpServers" or "servers"'),
       })
     )?.[0],
-  notify: async (kind, message, ...actions) =>
-    kind === 'error'
-      ? vscode.window.showErrorMessage(message, ...actions)
-      : kind === 'warning'
-        ? vscode.window.showWarningMessage(message, ...actions)
-        : vscode.window.showInformationMessage(message, ...actions),
-  confirm: async (message, detail, action) => (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action,
+  notify: async (kind, message, ...actions) => notify(kind, message, ...actions),
+  confirm: async (message, detail, action) => (await askModal('warning', message, detail, action)) === action,
 };

@@ -4,14 +4,18 @@ import {
   isToolForApp,
   isToolOffered,
   isToolOfferedToPerson,
+  fromTemplate,
+  joinShown,
   McpError,
-  neutraliseLinks,
   templateArguments,
   titleAndName,
   renderToolResult,
   type CallToolResult,
   type McpClient,
+  forDisplay,
+  nothingToRedact,
   type ServerHandle,
+  type ShownText,
   type Tool,
   type ToolCallOutcome,
 } from '../../core';
@@ -25,6 +29,7 @@ import { askArguments } from './askArguments';
 import { isTaskLost, REQUEST_CANCELLED } from '../../core';
 import { progressText, taskFailureMessage, taskProgressMessage } from './taskProgress';
 import { ToolTasks } from '../tasks/toolTasks';
+import { askModal, notify, withProgressNotification } from '../notifications';
 
 export interface CallRecord {
   server: string;
@@ -46,7 +51,7 @@ class RunningCall {
   readonly controller = new AbortController();
   taskId: string | undefined;
   /** The progress notification, until the call ends or goes to the background. */
-  progress: vscode.Progress<{ message?: string; increment?: number }> | undefined;
+  progress: vscode.Progress<{ message?: ShownText; increment?: number }> | undefined;
   private resolveBackgrounded: () => void = () => {};
   /** Resolves when the call goes to the background. */
   readonly backgrounded = new Promise<void>((resolve) => (this.resolveBackgrounded = resolve));
@@ -90,7 +95,7 @@ export class ToolCalls implements vscode.Disposable {
     if (preset) return preset;
     const items = await toolPickItems(this.host.servers);
     if (items.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers tools.'));
+      void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no running server offers tools.')));
       return undefined;
     }
     return vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Call Tool'), placeHolder: vscode.l10n.t('Which tool?'), matchOnDescription: true, matchOnDetail: true });
@@ -119,12 +124,12 @@ export class ToolCalls implements vscode.Disposable {
   async call(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<CallRecord | undefined> {
     const client = server.client;
     if (!client) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: "{0}" is not running.', server.name));
+      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: "{0}" is not running.'), this.host.shown(server.name)));
       return undefined;
     }
     const check = client.checkToolArguments(tool, args);
     if (!check.ok && check.kind !== 'unusableSchema') {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: invalid arguments for {0} (-32602): {1}. Nothing was sent.', tool.name, check.message));
+      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: invalid arguments for {0} (-32602): {1}. Nothing was sent.'), this.host.shown(tool.name), this.host.shown(check.message)));
       return undefined;
     }
     if (!(await this.mayRun(server, tool, args))) return undefined;
@@ -140,7 +145,7 @@ export class ToolCalls implements vscode.Disposable {
     const call = new RunningCall(record);
     const ending = this.runCall(client, server, tool, args, call);
     // The notification shows the call until it ends or goes to the background; the call itself goes on either way.
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${server.name} › ${tool.title ?? tool.name}`, cancellable: true }, (progress, token) => {
+    await withProgressNotification(joinShown([this.host.shown(server.name), this.host.shown(tool.title ?? tool.name)], ' › '), true, (progress, token) => {
       call.progress = progress;
       token.onCancellationRequested(() => void this.cancelRequested(server, tool, call));
       return Promise.race([ending, call.backgrounded]);
@@ -190,6 +195,7 @@ export class ToolCalls implements vscode.Disposable {
   private async runCall(client: McpClient, server: ServerHandle, tool: Tool, args: Record<string, unknown>, call: RunningCall): Promise<CallEnding> {
     const { record, controller } = call;
     let last = 0;
+    const shown = (text: string) => this.host.shown(text);
     try {
       const outcome = await client.callTool(tool.name, args, {
         signal: controller.signal,
@@ -200,13 +206,13 @@ export class ToolCalls implements vscode.Disposable {
         onProgress: (p) => {
           if (call.taskId) this.tasks.progress(server.name, call.taskId, p);
           const pct = p.total ? (p.progress / p.total) * 100 : undefined;
-          call.progress?.report({ message: p.message ? neutraliseLinks(p.message) : progressText(p), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
+          call.progress?.report({ message: p.message ? shown(p.message) : progressText(p, shown), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
           if (pct !== undefined) last = pct;
         },
         // A task-augmented call: its status is the progress; Cancel sends tasks/cancel.
         onTaskStatus: (task) => {
           call.taskId = task.taskId;
-          call.progress?.report({ message: taskProgressMessage(task) });
+          call.progress?.report({ message: taskProgressMessage(task, shown) });
           this.tasks.update(
             server.name,
             tool.name,
@@ -254,22 +260,27 @@ export class ToolCalls implements vscode.Disposable {
 
   /** Opens the result, or offers it when the call ended in the background; a tool error or a failed task says so. */
   private async reportResult(tool: Tool, call: RunningCall, outcome: ToolCallOutcome, doc: vscode.Uri): Promise<void> {
+    const shown = (text: string) => this.host.shown(text);
     const open = (pick: string | undefined, action: string) => {
       if (pick === action) void vscode.window.showTextDocument(doc, { preview: false });
     };
     if (outcome.task?.status === 'failed' && !outcome.result.isError) {
-      void this.ui.announceCall('error', vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
+      void this.ui.announceCall('error', fromTemplate(vscode.l10n.t('MCP Host: the task of {0} failed: {1}'), shown(tool.name), taskProgressMessage(outcome.task, shown)));
     }
     if (outcome.result.isError) {
       const first = outcome.result.content.find((c) => c.type === 'text');
       const details = vscode.l10n.t('Show Details');
       void this.ui
-        .announceCall('error', vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? neutraliseLinks(first.text) : vscode.l10n.t('the tool reported an error')), details)
+        .announceCall(
+          'error',
+          fromTemplate(vscode.l10n.t('{0} failed: {1}'), shown(tool.name), first && first.type === 'text' ? shown(first.text) : fromTemplate(vscode.l10n.t('the tool reported an error'))),
+          details,
+        )
         .then((pick) => open(pick, details));
     } else if (call.record.background) {
       // The person moved on: the result waits for them rather than taking the editor.
       const action = vscode.l10n.t('Open Result');
-      void this.ui.announceCall('info', vscode.l10n.t('MCP Host: {0} finished in the background.', tool.name), action).then((pick) => open(pick, action));
+      void this.ui.announceCall('info', fromTemplate(vscode.l10n.t('MCP Host: {0} finished in the background.'), shown(tool.name)), action).then((pick) => open(pick, action));
     } else {
       await vscode.window.showTextDocument(doc, { preview: false });
     }
@@ -278,10 +289,11 @@ export class ToolCalls implements vscode.Disposable {
   /** A call that ended without a result: lost or cancelled task, cancelled here, or a failure. */
   private reportFailure(tool: Tool, e: McpError, aborted: boolean): void {
     // A -32042 was handled by the host's urlElicitationRequired (consent, wait, retry); it ends here only when the person stopped.
-    const taskEnding = aborted ? undefined : taskFailureMessage(tool.name, e);
-    if (taskEnding) void this.ui.announceCall('error', this.host.redact(taskEnding));
-    else if (aborted) void this.ui.announceCall('info', vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
-    else void this.ui.announceCall('error', vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
+    const shown = (text: string) => this.host.shown(text);
+    const taskEnding = aborted ? undefined : taskFailureMessage(tool.name, e, shown);
+    if (taskEnding) void this.ui.announceCall('error', taskEnding);
+    else if (aborted) void this.ui.announceCall('info', fromTemplate(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.'), shown(tool.name)));
+    else void this.ui.announceCall('error', fromTemplate(vscode.l10n.t('MCP Host: {0} failed: {1}'), shown(tool.name), shown(e.toString())));
   }
 
   private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<boolean> {
@@ -361,9 +373,11 @@ export async function confirmWithModal(server: string, tool: Tool, args: Record<
   const why = claimsReadOnly
     ? vscode.l10n.t("The server says the tool is read-only, but this server's annotations are not trusted (setting trustAnnotations).")
     : `${vscode.l10n.t('The tool is not marked read-only.')}${hint}`;
-  const pick = await vscode.window.showWarningMessage(
-    vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?', tool.name, server),
-    { modal: true, detail: `${why}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}` },
+  const pick = await askModal(
+    'warning',
+    fromTemplate(vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?'), forDisplay(tool.name, nothingToRedact), forDisplay(server, nothingToRedact)),
+    // The arguments are the person's own, shown whole.
+    forDisplay(`${why}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}`, nothingToRedact, Number.POSITIVE_INFINITY),
     once,
     always,
   );
@@ -374,12 +388,12 @@ export async function confirmWithModal(server: string, tool: Tool, args: Record<
 export async function askCancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'> {
   const cancel = vscode.l10n.t('Cancel Task');
   const background = vscode.l10n.t('Run in Background');
-  const pick = await vscode.window.showWarningMessage(
-    vscode.l10n.t('Cancel the task of {0} on "{1}"?', tool.name, server),
-    {
-      modal: true,
-      detail: vscode.l10n.t('It runs on the server as a task. In the background it goes on, stays in the Tasks group of the MCP Servers view (with Cancel), and a notification offers its result when it ends.'),
-    },
+  const pick = await askModal(
+    'warning',
+    fromTemplate(vscode.l10n.t('Cancel the task of {0} on "{1}"?'), forDisplay(tool.name, nothingToRedact), forDisplay(server, nothingToRedact)),
+    fromTemplate(
+      vscode.l10n.t('It runs on the server as a task. In the background it goes on, stays in the Tasks group of the MCP Servers view (with Cancel), and a notification offers its result when it ends.'),
+    ),
     cancel,
     background,
   );
