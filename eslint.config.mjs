@@ -6,15 +6,23 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** The files that wrap VS Code's notifications, status bar and pickers in functions that take ShownText. */
-const SHOWN_TEXT_HELPERS = ['src/vscode/notifications.ts', 'src/vscode/statusBar.ts'];
+const SHOWN_TEXT_HELPERS = ['src/vscode/notifications.ts', 'src/vscode/quickPicks.ts', 'src/vscode/statusBar.ts'];
 const SHOWN_TEXT_RULES = [
   {
     selector: "TSAsExpression > TSTypeReference[typeName.name='ShownText']",
     message: 'Only forDisplay, fromTemplate and joinShown (src/core/render/shownText.ts) make ShownText.',
   },
   {
-    selector: "MemberExpression[object.property.name='window'][property.name=/^(show(Error|Warning|Information)Message|withProgress|createStatusBarItem)$/]",
+    selector: "MemberExpression[object.property.name='window'][property.name=/^(show(Error|Warning|Information)Message|withProgress)$/]",
     message: 'Notify through src/vscode/notifications.ts (notify, askModal, withProgressNotification), which takes ShownText: server text must go through forDisplay first.',
+  },
+  {
+    selector: "MemberExpression[object.property.name='window'][property.name=/^(showQuickPick|createQuickPick)$/]",
+    message: 'Pick through src/vscode/quickPicks.ts (pickOne, pickSome, createShownQuickPick), whose labels and details are ShownText.',
+  },
+  {
+    selector: "MemberExpression[object.property.name='window'][property.name=/^(createStatusBarItem|setStatusBarMessage)$/]",
+    message: 'The status bar is written in src/vscode/statusBar.ts (showStatusMessage), which takes ShownText.',
   },
 ];
 /** fromTemplate's template is our own text: a translated `vscode.l10n.t('…')` without arguments; server parts come as ShownText after it. */

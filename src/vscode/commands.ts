@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import { fromTemplate, McpError, renderServerInfo, type ServerHandle, type ShownText } from '../core';
+import { fromTemplate, joinShown, McpError, withIcon, renderServerInfo, type ServerHandle, type ShownText } from '../core';
 import { notify } from './notifications';
+import { pickOne, type ShownPickItem } from './quickPicks';
 import type { McpHost } from './host';
 import type { OutputDocuments } from './outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
@@ -121,24 +122,31 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
     }),
     vscode.commands.registerCommand(Commands.showCallHistory, async () => {
       if (!tools.history.length) return void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no tool has been called yet.')));
-      const pick = await vscode.window.showQuickPick(
+      const pick = await pickOne(
         tools.history.map((r) => ({
-          label: `${r.server} › ${r.tool}`,
-          description: [new Date(r.at).toLocaleTimeString(), outcomeLabel(r.outcome), r.background ? vscode.l10n.t('in the background') : '', r.by === 'app' ? vscode.l10n.t('by the app') : '']
-            .filter(Boolean)
-            .join(' · '),
-          detail: JSON.stringify(r.args),
+          label: host.shown(`${r.server} › ${r.tool}`),
+          description: joinShown(
+            [
+              host.shown(new Date(r.at).toLocaleTimeString()),
+              outcomeLabel(r.outcome),
+              r.background ? fromTemplate(vscode.l10n.t('in the background')) : undefined,
+              r.by === 'app' ? fromTemplate(vscode.l10n.t('by the app')) : undefined,
+            ],
+            ' · ',
+          ),
+          // The arguments are redacted too: a secret typed as an argument is *** in the trace and here.
+          detail: host.shown(JSON.stringify(r.args)),
           record: r,
         })),
-        { title: vscode.l10n.t('MCP Host: Tool Call History'), placeHolder: vscode.l10n.t('Which call?') },
+        { title: fromTemplate(vscode.l10n.t('MCP Host: Tool Call History')), placeHolder: fromTemplate(vscode.l10n.t('Which call?')) },
       );
       if (!pick) return;
-      const how = await vscode.window.showQuickPick(
+      const how = await pickOne(
         [
-          { label: `$(debug-rerun) ${vscode.l10n.t('Rerun')}`, edit: false },
-          { label: `$(edit) ${vscode.l10n.t('Edit Arguments and Rerun')}`, edit: true },
+          { label: withIcon('debug-rerun', fromTemplate(vscode.l10n.t('Rerun'))), edit: false },
+          { label: withIcon('edit', fromTemplate(vscode.l10n.t('Edit Arguments and Rerun'))), edit: true },
         ],
-        { placeHolder: `${pick.label} ${pick.detail}` },
+        { placeHolder: joinShown([pick.label, pick.detail], ' ') },
       );
       if (how) await rerun(host, tools, pick.record.server, pick.record.tool, pick.record.args, how.edit);
     }),
@@ -179,14 +187,14 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
   ];
 }
 
-function outcomeLabel(outcome: CallRecord['outcome']): string {
-  const labels: Record<NonNullable<CallRecord['outcome']>, string> = {
-    ok: vscode.l10n.t('ok'),
-    isError: vscode.l10n.t('tool error'),
-    failed: vscode.l10n.t('failed'),
-    cancelled: vscode.l10n.t('cancelled'),
+function outcomeLabel(outcome: CallRecord['outcome']): ShownText {
+  const labels: Record<NonNullable<CallRecord['outcome']>, ShownText> = {
+    ok: fromTemplate(vscode.l10n.t('ok')),
+    isError: fromTemplate(vscode.l10n.t('tool error')),
+    failed: fromTemplate(vscode.l10n.t('failed')),
+    cancelled: fromTemplate(vscode.l10n.t('cancelled')),
   };
-  return outcome === undefined ? vscode.l10n.t('running') : labels[outcome];
+  return outcome === undefined ? fromTemplate(vscode.l10n.t('running')) : labels[outcome];
 }
 
 async function rerun(host: McpHost, tools: ToolCalls, serverName: string, toolName: string, args: Record<string, unknown>, edit: boolean): Promise<void> {
@@ -223,9 +231,9 @@ export function trackContextKeys(host: McpHost): vscode.Disposable {
 }
 
 /** The server pickers' items: name and state, and the server's own icon (serverInfo.icons) once it ran. */
-export async function serverPickItems(servers: readonly ServerHandle[]): Promise<Array<vscode.QuickPickItem & { server: ServerHandle }>> {
+export async function serverPickItems(host: McpHost, servers: readonly ServerHandle[]): Promise<Array<ShownPickItem & { server: ServerHandle }>> {
   await warmIcons(servers.map((s) => s.client?.serverInfo?.icons));
-  return servers.map((s) => ({ label: s.name, iconPath: knownIcon(s.client?.serverInfo?.icons), description: stateLabel(s.state.kind), server: s }));
+  return servers.map((s) => ({ label: host.shown(s.name), iconPath: knownIcon(s.client?.serverInfo?.icons), description: stateLabel(s.state.kind), server: s }));
 }
 
 async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean, noneFits?: () => ShownText): Promise<ServerHandle | undefined> {
@@ -240,7 +248,7 @@ async function pickServer(host: McpHost, node: TreeNode | string | undefined, fi
     return undefined;
   }
   if (candidates.length === 1) return candidates[0];
-  const pick = await vscode.window.showQuickPick(await serverPickItems(candidates), { placeHolder: vscode.l10n.t('Which MCP server?') });
+  const pick = await pickOne(await serverPickItems(host, candidates), { placeHolder: fromTemplate(vscode.l10n.t('Which MCP server?')) });
   return pick?.server;
 }
 
@@ -253,18 +261,20 @@ async function pickEntry(host: McpHost, node: TreeNode | string | undefined): Pr
   if (node?.kind === 'invalid') return { name: node.diagnostic.name, origin: node.diagnostic.origin };
   if (node?.kind === 'blocked') return { name: node.name, origin: node.origin };
   if (node && 'server' in node) return { name: node.server.name, origin: node.server.definition.origin };
-  const entries: Array<vscode.QuickPickItem & { entry: ServerEntry }> = [
-    ...(await serverPickItems(host.servers)).map(({ server: s, ...item }) => ({
+  const entries: Array<ShownPickItem & { entry: ServerEntry }> = [
+    ...(await serverPickItems(host, host.servers)).map(({ server: s, ...item }) => ({
       ...item,
-      description: `${scopeLabel(s.definition.origin.scope)} · ${item.description}`,
+      description: joinShown([scopeLabel(s.definition.origin.scope), item.description], ' · '),
       entry: { name: s.name, origin: s.definition.origin },
     })),
-    ...host.diagnostics.filter((d) => d.name !== '(all)').map((d) => ({ label: d.name, description: `${scopeLabel(d.origin.scope)} · ${d.message}`, entry: { name: d.name, origin: d.origin } })),
+    ...host.diagnostics
+      .filter((d) => d.name !== '(all)')
+      .map((d) => ({ label: host.shown(d.name), description: joinShown([scopeLabel(d.origin.scope), host.shown(d.message)], ' · '), entry: { name: d.name, origin: d.origin } })),
   ];
   if (!entries.length) {
     void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".')));
     return undefined;
   }
   if (entries.length === 1) return entries[0].entry;
-  return (await vscode.window.showQuickPick(entries, { placeHolder: vscode.l10n.t('Which MCP server?') }))?.entry;
+  return (await pickOne(entries, { placeHolder: fromTemplate(vscode.l10n.t('Which MCP server?')) }))?.entry;
 }

@@ -3,11 +3,13 @@ import { forDisplay, fromTemplate, joinShown, LINK_BREAK, Redactor, type ShownTe
 import type { HostUi } from '../../src/vscode/ui';
 import type { SetupUi } from '../../src/vscode/setup/ui';
 import type * as Notifications from '../../src/vscode/notifications';
+import type * as QuickPicks from '../../src/vscode/quickPicks';
+import type { showStatusMessage } from '../../src/vscode/statusBar';
 
 // Compiled by `npm run typecheck`, never called: each @ts-expect-error line must stay an error, so
 // a raw string (a server's error message, a tool's description) never compiles where the person
 // reads it. Type-only imports: nothing of VS Code loads here.
-export function typeChecks(raw: string, ui: HostUi, setup: SetupUi, window: typeof Notifications): void {
+export function typeChecks(raw: string, ui: HostUi, setup: SetupUi, window: typeof Notifications, picks: typeof QuickPicks, status: typeof showStatusMessage): void {
   // @ts-expect-error a plain string is not ShownText
   const plain: ShownText = raw;
   // @ts-expect-error the error reporter's notifications take ShownText
@@ -21,6 +23,12 @@ export function typeChecks(raw: string, ui: HostUi, setup: SetupUi, window: type
   const question = forDisplay(raw, (t) => t);
   // @ts-expect-error and a modal's detail
   void window.askModal('warning', question, raw);
+  // @ts-expect-error a picker's rows (a tool's name, a completion the server suggests)
+  void picks.pickOne([{ label: raw }], {});
+  // @ts-expect-error and its placeholder
+  void picks.pickOne([], { placeHolder: raw });
+  // @ts-expect-error and the status bar
+  status(raw);
   // @ts-expect-error a template's parts are shown text or numbers, never raw strings
   const filled = fromTemplate('MCP Host: {0}', raw);
   void ui.notify(

@@ -52,6 +52,11 @@ export function fromTemplate(template: string, ...parts: ReadonlyArray<ShownText
 }
 
 /** Shown texts (or numbers) side by side, such as a picker's "read-only · destructive"; empty ones left out. */
-export function joinShown(parts: ReadonlyArray<ShownText | number | undefined>, separator: ' · ' | ', ' | ': ' | '\n' | ' ' | ' › '): ShownText {
+export function joinShown(parts: ReadonlyArray<ShownText | number | undefined>, separator: ' · ' | ', ' | ': ' | '\n' | ' ' | ' › ' | ' | ' | ' — '): ShownText {
   return parts.filter((p) => p !== undefined && p !== '').join(separator) as ShownText;
+}
+
+/** A codicon of ours before shown text (`$(edit) Edit…`); a name that is not a codicon's is left out. */
+export function withIcon(icon: string, text: ShownText): ShownText {
+  return (/^[a-z0-9-]+(~spin)?$/.test(icon) ? `$(${icon}) ${text}` : text) as ShownText;
 }

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import type * as Core from '../../core';
 import type { ElicitationValue, FormField } from '../../core';
-import { forDisplay, fromTemplate, joinShown, nothingToRedact, SHOWN_MAX, type ShownText } from '../../core/render/shownText';
+import { forDisplay, fromTemplate, joinShown, nothingToRedact, SHOWN_MAX, withIcon, type ShownText } from '../../core/render/shownText';
 import { askModal, withProgressNotification } from '../notifications';
+import { createShownQuickPick, type ShownPickItem, type ShownQuickPick } from '../quickPicks';
 import { untilAborted } from './abort';
 import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from './ui';
 
@@ -61,18 +62,22 @@ class QuickInputUi implements ElicitationUi {
   }
 
   review(step: ReviewStep, signal: AbortSignal): Promise<ReviewAnswer> {
-    type Item = vscode.QuickPickItem & { answer: ReviewAnswer };
+    type Item = ShownPickItem & { answer: ReviewAnswer };
     const items: Item[] = [];
-    if (!step.problem) items.push({ label: `$(send) ${vscode.l10n.t('Send')}`, description: vscode.l10n.t('to {0}', step.server), answer: 'send' });
+    if (!step.problem) items.push({ label: withIcon('send', fromTemplate(vscode.l10n.t('Send'))), description: fromTemplate(vscode.l10n.t('to {0}'), display(step.server)), answer: 'send' });
     step.fields.forEach((f, i) => {
       const value = step.content[f.name];
-      items.push({ label: `$(edit) ${vscode.l10n.t('Edit {0}', f.title)}`, description: value === undefined ? vscode.l10n.t('(not given)') : this.helpers.describeFieldValue(f, value), answer: { edit: i } });
+      items.push({
+        label: withIcon('edit', fromTemplate(vscode.l10n.t('Edit {0}'), display(f.title))),
+        description: value === undefined ? fromTemplate(vscode.l10n.t('(not given)')) : display(this.helpers.describeFieldValue(f, value)),
+        answer: { edit: i },
+      });
     });
-    items.push({ label: `$(close) ${vscode.l10n.t('Cancel')}`, answer: undefined });
-    const placeholder = step.problem ? vscode.l10n.t('Cannot send yet: {0}', step.problem) : vscode.l10n.t('Review your answers; nothing is sent before you choose Send');
+    items.push({ label: withIcon('close', fromTemplate(vscode.l10n.t('Cancel'))), answer: undefined });
+    const placeholder = step.problem ? fromTemplate(vscode.l10n.t('Cannot send yet: {0}'), display(step.problem)) : fromTemplate(vscode.l10n.t('Review your answers; nothing is sent before you choose Send'));
     // The review has no Back: every field is one of its rows.
     return this.quickPick<Item, ReviewAnswer>(
-      step.title,
+      display(step.title),
       placeholder,
       items,
       false,
@@ -126,14 +131,18 @@ class QuickInputUi implements ElicitationUi {
   }
 
   private pickOne(step: FieldStep, choices: Array<{ label: string; value: unknown }>, signal: AbortSignal): Promise<FieldAnswer> {
-    type Item = vscode.QuickPickItem & { answer: FieldAnswer };
+    type Item = ShownPickItem & { answer: FieldAnswer };
     const f = step.field;
-    const items: Item[] = choices.map((c) => ({ label: c.label, description: c.value === f.schema.default ? vscode.l10n.t('default') : undefined, answer: { value: c.value as ElicitationValue } }));
-    if (!f.required) items.push({ label: `$(circle-slash) ${vscode.l10n.t('Skip')}`, description: vscode.l10n.t('leave this field out'), answer: 'skip' });
+    const items: Item[] = choices.map((c) => ({
+      label: display(c.label),
+      description: c.value === f.schema.default ? fromTemplate(vscode.l10n.t('default')) : undefined,
+      answer: { value: c.value as ElicitationValue },
+    }));
+    if (!f.required) items.push({ label: withIcon('circle-slash', fromTemplate(vscode.l10n.t('Skip'))), description: fromTemplate(vscode.l10n.t('leave this field out')), answer: 'skip' });
     const start = step.current ?? f.schema.default;
     return this.quickPick<Item, FieldAnswer>(
-      step.title,
-      promptFor(f),
+      display(step.title),
+      display(promptFor(f)),
       items,
       false,
       signal,
@@ -147,12 +156,12 @@ class QuickInputUi implements ElicitationUi {
   }
 
   private pickMany(step: FieldStep, f: FormField & { kind: 'multi' }, signal: AbortSignal): Promise<FieldAnswer> {
-    type Item = vscode.QuickPickItem & { value: string };
+    type Item = ShownPickItem & { value: string };
     const picked = this.helpers.pickedValues(f, step.current);
-    const items: Item[] = f.choices.map((c) => ({ label: c.label, value: String(c.value), picked: picked.includes(c.value) }));
-    const prompt = promptFor(f);
+    const items: Item[] = f.choices.map((c) => ({ label: display(c.label), value: String(c.value), picked: picked.includes(c.value) }));
+    const prompt = display(promptFor(f));
     return this.quickPick<Item, FieldAnswer>(
-      step.title,
+      display(step.title),
       prompt,
       items,
       true,
@@ -162,7 +171,7 @@ class QuickInputUi implements ElicitationUi {
         if (values.length === 0 && !f.required) return 'skip';
         const problem = this.helpers.multiSelectProblem(f, values.length);
         if (problem) {
-          qp.placeholder = `${vscode.l10n.t('Not yet: {0}', problem)} — ${prompt}`;
+          qp.placeholder = joinShown([fromTemplate(vscode.l10n.t('Not yet: {0}'), display(problem)), prompt], ' — ');
           return KEEP_OPEN;
         }
         return { value: values };
@@ -174,16 +183,16 @@ class QuickInputUi implements ElicitationUi {
     );
   }
 
-  private quickPick<I extends vscode.QuickPickItem, A>(
-    title: string,
-    placeholder: string,
+  private quickPick<I extends ShownPickItem, A>(
+    title: ShownText,
+    placeholder: ShownText,
     items: I[],
     many: boolean,
     signal: AbortSignal,
-    accept: (qp: vscode.QuickPick<I>) => A | typeof KEEP_OPEN,
-    setUp: (qp: vscode.QuickPick<I>) => void,
+    accept: (qp: ShownQuickPick<I>) => A | typeof KEEP_OPEN,
+    setUp: (qp: ShownQuickPick<I>) => void,
   ): Promise<A | 'back' | undefined> {
-    const qp = vscode.window.createQuickPick<I>();
+    const qp = createShownQuickPick<I>();
     qp.title = title;
     qp.placeholder = placeholder;
     qp.ignoreFocusOut = true;

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { forDisplay, fromTemplate, nothingToRedact, type CreateMessageParams } from '../../core';
 import { askModal, notify } from '../notifications';
+import { pickOne } from '../quickPicks';
 import type { DocumentActions } from '../documentActions';
 import { describeRequest } from './messages';
 
@@ -26,9 +27,9 @@ export async function askConsent(server: string, params: CreateMessageParams): P
 }
 
 export async function pickModelWithQuickPick(models: vscode.LanguageModelChat[]): Promise<vscode.LanguageModelChat | undefined> {
-  const pick = await vscode.window.showQuickPick(
-    models.map((m) => ({ label: m.name, description: `${m.vendor} · ${m.family} · ${m.id}`, model: m })),
-    { title: vscode.l10n.t('MCP Host: which model should answer the sampling request?') },
+  const pick = await pickOne(
+    models.map((m) => ({ label: forDisplay(m.name, nothingToRedact), description: forDisplay(`${m.vendor} · ${m.family} · ${m.id}`, nothingToRedact), model: m })),
+    { title: fromTemplate(vscode.l10n.t('MCP Host: which model should answer the sampling request?')) },
   );
   return pick?.model;
 }
@@ -39,8 +40,11 @@ export async function reviewInEditor(actions: DocumentActions, server: string, p
   await vscode.window.showTextDocument(doc, { preview: false });
   try {
     for (;;) {
-      const allow = vscode.l10n.t('Allow as Edited');
-      const pick = await actions.ask(doc, vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.', server), [allow, vscode.l10n.t('Deny')]);
+      const allow = fromTemplate(vscode.l10n.t('Allow as Edited'));
+      const pick = await actions.ask(doc, fromTemplate(vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.'), forDisplay(server, nothingToRedact)), [
+        allow,
+        fromTemplate(vscode.l10n.t('Deny')),
+      ]);
       if (pick !== allow) return undefined;
       try {
         const edited = JSON.parse(doc.getText()) as CreateMessageParams;

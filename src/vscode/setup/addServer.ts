@@ -20,15 +20,19 @@ const NPM_PACKAGE = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*(@[\w.^~<
  * Returns the name it added.
  */
 export async function addServer(host: McpHost, ui: SetupUi): Promise<string | undefined> {
-  const title = (step: number) => vscode.l10n.t('Add MCP Server ({0}/4)', step);
+  const title = (step: number) => fromTemplate(vscode.l10n.t('Add MCP Server ({0}/4)'), step);
   const chosen = await ui.pick(
     'kind',
     [
-      { label: vscode.l10n.t('$(terminal) Command (stdio)'), detail: vscode.l10n.t('Runs a local program, e.g. node server.js or uvx mcp-server-git'), way: 'stdio' as Kind },
-      { label: vscode.l10n.t('$(package) npm Package'), detail: vscode.l10n.t('Runs a package from the npm registry with npx, e.g. @modelcontextprotocol/server-everything'), way: 'npm' as Kind },
-      { label: vscode.l10n.t('$(globe) HTTP URL'), detail: vscode.l10n.t('Connects to a remote server (Streamable HTTP or HTTP+SSE)'), way: 'http' as Kind },
+      { label: fromTemplate(vscode.l10n.t('$(terminal) Command (stdio)')), detail: fromTemplate(vscode.l10n.t('Runs a local program, e.g. node server.js or uvx mcp-server-git')), way: 'stdio' as Kind },
+      {
+        label: fromTemplate(vscode.l10n.t('$(package) npm Package')),
+        detail: fromTemplate(vscode.l10n.t('Runs a package from the npm registry with npx, e.g. @modelcontextprotocol/server-everything')),
+        way: 'npm' as Kind,
+      },
+      { label: fromTemplate(vscode.l10n.t('$(globe) HTTP URL')), detail: fromTemplate(vscode.l10n.t('Connects to a remote server (Streamable HTTP or HTTP+SSE)')), way: 'http' as Kind },
     ],
-    { title: title(1), placeHolder: vscode.l10n.t('How is the server reached?') },
+    { title: title(1), placeHolder: fromTemplate(vscode.l10n.t('How is the server reached?')) },
   );
   if (!chosen) return undefined;
   const kind = chosen.way;

@@ -3,6 +3,7 @@ import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import type { ServerOrigin } from '../../core';
 import { forDisplay, fromTemplate, nothingToRedact } from '../../core/render/shownText';
 import { notify } from '../notifications';
+import { showStatusMessage } from '../statusBar';
 import type { McpHost } from '../host';
 import { Settings } from '../ids';
 import { scopeLabel } from '../scopes';
@@ -45,7 +46,7 @@ export async function removeServer(host: McpHost, ui: SetupUi, entry: ServerEntr
   const rest = Object.fromEntries(Object.entries(current).filter(([name]) => name !== entry.name));
   await config.update(Settings.servers, Object.keys(rest).length ? rest : undefined, target);
   await host.reload();
-  void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Host: removed "{0}" from the {1}', entry.name, where), 5000);
+  showStatusMessage(fromTemplate(vscode.l10n.t('MCP Host: removed "{0}" from the {1}'), host.shown(entry.name), where), 5000);
   return true;
 }
 

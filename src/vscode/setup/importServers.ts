@@ -13,7 +13,7 @@ import {
   type ImportNote,
   type ImportPlan,
 } from '../../core/servers/import';
-import { forDisplay, fromTemplate, nothingToRedact, type ShownText } from '../../core/render/shownText';
+import { forDisplay, fromTemplate, nothingToRedact, withIcon, type ShownText } from '../../core/render/shownText';
 import type { McpHost } from '../host';
 import { Settings } from '../ids';
 import { addToSettings, askScope, configuredServers, scopeLabel } from './settingsTarget';
@@ -42,12 +42,14 @@ interface FoundFile {
  * scope, and writes them into settings. Every field that could not be carried over is reported.
  */
 export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogOutputChannel, check: EntryCheck): Promise<ImportReport | undefined> {
-  const title = vscode.l10n.t('Import MCP Servers');
+  const title = fromTemplate(vscode.l10n.t('Import MCP Servers'));
+  // A configuration file's names, paths and problems, as a picker shows them.
+  const display = (text: string) => forDisplay(text, nothingToRedact);
   const found = await findConfigurations(check);
   const workspaceSources = new Set(found.filter((f) => f.inWorkspace).map((f) => f.label));
   const chooseFile = {
-    label: vscode.l10n.t('$(folder-opened) Choose a JSON File...'),
-    detail: vscode.l10n.t('Any file with "mcpServers" (Claude Desktop, Cursor, ...) or "servers" (VS Code)'),
+    label: fromTemplate(vscode.l10n.t('$(folder-opened) Choose a JSON File...')),
+    detail: fromTemplate(vscode.l10n.t('Any file with "mcpServers" (Claude Desktop, Cursor, ...) or "servers" (VS Code)')),
     file: undefined as FoundFile | undefined,
   };
   const all = found.flatMap((f) => f.candidates);
@@ -55,18 +57,23 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
     ...(found.length > 1
       ? [
           {
-            label: vscode.l10n.t('$(list-flat) Everything Found'),
+            label: fromTemplate(vscode.l10n.t('$(list-flat) Everything Found')),
             description: serverCount(all.length),
             file: { label: '', path: '', candidates: all, inWorkspace: found.some((f) => f.inWorkspace) } as FoundFile,
           },
         ]
       : []),
-    ...found.map((f) => ({ label: f.label, description: f.error ? vscode.l10n.t('unreadable: {0}', f.error) : serverCount(f.candidates.length), detail: f.path, file: f })),
+    ...found.map((f) => ({
+      label: display(f.label),
+      description: f.error ? fromTemplate(vscode.l10n.t('unreadable: {0}'), display(f.error)) : serverCount(f.candidates.length),
+      detail: display(f.path),
+      file: f,
+    })),
     chooseFile,
   ];
   const source = await ui.pick('source', sourceItems, {
     title,
-    placeHolder: found.length ? vscode.l10n.t('Import from where?') : vscode.l10n.t('No MCP configuration of another client was found. Choose a file?'),
+    placeHolder: found.length ? fromTemplate(vscode.l10n.t('Import from where?')) : fromTemplate(vscode.l10n.t('No MCP configuration of another client was found. Choose a file?')),
   });
   if (!source) return undefined;
   let file = source.file;
@@ -88,13 +95,13 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
   }
 
   const serverItems = file.candidates.map((c) => ({
-    label: c.problem ? `$(error) ${c.name}` : c.name,
-    description: c.source,
-    detail: c.problem ? vscode.l10n.t('cannot be imported: {0}', c.problem) : [describeEntry(c.entry), ...c.notes.map(shortNote)].join(' · '),
+    label: c.problem ? withIcon('error', display(c.name)) : display(c.name),
+    description: display(c.source),
+    detail: c.problem ? fromTemplate(vscode.l10n.t('cannot be imported: {0}'), display(c.problem)) : display([describeEntry(c.entry), ...c.notes.map(shortNote)].join(' · ')),
     picked: !c.problem,
     candidate: c,
   }));
-  const picked = await ui.pickMany('servers', serverItems, { title, placeHolder: vscode.l10n.t('Which servers?') });
+  const picked = await ui.pickMany('servers', serverItems, { title, placeHolder: fromTemplate(vscode.l10n.t('Which servers?')) });
   if (!picked?.length) return undefined;
   const unusable = picked.filter((p) => p.candidate.problem);
   const chosen = picked.filter((p) => !p.candidate.problem).map((p) => p.candidate);
@@ -106,10 +113,10 @@ export async function importServers(host: McpHost, ui: SetupUi, log: vscode.LogO
     const answer = await ui.pick(
       'collision',
       [
-        { label: vscode.l10n.t('Rename'), detail: vscode.l10n.t('Import them as name-2, name-3, ...'), policy: 'rename' as CollisionPolicy },
-        { label: vscode.l10n.t('Skip'), detail: vscode.l10n.t('Keep the servers you have and leave these out'), policy: 'skip' as CollisionPolicy },
+        { label: fromTemplate(vscode.l10n.t('Rename')), detail: fromTemplate(vscode.l10n.t('Import them as name-2, name-3, ...')), policy: 'rename' as CollisionPolicy },
+        { label: fromTemplate(vscode.l10n.t('Skip')), detail: fromTemplate(vscode.l10n.t('Keep the servers you have and leave these out')), policy: 'skip' as CollisionPolicy },
       ],
-      { title, placeHolder: vscode.l10n.t('These names are taken: {0}', [...new Set(taken.map((c) => c.name))].join(', ')) },
+      { title, placeHolder: fromTemplate(vscode.l10n.t('These names are taken: {0}'), display([...new Set(taken.map((c) => c.name))].join(', '))) },
     );
     if (!answer) return undefined;
     policy = answer.policy;

@@ -6,6 +6,7 @@ import {
   isToolOfferedToPerson,
   fromTemplate,
   joinShown,
+  withIcon,
   McpError,
   templateArguments,
   titleAndName,
@@ -30,6 +31,7 @@ import { isTaskLost, REQUEST_CANCELLED } from '../../core';
 import { progressText, taskFailureMessage, taskProgressMessage } from './taskProgress';
 import { ToolTasks } from '../tasks/toolTasks';
 import { askModal, notify, withProgressNotification } from '../notifications';
+import { pickOne, type ShownPickItem } from '../quickPicks';
 
 export interface CallRecord {
   server: string;
@@ -93,24 +95,24 @@ export class ToolCalls implements vscode.Disposable {
   /** Quick pick of every offered tool of every running server, unless the tree chose one. */
   async pickTool(preset?: { server: ServerHandle; tool: Tool }): Promise<{ server: ServerHandle; tool: Tool } | undefined> {
     if (preset) return preset;
-    const items = await toolPickItems(this.host.servers);
+    const items = await toolPickItems(this.host, this.host.servers);
     if (items.length === 0) {
       void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no running server offers tools.')));
       return undefined;
     }
-    return vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Call Tool'), placeHolder: vscode.l10n.t('Which tool?'), matchOnDescription: true, matchOnDetail: true });
+    return pickOne(items, { title: fromTemplate(vscode.l10n.t('MCP Host: Call Tool')), placeHolder: fromTemplate(vscode.l10n.t('Which tool?')), matchOnDescription: true, matchOnDetail: true });
   }
 
   /** The whole flow for one tool; `args` skips asking (rerun). */
   async run(server: ServerHandle, tool: Tool, args?: Record<string, unknown>): Promise<void> {
     if (!args) {
       const how = Object.keys(tool.inputSchema?.properties ?? {}).length
-        ? await vscode.window.showQuickPick(
+        ? await pickOne(
             [
-              { label: `$(list-ordered) ${vscode.l10n.t('Step by step')}`, description: vscode.l10n.t('one input per argument'), json: false },
-              { label: `$(json) ${vscode.l10n.t('Edit as JSON')}`, description: vscode.l10n.t('the whole argument object in an editor'), json: true },
+              { label: withIcon('list-ordered', fromTemplate(vscode.l10n.t('Step by step'))), description: fromTemplate(vscode.l10n.t('one input per argument')), json: false },
+              { label: withIcon('json', fromTemplate(vscode.l10n.t('Edit as JSON'))), description: fromTemplate(vscode.l10n.t('the whole argument object in an editor')), json: true },
             ],
-            { title: `${server.name} › ${tool.name}`, placeHolder: vscode.l10n.t('How do you want to give the arguments?') },
+            { title: this.host.shown(`${server.name} › ${tool.name}`), placeHolder: fromTemplate(vscode.l10n.t('How do you want to give the arguments?')) },
           )
         : { json: false };
       if (!how) return;
@@ -317,11 +319,11 @@ export class ToolCalls implements vscode.Disposable {
     const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(templateArguments(tool.inputSchema), null, 2)}\n` });
     await vscode.window.showTextDocument(doc, { preview: false });
     const what = `${server.name} › ${tool.name}`;
-    let question = vscode.l10n.t('Edit the arguments of {0}, then call it.', what);
+    let question = fromTemplate(vscode.l10n.t('Edit the arguments of {0}, then call it.'), this.host.shown(what));
     try {
       for (;;) {
-        const send = vscode.l10n.t('Call Tool');
-        const pick = await this.documentActions.ask(doc, question, [send, vscode.l10n.t('Cancel')]);
+        const send = fromTemplate(vscode.l10n.t('Call Tool'));
+        const pick = await this.documentActions.ask(doc, question, [send, fromTemplate(vscode.l10n.t('Cancel'))]);
         if (pick !== send) return undefined;
         const checked = checkJsonArguments(doc.getText(), (value) => server.client?.checkToolArguments(tool, value) ?? { ok: true });
         if ('value' in checked) return checked.value;
@@ -333,7 +335,11 @@ export class ToolCalls implements vscode.Disposable {
             return d;
           }),
         );
-        question = vscode.l10n.t('The arguments of {0} have problems (marked in the editor): {1}. Fix them, then call it.', what, checked.problems.map((p) => p.message).join('; '));
+        question = fromTemplate(
+          vscode.l10n.t('The arguments of {0} have problems (marked in the editor): {1}. Fix them, then call it.'),
+          this.host.shown(what),
+          this.host.shown(checked.problems.map((p) => p.message).join('; ')),
+        );
       }
     } finally {
       this.argumentProblems.delete(doc.uri);
@@ -350,15 +356,22 @@ export class ToolCalls implements vscode.Disposable {
 }
 
 /** The Call Tool picker's items: every offered tool of every running server, with its icon where the server gives one. */
-export async function toolPickItems(servers: readonly ServerHandle[]): Promise<Array<vscode.QuickPickItem & { server: ServerHandle; tool: Tool }>> {
+export async function toolPickItems(host: McpHost, servers: readonly ServerHandle[]): Promise<Array<ShownPickItem & { server: ServerHandle; tool: Tool }>> {
   const offered = servers.flatMap((server) => (server.client ? server.tools.filter((t) => isToolOfferedToPerson(server.definition, t)).map((tool) => ({ server, tool })) : []));
   await warmIcons(offered.map(({ tool }) => tool.icons));
   return offered.map(({ server, tool }) => ({
-    label: `${server.name} › ${titleAndName(tool).label}`,
+    label: host.shown(`${server.name} › ${titleAndName(tool).label}`),
     iconPath: knownIcon(tool.icons),
     // The name too, so typing "get-sum" finds "Get Sum Tool".
-    description: [titleAndName(tool).name, tool.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : '', tool.annotations?.destructiveHint ? vscode.l10n.t('destructive') : ''].filter(Boolean).join(' · '),
-    detail: tool.description?.split('\n')[0],
+    description: joinShown(
+      [
+        host.shown(titleAndName(tool).name ?? ''),
+        tool.annotations?.readOnlyHint ? fromTemplate(vscode.l10n.t('read-only')) : undefined,
+        tool.annotations?.destructiveHint ? fromTemplate(vscode.l10n.t('destructive')) : undefined,
+      ],
+      ' · ',
+    ),
+    detail: tool.description === undefined ? undefined : host.shown(tool.description.split('\n')[0]),
     server,
     tool,
   }));

@@ -275,12 +275,12 @@ export function describeServer(server: ServerHandle): string {
 }
 
 /** A server state's name as the person reads it. */
-export function stateLabel(kind: ServerState['kind']): string {
-  const labels: Record<ServerState['kind'], string> = {
-    stopped: vscode.l10n.t('stopped'),
-    starting: vscode.l10n.t('starting'),
-    running: vscode.l10n.t('running'),
-    error: vscode.l10n.t('error'),
+export function stateLabel(kind: ServerState['kind']): ShownText {
+  const labels: Record<ServerState['kind'], ShownText> = {
+    stopped: fromTemplate(vscode.l10n.t('stopped')),
+    starting: fromTemplate(vscode.l10n.t('starting')),
+    running: fromTemplate(vscode.l10n.t('running')),
+    error: fromTemplate(vscode.l10n.t('error')),
   };
   return labels[kind];
 }
