@@ -91,7 +91,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'blocked': {
         const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
         item.description = vscode.l10n.t('blocked: this workspace is not trusted');
-        item.tooltip = vscode.l10n.t('{0} ({1}) does not start in Restricted Mode. Click to manage Workspace Trust.', node.name, scopeLabel(node.origin.scope));
+        item.tooltip = fromTemplate(vscode.l10n.t('{0} ({1}) does not start in Restricted Mode. Click to manage Workspace Trust.'), this.host.shown(node.name), scopeLabel(node.origin.scope));
         item.iconPath = new vscode.ThemeIcon('workspace-untrusted');
         item.contextValue = 'blockedServer';
         item.command = { command: 'workbench.trust.manage', title: vscode.l10n.t('Manage Workspace Trust') };
@@ -100,7 +100,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'invalid': {
         const item = new vscode.TreeItem(node.diagnostic.name, vscode.TreeItemCollapsibleState.None);
         item.description = vscode.l10n.t('invalid: {0}', node.diagnostic.message);
-        item.tooltip = `${node.diagnostic.name} (${scopeLabel(node.diagnostic.origin.scope)}): ${node.diagnostic.message}`;
+        item.tooltip = this.host.shown(`${node.diagnostic.name} (${scopeLabel(node.diagnostic.origin.scope)}): ${node.diagnostic.message}`, 2000);
         item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
         item.contextValue = 'invalidServer';
         return item;
@@ -136,7 +136,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const shown = titleAndName(p);
         const item = new vscode.TreeItem(shown.label);
         item.description = [shown.name, firstLine(p.description)].filter(Boolean).join(' · ');
-        item.tooltip = `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`;
+        item.tooltip = this.host.shown(`${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`, 2000);
         item.iconPath = this.icons?.iconPath(p.icons) ?? new vscode.ThemeIcon('comment');
         item.contextValue = 'prompt';
         item.command = { command: Commands.getPrompt, title: vscode.l10n.t('Get Prompt'), arguments: [node] };
