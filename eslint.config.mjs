@@ -5,6 +5,38 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** The files that wrap VS Code's notifications, status bar and pickers in functions that take ShownText. */
+const SHOWN_TEXT_HELPERS = ['src/vscode/notifications.ts', 'src/vscode/quickPicks.ts', 'src/vscode/statusBar.ts'];
+const SHOWN_TEXT_RULES = [
+  {
+    selector: "TSAsExpression > TSTypeReference[typeName.name='ShownText']",
+    message: 'Only forDisplay, fromTemplate and joinShown (src/core/render/shownText.ts) make ShownText.',
+  },
+  {
+    selector: "MemberExpression[object.property.name='window'][property.name=/^(show(Error|Warning|Information)Message|withProgress)$/]",
+    message: 'Notify through src/vscode/notifications.ts (notify, askModal, withProgressNotification), which takes ShownText: server text must go through forDisplay first.',
+  },
+  {
+    selector: "MemberExpression[object.property.name='window'][property.name=/^(showQuickPick|createQuickPick)$/]",
+    message: 'Pick through src/vscode/quickPicks.ts (pickOne, pickSome, createShownQuickPick), whose labels and details are ShownText.',
+  },
+  {
+    selector: "MemberExpression[object.property.name='window'][property.name=/^(createStatusBarItem|setStatusBarMessage)$/]",
+    message: 'The status bar is written in src/vscode/statusBar.ts (showStatusMessage), which takes ShownText.',
+  },
+];
+/** Every log line passes the redactor: channels are made only in logs.ts, which wraps each in it. */
+const OUTPUT_CHANNELS_IN_LOGS = {
+  selector: "MemberExpression[property.name='createOutputChannel']",
+  message: 'Make channels in src/vscode/logs.ts, which redacts every line (createMainLog, ServerLogs).',
+};
+/** fromTemplate's template is our own text: a translated `vscode.l10n.t('…')` without arguments; server parts come as ShownText after it. */
+const OUR_TEMPLATES_ONLY = {
+  selector:
+    "CallExpression[callee.name='fromTemplate']:not([arguments.0.type='CallExpression'][arguments.0.callee.property.name='t'][arguments.0.callee.object.property.name='l10n'][arguments.0.arguments.length=1][arguments.0.arguments.0.type='Literal'])",
+  message: "fromTemplate takes vscode.l10n.t('…') with no arguments: pass the parts (ShownText) to fromTemplate itself.",
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', '.harness/**', '.vscode-test/**', '.bench/**', 'node_modules/**', '.core-probe-*/**'] },
   js.configs.recommended,
@@ -57,16 +89,15 @@ export default tseslint.config(
       ],
     },
   },
+  // What the person sees in notifications, the status bar, pickers and tooltips takes ShownText
+  // (src/core/render/shownText.ts): only the helpers below call VS Code's own functions.
   {
-    // Every log line passes the redactor: channels are made only in logs.ts, which wraps each in it.
     files: ['src/**/*.ts'],
-    ignores: ['src/vscode/logs.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        { selector: "MemberExpression[property.name='createOutputChannel']", message: 'Make channels in src/vscode/logs.ts, which redacts every line (createMainLog, ServerLogs).' },
-      ],
-    },
+    ignores: [...SHOWN_TEXT_HELPERS, 'src/core/render/shownText.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...SHOWN_TEXT_RULES, OUR_TEMPLATES_ONLY, OUTPUT_CHANNELS_IN_LOGS] },
   },
+  { files: SHOWN_TEXT_HELPERS, rules: { 'no-restricted-syntax': ['error', OUR_TEMPLATES_ONLY, OUTPUT_CHANNELS_IN_LOGS] } },
+  // logs.ts makes the channels (each redacting); it is no helper of the rules above.
+  { files: ['src/vscode/logs.ts'], rules: { 'no-restricted-syntax': ['error', ...SHOWN_TEXT_RULES, OUR_TEMPLATES_ONLY] } },
   prettier,
 );

@@ -78,11 +78,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
   const servers = () => host?.servers ?? [];
+  const shownBy = host;
   const pickItems = {
-    tools: () => toolPickItems(servers()),
-    prompts: () => promptPickItems(servers()),
-    resources: () => resourcePickItems(servers()),
-    servers: () => serverPickItems(servers()),
+    tools: () => toolPickItems(shownBy, servers()),
+    prompts: () => promptPickItems(shownBy, servers()),
+    resources: () => resourcePickItems(shownBy, servers()),
+    servers: () => serverPickItems(shownBy, servers()),
   };
   const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui, pickItems, apps };
   const api = createApi(host);

@@ -34,6 +34,7 @@ export * from './schema/elicitation';
 export * from './render/logText';
 export * from './render/markdown';
 export * from './render/serverText';
+export * from './render/shownText';
 export * from './render/resourcePath';
 export * from './render/uriTemplate';
 export * from './render/serverInfo';

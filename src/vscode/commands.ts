@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { ServerLog } from './logs';
-import { McpError, renderServerInfo, type ServerHandle } from '../core';
+import { fromTemplate, joinShown, McpError, withIcon, renderServerInfo, type ServerHandle, type ShownText } from '../core';
+import { notify } from './notifications';
+import { pickOne, type ShownPickItem } from './quickPicks';
 import type { McpHost } from './host';
 import type { OutputDocuments } from './outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
@@ -19,7 +21,7 @@ import { describeServer, protocolText, stateLabel } from './tree/serversTree';
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
 export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolCalls, prompts: PromptActions, docs: OutputDocuments, setup: ServerSetup): vscode.Disposable[] {
   const withServer =
-    (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => string) =>
+    (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => ShownText) =>
     async (node?: TreeNode | string) => {
       const server = await pickServer(host, node, filter, noneFits);
       if (server) await action(server);
@@ -28,15 +30,16 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
     const entry = await pickEntry(host, node);
     if (entry) await action(entry);
   };
-  const report = (what: string) => (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0}: {1}', what, host.redact(McpError.from(e).message)));
+  // The error is the server's text (an HTTP body, a stderr tail, an initialize error): shown, never raw.
+  const report = (what: ShownText) => (e: unknown) => void host.ui.notify('error', fromTemplate(vscode.l10n.t('MCP Host: {0}: {1}'), what, host.shown(McpError.from(e).message)));
 
   return [
     vscode.commands.registerCommand(
       Commands.startServer,
       withServer(
-        (s) => s.start().catch(report(vscode.l10n.t('could not start {0} (defined in the {1})', s.name, scopeLabel(s.definition.origin.scope)))),
+        (s) => s.start().catch(report(fromTemplate(vscode.l10n.t('could not start {0} (defined in the {1})'), host.shown(s.name), scopeLabel(s.definition.origin.scope)))),
         (s) => s.state.kind !== 'running',
-        () => vscode.l10n.t('MCP Host: every server is running already.'),
+        () => fromTemplate(vscode.l10n.t('MCP Host: every server is running already.')),
       ),
     ),
     vscode.commands.registerCommand(
@@ -44,12 +47,12 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
       withServer(
         (s) => s.stop(),
         (s) => s.state.kind !== 'stopped',
-        () => vscode.l10n.t('MCP Host: no server is running.'),
+        () => fromTemplate(vscode.l10n.t('MCP Host: no server is running.')),
       ),
     ),
     vscode.commands.registerCommand(
       Commands.restartServer,
-      withServer((s) => s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)))),
+      withServer((s) => s.restart().catch(report(fromTemplate(vscode.l10n.t('could not restart {0}'), host.shown(s.name))))),
     ),
     vscode.commands.registerCommand(
       Commands.showServerLog,
@@ -57,7 +60,7 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
     ),
     vscode.commands.registerCommand(
       Commands.setServerLogLevel,
-      withServer((s) => setServerLogLevel(s).catch(report(vscode.l10n.t('could not set the log level of {0}', s.name)))),
+      withServer((s) => setServerLogLevel(s).catch(report(fromTemplate(vscode.l10n.t('could not set the log level of {0}'), host.shown(s.name))))),
     ),
     vscode.commands.registerCommand(
       Commands.showServerInfo,
@@ -97,7 +100,7 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
     vscode.commands.registerCommand(Commands.showTrace, async () => {
       if (vscode.workspace.getConfiguration(Settings.section).get(Settings.trace, 'off') === 'off') {
         const turnOn = vscode.l10n.t('Trace Messages');
-        const pick = await vscode.window.showInformationMessage(vscode.l10n.t('The protocol trace is off (setting mcpHost.trace).'), turnOn);
+        const pick = await notify('info', fromTemplate(vscode.l10n.t('The protocol trace is off (setting mcpHost.trace).')), turnOn);
         if (pick === turnOn) await vscode.workspace.getConfiguration(Settings.section).update(Settings.trace, 'messages', vscode.ConfigurationTarget.Global);
       }
       host.trace.show();
@@ -115,29 +118,36 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
     }),
     vscode.commands.registerCommand(Commands.rerunLastToolCall, async () => {
       const last = tools.history[0];
-      if (!last) return void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no tool has been called yet.'));
+      if (!last) return void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no tool has been called yet.')));
       await rerun(host, tools, last.server, last.tool, last.args, false);
     }),
     vscode.commands.registerCommand(Commands.showCallHistory, async () => {
-      if (!tools.history.length) return void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no tool has been called yet.'));
-      const pick = await vscode.window.showQuickPick(
+      if (!tools.history.length) return void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no tool has been called yet.')));
+      const pick = await pickOne(
         tools.history.map((r) => ({
-          label: `${r.server} › ${r.tool}`,
-          description: [new Date(r.at).toLocaleTimeString(), outcomeLabel(r.outcome), r.background ? vscode.l10n.t('in the background') : '', r.by === 'app' ? vscode.l10n.t('by the app') : '']
-            .filter(Boolean)
-            .join(' · '),
-          detail: JSON.stringify(r.args),
+          label: host.shown(`${r.server} › ${r.tool}`),
+          description: joinShown(
+            [
+              host.shown(new Date(r.at).toLocaleTimeString()),
+              outcomeLabel(r.outcome),
+              r.background ? fromTemplate(vscode.l10n.t('in the background')) : undefined,
+              r.by === 'app' ? fromTemplate(vscode.l10n.t('by the app')) : undefined,
+            ],
+            ' · ',
+          ),
+          // The arguments are redacted too: a secret typed as an argument is *** in the trace and here.
+          detail: host.shown(JSON.stringify(r.args)),
           record: r,
         })),
-        { title: vscode.l10n.t('MCP Host: Tool Call History'), placeHolder: vscode.l10n.t('Which call?') },
+        { title: fromTemplate(vscode.l10n.t('MCP Host: Tool Call History')), placeHolder: fromTemplate(vscode.l10n.t('Which call?')) },
       );
       if (!pick) return;
-      const how = await vscode.window.showQuickPick(
+      const how = await pickOne(
         [
-          { label: `$(debug-rerun) ${vscode.l10n.t('Rerun')}`, edit: false },
-          { label: `$(edit) ${vscode.l10n.t('Edit Arguments and Rerun')}`, edit: true },
+          { label: withIcon('debug-rerun', fromTemplate(vscode.l10n.t('Rerun'))), edit: false },
+          { label: withIcon('edit', fromTemplate(vscode.l10n.t('Edit Arguments and Rerun'))), edit: true },
         ],
-        { placeHolder: `${pick.label} ${pick.detail}` },
+        { placeHolder: joinShown([pick.label, pick.detail], ' ') },
       );
       if (how) await rerun(host, tools, pick.record.server, pick.record.tool, pick.record.args, how.edit);
     }),
@@ -155,11 +165,11 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
         async (s) => {
           if (s.definition.type !== 'http') return;
           await host.authFor(s.name).signOut(new URL(s.definition.url));
-          void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: signed out of "{0}".', s.name));
-          if (s.state.kind === 'running') await s.restart().catch(report(vscode.l10n.t('could not restart {0}', s.name)));
+          void notify('info', fromTemplate(vscode.l10n.t('MCP Host: signed out of "{0}".'), host.shown(s.name)));
+          if (s.state.kind === 'running') await s.restart().catch(report(fromTemplate(vscode.l10n.t('could not restart {0}'), host.shown(s.name))));
         },
         (s) => s.definition.type === 'http',
-        () => vscode.l10n.t('MCP Host: Sign Out applies to HTTP servers, and none is configured.'),
+        () => fromTemplate(vscode.l10n.t('MCP Host: Sign Out applies to HTTP servers, and none is configured.')),
       ),
     ),
     // The tree's Cancel on a task: aborts the call, which sends tasks/cancel.
@@ -173,25 +183,25 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();
-      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.'));
+      void notify('info', fromTemplate(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.')));
     }),
   ];
 }
 
-function outcomeLabel(outcome: CallRecord['outcome']): string {
-  const labels: Record<NonNullable<CallRecord['outcome']>, string> = {
-    ok: vscode.l10n.t('ok'),
-    isError: vscode.l10n.t('tool error'),
-    failed: vscode.l10n.t('failed'),
-    cancelled: vscode.l10n.t('cancelled'),
+function outcomeLabel(outcome: CallRecord['outcome']): ShownText {
+  const labels: Record<NonNullable<CallRecord['outcome']>, ShownText> = {
+    ok: fromTemplate(vscode.l10n.t('ok')),
+    isError: fromTemplate(vscode.l10n.t('tool error')),
+    failed: fromTemplate(vscode.l10n.t('failed')),
+    cancelled: fromTemplate(vscode.l10n.t('cancelled')),
   };
-  return outcome === undefined ? vscode.l10n.t('running') : labels[outcome];
+  return outcome === undefined ? fromTemplate(vscode.l10n.t('running')) : labels[outcome];
 }
 
 async function rerun(host: McpHost, tools: ToolCalls, serverName: string, toolName: string, args: Record<string, unknown>, edit: boolean): Promise<void> {
   const server = host.registry.get(serverName);
   const tool = server?.tools.find((t) => t.name === toolName);
-  if (!server || !tool) return void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: {0} is not available now.', `${serverName} › ${toolName}`));
+  if (!server || !tool) return void notify('error', fromTemplate(vscode.l10n.t('MCP Host: {0} is not available now.'), host.shown(`${serverName} › ${toolName}`)));
   if (edit) {
     const edited = await askArguments(`${serverName} › ${toolName}`, tool.inputSchema, args);
     if (edited) await tools.call(server, tool, edited);
@@ -222,23 +232,24 @@ export function trackContextKeys(host: McpHost): vscode.Disposable {
 }
 
 /** The server pickers' items: name and state, and the server's own icon (serverInfo.icons) once it ran. */
-export async function serverPickItems(servers: readonly ServerHandle[]): Promise<Array<vscode.QuickPickItem & { server: ServerHandle }>> {
+export async function serverPickItems(host: McpHost, servers: readonly ServerHandle[]): Promise<Array<ShownPickItem & { server: ServerHandle }>> {
   await warmIcons(servers.map((s) => s.client?.serverInfo?.icons));
-  return servers.map((s) => ({ label: s.name, iconPath: knownIcon(s.client?.serverInfo?.icons), description: stateLabel(s.state.kind), server: s }));
+  return servers.map((s) => ({ label: host.shown(s.name), iconPath: knownIcon(s.client?.serverInfo?.icons), description: stateLabel(s.state.kind), server: s }));
 }
 
-async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean, noneFits?: () => string): Promise<ServerHandle | undefined> {
+async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean, noneFits?: () => ShownText): Promise<ServerHandle | undefined> {
   if (typeof node === 'string') return host.registry.get(node);
   if (node && 'server' in node) return node.server;
   const candidates = host.servers.filter(filter);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(
-      host.servers.length ? (noneFits?.() ?? vscode.l10n.t('MCP Host: no server fits.')) : vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".'),
+    void notify(
+      'info',
+      host.servers.length ? (noneFits?.() ?? fromTemplate(vscode.l10n.t('MCP Host: no server fits.'))) : fromTemplate(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".')),
     );
     return undefined;
   }
   if (candidates.length === 1) return candidates[0];
-  const pick = await vscode.window.showQuickPick(await serverPickItems(candidates), { placeHolder: vscode.l10n.t('Which MCP server?') });
+  const pick = await pickOne(await serverPickItems(host, candidates), { placeHolder: fromTemplate(vscode.l10n.t('Which MCP server?')) });
   return pick?.server;
 }
 
@@ -251,18 +262,20 @@ async function pickEntry(host: McpHost, node: TreeNode | string | undefined): Pr
   if (node?.kind === 'invalid') return { name: node.diagnostic.name, origin: node.diagnostic.origin };
   if (node?.kind === 'blocked') return { name: node.name, origin: node.origin };
   if (node && 'server' in node) return { name: node.server.name, origin: node.server.definition.origin };
-  const entries: Array<vscode.QuickPickItem & { entry: ServerEntry }> = [
-    ...(await serverPickItems(host.servers)).map(({ server: s, ...item }) => ({
+  const entries: Array<ShownPickItem & { entry: ServerEntry }> = [
+    ...(await serverPickItems(host, host.servers)).map(({ server: s, ...item }) => ({
       ...item,
-      description: `${scopeLabel(s.definition.origin.scope)} · ${item.description}`,
+      description: joinShown([scopeLabel(s.definition.origin.scope), item.description], ' · '),
       entry: { name: s.name, origin: s.definition.origin },
     })),
-    ...host.diagnostics.filter((d) => d.name !== '(all)').map((d) => ({ label: d.name, description: `${scopeLabel(d.origin.scope)} · ${d.message}`, entry: { name: d.name, origin: d.origin } })),
+    ...host.diagnostics
+      .filter((d) => d.name !== '(all)')
+      .map((d) => ({ label: host.shown(d.name), description: joinShown([scopeLabel(d.origin.scope), host.shown(d.message)], ' · '), entry: { name: d.name, origin: d.origin } })),
   ];
   if (!entries.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".'));
+    void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".')));
     return undefined;
   }
   if (entries.length === 1) return entries[0].entry;
-  return (await vscode.window.showQuickPick(entries, { placeHolder: vscode.l10n.t('Which MCP server?') }))?.entry;
+  return (await pickOne(entries, { placeHolder: fromTemplate(vscode.l10n.t('Which MCP server?')) }))?.entry;
 }

@@ -1,5 +1,9 @@
 import * as vscode from 'vscode';
-import { McpError, type CompleteReference, type McpClient } from '../core';
+import { forDisplay, fromTemplate, McpError, nothingToRedact, type CompleteReference, type McpClient } from '../core';
+import { createShownQuickPick, type ShownPickItem } from './quickPicks';
+
+/** The server's suggestions, its argument's description and the person's own text, as a picker shows them. */
+const display = (text: string) => forDisplay(text, nothingToRedact);
 
 /**
  * Asks for one value with suggestions from `completion/complete` as the person types; what they
@@ -20,21 +24,22 @@ export function askWithCompletion(opts: {
 }): Promise<string | undefined> {
   const canComplete = !!opts.client.serverCapabilities?.completions;
   return new Promise((resolve) => {
-    const qp = vscode.window.createQuickPick();
-    qp.title = opts.title;
-    qp.placeholder = opts.prompt;
+    // Each row keeps its value: the label is what is shown (schemes broken), the value what is sent.
+    const qp = createShownQuickPick<ShownPickItem & { value: string }>();
+    qp.title = display(opts.title);
+    qp.placeholder = display(opts.prompt);
     qp.ignoreFocusOut = true;
     qp.matchOnDescription = false;
     let suggestions: string[] = [];
     let generation = 0;
     const render = () => {
       const typed = qp.value;
-      const items: vscode.QuickPickItem[] = [];
-      if (typed && !suggestions.includes(typed)) items.push({ label: typed, description: vscode.l10n.t('as typed') });
-      for (const s of suggestions) items.push({ label: s, description: vscode.l10n.t('suggested by the server') });
-      if (!typed && !opts.required) items.push({ label: '', description: vscode.l10n.t('leave empty') });
+      const items: Array<ShownPickItem & { value: string }> = [];
+      if (typed && !suggestions.includes(typed)) items.push({ label: display(typed), description: fromTemplate(vscode.l10n.t('as typed')), value: typed });
+      for (const s of suggestions) items.push({ label: display(s), description: fromTemplate(vscode.l10n.t('suggested by the server')), value: s });
+      if (!typed && !opts.required) items.push({ label: display(''), description: fromTemplate(vscode.l10n.t('leave empty')), value: '' });
       // Under the first row (a separator would be hidden while the list is filtered).
-      if (opts.hint && items[0]) items[0] = { ...items[0], detail: opts.hint };
+      if (opts.hint && items[0]) items[0] = { ...items[0], detail: display(opts.hint) };
       qp.items = items;
     };
     const fetch = async () => {
@@ -64,7 +69,7 @@ export function askWithCompletion(opts: {
       qp.dispose();
     };
     qp.onDidAccept(() => {
-      const chosen = qp.selectedItems[0]?.label ?? qp.value;
+      const chosen = qp.selectedItems[0]?.value ?? qp.value;
       if (!chosen && opts.required) return;
       finish(chosen);
     });

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import type { ConsentAnswer } from './answers';
 import type { HostUi } from './ui';
 import { addToStoredList } from './storedList';
-import { launchHash, launchSummary, McpError, type LaunchSummary, type ServerDefinition } from '../core';
+import { forDisplay, fromTemplate, launchHash, launchSummary, McpError, nothingToRedact, type LaunchSummary, type ServerDefinition } from '../core';
+import { askModal, notify } from './notifications';
 
 const STORE_KEY = 'mcpHost.allowedLaunches';
 /** No person answers a modal this fast; it was dismissed without being shown. */
@@ -71,14 +72,15 @@ export function consentDetail(launch: LaunchSummary): string {
 export async function askWithModal(launch: LaunchSummary): Promise<ConsentAnswer> {
   const allow = vscode.l10n.t('Allow');
   const always = vscode.l10n.t('Always Allow in This Workspace');
-  const detail = consentDetail(launch);
-  const question = vscode.l10n.t('Start the MCP server "{0}"?', launch.def.name);
+  // Shown whole (what runs must be read in full); the values it shows are masked already.
+  const detail = forDisplay(consentDetail(launch), nothingToRedact, Number.POSITIVE_INFINITY);
+  const question = fromTemplate(vscode.l10n.t('Start the MCP server "{0}"?'), forDisplay(launch.def.name, nothingToRedact));
   const asked = Date.now();
-  let pick = await vscode.window.showWarningMessage(question, { modal: true, detail }, allow, always);
+  let pick = await askModal('warning', question, detail, allow, always);
   // A modal raised while the web workbench is still loading can come back dismissed at once,
   // before anyone saw it: ask again in a notification, which waits for the person.
   if (pick === undefined && Date.now() - asked < MODAL_TOO_FAST_MS) {
-    pick = await vscode.window.showWarningMessage(`${question} ${detail.replace(/\n+/g, ' ')}`, allow, always);
+    pick = await notify('warning', forDisplay(`${question} ${detail.replace(/\n+/g, ' ')}`, nothingToRedact, Number.POSITIVE_INFINITY), allow, always);
   }
   return pick === allow ? 'allow' : pick === always ? 'always' : 'cancel';
 }

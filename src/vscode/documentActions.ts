@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { fromTemplate, joinShown, withIcon, type ShownText } from '../core/render/shownText';
+import { showStatusMessage } from './statusBar';
 
 const COMMAND = 'mcpHost.documentAction';
 
@@ -24,10 +26,11 @@ export class DocumentActions implements vscode.CodeLensProvider, vscode.Disposab
   }
 
   /** Resolves with the chosen action, or undefined when the person dismisses or closes the document. */
-  ask(doc: vscode.TextDocument, message: string, actions: readonly string[]): Promise<string | undefined> {
+  ask(doc: vscode.TextDocument, message: ShownText, actions: readonly ShownText[]): Promise<string | undefined> {
     const key = doc.uri.toString();
     this.settle(key, undefined);
-    const status = vscode.window.setStatusBarMessage(`$(edit) ${message} ${vscode.l10n.t('(choose above the document: {0})', actions.join(' | '))}`);
+    const choices = fromTemplate(vscode.l10n.t('(choose above the document: {0})'), joinShown(actions, ' | '));
+    const status = showStatusMessage(withIcon('edit', joinShown([message, choices], ' ')));
     const answer = new Promise<string | undefined>((resolve) => this.pending.set(key, { actions, settle: resolve, status }));
     this.changed.fire();
     return answer;

@@ -11,12 +11,14 @@ import {
   DEFAULT_RESTART_POLICY,
   EraVerdicts,
   SerialQueue,
+  forDisplay,
   type AuthChallenge,
   type DefinitionDiagnostic,
   type HttpAuthProvider,
   type LaunchContext,
   type Root,
   type ServerDefinition,
+  type ShownText,
   type Transport,
 } from '../core';
 import type * as OAuthModule from './auth/oauth';
@@ -75,7 +77,8 @@ export class McpHost implements vscode.Disposable {
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    ui: HostUi,
+    /** The questions and notifications of the host; commands notify through it too. */
+    readonly ui: HostUi,
     /** The extension's own log, for what belongs to no one server. */
     private readonly log: ServerLog,
   ) {
@@ -230,6 +233,11 @@ export class McpHost implements vscode.Disposable {
   /** Text for the person's eyes (errors in notifications and the tree), without secrets. */
   redact(text: string): string {
     return this.secrets.redact(text);
+  }
+
+  /** Server text (or a name from the settings) as a notification, picker or tooltip may show it: redacted, links broken. */
+  shown(text: string, max?: number): ShownText {
+    return forDisplay(text, (t) => this.redact(t), max);
   }
 
   private async createTransport(def: ServerDefinition): Promise<Transport> {

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { LOGGING_LEVELS, type LoggingLevel, type ServerHandle } from '../core';
+import { forDisplay, fromTemplate, LOGGING_LEVELS, nothingToRedact, type LoggingLevel, type ServerHandle, type ShownText } from '../core';
+import { pickOne, type ShownPickItem } from './quickPicks';
 import { folderFor } from './settings';
 import { Settings } from './ids';
 
@@ -9,13 +10,16 @@ import { Settings } from './ids';
  */
 export async function setServerLogLevel(
   server: ServerHandle,
-  pick: (items: Array<vscode.QuickPickItem & { level: LoggingLevel }>, placeHolder: string) => Promise<{ level: LoggingLevel } | undefined> = quickPick,
+  pick: (items: Array<ShownPickItem & { level: LoggingLevel }>, placeHolder: ShownText) => Promise<{ level: LoggingLevel } | undefined> = quickPick,
 ): Promise<LoggingLevel | undefined> {
   const current = server.logLevel;
   const declared = server.client?.serverCapabilities?.logging !== undefined;
-  const items = LOGGING_LEVELS.map((level) => ({ label: level, description: level === current ? vscode.l10n.t('current') : undefined, level }));
+  const items = LOGGING_LEVELS.map((level) => ({ label: forDisplay(level, nothingToRedact), description: level === current ? fromTemplate(vscode.l10n.t('current')) : undefined, level }));
+  const name = forDisplay(server.name, nothingToRedact);
   const placeHolder =
-    server.client && !declared ? vscode.l10n.t('"{0}" does not declare logging: the level is kept for when it does', server.name) : vscode.l10n.t('The least severe messages "{0}" should send', server.name);
+    server.client && !declared
+      ? fromTemplate(vscode.l10n.t('"{0}" does not declare logging: the level is kept for when it does'), name)
+      : fromTemplate(vscode.l10n.t('The least severe messages "{0}" should send'), name);
   const chosen = await pick(items, placeHolder);
   if (!chosen || chosen.level === current) return chosen?.level;
   await writeLogLevel(server, chosen.level);
@@ -40,6 +44,6 @@ async function writeLogLevel(server: ServerHandle, level: LoggingLevel): Promise
   await config.update(Settings.servers, { ...current, [def.name]: level === 'info' ? rest : { ...rest, logLevel: level } }, target);
 }
 
-async function quickPick(items: Array<vscode.QuickPickItem & { level: LoggingLevel }>, placeHolder: string): Promise<{ level: LoggingLevel } | undefined> {
-  return vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Set Server Log Level'), placeHolder });
+async function quickPick(items: Array<ShownPickItem & { level: LoggingLevel }>, placeHolder: ShownText): Promise<{ level: LoggingLevel } | undefined> {
+  return pickOne(items, { title: fromTemplate(vscode.l10n.t('MCP Host: Set Server Log Level')), placeHolder });
 }

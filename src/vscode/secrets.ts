@@ -2,8 +2,22 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ReuseAnswer } from './answers';
 import * as os from 'node:os';
-import { decodeStoredInput, definitionIdentity, encodeStoredInput, McpError, Redactor, resolveVariables, secretValuesOf, type InputDefinition, type ServerDefinition } from '../core';
+import {
+  decodeStoredInput,
+  definitionIdentity,
+  encodeStoredInput,
+  forDisplay,
+  fromTemplate,
+  nothingToRedact,
+  McpError,
+  Redactor,
+  resolveVariables,
+  secretValuesOf,
+  type InputDefinition,
+  type ServerDefinition,
+} from '../core';
 import { inputDefinitionFor } from './settings';
+import { askModal } from './notifications';
 import type { HostUi } from './ui';
 
 /** What every log and trace writer, and every message shown to the person, asks before writing. */
@@ -134,12 +148,15 @@ export function askWithInputBox(id: string, definition: InputDefinition | undefi
 export async function askToReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer> {
   const allow = vscode.l10n.t('Allow');
   const enter = vscode.l10n.t('Enter a New Value');
-  const pick = await vscode.window.showWarningMessage(
-    vscode.l10n.t('The MCP server "{0}" wants the value you stored for {1}', server, `\${input:${id}}`),
-    {
-      modal: true,
-      detail: vscode.l10n.t('That value was first given to {0}. Allow sends it to "{1}" too (remembered); Enter a New Value keeps a separate value for "{1}".', firstGivenTo, server),
-    },
+  const name = forDisplay(server, nothingToRedact);
+  const pick = await askModal(
+    'warning',
+    fromTemplate(vscode.l10n.t('The MCP server "{0}" wants the value you stored for {1}'), name, forDisplay(`\${input:${id}}`, nothingToRedact)),
+    fromTemplate(
+      vscode.l10n.t('That value was first given to {0}. Allow sends it to "{1}" too (remembered); Enter a New Value keeps a separate value for "{1}".'),
+      forDisplay(firstGivenTo, nothingToRedact),
+      name,
+    ),
     allow,
     enter,
   );

@@ -1,7 +1,8 @@
 import type * as vscode from 'vscode';
-import type { CreateMessageParams, InputDefinition, LaunchSummary, Tool } from '../core';
+import type { CreateMessageParams, InputDefinition, LaunchSummary, ShownText, Tool } from '../core';
 import type { AppPrompts, ConsentAnswer, ReuseAnswer, SamplingDecision, ToolAsker, ToolConfirmation } from './answers';
 import type { ElicitationUi } from './elicitation/steps';
+import type { Severity } from './notifications';
 import type { SetupUi } from './setup/ui';
 
 /**
@@ -24,7 +25,9 @@ export interface HostUi {
   /** The progress notification's Cancel, for a call that runs as a task: cancel it, or let it run on. */
   cancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'>;
   /** How a call's ending is told, with actions such as Open Result; the action chosen. */
-  announceCall(severity: 'info' | 'error', message: string, ...actions: string[]): Thenable<string | undefined>;
+  announceCall(severity: 'info' | 'error', message: ShownText, ...actions: string[]): Thenable<string | undefined>;
+  /** Any other notification (a command that failed, a server that would not start); the action chosen. */
+  notify(severity: Severity, message: ShownText, ...actions: string[]): Thenable<string | undefined>;
   /** A server's `sampling/createMessage`, as it will be sent. */
   allowSampling(server: string, params: CreateMessageParams): Promise<SamplingDecision>;
   /** Several allowed models fit the request equally well. */

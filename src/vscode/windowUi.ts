@@ -1,4 +1,3 @@
-import * as vscode from 'vscode';
 import { windowAppPrompts } from './apps/appPanels';
 import { askWithModal } from './consent';
 import type { DocumentActions } from './documentActions';
@@ -8,6 +7,7 @@ import { askToReuse, askWithInputBox } from './secrets';
 import { windowUi } from './setup/ui';
 import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
 import type { HostUi } from './ui';
+import { notify } from './notifications';
 
 /** The real questions: VS Code's modals, quick inputs and editors. One per activation. */
 export function createWindowUi(documentActions: DocumentActions): HostUi {
@@ -17,7 +17,8 @@ export function createWindowUi(documentActions: DocumentActions): HostUi {
     allowInputReuse: askToReuse,
     confirmTool: confirmWithModal,
     cancelOrBackground: askCancelOrBackground,
-    announceCall: (severity, message, ...actions) => (severity === 'error' ? vscode.window.showErrorMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions)),
+    announceCall: notify,
+    notify,
     allowSampling: askConsent,
     pickSamplingModel: pickModelWithQuickPick,
     reviewSampling: (server, params) => reviewInEditor(documentActions, server, params),

@@ -3,7 +3,9 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { neutraliseLinks } from '../../src/core';
+import { LINK_BREAK, neutraliseLinks, type ShownText } from '../../src/core';
+import type { SetupStep, SetupUi } from '../../src/vscode/setup/ui';
+import type { HostUi } from '../../src/vscode/ui';
 import { openResource } from '../../src/vscode/resources/readResource';
 import { fromResourceUri, RESOURCE_SCHEME } from '../../src/vscode/resources/uri';
 import type { SamplingRecord } from '../../src/vscode/sampling/history';
@@ -65,6 +67,17 @@ describe('a hostile server’s content in a real VS Code', function () {
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await setServers(undefined);
+  });
+
+  it('shows a tool’s description in its tooltip as plain text, never as Markdown with images or links', async () => {
+    const a = await api();
+    const hostile = await running(a, 'hostile');
+    const tool = hostile.tools.find((t) => t.name === 'hostile')!;
+    assert.match(tool.description ?? '', /!\[pixel\]\(https:/, 'the fixture describes the tool with an image and a command link');
+    const tooltip = a.tree.getTreeItem({ kind: 'tool', server: hostile, tool }).tooltip;
+    assert.equal(typeof tooltip, 'string', `a MarkdownString would render the description: ${JSON.stringify(tooltip)}`);
+    assert.ok((tooltip as string).includes('returns every hostile form'), String(tooltip));
+    assert.doesNotMatch(tooltip as string, /command:|https:/);
   });
 
   it('finds command: and file: links in the same text opened as a plain Markdown file (the check can fail)', async () => {
@@ -203,5 +216,76 @@ describe('a hostile server’s content in a real VS Code', function () {
     const expected = (await ev.client!.readResource('demo://resource/static/document/structure.md')).contents[0];
     assert.equal(text, 'text' in expected ? neutraliseLinks(expected.text) : undefined);
     assert.notEqual(text, doc.getText());
+  });
+});
+
+/**
+ * The fixture's initialize fails with `[open a terminal](command:…)` and the arguments it was
+ * started with, a `${input:}` secret among them: what the notifications say of that failure.
+ */
+describe('a server’s start failure in the notifications of a real VS Code', function () {
+  this.timeout(120_000);
+  const secret = 'hostile-secret-4711';
+  const name = 'fails-hostile';
+  const notices: Array<{ kind: string; message: string }> = [];
+  let saved: Pick<HostUi, 'askInput' | 'notify' | 'setup'>;
+
+  before(async () => {
+    const a = await api();
+    saved = { askInput: a.ui.askInput, notify: a.ui.notify, setup: a.ui.setup };
+    a.ui.askInput = async (id) => (id === 'hostile-notice-token' ? secret : undefined);
+    a.ui.notify = async (kind, message) => {
+      notices.push({ kind, message });
+      return undefined;
+    };
+  });
+  after(async () => {
+    const a = await api();
+    Object.assign(a.ui, saved);
+    await setServers(undefined);
+  });
+
+  /** A notification must not carry a live link nor the secret, and must still say what failed. */
+  const assertInert = (message: string) => {
+    assert.ok(message.includes(`command${LINK_BREAK}:workbench.action.terminal.new`), message);
+    assert.doesNotMatch(message, /command:/, 'a notification renders [x](command:…) as a link that runs the command');
+    assert.ok(!message.includes(secret), `the secret is shown: ${message}`);
+    assert.ok(message.includes('***'), message);
+  };
+
+  it('Add Server says the server could not start with the link broken and the secret redacted', async () => {
+    const a = await api();
+    const answers: Partial<Record<SetupStep, (items: readonly vscode.QuickPickItem[]) => unknown>> = {
+      kind: (items) => items.find((i) => /Command \(stdio\)/.test(i.label)),
+      target: () => `node ${JSON.stringify(fixture)} --fail-initialize \${input:hostile-notice-token}`,
+      name: () => name,
+      scope: (items) => items.find((i) => /User settings/.test(i.label)),
+    };
+    const added: Array<{ kind: string; message: ShownText }> = [];
+    const setup: SetupUi = {
+      ...saved.setup,
+      pick: async (step, items) => answers[step]!(items) as never,
+      input: async (step) => answers[step]!([]) as string,
+      notify: async (kind, message) => {
+        added.push({ kind, message });
+        return undefined;
+      },
+    };
+    a.ui.setup = setup;
+    assert.equal(await a.setup.addServer(), name);
+    assert.equal(added.length, 1, JSON.stringify(added));
+    assert.equal(added[0].kind, 'error');
+    assert.match(added[0].message, /"fails-hostile" was added to user settings but could not start: .*initialize refused/);
+    assertInert(added[0].message);
+  });
+
+  it('Start Server reports the same failure with the link broken and the secret redacted', async () => {
+    const a = await api();
+    await waitFor(() => a.host.registry.get(name)?.state.kind === 'error', `${name} to be in error`);
+    notices.length = 0;
+    await vscode.commands.executeCommand('mcpHost.startServer', name);
+    const notice = await waitFor(() => notices.find((n) => n.kind === 'error'), 'the error notification of Start Server');
+    assert.match(notice.message, /could not start fails-hostile .*initialize refused/);
+    assertInert(notice.message);
   });
 });

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { neutraliseLinks } from '../../src/core';
 import type { HostUi } from '../../src/vscode/ui';
 import { windowUi, type SetupStep, type SetupUi } from '../../src/vscode/setup/ui';
 import { env } from './harnessEnv';
@@ -160,7 +161,8 @@ describe('Add Server and Import Servers in a real VS Code', function () {
     assert.deepEqual(scope()?.globalValue?.remote, { type: 'http', url });
     assert.equal(script.notices[0]?.kind, 'error');
     assert.ok(script.notices[0].message.startsWith('MCP Host: "remote" was added to user settings but could not start: '), script.notices[0].message);
-    assert.ok(script.notices[0].message.includes(url), script.notices[0].message);
+    // Server text in a notification has its schemes broken (a zero-width space before the colon).
+    assert.ok(script.notices[0].message.includes(neutraliseLinks(url)), script.notices[0].message);
   });
 
   it("imports from the workspace's .vscode/mcp.json: inputs become ${input:} secrets, dropped fields are reported, the server starts", async () => {
@@ -207,7 +209,8 @@ describe('Add Server and Import Servers in a real VS Code', function () {
         ['$(error) broken', `${vscode.workspace.workspaceFolders![0].name}/.vscode/mcp.json`, false],
       ],
     );
-    assert.match(offered[0].detail!, /drops "dev" · asks for \$\{input:import-test-token\}/);
+    // Picker rows are shown text: a zero-width space breaks the "input:" scheme.
+    assert.match(offered[0].detail!, /drops "dev" · asks for \$\{input\u200b?:import-test-token\}/);
 
     assert.deepEqual(report.imported, ['imported']);
     assert.deepEqual(scope()?.workspaceValue, {

@@ -30,7 +30,7 @@ export function neutraliseLinks(text: string): string {
  * Control characters other than tab and line feed shown as their Unicode pictures (␛, ␈): a
  * bare carriage return or U+2028 would otherwise start a line the editor shows on its own.
  */
-function visibleControls(text: string): string {
+export function visibleControls(text: string): string {
   return (
     text
       .replace(/\r\n?/g, '\n')

@@ -2,10 +2,11 @@
 // through, and the lazy load of dist/apps.js (the SDK's AppBridge and the panel, ./panel.ts).
 import * as vscode from 'vscode';
 import type { ServerLog } from '../logs';
-import { appResourceUri, localOriginsAllowed, neutraliseLinks, uiResourcesOf, McpError, type CallToolResult, type ServerHandle, type Tool } from '../../core';
+import { appResourceUri, forDisplay, fromTemplate, localOriginsAllowed, nothingToRedact, uiResourcesOf, McpError, type CallToolResult, type ServerHandle, type Tool } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import type { ToolCalls } from '../tools/callTool';
+import { askModal, notify } from '../notifications';
 import type { HostUi } from '../ui';
 import type { AppPrompts } from '../answers';
 import type { AppPanel, AppPanelOptions } from './panel';
@@ -87,7 +88,7 @@ export class AppPanels implements vscode.Disposable {
       panel.panel.onDidDispose(() => this.open.get(key) === panel && this.open.delete(key));
       return panel;
     } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: cannot open the app of {0}: {1}', tool.name, neutraliseLinks(this.host.redact(McpError.from(error).message))));
+      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: cannot open the app of {0}: {1}'), this.host.shown(tool.name), this.host.shown(McpError.from(error).message)));
       return undefined;
     }
   }
@@ -166,20 +167,22 @@ export class AppPanels implements vscode.Disposable {
 export const windowAppPrompts: AppPrompts = {
   async grant(server, asked) {
     const allow = vscode.l10n.t('Allow');
-    const pick = await vscode.window.showWarningMessage(
-      vscode.l10n.t('The app of the MCP server "{0}" asks for: {1}', server, asked.join(', ')),
-      { modal: true, detail: vscode.l10n.t('Without them the app still opens, with these browser features turned off.') },
+    const pick = await askModal(
+      'warning',
+      fromTemplate(vscode.l10n.t('The app of the MCP server "{0}" asks for: {1}'), forDisplay(server, nothingToRedact), forDisplay(asked.join(', '), nothingToRedact)),
+      fromTemplate(vscode.l10n.t('Without them the app still opens, with these browser features turned off.')),
       allow,
     );
     return pick === allow ? asked : [];
   },
   show(server, kind, text) {
     const copy = vscode.l10n.t('Copy');
+    const parts = [forDisplay(server, nothingToRedact), forDisplay(text, nothingToRedact, 500)] as const;
     const what =
       kind === 'message'
-        ? vscode.l10n.t('The app of "{0}" sends a message (there is no chat here; nothing was sent on): {1}', server, text)
-        : vscode.l10n.t('The app of "{0}" updates the model context (there is no model here; nothing was sent on): {1}', server, text);
-    void vscode.window.showInformationMessage(neutraliseLinks(what.length > 500 ? `${what.slice(0, 500)}…` : what), copy).then((pick) => {
+        ? fromTemplate(vscode.l10n.t('The app of "{0}" sends a message (there is no chat here; nothing was sent on): {1}'), ...parts)
+        : fromTemplate(vscode.l10n.t('The app of "{0}" updates the model context (there is no model here; nothing was sent on): {1}'), ...parts);
+    void notify('info', what, copy).then((pick) => {
       if (pick === copy) void vscode.env.clipboard.writeText(text);
     });
   },

@@ -1,6 +1,8 @@
 import * as http from 'node:http';
 import * as vscode from 'vscode';
 import type { OAuthUserAgent } from '../../core';
+import { forDisplay, fromTemplate, nothingToRedact } from '../../core/render/shownText';
+import { askModal } from '../notifications';
 
 const CALLBACK_PATH = '/callback';
 const WAIT_MS = 5 * 60_000;
@@ -21,9 +23,10 @@ export class BrowserUserAgent implements OAuthUserAgent {
 
   async authorize(authorizationUrl: URL, signal?: AbortSignal): Promise<URLSearchParams> {
     const signIn = vscode.l10n.t('Sign In');
-    const pick = await vscode.window.showInformationMessage(
-      vscode.l10n.t('The MCP server "{0}" needs you to sign in at {1}.', this.server, authorizationUrl.host),
-      { modal: true, detail: vscode.l10n.t('Your browser opens the sign-in page; MCP Host receives the answer on 127.0.0.1 and keeps the tokens in the secret storage.') },
+    const pick = await askModal(
+      'info',
+      fromTemplate(vscode.l10n.t('The MCP server "{0}" needs you to sign in at {1}.'), forDisplay(this.server, nothingToRedact), forDisplay(authorizationUrl.host, nothingToRedact)),
+      fromTemplate(vscode.l10n.t('Your browser opens the sign-in page; MCP Host receives the answer on 127.0.0.1 and keeps the tokens in the secret storage.')),
       signIn,
     );
     if (pick !== signIn) throw new Error(vscode.l10n.t('sign-in to {0} was cancelled', authorizationUrl.host));

@@ -1,8 +1,14 @@
 import * as vscode from 'vscode';
 import type * as Core from '../../core';
 import type { ElicitationValue, FormField } from '../../core';
+import { forDisplay, fromTemplate, joinShown, nothingToRedact, SHOWN_MAX, withIcon, type ShownText } from '../../core/render/shownText';
+import { askModal, withProgressNotification } from '../notifications';
+import { createShownQuickPick, type ShownPickItem, type ShownQuickPick } from '../quickPicks';
 import { untilAborted } from './abort';
 import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from './steps';
+
+/** A form's texts (the server's question, its field titles) as a modal shows them; no secret of ours is in them. */
+const display = (text: string, max?: number): ShownText => forDisplay(text, nothingToRedact, max);
 
 /**
  * The entry of dist/forms.js: the quick inputs of an elicitation form, loaded on the first form a
@@ -27,9 +33,10 @@ class QuickInputUi implements ElicitationUi {
     const decline = vscode.l10n.t('Decline');
     const names = fields.map((f) => f.title);
     const pick = await untilAborted(
-      vscode.window.showInformationMessage(
-        vscode.l10n.t('The MCP server "{0}" asks for information', server),
-        { modal: true, detail: `${message}${names.length ? `\n\n${vscode.l10n.t('Fields: {0}', names.join(', '))}` : ''}` },
+      askModal(
+        'info',
+        fromTemplate(vscode.l10n.t('The MCP server "{0}" asks for information'), display(server)),
+        joinShown([display(message, SHOWN_MAX * 4), names.length ? fromTemplate(vscode.l10n.t('Fields: {0}'), display(names.join(', '))) : undefined], '\n'),
         respond,
         decline,
       ),
@@ -55,18 +62,22 @@ class QuickInputUi implements ElicitationUi {
   }
 
   review(step: ReviewStep, signal: AbortSignal): Promise<ReviewAnswer> {
-    type Item = vscode.QuickPickItem & { answer: ReviewAnswer };
+    type Item = ShownPickItem & { answer: ReviewAnswer };
     const items: Item[] = [];
-    if (!step.problem) items.push({ label: `$(send) ${vscode.l10n.t('Send')}`, description: vscode.l10n.t('to {0}', step.server), answer: 'send' });
+    if (!step.problem) items.push({ label: withIcon('send', fromTemplate(vscode.l10n.t('Send'))), description: fromTemplate(vscode.l10n.t('to {0}'), display(step.server)), answer: 'send' });
     step.fields.forEach((f, i) => {
       const value = step.content[f.name];
-      items.push({ label: `$(edit) ${vscode.l10n.t('Edit {0}', f.title)}`, description: value === undefined ? vscode.l10n.t('(not given)') : this.helpers.describeFieldValue(f, value), answer: { edit: i } });
+      items.push({
+        label: withIcon('edit', fromTemplate(vscode.l10n.t('Edit {0}'), display(f.title))),
+        description: value === undefined ? fromTemplate(vscode.l10n.t('(not given)')) : display(this.helpers.describeFieldValue(f, value)),
+        answer: { edit: i },
+      });
     });
-    items.push({ label: `$(close) ${vscode.l10n.t('Cancel')}`, answer: undefined });
-    const placeholder = step.problem ? vscode.l10n.t('Cannot send yet: {0}', step.problem) : vscode.l10n.t('Review your answers; nothing is sent before you choose Send');
+    items.push({ label: withIcon('close', fromTemplate(vscode.l10n.t('Cancel'))), answer: undefined });
+    const placeholder = step.problem ? fromTemplate(vscode.l10n.t('Cannot send yet: {0}'), display(step.problem)) : fromTemplate(vscode.l10n.t('Review your answers; nothing is sent before you choose Send'));
     // The review has no Back: every field is one of its rows.
     return this.quickPick<Item, ReviewAnswer>(
-      step.title,
+      display(step.title),
       placeholder,
       items,
       false,
@@ -80,7 +91,13 @@ class QuickInputUi implements ElicitationUi {
     const open = vscode.l10n.t('Open {0}', url.host);
     const decline = vscode.l10n.t('Decline');
     const pick = await untilAborted(
-      vscode.window.showWarningMessage(vscode.l10n.t('The MCP server "{0}" wants you to open a page on {1}', server, url.host), { modal: true, detail: `${message}\n\n${url.toString()}` }, open, decline),
+      askModal(
+        'warning',
+        fromTemplate(vscode.l10n.t('The MCP server "{0}" wants you to open a page on {1}'), display(server), display(url.host)),
+        joinShown([display(message), display(url.toString())], '\n'),
+        open,
+        decline,
+      ),
       signal,
     );
     if (pick !== open) return pick === decline ? 'decline' : undefined;
@@ -89,12 +106,9 @@ class QuickInputUi implements ElicitationUi {
   }
 
   async waitForPages(server: string, what: string, allCompleted: Promise<void>, signal: AbortSignal): Promise<'completed' | 'retry' | 'stop'> {
-    const outcome = await vscode.window.withProgress(
-      {
-        location: vscode.ProgressLocation.Notification,
-        title: vscode.l10n.t('{0}: finish in the browser; {1} runs again when the server says the page is done (Cancel to retry or stop yourself).', server, what),
-        cancellable: true,
-      },
+    const outcome = await withProgressNotification(
+      fromTemplate(vscode.l10n.t('{0}: finish in the browser; {1} runs again when the server says the page is done (Cancel to retry or stop yourself).'), display(server), display(what)),
+      true,
       (_progress, token) =>
         new Promise<'completed' | 'cancelled' | 'aborted'>((resolve) => {
           void allCompleted.then(() => resolve('completed'));
@@ -105,9 +119,10 @@ class QuickInputUi implements ElicitationUi {
     if (outcome !== 'cancelled') return outcome === 'completed' ? 'completed' : 'stop';
     const retry = vscode.l10n.t('Retry');
     const pick = await untilAborted(
-      vscode.window.showInformationMessage(
-        vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.', what),
-        { modal: true, detail: vscode.l10n.t('Retry {0} with the same arguments?', `${server} › ${what}`) },
+      askModal(
+        'info',
+        fromTemplate(vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.'), display(what)),
+        fromTemplate(vscode.l10n.t('Retry {0} with the same arguments?'), display(`${server} › ${what}`)),
         retry,
       ),
       signal,
@@ -116,14 +131,18 @@ class QuickInputUi implements ElicitationUi {
   }
 
   private pickOne(step: FieldStep, choices: Array<{ label: string; value: unknown }>, signal: AbortSignal): Promise<FieldAnswer> {
-    type Item = vscode.QuickPickItem & { answer: FieldAnswer };
+    type Item = ShownPickItem & { answer: FieldAnswer };
     const f = step.field;
-    const items: Item[] = choices.map((c) => ({ label: c.label, description: c.value === f.schema.default ? vscode.l10n.t('default') : undefined, answer: { value: c.value as ElicitationValue } }));
-    if (!f.required) items.push({ label: `$(circle-slash) ${vscode.l10n.t('Skip')}`, description: vscode.l10n.t('leave this field out'), answer: 'skip' });
+    const items: Item[] = choices.map((c) => ({
+      label: display(c.label),
+      description: c.value === f.schema.default ? fromTemplate(vscode.l10n.t('default')) : undefined,
+      answer: { value: c.value as ElicitationValue },
+    }));
+    if (!f.required) items.push({ label: withIcon('circle-slash', fromTemplate(vscode.l10n.t('Skip'))), description: fromTemplate(vscode.l10n.t('leave this field out')), answer: 'skip' });
     const start = step.current ?? f.schema.default;
     return this.quickPick<Item, FieldAnswer>(
-      step.title,
-      promptFor(f),
+      display(step.title),
+      display(promptFor(f)),
       items,
       false,
       signal,
@@ -137,12 +156,12 @@ class QuickInputUi implements ElicitationUi {
   }
 
   private pickMany(step: FieldStep, f: FormField & { kind: 'multi' }, signal: AbortSignal): Promise<FieldAnswer> {
-    type Item = vscode.QuickPickItem & { value: string };
+    type Item = ShownPickItem & { value: string };
     const picked = this.helpers.pickedValues(f, step.current);
-    const items: Item[] = f.choices.map((c) => ({ label: c.label, value: String(c.value), picked: picked.includes(c.value) }));
-    const prompt = promptFor(f);
+    const items: Item[] = f.choices.map((c) => ({ label: display(c.label), value: String(c.value), picked: picked.includes(c.value) }));
+    const prompt = display(promptFor(f));
     return this.quickPick<Item, FieldAnswer>(
-      step.title,
+      display(step.title),
       prompt,
       items,
       true,
@@ -152,7 +171,7 @@ class QuickInputUi implements ElicitationUi {
         if (values.length === 0 && !f.required) return 'skip';
         const problem = this.helpers.multiSelectProblem(f, values.length);
         if (problem) {
-          qp.placeholder = `${vscode.l10n.t('Not yet: {0}', problem)} — ${prompt}`;
+          qp.placeholder = joinShown([fromTemplate(vscode.l10n.t('Not yet: {0}'), display(problem)), prompt], ' — ');
           return KEEP_OPEN;
         }
         return { value: values };
@@ -164,16 +183,16 @@ class QuickInputUi implements ElicitationUi {
     );
   }
 
-  private quickPick<I extends vscode.QuickPickItem, A>(
-    title: string,
-    placeholder: string,
+  private quickPick<I extends ShownPickItem, A>(
+    title: ShownText,
+    placeholder: ShownText,
     items: I[],
     many: boolean,
     signal: AbortSignal,
-    accept: (qp: vscode.QuickPick<I>) => A | typeof KEEP_OPEN,
-    setUp: (qp: vscode.QuickPick<I>) => void,
+    accept: (qp: ShownQuickPick<I>) => A | typeof KEEP_OPEN,
+    setUp: (qp: ShownQuickPick<I>) => void,
   ): Promise<A | 'back' | undefined> {
-    const qp = vscode.window.createQuickPick<I>();
+    const qp = createShownQuickPick<I>();
     qp.title = title;
     qp.placeholder = placeholder;
     qp.ignoreFocusOut = true;

@@ -1,8 +1,11 @@
 import * as vscode from 'vscode';
-import { McpError, neutraliseLinks, promptText, renderPrompt, titleAndName, type Prompt, type ServerHandle } from '../../core';
+import { fromTemplate, McpError, promptText, renderPrompt, titleAndName, type Prompt, type ServerHandle } from '../../core';
 import { knownIcon, warmIcons } from '../icons';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
+import { notify } from '../notifications';
+import { pickOne, type ShownPickItem } from '../quickPicks';
+import { showStatusMessage } from '../statusBar';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
 
@@ -22,7 +25,7 @@ export class PromptActions {
     const { server, prompt } = chosen;
     const client = server.client;
     if (!client) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: "{0}" is not running.', server.name));
+      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: "{0}" is not running.'), this.host.shown(server.name)));
       return undefined;
     }
     const args: Record<string, string> = {};
@@ -49,7 +52,7 @@ export class PromptActions {
       await vscode.window.showTextDocument(uri, { preview: false });
       return uri;
     } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: prompt {0} failed: {1}', prompt.name, neutraliseLinks(this.host.redact(McpError.from(error).toString()))));
+      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: prompt {0} failed: {1}'), this.host.shown(prompt.name), this.host.shown(McpError.from(error).toString())));
       return undefined;
     }
   }
@@ -60,28 +63,28 @@ export class PromptActions {
     const text = target && (this.texts.get(target.toString()) ?? this.docs.text(target));
     if (!text) return;
     await vscode.env.clipboard.writeText(text);
-    void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Host: prompt copied'), 3000);
+    showStatusMessage(fromTemplate(vscode.l10n.t('MCP Host: prompt copied')), 3000);
   }
 
   private async pick(): Promise<{ server: ServerHandle; prompt: Prompt } | undefined> {
-    const items = await promptPickItems(this.host.servers);
+    const items = await promptPickItems(this.host, this.host.servers);
     if (!items.length) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers prompts.'));
+      void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no running server offers prompts.')));
       return undefined;
     }
-    return vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Get Prompt'), placeHolder: vscode.l10n.t('Which prompt?'), matchOnDescription: true, matchOnDetail: true });
+    return pickOne(items, { title: fromTemplate(vscode.l10n.t('MCP Host: Get Prompt')), placeHolder: fromTemplate(vscode.l10n.t('Which prompt?')), matchOnDescription: true, matchOnDetail: true });
   }
 }
 
 /** The Get Prompt picker's items: every prompt of every running server, with its icon where the server gives one. */
-export async function promptPickItems(servers: readonly ServerHandle[]): Promise<Array<vscode.QuickPickItem & { server: ServerHandle; prompt: Prompt }>> {
+export async function promptPickItems(host: McpHost, servers: readonly ServerHandle[]): Promise<Array<ShownPickItem & { server: ServerHandle; prompt: Prompt }>> {
   const offered = servers.flatMap((server) => (server.client ? server.prompts.map((prompt) => ({ server, prompt })) : []));
   await warmIcons(offered.map(({ prompt }) => prompt.icons));
   return offered.map(({ server, prompt }) => ({
-    label: `${server.name} › ${titleAndName(prompt).label}`,
+    label: host.shown(`${server.name} › ${titleAndName(prompt).label}`),
     iconPath: knownIcon(prompt.icons),
-    description: titleAndName(prompt).name,
-    detail: prompt.description,
+    description: host.shown(titleAndName(prompt).name ?? ''),
+    detail: prompt.description === undefined ? undefined : host.shown(prompt.description),
     server,
     prompt,
   }));

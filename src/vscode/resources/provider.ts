@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { isMediaFileName, McpError, neutraliseLinks, type ServerHandle } from '../../core';
+import { fromTemplate, isMediaFileName, joinShown, McpError, neutraliseLinks, type ServerHandle, type ShownText } from '../../core';
+import { notify } from '../notifications';
 import type { McpHost } from '../host';
 import { ReadOnlyFileSystem } from '../readOnlyFileSystem';
 import { fromResourceUri, RESOURCE_SCHEME } from './uri';
@@ -56,7 +57,7 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
     if (readJustBefore) return readJustBefore;
     const client = this.host.registry.get(server)?.client;
     if (!client) {
-      const message = neutraliseLinks(vscode.l10n.t('MCP server "{0}" is not running, so {1} cannot be read', server, resourceUri));
+      const message = fromTemplate(vscode.l10n.t('MCP server "{0}" is not running, so {1} cannot be read'), this.host.shown(server), this.host.shown(resourceUri));
       this.reportFailure(server, message);
       throw vscode.FileSystemError.Unavailable(message);
     }
@@ -70,11 +71,11 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
     } catch (error) {
       const e = McpError.from(error);
       if (client.isResourceNotFound(e, resourceUri)) {
-        const message = neutraliseLinks(vscode.l10n.t('"{0}" has no resource {1}: {2}', server, resourceUri, e.message));
+        const message = fromTemplate(vscode.l10n.t('"{0}" has no resource {1}: {2}'), this.host.shown(server), this.host.shown(resourceUri), this.host.shown(e.message));
         this.reportFailure(server, message);
         throw vscode.FileSystemError.FileNotFound(message);
       }
-      const message = neutraliseLinks(vscode.l10n.t('Reading {0} from "{1}" failed: {2}', resourceUri, server, e.message));
+      const message = fromTemplate(vscode.l10n.t('Reading {0} from "{1}" failed: {2}'), this.host.shown(resourceUri), this.host.shown(server), this.host.shown(e.message));
       this.reportFailure(server, message);
       throw vscode.FileSystemError.Unavailable(message);
     }
@@ -88,14 +89,14 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
    * The editor only says "could not be opened due to an unexpected error": the server's reason goes
    * to its log and to a notification (once, when the editor asks twice for the same document).
    */
-  private reportFailure(server: string, message: string): void {
+  private reportFailure(server: string, message: ShownText): void {
     this.host.logs.channel(server).error(message);
     const now = Date.now();
     for (const [m, at] of this.reported) if (now - at > 5000) this.reported.delete(m);
     if (this.reported.has(message)) return;
     this.reported.set(message, now);
     const showLog = vscode.l10n.t('Show Server Log');
-    void vscode.window.showErrorMessage(`MCP Host: ${message}`, showLog).then((pick) => {
+    void notify('error', joinShown([fromTemplate(vscode.l10n.t('MCP Host')), message], ': '), showLog).then((pick) => {
       if (pick === showLog) this.host.logs.channel(server).show(true);
     });
   }

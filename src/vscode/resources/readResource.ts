@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
-import { expandTemplate, templateVariables, titleAndName, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
+import { expandTemplate, fromTemplate, templateVariables, withIcon, titleAndName, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
 import { knownIcon, warmIcons } from '../icons';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
+import { notify } from '../notifications';
+import { pickOne, type ShownPickItem } from '../quickPicks';
 import { toResourceUri } from './uri';
 import { cancelOpen, expectOpen } from './readAhead';
 
@@ -50,17 +52,17 @@ export async function fillTemplate(server: ServerHandle, template: ResourceTempl
   return openResource(server, { uri, name: lastName(uri, template.name), mimeType: template.mimeType });
 }
 
-type ResourcePickItem = vscode.QuickPickItem & { server: ServerHandle; resource?: Resource; template?: ResourceTemplate };
+type ResourcePickItem = ShownPickItem & { server: ServerHandle; resource?: Resource; template?: ResourceTemplate };
 
 /** The Read Resource picker's items: every resource and template of every running server, with its icon where the server gives one. */
-export async function resourcePickItems(servers: readonly ServerHandle[]): Promise<ResourcePickItem[]> {
+export async function resourcePickItems(host: McpHost, servers: readonly ServerHandle[]): Promise<ResourcePickItem[]> {
   const running = servers.filter((s) => s.client);
   await warmIcons(running.flatMap((s) => [...s.resources.map((r) => r.icons), ...s.templates.map((t) => t.icons)]));
   return running.flatMap((server) => [
     ...server.resources.map((resource): ResourcePickItem => ({
-      label: `${server.name} › ${titleAndName(resource).label}`,
+      label: host.shown(`${server.name} › ${titleAndName(resource).label}`),
       iconPath: knownIcon(resource.icons),
-      description: [titleAndName(resource).name, resource.uri].filter(Boolean).join(' · '),
+      description: host.shown([titleAndName(resource).name, resource.uri].filter(Boolean).join(' · ')),
       server,
       resource,
     })),
@@ -68,9 +70,9 @@ export async function resourcePickItems(servers: readonly ServerHandle[]): Promi
       const iconPath = knownIcon(template.icons);
       return {
         // Without an icon of its own, a template is told from a resource by the theme's.
-        label: `${iconPath ? '' : '$(file-code) '}${server.name} › ${titleAndName(template).label}`,
+        label: iconPath ? host.shown(`${server.name} › ${titleAndName(template).label}`) : withIcon('file-code', host.shown(`${server.name} › ${titleAndName(template).label}`)),
         iconPath,
-        description: [titleAndName(template).name, template.uriTemplate].filter(Boolean).join(' · '),
+        description: host.shown([titleAndName(template).name, template.uriTemplate].filter(Boolean).join(' · ')),
         server,
         template,
       };
@@ -80,12 +82,12 @@ export async function resourcePickItems(servers: readonly ServerHandle[]): Promi
 
 /** "MCP Host: Read Resource...": every resource and template of every running server. */
 export async function readResourceCommand(host: McpHost): Promise<void> {
-  const items = await resourcePickItems(host.servers);
+  const items = await resourcePickItems(host, host.servers);
   if (!items.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers resources.'));
+    void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no running server offers resources.')));
     return;
   }
-  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Read Resource'), placeHolder: vscode.l10n.t('Which resource?'), matchOnDescription: true });
+  const pick = await pickOne(items, { title: fromTemplate(vscode.l10n.t('MCP Host: Read Resource')), placeHolder: fromTemplate(vscode.l10n.t('Which resource?')), matchOnDescription: true });
   if (!pick) return;
   if (pick.resource) await openResource(pick.server, pick.resource);
   else if (pick.template) await fillTemplate(pick.server, pick.template);

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { SamplingDecision } from '../answers';
-import type { CreateMessageParams } from '../../core';
+import { forDisplay, fromTemplate, nothingToRedact, type CreateMessageParams } from '../../core';
+import { askModal, notify } from '../notifications';
+import { pickOne } from '../quickPicks';
 import type { DocumentActions } from '../documentActions';
 import { describeRequest } from './messages';
 
@@ -12,9 +14,10 @@ export async function askConsent(server: string, params: CreateMessageParams): P
   const review = vscode.l10n.t('Review…');
   const deny = vscode.l10n.t('Deny');
   const detail = describeRequest(server, params);
-  const pick = await vscode.window.showWarningMessage(
-    vscode.l10n.t('The MCP server "{0}" wants to use your language model', server),
-    { modal: true, detail: detail.length > 3000 ? `${detail.slice(0, 3000)}…` : detail },
+  const pick = await askModal(
+    'warning',
+    fromTemplate(vscode.l10n.t('The MCP server "{0}" wants to use your language model'), forDisplay(server, nothingToRedact)),
+    forDisplay(detail, nothingToRedact, 3000),
     once,
     always,
     review,
@@ -24,9 +27,9 @@ export async function askConsent(server: string, params: CreateMessageParams): P
 }
 
 export async function pickModelWithQuickPick(models: vscode.LanguageModelChat[]): Promise<vscode.LanguageModelChat | undefined> {
-  const pick = await vscode.window.showQuickPick(
-    models.map((m) => ({ label: m.name, description: `${m.vendor} · ${m.family} · ${m.id}`, model: m })),
-    { title: vscode.l10n.t('MCP Host: which model should answer the sampling request?') },
+  const pick = await pickOne(
+    models.map((m) => ({ label: forDisplay(m.name, nothingToRedact), description: forDisplay(`${m.vendor} · ${m.family} · ${m.id}`, nothingToRedact), model: m })),
+    { title: fromTemplate(vscode.l10n.t('MCP Host: which model should answer the sampling request?')) },
   );
   return pick?.model;
 }
@@ -37,8 +40,11 @@ export async function reviewInEditor(actions: DocumentActions, server: string, p
   await vscode.window.showTextDocument(doc, { preview: false });
   try {
     for (;;) {
-      const allow = vscode.l10n.t('Allow as Edited');
-      const pick = await actions.ask(doc, vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.', server), [allow, vscode.l10n.t('Deny')]);
+      const allow = fromTemplate(vscode.l10n.t('Allow as Edited'));
+      const pick = await actions.ask(doc, fromTemplate(vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.'), forDisplay(server, nothingToRedact)), [
+        allow,
+        fromTemplate(vscode.l10n.t('Deny')),
+      ]);
       if (pick !== allow) return undefined;
       try {
         const edited = JSON.parse(doc.getText()) as CreateMessageParams;
@@ -46,7 +52,7 @@ export async function reviewInEditor(actions: DocumentActions, server: string, p
         // Only the messages and system prompt are the person's to change; limits stay as the policy set them.
         return { ...params, messages: edited.messages, systemPrompt: edited.systemPrompt };
       } catch (e) {
-        void vscode.window.showErrorMessage(vscode.l10n.t('The request is not valid JSON: {0}', (e as Error).message));
+        void notify('error', fromTemplate(vscode.l10n.t('The request is not valid JSON: {0}'), forDisplay((e as Error).message, nothingToRedact)));
       }
     }
   } finally {

@@ -2,7 +2,10 @@ import * as vscode from 'vscode';
 import {
   consentRefused,
   decideModel,
+  forDisplay,
+  fromTemplate,
   McpError,
+  nothingToRedact,
   noModelChosen,
   planSampling,
   SamplingBudget,
@@ -19,6 +22,7 @@ import { askModel, SamplingFailure } from './execute';
 import { showHistory, type SamplingRecord } from './history';
 import { hasToolCalling } from './lmApi';
 import { addToStoredList, changeStoredList } from '../storedList';
+import { notify } from '../notifications';
 
 const ALWAYS_KEY = 'mcpHost.samplingAlwaysAllowed';
 
@@ -92,12 +96,13 @@ export class SamplingService {
 
       const choice = decideModel(await vscode.lm.selectChatModels(), def.sampling, request.modelPreferences);
       if (choice.kind === 'none') {
-        void vscode.window.showErrorMessage(
-          vscode.l10n.t(
-            'MCP Host: "{0}" asked for a language model, but {1}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust {2}.',
-            server,
-            choice.reason,
-            `mcpHost.servers › ${server} › sampling.models`,
+        void notify(
+          'error',
+          fromTemplate(
+            vscode.l10n.t('MCP Host: "{0}" asked for a language model, but {1}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust {2}.'),
+            forDisplay(server, nothingToRedact),
+            forDisplay(choice.reason, nothingToRedact),
+            forDisplay(`mcpHost.servers › ${server} › sampling.models`, nothingToRedact),
           ),
         );
         return refuse(choice.refusal);

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 // From their own modules, not the core's index: this file is in the lazy dist/setup.js (see ./lazy.ts).
 import { McpError } from '../../core/protocol/errors';
+import { fromTemplate, type ShownText } from '../../core/render/shownText';
 import { suggestServerName, type NewServerKind } from '../../core/servers/naming';
 import { splitCommandLine } from '../../core/transport/commandLine';
 import type { McpHost } from '../host';
@@ -19,15 +20,19 @@ const NPM_PACKAGE = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*(@[\w.^~<
  * Returns the name it added.
  */
 export async function addServer(host: McpHost, ui: SetupUi): Promise<string | undefined> {
-  const title = (step: number) => vscode.l10n.t('Add MCP Server ({0}/4)', step);
+  const title = (step: number) => fromTemplate(vscode.l10n.t('Add MCP Server ({0}/4)'), step);
   const chosen = await ui.pick(
     'kind',
     [
-      { label: vscode.l10n.t('$(terminal) Command (stdio)'), detail: vscode.l10n.t('Runs a local program, e.g. node server.js or uvx mcp-server-git'), way: 'stdio' as Kind },
-      { label: vscode.l10n.t('$(package) npm Package'), detail: vscode.l10n.t('Runs a package from the npm registry with npx, e.g. @modelcontextprotocol/server-everything'), way: 'npm' as Kind },
-      { label: vscode.l10n.t('$(globe) HTTP URL'), detail: vscode.l10n.t('Connects to a remote server (Streamable HTTP or HTTP+SSE)'), way: 'http' as Kind },
+      { label: fromTemplate(vscode.l10n.t('$(terminal) Command (stdio)')), detail: fromTemplate(vscode.l10n.t('Runs a local program, e.g. node server.js or uvx mcp-server-git')), way: 'stdio' as Kind },
+      {
+        label: fromTemplate(vscode.l10n.t('$(package) npm Package')),
+        detail: fromTemplate(vscode.l10n.t('Runs a package from the npm registry with npx, e.g. @modelcontextprotocol/server-everything')),
+        way: 'npm' as Kind,
+      },
+      { label: fromTemplate(vscode.l10n.t('$(globe) HTTP URL')), detail: fromTemplate(vscode.l10n.t('Connects to a remote server (Streamable HTTP or HTTP+SSE)')), way: 'http' as Kind },
     ],
-    { title: title(1), placeHolder: vscode.l10n.t('How is the server reached?') },
+    { title: title(1), placeHolder: fromTemplate(vscode.l10n.t('How is the server reached?')) },
   );
   if (!chosen) return undefined;
   const kind = chosen.way;
@@ -114,22 +119,25 @@ function validateName(value: string, existing: Record<string, unknown>): string 
 }
 
 /** Applies the settings now (not when the change event arrives) and starts the new server. */
-async function startAdded(host: McpHost, ui: SetupUi, name: string, where: string): Promise<void> {
+async function startAdded(host: McpHost, ui: SetupUi, name: string, where: ShownText): Promise<void> {
   await host.reload();
   const server = host.registry.get(name);
+  const shownName = host.shown(name);
   if (!server) {
-    const reason = host.diagnostics.find((d) => d.name === name)?.message ?? vscode.l10n.t('it is not in the settings');
-    void ui.notify('warning', vscode.l10n.t('MCP Host: "{0}" was added to {1} but not started: {2}', name, where, reason));
+    const diagnostic = host.diagnostics.find((d) => d.name === name)?.message;
+    const reason = diagnostic === undefined ? fromTemplate(vscode.l10n.t('it is not in the settings')) : host.shown(diagnostic);
+    void ui.notify('warning', fromTemplate(vscode.l10n.t('MCP Host: "{0}" was added to {1} but not started: {2}'), shownName, where, reason));
     return;
   }
   // The reload asked for its start without waiting for it: start() joins that start (or makes one, when it waits to be started); a failure is in its state already.
   let failure = server.state.kind === 'error' ? server.state.message : undefined;
   if (failure === undefined) await server.start().catch((e) => (failure = McpError.from(e).message));
   if (failure === undefined) {
-    void ui.notify('info', vscode.l10n.t('MCP Host: "{0}" was added to {1} and is running.', name, where));
+    void ui.notify('info', fromTemplate(vscode.l10n.t('MCP Host: "{0}" was added to {1} and is running.'), shownName, where));
     return;
   }
   const showLog = vscode.l10n.t('Show Log');
-  const pick = await ui.notify('error', vscode.l10n.t('MCP Host: "{0}" was added to {1} but could not start: {2}', name, where, failure), showLog);
+  // The failure is the server's text (an initialize error, a stderr tail, an HTTP body).
+  const pick = await ui.notify('error', fromTemplate(vscode.l10n.t('MCP Host: "{0}" was added to {1} but could not start: {2}'), shownName, where, host.shown(failure)), showLog);
   if (pick === showLog) await vscode.commands.executeCommand(Commands.showServerLog, name);
 }

@@ -1,6 +1,9 @@
 import * as vscode from 'vscode';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import type { ServerOrigin } from '../../core';
+import { forDisplay, fromTemplate, nothingToRedact } from '../../core/render/shownText';
+import { notify } from '../notifications';
+import { showStatusMessage } from '../statusBar';
 import type { McpHost } from '../host';
 import { Settings } from '../ids';
 import { scopeLabel } from '../scopes';
@@ -30,20 +33,20 @@ export async function removeServer(host: McpHost, ui: SetupUi, entry: ServerEntr
   const { config, target, current } = targetOf(entry.origin);
   const where = scopeLabel(entry.origin.scope);
   if (!current || !(entry.name in current)) {
-    void ui.notify('warning', vscode.l10n.t('MCP Host: "{0}" is no longer in the {1}.', entry.name, where));
+    void ui.notify('warning', fromTemplate(vscode.l10n.t('MCP Host: "{0}" is no longer in the {1}.'), host.shown(entry.name), where));
     return false;
   }
   const remove = vscode.l10n.t('Remove');
   const ok = await ui.confirm(
-    vscode.l10n.t('Remove the MCP server "{0}" from the {1}?', entry.name, where),
-    vscode.l10n.t('The entry is deleted from the settings and the server stops. Its log, consent and sign-in stay until the window closes.'),
+    fromTemplate(vscode.l10n.t('Remove the MCP server "{0}" from the {1}?'), host.shown(entry.name), where),
+    fromTemplate(vscode.l10n.t('The entry is deleted from the settings and the server stops. Its log, consent and sign-in stay until the window closes.')),
     remove,
   );
   if (!ok) return false;
   const rest = Object.fromEntries(Object.entries(current).filter(([name]) => name !== entry.name));
   await config.update(Settings.servers, Object.keys(rest).length ? rest : undefined, target);
   await host.reload();
-  void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Host: removed "{0}" from the {1}', entry.name, where), 5000);
+  showStatusMessage(fromTemplate(vscode.l10n.t('MCP Host: removed "{0}" from the {1}'), host.shown(entry.name), where), 5000);
   return true;
 }
 
@@ -62,8 +65,13 @@ export async function editServerSettings(entry: ServerEntry): Promise<vscode.Tex
     editor.selection = new vscode.Selection(range.start, range.end);
     editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   } else {
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t('MCP Host: "{0}" is not written in this file as a key of "{1}"; it may come from a setting VS Code merged.', entry.name, `${Settings.section}.${Settings.servers}`),
+    void notify(
+      'info',
+      fromTemplate(
+        vscode.l10n.t('MCP Host: "{0}" is not written in this file as a key of "{1}"; it may come from a setting VS Code merged.'),
+        forDisplay(entry.name, nothingToRedact),
+        forDisplay(`${Settings.section}.${Settings.servers}`, nothingToRedact),
+      ),
     );
   }
   return editor;

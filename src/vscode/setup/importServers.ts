@@ -14,6 +14,7 @@ import {
   type ImportNote,
   type ImportPlan,
 } from '../../core/servers/import';
+import { forDisplay, fromTemplate, nothingToRedact, withIcon, type ShownText } from '../../core/render/shownText';
 import type { McpHost } from '../host';
 import { Settings } from '../ids';
 import { addToSettings, askScope, configuredServers, scopeLabel } from './settingsTarget';
@@ -42,12 +43,14 @@ interface FoundFile {
  * scope, and writes them into settings. Every field that could not be carried over is reported.
  */
 export async function importServers(host: McpHost, ui: SetupUi, log: ServerLog, check: EntryCheck): Promise<ImportReport | undefined> {
-  const title = vscode.l10n.t('Import MCP Servers');
+  const title = fromTemplate(vscode.l10n.t('Import MCP Servers'));
+  // A configuration file's names, paths and problems, as a picker shows them.
+  const display = (text: string) => forDisplay(text, nothingToRedact);
   const found = await findConfigurations(check);
   const workspaceSources = new Set(found.filter((f) => f.inWorkspace).map((f) => f.label));
   const chooseFile = {
-    label: vscode.l10n.t('$(folder-opened) Choose a JSON File...'),
-    detail: vscode.l10n.t('Any file with "mcpServers" (Claude Desktop, Cursor, ...) or "servers" (VS Code)'),
+    label: fromTemplate(vscode.l10n.t('$(folder-opened) Choose a JSON File...')),
+    detail: fromTemplate(vscode.l10n.t('Any file with "mcpServers" (Claude Desktop, Cursor, ...) or "servers" (VS Code)')),
     file: undefined as FoundFile | undefined,
   };
   const all = found.flatMap((f) => f.candidates);
@@ -55,18 +58,23 @@ export async function importServers(host: McpHost, ui: SetupUi, log: ServerLog, 
     ...(found.length > 1
       ? [
           {
-            label: vscode.l10n.t('$(list-flat) Everything Found'),
+            label: fromTemplate(vscode.l10n.t('$(list-flat) Everything Found')),
             description: serverCount(all.length),
             file: { label: '', path: '', candidates: all, inWorkspace: found.some((f) => f.inWorkspace) } as FoundFile,
           },
         ]
       : []),
-    ...found.map((f) => ({ label: f.label, description: f.error ? vscode.l10n.t('unreadable: {0}', f.error) : serverCount(f.candidates.length), detail: f.path, file: f })),
+    ...found.map((f) => ({
+      label: display(f.label),
+      description: f.error ? fromTemplate(vscode.l10n.t('unreadable: {0}'), display(f.error)) : serverCount(f.candidates.length),
+      detail: display(f.path),
+      file: f,
+    })),
     chooseFile,
   ];
   const source = await ui.pick('source', sourceItems, {
     title,
-    placeHolder: found.length ? vscode.l10n.t('Import from where?') : vscode.l10n.t('No MCP configuration of another client was found. Choose a file?'),
+    placeHolder: found.length ? fromTemplate(vscode.l10n.t('Import from where?')) : fromTemplate(vscode.l10n.t('No MCP configuration of another client was found. Choose a file?')),
   });
   if (!source) return undefined;
   let file = source.file;
@@ -76,18 +84,25 @@ export async function importServers(host: McpHost, ui: SetupUi, log: ServerLog, 
     file = await readConfiguration(uri.fsPath, uri.fsPath, false, check);
   }
   if (file.error || !file.candidates.length) {
-    void ui.notify('warning', vscode.l10n.t('MCP Host: nothing to import from {0}: {1}', file.path || file.label, file.error ?? vscode.l10n.t('it defines no servers')));
+    void ui.notify(
+      'warning',
+      fromTemplate(
+        vscode.l10n.t('MCP Host: nothing to import from {0}: {1}'),
+        forDisplay(file.path || file.label, nothingToRedact),
+        file.error === undefined ? fromTemplate(vscode.l10n.t('it defines no servers')) : forDisplay(file.error, nothingToRedact),
+      ),
+    );
     return undefined;
   }
 
   const serverItems = file.candidates.map((c) => ({
-    label: c.problem ? `$(error) ${c.name}` : c.name,
-    description: c.source,
-    detail: c.problem ? vscode.l10n.t('cannot be imported: {0}', c.problem) : [describeEntry(c.entry), ...c.notes.map(shortNote)].join(' · '),
+    label: c.problem ? withIcon('error', display(c.name)) : display(c.name),
+    description: display(c.source),
+    detail: c.problem ? fromTemplate(vscode.l10n.t('cannot be imported: {0}'), display(c.problem)) : display([describeEntry(c.entry), ...c.notes.map(shortNote)].join(' · ')),
     picked: !c.problem,
     candidate: c,
   }));
-  const picked = await ui.pickMany('servers', serverItems, { title, placeHolder: vscode.l10n.t('Which servers?') });
+  const picked = await ui.pickMany('servers', serverItems, { title, placeHolder: fromTemplate(vscode.l10n.t('Which servers?')) });
   if (!picked?.length) return undefined;
   const unusable = picked.filter((p) => p.candidate.problem);
   const chosen = picked.filter((p) => !p.candidate.problem).map((p) => p.candidate);
@@ -99,10 +114,10 @@ export async function importServers(host: McpHost, ui: SetupUi, log: ServerLog, 
     const answer = await ui.pick(
       'collision',
       [
-        { label: vscode.l10n.t('Rename'), detail: vscode.l10n.t('Import them as name-2, name-3, ...'), policy: 'rename' as CollisionPolicy },
-        { label: vscode.l10n.t('Skip'), detail: vscode.l10n.t('Keep the servers you have and leave these out'), policy: 'skip' as CollisionPolicy },
+        { label: fromTemplate(vscode.l10n.t('Rename')), detail: fromTemplate(vscode.l10n.t('Import them as name-2, name-3, ...')), policy: 'rename' as CollisionPolicy },
+        { label: fromTemplate(vscode.l10n.t('Skip')), detail: fromTemplate(vscode.l10n.t('Keep the servers you have and leave these out')), policy: 'skip' as CollisionPolicy },
       ],
-      { title, placeHolder: vscode.l10n.t('These names are taken: {0}', [...new Set(taken.map((c) => c.name))].join(', ')) },
+      { title, placeHolder: fromTemplate(vscode.l10n.t('These names are taken: {0}'), display([...new Set(taken.map((c) => c.name))].join(', '))) },
     );
     if (!answer) return undefined;
     policy = answer.policy;
@@ -124,8 +139,8 @@ export async function importServers(host: McpHost, ui: SetupUi, log: ServerLog, 
   await host.reload();
   const trouble = dropped > 0 || unusable.length > 0 || plan.skipped.length > 0 || plan.renamed.length > 0;
   const message = trouble
-    ? vscode.l10n.t('MCP Host: imported {0} into {1}. Some fields or servers were not carried over as they were; the log lists each one.', serverCount(imported.length), scopeLabel(target))
-    : vscode.l10n.t('MCP Host: imported {0} into {1}.', serverCount(imported.length), scopeLabel(target));
+    ? fromTemplate(vscode.l10n.t('MCP Host: imported {0} into {1}. Some fields or servers were not carried over as they were; the log lists each one.'), serverCount(imported.length), scopeLabel(target))
+    : fromTemplate(vscode.l10n.t('MCP Host: imported {0} into {1}.'), serverCount(imported.length), scopeLabel(target));
   const showLog = vscode.l10n.t('Show Log');
   void ui.notify(trouble ? 'warning' : 'info', message, showLog).then((pick) => pick === showLog && log.show(true));
   return { imported, lines };
@@ -196,8 +211,8 @@ async function readConfiguration(label: string, file: string, inWorkspace: boole
   return { label, path: file, candidates: parsed.candidates, error: parsed.error, inWorkspace };
 }
 
-function serverCount(n: number): string {
-  return n === 1 ? vscode.l10n.t('1 server') : vscode.l10n.t('{0} servers', n);
+function serverCount(n: number): ShownText {
+  return n === 1 ? fromTemplate(vscode.l10n.t('1 server')) : fromTemplate(vscode.l10n.t('{0} servers'), n);
 }
 
 function shortNote(note: ImportNote): string {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { fromTemplate, type ShownText } from '../../core/render/shownText';
 import { Settings } from '../ids';
 import type { SetupUi } from './ui';
 
@@ -15,19 +16,19 @@ export function configuredServers(): Servers {
 }
 
 /** User or workspace settings; without an open folder there is only the user's. */
-export async function askScope(ui: SetupUi, title: string, preferWorkspace = false): Promise<vscode.ConfigurationTarget | undefined> {
+export async function askScope(ui: SetupUi, title: ShownText, preferWorkspace = false): Promise<vscode.ConfigurationTarget | undefined> {
   if (!vscode.workspace.workspaceFolders?.length) return vscode.ConfigurationTarget.Global;
   const user = {
-    label: vscode.l10n.t('User settings'),
-    description: vscode.l10n.t('every window; starts without asking'),
+    label: fromTemplate(vscode.l10n.t('User settings')),
+    description: fromTemplate(vscode.l10n.t('every window; starts without asking')),
     target: vscode.ConfigurationTarget.Global,
   };
   const workspace = {
-    label: vscode.l10n.t('Workspace settings'),
-    description: vscode.l10n.t('this workspace only; asks before the first start, only in a trusted workspace'),
+    label: fromTemplate(vscode.l10n.t('Workspace settings')),
+    description: fromTemplate(vscode.l10n.t('this workspace only; asks before the first start, only in a trusted workspace')),
     target: vscode.ConfigurationTarget.Workspace,
   };
-  const pick = await ui.pick('scope', preferWorkspace ? [workspace, user] : [user, workspace], { title, placeHolder: vscode.l10n.t('Where should the server be saved?') });
+  const pick = await ui.pick('scope', preferWorkspace ? [workspace, user] : [user, workspace], { title, placeHolder: fromTemplate(vscode.l10n.t('Where should the server be saved?')) });
   return pick?.target;
 }
 
@@ -39,6 +40,6 @@ export async function addToSettings(entries: Servers, target: vscode.Configurati
   await config.update(setting, { ...scoped, ...entries }, target);
 }
 
-export function scopeLabel(target: vscode.ConfigurationTarget): string {
-  return target === vscode.ConfigurationTarget.Global ? vscode.l10n.t('user settings') : vscode.l10n.t('workspace settings');
+export function scopeLabel(target: vscode.ConfigurationTarget): ShownText {
+  return target === vscode.ConfigurationTarget.Global ? fromTemplate(vscode.l10n.t('user settings')) : fromTemplate(vscode.l10n.t('workspace settings'));
 }

@@ -1,4 +1,7 @@
 import * as vscode from 'vscode';
+import type { ShownText } from '../../core/render/shownText';
+import { askModal, notify, type Severity } from '../notifications';
+import { pickOne, pickSome, type ShownPickItem, type ShownPickOptions } from '../quickPicks';
 
 /** Names the question being asked, so a test can answer each step of a guided flow. */
 export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'servers' | 'collision' | 'confirm';
@@ -8,18 +11,18 @@ export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'serve
  * it is `HostUi.setup` (`../ui.ts`), which tests in a real VS Code replace.
  */
 export interface SetupUi {
-  pick<T extends vscode.QuickPickItem>(step: SetupStep, items: readonly T[], options: vscode.QuickPickOptions): Promise<T | undefined>;
-  pickMany<T extends vscode.QuickPickItem>(step: SetupStep, items: readonly T[], options: vscode.QuickPickOptions): Promise<T[] | undefined>;
+  pick<T extends ShownPickItem>(step: SetupStep, items: readonly T[], options: ShownPickOptions): Promise<T | undefined>;
+  pickMany<T extends ShownPickItem>(step: SetupStep, items: readonly T[], options: ShownPickOptions): Promise<T[] | undefined>;
   input(step: SetupStep, options: vscode.InputBoxOptions): Promise<string | undefined>;
   openJsonFile(): Promise<vscode.Uri | undefined>;
-  notify(kind: 'info' | 'warning' | 'error', message: string, ...actions: string[]): Promise<string | undefined>;
+  notify(kind: Severity, message: ShownText, ...actions: string[]): Promise<string | undefined>;
   /** A modal question with one action besides Cancel; true when the person chose the action. */
-  confirm(message: string, detail: string, action: string): Promise<boolean>;
+  confirm(message: ShownText, detail: ShownText, action: string): Promise<boolean>;
 }
 
 export const windowUi: SetupUi = {
-  pick: async (_step, items, options) => vscode.window.showQuickPick(items, { ignoreFocusOut: true, ...options }),
-  pickMany: async (_step, items, options) => vscode.window.showQuickPick(items, { ignoreFocusOut: true, ...options, canPickMany: true }),
+  pick: async (_step, items, options) => pickOne(items, { ignoreFocusOut: true, ...options }),
+  pickMany: async (_step, items, options) => pickSome(items, { ignoreFocusOut: true, ...options }),
   input: async (_step, options) => vscode.window.showInputBox({ ignoreFocusOut: true, ...options }),
   openJsonFile: async () =>
     (
@@ -30,11 +33,6 @@ export const windowUi: SetupUi = {
         title: vscode.l10n.t('MCP Host: choose a file with "mcpServers" or "servers"'),
       })
     )?.[0],
-  notify: async (kind, message, ...actions) =>
-    kind === 'error'
-      ? vscode.window.showErrorMessage(message, ...actions)
-      : kind === 'warning'
-        ? vscode.window.showWarningMessage(message, ...actions)
-        : vscode.window.showInformationMessage(message, ...actions),
-  confirm: async (message, detail, action) => (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action,
+  notify: async (kind, message, ...actions) => notify(kind, message, ...actions),
+  confirm: async (message, detail, action) => (await askModal('warning', message, detail, action)) === action,
 };

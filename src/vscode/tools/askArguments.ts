@@ -1,5 +1,9 @@
 import * as vscode from 'vscode';
-import { choicesOf, formatPropertyValue, orderedProperties, parsePropertyInput, primaryType, type JsonSchemaObject, type PropertySpec } from '../../core';
+import { choicesOf, forDisplay, formatPropertyValue, fromTemplate, nothingToRedact, orderedProperties, parsePropertyInput, primaryType, withIcon, type JsonSchemaObject, type PropertySpec } from '../../core';
+import { createShownQuickPick, type ShownPickItem } from '../quickPicks';
+
+/** A schema's titles, descriptions and enum labels (the server's), as a picker shows them. */
+const display = (text: string) => forDisplay(text, nothingToRedact);
 
 const SKIP = Symbol('skip');
 const BACK = Symbol('back');
@@ -50,12 +54,16 @@ function askOne(title: string, spec: PropertySpec, current: unknown, canGoBack: 
 
 function pick(title: string, spec: PropertySpec, choices: Array<{ label: string; value: unknown }>, current: unknown, canGoBack: boolean): Promise<StepAnswer> {
   return new Promise((resolve) => {
-    const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { answer: StepAnswer }>();
-    qp.title = title;
-    qp.placeholder = promptFor(spec);
+    const qp = createShownQuickPick<ShownPickItem & { answer: StepAnswer }>();
+    qp.title = display(title);
+    qp.placeholder = display(promptFor(spec));
     qp.ignoreFocusOut = true;
-    const items = choices.map((c) => ({ label: c.label, description: c.value === spec.schema.default ? vscode.l10n.t('default') : undefined, answer: { value: c.value } as StepAnswer }));
-    if (!spec.required) items.push({ label: `$(circle-slash) ${vscode.l10n.t('Skip')}`, description: vscode.l10n.t('leave this argument out'), answer: SKIP });
+    const items = choices.map((c) => ({
+      label: display(c.label),
+      description: c.value === spec.schema.default ? fromTemplate(vscode.l10n.t('default')) : undefined,
+      answer: { value: c.value } as StepAnswer,
+    }));
+    if (!spec.required) items.push({ label: withIcon('circle-slash', fromTemplate(vscode.l10n.t('Skip'))), description: fromTemplate(vscode.l10n.t('leave this argument out')), answer: SKIP });
     qp.items = items;
     const active = items.find((it) => typeof it.answer === 'object' && it.answer && (it.answer as { value: unknown }).value === (current ?? spec.schema.default));
     if (active) qp.activeItems = [active];

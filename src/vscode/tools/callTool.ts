@@ -4,14 +4,19 @@ import {
   isToolForApp,
   isToolOffered,
   isToolOfferedToPerson,
+  fromTemplate,
+  joinShown,
+  withIcon,
   McpError,
-  neutraliseLinks,
   templateArguments,
   titleAndName,
   renderToolResult,
   type CallToolResult,
   type McpClient,
+  forDisplay,
+  nothingToRedact,
   type ServerHandle,
+  type ShownText,
   type Tool,
   type ToolCallOutcome,
 } from '../../core';
@@ -27,6 +32,8 @@ import { askArguments } from './askArguments';
 import { isTaskLost, REQUEST_CANCELLED } from '../../core';
 import { progressText, taskFailureMessage, taskProgressMessage } from './taskProgress';
 import { ToolTasks } from '../tasks/toolTasks';
+import { askModal, notify, withProgressNotification } from '../notifications';
+import { pickOne, type ShownPickItem } from '../quickPicks';
 
 export interface CallRecord {
   server: string;
@@ -48,7 +55,7 @@ class RunningCall {
   readonly controller = new AbortController();
   taskId: string | undefined;
   /** The progress notification, until the call ends or goes to the background. */
-  progress: vscode.Progress<{ message?: string; increment?: number }> | undefined;
+  progress: vscode.Progress<{ message?: ShownText; increment?: number }> | undefined;
   private resolveBackgrounded: () => void = () => {};
   /** Resolves when the call goes to the background. */
   readonly backgrounded = new Promise<void>((resolve) => (this.resolveBackgrounded = resolve));
@@ -90,24 +97,24 @@ export class ToolCalls implements vscode.Disposable {
   /** Quick pick of every offered tool of every running server, unless the tree chose one. */
   async pickTool(preset?: { server: ServerHandle; tool: Tool }): Promise<{ server: ServerHandle; tool: Tool } | undefined> {
     if (preset) return preset;
-    const items = await toolPickItems(this.host.servers);
+    const items = await toolPickItems(this.host, this.host.servers);
     if (items.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no running server offers tools.'));
+      void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no running server offers tools.')));
       return undefined;
     }
-    return vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Host: Call Tool'), placeHolder: vscode.l10n.t('Which tool?'), matchOnDescription: true, matchOnDetail: true });
+    return pickOne(items, { title: fromTemplate(vscode.l10n.t('MCP Host: Call Tool')), placeHolder: fromTemplate(vscode.l10n.t('Which tool?')), matchOnDescription: true, matchOnDetail: true });
   }
 
   /** The whole flow for one tool; `args` skips asking (rerun). */
   async run(server: ServerHandle, tool: Tool, args?: Record<string, unknown>): Promise<void> {
     if (!args) {
       const how = Object.keys(tool.inputSchema?.properties ?? {}).length
-        ? await vscode.window.showQuickPick(
+        ? await pickOne(
             [
-              { label: `$(list-ordered) ${vscode.l10n.t('Step by step')}`, description: vscode.l10n.t('one input per argument'), json: false },
-              { label: `$(json) ${vscode.l10n.t('Edit as JSON')}`, description: vscode.l10n.t('the whole argument object in an editor'), json: true },
+              { label: withIcon('list-ordered', fromTemplate(vscode.l10n.t('Step by step'))), description: fromTemplate(vscode.l10n.t('one input per argument')), json: false },
+              { label: withIcon('json', fromTemplate(vscode.l10n.t('Edit as JSON'))), description: fromTemplate(vscode.l10n.t('the whole argument object in an editor')), json: true },
             ],
-            { title: `${server.name} › ${tool.name}`, placeHolder: vscode.l10n.t('How do you want to give the arguments?') },
+            { title: this.host.shown(`${server.name} › ${tool.name}`), placeHolder: fromTemplate(vscode.l10n.t('How do you want to give the arguments?')) },
           )
         : { json: false };
       if (!how) return;
@@ -121,12 +128,12 @@ export class ToolCalls implements vscode.Disposable {
   async call(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<CallRecord | undefined> {
     const client = server.client;
     if (!client) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: "{0}" is not running.', server.name));
+      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: "{0}" is not running.'), this.host.shown(server.name)));
       return undefined;
     }
     const check = client.checkToolArguments(tool, args);
     if (!check.ok && check.kind !== 'unusableSchema') {
-      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: invalid arguments for {0} (-32602): {1}. Nothing was sent.', tool.name, check.message));
+      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: invalid arguments for {0} (-32602): {1}. Nothing was sent.'), this.host.shown(tool.name), this.host.shown(check.message)));
       return undefined;
     }
     if (!(await this.mayRun(server, tool, args, 'person'))) return undefined;
@@ -142,7 +149,7 @@ export class ToolCalls implements vscode.Disposable {
     const call = new RunningCall(record);
     const ending = this.runCall(client, server, tool, args, call);
     // The notification shows the call until it ends or goes to the background; the call itself goes on either way.
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${server.name} › ${tool.title ?? tool.name}`, cancellable: true }, (progress, token) => {
+    await withProgressNotification(joinShown([this.host.shown(server.name), this.host.shown(tool.title ?? tool.name)], ' › '), true, (progress, token) => {
       call.progress = progress;
       token.onCancellationRequested(() => void this.cancelRequested(server, tool, call));
       return Promise.race([ending, call.backgrounded]);
@@ -192,6 +199,7 @@ export class ToolCalls implements vscode.Disposable {
   private async runCall(client: McpClient, server: ServerHandle, tool: Tool, args: Record<string, unknown>, call: RunningCall): Promise<CallEnding> {
     const { record, controller } = call;
     let last = 0;
+    const shown = (text: string) => this.host.shown(text);
     try {
       const outcome = await client.callTool(tool.name, args, {
         signal: controller.signal,
@@ -202,13 +210,13 @@ export class ToolCalls implements vscode.Disposable {
         onProgress: (p) => {
           if (call.taskId) this.tasks.progress(server.name, call.taskId, p);
           const pct = p.total ? (p.progress / p.total) * 100 : undefined;
-          call.progress?.report({ message: p.message ? neutraliseLinks(p.message) : progressText(p), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
+          call.progress?.report({ message: p.message ? shown(p.message) : progressText(p, shown), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
           if (pct !== undefined) last = pct;
         },
         // A task-augmented call: its status is the progress; Cancel sends tasks/cancel.
         onTaskStatus: (task) => {
           call.taskId = task.taskId;
-          call.progress?.report({ message: taskProgressMessage(task) });
+          call.progress?.report({ message: taskProgressMessage(task, shown) });
           this.tasks.update(
             server.name,
             tool.name,
@@ -256,22 +264,27 @@ export class ToolCalls implements vscode.Disposable {
 
   /** Opens the result, or offers it when the call ended in the background; a tool error or a failed task says so. */
   private async reportResult(tool: Tool, call: RunningCall, outcome: ToolCallOutcome, doc: vscode.Uri): Promise<void> {
+    const shown = (text: string) => this.host.shown(text);
     const open = (pick: string | undefined, action: string) => {
       if (pick === action) void vscode.window.showTextDocument(doc, { preview: false });
     };
     if (outcome.task?.status === 'failed' && !outcome.result.isError) {
-      void this.ui.announceCall('error', vscode.l10n.t('MCP Host: the task of {0} failed: {1}', tool.name, taskProgressMessage(outcome.task)));
+      void this.ui.announceCall('error', fromTemplate(vscode.l10n.t('MCP Host: the task of {0} failed: {1}'), shown(tool.name), taskProgressMessage(outcome.task, shown)));
     }
     if (outcome.result.isError) {
       const first = outcome.result.content.find((c) => c.type === 'text');
       const details = vscode.l10n.t('Show Details');
       void this.ui
-        .announceCall('error', vscode.l10n.t('{0} failed: {1}', tool.name, first && first.type === 'text' ? neutraliseLinks(first.text) : vscode.l10n.t('the tool reported an error')), details)
+        .announceCall(
+          'error',
+          fromTemplate(vscode.l10n.t('{0} failed: {1}'), shown(tool.name), first && first.type === 'text' ? shown(first.text) : fromTemplate(vscode.l10n.t('the tool reported an error'))),
+          details,
+        )
         .then((pick) => open(pick, details));
     } else if (call.record.background) {
       // The person moved on: the result waits for them rather than taking the editor.
       const action = vscode.l10n.t('Open Result');
-      void this.ui.announceCall('info', vscode.l10n.t('MCP Host: {0} finished in the background.', tool.name), action).then((pick) => open(pick, action));
+      void this.ui.announceCall('info', fromTemplate(vscode.l10n.t('MCP Host: {0} finished in the background.'), shown(tool.name)), action).then((pick) => open(pick, action));
     } else {
       await vscode.window.showTextDocument(doc, { preview: false });
     }
@@ -280,10 +293,11 @@ export class ToolCalls implements vscode.Disposable {
   /** A call that ended without a result: lost or cancelled task, cancelled here, or a failure. */
   private reportFailure(tool: Tool, e: McpError, aborted: boolean): void {
     // A -32042 was handled by the host's urlElicitationRequired (consent, wait, retry); it ends here only when the person stopped.
-    const taskEnding = aborted ? undefined : taskFailureMessage(tool.name, e);
-    if (taskEnding) void this.ui.announceCall('error', this.host.redact(taskEnding));
-    else if (aborted) void this.ui.announceCall('info', vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.', tool.name));
-    else void this.ui.announceCall('error', vscode.l10n.t('MCP Host: {0} failed: {1}', tool.name, neutraliseLinks(this.host.redact(e.toString()))));
+    const shown = (text: string) => this.host.shown(text);
+    const taskEnding = aborted ? undefined : taskFailureMessage(tool.name, e, shown);
+    if (taskEnding) void this.ui.announceCall('error', taskEnding);
+    else if (aborted) void this.ui.announceCall('info', fromTemplate(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.'), shown(tool.name)));
+    else void this.ui.announceCall('error', fromTemplate(vscode.l10n.t('MCP Host: {0} failed: {1}'), shown(tool.name), shown(e.toString())));
   }
 
   private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>, asker: ToolAsker): Promise<boolean> {
@@ -307,11 +321,11 @@ export class ToolCalls implements vscode.Disposable {
     const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(templateArguments(tool.inputSchema), null, 2)}\n` });
     await vscode.window.showTextDocument(doc, { preview: false });
     const what = `${server.name} › ${tool.name}`;
-    let question = vscode.l10n.t('Edit the arguments of {0}, then call it.', what);
+    let question = fromTemplate(vscode.l10n.t('Edit the arguments of {0}, then call it.'), this.host.shown(what));
     try {
       for (;;) {
-        const send = vscode.l10n.t('Call Tool');
-        const pick = await this.documentActions.ask(doc, question, [send, vscode.l10n.t('Cancel')]);
+        const send = fromTemplate(vscode.l10n.t('Call Tool'));
+        const pick = await this.documentActions.ask(doc, question, [send, fromTemplate(vscode.l10n.t('Cancel'))]);
         if (pick !== send) return undefined;
         const checked = checkJsonArguments(doc.getText(), (value) => server.client?.checkToolArguments(tool, value) ?? { ok: true });
         if ('value' in checked) return checked.value;
@@ -323,7 +337,11 @@ export class ToolCalls implements vscode.Disposable {
             return d;
           }),
         );
-        question = vscode.l10n.t('The arguments of {0} have problems (marked in the editor): {1}. Fix them, then call it.', what, checked.problems.map((p) => p.message).join('; '));
+        question = fromTemplate(
+          vscode.l10n.t('The arguments of {0} have problems (marked in the editor): {1}. Fix them, then call it.'),
+          this.host.shown(what),
+          this.host.shown(checked.problems.map((p) => p.message).join('; ')),
+        );
       }
     } finally {
       this.argumentProblems.delete(doc.uri);
@@ -340,15 +358,22 @@ export class ToolCalls implements vscode.Disposable {
 }
 
 /** The Call Tool picker's items: every offered tool of every running server, with its icon where the server gives one. */
-export async function toolPickItems(servers: readonly ServerHandle[]): Promise<Array<vscode.QuickPickItem & { server: ServerHandle; tool: Tool }>> {
+export async function toolPickItems(host: McpHost, servers: readonly ServerHandle[]): Promise<Array<ShownPickItem & { server: ServerHandle; tool: Tool }>> {
   const offered = servers.flatMap((server) => (server.client ? server.tools.filter((t) => isToolOfferedToPerson(server.definition, t)).map((tool) => ({ server, tool })) : []));
   await warmIcons(offered.map(({ tool }) => tool.icons));
   return offered.map(({ server, tool }) => ({
-    label: `${server.name} › ${titleAndName(tool).label}`,
+    label: host.shown(`${server.name} › ${titleAndName(tool).label}`),
     iconPath: knownIcon(tool.icons),
     // The name too, so typing "get-sum" finds "Get Sum Tool".
-    description: [titleAndName(tool).name, tool.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : '', tool.annotations?.destructiveHint ? vscode.l10n.t('destructive') : ''].filter(Boolean).join(' · '),
-    detail: tool.description?.split('\n')[0],
+    description: joinShown(
+      [
+        host.shown(titleAndName(tool).name ?? ''),
+        tool.annotations?.readOnlyHint ? fromTemplate(vscode.l10n.t('read-only')) : undefined,
+        tool.annotations?.destructiveHint ? fromTemplate(vscode.l10n.t('destructive')) : undefined,
+      ],
+      ' · ',
+    ),
+    detail: tool.description === undefined ? undefined : host.shown(tool.description.split('\n')[0]),
     server,
     tool,
   }));
@@ -363,9 +388,13 @@ export async function confirmWithModal(server: string, tool: Tool, args: Record<
   const why = claimsReadOnly
     ? vscode.l10n.t("The server says the tool is read-only, but this server's annotations are not trusted (setting trustAnnotations).")
     : `${vscode.l10n.t('The tool is not marked read-only.')}${hint}`;
-  const pick = await vscode.window.showWarningMessage(
-    asker === 'app' ? vscode.l10n.t('The app of the MCP server "{1}" asks to run the tool "{0}". Run it?', tool.name, server) : vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?', tool.name, server),
-    { modal: true, detail: `${why}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}` },
+  const pick = await askModal(
+    'warning',
+    asker === 'app'
+      ? fromTemplate(vscode.l10n.t('The app of the MCP server "{1}" asks to run the tool "{0}". Run it?'), forDisplay(tool.name, nothingToRedact), forDisplay(server, nothingToRedact))
+      : fromTemplate(vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?'), forDisplay(tool.name, nothingToRedact), forDisplay(server, nothingToRedact)),
+    // The arguments are the person's own, shown whole.
+    forDisplay(`${why}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}`, nothingToRedact, Number.POSITIVE_INFINITY),
     once,
     always,
   );
@@ -376,12 +405,12 @@ export async function confirmWithModal(server: string, tool: Tool, args: Record<
 export async function askCancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'> {
   const cancel = vscode.l10n.t('Cancel Task');
   const background = vscode.l10n.t('Run in Background');
-  const pick = await vscode.window.showWarningMessage(
-    vscode.l10n.t('Cancel the task of {0} on "{1}"?', tool.name, server),
-    {
-      modal: true,
-      detail: vscode.l10n.t('It runs on the server as a task. In the background it goes on, stays in the Tasks group of the MCP Servers view (with Cancel), and a notification offers its result when it ends.'),
-    },
+  const pick = await askModal(
+    'warning',
+    fromTemplate(vscode.l10n.t('Cancel the task of {0} on "{1}"?'), forDisplay(tool.name, nothingToRedact), forDisplay(server, nothingToRedact)),
+    fromTemplate(
+      vscode.l10n.t('It runs on the server as a task. In the background it goes on, stays in the Tasks group of the MCP Servers view (with Cancel), and a notification offers its result when it ends.'),
+    ),
     cancel,
     background,
   );

@@ -1,40 +1,45 @@
 import * as vscode from 'vscode';
-import { McpError, isTaskLost, neutraliseLinks, type ProgressNotificationParams, type Task, type TaskStatus } from '../../core';
+import { fromTemplate, joinShown, McpError, isTaskLost, type ProgressNotificationParams, type ShownText, type Task, type TaskStatus } from '../../core';
+
+/** Server text as the host shows it (`McpHost.shown`: redacted, links broken). */
+type Shown = (text: string) => ShownText;
 
 /** What a task's status says in the progress notification and the tree. */
-export function taskStatusLabel(status: TaskStatus): string {
+export function taskStatusLabel(status: TaskStatus): ShownText {
   switch (status) {
     case 'working':
-      return vscode.l10n.t('working');
+      return fromTemplate(vscode.l10n.t('working'));
     case 'input_required':
-      return vscode.l10n.t('waiting for your input');
+      return fromTemplate(vscode.l10n.t('waiting for your input'));
     case 'completed':
-      return vscode.l10n.t('completed');
+      return fromTemplate(vscode.l10n.t('completed'));
     case 'failed':
-      return vscode.l10n.t('failed');
+      return fromTemplate(vscode.l10n.t('failed'));
     case 'cancelled':
-      return vscode.l10n.t('cancelled');
+      return fromTemplate(vscode.l10n.t('cancelled'));
   }
 }
 
-/** The status line of a running task: its status, and the server's message (server text: links neutralised). */
-export function taskProgressMessage(task: Task): string {
+/** The status line of a running task: its status, and the server's message. */
+export function taskProgressMessage(task: Task, shown: Shown): ShownText {
   const label = taskStatusLabel(task.status);
-  return task.statusMessage ? `${label}: ${neutraliseLinks(task.statusMessage)}` : label;
+  return task.statusMessage ? joinShown([label, shown(task.statusMessage)], ': ') : label;
 }
 
 /** A task-specific ending of a failed call, or undefined when the error is not about the task. */
-export function taskFailureMessage(tool: string, error: McpError): string | undefined {
-  if (isTaskLost(error)) return vscode.l10n.t('MCP Host: the task of {0} was lost: {1}', tool, neutraliseLinks(error.message));
+export function taskFailureMessage(tool: string, error: McpError, shown: Shown): ShownText | undefined {
+  if (isTaskLost(error)) return fromTemplate(vscode.l10n.t('MCP Host: the task of {0} was lost: {1}'), shown(tool), shown(error.message));
   const task = error.kind?.type === 'taskCancelled' ? error.kind.task : undefined;
   if (task) {
-    return task.statusMessage ? vscode.l10n.t('MCP Host: the task of {0} was cancelled: {1}', tool, neutraliseLinks(task.statusMessage)) : vscode.l10n.t('MCP Host: the task of {0} was cancelled.', tool);
+    return task.statusMessage
+      ? fromTemplate(vscode.l10n.t('MCP Host: the task of {0} was cancelled: {1}'), shown(tool), shown(task.statusMessage))
+      : fromTemplate(vscode.l10n.t('MCP Host: the task of {0} was cancelled.'), shown(tool));
   }
   return undefined;
 }
 
-/** A progress notification as one line: "2 of 3: its message" (server text: links neutralised). */
-export function progressText(p: Pick<ProgressNotificationParams, 'progress' | 'total' | 'message'>): string {
-  const count = p.total ? vscode.l10n.t('{0} of {1}', p.progress, p.total) : String(p.progress);
-  return p.message ? `${count}: ${neutraliseLinks(p.message)}` : count;
+/** A progress notification as one line: "2 of 3: its message". */
+export function progressText(p: Pick<ProgressNotificationParams, 'progress' | 'total' | 'message'>, shown: Shown): ShownText {
+  const count = p.total ? fromTemplate(vscode.l10n.t('{0} of {1}'), p.progress, p.total) : joinShown([p.progress], ' ');
+  return p.message ? joinShown([count, shown(p.message)], ': ') : count;
 }

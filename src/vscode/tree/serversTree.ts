@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { appResourceUri, assertNever, inline, isToolOfferedToPerson, titleAndName, type EraDecision, type ServerHandle, type ServerState } from '../../core';
+import { appResourceUri, assertNever, fromTemplate, inline, isToolOfferedToPerson, joinShown, titleAndName, type EraDecision, type ServerHandle, type ServerState, type ShownText, type Tool } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import { scopeLabel } from '../scopes';
@@ -91,7 +91,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'blocked': {
         const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
         item.description = vscode.l10n.t('blocked: this workspace is not trusted');
-        item.tooltip = vscode.l10n.t('{0} ({1}) does not start in Restricted Mode. Click to manage Workspace Trust.', node.name, scopeLabel(node.origin.scope));
+        item.tooltip = fromTemplate(vscode.l10n.t('{0} ({1}) does not start in Restricted Mode. Click to manage Workspace Trust.'), this.host.shown(node.name), scopeLabel(node.origin.scope));
         item.iconPath = new vscode.ThemeIcon('workspace-untrusted');
         item.contextValue = 'blockedServer';
         item.command = { command: 'workbench.trust.manage', title: vscode.l10n.t('Manage Workspace Trust') };
@@ -100,7 +100,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'invalid': {
         const item = new vscode.TreeItem(node.diagnostic.name, vscode.TreeItemCollapsibleState.None);
         item.description = vscode.l10n.t('invalid: {0}', node.diagnostic.message);
-        item.tooltip = `${node.diagnostic.name} (${scopeLabel(node.diagnostic.origin.scope)}): ${node.diagnostic.message}`;
+        item.tooltip = this.host.shown(`${node.diagnostic.name} (${scopeLabel(node.diagnostic.origin.scope)}): ${node.diagnostic.message}`, 2000);
         item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
         item.contextValue = 'invalidServer';
         return item;
@@ -123,7 +123,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           Boolean,
         );
         item.description = [shown.name, hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
-        item.tooltip = new vscode.MarkdownString(`**${t.name}**${hints.length ? ` _(${hints.join(', ')})_` : ''}\n\n${t.description ?? ''}`);
+        item.tooltip = toolTooltip(t, (text, max) => this.host.shown(text, max));
         item.iconPath = this.icons?.iconPath(t.icons) ?? new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
         // "toolWithApp" adds Open App to the menu.
         item.contextValue = appResourceUri(t) ? 'toolWithApp' : 'tool';
@@ -136,7 +136,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const shown = titleAndName(p);
         const item = new vscode.TreeItem(shown.label);
         item.description = [shown.name, firstLine(p.description)].filter(Boolean).join(' · ');
-        item.tooltip = `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`;
+        item.tooltip = this.host.shown(`${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`, 2000);
         item.iconPath = this.icons?.iconPath(p.icons) ?? new vscode.ThemeIcon('comment');
         item.contextValue = 'prompt';
         item.command = { command: Commands.getPrompt, title: vscode.l10n.t('Get Prompt'), arguments: [node] };
@@ -168,7 +168,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         return item;
       }
       case 'task':
-        return taskItem(node.server, node.entry);
+        return taskItem(node.server, node.entry, (text) => this.host.shown(text));
       default:
         return assertNever(node);
     }
@@ -181,21 +181,22 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
 }
 
 /** A tool call running (or run) as a task: status, elapsed time, the server's status message; Cancel while it runs. */
-function taskItem(server: ServerHandle, entry: ToolTask): vscode.TreeItem {
+function taskItem(server: ServerHandle, entry: ToolTask, shown: (text: string) => ShownText): vscode.TreeItem {
   const { task } = entry;
   const item = new vscode.TreeItem(entry.tool);
-  const status = entry.ending === 'lost' ? vscode.l10n.t('lost') : entry.ending === 'cancelled' ? taskStatusLabel('cancelled') : taskStatusLabel(task.status);
+  const status = entry.ending === 'lost' ? fromTemplate(vscode.l10n.t('lost')) : entry.ending === 'cancelled' ? taskStatusLabel('cancelled') : taskStatusLabel(task.status);
   const running = entry.endedAt === undefined;
-  const progress = running && entry.progress ? progressText(entry.progress) : '';
+  const progress = running && entry.progress ? progressText(entry.progress, shown) : undefined;
   item.description = [status, elapsedText(entry), progress, firstLine(task.statusMessage)].filter(Boolean).join(' · ');
-  item.tooltip = [
-    `${entry.tool} (${task.taskId})`,
-    `${status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`,
-    progress,
-    entry.background ? vscode.l10n.t('Runs in the background: a notification says when it ends.') : '',
-  ]
-    .filter(Boolean)
-    .join('\n');
+  item.tooltip = joinShown(
+    [
+      shown(`${entry.tool} (${task.taskId})`),
+      task.statusMessage ? joinShown([status, shown(task.statusMessage)], ': ') : status,
+      progress,
+      entry.background ? fromTemplate(vscode.l10n.t('Runs in the background: a notification says when it ends.')) : undefined,
+    ],
+    '\n',
+  );
   item.iconPath = new vscode.ThemeIcon(
     running
       ? task.status === 'input_required'
@@ -213,6 +214,18 @@ function taskItem(server: ServerHandle, entry: ToolTask): vscode.TreeItem {
   item.contextValue = !running ? 'task.ended' : entry.toBackground ? 'task.running' : 'task.background';
   item.id = `${server.name}/tasks/${task.taskId}`;
   return item;
+}
+
+/**
+ * A tool's tooltip is plain text, never Markdown: the server's description shows as written, so
+ * no image loads and no link appears (README, "Server content is data").
+ */
+function toolTooltip(tool: Tool, shown: (text: string, max?: number) => ShownText): ShownText {
+  const hints = [
+    tool.annotations?.readOnlyHint ? fromTemplate(vscode.l10n.t('read-only')) : undefined,
+    tool.annotations?.destructiveHint && !tool.annotations?.readOnlyHint ? fromTemplate(vscode.l10n.t('destructive')) : undefined,
+  ];
+  return joinShown([joinShown([shown(tool.name), ...hints], ' · '), tool.description ? shown(tool.description, 2000) : undefined], '\n');
 }
 
 /** The groups a running server declares. */
@@ -263,12 +276,12 @@ export function describeServer(server: ServerHandle): string {
 }
 
 /** A server state's name as the person reads it. */
-export function stateLabel(kind: ServerState['kind']): string {
-  const labels: Record<ServerState['kind'], string> = {
-    stopped: vscode.l10n.t('stopped'),
-    starting: vscode.l10n.t('starting'),
-    running: vscode.l10n.t('running'),
-    error: vscode.l10n.t('error'),
+export function stateLabel(kind: ServerState['kind']): ShownText {
+  const labels: Record<ServerState['kind'], ShownText> = {
+    stopped: fromTemplate(vscode.l10n.t('stopped')),
+    starting: fromTemplate(vscode.l10n.t('starting')),
+    running: fromTemplate(vscode.l10n.t('running')),
+    error: fromTemplate(vscode.l10n.t('error')),
   };
   return labels[kind];
 }
