@@ -26,6 +26,7 @@ export * from './servers/handle';
 export * from './servers/registry';
 export * from './servers/serialQueue';
 export * from './servers/launch';
+export * from './servers/grant';
 export * from './servers/import';
 export * from './servers/naming';
 export * from './schema/arguments';

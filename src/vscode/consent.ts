@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { ConsentAnswer } from './answers';
 import type { HostUi } from './ui';
-import { addToStoredList } from './storedList';
-import { forDisplay, fromTemplate, launchHash, launchSummary, McpError, nothingToRedact, type LaunchSummary, type ServerDefinition } from '../core';
+import { changeStoredList } from './storedList';
+import { acceptedLaunch, forDisplay, fromTemplate, launchCovers, launchSummary, McpError, nothingToRedact, type AcceptedLaunch, type LaunchSummary, type PolicyGrant, type ServerDefinition } from '../core';
 import { askModal, notify } from './notifications';
 
 const STORE_KEY = 'mcpHost.allowedLaunches';
@@ -12,11 +12,12 @@ const MODAL_TOO_FAST_MS = 300;
 /**
  * Workspace-defined servers run code from the repository a person opened (stdio) or receive
  * the person's secrets (HTTP headers), so the first start of each asks. The answer is keyed by
- * `launchHash` (command, args, env, envFile and cwd; or url and headers, as written);
- * "always" is kept per workspace.
+ * `launchHash` (command, args, env, envFile and cwd; or url and headers, as written) together
+ * with the definition's `policyGrant` (what its settings let it do without asking): a later,
+ * wider grant asks again, a narrower one does not. "always" is kept per workspace.
  */
 export class LaunchConsent {
-  private readonly allowedThisSession = new Set<string>();
+  private readonly allowedThisSession: AcceptedLaunch[] = [];
 
   constructor(
     private readonly workspaceState: vscode.Memento,
@@ -32,14 +33,34 @@ export class LaunchConsent {
   async check(def: ServerDefinition, cwd: string | undefined): Promise<void> {
     if (!this.needsConsent(def)) return;
     if (!this.isTrusted()) throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
-    const key = launchHash(def);
-    const always = this.workspaceState.get<string[]>(STORE_KEY, []);
-    if (always.includes(key) || this.allowedThisSession.has(key)) return;
+    const wanted = acceptedLaunch(def);
+    const always = this.workspaceState.get<unknown[]>(STORE_KEY, []);
+    if ([...always.flatMap(decodeStored), ...this.allowedThisSession].some((accepted) => launchCovers(accepted, wanted))) return;
     const answer = await this.ui.allowLaunch(launchSummary(def, cwd));
     if (answer === 'cancel') throw McpError.invalidRequest(vscode.l10n.t('{0}: starting was not allowed', def.name));
-    this.allowedThisSession.add(key);
-    if (answer === 'always') await addToStoredList(this.workspaceState, STORE_KEY, key);
+    this.allowedThisSession.push(wanted);
+    if (answer === 'always') {
+      // Read again when the change runs (another consent may have stored one meanwhile); the answers the new one covers are not needed any more.
+      await changeStoredList<unknown>(this.workspaceState, STORE_KEY, (stored) => [...stored.filter((entry) => !decodeStored(entry).some((old) => launchCovers(wanted, old))), encodeStored(wanted)]);
+    }
   }
+}
+
+/**
+ * A stored answer: the launch hash alone (as before grants were shown, so those answers grant
+ * nothing), or the hash with the grant the person saw.
+ */
+type StoredLaunch = string | { launch: string; grant: PolicyGrant };
+
+function encodeStored(accepted: AcceptedLaunch): StoredLaunch {
+  return accepted.grant ? { launch: accepted.launch, grant: accepted.grant } : accepted.launch;
+}
+
+function decodeStored(entry: unknown): AcceptedLaunch[] {
+  if (typeof entry === 'string') return [{ launch: entry }];
+  const e = entry as Partial<{ launch: unknown; grant: Partial<PolicyGrant> }> | null;
+  if (typeof e?.launch !== 'string' || typeof e.grant !== 'object' || e.grant === null || !Array.isArray(e.grant.autoApprove)) return [];
+  return [{ launch: e.launch, grant: e.grant as PolicyGrant }];
 }
 
 /** The modal's text: what runs or where requests go, and which entries carry which secrets. */
@@ -64,8 +85,27 @@ export function consentDetail(launch: LaunchSummary): string {
     parts.push(`${heading}\n${launch.entries.map((e) => line(e, launch.commandLine !== undefined ? '=' : ': ')).join('\n')}`);
   }
   if (launch.envFile !== undefined) parts.push(vscode.l10n.t('Environment file: {0}', launch.envFile));
+  if (launch.grant) parts.push(`${vscode.l10n.t("This server's settings also loosen your policy:")}\n${grantLines(launch.grant).join('\n')}`);
   parts.push(launch.commandLine !== undefined ? vscode.l10n.t('Only allow commands you trust.') : vscode.l10n.t('Only allow servers you trust with these values.'));
   return parts.join('\n\n');
+}
+
+/** The grant as written, a setting a line, with what each lets the server do; values as JSON, so a name cannot break a line. */
+function grantLines(grant: PolicyGrant): string[] {
+  const lines: string[] = [];
+  const sampling = grant.sampling;
+  if (sampling) {
+    const limits = (['maxTokensPerRequest', 'maxTokensPerHour', 'maxRequestsPerMinute'] as const).filter((limit) => sampling[limit] !== undefined);
+    const says = limits.length ? vscode.l10n.t('it uses your language model without asking') : vscode.l10n.t('it uses your language model without asking, with no token or request limit');
+    lines.push(`sampling.mode: "allow"  (${says})`);
+    lines.push(`sampling.models: ${JSON.stringify(sampling.models)}${sampling.models.length ? '' : `  (${vscode.l10n.t('any model')})`}`);
+    for (const limit of limits) lines.push(`sampling.${limit}: ${sampling[limit]}`);
+  }
+  if (grant.autoApprove.length) lines.push(`autoApprove: ${JSON.stringify(grant.autoApprove)}  (${vscode.l10n.t('these tools run without confirmation')})`);
+  if (grant.trustAnnotations) lines.push(`trustAnnotations: true  (${vscode.l10n.t('the tools it calls read-only run without confirmation')})`);
+  if (grant.tools?.allow) lines.push(`tools.allow: ${JSON.stringify(grant.tools.allow)}`);
+  if (grant.tools?.deny) lines.push(`tools.deny: ${JSON.stringify(grant.tools.deny)}`);
+  return lines;
 }
 
 /** The default `HostUi.allowLaunch`. */

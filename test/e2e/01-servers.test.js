@@ -35,7 +35,10 @@ describe('the Servers view', () => {
     const { page } = ctx();
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'Start the MCP server "everything"?' });
     await dialog.waitFor({ timeout: 90_000 });
-    assert.match(await dialog.innerText(), /server-everything/);
+    const shown = await dialog.innerText();
+    assert.match(shown, /server-everything/);
+    // The workspace's settings trust this server's annotations: the person sees that before allowing it.
+    assert.match(shown, /This server's settings also loosen your policy:\s+trustAnnotations: true/);
     await dialog.locator('.monaco-button', { hasText: /^Allow$/ }).click();
     await dialog.waitFor({ state: 'hidden' });
   });

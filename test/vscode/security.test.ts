@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { InputDefinition, LaunchSummary } from '../../src/core';
+import type { InputDefinition, LaunchSummary, ServerHandle } from '../../src/core';
+import type { ConsentAnswer } from '../../src/vscode/answers';
 import { consentDetail } from '../../src/vscode/consent';
 import type { HostUi } from '../../src/vscode/ui';
 import type { TreeNode } from '../../src/vscode/tree/nodes';
@@ -49,11 +50,11 @@ async function httpFixture(): Promise<{ url: string; requests: () => Promise<Arr
 
 describe('security: secrets, consent and Workspace Trust in a real VS Code', function () {
   this.timeout(120_000);
-  let saved: { input: HostUi['askInput']; reuse: HostUi['allowInputReuse']; consent: HostUi['allowLaunch'] };
+  let saved: { input: HostUi['askInput']; reuse: HostUi['allowInputReuse']; consent: HostUi['allowLaunch']; confirm: HostUi['confirmTool'] };
 
   before(async () => {
     const a = await api();
-    saved = { input: a.ui.askInput, reuse: a.ui.allowInputReuse, consent: a.ui.allowLaunch };
+    saved = { input: a.ui.askInput, reuse: a.ui.allowInputReuse, consent: a.ui.allowLaunch, confirm: a.ui.confirmTool };
   });
   afterEach(async () => {
     const a = await api();
@@ -61,6 +62,7 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     a.ui.askInput = saved.input;
     a.ui.allowInputReuse = saved.reuse;
     a.ui.allowLaunch = saved.consent;
+    a.ui.confirmTool = saved.confirm;
     await setServers(undefined);
     await setServers(undefined, vscode.ConfigurationTarget.Workspace);
     await config().update('inputs', undefined, vscode.ConfigurationTarget.Global);
@@ -200,6 +202,71 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     await setServers({ 'ws-env': { ...def, env: { ...def.env, PYTHONPATH: '/repo/other' } } }, vscode.ConfigurationTarget.Workspace);
     await waitFor(() => asked.length === 2, 'a changed env to ask again');
     answer('cancel');
+  });
+
+  it('shows what a workspace server\'s settings loosen in its launch consent, asks again when they are added after "Always", and starts nothing when refused', async () => {
+    const a = await api();
+    const asked: LaunchSummary[] = [];
+    let answer: ConsentAnswer = 'always';
+    a.ui.allowLaunch = async (launch) => (asked.push(launch), answer);
+    const confirmed: string[] = [];
+    a.ui.confirmTool = async (_server, tool) => (confirmed.push(tool.name), 'once');
+    const sum = async (h: ServerHandle) =>
+      (
+        await a.tools.call(
+          h,
+          h.tools.find((t) => t.name === 'get-sum')!,
+          { a: 1, b: 2 },
+        )
+      )?.outcome;
+    // Its own env, so no other suite's stored answer covers this launch.
+    const def = { ...everything(), env: { MCP_HOST_GRANT_TEST: unique() } };
+    const W = vscode.ConfigurationTarget.Workspace;
+    await setServers({ 'ws-grant': def }, W);
+    assert.equal(await sum(await running(a, 'ws-grant')), 'ok');
+    assert.deepEqual([asked.length, asked[0].grant, confirmed], [1, undefined, ['get-sum']], 'allowed for good, loosening nothing: its tools ask');
+
+    // The same launch, now taking the language model and a tool without a question: the stored "Always" did not show that.
+    answer = 'allow';
+    await setServers({ 'ws-grant': { ...def, sampling: { mode: 'allow', maxTokensPerHour: 5000 }, autoApprove: ['get-sum'] } }, W);
+    await waitFor(() => asked.length === 2, 'the launch consent again');
+    const detail = consentDetail(asked[1]);
+    for (const shown of ["This server's settings also loosen your policy:", 'sampling.mode: "allow"', 'sampling.models: []', 'sampling.maxTokensPerHour: 5000', 'autoApprove: ["get-sum"]']) {
+      assert.ok(detail.includes(shown), `${shown} in:\n${detail}`);
+    }
+    const loosened = await running(a, 'ws-grant');
+    assert.equal(await sum(loosened), 'ok');
+    assert.deepEqual(confirmed, ['get-sum'], 'accepted, autoApprove applies');
+
+    // Narrowing needs no question: sampling denied, the same tool auto-approved.
+    await setServers({ 'ws-grant': { ...def, sampling: { mode: 'deny' }, autoApprove: ['get-sum'] } }, W);
+    const narrowed = await waitFor(() => {
+      const h = a.host.registry.get('ws-grant');
+      return h !== loosened && h?.state.kind === 'running' && h;
+    }, 'the narrowed definition to run');
+    assert.equal(narrowed.definition.sampling.mode, 'deny');
+    assert.equal(asked.length, 2, 'narrowing asked');
+
+    // Refused: nothing starts, so nothing of what it asked for applies.
+    answer = 'cancel';
+    await setServers({ 'ws-grant': { ...def, autoApprove: ['get-sum', 'echo'], trustAnnotations: true, sampling: { mode: 'allow', models: ['test-echo-large'] } } }, W);
+    const refused = await waitFor(() => {
+      const h = a.host.registry.get('ws-grant');
+      return h !== narrowed && h?.state.kind === 'error' && h;
+    }, 'the refused start');
+    assert.match((refused.state as { message: string }).message, /starting was not allowed/);
+    assert.equal(refused.client, undefined);
+    assert.equal(asked.length, 3);
+    const refusedDetail = consentDetail(asked[2]);
+    for (const shown of ['autoApprove: ["echo","get-sum"]', 'trustAnnotations: true', 'sampling.models: ["test-echo-large"]', 'no token or request limit']) {
+      assert.ok(refusedDetail.includes(shown), `${shown} in:\n${refusedDetail}`);
+    }
+
+    // The person's own settings grant what they say, without a launch question.
+    await setServers(undefined, W);
+    await setServers({ 'user-grant': { ...def, autoApprove: ['get-sum'] } });
+    assert.equal(await sum(await running(a, 'user-grant')), 'ok');
+    assert.deepEqual([asked.length, confirmed], [3, ['get-sum']]);
   });
 
   it('does not let workspace settings shape the secret prompt of a user server', async () => {

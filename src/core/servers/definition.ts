@@ -160,8 +160,9 @@ export function definitionHash(def: ServerDefinition): string {
 }
 
 /**
- * Hash of what a person consents to, as written in settings: command, args, cwd, env and envFile
- * of a stdio server; url and headers of an HTTP one.
+ * Hash of what a person consents to run, as written in settings: command, args, cwd, env and
+ * envFile of a stdio server; url and headers of an HTTP one. What the server may then do without
+ * asking is the other half of the consent (`policyGrant`, compared by `launchCovers`).
  */
 export function launchHash(def: ServerDefinition): string {
   const launch = def.type === 'stdio' ? { c: def.command, a: def.args, d: def.cwd, e: def.env, f: def.envFile } : { u: def.url, h: def.headers };

@@ -1,4 +1,5 @@
 import type { ServerDefinition, ServerOrigin } from './definition';
+import { policyGrant, type PolicyGrant } from './grant';
 
 /** Shorter values would turn ordinary words of every log line into `***`; they are not redacted. */
 export const MIN_REDACTED_LENGTH = 4;
@@ -162,10 +163,13 @@ export interface LaunchSummary {
   envFile?: string;
   /** stdio: `env`; http: `headers`. */
   entries: ShownEntry[];
+  /** What the definition's own settings let the server do without asking (sampling, tools); undefined when nothing. */
+  grant?: PolicyGrant;
 }
 
 export function launchSummary(def: ServerDefinition, cwd: string | undefined): LaunchSummary {
-  if (def.type === 'http') return { def, url: def.url, entries: shownEntries(def.headers) };
+  const grant = policyGrant(def);
+  if (def.type === 'http') return { def, url: def.url, entries: shownEntries(def.headers), grant };
   const commandLine = [def.command, ...def.args].map((w) => (/[\s"'$]/.test(w) ? JSON.stringify(w) : w)).join(' ');
-  return { def, commandLine, cwd, envFile: def.envFile, entries: shownEntries(def.env) };
+  return { def, commandLine, cwd, envFile: def.envFile, entries: shownEntries(def.env), grant };
 }

@@ -1,0 +1,94 @@
+import { strict as assert } from 'node:assert';
+import { acceptedLaunch, launchCovers, launchSummary, parseServerDefinitions, policyGrant, type ServerDefinition } from '../../src/core';
+
+const one = (entry: Record<string, unknown>, scope: 'user' | 'workspace' | 'folder' = 'workspace'): ServerDefinition => {
+  const { definitions, diagnostics } = parseServerDefinitions({ s: entry }, { scope });
+  assert.deepEqual(diagnostics, []);
+  return definitions[0];
+};
+
+const base = { command: 'node', args: ['server.js'], env: { A: '1' } };
+/** Whether the answer given for `before` also answers for `after` (no new question). */
+const covers = (before: Record<string, unknown>, after: Record<string, unknown>) => launchCovers(acceptedLaunch(one(before)), acceptedLaunch(one(after)));
+/** An answer stored before grants were part of the key: the launch hash alone. */
+const legacyAnswer = (entry: Record<string, unknown>) => ({ launch: acceptedLaunch(one(entry)).launch });
+
+describe('launch consent: what a definition lets its server do without asking', () => {
+  it('finds nothing to consent to in a definition that loosens nothing, or only tightens', () => {
+    for (const tightening of [
+      {},
+      { sampling: { mode: 'ask', models: ['gpt-4o'], maxTokensPerHour: 10 } },
+      { sampling: { mode: 'deny' } },
+      { tools: { deny: ['write_*'] } },
+      { tools: { allow: ['read_*'] } },
+      { trustAnnotations: false },
+      { autoApprove: [] },
+    ]) {
+      assert.equal(policyGrant(one({ ...base, ...tightening })), undefined, JSON.stringify(tightening));
+      assert.ok(launchCovers(legacyAnswer(base), acceptedLaunch(one({ ...base, ...tightening }))), `an earlier answer covers ${JSON.stringify(tightening)}`);
+    }
+  });
+
+  it('names sampling "allow" with its models and budgets, autoApprove, trustAnnotations and the tools they reach, as written', () => {
+    const def = one({
+      ...base,
+      sampling: { mode: 'allow', models: ['gpt-4o', 'GPT-4o', 'claude'], maxTokensPerHour: 5000 },
+      autoApprove: ['write_file', 'echo'],
+      trustAnnotations: true,
+      tools: { allow: ['echo', 'write_*'], deny: ['delete_*'] },
+    });
+    assert.deepEqual(policyGrant(def), {
+      sampling: { models: ['GPT-4o', 'claude', 'gpt-4o'], maxTokensPerHour: 5000 },
+      autoApprove: ['echo', 'write_file'],
+      trustAnnotations: true,
+      tools: { allow: ['echo', 'write_*'], deny: ['delete_*'] },
+    });
+    assert.deepEqual(launchSummary(def, undefined).grant, policyGrant(def), 'the consent shows what it keys on');
+    assert.equal(policyGrant(one({ ...base, tools: { allow: ['echo'] }, sampling: { mode: 'allow' } }))?.tools, undefined, 'tools.allow alone skips no question');
+  });
+
+  it('counts trustAnnotations only where it is not the default, and a user server never asks', () => {
+    assert.equal(policyGrant(one({ ...base, trustAnnotations: true }, 'folder'))?.trustAnnotations, true);
+    assert.equal(policyGrant(one(base, 'user')), undefined, 'user servers trust annotations by default and are not asked about');
+  });
+
+  it('asks again when a loosening key is added after an answer that did not show it', () => {
+    for (const loosening of [{ sampling: { mode: 'allow' } }, { autoApprove: ['echo'] }, { trustAnnotations: true }]) {
+      const after = { ...base, ...loosening };
+      assert.equal(launchCovers(legacyAnswer(base), acceptedLaunch(one(after))), false, `a stored "Always" covers ${JSON.stringify(loosening)}`);
+      assert.ok(covers(after, after), 'the same grant is covered');
+    }
+    assert.equal(covers({ ...base, autoApprove: ['echo'] }, { ...base, autoApprove: ['echo', 'write_file'] }), false, 'a tool more');
+    assert.equal(covers({ ...base, autoApprove: ['echo'] }, { ...base, autoApprove: ['echo'], trustAnnotations: true }), false);
+    assert.equal(covers({ ...base, sampling: { mode: 'allow' } }, { ...base, sampling: { mode: 'allow' }, autoApprove: ['echo'] }), false);
+    assert.equal(covers({ ...base, autoApprove: ['echo'] }, { ...base, autoApprove: ['echo'], env: { A: '2' } }), false, 'the launch itself still counts');
+  });
+
+  it('asks again when budgets are raised or removed and models widened under "allow", not when they are lowered or narrowed', () => {
+    const allow = (sampling: Record<string, unknown>) => ({ ...base, sampling: { mode: 'allow', ...sampling } });
+    const limits = { models: ['gpt-4o', 'claude'], maxTokensPerRequest: 100, maxTokensPerHour: 1000, maxRequestsPerMinute: 5 };
+    const capped = allow(limits);
+    const { maxTokensPerHour: _removed, ...withoutHourly } = limits;
+    assert.equal(covers(capped, allow(withoutHourly)), false, 'the hourly budget removed');
+    for (const raised of [{ maxTokensPerRequest: 101 }, { maxTokensPerHour: 1001 }, { maxRequestsPerMinute: 6 }, { models: [] }, { models: ['gpt-4o', 'o3'] }]) {
+      assert.equal(covers(capped, allow({ ...limits, ...raised })), false, JSON.stringify(raised));
+    }
+    for (const lowered of [{ maxTokensPerRequest: 50 }, { maxTokensPerHour: 10 }, { maxRequestsPerMinute: 1 }, { models: ['CLAUDE'] }]) {
+      assert.ok(covers(capped, allow({ ...limits, ...lowered })), JSON.stringify(lowered));
+    }
+    assert.ok(covers(allow({}), capped), 'an answer for no limits covers any limits');
+    assert.ok(covers(capped, { ...base, sampling: { mode: 'ask' } }), 'back to asking');
+    assert.ok(covers(capped, { ...base, sampling: { mode: 'deny' } }), 'denying');
+  });
+
+  it('asks again when the tools autoApprove or trustAnnotations can reach grow, not when they shrink', () => {
+    const reach = (tools: Record<string, unknown>) => ({ ...base, autoApprove: ['write_file'], tools });
+    assert.equal(covers(reach({ allow: ['read_*'] }), reach({})), false, 'tools.allow dropped: write_file is offered and auto-approved');
+    assert.equal(covers(reach({ allow: ['read_*'] }), reach({ allow: ['read_*', 'write_*'] })), false);
+    assert.equal(covers(reach({ deny: ['write_*'] }), reach({})), false, 'tools.deny dropped');
+    assert.ok(covers(reach({}), reach({ allow: ['read_*'], deny: ['write_*'] })), 'narrowed');
+    assert.ok(covers(reach({ allow: ['read_*', 'write_*'] }), reach({ allow: ['read_*'] })));
+    assert.equal(covers(reach({ allow: ['read_*'] }), { ...base, sampling: { mode: 'allow' } }), false, 'sampling was never shown');
+    assert.ok(covers({ ...base, sampling: { mode: 'allow' }, autoApprove: ['x'], tools: { allow: ['x'] } }, { ...base, sampling: { mode: 'allow' } }), 'no tool question skipped: the reach does not matter');
+  });
+});
