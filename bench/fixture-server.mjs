@@ -8,7 +8,10 @@
 //   node fixture-server.mjs echo    no MCP at all: every line read is written back as it is
 //   node fixture-server.mjs flood   stdio MCP that also floods notifications (for the soak):
 //                                   a log message and, when asked, progress before every answer,
-//                                   and a log message on a timer
+//                                   and a log message on a timer; and three more tools:
+//                                   burst {count} (count log messages and progress notifications,
+//                                   then the answer), hold (progress at once, then no answer until
+//                                   notifications/cancelled names it) and held (how many are held)
 import http from 'node:http';
 import { serveOnLoopback } from './loopback.mjs';
 
@@ -16,6 +19,17 @@ const mode = process.argv[2] ?? 'stdio';
 const BLOB_BYTES = 10 * 1024 * 1024;
 let textResource;
 let blobResource;
+
+const ECHO_TOOL = { name: 'echo', description: 'Echoes its text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } };
+const SOAK_TOOLS = [
+  {
+    name: 'burst',
+    description: 'Sends count log messages and progress notifications, then echoes its text',
+    inputSchema: { type: 'object', properties: { count: { type: 'integer' }, text: { type: 'string' } } },
+  },
+  { name: 'hold', description: 'Answers only by being cancelled', inputSchema: { type: 'object' } },
+  { name: 'held', description: 'How many hold calls wait for their cancellation', inputSchema: { type: 'object' } },
+];
 
 function answer(msg) {
   switch (msg.method) {
@@ -28,9 +42,7 @@ function answer(msg) {
     case 'ping':
       return {};
     case 'tools/list':
-      return {
-        tools: [{ name: 'echo', description: 'Echoes its text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
-      };
+      return { tools: mode === 'flood' ? [ECHO_TOOL, ...SOAK_TOOLS] : [ECHO_TOOL] };
     case 'tools/call':
       return { content: [{ type: 'text', text: String(msg.params?.arguments?.text ?? '') }] };
     case 'resources/read': {
@@ -83,8 +95,41 @@ if (mode === 'echo') {
 } else if (mode === 'stdio' || mode === 'flood') {
   const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
   let logs = 0;
+  /** The ids of hold calls, which wait for notifications/cancelled. */
+  const held = new Set();
+  const log = (level, data) => send({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data } });
+  const progress = (progressToken, n, total) => progressToken !== undefined && send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: n, total } });
+  /** The flood's extras; true when the message is dealt with. */
+  const floodCall = (msg) => {
+    if (msg.method === 'notifications/cancelled') {
+      held.delete(msg.params?.requestId);
+      return true;
+    }
+    if (msg.method !== 'tools/call') return false;
+    const progressToken = msg.params?._meta?.progressToken;
+    const args = msg.params?.arguments ?? {};
+    switch (msg.params?.name) {
+      case 'hold':
+        held.add(msg.id);
+        progress(progressToken, 0, 1);
+        return true;
+      case 'held':
+        send({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: String(held.size) }] } });
+        return true;
+      case 'burst':
+        for (let n = 1; n <= args.count; n++) {
+          log('info', `burst ${msg.id} ${n}`);
+          progress(progressToken, n, args.count);
+        }
+        return false;
+      default:
+        log('info', `call ${msg.id}`);
+        progress(progressToken, 1, 1);
+        return false;
+    }
+  };
   if (mode === 'flood') {
-    const timer = setInterval(() => send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'debug', data: `tick ${++logs}` } }), 1);
+    const timer = setInterval(() => log('debug', `tick ${++logs}`), 1);
     timer.unref();
   }
   onLines((line) => {
@@ -95,13 +140,7 @@ if (mode === 'echo') {
       send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
       return;
     }
-    if (mode === 'flood' && msg.method === 'tools/call') {
-      send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `call ${msg.id}` } });
-      const progressToken = msg.params?._meta?.progressToken;
-      if (progressToken !== undefined) {
-        send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: 1, total: 1 } });
-      }
-    }
+    if (mode === 'flood' && floodCall(msg)) return;
     const out = reply(msg);
     if (out) send(out);
   });

@@ -351,6 +351,20 @@ describe('fault servers: nothing is lost', function () {
     assert.equal(line.level, 'warning');
   });
 
+  it('fails a request whose write finds the server gone (EPIPE) with Connection Closed, as one written after the pipe closed', async () => {
+    // The deaf server closes its stdin, then sends a ping: a request written as it arrives meets the closed pipe.
+    const t = await connect(rawServer('deaf'));
+    const failed = new Promise<unknown>((resolve) => {
+      t.client.onTrace((event) => {
+        if (event.direction === 'in' && (event.message as { id?: unknown }).id === 'srv-deaf-1') t.client.ping().then(() => resolve(undefined), resolve);
+      });
+    });
+    const error = await failed;
+    assert.ok(error instanceof McpError, `rejected with ${String(error)}`);
+    assert.equal(error.code, ErrorCode.ConnectionClosed, error.message);
+    assert.match(error.message, /EPIPE/);
+  });
+
   it('refuses roots/list with -32601 when the host gave no roots handler', async () => {
     const t = await connect(rawServer('peer-requests'), { handlers: {} });
     const line = await t.waitForLog((e) => e.message.startsWith('RECEIVED') && e.message.includes('"id":"srv-roots"'));

@@ -105,6 +105,9 @@ export class NdjsonMessageReader extends AbstractMessageReader {
  * messages written in the same tick leave in one system call (cork until the next tick), so 256
  * requests sent together cost one write, not 256. The promise resolves once the stream took it and rejects, never throws, when it could not.
  */
+/** Write errors that mean the reading end is gone (the server exited or closed its input): the message fails as Connection Closed. */
+const PEER_GONE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+
 export class NdjsonMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private errorCount = 0;
   private corked = false;
@@ -138,7 +141,8 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
         if (error) {
           this.errorCount++;
           this.fireError(error, message, this.errorCount);
-          reject(error);
+          // The same code as a write after the stream closed: a request that meets a server dying mid-write is not an internal error.
+          reject(PEER_GONE_CODES.has((error as NodeJS.ErrnoException).code ?? '') ? McpError.connectionClosed(`the output stream is closed (${error.message})`) : error);
         } else {
           this.errorCount = 0;
           resolve();
