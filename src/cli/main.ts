@@ -1,4 +1,8 @@
+import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { decide, type GateRequest } from '../core/policy/gate';
 import {
   HttpTransport,
   LOGGING_LEVELS,
@@ -10,6 +14,7 @@ import {
   type CallToolResult,
   type ClientHandlers,
   type LoggingLevel,
+  type Root,
   type ProtocolChoice,
   type Transport,
 } from '../core';
@@ -31,6 +36,10 @@ Verbs:
 
 --http speaks Streamable HTTP to the URL, or the older HTTP+SSE transport if the server
 only knows that; --header adds a header to every request and may be repeated.
+--root DIR (repeatable) sets the roots the CLI answers (roots/list) and turns the roots fence
+on: a call, read or prompt whose arguments name a path outside every root is refused before
+it is sent. --fence off turns the fence off again; without --root the current directory is the
+root and nothing is fenced.
 --protocol is auto (ask with server/discover, else initialize), 2026-07-28 or 2025-11-25.
 --timeout is the per-request timeout (60000); --grace how long each shutdown step waits
 (stdin closed, then SIGTERM, then SIGKILL; 500).
@@ -50,12 +59,14 @@ interface CliArgs {
   verbose: boolean;
   protocol?: string;
   logLevel?: string;
+  roots: string[];
+  fence?: string;
   verb?: string;
   rest: string[];
 }
 
 function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { verbose: false, headers: [], rest: [] };
+  const args: CliArgs = { verbose: false, headers: [], roots: [], rest: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--stdio') args.stdio = argv[++i];
@@ -65,6 +76,8 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--grace') args.graceMs = Number(argv[++i]);
     else if (a === '--protocol') args.protocol = argv[++i];
     else if (a === '--log-level') args.logLevel = argv[++i];
+    else if (a === '--root') args.roots.push(argv[++i] ?? '');
+    else if (a === '--fence') args.fence = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -97,10 +110,16 @@ function parseJsonObject(text: string | undefined, what: string): Record<string,
   return value as Record<string, unknown>;
 }
 
+/** The --root directories, or the current directory when there is none. */
+function cliRoots(cwd: string, roots: string[]): Root[] {
+  if (roots.length === 0) return [{ uri: pathToFileURL(cwd).href, name: 'current directory' }];
+  return roots.map((r) => ({ uri: pathToFileURL(path.resolve(cwd, r)).href, name: path.basename(path.resolve(cwd, r)) }));
+}
+
 /** The CLI answers what a headless client can: roots are the current directory, the rest is refused. */
-export function cliHandlers(cwd: string): ClientHandlers {
+export function cliHandlers(cwd: string, roots: string[] = []): ClientHandlers {
   return {
-    listRoots: () => [{ uri: pathToFileURL(cwd).href, name: 'current directory' }],
+    listRoots: () => cliRoots(cwd, roots),
     createMessage: async () => {
       throw new McpError(-1, 'User rejected sampling request: the command-line client has no language model');
     },
@@ -138,6 +157,11 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write(`--log-level needs one of ${LOGGING_LEVELS.join(', ')}\n`);
     return 2;
   }
+  if (args.fence !== undefined && args.fence !== 'off' && args.fence !== 'block') {
+    err.write('--fence needs off or block\n');
+    return 2;
+  }
+  const fenced = args.roots.length > 0 && args.fence !== 'off';
   const protocol = (args.protocol ?? 'auto') as ProtocolChoice;
   if (!PROTOCOLS.includes(protocol)) {
     err.write(`--protocol needs one of ${PROTOCOLS.join(', ')}\n`);
@@ -148,7 +172,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     const transport: Transport = words ? new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 }) : new HttpTransport({ url: args.http!, headers });
     const made = new McpClient(transport, {
       clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
-      handlers: cliHandlers(process.cwd()),
+      handlers: cliHandlers(process.cwd(), args.roots),
       requestTimeoutMs: args.timeoutMs,
       protocol: choice,
       probeTimeoutMs: words ? STDIO_PROBE_TIMEOUT_MS : undefined,
@@ -180,6 +204,13 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       // A 2026-07-28 server logs nothing unless a request names a level; --verbose wants every line, as a 2025 server sends by default.
       await client.setLoggingLevel('debug');
     }
+    if (fenced) {
+      const refusal = await fenceRefusal(client, args.verb, args.rest, args.roots);
+      if (refusal) {
+        err.write(`refused (nothing was sent): ${refusal}\n`);
+        return 1;
+      }
+    }
     const result = await runVerb(client, args.verb, args.rest, { ...init, era: client.era }, err);
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     if (args.verb === 'call' && (result as CallToolResult).isError) {
@@ -196,6 +227,26 @@ export async function runCli(argv: string[], out = process.stdout, err = process
   } finally {
     await client.close();
   }
+}
+
+/** The gate's refusal of a call, read or prompt whose arguments leave the --root directories; undefined when it may go. */
+async function fenceRefusal(client: McpClient, verb: string, rest: string[], roots: string[]): Promise<string | undefined> {
+  let request: GateRequest | undefined;
+  if (verb === 'call' && rest[0]) {
+    const tool = (await client.listTools()).find((t) => t.name === rest[0]) ?? { name: rest[0], inputSchema: { type: 'object' as const } };
+    request = { method: 'tools/call', tool, arguments: parseJsonObject(rest[1], 'The tool arguments') };
+  } else if (verb === 'read' && rest[0]) request = { method: 'resources/read', uri: rest[0] };
+  else if (verb === 'prompt' && rest[0]) request = { method: 'prompts/get', name: rest[0], arguments: parseJsonObject(rest[1], 'The prompt arguments') as Record<string, string> };
+  if (!request) return undefined;
+  const verdict = await decide(request, {
+    origin: 'cli',
+    policy: { tools: {}, autoApprove: [], trustAnnotations: false },
+    alwaysAllowed: false,
+    fence: 'block',
+    roots: cliRoots(process.cwd(), roots),
+    machine: { platform: process.platform, realpath: (p) => realpath(p), home: homedir() },
+  });
+  return verdict.kind === 'refuse' ? verdict.reason : undefined;
 }
 
 async function runVerb(client: McpClient, verb: string, rest: string[], init: unknown, err: NodeJS.WritableStream): Promise<unknown> {

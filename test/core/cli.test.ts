@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { freePort, startFixture } from '../helpers/httpServers';
-import { ROOT, everythingServer, rawServer, v2StdioServer } from '../helpers/servers';
+import { ROOT, everythingServer, filesystemServer, rawServer, v2StdioServer } from '../helpers/servers';
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const line = (p: { command: string; args?: string[] }) => [p.command, ...(p.args ?? [])].map((w) => JSON.stringify(w)).join(' ');
@@ -19,6 +19,21 @@ describe('dist/cli.js', function () {
   before(() => {
     // The CLI is tested as shipped: build the bundle first.
     execFileSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT });
+  });
+
+  it('--root fences a traversal before it is sent; --fence off lets it through', () => {
+    // The filesystem server may read everything under / (its allowed directory), so only the fence can stop the read.
+    const fs = line(filesystemServer('/'));
+    const root = path.join(ROOT, 'test');
+    const refused = cli('--stdio', fs, '--root', root, 'call', 'read_text_file', '{"path":"../../../../../../../etc/passwd"}');
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /refused \(nothing was sent\): outside the roots: \/path = "\.\.\/.*etc\/passwd" \(\/etc\/passwd\)/);
+    const inside = cli('--stdio', fs, '--root', root, 'call', 'read_text_file', JSON.stringify({ path: path.join(root, 'core', 'cli.test.ts') }));
+    assert.equal(inside.code, 0, inside.stderr);
+    const off = cli('--stdio', fs, '--root', root, '--fence', 'off', 'call', 'read_text_file', '{"path":"/etc/hostname"}');
+    assert.doesNotMatch(off.stderr, /refused/);
+    assert.equal(cli('--stdio', fs, '--fence', 'maybe', 'tools').code, 2);
   });
 
   it('prints server info', () => {

@@ -1,0 +1,84 @@
+/**
+ * The one gate every request we send passes (tools/call, resources/read, prompts/get,
+ * resources/subscribe), whoever asked for it: allow, ask the person, or refuse with a reason,
+ * before anything reaches the transport. It is the only place that reads the server's allow/deny
+ * lists, tool visibility, autoApprove, trusted `readOnlyHint`, the stored "always" answers and
+ * the roots fence.
+ */
+import type { Root, Tool } from '../protocol/types';
+import { isToolForApp, isToolForPerson } from '../apps/toolUi';
+import type { ServerDefinition } from '../servers/definition';
+import { isToolOffered } from '../servers/launch';
+import { pathsOutsideRoots, resourceOutsideRoots, type FenceEnvironment } from './fence';
+import type { FencedPath, FenceMode, Origin } from './types';
+
+export type GateRequest =
+  | { method: 'tools/call'; tool: Tool; arguments: Record<string, unknown> }
+  | { method: 'resources/read' | 'resources/subscribe'; uri: string }
+  | { method: 'prompts/get'; name: string; arguments: Record<string, string> };
+
+export interface GateContext {
+  origin: Exclude<Origin, 'server'>;
+  /** What the server's definition says of its tools (the CLI, which has none, passes no lists and no trust). */
+  policy: Pick<ServerDefinition, 'tools' | 'autoApprove' | 'trustAnnotations'>;
+  /** Whether the person answered "always" for this tool before. */
+  alwaysAllowed: boolean;
+  fence: FenceMode;
+  /** The roots `roots/list` answers for this server. */
+  roots: readonly Root[];
+  machine: FenceEnvironment;
+}
+
+/** Why the person must be asked: a tool that is not (trusted) read-only, or paths outside the roots. */
+export type AskReason = { kind: 'confirmTool'; annotationsTrusted: boolean } | { kind: 'outsideRoots'; findings: FencedPath[] };
+
+export type Verdict =
+  { kind: 'allow'; decision: 'allowed' | 'allowed-always' } | { kind: 'ask'; reasons: AskReason[] } | { kind: 'refuse'; decision: 'denied' | 'fenced' | 'refused'; reason: string; fenced?: FencedPath[] };
+
+/** The fence mode when the setting leaves it unset: the person is asked, an app or the chat is refused, the CLI's is its flags'. */
+export function defaultFenceMode(origin: GateContext['origin']): FenceMode {
+  return origin === 'person' ? 'ask' : 'block';
+}
+
+function describe(findings: FencedPath[]): string {
+  return findings.map((f) => `${f.pointer || 'the URI'} = ${JSON.stringify(f.value)} (${f.resolved})`).join('; ');
+}
+
+/** Decides one request. Nothing is sent by it; the caller asks and runs (see `runGated`). */
+export async function decide(request: GateRequest, context: GateContext): Promise<Verdict> {
+  const reasons: AskReason[] = [];
+  if (request.method === 'tools/call') {
+    const { tool } = request;
+    if (!isToolOffered(context.policy as ServerDefinition, tool.name)) {
+      return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is not allowed by this server's tools.allow / tools.deny` };
+    }
+    if (context.origin === 'app' && !isToolForApp(tool)) return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is not for apps (its visibility is model-only)` };
+    if ((context.origin === 'person' || context.origin === 'chat') && !isToolForPerson(tool)) {
+      return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is for its app only (its visibility is app-only)` };
+    }
+  }
+  if (context.fence !== 'off') {
+    const fence = { ...context.machine, roots: context.roots };
+    const findings =
+      request.method === 'tools/call'
+        ? await pathsOutsideRoots(request.arguments, fence, request.tool.inputSchema)
+        : request.method === 'prompts/get'
+          ? await pathsOutsideRoots(request.arguments, fence)
+          : await resourceOutsideRoots(request.uri, fence);
+    if (findings.length > 0) {
+      if (context.fence === 'block' || context.origin === 'cli') {
+        return { kind: 'refuse', decision: 'fenced', reason: `outside the roots: ${describe(findings)}; add a root (mcpHost.roots.extra, or --root) to allow it`, fenced: findings };
+      }
+      reasons.push({ kind: 'outsideRoots', findings });
+    }
+  }
+  if (request.method === 'tools/call' && context.origin !== 'cli') {
+    const { tool } = request;
+    const trustedReadOnly = tool.annotations?.readOnlyHint === true && context.policy.trustAnnotations;
+    if (!trustedReadOnly && !context.policy.autoApprove.includes(tool.name)) {
+      if (context.alwaysAllowed) return reasons.length ? { kind: 'ask', reasons } : { kind: 'allow', decision: 'allowed-always' };
+      reasons.push({ kind: 'confirmTool', annotationsTrusted: context.policy.trustAnnotations });
+    }
+  }
+  return reasons.length ? { kind: 'ask', reasons } : { kind: 'allow', decision: 'allowed' };
+}

@@ -1,0 +1,72 @@
+import { strict as assert } from 'node:assert';
+import type { Tool } from '../../src/core/protocol/types';
+import { decide, defaultFenceMode, type GateContext } from '../../src/core/policy/gate';
+
+const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({ name, inputSchema: { type: 'object' }, ...extra });
+const ctx = (over: Partial<GateContext> = {}): GateContext => ({
+  origin: 'person',
+  policy: { tools: {}, autoApprove: [], trustAnnotations: false },
+  alwaysAllowed: false,
+  fence: 'ask',
+  roots: [{ uri: 'file:///ws' }],
+  machine: { platform: 'linux', realpath: async (p) => p, home: '/home/me' },
+  ...over,
+});
+const call = (t: Tool, args: Record<string, unknown> = {}) => ({ method: 'tools/call' as const, tool: t, arguments: args });
+
+describe('the gate (core/policy/gate)', () => {
+  it('defaults: ask for the person, block for an app and the chat', () => {
+    assert.deepEqual(
+      ['person', 'app', 'chat'].map((o) => defaultFenceMode(o as GateContext['origin'])),
+      ['ask', 'block', 'block'],
+    );
+  });
+
+  it('refuses a denied tool for every origin', async () => {
+    for (const origin of ['person', 'app', 'chat', 'cli'] as const) {
+      const v = await decide(call(tool('rm')), ctx({ origin, policy: { tools: { deny: ['r*'] }, autoApprove: [], trustAnnotations: false } }));
+      assert.equal(v.kind === 'refuse' && v.decision, 'denied', origin);
+    }
+    const allowList = await decide(call(tool('other')), ctx({ policy: { tools: { allow: ['echo'] }, autoApprove: [], trustAnnotations: false } }));
+    assert.equal(allowList.kind, 'refuse');
+  });
+
+  it('keeps visibility: app-only tools from the person and the chat, model-only ones from apps', async () => {
+    const appOnly = tool('helper', { _meta: { ui: { visibility: ['app'] } } });
+    const modelOnly = tool('secret', { _meta: { ui: { visibility: ['model'] } } });
+    assert.equal((await decide(call(appOnly), ctx({ origin: 'person' }))).kind, 'refuse');
+    assert.equal((await decide(call(appOnly), ctx({ origin: 'chat' }))).kind, 'refuse');
+    assert.equal((await decide(call(modelOnly), ctx({ origin: 'app' }))).kind, 'refuse');
+    assert.equal((await decide(call(appOnly), ctx({ origin: 'app' }))).kind, 'ask');
+  });
+
+  it('asks to confirm unless trusted read-only, auto-approved or always allowed; the CLI is never asked', async () => {
+    const ro = tool('read', { annotations: { readOnlyHint: true } });
+    assert.deepEqual(await decide(call(ro), ctx()), { kind: 'ask', reasons: [{ kind: 'confirmTool', annotationsTrusted: false }] });
+    assert.deepEqual(await decide(call(ro), ctx({ policy: { tools: {}, autoApprove: [], trustAnnotations: true } })), { kind: 'allow', decision: 'allowed' });
+    assert.deepEqual(await decide(call(tool('w')), ctx({ policy: { tools: {}, autoApprove: ['w'], trustAnnotations: false } })), { kind: 'allow', decision: 'allowed' });
+    assert.deepEqual(await decide(call(tool('w')), ctx({ alwaysAllowed: true })), { kind: 'allow', decision: 'allowed-always' });
+    assert.deepEqual(await decide(call(tool('w')), ctx({ origin: 'cli', fence: 'off' })), { kind: 'allow', decision: 'allowed' });
+  });
+
+  it('fence: block refuses, ask asks, off lets it through; trust does not skip it', async () => {
+    const trusted = { tools: {}, autoApprove: ['read'], trustAnnotations: true };
+    const args = { path: '../../../etc/passwd' };
+    const blocked = await decide(call(tool('read'), args), ctx({ fence: 'block', policy: trusted }));
+    assert.equal(blocked.kind === 'refuse' && blocked.decision, 'fenced');
+    assert.match(blocked.kind === 'refuse' ? blocked.reason : '', /\/path = "\.\.\/\.\.\/\.\.\/etc\/passwd" \(\/etc\/passwd\).*mcpHost\.roots\.extra/);
+    const asked = await decide(call(tool('read'), args), ctx({ fence: 'ask', policy: trusted }));
+    assert.equal(asked.kind === 'ask' && asked.reasons[0].kind, 'outsideRoots');
+    assert.deepEqual(await decide(call(tool('read'), args), ctx({ fence: 'off', policy: trusted })), { kind: 'allow', decision: 'allowed' });
+    const cli = await decide(call(tool('read'), args), ctx({ origin: 'cli', fence: 'ask' }));
+    assert.equal(cli.kind, 'refuse', 'no one to ask at the CLI');
+  });
+
+  it('fences resource URIs and prompt arguments', async () => {
+    const read = await decide({ method: 'resources/read', uri: 'file:///etc/shadow' }, ctx({ origin: 'app', fence: 'block' }));
+    assert.equal(read.kind === 'refuse' && read.decision, 'fenced');
+    assert.deepEqual(await decide({ method: 'resources/subscribe', uri: 'file:///ws/a' }, ctx()), { kind: 'allow', decision: 'allowed' });
+    const prompt = await decide({ method: 'prompts/get', name: 'p', arguments: { file: '/etc/passwd' } }, ctx({ fence: 'block' }));
+    assert.equal(prompt.kind, 'refuse');
+  });
+});
