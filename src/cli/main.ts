@@ -1,9 +1,14 @@
 import { pathToFileURL } from 'node:url';
 import { HttpTransport, McpClient, McpError, STDIO_PROBE_TIMEOUT_MS, StdioTransport, splitCommandLine, type CallToolResult, type ClientHandlers, type ProtocolChoice, type Transport } from '../core';
+import { createHash } from 'node:crypto';
+import { AuditLog, verifyAuditFile } from '../core/policy/audit';
+import { createMasker } from '../core/policy/mask';
+import type { AuditEntry, GatedMethod, Outcome } from '../core/policy/types';
 import { runConformance } from './conformance';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--verbose] <verb> [args]
-       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--verbose] <verb> [args]
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--audit <file>] [--verbose] <verb> [args]
+       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--audit <file>] [--verbose] <verb> [args]
+       mcp-host audit verify <file>
 
 Verbs:
   info                          server info, capabilities, protocol version and era, instructions
@@ -21,6 +26,8 @@ only knows that; --header adds a header to every request and may be repeated.
 --protocol is auto (ask with server/discover, else initialize), 2026-07-28 or 2025-11-25.
 --timeout is the per-request timeout (60000); --grace how long each shutdown step waits
 (stdin closed, then SIGTERM, then SIGKILL; 500).
+--audit appends a chained record of each call, read and prompt (origin "cli") to the file;
+audit verify checks such a file (and its rotated files) and exits 1 at the first broken line.
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
 const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'];
@@ -33,6 +40,7 @@ interface CliArgs {
   graceMs?: number;
   verbose: boolean;
   protocol?: string;
+  audit?: string;
   verb?: string;
   rest: string[];
 }
@@ -47,6 +55,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--timeout') args.timeoutMs = Number(argv[++i]);
     else if (a === '--grace') args.graceMs = Number(argv[++i]);
     else if (a === '--protocol') args.protocol = argv[++i];
+    else if (a === '--audit') args.audit = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -92,6 +101,7 @@ export function cliHandlers(cwd: string): ClientHandlers {
 
 export async function runCli(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
   if (argv[0] === 'conformance') return runConformance(argv.slice(1), process.env, out, err);
+  if (argv[0] === 'audit') return runAuditVerb(argv.slice(1), out, err);
   const args = parseArgs(argv);
   if (args.verb === 'help' || (args.stdio === undefined) === (args.http === undefined) || !args.verb) {
     (args.verb === 'help' ? out : err).write(`${USAGE}\n`);
@@ -139,6 +149,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     });
     return made;
   };
+  const audit = args.audit === undefined ? undefined : cliAudit(args.audit, args.stdio ?? args.http!, err);
   let client = newClient(protocol);
   try {
     let init;
@@ -153,7 +164,16 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     }
     // A 2026-07-28 server logs nothing unless a request names a level; --verbose wants every line, as a 2025 server sends by default.
     if (args.verbose && client.era === 'modern' && client.serverCapabilities?.logging) await client.setLoggingLevel('debug');
-    const result = await runVerb(client, args.verb, args.rest, { ...init, era: client.era }, err);
+    const started = Date.now();
+    let result: unknown;
+    try {
+      result = await runVerb(client, args.verb, args.rest, { ...init, era: client.era }, err);
+    } catch (error) {
+      const e = McpError.from(error);
+      audit?.record(args.verb, args.rest, { kind: 'error', code: e.code }, Date.now() - started);
+      throw error;
+    }
+    audit?.record(args.verb, args.rest, (result as CallToolResult).isError ? { kind: 'isError' } : { kind: 'ok' }, Date.now() - started);
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     if (args.verb === 'call' && (result as CallToolResult).isError) {
       // A tool failure is a result, not a protocol error: printed whole, and the exit code says so.
@@ -168,6 +188,51 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     return 1;
   } finally {
     await client.close();
+    await audit?.log.flushed();
+  }
+}
+
+const AUDITED_VERBS: Record<string, GatedMethod> = { call: 'tools/call', read: 'resources/read', prompt: 'prompts/get' };
+
+/** The CLI's own calls, audited at its call site (origin `cli`); the server is named by its command line or URL. */
+function cliAudit(file: string, server: string, err: NodeJS.WritableStream) {
+  const { masker } = createMasker();
+  const shown = masker.maskText(server).text;
+  const log = new AuditLog({ file, masker, onError: (e) => err.write(`warning: the audit log could not be written: ${e.message}\n`) });
+  const definition = createHash('sha256').update(server).digest('hex');
+  return {
+    log,
+    record(verb: string, rest: string[], outcome: Outcome, ms: number): void {
+      const method = AUDITED_VERBS[verb];
+      if (!method) return;
+      let args: unknown;
+      try {
+        args = rest[1] === undefined ? undefined : JSON.parse(rest[1]);
+      } catch {
+        args = rest[1];
+      }
+      const entry: AuditEntry = { time: new Date().toISOString(), origin: 'cli', server: { name: shown, scope: 'user', definition }, method, name: rest[0], arguments: args, decision: 'allowed', outcome, ms };
+      log.append(entry);
+    },
+  };
+}
+
+async function runAuditVerb(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  if (argv[0] !== 'verify' || !argv[1]) {
+    err.write('Usage: mcp-host audit verify <file>\n');
+    return 2;
+  }
+  try {
+    const verdict = await verifyAuditFile(argv[1]);
+    if (verdict.ok) {
+      out.write(`${verdict.records.length} records, chain intact\n`);
+      return 0;
+    }
+    err.write(`${verdict.file}:${verdict.line}: ${verdict.reason}\n`);
+    return 1;
+  } catch (error) {
+    err.write(`error: ${(error as Error).message}\n`);
+    return 1;
   }
 }
 
