@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { exportAuditLog, showAuditLog, verifyAuditLog } from './audit';
 import { McpError, renderServerInfo, type ServerHandle } from '../core';
 import type { McpHost } from './host';
 import type { OutputDocuments } from './outputDocuments';
@@ -170,6 +171,9 @@ export function registerCommands(host: McpHost, mainLog: vscode.LogOutputChannel
       if (node?.kind === 'task') node.entry.toBackground?.();
     }),
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
+    vscode.commands.registerCommand(Commands.showAuditLog, () => showAuditLog(host.auditFile, docs)),
+    vscode.commands.registerCommand(Commands.verifyAuditLog, () => verifyAuditLog(host.auditFile)),
+    vscode.commands.registerCommand(Commands.exportAuditLog, () => exportAuditLog(host.auditFile)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();
       void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.'));
