@@ -161,13 +161,3 @@ function findings(counts: Map<string, number>): MaskFinding[] {
 export function describeFindings(found: readonly MaskFinding[]): string {
   return found.map((f) => `${f.count} × ${f.kind}`).join(', ');
 }
-
-/** Adds one list of findings into another (several messages masked one by one). */
-export function mergeFindings(into: MaskFinding[], more: readonly MaskFinding[]): MaskFinding[] {
-  for (const f of more) {
-    const same = into.find((g) => g.kind === f.kind);
-    if (same) same.count += f.count;
-    else into.push({ ...f });
-  }
-  return into;
-}
