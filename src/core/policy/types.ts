@@ -46,12 +46,7 @@ export interface FencedPath {
 export type Decision = 'allowed' | 'allowed-always' | 'asked-allowed' | 'asked-refused' | 'denied' | 'fenced' | 'refused';
 
 /** How a request ended. `not-sent`: the gate refused it, nothing reached the server. */
-export type Outcome =
-  | { kind: 'ok' }
-  | { kind: 'isError' }
-  | { kind: 'error'; code: number }
-  | { kind: 'cancelled' }
-  | { kind: 'not-sent' };
+export type Outcome = { kind: 'ok' } | { kind: 'isError' } | { kind: 'error'; code: number } | { kind: 'cancelled' } | { kind: 'not-sent' };
 
 /** One line of the audit log, before the chain fields are added. */
 export interface AuditEntry {
