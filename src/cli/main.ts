@@ -18,10 +18,15 @@ import {
   type ProtocolChoice,
   type Transport,
 } from '../core';
+import { createHash } from 'node:crypto';
+import { AuditLog, verifyAuditFile } from '../core/policy/audit';
+import { createMasker } from '../core/policy/mask';
+import type { AuditEntry, Decision, GatedMethod, Outcome } from '../core/policy/types';
 import { runConformance } from './conformance';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--verbose] <verb> [args]
-       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--verbose] <verb> [args]
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
+       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
+       mcp-host audit verify <file>
 
 Verbs:
   info                          server info, capabilities, protocol version and era, instructions
@@ -46,6 +51,8 @@ root and nothing is fenced.
 --log-level asks the server to send log messages of this level or worse (debug, info, notice,
 warning, error, critical, alert, emergency): logging/setLevel to a 2025-11-25 server, the level
 in every request's _meta to a 2026-07-28 one; with --verbose they are printed on stderr.
+--audit appends a chained record of each call, read and prompt (origin "cli") to the file;
+audit verify checks such a file (and its rotated files) and exits 1 at the first broken line.
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
 const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'];
@@ -61,6 +68,7 @@ interface CliArgs {
   logLevel?: string;
   roots: string[];
   fence?: string;
+  audit?: string;
   verb?: string;
   rest: string[];
 }
@@ -78,6 +86,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--log-level') args.logLevel = argv[++i];
     else if (a === '--root') args.roots.push(argv[++i] ?? '');
     else if (a === '--fence') args.fence = argv[++i];
+    else if (a === '--audit') args.audit = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -129,6 +138,7 @@ export function cliHandlers(cwd: string, roots: string[] = []): ClientHandlers {
 
 export async function runCli(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
   if (argv[0] === 'conformance') return runConformance(argv.slice(1), process.env, out, err);
+  if (argv[0] === 'audit') return runAuditVerb(argv.slice(1), out, err);
   const args = parseArgs(argv);
   if (args.verb === 'help' || (args.stdio === undefined) === (args.http === undefined) || !args.verb) {
     (args.verb === 'help' ? out : err).write(`${USAGE}\n`);
@@ -185,6 +195,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     });
     return made;
   };
+  const audit = args.audit === undefined ? undefined : cliAudit(args.audit, args.stdio ?? args.http!, err);
   let client = newClient(protocol);
   try {
     let init;
@@ -207,11 +218,21 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     if (fenced) {
       const refusal = await fenceRefusal(client, args.verb, args.rest, args.roots);
       if (refusal) {
+        audit?.record(args.verb, args.rest, { kind: 'not-sent' }, 0, 'fenced');
         err.write(`refused (nothing was sent): ${refusal}\n`);
         return 1;
       }
     }
-    const result = await runVerb(client, args.verb, args.rest, { ...init, era: client.era }, err);
+    const started = Date.now();
+    let result: unknown;
+    try {
+      result = await runVerb(client, args.verb, args.rest, { ...init, era: client.era }, err);
+    } catch (error) {
+      const e = McpError.from(error);
+      audit?.record(args.verb, args.rest, { kind: 'error', code: e.code }, Date.now() - started);
+      throw error;
+    }
+    audit?.record(args.verb, args.rest, (result as CallToolResult).isError ? { kind: 'isError' } : { kind: 'ok' }, Date.now() - started);
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     if (args.verb === 'call' && (result as CallToolResult).isError) {
       // A tool failure is a result, not a protocol error: printed whole, and the exit code says so.
@@ -226,6 +247,51 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     return 1;
   } finally {
     await client.close();
+    await audit?.log.flushed();
+  }
+}
+
+const AUDITED_VERBS: Record<string, GatedMethod> = { call: 'tools/call', read: 'resources/read', prompt: 'prompts/get' };
+
+/** The CLI's own calls, audited at its call site (origin `cli`); the server is named by its command line or URL. */
+function cliAudit(file: string, server: string, err: NodeJS.WritableStream) {
+  const { masker } = createMasker();
+  const shown = masker.maskText(server).text;
+  const log = new AuditLog({ file, masker, onError: (e) => err.write(`warning: the audit log could not be written: ${e.message}\n`) });
+  const definition = createHash('sha256').update(server).digest('hex');
+  return {
+    log,
+    record(verb: string, rest: string[], outcome: Outcome, ms: number, decision: Decision = 'allowed'): void {
+      const method = AUDITED_VERBS[verb];
+      if (!method) return;
+      let args: unknown;
+      try {
+        args = rest[1] === undefined ? undefined : JSON.parse(rest[1]);
+      } catch {
+        args = rest[1];
+      }
+      const entry: AuditEntry = { time: new Date().toISOString(), origin: 'cli', server: { name: shown, scope: 'user', definition }, method, name: rest[0], arguments: args, decision, outcome, ms };
+      log.append(entry);
+    },
+  };
+}
+
+async function runAuditVerb(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  if (argv[0] !== 'verify' || !argv[1]) {
+    err.write('Usage: mcp-host audit verify <file>\n');
+    return 2;
+  }
+  try {
+    const verdict = await verifyAuditFile(argv[1]);
+    if (verdict.ok) {
+      out.write(`${verdict.records.length} records, chain intact\n`);
+      return 0;
+    }
+    err.write(`${verdict.file}:${verdict.line}: ${verdict.reason}\n`);
+    return 1;
+  } catch (error) {
+    err.write(`error: ${(error as Error).message}\n`);
+    return 1;
   }
 }
 

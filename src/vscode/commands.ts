@@ -3,6 +3,7 @@ import type { ServerLog } from './logs';
 import { fromTemplate, joinShown, McpError, withIcon, renderServerInfo, type ServerHandle, type ShownText } from '../core';
 import { notify } from './notifications';
 import { pickOne, type ShownPickItem } from './quickPicks';
+import { exportAuditLog, showAuditLog, verifyAuditLog } from './audit';
 import type { McpHost } from './host';
 import type { OutputDocuments } from './outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
@@ -181,6 +182,9 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
       if (node?.kind === 'task') node.entry.toBackground?.();
     }),
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
+    vscode.commands.registerCommand(Commands.showAuditLog, () => showAuditLog(host.auditFile, docs)),
+    vscode.commands.registerCommand(Commands.verifyAuditLog, () => verifyAuditLog(host.auditFile)),
+    vscode.commands.registerCommand(Commands.exportAuditLog, () => exportAuditLog(host.auditFile)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();
       void notify('info', fromTemplate(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.')));

@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import type { AuditSink } from '../core/policy/types';
+import { auditFile, createAuditLog } from './audit';
 import {
   HttpTransport,
   McpError,
@@ -62,6 +64,9 @@ export class McpHost implements vscode.Disposable {
    * sessions, so a legacy server is not asked `server/discover` on every start.
    */
   readonly eraVerdicts: EraVerdicts;
+  /** Where every decided request and every request a server made of us is recorded (the gate appends to it). */
+  readonly audit: AuditSink;
+  readonly auditFile: string;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   /** Servers, their state or their lists changed. */
@@ -88,6 +93,8 @@ export class McpHost implements vscode.Disposable {
       onDidChange: (stored) => void context.globalState.update(ERA_VERDICTS_KEY, stored).then(undefined, (e) => console.warn(`MCP Host: could not store the protocol eras: ${String(e)}`)),
     });
     this.logs = new ServerLogs(this.secrets);
+    this.auditFile = auditFile(context);
+    this.audit = createAuditLog(this.auditFile, (text) => this.secrets.redact(text));
     this.trace = new ProtocolTrace(traceLevel, this.secrets);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
     this.sampling = new SamplingService(context.workspaceState, this.logs, ui);

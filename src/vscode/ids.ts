@@ -26,6 +26,9 @@ export const Commands = {
   signOut: 'mcpHost.signOut',
   cancelTask: 'mcpHost.cancelTask',
   runTaskInBackground: 'mcpHost.runTaskInBackground',
+  showAuditLog: 'mcpHost.showAuditLog',
+  verifyAuditLog: 'mcpHost.verifyAuditLog',
+  exportAuditLog: 'mcpHost.exportAuditLog',
 } as const;
 
 export const Views = {

@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { freePort, startFixture } from '../helpers/httpServers';
 import { ROOT, everythingServer, filesystemServer, rawServer, v2StdioServer } from '../helpers/servers';
@@ -42,6 +44,44 @@ describe('dist/cli.js', function () {
     assert.equal(r.json().serverInfo.name, 'mcp-servers/everything');
     assert.equal(r.json().protocolVersion, '2025-11-25');
     assert.equal(r.json().era, 'legacy');
+  });
+
+  it('--audit writes a chained record of each call, and audit verify finds an edit', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-cli-audit-'));
+    try {
+      const file = path.join(dir, 'audit.jsonl');
+      const token = 'ghp_' + 'q7R8'.repeat(9);
+      assert.equal(cli('--stdio', everything, '--audit', file, 'call', 'echo', JSON.stringify({ message: `hi ${token}` })).code, 0);
+      assert.equal(cli('--stdio', everything, '--audit', file, 'call', 'no-such-tool', '{}').code, 1);
+      // Refused by the fence before anything is sent: audited as fenced, not sent.
+      const fenced = cli('--stdio', everything, '--audit', file, '--root', dir, 'call', 'echo', JSON.stringify({ message: 'x', path: '../../../etc/passwd' }));
+      assert.equal(fenced.code, 1, fenced.stderr);
+      assert.match(fenced.stderr, /refused \(nothing was sent\)/);
+      const text = fs.readFileSync(file, 'utf8');
+      assert.ok(!text.includes(token), 'the token is masked');
+      const records = text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(
+        records.map((r) => [r.origin, r.method, r.name, r.outcome.kind]),
+        [
+          ['cli', 'tools/call', 'echo', 'ok'],
+          ['cli', 'tools/call', 'no-such-tool', 'isError'],
+          ['cli', 'tools/call', 'echo', 'not-sent'],
+        ],
+      );
+      assert.equal(records[2].decision, 'fenced');
+      const good = cli('audit', 'verify', file);
+      assert.equal(good.code, 0, good.stderr);
+      assert.equal(good.stdout.trim(), '3 records, chain intact');
+      fs.writeFileSync(file, text.replace('"name":"echo"', '"name":"echo2"'));
+      const bad = cli('audit', 'verify', file);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /audit\.jsonl:1: the record was changed/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('speaks the era the server speaks, or the one --protocol names', () => {

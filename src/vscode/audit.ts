@@ -1,0 +1,88 @@
+import * as path from 'node:path';
+import { promises as fs } from 'node:fs';
+import * as vscode from 'vscode';
+import { AuditLog, verifyAuditFile } from '../core/policy/audit';
+import { createMasker, type MaskingPattern } from '../core/policy/mask';
+import type { AuditRecord, Masker } from '../core/policy/types';
+import { forDisplay, fromTemplate, nothingToRedact } from '../core';
+import { Settings } from './ids';
+import { notify } from './notifications';
+import { pickOne, type ShownPickItem } from './quickPicks';
+import type { OutputDocuments } from './outputDocuments';
+
+/** The masker of the person's settings; invalid patterns are named once in the extension host's log. */
+export function configuredMasker(): Masker {
+  const patterns = vscode.workspace.getConfiguration(Settings.section).get<MaskingPattern[]>('masking.patterns', []);
+  const { masker, problems } = createMasker(Array.isArray(patterns) ? patterns : []);
+  for (const problem of problems) console.warn(`MCP Host: mcpHost.masking.patterns: ${problem}`);
+  return masker;
+}
+
+/** `mcpHost.audit.file` (user or machine scope only), else `audit.jsonl` in the extension's global storage. */
+export function auditFile(context: vscode.ExtensionContext): string {
+  const inspected = vscode.workspace.getConfiguration(Settings.section).inspect<string>('audit.file');
+  const chosen = inspected?.globalValue;
+  return chosen && chosen.trim() ? chosen : path.join(context.globalStorageUri.fsPath, 'audit.jsonl');
+}
+
+/** One audit log for the extension's lifetime; a disk error is shown once, and calls go on. */
+export function createAuditLog(file: string, redact: (text: string) => string): AuditLog {
+  void fs.mkdir(path.dirname(file), { recursive: true }).catch(() => undefined);
+  return new AuditLog({
+    file,
+    redact,
+    masker: configuredMasker(),
+    onError: (error) => void notify('warning', fromTemplate(vscode.l10n.t('MCP Host could not write the audit log ({0}): {1}'), forDisplay(file, nothingToRedact), forDisplay(error.message, redact))),
+  });
+}
+
+function describe(record: AuditRecord): string {
+  const outcome = record.outcome.kind === 'error' ? `error ${record.outcome.code}` : record.outcome.kind;
+  const args = record.arguments === undefined ? '' : `\n    ${JSON.stringify(record.arguments)}`;
+  return `${record.time}  ${record.origin}  ${record.server.name}  ${record.method}${record.name ? ` ${record.name}` : ''}  ${record.decision} → ${outcome} (${record.ms} ms)${args}`;
+}
+
+export async function showAuditLog(file: string, docs: OutputDocuments): Promise<void> {
+  const verdict = await verifyAuditFile(file).catch(() => undefined);
+  const records = verdict?.ok ? verdict.records : await readRecords(file);
+  const values = (pick: (r: AuditRecord) => string) => [...new Set(records.map(pick))];
+  // Server names in the records were written by the gate, already redacted and masked; still shown as server text.
+  const shownText = (text: string) => forDisplay(text, nothingToRedact);
+  const items: Array<ShownPickItem & { filter?: (r: AuditRecord) => boolean }> = [
+    { label: fromTemplate(vscode.l10n.t('Every record')), description: forDisplay(String(records.length), nothingToRedact) },
+    ...values((r) => r.server.name).map((v) => ({ label: shownText(v), description: fromTemplate(vscode.l10n.t('server')), filter: (r: AuditRecord) => r.server.name === v })),
+    ...values((r) => r.origin).map((v) => ({ label: shownText(v), description: fromTemplate(vscode.l10n.t('origin')), filter: (r: AuditRecord) => r.origin === v })),
+    ...values((r) => r.decision).map((v) => ({ label: shownText(v), description: fromTemplate(vscode.l10n.t('decision')), filter: (r: AuditRecord) => r.decision === v })),
+  ];
+  const chosen = await pickOne(items, { title: fromTemplate(vscode.l10n.t('Show Audit Log')), placeHolder: shownText(file) });
+  if (!chosen) return;
+  const shown = records.filter(chosen.filter ?? (() => true)).reverse();
+  const uri = docs.put('audit', 'audit-log.txt', `${file}\n\n${shown.map(describe).join('\n')}\n`);
+  await vscode.window.showTextDocument(uri, { preview: false });
+}
+
+async function readRecords(file: string): Promise<AuditRecord[]> {
+  const text = await fs.readFile(file, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as AuditRecord];
+      } catch {
+        return [];
+      }
+    });
+}
+
+export async function verifyAuditLog(file: string): Promise<void> {
+  const verdict = await verifyAuditFile(file).catch((error: Error) => ({ ok: false as const, file, line: 0, reason: error.message }));
+  if (verdict.ok) void notify('info', fromTemplate(vscode.l10n.t('Audit log: {0} records, chain intact.'), verdict.records.length));
+  else void notify('error', fromTemplate(vscode.l10n.t('Audit log broken at {0}, line {1}: {2}'), forDisplay(verdict.file, nothingToRedact), verdict.line, forDisplay(verdict.reason, nothingToRedact)));
+}
+
+export async function exportAuditLog(file: string): Promise<void> {
+  const target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(path.dirname(file), 'audit-export.jsonl')), filters: { JSON: ['jsonl'] } });
+  if (!target) return;
+  await vscode.workspace.fs.copy(vscode.Uri.file(file), target, { overwrite: true });
+}
