@@ -23,7 +23,13 @@ const common = {
 
 async function main() {
   const [extension] = await Promise.all([
-    esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', './auth.js', './apps.js', './setup.js', './forms.js'], metafile: analyze }),
+    esbuild.build({
+      ...common,
+      entryPoints: ['src/extension.ts'],
+      outfile: 'dist/extension.js',
+      external: ['vscode', './auth.js', './apps.js', './setup.js', './forms.js'],
+      metafile: analyze,
+    }),
     // OAuth, required by dist/extension.js when the first HTTP server needs it (LazyOAuth in src/vscode/host.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/auth/oauth.ts'], outfile: 'dist/auth.js', external: ['vscode'] }),
     // MCP Apps: the SDK's AppBridge and the app panel, required by dist/extension.js on the first app (src/vscode/apps/appPanels.ts).

@@ -14,7 +14,8 @@ const SHOWN_TEXT_RULES = [
   },
   {
     selector: "MemberExpression[object.property.name='window'][property.name=/^(show(Error|Warning|Information)Message|withProgress)$/]",
-    message: 'Notify through src/vscode/notifications.ts (notify, askModal, withProgressNotification), which takes ShownText: server text must go through forDisplay first.',
+    message:
+      'Notify through src/vscode/notifications.ts (notify, askModal, withProgressNotification), which takes ShownText: server text must go through forDisplay first.',
   },
   {
     selector: "MemberExpression[object.property.name='window'][property.name=/^(showQuickPick|createQuickPick)$/]",
@@ -85,7 +86,10 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [{ name: 'vscode', message: 'src/core is editor-free: use VS Code only in src/vscode.' }], patterns: [{ group: ['vscode/*'], message: 'src/core is editor-free.' }] },
+        {
+          paths: [{ name: 'vscode', message: 'src/core is editor-free: use VS Code only in src/vscode.' }],
+          patterns: [{ group: ['vscode/*'], message: 'src/core is editor-free.' }],
+        },
       ],
     },
   },

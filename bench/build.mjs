@@ -32,7 +32,9 @@ export async function buildBaseline(ref) {
   if (!fs.existsSync(path.join(tree, 'tsconfig.json'))) {
     fs.rmSync(tree, { recursive: true, force: true });
     fs.mkdirSync(tree, { recursive: true });
-    const archive = execFileSync('git', ['-C', root, 'archive', '--format=tar', ref, 'src', 'tsconfig.json'], { maxBuffer: 256 * 1024 * 1024 });
+    const archive = execFileSync('git', ['-C', root, 'archive', '--format=tar', ref, 'src', 'tsconfig.json'], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
     execFileSync('tar', ['-x', '-C', tree], { input: archive });
   }
   const oursEntry = path.join(root, 'bench', 'client-ours.ts');
@@ -40,7 +42,9 @@ export async function buildBaseline(ref) {
   const oldSource = {
     name: 'baseline-src',
     setup(build) {
-      build.onResolve({ filter: /^\.\.\/src\// }, (args) => (args.importer === oursEntry ? build.resolve(`./${args.path.slice(3)}`, { kind: args.kind, resolveDir: tree }) : undefined));
+      build.onResolve({ filter: /^\.\.\/src\// }, (args) =>
+        args.importer === oursEntry ? build.resolve(`./${args.path.slice(3)}`, { kind: args.kind, resolveDir: tree }) : undefined,
+      );
     },
   };
   const outfile = path.join(root, '.bench', 'client-baseline.js');

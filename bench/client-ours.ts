@@ -6,9 +6,15 @@ import type { CallToolResult, ReadResourceResult } from '../src/core/protocol/ty
 import { main, type BenchClient, type Target } from './workloads';
 
 function ours(target: Target): BenchClient {
-  const transport = target.kind === 'stdio' ? new StdioTransport({ command: target.command, args: target.args, baseEnv: target.env }) : new StreamableHttpTransport({ url: target.url });
+  const transport =
+    target.kind === 'stdio'
+      ? new StdioTransport({ command: target.command, args: target.args, baseEnv: target.env })
+      : new StreamableHttpTransport({ url: target.url });
   // The modern workloads pin 2026-07-28, as the v2 client does: the era is what is measured, not the probe.
-  const client = new McpClient(transport, { clientInfo: { name: 'bench', version: '1.0.0' }, ...(target.era === 'modern' ? { protocol: '2026-07-28' as const } : {}) });
+  const client = new McpClient(transport, {
+    clientInfo: { name: 'bench', version: '1.0.0' },
+    ...(target.era === 'modern' ? { protocol: '2026-07-28' as const } : {}),
+  });
   return {
     connect: async () => void (await client.connect()),
     echo: async (text) => textOf((await client.callTool('echo', { text })).result),

@@ -8,7 +8,9 @@ import { main, type BenchClient, type Target } from './workloads';
 
 function sdk(target: Target): BenchClient {
   const transport: Transport =
-    target.kind === 'stdio' ? new StdioClientTransport({ command: target.command, args: target.args, env: target.env, maxBufferSize: 64 * 1024 * 1024 }) : new StreamableHTTPClientTransport(new URL(target.url));
+    target.kind === 'stdio'
+      ? new StdioClientTransport({ command: target.command, args: target.args, env: target.env, maxBufferSize: 64 * 1024 * 1024 })
+      : new StreamableHTTPClientTransport(new URL(target.url));
   return sdkBenchClient(new Client({ name: 'bench', version: '1.0.0' }, { capabilities: {} }), transport);
 }
 

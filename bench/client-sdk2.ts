@@ -8,9 +8,14 @@ import { main, type BenchClient, type Target } from './workloads';
 
 function sdk2(target: Target): BenchClient {
   const transport: Transport =
-    target.kind === 'stdio' ? new StdioClientTransport({ command: target.command, args: target.args, env: target.env, maxBufferSize: 64 * 1024 * 1024 }) : new StreamableHTTPClientTransport(new URL(target.url));
+    target.kind === 'stdio'
+      ? new StdioClientTransport({ command: target.command, args: target.args, env: target.env, maxBufferSize: 64 * 1024 * 1024 })
+      : new StreamableHTTPClientTransport(new URL(target.url));
   const versionNegotiation = target.era === 'modern' ? { mode: { pin: '2026-07-28' } } : undefined;
-  return sdkBenchClient(new Client({ name: 'bench', version: '1.0.0' }, { capabilities: {}, ...(versionNegotiation ? { versionNegotiation } : {}) }), transport);
+  return sdkBenchClient(
+    new Client({ name: 'bench', version: '1.0.0' }, { capabilities: {}, ...(versionNegotiation ? { versionNegotiation } : {}) }),
+    transport,
+  );
 }
 
 main(sdk2);

@@ -18,16 +18,20 @@ async function timeConnect(transport: Transport, protocol: ProtocolChoice): Prom
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const show = (name: string, xs: number[]) => `${name}: median ${median(xs).toFixed(1)} ms (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
+const show = (name: string, xs: number[]) =>
+  `${name}: median ${median(xs).toFixed(1)} ms (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
 
 async function measure(label: string, make: () => Transport): Promise<void> {
   const times: Record<ProtocolChoice, number[]> = { auto: [], '2025-11-25': [], '2026-07-28': [] };
   await timeConnect(make(), '2025-11-25'); // warm-up
   for (let i = 0; i < rounds; i++) {
-    for (const protocol of i % 2 ? (['auto', '2025-11-25'] as const) : (['2025-11-25', 'auto'] as const)) times[protocol].push(await timeConnect(make(), protocol));
+    for (const protocol of i % 2 ? (['auto', '2025-11-25'] as const) : (['2025-11-25', 'auto'] as const))
+      times[protocol].push(await timeConnect(make(), protocol));
   }
   const diffs = times.auto.map((t, i) => t - times['2025-11-25'][i]);
-  console.log(`${label}\n  ${show('initialize only', times['2025-11-25'])}\n  ${show('probe + initialize', times.auto)}\n  ${show('paired difference', diffs)}`);
+  console.log(
+    `${label}\n  ${show('initialize only', times['2025-11-25'])}\n  ${show('probe + initialize', times.auto)}\n  ${show('paired difference', diffs)}`,
+  );
 }
 
 void (async () => {

@@ -57,7 +57,9 @@ export async function measureExtension({ repetitions = 3 } = {}) {
     const extensionsDir = path.join(base, 'extensions');
     h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
     const fixture = path.join(h.REPO, 'bench', 'fixture-server.mjs');
-    const five = Object.fromEntries(['one', 'two', 'three', 'four', 'five'].map((name) => [name, { command: process.execPath, args: [fixture, 'stdio'] }]));
+    const five = Object.fromEntries(
+      ['one', 'two', 'three', 'four', 'five'].map((name) => [name, { command: process.execPath, args: [fixture, 'stdio'] }]),
+    );
     const browser = await h.launchChromium(paths);
     try {
       for (const [label, settings] of [
@@ -70,7 +72,9 @@ export async function measureExtension({ repetitions = 3 } = {}) {
         result.activation[label] = { samplesMs: ms, medianMs: ms[ms.length >> 1], servers: runs[runs.length - 1].servers };
         figures[`activate() with ${label.replace('-', ' ')}`] =
           `median ${ms[ms.length >> 1].toFixed(1)} ms (${ms[0].toFixed(1)}–${ms[ms.length - 1].toFixed(1)}, ${ms.length} runs; target < 50 ms)` +
-          (label === 'five-servers' ? `; afterwards, without blocking it: ${runs[runs.length - 1].servers ?? 'servers not reported within 60 s'}` : '');
+          (label === 'five-servers'
+            ? `; afterwards, without blocking it: ${runs[runs.length - 1].servers ?? 'servers not reported within 60 s'}`
+            : '');
       }
     } finally {
       await browser.close().catch(() => undefined);

@@ -20,7 +20,11 @@ const BLOB_BYTES = 10 * 1024 * 1024;
 let textResource;
 let blobResource;
 
-const ECHO_TOOL = { name: 'echo', description: 'Echoes its text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } };
+const ECHO_TOOL = {
+  name: 'echo',
+  description: 'Echoes its text',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+};
 const SOAK_TOOLS = [
   {
     name: 'burst',
@@ -98,7 +102,9 @@ if (mode === 'echo') {
   /** The ids of hold calls, which wait for notifications/cancelled. */
   const held = new Set();
   const log = (level, data) => send({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data } });
-  const progress = (progressToken, n, total) => progressToken !== undefined && send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: n, total } });
+  const progress = (progressToken, n, total) =>
+    progressToken !== undefined &&
+    send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: n, total } });
   /** The flood's extras; true when the message is dealt with. */
   const floodCall = (msg) => {
     if (msg.method === 'notifications/cancelled') {
@@ -158,7 +164,9 @@ if (mode === 'echo') {
       try {
         msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {
-        res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
+        res
+          .writeHead(400, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
         return;
       }
       const out = reply(msg);

@@ -45,8 +45,20 @@ const WORKLOADS = [
   { id: 4, name: 'large', era: 'legacy', title: 'resources/read 10 MB text + 10 MB blob (stdio)', targets: [V2, V1, BEFORE] },
   { id: '5a', name: 'http-sequential', era: 'legacy', title: '5,000 sequential tools/call (Streamable HTTP)', targets: [V2, V1, BEFORE] },
   { id: '5b', name: 'http-concurrent', era: 'legacy', title: '256 in flight × 20 rounds (Streamable HTTP)', targets: [V2, V1, BEFORE] },
-  { id: '7a', name: 'modern-http-sequential', era: 'modern', title: '2026-07-28: 5,000 sequential tools/call (stateless HTTP)', targets: [V2] },
-  { id: '7b', name: 'modern-http-concurrent', era: 'modern', title: '2026-07-28: 256 in flight × 20 rounds (stateless HTTP)', targets: [V2] },
+  {
+    id: '7a',
+    name: 'modern-http-sequential',
+    era: 'modern',
+    title: '2026-07-28: 5,000 sequential tools/call (stateless HTTP)',
+    targets: [V2],
+  },
+  {
+    id: '7b',
+    name: 'modern-http-concurrent',
+    era: 'modern',
+    title: '2026-07-28: 256 in flight × 20 rounds (stateless HTTP)',
+    targets: [V2],
+  },
   { id: '7c', name: 'modern-sequential', era: 'modern', title: '2026-07-28: 5,000 sequential tools/call (stdio)', targets: [V2] },
 ].filter((w) => !only || only.includes(w.name));
 
@@ -100,7 +112,8 @@ async function main() {
 
   const results = [];
   for (const w of WORKLOADS) {
-    const clients = w.era === 'modern' ? ['ours', 'sdk2'] : ['ours', 'sdk', 'sdk2', ...(withBaseline ? ['baseline'] : []), ...(w.floor ? ['floor'] : [])];
+    const clients =
+      w.era === 'modern' ? ['ours', 'sdk2'] : ['ours', 'sdk', 'sdk2', ...(withBaseline ? ['baseline'] : []), ...(w.floor ? ['floor'] : [])];
     const runs = Object.fromEntries(clients.map((c) => [c, []]));
     for (let rep = 0; rep < reps; rep++) {
       process.stdout.write(`\r${w.id} ${w.name}: repetition ${rep + 1}/${reps}   `);
@@ -161,7 +174,19 @@ async function main() {
 
 function printTable(report, previous) {
   const all = ['ours', 'sdk', 'sdk2', 'baseline', 'floor'];
-  const rows = [['#', 'workload', ...all.map((c) => `${LABELS[c]} ms median (min–max)`), 'ours/v1', 'ours/v2', 'ours/before', 'CPU ms client (server)', 'peak RSS MB', 'previous ours ms']];
+  const rows = [
+    [
+      '#',
+      'workload',
+      ...all.map((c) => `${LABELS[c]} ms median (min–max)`),
+      'ours/v1',
+      'ours/v2',
+      'ours/before',
+      'CPU ms client (server)',
+      'peak RSS MB',
+      'previous ours ms',
+    ],
+  ];
   for (const w of report.workloads) {
     const before = previous?.workloads?.find((p) => p.name === w.name);
     const present = all.filter((c) => w[c]);
@@ -172,7 +197,9 @@ function printTable(report, previous) {
       w.ratio === undefined ? '—' : w.ratio.toFixed(2),
       w.ratio2.toFixed(2),
       w.ratioBefore === undefined ? '—' : w.ratioBefore.toFixed(2),
-      present.map((c) => `${LABELS[c]} ${w.cpuMs[c].toFixed(0)}${w.serverCpuMs?.[c] === undefined ? '' : ` (${w.serverCpuMs[c].toFixed(0)})`}`).join(', '),
+      present
+        .map((c) => `${LABELS[c]} ${w.cpuMs[c].toFixed(0)}${w.serverCpuMs?.[c] === undefined ? '' : ` (${w.serverCpuMs[c].toFixed(0)})`}`)
+        .join(', '),
       present.map((c) => `${LABELS[c]} ${fmtMb(w.peakRssKb[c])}`).join(', '),
       before?.ours ? before.ours.median.toFixed(0) : '—',
     ]);
@@ -194,7 +221,9 @@ function printTable(report, previous) {
       if (t.met) met++;
       const verdict = t.met === null ? 'not measured' : t.met ? 'met' : 'NOT MET';
       const ratio = t.ratio === null ? '—' : t.ratio.toFixed(2);
-      console.log(`  ${String(w.id).padEnd(3)} ${w.name.padEnd(23)} ours/${LABELS[t.vs].padEnd(7)} ${ratio.padStart(5)} ≤ ${t.max.toFixed(2)}  ${verdict}`);
+      console.log(
+        `  ${String(w.id).padEnd(3)} ${w.name.padEnd(23)} ours/${LABELS[t.vs].padEnd(7)} ${ratio.padStart(5)} ≤ ${t.max.toFixed(2)}  ${verdict}`,
+      );
     }
   }
   for (const note of report.notes ?? []) console.log(`  note: ${note}`);

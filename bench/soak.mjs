@@ -8,5 +8,7 @@ import { buildBench } from './build.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 await buildBench(['soak']);
-const run = spawnSync(process.execPath, ['--expose-gc', path.join(root, '.bench', 'soak.js'), ...process.argv.slice(2)], { stdio: 'inherit' });
+const run = spawnSync(process.execPath, ['--expose-gc', path.join(root, '.bench', 'soak.js'), ...process.argv.slice(2)], {
+  stdio: 'inherit',
+});
 process.exit(run.status ?? 1);

@@ -83,7 +83,10 @@ async function main(): Promise<void> {
     every: { burst: 1000, cancel: 500, restart: 10_000, crash: 10_000 },
     burstSize: 100,
     deadline: started + minutes * 60_000,
-    sample: { everyMs: sampleMs, take: (calls) => samples.push({ calls, seconds: (performance.now() - started) / 1000, heapUsed: heapNow() }) },
+    sample: {
+      everyMs: sampleMs,
+      take: (calls) => samples.push({ calls, seconds: (performance.now() - started) / 1000, heapUsed: heapNow() }),
+    },
   };
   const report = await runSoak(options);
   const endedBy = report.calls >= servers * callsPerServer ? 'every call made' : `the ${minutes}-minute limit`;
@@ -99,10 +102,16 @@ async function main(): Promise<void> {
   printSummary(report, { servers, callsPerServer, lanes: options.lanes, endedBy });
   console.log(
     `  heap after GC, ${samples.length} samples every ${sampleMs / 1000} s: ` +
-      (samples.length ? `${mb(samples[0].heapUsed)} first, ${mb(Math.min(...samples.map((s) => s.heapUsed)))}–${mb(Math.max(...samples.map((s) => s.heapUsed)))}, ${mb(samples.at(-1)!.heapUsed)} last` : 'none'),
+      (samples.length
+        ? `${mb(samples[0].heapUsed)} first, ${mb(Math.min(...samples.map((s) => s.heapUsed)))}–${mb(Math.max(...samples.map((s) => s.heapUsed)))}, ${mb(samples.at(-1)!.heapUsed)} last`
+        : 'none'),
   );
-  if (afterWarmUp.length >= 2) console.log(`  slope after the warm-up (last ¾): ${kb(perThousand(afterWarmUp))} per 1,000 calls, ${kb(perMinute(afterWarmUp))} per minute`);
-  if (secondHalf.length >= 2) console.log(`  slope over the second half: ${kb(perThousand(secondHalf))} per 1,000 calls, ${kb(perMinute(secondHalf))} per minute`);
+  if (afterWarmUp.length >= 2)
+    console.log(
+      `  slope after the warm-up (last ¾): ${kb(perThousand(afterWarmUp))} per 1,000 calls, ${kb(perMinute(afterWarmUp))} per minute`,
+    );
+  if (secondHalf.length >= 2)
+    console.log(`  slope over the second half: ${kb(perThousand(secondHalf))} per 1,000 calls, ${kb(perMinute(secondHalf))} per minute`);
   const checks = deterministicChecks(report);
   checks.push([
     Number.isNaN(judged)
@@ -126,7 +135,9 @@ function printSummary(report: SoakReport, run: { servers: number; callsPerServer
       `${count(outcomes.closedByRestart)} ended by a restart or crash of their server, ${count(outcomes.unexpected)} unexpected`,
   );
   for (const line of report.unexpectedSamples) console.log(`    unexpected: ${line}`);
-  console.log(`  ${report.restarts} restarts (stop + start), ${report.crashes} crashes (SIGKILL, restarted by the handle), ${report.launches} server launches in all`);
+  console.log(
+    `  ${report.restarts} restarts (stop + start), ${report.crashes} crashes (SIGKILL, restarted by the handle), ${report.launches} server launches in all`,
+  );
   console.log(`  ${count(report.logMessages)} log messages received, ${count(bursts.messagesReceived)} of them in bursts`);
 }
 

@@ -254,7 +254,10 @@ class SoakServer {
     const text = `s${this.index} c${n}`;
     let progress = 0;
     try {
-      const { result } = await client.callTool(count ? 'burst' : 'echo', count ? { text, count } : { text }, { signal: this.sharedSignal, onProgress: () => progress++ });
+      const { result } = await client.callTool(count ? 'burst' : 'echo', count ? { text, count } : { text }, {
+        signal: this.sharedSignal,
+        onProgress: () => progress++,
+      });
       const first = result.content[0];
       if (first?.type !== 'text' || first.text !== text) return unexpected(this.tally, `${text}: answered ${JSON.stringify(first)}`);
       this.tally.outcomes.answered++;
@@ -332,7 +335,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   setMaxListeners(options.servers * options.lanes + 10, stopAll.signal);
   const abortListenersBefore = getEventListeners(stopAll.signal, 'abort').length;
 
-  const raw = Object.fromEntries(Array.from({ length: options.servers }, (_, i) => [`soak${i}`, { command: process.execPath, args: [FIXTURE, 'flood'], requestTimeoutMs: REQUEST_TIMEOUT_MS }]));
+  const raw = Object.fromEntries(
+    Array.from({ length: options.servers }, (_, i) => [
+      `soak${i}`,
+      { command: process.execPath, args: [FIXTURE, 'flood'], requestTimeoutMs: REQUEST_TIMEOUT_MS },
+    ]),
+  );
   const { definitions, diagnostics } = parseServerDefinitions(raw, { scope: 'user' });
   if (diagnostics.length) throw new Error(`soak definitions: ${JSON.stringify(diagnostics)}`);
   const calls = { started: 0, ended: 0 };
@@ -367,7 +375,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const seconds = (performance.now() - started) / 1000;
   await handlesClosed();
   const resourcesAfter = activeResources();
-  const leftResources = [...resourcesAfter].filter(([kind, n]) => n > (resourcesBefore.get(kind) ?? 0)).map(([kind, n]) => `${kind} × ${n - (resourcesBefore.get(kind) ?? 0)}`);
+  const leftResources = [...resourcesAfter]
+    .filter(([kind, n]) => n > (resourcesBefore.get(kind) ?? 0))
+    .map(([kind, n]) => `${kind} × ${n - (resourcesBefore.get(kind) ?? 0)}`);
   return {
     calls: calls.started,
     seconds,
@@ -397,14 +407,20 @@ export function deterministicChecks(report: SoakReport): Array<[string, boolean]
   const { outcomes, bursts, leftovers } = report;
   const ended = outcomes.answered + outcomes.cancelled + outcomes.closedByRestart + outcomes.unexpected;
   return [
-    [`every call ended one way: ${count(ended)} of ${count(report.calls)}, ${outcomes.unexpected} unexpectedly`, ended === report.calls && outcomes.unexpected === 0],
+    [
+      `every call ended one way: ${count(ended)} of ${count(report.calls)}, ${outcomes.unexpected} unexpectedly`,
+      ended === report.calls && outcomes.unexpected === 0,
+    ],
     [
       `bursts: every answered one had all its progress first (${bursts.progressShort} short), ${count(bursts.messagesReceived)} burst log messages for ${count(bursts.messagesExpected)} expected at least`,
       bursts.progressShort === 0 && bursts.messagesReceived >= bursts.messagesExpected,
     ],
     [
       `left over: connection state ${leftovers.connectionState}, held calls on the servers ${leftovers.heldOnServers}, pipe listeners +${leftovers.pipeListenerGrowth}, shared-signal abort listeners +${leftovers.abortListenerGrowth} (all 0)`,
-      leftovers.connectionState === 0 && leftovers.heldOnServers === 0 && leftovers.pipeListenerGrowth === 0 && leftovers.abortListenerGrowth === 0,
+      leftovers.connectionState === 0 &&
+        leftovers.heldOnServers === 0 &&
+        leftovers.pipeListenerGrowth === 0 &&
+        leftovers.abortListenerGrowth === 0,
     ],
     [
       `after the stop: resources left ${leftovers.activeResources.join(', ') || 'none'}, server processes left ${leftovers.childProcesses.join(', ') || 'none'}, unhandled rejections ${leftovers.unhandledRejections.length}`,

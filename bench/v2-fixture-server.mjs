@@ -19,7 +19,9 @@ const ECHO_SCHEMA = fromJsonSchema({ type: 'object', properties: { text: { type:
 
 function createServer() {
   const server = new McpServer({ name: 'bench-v2-fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.registerTool('echo', { description: 'Echoes its text', inputSchema: ECHO_SCHEMA }, ({ text }) => ({ content: [{ type: 'text', text }] }));
+  server.registerTool('echo', { description: 'Echoes its text', inputSchema: ECHO_SCHEMA }, ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
   return server;
 }
 
@@ -42,7 +44,10 @@ if (mode === 'stdio') {
       parsedBody = undefined;
     }
     const raw = parsedBody === undefined && body.length && req.method !== 'GET' ? body : undefined;
-    const response = await handler.fetch(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }), parsedBody === undefined ? undefined : { parsedBody });
+    const response = await handler.fetch(
+      new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }),
+      parsedBody === undefined ? undefined : { parsedBody },
+    );
     res.writeHead(response.status, Object.fromEntries(response.headers));
     if (!response.body) return void res.end();
     // JSON replies and short SSE streams alike: the whole body, then the end.

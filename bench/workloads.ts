@@ -16,7 +16,9 @@ export interface BenchClient {
 
 /** Which protocol era the client speaks: the initialize handshake, or 2026-07-28 (stateless). */
 export type Era = 'legacy' | 'modern';
-export type Target = ({ kind: 'stdio'; command: string; args: string[]; env: Record<string, string> } | { kind: 'http'; url: string }) & { era: Era };
+export type Target = ({ kind: 'stdio'; command: string; args: string[]; env: Record<string, string> } | { kind: 'http'; url: string }) & {
+  era: Era;
+};
 export type ClientFactory = (target: Target) => BenchClient;
 
 export const SEQUENTIAL_CALLS = 5000;
@@ -71,7 +73,13 @@ async function startHttpFixture(program: string): Promise<{ url: string; stop():
  * Node tens of milliseconds at startup, which would be measured as the client's.
  */
 const FIXTURE_ENV: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
-const stdioTarget = (era: Era): Target => ({ kind: 'stdio', command: process.execPath, args: [era === 'modern' ? V2_FIXTURE : FIXTURE, 'stdio'], env: FIXTURE_ENV, era });
+const stdioTarget = (era: Era): Target => ({
+  kind: 'stdio',
+  command: process.execPath,
+  args: [era === 'modern' ? V2_FIXTURE : FIXTURE, 'stdio'],
+  env: FIXTURE_ENV,
+  era,
+});
 
 /**
  * The workloads by name. The modern ones run the same bodies in the 2026-07-28 era against the v2
@@ -121,7 +129,11 @@ function since(started: number, cpu: NodeJS.CpuUsage, serverCpu?: number): Measu
   const used = process.cpuUsage(cpu);
   const ms = performance.now() - started;
   const serverNow = serverCpu === undefined ? undefined : childrenCpuMs();
-  return { ms, cpuMs: (used.user + used.system) / 1000, ...(serverNow !== undefined && serverCpu !== undefined ? { serverCpuMs: serverNow - serverCpu } : {}) };
+  return {
+    ms,
+    cpuMs: (used.user + used.system) / 1000,
+    ...(serverNow !== undefined && serverCpu !== undefined ? { serverCpuMs: serverNow - serverCpu } : {}),
+  };
 }
 
 export async function runWorkload(name: string, factory: ClientFactory): Promise<Measured> {

@@ -17,7 +17,9 @@ function run(verb) {
 }
 
 const info = run('info');
-console.log(`Connected to ${info.serverInfo.title ?? info.serverInfo.name} ${info.serverInfo.version} (protocol ${info.protocolVersion})\n`);
+console.log(
+  `Connected to ${info.serverInfo.title ?? info.serverInfo.name} ${info.serverInfo.version} (protocol ${info.protocolVersion})\n`,
+);
 for (const [title, verb, key] of [
   ['Tools', 'tools', 'name'],
   ['Resources', 'resources', 'uri'],

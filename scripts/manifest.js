@@ -12,7 +12,10 @@ const ROOT = path.join(__dirname, '..');
 const read = (name) => JSON.parse(fs.readFileSync(path.join(ROOT, name), 'utf8'));
 const write = (name, value) => fs.writeFileSync(path.join(ROOT, name), `${JSON.stringify(value, null, 2)}\n`);
 
-const GENERATED = { 'mcpHost.servers': ['config.servers', SERVERS_SETTING_SCHEMA], 'mcpHost.inputs': ['config.inputs', INPUTS_SETTING_SCHEMA] };
+const GENERATED = {
+  'mcpHost.servers': ['config.servers', SERVERS_SETTING_SCHEMA],
+  'mcpHost.inputs': ['config.inputs', INPUTS_SETTING_SCHEMA],
+};
 
 const pkg = read('package.json');
 const nls = read('package.nls.json');

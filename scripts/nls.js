@@ -30,15 +30,20 @@ function localizeSchema(schema, prefix, texts) {
     const out = {};
     for (const [keyword, value] of Object.entries(node)) {
       if (TEXT.has(keyword) && typeof value === 'string') out[keyword] = keyFor([...path, keyword], value);
-      else if (TEXT_LISTS.has(keyword) && Array.isArray(value)) out[keyword] = value.map((text, i) => keyFor([...path, keyword, String(node.enum?.[i] ?? i)], text));
-      else if (keyword === 'properties') out[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, walk(sub, [...path, name])]));
+      else if (TEXT_LISTS.has(keyword) && Array.isArray(value))
+        out[keyword] = value.map((text, i) => keyFor([...path, keyword, String(node.enum?.[i] ?? i)], text));
+      else if (keyword === 'properties')
+        out[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, walk(sub, [...path, name])]));
       else if (SCHEMA.has(keyword)) out[keyword] = walk(value, [...path, keyword === 'additionalProperties' ? 'entry' : keyword]);
-      else if (SCHEMA_LISTS.has(keyword)) out[keyword] = value.map((sub, i) => walk(sub, [...path, String(sub?.properties?.type?.const ?? i)]));
+      else if (SCHEMA_LISTS.has(keyword))
+        out[keyword] = value.map((sub, i) => walk(sub, [...path, String(sub?.properties?.type?.const ?? i)]));
       else if (keyword === 'defaultSnippets') {
         out[keyword] = value.map((snippet, i) => ({
           ...snippet,
           ...(snippet.label !== undefined ? { label: keyFor([...path, 'snippet', String(i), 'label'], snippet.label) } : {}),
-          ...(snippet.description !== undefined ? { description: keyFor([...path, 'snippet', String(i), 'description'], snippet.description) } : {}),
+          ...(snippet.description !== undefined
+            ? { description: keyFor([...path, 'snippet', String(i), 'description'], snippet.description) }
+            : {}),
         }));
       } else out[keyword] = value;
     }

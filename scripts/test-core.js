@@ -50,7 +50,18 @@ for (let i = 0; i < args.length; i++) {
 }
 
 const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
-const settings = ['--no-config', ...rc.require.flatMap((r) => ['--require', r]), ...rc.extension.flatMap((e) => ['--extension', e]), '--timeout', String(rc.timeout), '--reporter', rc.reporter];
+const settings = [
+  '--no-config',
+  ...rc.require.flatMap((r) => ['--require', r]),
+  ...rc.extension.flatMap((e) => ['--extension', e]),
+  '--timeout',
+  String(rc.timeout),
+  '--reporter',
+  rc.reporter,
+];
 if (rc.exit) settings.push('--exit');
-const run = spawnSync(process.execPath, [mocha, ...settings, ...options, ...(specs.length ? specs : rc.spec)], { cwd: root, stdio: 'inherit' });
+const run = spawnSync(process.execPath, [mocha, ...settings, ...options, ...(specs.length ? specs : rc.spec)], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(run.status ?? 1);

@@ -29,7 +29,12 @@ const REQUEST_TIMEOUT_MS = 28_000;
 
 type Context = Record<string, unknown>;
 
-export async function runConformance(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+export async function runConformance(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+): Promise<number> {
   const url = argv[0];
   if (!url) {
     err.write('Usage: mcp-host conformance <server-url>   (scenario in MCP_CONFORMANCE_SCENARIO, context in MCP_CONFORMANCE_CONTEXT)\n');
@@ -102,18 +107,29 @@ function parseContext(text: string | undefined): Context {
 }
 
 /** The JSON Schema 2020-12 scenario: the schema of one tool, as the host holds it, is sent back through another. */
-const SCHEMA_ECHO = { scenario: 'json-schema-2020-12-preservation', echoTool: 'json_schema_echo', schemaTool: 'json_schema_2020_12_tool' } as const;
+const SCHEMA_ECHO = {
+  scenario: 'json-schema-2020-12-preservation',
+  echoTool: 'json_schema_echo',
+  schemaTool: 'json_schema_2020_12_tool',
+} as const;
 
 /**
  * The calls a person would make: those a scenario names (2026-07-28 header scenarios), else each
  * tool once with sample arguments; the schema scenario's echo tool gets the other tool's inputSchema
  * exactly as the host received and kept it, so the suite sees whatever the host dropped or changed.
  */
-export function plannedToolCalls(scenario: string, context: Context, tools: readonly Tool[]): Array<{ name: string; arguments: Record<string, unknown> }> {
+export function plannedToolCalls(
+  scenario: string,
+  context: Context,
+  tools: readonly Tool[],
+): Array<{ name: string; arguments: Record<string, unknown> }> {
   const named = toolCallsOf(context);
   if (named) return named;
   const echoed = scenario === SCHEMA_ECHO.scenario ? tools.find((tool) => tool.name === SCHEMA_ECHO.schemaTool)?.inputSchema : undefined;
-  return tools.map((tool) => ({ name: tool.name, arguments: echoed && tool.name === SCHEMA_ECHO.echoTool ? { schema: echoed } : sampleArguments(tool.inputSchema) }));
+  return tools.map((tool) => ({
+    name: tool.name,
+    arguments: echoed && tool.name === SCHEMA_ECHO.echoTool ? { schema: echoed } : sampleArguments(tool.inputSchema),
+  }));
 }
 
 /** `toolCalls` of a scenario's context: the calls to make, in order. */
@@ -121,7 +137,10 @@ function toolCallsOf(context: Context): Array<{ name: string; arguments: Record<
   const calls = context.toolCalls;
   if (!Array.isArray(calls)) return undefined;
   return calls
-    .filter((c): c is { name: string; arguments?: Record<string, unknown> } => !!c && typeof c === 'object' && typeof (c as { name?: unknown }).name === 'string')
+    .filter(
+      (c): c is { name: string; arguments?: Record<string, unknown> } =>
+        !!c && typeof c === 'object' && typeof (c as { name?: unknown }).name === 'string',
+    )
     .map((c) => ({ name: c.name, arguments: c.arguments && typeof c.arguments === 'object' ? c.arguments : {} }));
 }
 
@@ -142,7 +161,11 @@ export function authOptions(scenario: string, context: Context, log: (line: stri
     return {
       ...common,
       grant: { type: 'client_credentials' },
-      client: { clientId, tokenEndpointAuthMethod: 'private_key_jwt', privateKey: { pem: privateKeyPem, algorithm: str(context, 'signing_algorithm') ?? 'ES256' } },
+      client: {
+        clientId,
+        tokenEndpointAuthMethod: 'private_key_jwt',
+        privateKey: { pem: privateKeyPem, algorithm: str(context, 'signing_algorithm') ?? 'ES256' },
+      },
     };
   }
   if (clientId && idToken) {
@@ -150,7 +173,10 @@ export function authOptions(scenario: string, context: Context, log: (line: stri
     if (!tokenEndpoint) throw new Error('the identity-assertion scenario gave no idp_token_endpoint');
     return {
       ...common,
-      grant: { type: 'identity_assertion', identityProvider: { tokenEndpoint, issuer: str(context, 'idp_issuer'), clientId: str(context, 'idp_client_id'), idToken } },
+      grant: {
+        type: 'identity_assertion',
+        identityProvider: { tokenEndpoint, issuer: str(context, 'idp_issuer'), clientId: str(context, 'idp_client_id'), idToken },
+      },
       client: { clientId, clientSecret },
     };
   }
@@ -161,15 +187,27 @@ export function authOptions(scenario: string, context: Context, log: (line: stri
   if (clientId) return { ...common, grant: { type: 'authorization_code', userAgent }, client: { clientId, clientSecret } };
   // Only the CIMD scenario is told this URL: no one serves a document there, and a suite that
   // checks a client's metadata document would otherwise try to fetch it from off this machine.
-  return { ...common, grant: { type: 'authorization_code', userAgent }, clientMetadataUrl: scenario === 'auth/basic-cimd' ? CONFORMANCE_CLIENT_METADATA_URL : undefined };
+  return {
+    ...common,
+    grant: { type: 'authorization_code', userAgent },
+    clientMetadataUrl: scenario === 'auth/basic-cimd' ? CONFORMANCE_CLIENT_METADATA_URL : undefined,
+  };
 }
 
 /** A headless host: elicitation is accepted with the form's defaults, sampling gets a fixed answer; roots (none) only for 2026-07-28 scenarios, as 0.1.16's were scored without them. */
 function conformanceHandlers(stateless: boolean): ClientHandlers {
   return {
     ...(stateless ? { listRoots: () => [] } : {}),
-    elicit: async (params: ElicitRequestParams): Promise<ElicitResult> => ({ action: 'accept', content: elicitationDefaults(params.requestedSchema) }),
-    createMessage: async () => ({ role: 'assistant', content: { type: 'text', text: 'This is a canned answer from the conformance client.' }, model: 'mcp-host-conformance', stopReason: 'endTurn' }),
+    elicit: async (params: ElicitRequestParams): Promise<ElicitResult> => ({
+      action: 'accept',
+      content: elicitationDefaults(params.requestedSchema),
+    }),
+    createMessage: async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'This is a canned answer from the conformance client.' },
+      model: 'mcp-host-conformance',
+      stopReason: 'endTurn',
+    }),
   };
 }
 

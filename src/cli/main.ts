@@ -179,7 +179,9 @@ export async function runCli(argv: string[], out = process.stdout, err = process
   }
   const newClient = (choice: ProtocolChoice): McpClient => {
     // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
-    const transport: Transport = words ? new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 }) : new HttpTransport({ url: args.http!, headers });
+    const transport: Transport = words
+      ? new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 })
+      : new HttpTransport({ url: args.http!, headers });
     const made = new McpClient(transport, {
       clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
       handlers: cliHandlers(process.cwd(), args.roots),
@@ -270,7 +272,17 @@ function cliAudit(file: string, server: string, err: NodeJS.WritableStream) {
       } catch {
         args = rest[1];
       }
-      const entry: AuditEntry = { time: new Date().toISOString(), origin: 'cli', server: { name: shown, scope: 'user', definition }, method, name: rest[0], arguments: args, decision, outcome, ms };
+      const entry: AuditEntry = {
+        time: new Date().toISOString(),
+        origin: 'cli',
+        server: { name: shown, scope: 'user', definition },
+        method,
+        name: rest[0],
+        arguments: args,
+        decision,
+        outcome,
+        ms,
+      };
       log.append(entry);
     },
   };
@@ -302,7 +314,12 @@ async function fenceRefusal(client: McpClient, verb: string, rest: string[], roo
     const tool = (await client.listTools()).find((t) => t.name === rest[0]) ?? { name: rest[0], inputSchema: { type: 'object' as const } };
     request = { method: 'tools/call', tool, arguments: parseJsonObject(rest[1], 'The tool arguments') };
   } else if (verb === 'read' && rest[0]) request = { method: 'resources/read', uri: rest[0] };
-  else if (verb === 'prompt' && rest[0]) request = { method: 'prompts/get', name: rest[0], arguments: parseJsonObject(rest[1], 'The prompt arguments') as Record<string, string> };
+  else if (verb === 'prompt' && rest[0])
+    request = {
+      method: 'prompts/get',
+      name: rest[0],
+      arguments: parseJsonObject(rest[1], 'The prompt arguments') as Record<string, string>,
+    };
   if (!request) return undefined;
   const verdict = await decide(request, {
     origin: 'cli',

@@ -32,7 +32,15 @@ export function createAuditLog(file: string, redact: (text: string) => string): 
     file,
     redact,
     masker: configuredMasker(),
-    onError: (error) => void notify('warning', fromTemplate(vscode.l10n.t('MCP Host could not write the audit log ({0}): {1}'), forDisplay(file, nothingToRedact), forDisplay(error.message, redact))),
+    onError: (error) =>
+      void notify(
+        'warning',
+        fromTemplate(
+          vscode.l10n.t('MCP Host could not write the audit log ({0}): {1}'),
+          forDisplay(file, nothingToRedact),
+          forDisplay(error.message, redact),
+        ),
+      ),
   });
 }
 
@@ -50,9 +58,21 @@ export async function showAuditLog(file: string, docs: OutputDocuments): Promise
   const shownText = (text: string) => forDisplay(text, nothingToRedact);
   const items: Array<ShownPickItem & { filter?: (r: AuditRecord) => boolean }> = [
     { label: fromTemplate(vscode.l10n.t('Every record')), description: forDisplay(String(records.length), nothingToRedact) },
-    ...values((r) => r.server.name).map((v) => ({ label: shownText(v), description: fromTemplate(vscode.l10n.t('server')), filter: (r: AuditRecord) => r.server.name === v })),
-    ...values((r) => r.origin).map((v) => ({ label: shownText(v), description: fromTemplate(vscode.l10n.t('origin')), filter: (r: AuditRecord) => r.origin === v })),
-    ...values((r) => r.decision).map((v) => ({ label: shownText(v), description: fromTemplate(vscode.l10n.t('decision')), filter: (r: AuditRecord) => r.decision === v })),
+    ...values((r) => r.server.name).map((v) => ({
+      label: shownText(v),
+      description: fromTemplate(vscode.l10n.t('server')),
+      filter: (r: AuditRecord) => r.server.name === v,
+    })),
+    ...values((r) => r.origin).map((v) => ({
+      label: shownText(v),
+      description: fromTemplate(vscode.l10n.t('origin')),
+      filter: (r: AuditRecord) => r.origin === v,
+    })),
+    ...values((r) => r.decision).map((v) => ({
+      label: shownText(v),
+      description: fromTemplate(vscode.l10n.t('decision')),
+      filter: (r: AuditRecord) => r.decision === v,
+    })),
   ];
   const chosen = await pickOne(items, { title: fromTemplate(vscode.l10n.t('Show Audit Log')), placeHolder: shownText(file) });
   if (!chosen) return;
@@ -78,11 +98,23 @@ async function readRecords(file: string): Promise<AuditRecord[]> {
 export async function verifyAuditLog(file: string): Promise<void> {
   const verdict = await verifyAuditFile(file).catch((error: Error) => ({ ok: false as const, file, line: 0, reason: error.message }));
   if (verdict.ok) void notify('info', fromTemplate(vscode.l10n.t('Audit log: {0} records, chain intact.'), verdict.records.length));
-  else void notify('error', fromTemplate(vscode.l10n.t('Audit log broken at {0}, line {1}: {2}'), forDisplay(verdict.file, nothingToRedact), verdict.line, forDisplay(verdict.reason, nothingToRedact)));
+  else
+    void notify(
+      'error',
+      fromTemplate(
+        vscode.l10n.t('Audit log broken at {0}, line {1}: {2}'),
+        forDisplay(verdict.file, nothingToRedact),
+        verdict.line,
+        forDisplay(verdict.reason, nothingToRedact),
+      ),
+    );
 }
 
 export async function exportAuditLog(file: string): Promise<void> {
-  const target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(path.dirname(file), 'audit-export.jsonl')), filters: { JSON: ['jsonl'] } });
+  const target = await vscode.window.showSaveDialog({
+    defaultUri: vscode.Uri.file(path.join(path.dirname(file), 'audit-export.jsonl')),
+    filters: { JSON: ['jsonl'] },
+  });
   if (!target) return;
   await vscode.workspace.fs.copy(vscode.Uri.file(file), target, { overwrite: true });
 }

@@ -20,7 +20,14 @@ import { scopeLabel } from './scopes';
 import { describeServer, protocolText, stateLabel } from './tree/serversTree';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
-export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolCalls, prompts: PromptActions, docs: OutputDocuments, setup: ServerSetup): vscode.Disposable[] {
+export function registerCommands(
+  host: McpHost,
+  mainLog: ServerLog,
+  tools: ToolCalls,
+  prompts: PromptActions,
+  docs: OutputDocuments,
+  setup: ServerSetup,
+): vscode.Disposable[] {
   const withServer =
     (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => ShownText) =>
     async (node?: TreeNode | string) => {
@@ -32,13 +39,25 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
     if (entry) await action(entry);
   };
   // The error is the server's text (an HTTP body, a stderr tail, an initialize error): shown, never raw.
-  const report = (what: ShownText) => (e: unknown) => void host.ui.notify('error', fromTemplate(vscode.l10n.t('MCP Host: {0}: {1}'), what, host.shown(McpError.from(e).message)));
+  const report = (what: ShownText) => (e: unknown) =>
+    void host.ui.notify('error', fromTemplate(vscode.l10n.t('MCP Host: {0}: {1}'), what, host.shown(McpError.from(e).message)));
 
   return [
     vscode.commands.registerCommand(
       Commands.startServer,
       withServer(
-        (s) => s.start().catch(report(fromTemplate(vscode.l10n.t('could not start {0} (defined in the {1})'), host.shown(s.name), scopeLabel(s.definition.origin.scope)))),
+        (s) =>
+          s
+            .start()
+            .catch(
+              report(
+                fromTemplate(
+                  vscode.l10n.t('could not start {0} (defined in the {1})'),
+                  host.shown(s.name),
+                  scopeLabel(s.definition.origin.scope),
+                ),
+              ),
+            ),
         (s) => s.state.kind !== 'running',
         () => fromTemplate(vscode.l10n.t('MCP Host: every server is running already.')),
       ),
@@ -61,7 +80,9 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
     ),
     vscode.commands.registerCommand(
       Commands.setServerLogLevel,
-      withServer((s) => setServerLogLevel(s).catch(report(fromTemplate(vscode.l10n.t('could not set the log level of {0}'), host.shown(s.name))))),
+      withServer((s) =>
+        setServerLogLevel(s).catch(report(fromTemplate(vscode.l10n.t('could not set the log level of {0}'), host.shown(s.name)))),
+      ),
     ),
     vscode.commands.registerCommand(
       Commands.showServerInfo,
@@ -102,14 +123,19 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
       if (vscode.workspace.getConfiguration(Settings.section).get(Settings.trace, 'off') === 'off') {
         const turnOn = vscode.l10n.t('Trace Messages');
         const pick = await notify('info', fromTemplate(vscode.l10n.t('The protocol trace is off (setting mcpHost.trace).')), turnOn);
-        if (pick === turnOn) await vscode.workspace.getConfiguration(Settings.section).update(Settings.trace, 'messages', vscode.ConfigurationTarget.Global);
+        if (pick === turnOn)
+          await vscode.workspace.getConfiguration(Settings.section).update(Settings.trace, 'messages', vscode.ConfigurationTarget.Global);
       }
       host.trace.show();
     }),
     vscode.commands.registerCommand(Commands.showLog, () => mainLog.show(true)),
     vscode.commands.registerCommand(Commands.refresh, async () => {
       await host.reload();
-      await Promise.all(host.servers.map((s) => Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => s.refresh(k, { fresh: true })))));
+      await Promise.all(
+        host.servers.map((s) =>
+          Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => s.refresh(k, { fresh: true }))),
+        ),
+      );
     }),
     vscode.commands.registerCommand(Commands.addServer, () => setup.addServer()),
     vscode.commands.registerCommand(Commands.importServers, () => setup.importServers()),
@@ -158,7 +184,9 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
       else if (node?.kind === 'template') await fillTemplate(node.server, node.template);
       else await readResourceCommand(host);
     }),
-    vscode.commands.registerCommand(Commands.getPrompt, (node?: TreeNode) => prompts.run(node?.kind === 'prompt' ? { server: node.server, prompt: node.prompt } : undefined)),
+    vscode.commands.registerCommand(Commands.getPrompt, (node?: TreeNode) =>
+      prompts.run(node?.kind === 'prompt' ? { server: node.server, prompt: node.prompt } : undefined),
+    ),
     vscode.commands.registerCommand(Commands.copyPrompt, (uri?: vscode.Uri) => prompts.copy(uri)),
     vscode.commands.registerCommand(
       Commands.signOut,
@@ -167,7 +195,8 @@ export function registerCommands(host: McpHost, mainLog: ServerLog, tools: ToolC
           if (s.definition.type !== 'http') return;
           await host.authFor(s.name).signOut(new URL(s.definition.url));
           void notify('info', fromTemplate(vscode.l10n.t('MCP Host: signed out of "{0}".'), host.shown(s.name)));
-          if (s.state.kind === 'running') await s.restart().catch(report(fromTemplate(vscode.l10n.t('could not restart {0}'), host.shown(s.name))));
+          if (s.state.kind === 'running')
+            await s.restart().catch(report(fromTemplate(vscode.l10n.t('could not restart {0}'), host.shown(s.name))));
         },
         (s) => s.definition.type === 'http',
         () => fromTemplate(vscode.l10n.t('MCP Host: Sign Out applies to HTTP servers, and none is configured.')),
@@ -202,10 +231,21 @@ function outcomeLabel(outcome: CallRecord['outcome']): ShownText {
   return outcome === undefined ? fromTemplate(vscode.l10n.t('running')) : labels[outcome];
 }
 
-async function rerun(host: McpHost, tools: ToolCalls, serverName: string, toolName: string, args: Record<string, unknown>, edit: boolean): Promise<void> {
+async function rerun(
+  host: McpHost,
+  tools: ToolCalls,
+  serverName: string,
+  toolName: string,
+  args: Record<string, unknown>,
+  edit: boolean,
+): Promise<void> {
   const server = host.registry.get(serverName);
   const tool = server?.tools.find((t) => t.name === toolName);
-  if (!server || !tool) return void notify('error', fromTemplate(vscode.l10n.t('MCP Host: {0} is not available now.'), host.shown(`${serverName} › ${toolName}`)));
+  if (!server || !tool)
+    return void notify(
+      'error',
+      fromTemplate(vscode.l10n.t('MCP Host: {0} is not available now.'), host.shown(`${serverName} › ${toolName}`)),
+    );
   if (edit) {
     const edited = await askArguments(`${serverName} › ${toolName}`, tool.inputSchema, args);
     if (edited) await tools.call(server, tool, edited);
@@ -236,19 +276,34 @@ export function trackContextKeys(host: McpHost): vscode.Disposable {
 }
 
 /** The server pickers' items: name and state, and the server's own icon (serverInfo.icons) once it ran. */
-export async function serverPickItems(host: McpHost, servers: readonly ServerHandle[]): Promise<Array<ShownPickItem & { server: ServerHandle }>> {
+export async function serverPickItems(
+  host: McpHost,
+  servers: readonly ServerHandle[],
+): Promise<Array<ShownPickItem & { server: ServerHandle }>> {
   await warmIcons(servers.map((s) => s.client?.serverInfo?.icons));
-  return servers.map((s) => ({ label: host.shown(s.name), iconPath: knownIcon(s.client?.serverInfo?.icons), description: stateLabel(s.state.kind), server: s }));
+  return servers.map((s) => ({
+    label: host.shown(s.name),
+    iconPath: knownIcon(s.client?.serverInfo?.icons),
+    description: stateLabel(s.state.kind),
+    server: s,
+  }));
 }
 
-async function pickServer(host: McpHost, node: TreeNode | string | undefined, filter: (s: ServerHandle) => boolean, noneFits?: () => ShownText): Promise<ServerHandle | undefined> {
+async function pickServer(
+  host: McpHost,
+  node: TreeNode | string | undefined,
+  filter: (s: ServerHandle) => boolean,
+  noneFits?: () => ShownText,
+): Promise<ServerHandle | undefined> {
   if (typeof node === 'string') return host.registry.get(node);
   if (node && 'server' in node) return node.server;
   const candidates = host.servers.filter(filter);
   if (candidates.length === 0) {
     void notify(
       'info',
-      host.servers.length ? (noneFits?.() ?? fromTemplate(vscode.l10n.t('MCP Host: no server fits.'))) : fromTemplate(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".')),
+      host.servers.length
+        ? (noneFits?.() ?? fromTemplate(vscode.l10n.t('MCP Host: no server fits.')))
+        : fromTemplate(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".')),
     );
     return undefined;
   }
@@ -274,7 +329,11 @@ async function pickEntry(host: McpHost, node: TreeNode | string | undefined): Pr
     })),
     ...host.diagnostics
       .filter((d) => d.name !== '(all)')
-      .map((d) => ({ label: host.shown(d.name), description: joinShown([scopeLabel(d.origin.scope), host.shown(d.message)], ' · '), entry: { name: d.name, origin: d.origin } })),
+      .map((d) => ({
+        label: host.shown(d.name),
+        description: joinShown([scopeLabel(d.origin.scope), host.shown(d.message)], ' · '),
+        entry: { name: d.name, origin: d.origin },
+      })),
   ];
   if (!entries.length) {
     void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no servers are configured. Use "MCP Host: Add Server...".')));

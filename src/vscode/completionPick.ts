@@ -35,8 +35,10 @@ export function askWithCompletion(opts: {
     const render = () => {
       const typed = qp.value;
       const items: Array<ShownPickItem & { value: string }> = [];
-      if (typed && !suggestions.includes(typed)) items.push({ label: display(typed), description: fromTemplate(vscode.l10n.t('as typed')), value: typed });
-      for (const s of suggestions) items.push({ label: display(s), description: fromTemplate(vscode.l10n.t('suggested by the server')), value: s });
+      if (typed && !suggestions.includes(typed))
+        items.push({ label: display(typed), description: fromTemplate(vscode.l10n.t('as typed')), value: typed });
+      for (const s of suggestions)
+        items.push({ label: display(s), description: fromTemplate(vscode.l10n.t('suggested by the server')), value: s });
       if (!typed && !opts.required) items.push({ label: display(''), description: fromTemplate(vscode.l10n.t('leave empty')), value: '' });
       // Under the first row (a separator would be hidden while the list is filtered).
       if (opts.hint && items[0]) items[0] = { ...items[0], detail: display(opts.hint) };
@@ -47,7 +49,10 @@ export function askWithCompletion(opts: {
       const mine = ++generation;
       qp.busy = true;
       try {
-        const r = await opts.client.complete({ ref: opts.ref, argument: { name: opts.argument, value: qp.value }, context: { arguments: opts.context } }, { timeoutMs: 5000 });
+        const r = await opts.client.complete(
+          { ref: opts.ref, argument: { name: opts.argument, value: qp.value }, context: { arguments: opts.context } },
+          { timeoutMs: 5000 },
+        );
         if (mine === generation) suggestions = r.completion.values.slice(0, 100);
       } catch (e) {
         if (mine === generation) suggestions = [];

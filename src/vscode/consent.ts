@@ -2,7 +2,19 @@ import * as vscode from 'vscode';
 import type { ConsentAnswer } from './answers';
 import type { HostUi } from './ui';
 import { changeStoredList } from './storedList';
-import { acceptedLaunch, forDisplay, fromTemplate, launchCovers, launchSummary, McpError, nothingToRedact, type AcceptedLaunch, type LaunchSummary, type PolicyGrant, type ServerDefinition } from '../core';
+import {
+  acceptedLaunch,
+  forDisplay,
+  fromTemplate,
+  launchCovers,
+  launchSummary,
+  McpError,
+  nothingToRedact,
+  type AcceptedLaunch,
+  type LaunchSummary,
+  type PolicyGrant,
+  type ServerDefinition,
+} from '../core';
 import { askModal, notify } from './notifications';
 
 const STORE_KEY = 'mcpHost.allowedLaunches';
@@ -32,7 +44,8 @@ export class LaunchConsent {
   /** `def` as written in settings (so no secret shows), `cwd` where it will really run. */
   async check(def: ServerDefinition, cwd: string | undefined): Promise<void> {
     if (!this.needsConsent(def)) return;
-    if (!this.isTrusted()) throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
+    if (!this.isTrusted())
+      throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const wanted = acceptedLaunch(def);
     const always = this.workspaceState.get<unknown[]>(STORE_KEY, []);
     if ([...always.flatMap(decodeStored), ...this.allowedThisSession].some((accepted) => launchCovers(accepted, wanted))) return;
@@ -41,7 +54,10 @@ export class LaunchConsent {
     this.allowedThisSession.push(wanted);
     if (answer === 'always') {
       // Read again when the change runs (another consent may have stored one meanwhile); the answers the new one covers are not needed any more.
-      await changeStoredList<unknown>(this.workspaceState, STORE_KEY, (stored) => [...stored.filter((entry) => !decodeStored(entry).some((old) => launchCovers(wanted, old))), encodeStored(wanted)]);
+      await changeStoredList<unknown>(this.workspaceState, STORE_KEY, (stored) => [
+        ...stored.filter((entry) => !decodeStored(entry).some((old) => launchCovers(wanted, old))),
+        encodeStored(wanted),
+      ]);
     }
   }
 }
@@ -76,7 +92,13 @@ export function consentDetail(launch: LaunchSummary): string {
       ),
     );
   } else {
-    parts.push(vscode.l10n.t('This workspace\'s settings define the MCP server "{0}". Starting it sends requests to:\n\n{1}', launch.def.name, launch.url ?? ''));
+    parts.push(
+      vscode.l10n.t(
+        'This workspace\'s settings define the MCP server "{0}". Starting it sends requests to:\n\n{1}',
+        launch.def.name,
+        launch.url ?? '',
+      ),
+    );
   }
   const line = (e: LaunchSummary['entries'][number], sep: string) =>
     `${e.name}${sep}${e.shown}${e.sources.length ? `  (${vscode.l10n.t('secret from {0}', e.sources.join(', '))})` : e.secret ? `  (${vscode.l10n.t('secret, hidden')})` : ''}`;
@@ -85,8 +107,13 @@ export function consentDetail(launch: LaunchSummary): string {
     parts.push(`${heading}\n${launch.entries.map((e) => line(e, launch.commandLine !== undefined ? '=' : ': ')).join('\n')}`);
   }
   if (launch.envFile !== undefined) parts.push(vscode.l10n.t('Environment file: {0}', launch.envFile));
-  if (launch.grant) parts.push(`${vscode.l10n.t("This server's settings also loosen your policy:")}\n${grantLines(launch.grant).join('\n')}`);
-  parts.push(launch.commandLine !== undefined ? vscode.l10n.t('Only allow commands you trust.') : vscode.l10n.t('Only allow servers you trust with these values.'));
+  if (launch.grant)
+    parts.push(`${vscode.l10n.t("This server's settings also loosen your policy:")}\n${grantLines(launch.grant).join('\n')}`);
+  parts.push(
+    launch.commandLine !== undefined
+      ? vscode.l10n.t('Only allow commands you trust.')
+      : vscode.l10n.t('Only allow servers you trust with these values.'),
+  );
   return parts.join('\n\n');
 }
 
@@ -95,14 +122,20 @@ function grantLines(grant: PolicyGrant): string[] {
   const lines: string[] = [];
   const sampling = grant.sampling;
   if (sampling) {
-    const limits = (['maxTokensPerRequest', 'maxTokensPerHour', 'maxRequestsPerMinute'] as const).filter((limit) => sampling[limit] !== undefined);
-    const says = limits.length ? vscode.l10n.t('it uses your language model without asking') : vscode.l10n.t('it uses your language model without asking, with no token or request limit');
+    const limits = (['maxTokensPerRequest', 'maxTokensPerHour', 'maxRequestsPerMinute'] as const).filter(
+      (limit) => sampling[limit] !== undefined,
+    );
+    const says = limits.length
+      ? vscode.l10n.t('it uses your language model without asking')
+      : vscode.l10n.t('it uses your language model without asking, with no token or request limit');
     lines.push(`sampling.mode: "allow"  (${says})`);
     lines.push(`sampling.models: ${JSON.stringify(sampling.models)}${sampling.models.length ? '' : `  (${vscode.l10n.t('any model')})`}`);
     for (const limit of limits) lines.push(`sampling.${limit}: ${sampling[limit]}`);
   }
-  if (grant.autoApprove.length) lines.push(`autoApprove: ${JSON.stringify(grant.autoApprove)}  (${vscode.l10n.t('these tools run without confirmation')})`);
-  if (grant.trustAnnotations) lines.push(`trustAnnotations: true  (${vscode.l10n.t('the tools it calls read-only run without confirmation')})`);
+  if (grant.autoApprove.length)
+    lines.push(`autoApprove: ${JSON.stringify(grant.autoApprove)}  (${vscode.l10n.t('these tools run without confirmation')})`);
+  if (grant.trustAnnotations)
+    lines.push(`trustAnnotations: true  (${vscode.l10n.t('the tools it calls read-only run without confirmation')})`);
   if (grant.tools?.allow) lines.push(`tools.allow: ${JSON.stringify(grant.tools.allow)}`);
   if (grant.tools?.deny) lines.push(`tools.deny: ${JSON.stringify(grant.tools.deny)}`);
   return lines;
@@ -120,7 +153,12 @@ export async function askWithModal(launch: LaunchSummary): Promise<ConsentAnswer
   // A modal raised while the web workbench is still loading can come back dismissed at once,
   // before anyone saw it: ask again in a notification, which waits for the person.
   if (pick === undefined && Date.now() - asked < MODAL_TOO_FAST_MS) {
-    pick = await notify('warning', forDisplay(`${question} ${detail.replace(/\n+/g, ' ')}`, nothingToRedact, Number.POSITIVE_INFINITY), allow, always);
+    pick = await notify(
+      'warning',
+      forDisplay(`${question} ${detail.replace(/\n+/g, ' ')}`, nothingToRedact, Number.POSITIVE_INFINITY),
+      allow,
+      always,
+    );
   }
   return pick === allow ? 'allow' : pick === always ? 'always' : 'cancel';
 }

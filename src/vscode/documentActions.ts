@@ -12,7 +12,10 @@ const COMMAND = 'mcpHost.documentAction';
  * linger in the notification centre with buttons that no longer do anything.
  */
 export class DocumentActions implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly pending = new Map<string, { actions: readonly string[]; settle: (action: string | undefined) => void; status: vscode.Disposable }>();
+  private readonly pending = new Map<
+    string,
+    { actions: readonly string[]; settle: (action: string | undefined) => void; status: vscode.Disposable }
+  >();
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly registrations: vscode.Disposable[];
@@ -47,7 +50,9 @@ export class DocumentActions implements vscode.CodeLensProvider, vscode.Disposab
     const entry = this.pending.get(doc.uri.toString());
     if (!entry) return [];
     const top = new vscode.Range(0, 0, 0, 0);
-    return entry.actions.map((action) => new vscode.CodeLens(top, { title: action, command: COMMAND, arguments: [doc.uri.toString(), action] }));
+    return entry.actions.map(
+      (action) => new vscode.CodeLens(top, { title: action, command: COMMAND, arguments: [doc.uri.toString(), action] }),
+    );
   }
 
   private settle(key: string, action: string | undefined): void {

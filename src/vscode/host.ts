@@ -31,7 +31,14 @@ import { hasToolCalling } from './sampling/lmApi';
 import { ServerLogs, ProtocolTrace, type ServerLog } from './logs';
 import { Secrets } from './secrets';
 import type { HostUi } from './ui';
-import { folderFor, readConfiguredServers, restartPolicySettings, serverNamesInWorkspaceFiles, traceLevel, type BlockedServer } from './settings';
+import {
+  folderFor,
+  readConfiguredServers,
+  restartPolicySettings,
+  serverNamesInWorkspaceFiles,
+  traceLevel,
+  type BlockedServer,
+} from './settings';
 import { Settings } from './ids';
 
 const SHUTDOWN_GRACE_MS = 1500;
@@ -90,7 +97,10 @@ export class McpHost implements vscode.Disposable {
     this.secrets = new Secrets(context.secrets, ui);
     this.eraVerdicts = EraVerdicts.fromStored(context.globalState.get(ERA_VERDICTS_KEY), {
       // Losing them costs a probe at the next start, nothing else: the extension host's log is enough.
-      onDidChange: (stored) => void context.globalState.update(ERA_VERDICTS_KEY, stored).then(undefined, (e) => console.warn(`MCP Host: could not store the protocol eras: ${String(e)}`)),
+      onDidChange: (stored) =>
+        void context.globalState
+          .update(ERA_VERDICTS_KEY, stored)
+          .then(undefined, (e) => console.warn(`MCP Host: could not store the protocol eras: ${String(e)}`)),
     });
     this.logs = new ServerLogs(this.secrets);
     this.auditFile = auditFile(context);
@@ -132,7 +142,9 @@ export class McpHost implements vscode.Disposable {
    * leaves the next one to run as usual.
    */
   reload(): Promise<void> {
-    return this.reloads.run(() => this.applySettings()).catch((e: unknown) => this.log.error(`settings could not be applied: ${this.redact(McpError.from(e).message)}`));
+    return this.reloads
+      .run(() => this.applySettings())
+      .catch((e: unknown) => this.log.error(`settings could not be applied: ${this.redact(McpError.from(e).message)}`));
   }
 
   private async applySettings(): Promise<void> {
@@ -174,7 +186,10 @@ export class McpHost implements vscode.Disposable {
    * settings files name (VS Code hides restricted settings from an untrusted workspace).
    */
   private async blockedServers(definitions: ServerDefinition[]): Promise<BlockedServer[]> {
-    const all = [...definitions.filter((d) => d.origin.scope !== 'user').map((d) => ({ name: d.name, origin: d.origin })), ...(await serverNamesInWorkspaceFiles())];
+    const all = [
+      ...definitions.filter((d) => d.origin.scope !== 'user').map((d) => ({ name: d.name, origin: d.origin })),
+      ...(await serverNamesInWorkspaceFiles()),
+    ];
     const seen = new Set<string>();
     return all.filter((b) => {
       const key = `${b.origin.scope}\u0000${b.origin.folderUri ?? ''}\u0000${b.name}`;
@@ -219,9 +234,11 @@ export class McpHost implements vscode.Disposable {
    * the secrets: a workspace server the person refuses never sees a secret prompt.
    */
   private async prepare(def: ServerDefinition): Promise<ServerDefinition> {
-    if (!this.isAllowedByTrust(def)) throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
+    if (!this.isAllowedByTrust(def))
+      throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const folder = folderFor(def);
-    if (this.consent.needsConsent(def)) await this.waitingFor(def.name, () => this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined));
+    if (this.consent.needsConsent(def))
+      await this.waitingFor(def.name, () => this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined));
     return this.secrets.resolve(def, folder?.uri.fsPath, (ask) => this.waitingFor(def.name, ask));
   }
 
@@ -260,7 +277,9 @@ export class McpHost implements vscode.Disposable {
   authFor(server: string): LazyOAuth {
     let provider = this.auth.get(server);
     if (!provider) {
-      provider = new LazyOAuth(() => loadOAuth().createOAuthProvider(server, this.secrets.storage, (m) => this.logs.channel(server).info(`[auth] ${m}`)));
+      provider = new LazyOAuth(() =>
+        loadOAuth().createOAuthProvider(server, this.secrets.storage, (m) => this.logs.channel(server).info(`[auth] ${m}`)),
+      );
       this.auth.set(server, provider);
     }
     return provider;

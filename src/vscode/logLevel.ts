@@ -10,11 +10,18 @@ import { Settings } from './ids';
  */
 export async function setServerLogLevel(
   server: ServerHandle,
-  pick: (items: Array<ShownPickItem & { level: LoggingLevel }>, placeHolder: ShownText) => Promise<{ level: LoggingLevel } | undefined> = quickPick,
+  pick: (
+    items: Array<ShownPickItem & { level: LoggingLevel }>,
+    placeHolder: ShownText,
+  ) => Promise<{ level: LoggingLevel } | undefined> = quickPick,
 ): Promise<LoggingLevel | undefined> {
   const current = server.logLevel;
   const declared = server.client?.serverCapabilities?.logging !== undefined;
-  const items = LOGGING_LEVELS.map((level) => ({ label: forDisplay(level, nothingToRedact), description: level === current ? fromTemplate(vscode.l10n.t('current')) : undefined, level }));
+  const items = LOGGING_LEVELS.map((level) => ({
+    label: forDisplay(level, nothingToRedact),
+    description: level === current ? fromTemplate(vscode.l10n.t('current')) : undefined,
+    level,
+  }));
   const name = forDisplay(server.name, nothingToRedact);
   const placeHolder =
     server.client && !declared
@@ -44,6 +51,9 @@ async function writeLogLevel(server: ServerHandle, level: LoggingLevel): Promise
   await config.update(Settings.servers, { ...current, [def.name]: level === 'info' ? rest : { ...rest, logLevel: level } }, target);
 }
 
-async function quickPick(items: Array<ShownPickItem & { level: LoggingLevel }>, placeHolder: ShownText): Promise<{ level: LoggingLevel } | undefined> {
+async function quickPick(
+  items: Array<ShownPickItem & { level: LoggingLevel }>,
+  placeHolder: ShownText,
+): Promise<{ level: LoggingLevel } | undefined> {
   return pickOne(items, { title: fromTemplate(vscode.l10n.t('MCP Host: Set Server Log Level')), placeHolder });
 }

@@ -33,7 +33,12 @@ export class ServerLogs implements vscode.Disposable {
 
   write(server: string, entry: LogEntry): void {
     const c = this.channel(server);
-    const text = entry.source === 'stderr' ? `[stderr] ${entry.message}` : entry.source === 'server' ? entry.message : `[${entry.source}] ${entry.message}`;
+    const text =
+      entry.source === 'stderr'
+        ? `[stderr] ${entry.message}`
+        : entry.source === 'server'
+          ? entry.message
+          : `[${entry.source}] ${entry.message}`;
     switch (entry.level) {
       case 'trace':
         return c.trace(text);
@@ -91,7 +96,13 @@ export class ProtocolTrace implements vscode.Disposable {
   record(server: string, event: TraceEvent): void {
     const level = this.level();
     if (level === 'off') return;
-    const m = event.message as { id?: string | number | null; method?: string; result?: unknown; error?: { code: number; message: string }; params?: unknown };
+    const m = event.message as {
+      id?: string | number | null;
+      method?: string;
+      result?: unknown;
+      error?: { code: number; message: string };
+      params?: unknown;
+    };
     const arrow = event.direction === 'out' ? '→' : '←';
     // Requests are keyed by who sent them, so each side's ids stay apart.
     const key = (dir: 'in' | 'out', id: unknown = m.id) => `${server}\u0000${dir}\u0000${String(id)}`;
@@ -105,7 +116,8 @@ export class ProtocolTrace implements vscode.Disposable {
       } else {
         line = `${arrow} ${m.method}`;
         // A cancelled request may never be answered: forget it, so the map does not grow.
-        const cancelled = m.method === 'notifications/cancelled' ? (m.params as { requestId?: string | number } | undefined)?.requestId : undefined;
+        const cancelled =
+          m.method === 'notifications/cancelled' ? (m.params as { requestId?: string | number } | undefined)?.requestId : undefined;
         if (cancelled !== undefined) this.sent.delete(key(event.direction, cancelled));
       }
     } else {
@@ -113,7 +125,9 @@ export class ProtocolTrace implements vscode.Disposable {
       this.sent.delete(key(event.direction === 'in' ? 'out' : 'in'));
       const rtt = request ? ` (${event.at - request.at} ms)` : '';
       const method = request?.method ?? 'response';
-      line = m.error ? `${arrow} ${method} #${m.id} error ${m.error.code}${rtt}: ${m.error.message}` : `${arrow} ${method} #${m.id} result${rtt}`;
+      line = m.error
+        ? `${arrow} ${method} #${m.id} error ${m.error.code}${rtt}: ${m.error.message}`
+        : `${arrow} ${method} #${m.id} result${rtt}`;
     }
     // What we send is redacted too (a secret typed as a tool argument stays out of the trace), and
     // method, id, error code and message come from the server: the line stays one line.

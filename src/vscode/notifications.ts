@@ -20,8 +20,15 @@ export function notify(severity: Severity, message: ShownText, ...actions: strin
 }
 
 /** A modal question; the action chosen, undefined when the person closes it. */
-export function askModal(severity: 'info' | 'warning', message: ShownText, detail: ShownText | undefined, ...actions: string[]): Thenable<string | undefined> {
-  return severity === 'info' ? vscode.window.showInformationMessage(message, { modal: true, detail }, ...actions) : vscode.window.showWarningMessage(message, { modal: true, detail }, ...actions);
+export function askModal(
+  severity: 'info' | 'warning',
+  message: ShownText,
+  detail: ShownText | undefined,
+  ...actions: string[]
+): Thenable<string | undefined> {
+  return severity === 'info'
+    ? vscode.window.showInformationMessage(message, { modal: true, detail }, ...actions)
+    : vscode.window.showWarningMessage(message, { modal: true, detail }, ...actions);
 }
 
 /** A progress notification whose title is `title`; its messages go through `report`, also ShownText. */

@@ -18,14 +18,25 @@ export class OutputDocuments extends ReadOnlyFileSystem implements vscode.Dispos
 
   static register(): { docs: OutputDocuments; disposable: vscode.Disposable } {
     const docs = new OutputDocuments();
-    return { docs, disposable: vscode.Disposable.from(docs, vscode.workspace.registerFileSystemProvider(OUTPUT_SCHEME, docs, { isReadonly: true, isCaseSensitive: true })) };
+    return {
+      docs,
+      disposable: vscode.Disposable.from(
+        docs,
+        vscode.workspace.registerFileSystemProvider(OUTPUT_SCHEME, docs, { isReadonly: true, isCaseSensitive: true }),
+      ),
+    };
   }
 
   /**
    * Stores a document, and the files it links relatively (its attachments) in the same folder;
    * returns the document's URI. Old documents are dropped past a bound.
    */
-  put(folder: string, fileName: string, data: Uint8Array | string, attachments: ReadonlyArray<{ fileName: string; data: Uint8Array }> = []): vscode.Uri {
+  put(
+    folder: string,
+    fileName: string,
+    data: Uint8Array | string,
+    attachments: ReadonlyArray<{ fileName: string; data: Uint8Array }> = [],
+  ): vscode.Uri {
     const dir = `/${folder}/${++this.counter}`;
     const store = (name: string, bytes: Uint8Array | string) => {
       const path = `${dir}/${name.replace(/[/\\?#%*:|"<>]/g, '_')}`;
@@ -68,8 +79,12 @@ export class OutputDocuments extends ReadOnlyFileSystem implements vscode.Dispos
             'This tool result is gone: results are kept in memory while the window is open, and this one was from before a reload (or is among the oldest). Call the tool again with "MCP Host: Call Tool...".',
           )
         : kind === 'prompts'
-          ? vscode.l10n.t('This prompt is gone: rendered prompts are kept in memory while the window is open, and this one was from before a reload. Get the prompt again with "MCP Host: Get Prompt...".')
-          : vscode.l10n.t('This document is gone: MCP Host keeps such documents in memory while the window is open, and this one was from before a reload.');
+          ? vscode.l10n.t(
+              'This prompt is gone: rendered prompts are kept in memory while the window is open, and this one was from before a reload. Get the prompt again with "MCP Host: Get Prompt...".',
+            )
+          : vscode.l10n.t(
+              'This document is gone: MCP Host keeps such documents in memory while the window is open, and this one was from before a reload.',
+            );
     return { data: Buffer.from(`# ${uri.path.split('/').pop()}\n\n${text}\n`, 'utf8'), mtime: 0 };
   }
 

@@ -50,8 +50,17 @@ export class Secrets implements Redaction {
    * through `ask` (which lets the host show the server as waiting), and every secret value it
    * resolved to joins the redactor before the definition goes anywhere.
    */
-  async resolve(def: ServerDefinition, workspaceFolder: string | undefined, ask: (question: () => Promise<string>) => Promise<string>): Promise<ServerDefinition> {
-    const resolved = await resolveVariables(def, { workspaceFolder, userHome: os.homedir(), env: process.env, input: (id) => ask(() => this.input(def, id)) });
+  async resolve(
+    def: ServerDefinition,
+    workspaceFolder: string | undefined,
+    ask: (question: () => Promise<string>) => Promise<string>,
+  ): Promise<ServerDefinition> {
+    const resolved = await resolveVariables(def, {
+      workspaceFolder,
+      userHome: os.homedir(),
+      env: process.env,
+      input: (id) => ask(() => this.input(def, id)),
+    });
     for (const v of secretValuesOf(def, resolved, process.env)) this.redactor.add(v);
     return resolved;
   }
@@ -88,12 +97,19 @@ export class Secrets implements Redaction {
       return this.known(stored.value);
     }
     this.redactor.add(stored.value);
-    const answer = await this.ui.allowInputReuse(def.name, id, stored.ownerLabel ?? vscode.l10n.t('a server, before MCP Host kept track of who asked'));
+    const answer = await this.ui.allowInputReuse(
+      def.name,
+      id,
+      stored.ownerLabel ?? vscode.l10n.t('a server, before MCP Host kept track of who asked'),
+    );
     if (answer === 'allow') {
       await this.storage.store(sharedKey, encodeStoredInput({ ...stored, allowed: [...stored.allowed, me] }));
       return this.known(stored.value);
     }
-    if (answer === 'cancel') throw McpError.invalidRequest(vscode.l10n.t('{0}: the value stored for {1} was not allowed for this server', def.name, `\${input:${id}}`));
+    if (answer === 'cancel')
+      throw McpError.invalidRequest(
+        vscode.l10n.t('{0}: the value stored for {1} was not allowed for this server', def.name, `\${input:${id}}`),
+      );
     const value = await this.ask(def, id);
     await this.storage.store(ownKey, value);
     return this.known(value);
@@ -127,7 +143,11 @@ function labelOf(def: ServerDefinition): string {
     case 'workspace':
       return vscode.l10n.t('"{0}" in the settings of the workspace {1}', def.name, vscode.workspace.name ?? '');
     case 'folder':
-      return vscode.l10n.t('"{0}" in the settings of the folder {1}', def.name, def.origin.folderUri ? (vscode.Uri.parse(def.origin.folderUri).path.split('/').pop() ?? '') : '');
+      return vscode.l10n.t(
+        '"{0}" in the settings of the folder {1}',
+        def.name,
+        def.origin.folderUri ? (vscode.Uri.parse(def.origin.folderUri).path.split('/').pop() ?? '') : '',
+      );
   }
 }
 
@@ -136,7 +156,9 @@ export function askWithInputBox(id: string, definition: InputDefinition | undefi
   return Promise.resolve(
     vscode.window.showInputBox({
       title: vscode.l10n.t('MCP Host: value for {0}', `\${input:${id}}`),
-      prompt: definition?.description ? vscode.l10n.t('{0} (kept in the secret storage)', definition.description) : vscode.l10n.t('Stored in the editor’s secret storage'),
+      prompt: definition?.description
+        ? vscode.l10n.t('{0} (kept in the secret storage)', definition.description)
+        : vscode.l10n.t('Stored in the editor’s secret storage'),
       value: definition?.default,
       password: definition?.password !== false,
       ignoreFocusOut: true,
@@ -151,9 +173,15 @@ export async function askToReuse(server: string, id: string, firstGivenTo: strin
   const name = forDisplay(server, nothingToRedact);
   const pick = await askModal(
     'warning',
-    fromTemplate(vscode.l10n.t('The MCP server "{0}" wants the value you stored for {1}'), name, forDisplay(`\${input:${id}}`, nothingToRedact)),
     fromTemplate(
-      vscode.l10n.t('That value was first given to {0}. Allow sends it to "{1}" too (remembered); Enter a New Value keeps a separate value for "{1}".'),
+      vscode.l10n.t('The MCP server "{0}" wants the value you stored for {1}'),
+      name,
+      forDisplay(`\${input:${id}}`, nothingToRedact),
+    ),
+    fromTemplate(
+      vscode.l10n.t(
+        'That value was first given to {0}. Allow sends it to "{1}" too (remembered); Enter a New Value keeps a separate value for "{1}".',
+      ),
       forDisplay(firstGivenTo, nothingToRedact),
       name,
     ),

@@ -1,6 +1,13 @@
 import { parse as parseJsonc } from 'jsonc-parser';
 import * as vscode from 'vscode';
-import { mergeDefinitions, parseServerDefinitions, type DefinitionDiagnostic, type InputDefinition, type ServerDefinition, type ServerOrigin } from '../core';
+import {
+  mergeDefinitions,
+  parseServerDefinitions,
+  type DefinitionDiagnostic,
+  type InputDefinition,
+  type ServerDefinition,
+  type ServerOrigin,
+} from '../core';
 import { Settings } from './ids';
 
 export interface ConfiguredServers {
@@ -26,7 +33,9 @@ export function readConfiguredServers(): ConfiguredServers {
   // In a single-folder window the folder's settings are the workspace settings: read them once.
   if (vscode.workspace.workspaceFile) {
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      const value = vscode.workspace.getConfiguration(Settings.section, folder.uri).inspect<unknown>(Settings.servers)?.workspaceFolderValue;
+      const value = vscode.workspace
+        .getConfiguration(Settings.section, folder.uri)
+        .inspect<unknown>(Settings.servers)?.workspaceFolderValue;
       add(value, { scope: 'folder', folderUri: folder.uri.toString() });
     }
   }
@@ -61,7 +70,12 @@ export function folderFor(def: ServerDefinition): vscode.WorkspaceFolder | undef
 export function inputDefinitionFor(def: ServerDefinition, id: string): InputDefinition | undefined {
   const folder = def.origin.folderUri ? vscode.Uri.parse(def.origin.folderUri) : undefined;
   const i = vscode.workspace.getConfiguration(Settings.section, folder).inspect<Record<string, InputDefinition>>(Settings.inputs);
-  const layers = def.origin.scope === 'folder' ? [i?.workspaceFolderValue, i?.workspaceValue, i?.globalValue] : def.origin.scope === 'workspace' ? [i?.workspaceValue, i?.globalValue] : [i?.globalValue];
+  const layers =
+    def.origin.scope === 'folder'
+      ? [i?.workspaceFolderValue, i?.workspaceValue, i?.globalValue]
+      : def.origin.scope === 'workspace'
+        ? [i?.workspaceValue, i?.globalValue]
+        : [i?.globalValue];
   for (const layer of layers) {
     const entry = layer && typeof layer === 'object' ? layer[id] : undefined;
     if (entry && typeof entry === 'object') return entry;
@@ -85,7 +99,8 @@ export async function serverNamesInWorkspaceFiles(): Promise<BlockedServer[]> {
   const namesIn = async (uri: vscode.Uri, settingsOf: (doc: unknown) => unknown): Promise<string[]> => {
     try {
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-      const settings = settingsOf(parseJsonc(text, [], { allowTrailingComma: true })) as Record<string, Record<string, unknown> | undefined> | undefined;
+      const settings = settingsOf(parseJsonc(text, [], { allowTrailingComma: true })) as
+        Record<string, Record<string, unknown> | undefined> | undefined;
       const servers = settings?.[`${Settings.section}.${Settings.servers}`] ?? settings?.[Settings.section]?.[Settings.servers];
       return servers && typeof servers === 'object' && !Array.isArray(servers) ? Object.keys(servers) : [];
     } catch {
@@ -95,11 +110,13 @@ export async function serverNamesInWorkspaceFiles(): Promise<BlockedServer[]> {
   const file = vscode.workspace.workspaceFile;
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (file && file.scheme !== 'untitled') {
-    for (const name of await namesIn(file, (doc) => (doc as { settings?: unknown } | undefined)?.settings)) found.push({ name, origin: { scope: 'workspace' } });
+    for (const name of await namesIn(file, (doc) => (doc as { settings?: unknown } | undefined)?.settings))
+      found.push({ name, origin: { scope: 'workspace' } });
   }
   for (const folder of folders) {
     const origin: ServerOrigin = file ? { scope: 'folder', folderUri: folder.uri.toString() } : { scope: 'workspace' };
-    for (const name of await namesIn(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), (doc) => doc)) found.push({ name, origin });
+    for (const name of await namesIn(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), (doc) => doc))
+      found.push({ name, origin });
   }
   return found;
 }

@@ -16,7 +16,11 @@ function queueFor(memento: vscode.Memento, key: string): SerialQueue {
  * Changes the list stored under `key`, starting from what it holds when the change runs, not
  * from what was read before a prompt: two "always allow" answers given at once both stay.
  */
-export function changeStoredList<T = string>(memento: vscode.Memento, key: string, change: (stored: readonly T[]) => readonly T[]): Promise<void> {
+export function changeStoredList<T = string>(
+  memento: vscode.Memento,
+  key: string,
+  change: (stored: readonly T[]) => readonly T[],
+): Promise<void> {
   return queueFor(memento, key).run(async () => {
     await memento.update(key, change(memento.get<T[]>(key, [])));
   });

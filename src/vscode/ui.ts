@@ -21,7 +21,13 @@ export interface HostUi {
   /** `server` wants the value stored for `${input:id}`, which was first given to `firstGivenTo`. */
   allowInputReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer>;
   /** Running a tool that is not (trusted to be) read-only, for the person or at the request of an MCP App of the server. */
-  confirmTool(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean, asker: ToolAsker): Promise<ToolConfirmation>;
+  confirmTool(
+    server: string,
+    tool: Tool,
+    args: Record<string, unknown>,
+    annotationsTrusted: boolean,
+    asker: ToolAsker,
+  ): Promise<ToolConfirmation>;
   /** The progress notification's Cancel, for a call that runs as a task: cancel it, or let it run on. */
   cancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'>;
   /** How a call's ending is told, with actions such as Open Result; the action chosen. */

@@ -25,7 +25,10 @@ describe('the API other extensions get (src/vscode/api.ts)', () => {
   const secret = 'sk-live-0123456789abcdef';
 
   it('lists the servers with scope and state, and an error without its secret', () => {
-    const { host } = source({ alpha: { kind: 'running' } as ServerState, beta: { kind: 'error', message: `401 for token ${secret}` } }, secret);
+    const { host } = source(
+      { alpha: { kind: 'running' } as ServerState, beta: { kind: 'error', message: `401 for token ${secret}` } },
+      secret,
+    );
     const api = createApi(host);
     assert.equal(api.apiVersion, 1);
     const listed = api.servers();
@@ -53,14 +56,22 @@ describe('the API other extensions get (src/vscode/api.ts)', () => {
 
   it('carries nothing but its three members', () => {
     const { host } = source({ alpha: { kind: 'stopped' }, beta: { kind: 'stopped' } }, secret);
-    assert.deepEqual(Object.keys(extensionExports(createApi(host), { host: 'internals' }, {})).sort(), ['apiVersion', 'onDidChangeServers', 'servers']);
+    assert.deepEqual(Object.keys(extensionExports(createApi(host), { host: 'internals' }, {})).sort(), [
+      'apiVersion',
+      'onDidChangeServers',
+      'servers',
+    ]);
   });
 
   it(`adds the internals as "testing" only when ${TEST_SEAM_ENV} is 1, as the test harness sets it`, () => {
     const { host } = source({ alpha: { kind: 'stopped' }, beta: { kind: 'stopped' } }, secret);
     const internals = { host: 'internals' };
     for (const value of [undefined, '', '0', 'true', 'yes']) {
-      assert.equal('testing' in extensionExports(createApi(host), internals, { [TEST_SEAM_ENV]: value }), false, `with ${TEST_SEAM_ENV}=${value}`);
+      assert.equal(
+        'testing' in extensionExports(createApi(host), internals, { [TEST_SEAM_ENV]: value }),
+        false,
+        `with ${TEST_SEAM_ENV}=${value}`,
+      );
     }
     const exported = extensionExports(createApi(host), internals, { [TEST_SEAM_ENV]: '1' });
     assert.equal('testing' in exported && exported.testing, internals);

@@ -23,7 +23,11 @@ import {
 } from '../../src/core';
 import { ROOT, closeAll, connect, eventually } from '../helpers/servers';
 
-const vanilla = { command: process.execPath, args: ['dist/index.js', '--stdio'], cwd: path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs') };
+const vanilla = {
+  command: process.execPath,
+  args: ['dist/index.js', '--stdio'],
+  cwd: path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs'),
+};
 const fixture = { command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'app-server.mjs')] };
 const withApps = { handlers: { extensions: uiExtensionCapability() } };
 
@@ -132,8 +136,10 @@ describe('MCP Apps (core)', function () {
     ];
     it('lets only an HTTP server on loopback name local origins, not a stdio one', () => {
       assert.equal(localOriginsAllowed({ type: 'stdio' }), false);
-      for (const url of ['http://127.0.0.1:3000/mcp', 'http://localhost:8080/mcp', 'http://[::1]:9000/mcp']) assert.equal(localOriginsAllowed({ type: 'http', url }), true, url);
-      for (const url of ['https://mcp.example.com/mcp', 'http://192.168.1.5/mcp', 'http://127.0.0.1.example.com/mcp', 'not a url']) assert.equal(localOriginsAllowed({ type: 'http', url }), false, url);
+      for (const url of ['http://127.0.0.1:3000/mcp', 'http://localhost:8080/mcp', 'http://[::1]:9000/mcp'])
+        assert.equal(localOriginsAllowed({ type: 'http', url }), true, url);
+      for (const url of ['https://mcp.example.com/mcp', 'http://192.168.1.5/mcp', 'http://127.0.0.1.example.com/mcp', 'not a url'])
+        assert.equal(localOriginsAllowed({ type: 'http', url }), false, url);
     });
 
     for (const [source, remote, loopback] of table) {

@@ -104,13 +104,19 @@ describe('audit log', () => {
     await assert.rejects(fs.stat(rotatedName(file, 3)));
     const current = verifyAudit(await fs.readFile(file, 'utf8'));
     assert.equal(current.ok, false, 'the newest file links to the one before, not to zeros');
-    const older = verifyAudit(await fs.readFile(rotatedName(file, 1), 'utf8'), JSON.parse((await fs.readFile(rotatedName(file, 1), 'utf8')).split('\n')[0]).prev);
+    const older = verifyAudit(
+      await fs.readFile(rotatedName(file, 1), 'utf8'),
+      JSON.parse((await fs.readFile(rotatedName(file, 1), 'utf8')).split('\n')[0]).prev,
+    );
     assert.ok(older.ok);
     const firstOfCurrent = JSON.parse((await fs.readFile(file, 'utf8')).split('\n')[0]);
     assert.equal(firstOfCurrent.prev, older.records[older.records.length - 1].hash);
     const whole = await verifyAuditFile(file, 2);
     assert.ok(whole.ok, JSON.stringify(whole));
-    assert.equal(whole.records[whole.records.length - 1].arguments && (whole.records[whole.records.length - 1].arguments as { i: number }).i, 11);
+    assert.equal(
+      whole.records[whole.records.length - 1].arguments && (whole.records[whole.records.length - 1].arguments as { i: number }).i,
+      11,
+    );
   });
 
   it('reports a write error once and keeps taking records', async () => {

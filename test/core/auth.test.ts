@@ -1,6 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
-import { HeadlessRedirectUserAgent, MemorySecretStore, OAuthProvider, authorizationServerMetadataUrls, parseBearerChallenge, resourceMatches, type OAuthProviderOptions } from '../../src/core';
+import {
+  HeadlessRedirectUserAgent,
+  MemorySecretStore,
+  OAuthProvider,
+  authorizationServerMetadataUrls,
+  parseBearerChallenge,
+  resourceMatches,
+  type OAuthProviderOptions,
+} from '../../src/core';
 import { OAuthFixture, type OAuthFixtureOptions } from '../harness/oauth-fixture';
 
 /**
@@ -10,7 +18,9 @@ import { OAuthFixture, type OAuthFixtureOptions } from '../harness/oauth-fixture
  */
 describe('OAuth: challenge parsing and metadata locations', () => {
   it('reads resource_metadata, scope and error from a Bearer challenge among others', () => {
-    const c = parseBearerChallenge('Basic realm="x", Bearer error="insufficient_scope", scope="a b", resource_metadata="https://h/.well-known/oauth-protected-resource/mcp", error_description="need \\"b\\""');
+    const c = parseBearerChallenge(
+      'Basic realm="x", Bearer error="insufficient_scope", scope="a b", resource_metadata="https://h/.well-known/oauth-protected-resource/mcp", error_description="need \\"b\\""',
+    );
     assert.deepEqual(c, {
       resourceMetadata: 'https://h/.well-known/oauth-protected-resource/mcp',
       scopes: ['a', 'b'],
@@ -19,13 +29,22 @@ describe('OAuth: challenge parsing and metadata locations', () => {
     });
     assert.equal(parseBearerChallenge('Basic realm="x"'), undefined);
     assert.equal(parseBearerChallenge(null), undefined);
-    assert.deepEqual(parseBearerChallenge('Bearer'), { resourceMetadata: undefined, scopes: undefined, error: undefined, errorDescription: undefined });
+    assert.deepEqual(parseBearerChallenge('Bearer'), {
+      resourceMetadata: undefined,
+      scopes: undefined,
+      error: undefined,
+      errorDescription: undefined,
+    });
   });
 
   it('lists authorization-server metadata locations path-aware, never the root for an issuer with a path', () => {
     assert.deepEqual(
       authorizationServerMetadataUrls(new URL('https://as.example/tenant1')).map((u) => u.href),
-      ['https://as.example/.well-known/oauth-authorization-server/tenant1', 'https://as.example/.well-known/openid-configuration/tenant1', 'https://as.example/tenant1/.well-known/openid-configuration'],
+      [
+        'https://as.example/.well-known/oauth-authorization-server/tenant1',
+        'https://as.example/.well-known/openid-configuration/tenant1',
+        'https://as.example/tenant1/.well-known/openid-configuration',
+      ],
     );
     assert.deepEqual(
       authorizationServerMetadataUrls(new URL('https://as.example')).map((u) => u.href),
@@ -88,14 +107,21 @@ describe('OAuth: the provider against a loopback authorization server', () => {
   it('goes straight to the resource_metadata of the challenge', async () => {
     const provider = await setup({ prm: 'path' });
     assert.equal(await provider.onChallenge(unauthorized(`Bearer resource_metadata="${fixture.prmUrl}"`)), true);
-    assert.deepEqual(fixture.getPaths.slice(0, 2), ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server']);
+    assert.deepEqual(fixture.getPaths.slice(0, 2), [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server',
+    ]);
     assert.equal(fixture.requestsTo('/.well-known/oauth-protected-resource').length, 0);
   });
 
   it('falls back to the 2025-03-26 endpoints at the origin when there is no metadata at all', async () => {
     const provider = await setup({ prm: 'none', asMetadata: 'none' });
     assert.equal(await provider.onChallenge(unauthorized()), true);
-    assert.deepEqual(fixture.getPaths.slice(0, 3), ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server']);
+    assert.deepEqual(fixture.getPaths.slice(0, 3), [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-authorization-server',
+    ]);
     assert.equal(fixture.requestsTo('/register').length, 1);
     assert.equal(fixture.requestsTo('/authorize').length, 1);
     assert.equal(await provider.authorizationHeader(fixture.mcpUrl), 'Bearer at-1');
@@ -182,7 +208,9 @@ describe('OAuth: the provider against a loopback authorization server', () => {
       assert.ok(authorize, 'the person signs in at the new authorization server');
       assert.notEqual(authorize.query.get('client_id'), oldClient);
       assert.ok(
-        moved.requestsTo('/token').every((r) => r.form?.get('grant_type') === 'authorization_code' && r.form.get('client_id') !== oldClient),
+        moved
+          .requestsTo('/token')
+          .every((r) => r.form?.get('grant_type') === 'authorization_code' && r.form.get('client_id') !== oldClient),
         'no refresh token nor client id of the old server sent to the new one',
       );
       assert.equal(fixture.requestsTo('/token').length, 1, 'the old server is not asked for a refresh either');
@@ -195,7 +223,11 @@ describe('OAuth: the provider against a loopback authorization server', () => {
 
   it('steps up on 403 insufficient_scope keeping granted scopes, and gives up after 3 attempts in a row', async () => {
     const provider = await setup({});
-    const forbidden = { serverUrl: fixture.mcpUrl, status: 403 as const, wwwAuthenticate: 'Bearer error="insufficient_scope", scope="admin"' };
+    const forbidden = {
+      serverUrl: fixture.mcpUrl,
+      status: 403 as const,
+      wwwAuthenticate: 'Bearer error="insufficient_scope", scope="admin"',
+    };
     assert.equal(await provider.onChallenge(unauthorized('Bearer scope="basic"')), true);
     assert.equal(await provider.onChallenge(forbidden), true);
     assert.equal(fixture.requestsTo('/authorize')[1].query.get('scope'), 'admin basic');
@@ -211,12 +243,18 @@ describe('OAuth: the provider against a loopback authorization server', () => {
 
   it('does not answer a 403 that is not about scope', async () => {
     const provider = await setup({});
-    assert.equal(await provider.onChallenge({ serverUrl: fixture.mcpUrl, status: 403, wwwAuthenticate: 'Bearer error="invalid_token"' }), false);
+    assert.equal(
+      await provider.onChallenge({ serverUrl: fixture.mcpUrl, status: 403, wwwAuthenticate: 'Bearer error="invalid_token"' }),
+      false,
+    );
     assert.equal(fixture.requests.length, 0);
   });
 
   it('sends a pre-registered secret with client_secret_basic, the id unescaped', async () => {
-    const provider = await setup({ tokenEndpointAuthMethods: ['client_secret_basic'] }, { client: { clientId: 'my-client.v1', clientSecret: 's3cret:x' } });
+    const provider = await setup(
+      { tokenEndpointAuthMethods: ['client_secret_basic'] },
+      { client: { clientId: 'my-client.v1', clientSecret: 's3cret:x' } },
+    );
     await provider.onChallenge(unauthorized());
     const [token] = fixture.requestsTo('/token');
     const basic = String(token.headers.authorization);
@@ -227,7 +265,10 @@ describe('OAuth: the provider against a loopback authorization server', () => {
   });
 
   it('sends a pre-registered secret with client_secret_post when that is all the server takes', async () => {
-    const provider = await setup({ tokenEndpointAuthMethods: ['client_secret_post'] }, { client: { clientId: 'my-client', clientSecret: 'shh' } });
+    const provider = await setup(
+      { tokenEndpointAuthMethods: ['client_secret_post'] },
+      { client: { clientId: 'my-client', clientSecret: 'shh' } },
+    );
     await provider.onChallenge(unauthorized());
     const [token] = fixture.requestsTo('/token');
     assert.equal(token.headers.authorization, undefined);
@@ -242,7 +283,10 @@ describe('OAuth: the provider against a loopback authorization server', () => {
   });
 
   it('never puts a token or secret in its log', async () => {
-    const provider = await setup({ refreshTokens: true, expiresIn: 60, tokenEndpointAuthMethods: ['client_secret_basic'] }, { client: { clientId: 'c', clientSecret: 'top-secret' } });
+    const provider = await setup(
+      { refreshTokens: true, expiresIn: 60, tokenEndpointAuthMethods: ['client_secret_basic'] },
+      { client: { clientId: 'c', clientSecret: 'top-secret' } },
+    );
     await provider.onChallenge(unauthorized());
     clock += 3_600_000;
     await provider.authorizationHeader(fixture.mcpUrl);

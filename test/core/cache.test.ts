@@ -18,7 +18,10 @@ import { V2_FIXTURE, closeAll, connect, eventually, rawServer } from '../helpers
 type WireMessage = { id?: unknown; method?: string; params?: Record<string, unknown> };
 
 /** The v2 fixture on stdio; `ttlMs` given, its list and read results carry that caching hint. */
-const v2Server = (ttlMs?: number): StdioServerParams => ({ command: process.execPath, args: [V2_FIXTURE, 'stdio', ...(ttlMs === undefined ? [] : [`--ttl=${ttlMs}`])] });
+const v2Server = (ttlMs?: number): StdioServerParams => ({
+  command: process.execPath,
+  args: [V2_FIXTURE, 'stdio', ...(ttlMs === undefined ? [] : [`--ttl=${ttlMs}`])],
+});
 
 /** A clock the test moves: a TTL passes without waiting for it. */
 function testClock() {
@@ -58,7 +61,8 @@ describe('2026-07-28 caching hints (ttlMs, cacheScope)', function () {
       await t.client.listResources();
       await t.client.listResourceTemplates();
       await t.client.listResourceTemplates();
-      for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) assert.equal(t.count(method), 1, method);
+      for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
+        assert.equal(t.count(method), 1, method);
       clock.advance(59_999);
       await t.client.listTools();
       assert.equal(t.count('tools/list'), 1, 'still fresh 1 ms before the end');
@@ -85,7 +89,9 @@ describe('2026-07-28 caching hints (ttlMs, cacheScope)', function () {
       const t = await connectTraced(v2Server(60_000), { protocol: 'auto', probeTimeoutMs: 3000 });
       // The client's own subscriptions/listen carries the list changes and the resource's updates.
       t.client.setListenedResources(['fixture://cached']);
-      await eventually(async () => (t.client.listening?.acknowledged.resourceSubscriptions?.includes('fixture://cached') ? true : undefined));
+      await eventually(async () =>
+        t.client.listening?.acknowledged.resourceSubscriptions?.includes('fixture://cached') ? true : undefined,
+      );
       const before = await t.client.listTools();
       assert.equal(readText(await t.client.readResource('fixture://cached')), 'read 1');
       await t.client.readResource('fixture://hello');
@@ -181,7 +187,8 @@ describe('2026-07-28 caching hints (ttlMs, cacheScope)', function () {
     const ask = (cache: ResultCache, method: string, params: unknown, result: unknown) => cache.store(cache.ticket(method, params), result);
 
     it('reads ttlMs as the spec says: missing, negative, zero or not a number mean not at all', () => {
-      for (const result of [{}, { ttlMs: -5 }, { ttlMs: 0 }, { ttlMs: '60000' }, { ttlMs: Number.NaN }, null]) assert.equal(cacheLifetimeMs(result), 0, JSON.stringify(result));
+      for (const result of [{}, { ttlMs: -5 }, { ttlMs: 0 }, { ttlMs: '60000' }, { ttlMs: Number.NaN }, null])
+        assert.equal(cacheLifetimeMs(result), 0, JSON.stringify(result));
       assert.equal(cacheLifetimeMs({ ttlMs: 5 }), 5);
       const cache = new ResultCache();
       ask(cache, 'tools/list', {}, { tools: [] });
@@ -222,7 +229,11 @@ describe('2026-07-28 caching hints (ttlMs, cacheScope)', function () {
       for (let i = 0; i < 5_000; i++) cache.invalidateRead(`a://flood/${i}`);
       assert.equal(cache.rememberedGenerations, 1_000);
       cache.store(early, { contents: [], ttlMs: 100 });
-      assert.equal(cache.get('resources/read', { uri: 'a://early' }), undefined, 'the update of a://early overtook this answer, though its generation is forgotten');
+      assert.equal(
+        cache.get('resources/read', { uri: 'a://early' }),
+        undefined,
+        'the update of a://early overtook this answer, though its generation is forgotten',
+      );
       const afterwards = cache.ticket('resources/read', { uri: 'a://early' });
       cache.store(afterwards, { contents: [], ttlMs: 100 });
       assert.ok(cache.get('resources/read', { uri: 'a://early' }), 'an answer asked for after the flood is kept');

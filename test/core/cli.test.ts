@@ -31,7 +31,15 @@ describe('dist/cli.js', function () {
     assert.equal(refused.code, 1, refused.stderr);
     assert.equal(refused.stdout, '');
     assert.match(refused.stderr, /refused \(nothing was sent\): outside the roots: \/path = "\.\.\/.*etc\/passwd" \(\/etc\/passwd\)/);
-    const inside = cli('--stdio', fs, '--root', root, 'call', 'read_text_file', JSON.stringify({ path: path.join(root, 'core', 'cli.test.ts') }));
+    const inside = cli(
+      '--stdio',
+      fs,
+      '--root',
+      root,
+      'call',
+      'read_text_file',
+      JSON.stringify({ path: path.join(root, 'core', 'cli.test.ts') }),
+    );
     assert.equal(inside.code, 0, inside.stderr);
     const off = cli('--stdio', fs, '--root', root, '--fence', 'off', 'call', 'read_text_file', '{"path":"/etc/hostname"}');
     assert.doesNotMatch(off.stderr, /refused/);
@@ -54,7 +62,17 @@ describe('dist/cli.js', function () {
       assert.equal(cli('--stdio', everything, '--audit', file, 'call', 'echo', JSON.stringify({ message: `hi ${token}` })).code, 0);
       assert.equal(cli('--stdio', everything, '--audit', file, 'call', 'no-such-tool', '{}').code, 1);
       // Refused by the fence before anything is sent: audited as fenced, not sent.
-      const fenced = cli('--stdio', everything, '--audit', file, '--root', dir, 'call', 'echo', JSON.stringify({ message: 'x', path: '../../../etc/passwd' }));
+      const fenced = cli(
+        '--stdio',
+        everything,
+        '--audit',
+        file,
+        '--root',
+        dir,
+        'call',
+        'echo',
+        JSON.stringify({ message: 'x', path: '../../../etc/passwd' }),
+      );
       assert.equal(fenced.code, 1, fenced.stderr);
       assert.match(fenced.stderr, /refused \(nothing was sent\)/);
       const text = fs.readFileSync(file, 'utf8');
@@ -88,7 +106,10 @@ describe('dist/cli.js', function () {
     const v2 = line(v2StdioServer());
     const modern = cli('--stdio', v2, 'info');
     assert.equal(modern.code, 0, modern.stderr);
-    assert.deepEqual([modern.json().era, modern.json().protocolVersion, modern.json().serverInfo.name], ['modern', '2026-07-28', 'v2-fixture-stdio']);
+    assert.deepEqual(
+      [modern.json().era, modern.json().protocolVersion, modern.json().serverInfo.name],
+      ['modern', '2026-07-28', 'v2-fixture-stdio'],
+    );
     assert.equal(cli('--stdio', v2, '--protocol', '2025-11-25', 'info').json().era, 'legacy');
     assert.equal(cli('--stdio', v2, 'call', 'echo', '{"text":"x"}').json().content[0].text, 'echo: x');
     const exits = cli('--stdio', line(rawServer('exit-before-initialize')), 'info');
@@ -130,7 +151,11 @@ describe('dist/cli.js', function () {
     assert.match(notJson.stderr, /not JSON/);
     const missing = cli('--stdio', 'mcp-host-no-such-command', 'info');
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /^error: Connection closed \(-32000\): Command not found: mcp-host-no-such-command/m, 'the code name once');
+    assert.match(
+      missing.stderr,
+      /^error: Connection closed \(-32000\): Command not found: mcp-host-no-such-command/m,
+      'the code name once',
+    );
     const noCapability = cli('--stdio', line(rawServer('tools-only')), 'prompts');
     assert.equal(noCapability.code, 1);
     assert.match(noCapability.stderr, /Capability disabled \(-32002\)/);

@@ -16,7 +16,9 @@ const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 const sorted = (values: Iterable<string>) => [...values].sort();
 
 function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
 }
 
 /** The first argument of every registerCommand(...) call in src/vscode and src/extension.ts, as written. */
@@ -70,14 +72,20 @@ describe('commands: ids, registrations and the manifest agree', () => {
     assert.ok(on('mcpHost.signOut', 'server.running.http') && on('mcpHost.signOut', 'server.error.http'));
     assert.ok(!on('mcpHost.signOut', 'server.running'), 'Sign Out is offered on a stdio server');
     for (const kind of ['', '.http']) {
-      assert.ok(on('mcpHost.startServer', `server.stopped${kind}`) && on('mcpHost.stopServer', `server.running${kind}`) && on('mcpHost.showServerInfo', `server.running${kind}`), `server${kind}`);
+      assert.ok(
+        on('mcpHost.startServer', `server.stopped${kind}`) &&
+          on('mcpHost.stopServer', `server.running${kind}`) &&
+          on('mcpHost.showServerInfo', `server.running${kind}`),
+        `server${kind}`,
+      );
       assert.ok(!on('mcpHost.startServer', `server.running${kind}`));
     }
   });
 
   it('shows in menus only contributed commands', () => {
     for (const [menu, items] of Object.entries(pkg.contributes.menus)) {
-      for (const item of items) if (item.command) assert.ok(contributed.includes(item.command), `${menu} shows ${item.command}, which is not contributed`);
+      for (const item of items)
+        if (item.command) assert.ok(contributed.includes(item.command), `${menu} shows ${item.command}, which is not contributed`);
     }
   });
 });

@@ -30,11 +30,13 @@ interface ExpectedFailure {
 const EXPECTED_FAILURES: Record<string, ExpectedFailure> = {
   'auth/dpop': {
     failingChecks: ['DpopTokenRequestProof', 'DpopAuthScheme', 'DpopFreshProof'],
-    reason: 'DPoP (RFC 9449, SEP-1932) is an extension we do not build yet: it needs a key pair per server kept in SecretStorage and a signed proof on every token and MCP request; we send Bearer tokens',
+    reason:
+      'DPoP (RFC 9449, SEP-1932) is an extension we do not build yet: it needs a key pair per server kept in SecretStorage and a signed proof on every token and MCP request; we send Bearer tokens',
   },
   'auth/dpop-nonce': {
     failingChecks: ['DpopTokenRequestProof', 'DpopAuthScheme', 'DpopFreshProof', 'DpopAsNonce', 'DpopRsNonce'],
-    reason: 'DPoP with server nonces: the same missing extension, plus the use_dpop_nonce retries at the authorization server and the MCP server',
+    reason:
+      'DPoP with server nonces: the same missing extension, plus the use_dpop_nonce retries at the authorization server and the MCP server',
   },
   'auth/wif-jwt-bearer': {
     failingChecks: ['WifGrantType'],
@@ -79,7 +81,11 @@ describe('conformance: the official client scenarios', function () {
     this.timeout(6 * 60_000);
     assert.ok(fs.existsSync(bindLoopback), `${bindLoopback} is missing: the suite's mock servers must be kept on loopback`);
     assert.ok(!/\s/.test(repo), 'the suite splits its --command on spaces, so the repository path must have none');
-    node22 = execFileSync('bash', [path.join(repo, 'test', 'harness', 'install-node22.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 5 * 60_000 }).trim();
+    node22 = execFileSync('bash', [path.join(repo, 'test', 'harness', 'install-node22.sh')], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: 5 * 60_000,
+    }).trim();
     execFileSync(process.execPath, ['esbuild.js'], { cwd: repo, stdio: 'inherit' });
   });
 
@@ -92,16 +98,30 @@ describe('conformance: the official client scenarios', function () {
 
   it('0.2.0-alpha.12 --spec-version 2025-11-25, with the extension and 2025-03-26 back-compat scenarios: clean but for the expected failures', async function () {
     const versioned = listClientScenarios(node22, 'conformance-next', ['--spec-version', '2025-11-25']);
-    assert.ok(versioned.includes('initialize') && versioned.includes('sse-retry'), `the 2025-11-25 scenarios are not as expected: ${versioned.join(', ')}`);
+    assert.ok(
+      versioned.includes('initialize') && versioned.includes('sse-retry'),
+      `the 2025-11-25 scenarios are not as expected: ${versioned.join(', ')}`,
+    );
     // Extension and back-compat scenarios belong to no spec version, so --spec-version leaves them out; they run at the 2025-11-25 wire.
-    const outcome = await runSuites(node22, 'conformance-next', [{ suite: 'all', specVersion: '2025-11-25' }, { suite: 'extensions' }, { suite: 'backcompat' }], 'alpha.12 2025-11-25');
-    assert.ok(outcome.results.has('auth/dpop') && outcome.results.has('auth/2025-03-26-oauth-metadata-backcompat'), 'the extension and back-compat suites did not run');
+    const outcome = await runSuites(
+      node22,
+      'conformance-next',
+      [{ suite: 'all', specVersion: '2025-11-25' }, { suite: 'extensions' }, { suite: 'backcompat' }],
+      'alpha.12 2025-11-25',
+    );
+    assert.ok(
+      outcome.results.has('auth/dpop') && outcome.results.has('auth/2025-03-26-oauth-metadata-backcompat'),
+      'the extension and back-compat suites did not run',
+    );
     assertClean(outcome, [...new Set([...versioned, ...outcome.results.keys()])], EXPECTED_FAILURES);
   });
 
   it('0.2.0-alpha.12 --spec-version 2026-07-28: every scenario clean', async function () {
     const scenarios = listClientScenarios(node22, 'conformance-next', ['--spec-version', '2026-07-28']);
-    assert.ok(scenarios.includes('request-metadata') && !scenarios.includes('initialize'), `the 2026-07-28 scenarios are not as expected: ${scenarios.join(', ')}`);
+    assert.ok(
+      scenarios.includes('request-metadata') && !scenarios.includes('initialize'),
+      `the 2026-07-28 scenarios are not as expected: ${scenarios.join(', ')}`,
+    );
     const outcome = await runSuites(node22, 'conformance-next', [{ suite: 'all', specVersion: '2026-07-28' }], 'alpha.12 2026-07-28');
     assertClean(outcome, scenarios, {});
   });
@@ -129,7 +149,17 @@ async function runSuites(node22: string, pkg: SuitePackage, runs: SuiteRun[], la
   for (const run of runs) {
     const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-conformance-'));
     outcome.outDirs.push(outDir);
-    const args = [suiteBin(pkg), 'client', '--command', `sh ${clientScript}`, '--suite', run.suite, ...(run.specVersion ? ['--spec-version', run.specVersion] : []), '-o', outDir];
+    const args = [
+      suiteBin(pkg),
+      'client',
+      '--command',
+      `sh ${clientScript}`,
+      '--suite',
+      run.suite,
+      ...(run.specVersion ? ['--spec-version', run.specVersion] : []),
+      '-o',
+      outDir,
+    ];
     const started = Date.now();
     const result = await runInOwnGroup(node22, args, { cwd: outDir, env: suiteEnv() }, SUITE_TIMEOUT_MS);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -153,7 +183,9 @@ async function runSuites(node22: string, pkg: SuitePackage, runs: SuiteRun[], la
 
 /** Failures and warnings of one scenario, or that it has nothing scored. */
 function scenarioProblems(scenario: string, checks: Check[]): string[] {
-  const problems = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING').map((c) => `${scenario}: ${c.status} ${c.name}: ${c.errorMessage ?? c.description}`);
+  const problems = checks
+    .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+    .map((c) => `${scenario}: ${c.status} ${c.name}: ${c.errorMessage ?? c.description}`);
   if (!checks.some((c) => c.status === 'SUCCESS' || c.status === 'FAILURE')) problems.push(`${scenario}: no scored check (empty scenario)`);
   return problems;
 }
@@ -178,15 +210,19 @@ function assertClean(outcome: Outcome, scenarios: string[], expected: Record<str
     const failing = checks.filter((c) => c.status === 'FAILURE').map((c) => c.name);
     if (failing.length === 0) problems.push(`${scenario}: passes now; take it off EXPECTED_FAILURES`);
     else if (failing.sort().join() !== [...allowed.failingChecks].sort().join()) {
-      problems.push(`${scenario}: expected to fail ${allowed.failingChecks.join(', ')} (${allowed.reason}), but fails ${failing.join(', ')}`);
+      problems.push(
+        `${scenario}: expected to fail ${allowed.failingChecks.join(', ')} (${allowed.reason}), but fails ${failing.join(', ')}`,
+      );
     }
-    for (const c of checks.filter((c) => c.status === 'WARNING')) problems.push(`${scenario}: WARNING ${c.name}: ${c.errorMessage ?? c.description}`);
+    for (const c of checks.filter((c) => c.status === 'WARNING'))
+      problems.push(`${scenario}: WARNING ${c.name}: ${c.errorMessage ?? c.description}`);
   }
   const missing = Object.keys(expected).filter((s) => !outcome.results.has(s));
   if (missing.length > 0) problems.push(`expected to fail but not run: ${missing.join(', ')}; take them off EXPECTED_FAILURES`);
   const unlisted = [...outcome.results.keys()].filter((s) => !scenarios.includes(s));
   if (unlisted.length > 0) problems.push(`results for scenarios not expected in this run: ${unlisted.join(', ')}`);
-  if (outcome.results.size !== outcome.announced) problems.push(`the suite announced ${outcome.announced} scenarios but left results for ${outcome.results.size}`);
+  if (outcome.results.size !== outcome.announced)
+    problems.push(`the suite announced ${outcome.announced} scenarios but left results for ${outcome.results.size}`);
 
   if (problems.length > 0) console.log(`      (results kept in ${outcome.outDirs.join(' ')})`);
   else for (const dir of outcome.outDirs) fs.rmSync(dir, { recursive: true, force: true });
@@ -225,7 +261,12 @@ interface RunResult {
 }
 
 /** Runs a command in its own process group, so that it and every client it started can be ended together. */
-function runInOwnGroup(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }, timeoutMs: number): Promise<RunResult> {
+function runInOwnGroup(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+  timeoutMs: number,
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -37,17 +37,24 @@ async function startServer(tools: unknown[]): Promise<{ url: string; calls: Tool
       if (req.method !== 'POST') return void res.writeHead(405).end();
       const message = JSON.parse(body) as { id?: number; method: string; params?: Record<string, unknown> };
       if (message.id === undefined) return void res.writeHead(202).end();
-      const reply = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      const reply = (result: unknown) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
       switch (message.method) {
         case 'initialize':
-          return reply({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'schema-fixture', version: '1.0.0' } });
+          return reply({
+            protocolVersion: '2025-11-25',
+            capabilities: { tools: {} },
+            serverInfo: { name: 'schema-fixture', version: '1.0.0' },
+          });
         case 'tools/list':
           return reply({ tools });
         case 'tools/call':
           calls.push(message.params as unknown as ToolsCall);
           return reply({ content: [{ type: 'text', text: 'ok' }] });
         default:
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
       }
     });
   });
@@ -66,7 +73,11 @@ describe('conformance client: what a scenario asks of mcp-host conformance', () 
   it('json-schema-2020-12-preservation: sends the tool schema back exactly as the server gave it, every keyword kept', async () => {
     const server = await startServer([
       { name: 'json_schema_2020_12_tool', description: 'Tool with JSON Schema 2020-12 features', inputSchema: RICH_SCHEMA },
-      { name: 'json_schema_echo', description: 'Echoes a schema', inputSchema: { type: 'object', properties: { schema: { type: 'object' } }, required: ['schema'] } },
+      {
+        name: 'json_schema_echo',
+        description: 'Echoes a schema',
+        inputSchema: { type: 'object', properties: { schema: { type: 'object' } }, required: ['schema'] },
+      },
     ]);
     try {
       const out = new PassThrough();

@@ -16,7 +16,14 @@ const discoverAnswers = (...answers: object[]): StdioServerParams => ({
   args: [path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs'), 'discover-answers', JSON.stringify(answers)],
 });
 const refusal = (code: number, data?: object) => ({ error: { code, message: `refused with ${code}`, ...(data ? { data } : {}) } });
-const DISCOVERED = { result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, _meta: { [MetaKeys.serverInfo]: { name: 'raw-modern', version: '1' } } } };
+const DISCOVERED = {
+  result: {
+    resultType: 'complete',
+    supportedVersions: ['2026-07-28'],
+    capabilities: { tools: {} },
+    _meta: { [MetaKeys.serverInfo]: { name: 'raw-modern', version: '1' } },
+  },
+};
 
 const probe = (params: StdioServerParams) => connect(params, { protocol: 'auto', probeTimeoutMs: 3000, handlers: {} });
 
@@ -28,12 +35,19 @@ describe('the server/discover probe and its fallback', function () {
     /** connect() can be traced only once it returned; the raw fixture's stderr shows what it received from the start. */
     const received = (t: { logs: Array<{ source: string; message: string }> }, n: number) =>
       eventually(async () => {
-        const seen = t.logs.filter((l) => l.source === 'stderr' && l.message.startsWith('RECEIVED ')).map((l) => JSON.parse(l.message.slice('RECEIVED '.length)) as WireMessage);
+        const seen = t.logs
+          .filter((l) => l.source === 'stderr' && l.message.startsWith('RECEIVED '))
+          .map((l) => JSON.parse(l.message.slice('RECEIVED '.length)) as WireMessage);
         return seen.length >= n ? seen : undefined;
       });
 
     it('asks again with the version a -32022 names as supported, and speaks 2026-07-28 without initialize', async () => {
-      const t = await probe(discoverAnswers(refusal(ErrorCode.UnsupportedProtocolVersion, { supported: ['2099-01-01', '2026-07-28'], requested: '2026-07-28' }), DISCOVERED));
+      const t = await probe(
+        discoverAnswers(
+          refusal(ErrorCode.UnsupportedProtocolVersion, { supported: ['2099-01-01', '2026-07-28'], requested: '2026-07-28' }),
+          DISCOVERED,
+        ),
+      );
       assert.equal(t.client.era, 'modern');
       assert.equal(t.client.serverInfo?.name, 'raw-modern');
       assert.equal((await t.client.listTools())[0].name, 'work');
@@ -59,7 +73,10 @@ describe('the server/discover probe and its fallback', function () {
 
     // The raw fixture would take initialize: a rejection means it was never tried.
     it('fails clearly when -32022 names no version MCP Host speaks, and does not try initialize', async () => {
-      await assert.rejects(probe(discoverAnswers(refusal(ErrorCode.UnsupportedProtocolVersion, { supported: ['2099-01-01'] }))), /speaks \["2099-01-01"\]/);
+      await assert.rejects(
+        probe(discoverAnswers(refusal(ErrorCode.UnsupportedProtocolVersion, { supported: ['2099-01-01'] }))),
+        /speaks \["2099-01-01"\]/,
+      );
     });
 
     it('fails with the server’s own -32021 (a stateless server that refuses us) instead of trying initialize', async () => {
@@ -97,7 +114,8 @@ describe('the server/discover probe and its fallback', function () {
 
   describe('over HTTP', () => {
     const start = useFixtures();
-    const requests = async (f: { requests(): Promise<Array<{ method: string; body?: WireMessage; headers: Record<string, string> }>> }) => (await f.requests()).filter((r) => r.method === 'POST');
+    const requests = async (f: { requests(): Promise<Array<{ method: string; body?: WireMessage; headers: Record<string, string> }>> }) =>
+      (await f.requests()).filter((r) => r.method === 'POST');
 
     it('uses initialize after a 400 whose JSON body is no JSON-RPC error', async () => {
       const f = await start('json');

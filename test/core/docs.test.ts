@@ -64,12 +64,16 @@ describe('the documentation keeps up with the manifest', () => {
 
   it('lists every contributed command by its palette title, and no other', () => {
     const listed = [...section(readme, '## Commands').matchAll(/^\| \*\*(.+?)\*\* \|/gm)].map((m) => m[1]);
-    const contributed = pkg.contributes.commands.map((c: { category?: string; title: string }) => `${c.category ? `${c.category}: ` : ''}${c.title}`);
+    const contributed = pkg.contributes.commands.map(
+      (c: { category?: string; title: string }) => `${c.category ? `${c.category}: ` : ''}${c.title}`,
+    );
     assert.deepEqual(sorted(listed), sorted(contributed));
   });
 
   it('describes every schema property for settings IntelliSense', () => {
-    const inputProps = Object.entries(INPUTS_SETTING_SCHEMA.additionalProperties.properties).map(([k, v]) => [`inputs.${k}`, v as SchemaNode] as const);
+    const inputProps = Object.entries(INPUTS_SETTING_SCHEMA.additionalProperties.properties).map(
+      ([k, v]) => [`inputs.${k}`, v as SchemaNode] as const,
+    );
     const undescribed = [...entryPropertyPaths(), ...inputProps].filter(([, node]) => !node.markdownDescription).map(([p]) => p);
     assert.deepEqual(undescribed, []);
     assert.ok(SERVERS_SETTING_SCHEMA.markdownDescription.length > 0);
@@ -81,7 +85,9 @@ describe('the documentation keeps up with the manifest', () => {
     const entrySnippets = SERVER_ENTRY_SCHEMA.defaultSnippets.map((s) => fill(s.body) as Record<string, unknown>);
     const settingSnippets = SERVERS_SETTING_SCHEMA.defaultSnippets.map((s) => fill(s.body) as Record<string, unknown>);
     for (const snippets of [entrySnippets, settingSnippets.map((s) => Object.values(s)[0] as Record<string, unknown>)]) {
-      const { definitions, diagnostics } = parseServerDefinitions(Object.fromEntries(snippets.map((s, i) => [`s${i}`, s])), { scope: 'user' });
+      const { definitions, diagnostics } = parseServerDefinitions(Object.fromEntries(snippets.map((s, i) => [`s${i}`, s])), {
+        scope: 'user',
+      });
       assert.deepEqual(diagnostics, []);
       assert.deepEqual(
         definitions.map((d) => (d.type === 'http' ? 'http' : d.command === 'npx' ? 'npm' : 'stdio')),
@@ -125,7 +131,8 @@ describe('the documentation keeps up with the manifest', () => {
     // Until a first release there is one [Unreleased] section, and nothing was released to change or remove.
     if (!versions.some((v) => / - \d{4}-/.test(v))) {
       assert.deepEqual(versions, ['[Unreleased]'], 'before a release the CHANGELOG has one [Unreleased] section');
-      for (const k of kinds) assert.ok(!['Changed', 'Deprecated', 'Removed'].includes(k), `"### ${k}" before any release: nothing released has changed`);
+      for (const k of kinds)
+        assert.ok(!['Changed', 'Deprecated', 'Removed'].includes(k), `"### ${k}" before any release: nothing released has changed`);
     }
     // A released version links to its tag or diff; [Unreleased] has nothing to link to until then.
     for (const v of versions.filter((x) => / - \d{4}-/.test(x))) {

@@ -41,7 +41,13 @@ const everyField: JsonSchemaObject = {
       default: 'hero-1',
     },
     pet: { type: 'string', enum: ['pet-1', 'pet-2'], enumNames: ['Cats', 'Dogs'], default: 'pet-2' },
-    instruments: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', enum: ['Guitar', 'Piano', 'Drums'] }, default: ['Guitar'] },
+    instruments: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 2,
+      items: { type: 'string', enum: ['Guitar', 'Piano', 'Drums'] },
+      default: ['Guitar'],
+    },
     fish: {
       type: 'array',
       items: {
@@ -106,7 +112,16 @@ describe('elicitation forms (plain Node)', () => {
   });
 
   it('pre-fills every default the form gives', () => {
-    assert.deepEqual(formDefaults(formFields(everyField)), { integer: 42, number: 3.14, check: true, friend: 'Monica', hero: 'hero-1', pet: 'pet-2', instruments: ['Guitar'], fish: ['fish-1'] });
+    assert.deepEqual(formDefaults(formFields(everyField)), {
+      integer: 42,
+      number: 3.14,
+      check: true,
+      friend: 'Monica',
+      hero: 'hero-1',
+      pet: 'pet-2',
+      instruments: ['Guitar'],
+      fish: ['fish-1'],
+    });
   });
 
   it('checks typed strings by length and format, and numbers by their bounds', () => {
@@ -200,8 +215,14 @@ describe('URL elicitation required (-32042) against a fixture server', function 
 
   it('throws the -32042 when the person stops, and without a handler', async () => {
     const { client: c } = await client(async () => 'stop');
-    await assert.rejects(c.callTool('needs-page', { key: 'tool-4', completeAfterMs: -1 }), (e: unknown) => e instanceof McpError && e.code === -32042);
+    await assert.rejects(
+      c.callTool('needs-page', { key: 'tool-4', completeAfterMs: -1 }),
+      (e: unknown) => e instanceof McpError && e.code === -32042,
+    );
     const plain = await connect(fixture);
-    await assert.rejects(plain.client.callTool('needs-page', { key: 'tool-5' }), (e: unknown) => e instanceof McpError && e.code === -32042);
+    await assert.rejects(
+      plain.client.callTool('needs-page', { key: 'tool-5' }),
+      (e: unknown) => e instanceof McpError && e.code === -32042,
+    );
   });
 });

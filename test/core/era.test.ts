@@ -24,7 +24,16 @@ import {
   type Transport,
 } from '../../src/core';
 import { startEverything, startFixture, useFixtures, type Fixture } from '../helpers/httpServers';
-import { V2_FIXTURE, closeAll, connect, connectTransport, eventually, everythingServer, rawServer, v2StdioServer } from '../helpers/servers';
+import {
+  V2_FIXTURE,
+  closeAll,
+  connect,
+  connectTransport,
+  eventually,
+  everythingServer,
+  rawServer,
+  v2StdioServer,
+} from '../helpers/servers';
 
 const text = (result: { content: unknown[] }) => (result.content[0] as TextContent).text;
 type WireMessage = { id?: unknown; method?: string; params?: Record<string, unknown> };
@@ -103,7 +112,10 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
     });
 
     it('reports a server that exits on the probe as probeLost, for the caller to start again', async () => {
-      await assert.rejects(connect(rawServer('exit-before-initialize'), { protocol: 'auto', probeTimeoutMs: 3000 }), (e: McpError) => e.kind?.type === 'probeLost');
+      await assert.rejects(
+        connect(rawServer('exit-before-initialize'), { protocol: 'auto', probeTimeoutMs: 3000 }),
+        (e: McpError) => e.kind?.type === 'probeLost',
+      );
     });
 
     it('cancels a stateless request on stdio with notifications/cancelled', async () => {
@@ -127,10 +139,16 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
     });
 
     function handleFor(params: StdioServerParams, entry: Record<string, unknown> = {}): { handle: ServerHandle; trace: TraceEvent[] } {
-      const def = parseServerDefinitions({ probe: { command: params.command, args: params.args, ...entry } }, { scope: 'user' }).definitions[0];
+      const def = parseServerDefinitions({ probe: { command: params.command, args: params.args, ...entry } }, { scope: 'user' })
+        .definitions[0];
       const handle = new ServerHandle(def, {
         prepare: async (d: ServerDefinition) => d,
-        createTransport: (d) => new StdioTransport({ command: (d as typeof def & { command: string }).command, args: (d as { args: string[] }).args, shutdownGraceMs: 500 }),
+        createTransport: (d) =>
+          new StdioTransport({
+            command: (d as typeof def & { command: string }).command,
+            args: (d as { args: string[] }).args,
+            shutdownGraceMs: 500,
+          }),
         handlers: () => ({}),
       });
       handles.push(handle);
@@ -237,7 +255,12 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
     });
 
     it('stops a server that keeps asking after the round cap', async () => {
-      const t = await connect(v2StdioServer(), { protocol: 'auto', probeTimeoutMs: 3000, maxInputRounds: 3, handlers: recordingHandlers([]) });
+      const t = await connect(v2StdioServer(), {
+        protocol: 'auto',
+        probeTimeoutMs: 3000,
+        maxInputRounds: 3,
+        handlers: recordingHandlers([]),
+      });
       const trace = traced(t.client);
       await assert.rejects(t.client.callTool('insist', {}), /still asked for input after 3 rounds/);
       assert.equal(sent(trace).filter((m) => m.method === 'tools/call').length, 4);
@@ -309,7 +332,8 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
       const f = await startV2('http-modern');
       await assert.rejects(
         connectTransport<Transport>(new HttpTransport({ url: f.url }), { protocol: '2025-11-25' }),
-        (e: McpError) => e.code === ErrorCode.UnsupportedProtocolVersion && (e.data as { supported: string[] }).supported.includes('2026-07-28'),
+        (e: McpError) =>
+          e.code === ErrorCode.UnsupportedProtocolVersion && (e.data as { supported: string[] }).supported.includes('2026-07-28'),
       );
       assert.ok(!(await f.requests()).some((r) => r.method === 'GET'), 'no HTTP+SSE attempt');
     });
@@ -318,7 +342,12 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
       const f = await startV2('http-modern');
       const def = parseServerDefinitions({ remote: { type: 'http', url: f.url } }, { scope: 'user' }).definitions[0];
       const verdicts = new EraVerdicts([[definitionHash(def), { era: 'legacy' }]]);
-      const handle = new ServerHandle(def, { prepare: async (d) => d, createTransport: () => new HttpTransport({ url: f.url }), handlers: () => ({}), eraVerdicts: verdicts });
+      const handle = new ServerHandle(def, {
+        prepare: async (d) => d,
+        createTransport: () => new HttpTransport({ url: f.url }),
+        handlers: () => ({}),
+        eraVerdicts: verdicts,
+      });
       try {
         await handle.start();
         assert.equal(handle.client?.era, 'modern');
@@ -351,14 +380,21 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
 
   describe('judging the probe', () => {
     it('takes only the new-style errors for the stateless era, and picks a shared version from -32022', () => {
-      assert.deepEqual(judgeDiscoverError(new McpError(-32022, 'no', { supported: ['2026-07-28', '2027-01-01'], requested: '2099-01-01' }), '2026-07-28'), {
-        kind: 'retry',
-        version: '2026-07-28',
-      });
+      assert.deepEqual(
+        judgeDiscoverError(new McpError(-32022, 'no', { supported: ['2026-07-28', '2027-01-01'], requested: '2099-01-01' }), '2026-07-28'),
+        {
+          kind: 'retry',
+          version: '2026-07-28',
+        },
+      );
       assert.equal(judgeDiscoverError(new McpError(-32022, 'no', { supported: ['2025-11-25'] }), '2026-07-28').kind, 'legacy');
-      assert.throws(() => judgeDiscoverError(new McpError(-32022, 'no', { supported: ['2099-01-01'] }), '2026-07-28'), /speaks \["2099-01-01"\]/);
+      assert.throws(
+        () => judgeDiscoverError(new McpError(-32022, 'no', { supported: ['2099-01-01'] }), '2026-07-28'),
+        /speaks \["2099-01-01"\]/,
+      );
       for (const code of [-32020, -32021]) assert.equal(judgeDiscoverError(new McpError(code, 'x'), '2026-07-28').kind, 'modern');
-      for (const code of [-32601, -32602, -32600, -32000, -32603, -32002]) assert.equal(judgeDiscoverError(new McpError(code, 'x'), '2026-07-28').kind, 'legacy');
+      for (const code of [-32601, -32602, -32600, -32000, -32603, -32002])
+        assert.equal(judgeDiscoverError(new McpError(code, 'x'), '2026-07-28').kind, 'legacy');
     });
 
     it('encodes header values: plain ASCII as it is, anything else as =?base64?…?=', () => {
@@ -366,11 +402,26 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
       assert.equal(headerValue(' padded'), `=?base64?${Buffer.from(' padded').toString('base64')}?=`);
       assert.equal(headerValue('東京'), `=?base64?${Buffer.from('東京').toString('base64')}?=`);
       assert.equal(headerValue(''), '');
-      const tool = { name: 't', inputSchema: { type: 'object' as const, properties: { n: { type: 'integer', 'x-mcp-header': 'Count' }, s: { type: 'string' }, b: { type: 'boolean', 'x-mcp-header': 'On' } } } };
+      const tool = {
+        name: 't',
+        inputSchema: {
+          type: 'object' as const,
+          properties: {
+            n: { type: 'integer', 'x-mcp-header': 'Count' },
+            s: { type: 'string' },
+            b: { type: 'boolean', 'x-mcp-header': 'On' },
+          },
+        },
+      };
       assert.deepEqual(headerParamsOf(tool, { n: 3, s: 'x', b: null }), { 'Mcp-Param-Count': '3' });
       assert.equal(invalidHeaderAnnotations(tool), undefined);
       for (const type of ['number', 'null', 'object', 'array']) {
-        assert.match(String(invalidHeaderAnnotations({ name: 'bad', inputSchema: { type: 'object', properties: { v: { type, 'x-mcp-header': 'V' } } } })), /on a property of type/);
+        assert.match(
+          String(
+            invalidHeaderAnnotations({ name: 'bad', inputSchema: { type: 'object', properties: { v: { type, 'x-mcp-header': 'V' } } } }),
+          ),
+          /on a property of type/,
+        );
       }
     });
   });

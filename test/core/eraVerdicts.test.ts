@@ -87,11 +87,21 @@ describe('remembered protocol eras (kept across sessions by the host)', function
       await Promise.all(handles.splice(0).map((h) => h.dispose()));
     });
 
-    function handleFor(params: StdioServerParams, verdicts: EraVerdicts, entry: Record<string, unknown> = {}): { handle: ServerHandle; methods: () => string[] } {
-      const def = parseServerDefinitions({ probe: { command: params.command, args: params.args, ...entry } }, { scope: 'user' }).definitions[0];
+    function handleFor(
+      params: StdioServerParams,
+      verdicts: EraVerdicts,
+      entry: Record<string, unknown> = {},
+    ): { handle: ServerHandle; methods: () => string[] } {
+      const def = parseServerDefinitions({ probe: { command: params.command, args: params.args, ...entry } }, { scope: 'user' })
+        .definitions[0];
       const handle = new ServerHandle(def, {
         prepare: async (d: ServerDefinition) => d,
-        createTransport: (d) => new StdioTransport({ command: (d as typeof def & { command: string }).command, args: (d as { args: string[] }).args, shutdownGraceMs: 500 }),
+        createTransport: (d) =>
+          new StdioTransport({
+            command: (d as typeof def & { command: string }).command,
+            args: (d as { args: string[] }).args,
+            shutdownGraceMs: 500,
+          }),
         handlers: () => ({}),
         eraVerdicts: verdicts,
       });

@@ -1,5 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { ErrorCode, McpError, REQUEST_CANCELLED, type CreateMessageParams, type ElicitRequestParams, type TextContent, type Transport } from '../../src/core';
+import {
+  ErrorCode,
+  McpError,
+  REQUEST_CANCELLED,
+  type CreateMessageParams,
+  type ElicitRequestParams,
+  type TextContent,
+  type Transport,
+} from '../../src/core';
 import { EVERYTHING_TRANSPORTS, type EverythingSetup } from '../helpers/httpServers';
 import { allHandlers, closeAll, connectTransport, eventually, nextEvent, type TestClient } from '../helpers/servers';
 
@@ -64,7 +72,16 @@ function describeEverything(name: string, setUp: () => Promise<EverythingSetup>)
 
     it('lists every tool, resource, template and prompt', async () => {
       const tools = await conditionalTools();
-      for (const name of ['echo', 'get-sum', 'get-tiny-image', 'get-structured-content', 'trigger-long-running-operation', 'get-roots-list', 'trigger-sampling-request', 'trigger-elicitation-request']) {
+      for (const name of [
+        'echo',
+        'get-sum',
+        'get-tiny-image',
+        'get-structured-content',
+        'trigger-long-running-operation',
+        'get-roots-list',
+        'trigger-sampling-request',
+        'trigger-elicitation-request',
+      ]) {
         assert.ok(
           tools.find((x) => x.name === name),
           `tool ${name} listed`,
@@ -75,7 +92,10 @@ function describeEverything(name: string, setUp: () => Promise<EverythingSetup>)
       assert.ok(resources.length >= 5);
       assert.ok(resources.every((r) => typeof r.uri === 'string' && typeof r.name === 'string'));
       const templates = await t.client.listResourceTemplates();
-      assert.deepEqual(templates.map((x) => x.uriTemplate).sort(), ['demo://resource/dynamic/blob/{resourceId}', 'demo://resource/dynamic/text/{resourceId}']);
+      assert.deepEqual(templates.map((x) => x.uriTemplate).sort(), [
+        'demo://resource/dynamic/blob/{resourceId}',
+        'demo://resource/dynamic/text/{resourceId}',
+      ]);
       const prompts = await t.client.listPrompts();
       assert.deepEqual(prompts.map((p) => p.name).sort(), ['args-prompt', 'completable-prompt', 'resource-prompt', 'simple-prompt']);
     });
@@ -161,7 +181,10 @@ function describeEverything(name: string, setUp: () => Promise<EverythingSetup>)
     });
 
     it('completes prompt arguments, using context', async () => {
-      const dept = await t.client.complete({ ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } });
+      const dept = await t.client.complete({
+        ref: { type: 'ref/prompt', name: 'completable-prompt' },
+        argument: { name: 'department', value: 'E' },
+      });
       assert.deepEqual(dept.completion.values, ['Engineering']);
       const names = await t.client.complete({
         ref: { type: 'ref/prompt', name: 'completable-prompt' },

@@ -1,10 +1,21 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
-import { ErrorCode, MAX_LIST_BYTES, MAX_LIST_PAGES, MAX_STDERR_LINE, McpClient, McpError, StdioTransport, type TextContent, type TransportClosed } from '../../src/core';
+import {
+  ErrorCode,
+  MAX_LIST_BYTES,
+  MAX_LIST_PAGES,
+  MAX_STDERR_LINE,
+  McpClient,
+  McpError,
+  StdioTransport,
+  type TextContent,
+  type TransportClosed,
+} from '../../src/core';
 import { ROOT, allHandlers, closeAll, connect, eventually, rawServer } from '../helpers/servers';
 
 const text = (block: unknown) => (block as TextContent).text;
-const received = (method: string) => (e: { source: string; message: string }) => e.source === 'stderr' && e.message.startsWith('RECEIVED') && e.message.includes(`"method":"${method}"`);
+const received = (method: string) => (e: { source: string; message: string }) =>
+  e.source === 'stderr' && e.message.startsWith('RECEIVED') && e.message.includes(`"method":"${method}"`);
 
 describe('fault servers: nothing is lost', function () {
   this.timeout(20_000);
@@ -45,7 +56,10 @@ describe('fault servers: nothing is lost', function () {
 
   it('takes a malformed result from the server as its internal error (-32603), not as invalid params', async () => {
     const t = await connect(rawServer('malformed-results'));
-    await assert.rejects(t.client.callTool('work', {}), (e: McpError) => e.code === ErrorCode.InternalError && /no content array/.test(e.message));
+    await assert.rejects(
+      t.client.callTool('work', {}),
+      (e: McpError) => e.code === ErrorCode.InternalError && /no content array/.test(e.message),
+    );
     await assert.rejects(t.client.listTools(), (e: McpError) => e.code === ErrorCode.InternalError && /no 'tools' array/.test(e.message));
   });
 
@@ -103,7 +117,10 @@ describe('fault servers: nothing is lost', function () {
     const { result } = await t.client.callTool('work', { size: 6 }, { timeoutMs: 250, resetTimeoutOnProgress: true, onProgress });
     assert.equal(text(result.content[0]), 'done after 6 steps');
     assert.deepEqual(progress, [1, 2, 3, 4, 5, 6]);
-    await assert.rejects(t.client.callTool('work', { size: 6 }, { timeoutMs: 250, onProgress }), (e: McpError) => e.code === ErrorCode.RequestTimeout);
+    await assert.rejects(
+      t.client.callTool('work', { size: 6 }, { timeoutMs: 250, onProgress }),
+      (e: McpError) => e.code === ErrorCode.RequestTimeout,
+    );
     await assert.rejects(
       t.client.callTool('work', { size: 6 }, { timeoutMs: 250, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 400, onProgress }),
       (e: McpError) => e.code === ErrorCode.RequestTimeout && /maximum of 400 ms/.test(e.message),
@@ -166,7 +183,10 @@ describe('fault servers: nothing is lost', function () {
 
   it('fails our request on a response that carries both result and error', async () => {
     const t = await connect(rawServer('bad-response'));
-    await assert.rejects(t.client.callTool('work', {}), (e: McpError) => e.code === ErrorCode.InvalidRequest && /exactly one of result and error/.test(e.message));
+    await assert.rejects(
+      t.client.callTool('work', {}),
+      (e: McpError) => e.code === ErrorCode.InvalidRequest && /exactly one of result and error/.test(e.message),
+    );
     assert.deepEqual(await t.client.ping(), {});
   });
 
@@ -179,7 +199,10 @@ describe('fault servers: nothing is lost', function () {
 
   it('drops a message over the size limit with a clear error and keeps the connection', async () => {
     const t = await connect(rawServer('big', { maxMessageBytes: 1024 * 1024 }));
-    await assert.rejects(t.client.callTool('work', { size: 2 * 1024 * 1024 }, { timeoutMs: 1500 }), (e: McpError) => e.code === ErrorCode.RequestTimeout);
+    await assert.rejects(
+      t.client.callTool('work', { size: 2 * 1024 * 1024 }, { timeoutMs: 1500 }),
+      (e: McpError) => e.code === ErrorCode.RequestTimeout,
+    );
     assert.ok(t.logs.some((l) => /exceeds the limit of 1048576 bytes/.test(l.message)));
     const { result } = await t.client.callTool('work', { size: 10 });
     assert.equal(text(result.content[0]).length, 10);
@@ -237,7 +260,11 @@ describe('fault servers: nothing is lost', function () {
     await assert.rejects(connect({ command: 'mcp-host-no-such-command-xyz' }), (e: McpError) => {
       assert.equal(e.code, ErrorCode.ConnectionClosed);
       assert.match(e.message, /Command not found: mcp-host-no-such-command-xyz/);
-      assert.match(e.message, /Check that it is installed and on the PATH the server is started with: \S/, 'says what to check, and the PATH it was looked up on');
+      assert.match(
+        e.message,
+        /Check that it is installed and on the PATH the server is started with: \S/,
+        'says what to check, and the PATH it was looked up on',
+      );
       return true;
     });
   });
@@ -347,7 +374,9 @@ describe('fault servers: nothing is lost', function () {
 
   it('logs which server request went unanswered when the answer could not be sent', async () => {
     const t = await connect(rawServer('deaf'));
-    const line = await t.waitForLog((e) => e.source === 'protocol' && e.message.includes(`could not answer the server's request "srv-deaf-1"`));
+    const line = await t.waitForLog(
+      (e) => e.source === 'protocol' && e.message.includes(`could not answer the server's request "srv-deaf-1"`),
+    );
     assert.equal(line.level, 'warning');
   });
 
@@ -356,7 +385,8 @@ describe('fault servers: nothing is lost', function () {
     const t = await connect(rawServer('deaf'));
     const failed = new Promise<unknown>((resolve) => {
       t.client.onTrace((event) => {
-        if (event.direction === 'in' && (event.message as { id?: unknown }).id === 'srv-deaf-1') t.client.ping().then(() => resolve(undefined), resolve);
+        if (event.direction === 'in' && (event.message as { id?: unknown }).id === 'srv-deaf-1')
+          t.client.ping().then(() => resolve(undefined), resolve);
       });
     });
     const error = await failed;
@@ -434,7 +464,11 @@ describe('fault servers: nothing is lost', function () {
 
   it('stops paging once the pages hold more than 64 MB together, though each page is within the message limit', async () => {
     // Pages of 5 MB: the 13th passes 64 MB.
-    const large = await connect(rawServer('endless-pages', { args: [path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs'), 'endless-pages', String(5 * 1024 * 1024)] }));
+    const large = await connect(
+      rawServer('endless-pages', {
+        args: [path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs'), 'endless-pages', String(5 * 1024 * 1024)],
+      }),
+    );
     const error = await large.client.listTools().then(
       () => assert.fail('expected a rejection'),
       (e: McpError) => e,

@@ -24,10 +24,16 @@ describe('the gate (core/policy/gate)', () => {
 
   it('refuses a denied tool for every origin', async () => {
     for (const origin of ['person', 'app', 'chat', 'cli'] as const) {
-      const v = await decide(call(tool('rm')), ctx({ origin, policy: { tools: { deny: ['r*'] }, autoApprove: [], trustAnnotations: false } }));
+      const v = await decide(
+        call(tool('rm')),
+        ctx({ origin, policy: { tools: { deny: ['r*'] }, autoApprove: [], trustAnnotations: false } }),
+      );
       assert.equal(v.kind === 'refuse' && v.decision, 'denied', origin);
     }
-    const allowList = await decide(call(tool('other')), ctx({ policy: { tools: { allow: ['echo'] }, autoApprove: [], trustAnnotations: false } }));
+    const allowList = await decide(
+      call(tool('other')),
+      ctx({ policy: { tools: { allow: ['echo'] }, autoApprove: [], trustAnnotations: false } }),
+    );
     assert.equal(allowList.kind, 'refuse');
   });
 
@@ -43,8 +49,14 @@ describe('the gate (core/policy/gate)', () => {
   it('asks to confirm unless trusted read-only, auto-approved or always allowed; the CLI is never asked', async () => {
     const ro = tool('read', { annotations: { readOnlyHint: true } });
     assert.deepEqual(await decide(call(ro), ctx()), { kind: 'ask', reasons: [{ kind: 'confirmTool', annotationsTrusted: false }] });
-    assert.deepEqual(await decide(call(ro), ctx({ policy: { tools: {}, autoApprove: [], trustAnnotations: true } })), { kind: 'allow', decision: 'allowed' });
-    assert.deepEqual(await decide(call(tool('w')), ctx({ policy: { tools: {}, autoApprove: ['w'], trustAnnotations: false } })), { kind: 'allow', decision: 'allowed' });
+    assert.deepEqual(await decide(call(ro), ctx({ policy: { tools: {}, autoApprove: [], trustAnnotations: true } })), {
+      kind: 'allow',
+      decision: 'allowed',
+    });
+    assert.deepEqual(await decide(call(tool('w')), ctx({ policy: { tools: {}, autoApprove: ['w'], trustAnnotations: false } })), {
+      kind: 'allow',
+      decision: 'allowed',
+    });
     assert.deepEqual(await decide(call(tool('w')), ctx({ alwaysAllowed: true })), { kind: 'allow', decision: 'allowed-always' });
     assert.deepEqual(await decide(call(tool('w')), ctx({ origin: 'cli', fence: 'off' })), { kind: 'allow', decision: 'allowed' });
   });
@@ -54,10 +66,16 @@ describe('the gate (core/policy/gate)', () => {
     const args = { path: '../../../etc/passwd' };
     const blocked = await decide(call(tool('read'), args), ctx({ fence: 'block', policy: trusted }));
     assert.equal(blocked.kind === 'refuse' && blocked.decision, 'fenced');
-    assert.match(blocked.kind === 'refuse' ? blocked.reason : '', /\/path = "\.\.\/\.\.\/\.\.\/etc\/passwd" \(\/etc\/passwd\).*mcpHost\.roots\.extra/);
+    assert.match(
+      blocked.kind === 'refuse' ? blocked.reason : '',
+      /\/path = "\.\.\/\.\.\/\.\.\/etc\/passwd" \(\/etc\/passwd\).*mcpHost\.roots\.extra/,
+    );
     const asked = await decide(call(tool('read'), args), ctx({ fence: 'ask', policy: trusted }));
     assert.equal(asked.kind === 'ask' && asked.reasons[0].kind, 'outsideRoots');
-    assert.deepEqual(await decide(call(tool('read'), args), ctx({ fence: 'off', policy: trusted })), { kind: 'allow', decision: 'allowed' });
+    assert.deepEqual(await decide(call(tool('read'), args), ctx({ fence: 'off', policy: trusted })), {
+      kind: 'allow',
+      decision: 'allowed',
+    });
     const cli = await decide(call(tool('read'), args), ctx({ origin: 'cli', fence: 'ask' }));
     assert.equal(cli.kind, 'refuse', 'no one to ask at the CLI');
   });

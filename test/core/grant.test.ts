@@ -9,7 +9,8 @@ const one = (entry: Record<string, unknown>, scope: 'user' | 'workspace' | 'fold
 
 const base = { command: 'node', args: ['server.js'], env: { A: '1' } };
 /** Whether the answer given for `before` also answers for `after` (no new question). */
-const covers = (before: Record<string, unknown>, after: Record<string, unknown>) => launchCovers(acceptedLaunch(one(before)), acceptedLaunch(one(after)));
+const covers = (before: Record<string, unknown>, after: Record<string, unknown>) =>
+  launchCovers(acceptedLaunch(one(before)), acceptedLaunch(one(after)));
 /** An answer stored before grants were part of the key: the launch hash alone. */
 const legacyAnswer = (entry: Record<string, unknown>) => ({ launch: acceptedLaunch(one(entry)).launch });
 
@@ -25,7 +26,10 @@ describe('launch consent: what a definition lets its server do without asking', 
       { autoApprove: [] },
     ]) {
       assert.equal(policyGrant(one({ ...base, ...tightening })), undefined, JSON.stringify(tightening));
-      assert.ok(launchCovers(legacyAnswer(base), acceptedLaunch(one({ ...base, ...tightening }))), `an earlier answer covers ${JSON.stringify(tightening)}`);
+      assert.ok(
+        launchCovers(legacyAnswer(base), acceptedLaunch(one({ ...base, ...tightening }))),
+        `an earlier answer covers ${JSON.stringify(tightening)}`,
+      );
     }
   });
 
@@ -44,7 +48,11 @@ describe('launch consent: what a definition lets its server do without asking', 
       tools: { allow: ['echo', 'write_*'], deny: ['delete_*'] },
     });
     assert.deepEqual(launchSummary(def, undefined).grant, policyGrant(def), 'the consent shows what it keys on');
-    assert.equal(policyGrant(one({ ...base, tools: { allow: ['echo'] }, sampling: { mode: 'allow' } }))?.tools, undefined, 'tools.allow alone skips no question');
+    assert.equal(
+      policyGrant(one({ ...base, tools: { allow: ['echo'] }, sampling: { mode: 'allow' } }))?.tools,
+      undefined,
+      'tools.allow alone skips no question',
+    );
   });
 
   it('counts trustAnnotations only where it is not the default, and a user server never asks', () => {
@@ -55,13 +63,21 @@ describe('launch consent: what a definition lets its server do without asking', 
   it('asks again when a loosening key is added after an answer that did not show it', () => {
     for (const loosening of [{ sampling: { mode: 'allow' } }, { autoApprove: ['echo'] }, { trustAnnotations: true }]) {
       const after = { ...base, ...loosening };
-      assert.equal(launchCovers(legacyAnswer(base), acceptedLaunch(one(after))), false, `a stored "Always" covers ${JSON.stringify(loosening)}`);
+      assert.equal(
+        launchCovers(legacyAnswer(base), acceptedLaunch(one(after))),
+        false,
+        `a stored "Always" covers ${JSON.stringify(loosening)}`,
+      );
       assert.ok(covers(after, after), 'the same grant is covered');
     }
     assert.equal(covers({ ...base, autoApprove: ['echo'] }, { ...base, autoApprove: ['echo', 'write_file'] }), false, 'a tool more');
     assert.equal(covers({ ...base, autoApprove: ['echo'] }, { ...base, autoApprove: ['echo'], trustAnnotations: true }), false);
     assert.equal(covers({ ...base, sampling: { mode: 'allow' } }, { ...base, sampling: { mode: 'allow' }, autoApprove: ['echo'] }), false);
-    assert.equal(covers({ ...base, autoApprove: ['echo'] }, { ...base, autoApprove: ['echo'], env: { A: '2' } }), false, 'the launch itself still counts');
+    assert.equal(
+      covers({ ...base, autoApprove: ['echo'] }, { ...base, autoApprove: ['echo'], env: { A: '2' } }),
+      false,
+      'the launch itself still counts',
+    );
   });
 
   it('asks again when budgets are raised or removed and models widened under "allow", not when they are lowered or narrowed', () => {
@@ -70,7 +86,13 @@ describe('launch consent: what a definition lets its server do without asking', 
     const capped = allow(limits);
     const { maxTokensPerHour: _removed, ...withoutHourly } = limits;
     assert.equal(covers(capped, allow(withoutHourly)), false, 'the hourly budget removed');
-    for (const raised of [{ maxTokensPerRequest: 101 }, { maxTokensPerHour: 1001 }, { maxRequestsPerMinute: 6 }, { models: [] }, { models: ['gpt-4o', 'o3'] }]) {
+    for (const raised of [
+      { maxTokensPerRequest: 101 },
+      { maxTokensPerHour: 1001 },
+      { maxRequestsPerMinute: 6 },
+      { models: [] },
+      { models: ['gpt-4o', 'o3'] },
+    ]) {
       assert.equal(covers(capped, allow({ ...limits, ...raised })), false, JSON.stringify(raised));
     }
     for (const lowered of [{ maxTokensPerRequest: 50 }, { maxTokensPerHour: 10 }, { maxRequestsPerMinute: 1 }, { models: ['CLAUDE'] }]) {
@@ -89,6 +111,12 @@ describe('launch consent: what a definition lets its server do without asking', 
     assert.ok(covers(reach({}), reach({ allow: ['read_*'], deny: ['write_*'] })), 'narrowed');
     assert.ok(covers(reach({ allow: ['read_*', 'write_*'] }), reach({ allow: ['read_*'] })));
     assert.equal(covers(reach({ allow: ['read_*'] }), { ...base, sampling: { mode: 'allow' } }), false, 'sampling was never shown');
-    assert.ok(covers({ ...base, sampling: { mode: 'allow' }, autoApprove: ['x'], tools: { allow: ['x'] } }, { ...base, sampling: { mode: 'allow' } }), 'no tool question skipped: the reach does not matter');
+    assert.ok(
+      covers(
+        { ...base, sampling: { mode: 'allow' }, autoApprove: ['x'], tools: { allow: ['x'] } },
+        { ...base, sampling: { mode: 'allow' } },
+      ),
+      'no tool question skipped: the reach does not matter',
+    );
   });
 });

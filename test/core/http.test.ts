@@ -34,7 +34,8 @@ async function failure(promise: Promise<unknown>): Promise<{ error: McpError; ms
 describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
   this.timeout(20_000);
   const start = useFixtures();
-  const open = (url: string, params: Partial<HttpServerParams> = {}, options: McpClientOptions = {}) => connectTransport(new StreamableHttpTransport({ url, ...params }), options);
+  const open = (url: string, params: Partial<HttpServerParams> = {}, options: McpClientOptions = {}) =>
+    connectTransport(new StreamableHttpTransport({ url, ...params }), options);
 
   it('sends Accept, Content-Type, configured headers, Mcp-Session-Id and MCP-Protocol-Version, and DELETEs the session on close', async () => {
     const f = await start('json');
@@ -53,7 +54,12 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     assert.equal(init.headers['content-type'], 'application/json');
     assert.equal(init.headers['mcp-session-id'], undefined, 'initialize has no session yet');
     assert.equal(init.headers['x-team'], 'blue');
-    assert.deepEqual(later.map((r) => `${r.method} ${r.body?.method ?? ''}`.trim()).sort(), ['DELETE', 'GET', 'POST notifications/initialized', 'POST tools/list']);
+    assert.deepEqual(later.map((r) => `${r.method} ${r.body?.method ?? ''}`.trim()).sort(), [
+      'DELETE',
+      'GET',
+      'POST notifications/initialized',
+      'POST tools/list',
+    ]);
     for (const r of later) {
       assert.equal(r.headers['mcp-session-id'], 'session-1', `${r.method} carries the session`);
       assert.equal(r.headers['mcp-protocol-version'], '2025-11-25', `${r.method} carries the version`);
@@ -129,7 +135,10 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     const t = await open(f.url);
     const { error } = await failure(t.client.callTool('drop-unresumable', {}));
     assert.equal(error.code, ErrorCode.ConnectionClosed);
-    assert.match(error.message, new RegExp(`gave up on the reply stream of request .* after ${MAX_STREAM_RECONNECTS} reconnections: HTTP 503`));
+    assert.match(
+      error.message,
+      new RegExp(`gave up on the reply stream of request .* after ${MAX_STREAM_RECONNECTS} reconnections: HTTP 503`),
+    );
     assert.match(error.message, /try again later/);
     const resumes = (await f.requests()).filter((r) => r.method === 'GET' && r.headers['last-event-id']);
     assert.equal(resumes.length, MAX_STREAM_RECONNECTS);
@@ -196,7 +205,10 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     await t.client.callTool('retire', {});
     const { error } = await failure(t.client.ping());
     assert.equal(error.code, ErrorCode.ConnectionClosed);
-    assert.match(error.message, new RegExp(`initializing a new one failed: HTTP 503 Service Unavailable from POST ${f.url}: down for maintenance`));
+    assert.match(
+      error.message,
+      new RegExp(`initializing a new one failed: HTTP 503 Service Unavailable from POST ${f.url}: down for maintenance`),
+    );
     assert.equal(t.client.isClosed, true);
     assert.equal((await f.requests()).filter(rpc('initialize')).length, 2);
   });
@@ -220,7 +232,11 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     assert.match(error.message, new RegExp(`Could not reach ${url} \\(POST\\): .*ECONNREFUSED`));
     assert.ok(ms < 5000, `failed after ${ms} ms`);
     const secret = await failure(open(`${url}?token=s3cret`));
-    assert.match(secret.error.message, new RegExp(`Could not reach ${url}\\?token=\\*\\*\\* \\(POST\\)`), 'credential-looking query values are masked');
+    assert.match(
+      secret.error.message,
+      new RegExp(`Could not reach ${url}\\?token=\\*\\*\\* \\(POST\\)`),
+      'credential-looking query values are masked',
+    );
     const userInfo = await failure(open(`http://user:pa55@127.0.0.1:${port}/mcp`));
     assert.equal(userInfo.error.code, ErrorCode.InvalidParams);
     assert.doesNotMatch(userInfo.error.message, /pa55/);
@@ -229,7 +245,9 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
   it('names the host when its name does not resolve (through the injectable fetch)', async () => {
     // No DNS in tests: a fetch that fails the way Node's does for an unknown host.
     const unresolvable: typeof fetch = async () => {
-      throw Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo ENOTFOUND mcp.invalid'), { code: 'ENOTFOUND' }) });
+      throw Object.assign(new TypeError('fetch failed'), {
+        cause: Object.assign(new Error('getaddrinfo ENOTFOUND mcp.invalid'), { code: 'ENOTFOUND' }),
+      });
     };
     const { error } = await failure(open('https://mcp.invalid/mcp', { fetch: unresolvable }));
     assert.equal(error.code, ErrorCode.ConnectionClosed);
@@ -364,7 +382,12 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
         const { result } = await t.client.callTool('work', {});
         assert.equal(text(result.content[0]), 'done work');
         const seen = (await f.requests()).map((r) => `${r.method} ${r.path} ${r.body?.method ?? ''}`.trim());
-        assert.deepEqual(seen.slice(0, 4), ['POST /mcp initialize', 'GET /mcp', 'POST /messages?session=L1 initialize', 'POST /messages?session=L1 notifications/initialized']);
+        assert.deepEqual(seen.slice(0, 4), [
+          'POST /mcp initialize',
+          'GET /mcp',
+          'POST /messages?session=L1 initialize',
+          'POST /messages?session=L1 notifications/initialized',
+        ]);
       });
     }
 
@@ -392,7 +415,10 @@ describe('Streamable HTTP and HTTP+SSE against a fixture server', function () {
     it('refuses a legacy endpoint on another origin', async () => {
       const f = await start('legacy-foreign');
       const { error } = await failure(connectTransport(new HttpTransport({ url: f.url })));
-      assert.match(error.message, /neither Streamable HTTP \(POST got HTTP 405\) nor HTTP\+SSE: Refused the endpoint http:\/\/localhost:9\/messages/);
+      assert.match(
+        error.message,
+        /neither Streamable HTTP \(POST got HTTP 405\) nor HTTP\+SSE: Refused the endpoint http:\/\/localhost:9\/messages/,
+      );
       assert.ok(!(await f.requests()).some((r) => r.path.startsWith('/messages')));
     });
 

@@ -58,7 +58,10 @@ describe('HTTP requests without undici time limits', () => {
 
   it('reads a body through a silence longer than the limit, where plain fetch gives up', async () => {
     const url = new URL(`${base}/silent-body`);
-    const [plain, ours] = await Promise.allSettled([fetch(url).then((r) => r.text()), sendHttp({ url: url.href }, url, { method: 'GET', url }).then((r) => r.text())]);
+    const [plain, ours] = await Promise.allSettled([
+      fetch(url).then((r) => r.text()),
+      sendHttp({ url: url.href }, url, { method: 'GET', url }).then((r) => r.text()),
+    ]);
     assert.equal(plain.status, 'rejected', 'the short limit must bite plain fetch');
     assert.ok(timedOut('UND_ERR_BODY_TIMEOUT')(plain.reason), String(plain.reason?.cause ?? plain.reason));
     assert.equal(ours.status, 'fulfilled', String((ours as PromiseRejectedResult).reason));

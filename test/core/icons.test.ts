@@ -41,7 +41,15 @@ describe('icons: which src is accepted', () => {
   });
   it('accepts https: and refuses every other scheme, and URLs with credentials', () => {
     assert.equal(checkIconSrc('https://example.com/icon.png').kind, 'fetch');
-    for (const src of ['http://example.com/icon.png', 'file:///icon.png', 'javascript:alert(1)', 'command:workbench.action.quit', 'vscode://x/y', 'ftp://example.com/i.png', 'blob:https://example.com/1']) {
+    for (const src of [
+      'http://example.com/icon.png',
+      'file:///icon.png',
+      'javascript:alert(1)',
+      'command:workbench.action.quit',
+      'vscode://x/y',
+      'ftp://example.com/i.png',
+      'blob:https://example.com/1',
+    ]) {
       assert.match(reason(src), /scheme is not allowed/, src);
     }
     assert.match(reason('https://user:secret@example.com/i.png'), /credentials/);
@@ -84,7 +92,13 @@ function reason(src: unknown): string {
 describe('icons: choosing by theme and size', () => {
   const icon = (src: string, extra: Partial<Icon> = {}): Icon => ({ src, ...extra });
   it('takes the smallest icon of at least the size asked, then larger ones below it, then unsized ones', () => {
-    const icons = [icon('none'), icon('16', { sizes: ['16x16'] }), icon('64', { sizes: ['64x64'] }), icon('48', { sizes: ['48x48', '24x24'] }), icon('any', { sizes: ['any'] })];
+    const icons = [
+      icon('none'),
+      icon('16', { sizes: ['16x16'] }),
+      icon('64', { sizes: ['64x64'] }),
+      icon('48', { sizes: ['48x48', '24x24'] }),
+      icon('any', { sizes: ['any'] }),
+    ];
     assert.deepEqual(
       chooseIcons(icons, 32).light.map((i) => i.src),
       ['48', '64', 'any', '16', 'none'],
@@ -108,7 +122,9 @@ describe('icons: choosing by theme and size', () => {
   });
   it('skips icons whose declared type we would refuse and anything that is not an icon', () => {
     assert.deepEqual(
-      chooseIcons([icon('svg', { mimeType: 'image/svg+xml' }), icon('png', { mimeType: 'image/png' }), null, 'x', { src: 3 }]).light.map((i) => i.src),
+      chooseIcons([icon('svg', { mimeType: 'image/svg+xml' }), icon('png', { mimeType: 'image/png' }), null, 'x', { src: 3 }]).light.map(
+        (i) => i.src,
+      ),
       ['png'],
     );
     assert.deepEqual(chooseIcons(undefined), { light: [], dark: [] });

@@ -1,5 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { definitionProblem, describeEntry, inputDefinitionsFor, knownImportSources, parseImportFile, parseServerDefinitions, planImport, type ImportCandidate } from '../../src/core';
+import {
+  definitionProblem,
+  describeEntry,
+  inputDefinitionsFor,
+  knownImportSources,
+  parseImportFile,
+  parseServerDefinitions,
+  planImport,
+  type ImportCandidate,
+} from '../../src/core';
 
 const byName = (candidates: ImportCandidate[]) => Object.fromEntries(candidates.map((c) => [c.name, c]));
 
@@ -22,7 +31,12 @@ describe('importing servers from other clients', () => {
     const c = byName(candidates);
     assert.deepEqual(Object.keys(c), ['github', 'remote', 'legacy']);
 
-    assert.deepEqual(c.github.entry, { type: 'stdio', command: 'github-mcp', args: ['--region', '${input:region}'], env: { TOKEN: '${input:gh-token}', PORT: '8080' } });
+    assert.deepEqual(c.github.entry, {
+      type: 'stdio',
+      command: 'github-mcp',
+      args: ['--region', '${input:region}'],
+      env: { TOKEN: '${input:gh-token}', PORT: '8080' },
+    });
     assert.equal(c.github.problem, undefined);
     assert.deepEqual(c.github.notes, [
       { kind: 'dropped', field: 'dev' },
@@ -31,12 +45,25 @@ describe('importing servers from other clients', () => {
     ]);
     assert.equal(c.github.source, 'app/.vscode/mcp.json');
 
-    assert.deepEqual(c.remote.entry, { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${input:gh-token}' } });
-    assert.deepEqual(c.remote.notes, [{ kind: 'input', id: 'gh-token', inputType: 'promptString', description: 'GitHub token', password: true }]);
+    assert.deepEqual(c.remote.entry, {
+      type: 'http',
+      url: 'https://example.com/mcp',
+      headers: { Authorization: 'Bearer ${input:gh-token}' },
+    });
+    assert.deepEqual(c.remote.notes, [
+      { kind: 'input', id: 'gh-token', inputType: 'promptString', description: 'GitHub token', password: true },
+    ]);
 
     // How to ask for each input goes to mcpHost.inputs; a pickString keeps its description only.
-    assert.deepEqual(inputDefinitionsFor(candidates, {}), { region: { description: 'Region' }, 'gh-token': { description: 'GitHub token', password: true } });
-    assert.deepEqual(inputDefinitionsFor(candidates, { 'gh-token': {} }), { region: { description: 'Region' } }, 'an input described already is kept');
+    assert.deepEqual(inputDefinitionsFor(candidates, {}), {
+      region: { description: 'Region' },
+      'gh-token': { description: 'GitHub token', password: true },
+    });
+    assert.deepEqual(
+      inputDefinitionsFor(candidates, { 'gh-token': {} }),
+      { region: { description: 'Region' } },
+      'an input described already is kept',
+    );
     assert.deepEqual(c.legacy.entry, { type: 'http', url: 'https://example.com/sse' });
     assert.deepEqual(c.legacy.notes, [{ kind: 'sse' }]);
 
@@ -50,13 +77,27 @@ describe('importing servers from other clients', () => {
     const text = JSON.stringify({
       globalShortcut: 'Ctrl+Space',
       mcpServers: {
-        files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { A: '1' }, disabled: true, alwaysAllow: ['read_file'], timeout: 60, transportType: 'stdio' },
+        files: {
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+          env: { A: '1' },
+          disabled: true,
+          alwaysAllow: ['read_file'],
+          timeout: 60,
+          transportType: 'stdio',
+        },
         web: { url: 'https://example.com/mcp', headers: { 'X-Key': 'k' } },
         'a/b': { command: 'srv' },
       },
     });
     const c = byName(parseImportFile(text, 'Claude Desktop', definitionProblem).candidates);
-    assert.deepEqual(c.files.entry, { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { A: '1' }, enabled: false, autoApprove: ['read_file'] });
+    assert.deepEqual(c.files.entry, {
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+      env: { A: '1' },
+      enabled: false,
+      autoApprove: ['read_file'],
+    });
     assert.deepEqual(c.files.notes, [
       { kind: 'dropped', field: 'timeout' },
       { kind: 'dropped', field: 'transportType' },
@@ -97,7 +138,10 @@ describe('importing servers from other clients', () => {
       { label: 'Claude Desktop', path: '/home/me/.config/Claude/claude_desktop_config.json' },
       { label: 'Cursor (user)', path: '/home/me/.cursor/mcp.json' },
     ]);
-    assert.equal(knownImportSources({ platform: 'linux', home: '/home/me', xdgConfigHome: '/cfg', folders: [] })[0].path, '/cfg/Claude/claude_desktop_config.json');
+    assert.equal(
+      knownImportSources({ platform: 'linux', home: '/home/me', xdgConfigHome: '/cfg', folders: [] })[0].path,
+      '/cfg/Claude/claude_desktop_config.json',
+    );
     const mac = knownImportSources({ platform: 'darwin', home: '/Users/me', folders: [] });
     assert.equal(mac[0].path, '/Users/me/Library/Application Support/Claude/claude_desktop_config.json');
     const win = knownImportSources({ platform: 'win32', home: 'C:\\Users\\me', appData: 'C:\\Users\\me\\AppData\\Roaming', folders: [] });
@@ -127,7 +171,12 @@ describe('importing servers from other clients', () => {
   });
 
   it('skips a server configured the same way under another name, in the settings or earlier in the same import', () => {
-    const cand = (name: string, command: string, source = 's'): ImportCandidate => ({ name, source, entry: { command, args: ['--x'] }, notes: [] });
+    const cand = (name: string, command: string, source = 's'): ImportCandidate => ({
+      name,
+      source,
+      entry: { command, args: ['--x'] },
+      notes: [],
+    });
     const existing = { mine: { command: 'a', args: ['--x'] } };
     const plan = planImport([cand('theirs', 'a'), cand('b-one', 'b', 'claude'), cand('b-two', 'b', 'cursor')], existing, 'rename');
     assert.deepEqual(plan.entries, { 'b-one': { command: 'b', args: ['--x'] } });

@@ -1,5 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { McpError, REQUEST_CANCELLED, type ClientHandlers, type ElicitRequestParams, type ElicitResult, type McpClientOptions, type TextContent, type TraceEvent } from '../../src/core';
+import {
+  McpError,
+  REQUEST_CANCELLED,
+  type ClientHandlers,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type McpClientOptions,
+  type TextContent,
+  type TraceEvent,
+} from '../../src/core';
 import { MAX_INPUT_REQUESTS_PER_ROUND, answerInputRequests } from '../../src/core/client/inputRequests';
 import { closeAll, connect, v2StdioServer } from '../helpers/servers';
 
@@ -14,7 +23,8 @@ async function connectModern(handlers: ClientHandlers, options: McpClientOptions
   assert.equal(t.client.era, 'modern');
   const trace: TraceEvent[] = [];
   t.client.onTrace((e) => trace.push(e));
-  const calls = () => trace.filter((e) => e.direction === 'out' && (e.message as WireMessage).method === 'tools/call').map((e) => e.message as WireMessage);
+  const calls = () =>
+    trace.filter((e) => e.direction === 'out' && (e.message as WireMessage).method === 'tools/call').map((e) => e.message as WireMessage);
   return { ...t, calls };
 }
 
@@ -133,11 +143,19 @@ describe('multi-round-trip requests: failures, declines, URL elicitation, the ca
       return { action: 'accept', content: {} };
     };
     const many = (n: number) =>
-      Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, { method: 'elicitation/create', params: { message: `Question ${i}?`, requestedSchema: { type: 'object', properties: {} } } }]));
-    await assert.rejects(answerInputRequests(many(MAX_INPUT_REQUESTS_PER_ROUND + 1), { elicit }, new AbortController().signal, "tools/call 'flood'"), (e: McpError) => {
-      assert.match(e.message, /tools\/call 'flood': the server asked for 17 inputs in one round; MCP Host answers at most 16/);
-      return true;
-    });
+      Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [
+          `q${i}`,
+          { method: 'elicitation/create', params: { message: `Question ${i}?`, requestedSchema: { type: 'object', properties: {} } } },
+        ]),
+      );
+    await assert.rejects(
+      answerInputRequests(many(MAX_INPUT_REQUESTS_PER_ROUND + 1), { elicit }, new AbortController().signal, "tools/call 'flood'"),
+      (e: McpError) => {
+        assert.match(e.message, /tools\/call 'flood': the server asked for 17 inputs in one round; MCP Host answers at most 16/);
+        return true;
+      },
+    );
     assert.equal(asked, 0);
     const answered = await answerInputRequests(many(MAX_INPUT_REQUESTS_PER_ROUND), { elicit }, new AbortController().signal);
     assert.equal(Object.keys(answered).length, MAX_INPUT_REQUESTS_PER_ROUND);

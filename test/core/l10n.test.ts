@@ -24,7 +24,12 @@ const difference = (a: Iterable<string>, b: Iterable<string>) => {
 
 /** What a translation must carry over unchanged: placeholders, command links, code spans, icons. */
 function invariants(text: string): string[] {
-  const found = [...text.matchAll(/\{\d+\}/g), ...text.matchAll(/\]\((?:command:|https?:)[^)]*\)/g), ...text.matchAll(/`[^`]+`/g), ...text.matchAll(/\$\([\w-]+\)/g)].map((m) => m[0]);
+  const found = [
+    ...text.matchAll(/\{\d+\}/g),
+    ...text.matchAll(/\]\((?:command:|https?:)[^)]*\)/g),
+    ...text.matchAll(/`[^`]+`/g),
+    ...text.matchAll(/\$\([\w-]+\)/g),
+  ].map((m) => m[0]);
   return found.sort();
 }
 
@@ -35,7 +40,11 @@ function checkTranslation(english: Record<string, string>, translated: Record<st
   assert.deepEqual(untranslated, [], `${file} leaves these in English`);
   for (const key of Object.keys(english)) {
     assert.ok(translated[key].trim().length > 0, `${file}: "${key}" is empty`);
-    assert.deepEqual(invariants(translated[key]), invariants(english[key]), `${file}: "${key}" must keep its placeholders, links, code and icons`);
+    assert.deepEqual(
+      invariants(translated[key]),
+      invariants(english[key]),
+      `${file}: "${key}" must keep its placeholders, links, code and icons`,
+    );
   }
 }
 
@@ -57,7 +66,9 @@ describe('localisation', () => {
       if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${where}[${i}]`));
       else if (value && typeof value === 'object') {
         for (const [k, v] of Object.entries(value)) {
-          const prose = ['title', 'name', 'description', 'markdownDescription', 'contents', 'label', 'category', 'contextualTitle'].includes(k) || /EnumDescriptions$|enumDescriptions/.test(k);
+          const prose =
+            ['title', 'name', 'description', 'markdownDescription', 'contents', 'label', 'category', 'contextualTitle'].includes(k) ||
+            /EnumDescriptions$|enumDescriptions/.test(k);
           if (prose && typeof v === 'string' && !/^%.+%$/.test(v)) plain.push(`${where}.${k}`);
           else if (prose && Array.isArray(v) && v.some((s) => typeof s === 'string' && !/^%.+%$/.test(s))) plain.push(`${where}.${k}`);
           // Examples and snippet bodies are settings values, not prose.
@@ -76,7 +87,11 @@ describe('localisation', () => {
     });
 
     it(`translates every message of l10n/bundle.l10n.json into ${locale}`, () => {
-      checkTranslation(readJson('l10n', 'bundle.l10n.json'), readJson('l10n', `bundle.l10n.${locale}.json`), `l10n/bundle.l10n.${locale}.json`);
+      checkTranslation(
+        readJson('l10n', 'bundle.l10n.json'),
+        readJson('l10n', `bundle.l10n.${locale}.json`),
+        `l10n/bundle.l10n.${locale}.json`,
+      );
     });
   }
 
@@ -107,7 +122,11 @@ describe('localisation', () => {
       assert.equal(run.status, 0, run.stderr);
       const fresh = JSON.parse(fs.readFileSync(path.join(out, 'bundle.l10n.json'), 'utf8'));
       const committed = readJson('l10n', 'bundle.l10n.json');
-      assert.deepEqual(difference(Object.keys(fresh), Object.keys(committed)), [], 'messages in the source missing from l10n/bundle.l10n.json: run npm run l10n');
+      assert.deepEqual(
+        difference(Object.keys(fresh), Object.keys(committed)),
+        [],
+        'messages in the source missing from l10n/bundle.l10n.json: run npm run l10n',
+      );
       assert.deepEqual(difference(Object.keys(committed), Object.keys(fresh)), [], 'messages no longer in the source: run npm run l10n');
       assert.deepEqual(committed, fresh);
     } finally {

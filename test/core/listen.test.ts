@@ -25,7 +25,8 @@ function acknowledgedListen(client: McpClient, options: { not?: RequestId; resou
   return eventually(async () => {
     const l = client.listening;
     if (!l || l.id === options.not) return undefined;
-    if (options.resources && JSON.stringify(l.acknowledged.resourceSubscriptions ?? []) !== JSON.stringify(options.resources)) return undefined;
+    if (options.resources && JSON.stringify(l.acknowledged.resourceSubscriptions ?? []) !== JSON.stringify(options.resources))
+      return undefined;
     return l;
   });
 }
@@ -38,12 +39,23 @@ describe('subscriptions/listen (2026-07-28)', function () {
     it('asks only for what the capabilities offer, resources only with resources.subscribe', () => {
       assert.equal(listenFilter({}, ['a://x']), undefined);
       assert.equal(listenFilter({ tools: {}, resources: {} }, ['a://x']), undefined);
-      assert.deepEqual(listenFilter({ tools: { listChanged: true }, resources: { listChanged: true } }, ['a://x']), { toolsListChanged: true, resourcesListChanged: true });
-      assert.deepEqual(listenFilter({ resources: { subscribe: true } }, ['b://y', 'a://x', 'b://y']), { resourceSubscriptions: ['a://x', 'b://y'] });
+      assert.deepEqual(listenFilter({ tools: { listChanged: true }, resources: { listChanged: true } }, ['a://x']), {
+        toolsListChanged: true,
+        resourcesListChanged: true,
+      });
+      assert.deepEqual(listenFilter({ resources: { subscribe: true } }, ['b://y', 'a://x', 'b://y']), {
+        resourceSubscriptions: ['a://x', 'b://y'],
+      });
     });
 
     it('names what the server refused', () => {
-      assert.deepEqual(refusedParts({ toolsListChanged: true, resourceSubscriptions: ['a://x', 'b://y'] }, { toolsListChanged: true, resourceSubscriptions: ['b://y'] }), ['a://x']);
+      assert.deepEqual(
+        refusedParts(
+          { toolsListChanged: true, resourceSubscriptions: ['a://x', 'b://y'] },
+          { toolsListChanged: true, resourceSubscriptions: ['b://y'] },
+        ),
+        ['a://x'],
+      );
       assert.deepEqual(refusedParts({ promptsListChanged: true }, undefined), ['promptsListChanged']);
     });
   });
@@ -89,11 +101,18 @@ describe('subscriptions/listen (2026-07-28)', function () {
         // The old listen ends once the new one stands: notifications/cancelled on stdio, its POST closed over HTTP.
         const f = setup.fixture?.();
         if (f) {
-          await eventually(async () => ((await f.requests()).some((r) => r.method === 'CLOSED' && r.body?.method === 'subscriptions/listen' && r.body.id === first.id) ? true : undefined));
+          await eventually(async () =>
+            (await f.requests()).some((r) => r.method === 'CLOSED' && r.body?.method === 'subscriptions/listen' && r.body.id === first.id)
+              ? true
+              : undefined,
+          );
         } else {
           await eventually(async () =>
             trace.some(
-              (e) => e.direction === 'out' && (e.message as { method?: string }).method === 'notifications/cancelled' && (e.message as { params?: { requestId?: unknown } }).params?.requestId === first.id,
+              (e) =>
+                e.direction === 'out' &&
+                (e.message as { method?: string }).method === 'notifications/cancelled' &&
+                (e.message as { params?: { requestId?: unknown } }).params?.requestId === first.id,
             )
               ? true
               : undefined,
@@ -128,7 +147,10 @@ describe('subscriptions/listen (2026-07-28)', function () {
           const again = await acknowledgedListen(t.client, { not: first.id });
           assert.deepEqual(again.acknowledged, LISTS);
           // A cut stream is sent again at once with a new id (stateless HTTP's rule for a lost reply); an ended listen after a backoff.
-          const reopenedLog = how === 'cut' ? /ended before the answer.*sending subscriptions\/listen again/ : new RegExp(`subscriptions/listen ${first.id} ended .*listening again in \\d+ ms`);
+          const reopenedLog =
+            how === 'cut'
+              ? /ended before the answer.*sending subscriptions\/listen again/
+              : new RegExp(`subscriptions/listen ${first.id} ended .*listening again in \\d+ ms`);
           assert.ok(
             t.logs.some((l) => reopenedLog.test(l.message)),
             t.logs.map((l) => l.message).join('\n'),
@@ -152,7 +174,9 @@ describe('subscriptions/listen (2026-07-28)', function () {
             await t.client.callTool('end-listen', { id: listen.id, how: 'cancelled' });
             listen = await acknowledgedListen(t.client, { not: listen.id });
           }
-          const delays = t.logs.map((l) => /^subscriptions\/listen .* ended .*listening again in (\d+) ms$/.exec(l.message)?.[1]).filter((d) => d !== undefined);
+          const delays = t.logs
+            .map((l) => /^subscriptions\/listen .* ended .*listening again in (\d+) ms$/.exec(l.message)?.[1])
+            .filter((d) => d !== undefined);
           assert.deepEqual(
             delays.map(Number),
             [1, 2, 4].map((k) => k * LISTEN_RETRY_FIRST_MS),
@@ -211,7 +235,8 @@ describe('subscriptions/listen (2026-07-28)', function () {
       await eventually(async () => ((await listens()).length === i + 2 ? true : undefined));
     }
     const sent = (await listens()).map((r) => r.body!.id);
-    const closed = async () => (await f.requests()).filter((r) => r.method === 'CLOSED' && r.body?.method === 'subscriptions/listen').map((r) => r.body!.id);
+    const closed = async () =>
+      (await f.requests()).filter((r) => r.method === 'CLOSED' && r.body?.method === 'subscriptions/listen').map((r) => r.body!.id);
     await eventually(async () => ((await closed()).length === 3 ? true : undefined));
     assert.deepEqual((await closed()).sort(), sent.slice(0, 3).sort());
     assert.equal(t.client.listening, undefined);
@@ -223,7 +248,8 @@ describe('subscriptions/listen (2026-07-28)', function () {
       const def = parseServerDefinitions({ v2: { command: params.command, args: params.args } }, { scope: 'user' }).definitions[0];
       const handle = new ServerHandle(def, {
         prepare: async (d: ServerDefinition) => d,
-        createTransport: (d) => new StdioTransport({ command: (d as { command: string }).command, args: (d as { args: string[] }).args, shutdownGraceMs: 500 }),
+        createTransport: (d) =>
+          new StdioTransport({ command: (d as { command: string }).command, args: (d as { args: string[] }).args, shutdownGraceMs: 500 }),
         handlers: () => ({}),
       });
       try {

@@ -1,5 +1,12 @@
 import { strict as assert } from 'node:assert';
-import { HttpTransport, MetaKeys, type LoggingMessageNotificationParams, type McpClient, type TraceEvent, type Transport } from '../../src/core';
+import {
+  HttpTransport,
+  MetaKeys,
+  type LoggingMessageNotificationParams,
+  type McpClient,
+  type TraceEvent,
+  type Transport,
+} from '../../src/core';
 import { startFixture, type Fixture } from '../helpers/httpServers';
 import { V2_FIXTURE, closeAll, connect, connectTransport, v2StdioServer } from '../helpers/servers';
 
@@ -14,7 +21,9 @@ function watch(client: McpClient) {
   client.onLogMessage((m: LoggingMessageNotificationParams) => messages.push(`${m.level} ${String(m.data)}`));
   client.onTrace((e) => trace.push(e));
   const levelsSent = (method: string) =>
-    trace.filter((e) => e.direction === 'out' && (e.message as WireMessage).method === method).map((e) => (e.message as WireMessage).params?._meta?.[MetaKeys.logLevel] ?? 'none');
+    trace
+      .filter((e) => e.direction === 'out' && (e.message as WireMessage).method === method)
+      .map((e) => (e.message as WireMessage).params?._meta?.[MetaKeys.logLevel] ?? 'none');
   return { messages, levelsSent };
 }
 

@@ -2,7 +2,23 @@ import { strict as assert } from 'node:assert';
 import { oneLine } from '../../src/core';
 
 // Everything that starts a new line, or rewrites one, in an editor, a terminal or a log viewer.
-const breakers = ['\n', '\r', '\r\n', '\u000b', '\u000c', '\u001b[2K', '\u001b]8;;x\u0007', '\u0085', '\u009b2K', '\u2028', '\u2029', '\u0000', '\u007f', '\u202e', '\u2066'];
+const breakers = [
+  '\n',
+  '\r',
+  '\r\n',
+  '\u000b',
+  '\u000c',
+  '\u001b[2K',
+  '\u001b]8;;x\u0007',
+  '\u0085',
+  '\u009b2K',
+  '\u2028',
+  '\u2029',
+  '\u0000',
+  '\u007f',
+  '\u202e',
+  '\u2066',
+];
 
 describe('oneLine: server text written to the trace and logs', () => {
   it('turns every line break and control character into a visible escape', () => {
@@ -18,7 +34,8 @@ describe('oneLine: server text written to the trace and logs', () => {
   });
 
   it('leaves ordinary text alone, tabs and non-Latin scripts included', () => {
-    for (const text of ['plain', 'tab\tseparated', 'héllo wörld ✓ 😀', '中文日志', 'C:\\path\\n-not-a-newline', '']) assert.equal(oneLine(text), text);
+    for (const text of ['plain', 'tab\tseparated', 'héllo wörld ✓ 😀', '中文日志', 'C:\\path\\n-not-a-newline', ''])
+      assert.equal(oneLine(text), text);
   });
 
   it('is stable: escaping twice changes nothing more', () => {

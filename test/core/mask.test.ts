@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { createMasker, describeFindings } from '../../src/core/policy/mask';
 
 // Secret-shaped strings are built here, never written out whole, so no scanner mistakes the repo for a leak.
-const chars = (n: number, alphabet = 'aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z') => Array.from({ length: n }, (_, i) => alphabet[(i * 7 + 3) % alphabet.length]).join('');
+const chars = (n: number, alphabet = 'aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z') =>
+  Array.from({ length: n }, (_, i) => alphabet[(i * 7 + 3) % alphabet.length]).join('');
 const awsId = 'AKIA' + 'IOSFODNN7EXAMPLE';
 const awsSecret = chars(36) + '/K7+';
 const jwt = 'eyJ' + chars(20) + '.eyJ' + chars(30) + '.' + chars(43);
@@ -16,8 +17,18 @@ const masked: Array<[string, string, string[], string?]> = [
   ['OpenSSH private key block', `-----BEGIN OPENSSH PRIVATE KEY-----\n${chars(70)}\n-----END OPENSSH PRIVATE KEY-----`, ['private-key']],
   ['AWS access key id', `id ${awsId} here`, ['aws-access-key'], 'id [masked: aws-access-key] here'],
   ['AWS temporary key id', `ASIA${'Y'.repeat(16)}`, ['aws-access-key']],
-  ['AWS secret next to its id', `${awsId},${awsSecret}`, ['aws-secret-key', 'aws-access-key'], '[masked: aws-access-key],[masked: aws-secret-key]'],
-  ['AWS secret under its name', `aws_secret_access_key = ${awsSecret}`, ['aws-secret-key'], 'aws_secret_access_key = [masked: aws-secret-key]'],
+  [
+    'AWS secret next to its id',
+    `${awsId},${awsSecret}`,
+    ['aws-secret-key', 'aws-access-key'],
+    '[masked: aws-access-key],[masked: aws-secret-key]',
+  ],
+  [
+    'AWS secret under its name',
+    `aws_secret_access_key = ${awsSecret}`,
+    ['aws-secret-key'],
+    'aws_secret_access_key = [masked: aws-secret-key]',
+  ],
   ['GitHub classic token', `ghp_${chars(36)}`, ['github-token']],
   ['GitHub OAuth token', `gho_${chars(36)}`, ['github-token']],
   ['GitHub user token', `ghu_${chars(36)}`, ['github-token']],

@@ -94,9 +94,16 @@ describe('NdjsonMessageWriter', () => {
     const writer = new NdjsonMessageWriter(stream);
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
-    await Promise.all([writer.write({ jsonrpc: '2.0', method: 'a', params: { text: 'line\nbreak' } } as never), writer.write({ jsonrpc: '2.0', id: 1, result: {} } as never)]);
+    await Promise.all([
+      writer.write({ jsonrpc: '2.0', method: 'a', params: { text: 'line\nbreak' } } as never),
+      writer.write({ jsonrpc: '2.0', id: 1, result: {} } as never),
+    ]);
     const lines = Buffer.concat(chunks).toString('utf8').split('\n');
-    assert.deepEqual(lines, ['{"jsonrpc":"2.0","method":"a","params":{"text":"line\\nbreak"}}', '{"jsonrpc":"2.0","id":1,"result":{}}', '']);
+    assert.deepEqual(lines, [
+      '{"jsonrpc":"2.0","method":"a","params":{"text":"line\\nbreak"}}',
+      '{"jsonrpc":"2.0","id":1,"result":{}}',
+      '',
+    ]);
   });
 
   it('rejects writes after the stream ended', async () => {

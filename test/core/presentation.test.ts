@@ -1,5 +1,16 @@
 import { strict as assert } from 'node:assert';
-import { choicesOf, defaultArguments, expandTemplate, orderedProperties, parsePropertyInput, promptText, renderPrompt, renderToolResult, templateVariables, type JsonSchemaObject } from '../../src/core';
+import {
+  choicesOf,
+  defaultArguments,
+  expandTemplate,
+  orderedProperties,
+  parsePropertyInput,
+  promptText,
+  renderPrompt,
+  renderToolResult,
+  templateVariables,
+  type JsonSchemaObject,
+} from '../../src/core';
 
 const schema: JsonSchemaObject = {
   type: 'object',
@@ -117,7 +128,10 @@ describe('rendering results and prompts', () => {
       ],
     };
     const r = renderPrompt('p', { city: 'Oslo' }, result, link);
-    assert.match(r.markdown, /# Prompt: p\n\n> ```text\n> d\n> ```\n\nArguments: city = "Oslo"\n\n## 1\. user\n\n> ```text\n> Hi\n> ```\n\n## 2\. assistant\n\n> ```text\n> Yo\n> ```/);
+    assert.match(
+      r.markdown,
+      /# Prompt: p\n\n> ```text\n> d\n> ```\n\nArguments: city = "Oslo"\n\n## 1\. user\n\n> ```text\n> Hi\n> ```\n\n## 2\. assistant\n\n> ```text\n> Yo\n> ```/,
+    );
     assert.equal(promptText(result), 'user: Hi\n\nassistant: Yo');
   });
 });

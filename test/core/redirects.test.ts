@@ -30,7 +30,11 @@ describe('HTTP redirects (node:http fetch)', function () {
 
   it('turns a POST into a GET without body on 303', async () => {
     const f = await start('redirect');
-    const response = await nodeFetch(`${origin(f)}/moved?status=303`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","method":"x"}' });
+    const response = await nodeFetch(`${origin(f)}/moved?status=303`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","method":"x"}',
+    });
     await response.body?.cancel();
     const [, second] = await f.requests();
     assert.equal(`${second.method} ${second.path}`, 'GET /mcp');

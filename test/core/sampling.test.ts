@@ -1,8 +1,27 @@
 import { strict as assert } from 'node:assert';
-import { applyStopSequences, chooseModel, SamplingBudget, SamplingHistory, type CreateMessageParams, type ModelCandidate, type SamplingPolicy } from '../../src/core';
+import {
+  applyStopSequences,
+  chooseModel,
+  SamplingBudget,
+  SamplingHistory,
+  type CreateMessageParams,
+  type ModelCandidate,
+  type SamplingPolicy,
+} from '../../src/core';
 
-const model = (id: string, family: string, maxInputTokens = 100_000): ModelCandidate => ({ id, name: id, family, vendor: 'test', maxInputTokens });
-const models = [model('claude-sonnet-x', 'claude-sonnet', 200_000), model('claude-haiku-x', 'claude-haiku', 200_000), model('gpt-big', 'gpt', 128_000), model('gpt-mini', 'gpt-mini', 128_000)];
+const model = (id: string, family: string, maxInputTokens = 100_000): ModelCandidate => ({
+  id,
+  name: id,
+  family,
+  vendor: 'test',
+  maxInputTokens,
+});
+const models = [
+  model('claude-sonnet-x', 'claude-sonnet', 200_000),
+  model('claude-haiku-x', 'claude-haiku', 200_000),
+  model('gpt-big', 'gpt', 128_000),
+  model('gpt-mini', 'gpt-mini', 128_000),
+];
 const policy = (p: Partial<SamplingPolicy> = {}): SamplingPolicy => ({ mode: 'ask', models: [], ...p });
 
 describe('sampling policy', () => {
@@ -84,7 +103,10 @@ describe('sampling policy', () => {
       ['reserved', 'reserved', 'over'],
       'the second may overshoot, as a lone request may; the third sees 120 held',
     );
-    assert.match(held[2].kind === 'over' ? held[2].reason : '', /token budget spent: 120 of 100 tokens in the last hour \(120 of them held by the 2 under way\)/);
+    assert.match(
+      held[2].kind === 'over' ? held[2].reason : '',
+      /token budget spent: 120 of 100 tokens in the last hour \(120 of them held by the 2 under way\)/,
+    );
   });
   it('cuts text at the first stop sequence', () => {
     assert.deepEqual(applyStopSequences('hello END world STOP', ['STOP', 'END']), { text: 'hello ', stopped: true });
@@ -94,7 +116,10 @@ describe('sampling policy', () => {
 
 describe('sampling history bounds', () => {
   type Entry = { request: CreateMessageParams; response?: string; omittedRequestBytes?: number; n: number };
-  const entry = (n: number, text = 'hi'): Entry => ({ n, request: { messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens: 10 } });
+  const entry = (n: number, text = 'hi'): Entry => ({
+    n,
+    request: { messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens: 10 },
+  });
 
   it('keeps the newest entries within the count and the bytes, and a too large request only by its size', () => {
     const history = new SamplingHistory<Entry>({ maxEntries: 3, maxBytes: 1_000, maxRequestBytes: 400 });

@@ -1,11 +1,27 @@
 import { strict as assert } from 'node:assert';
-import { McpClient as Client, describeBlock, messageBlocks, offeredTools, toolMessageProblem, usesTools, type CreateMessageParams, type SamplingMessage } from '../../src/core';
+import {
+  McpClient as Client,
+  describeBlock,
+  messageBlocks,
+  offeredTools,
+  toolMessageProblem,
+  usesTools,
+  type CreateMessageParams,
+  type SamplingMessage,
+} from '../../src/core';
 
 const ask: SamplingMessage = { role: 'user', content: { type: 'text', text: 'weather in Oslo?' } };
 const use: SamplingMessage = { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Oslo' } }] };
-const result = (id: string): SamplingMessage => ({ role: 'user', content: [{ type: 'tool_result', toolUseId: id, content: [{ type: 'text', text: 'sunny' }] }] });
+const result = (id: string): SamplingMessage => ({
+  role: 'user',
+  content: [{ type: 'tool_result', toolUseId: id, content: [{ type: 'text', text: 'sunny' }] }],
+});
 const tool = { name: 'get_weather', description: 'The weather', inputSchema: { type: 'object' as const } };
-const params = (messages: SamplingMessage[], more: Partial<CreateMessageParams> = {}): CreateMessageParams => ({ messages, maxTokens: 10, ...more });
+const params = (messages: SamplingMessage[], more: Partial<CreateMessageParams> = {}): CreateMessageParams => ({
+  messages,
+  maxTokens: 10,
+  ...more,
+});
 
 describe('sampling content and tool use (2025-11-25)', () => {
   it('accepts a tool loop whose results answer the tool_use right before them', () => {
@@ -17,13 +33,22 @@ describe('sampling content and tool use (2025-11-25)', () => {
     const mixed: SamplingMessage = { role: 'user', content: [...(result('c1').content as never[]), { type: 'text', text: 'and more' }] };
     assert.match(toolMessageProblem(params([ask, use, mixed]))!, /must contain only tool results/);
     assert.match(toolMessageProblem(params([{ ...use, role: 'user' }]))!, /tool_use content is only for assistant messages/);
-    assert.match(toolMessageProblem(params([ask, use, { ...result('c1'), role: 'assistant' }]))!, /tool_result content is only for user messages/);
+    assert.match(
+      toolMessageProblem(params([ask, use, { ...result('c1'), role: 'assistant' }]))!,
+      /tool_result content is only for user messages/,
+    );
     assert.match(toolMessageProblem(params([ask], { toolChoice: { mode: 'sometimes' as never } }))!, /toolChoice.mode "sometimes"/);
   });
   it('refuses malformed blocks with a message instead of throwing', () => {
-    const bad = { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'x', input: 'not an object' }] } as unknown as SamplingMessage;
+    const bad = {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'c1', name: 'x', input: 'not an object' }],
+    } as unknown as SamplingMessage;
     assert.match(toolMessageProblem(params([ask, bad]))!, /message 1: content block 0 \(tool_use\): "input" must be an object/);
-    assert.throws(() => messageBlocks({ role: 'user', content: { type: 'image', mimeType: 'image/png' } } as unknown as SamplingMessage), /"data" must be a string/);
+    assert.throws(
+      () => messageBlocks({ role: 'user', content: { type: 'image', mimeType: 'image/png' } } as unknown as SamplingMessage),
+      /"data" must be a string/,
+    );
   });
   it('needs tool calling for offered tools (unless toolChoice is none) and for tool use in the messages', () => {
     assert.equal(usesTools(params([ask])), false);
@@ -47,7 +72,8 @@ describe('sampling content and tool use (2025-11-25)', () => {
   });
   it('declares sampling.tools only when the host says its sampling can call tools', () => {
     const createMessage = async () => ({ role: 'assistant' as const, content: { type: 'text' as const, text: '' }, model: 'm' });
-    const caps = (samplingTools?: boolean) => new Client({ onLog: () => ({ dispose() {} }) } as never, { handlers: { createMessage, samplingTools } }).clientCapabilities.sampling;
+    const caps = (samplingTools?: boolean) =>
+      new Client({ onLog: () => ({ dispose() {} }) } as never, { handlers: { createMessage, samplingTools } }).clientCapabilities.sampling;
     assert.deepEqual(caps(true), { tools: {} });
     assert.deepEqual(caps(false), {});
     assert.deepEqual(caps(), {});

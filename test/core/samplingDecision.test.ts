@@ -17,8 +17,18 @@ import {
 } from '../../src/core';
 
 const policy = (p: Partial<SamplingPolicy> = {}): SamplingPolicy => ({ mode: 'ask', models: [], ...p });
-const request = (p: Partial<CreateMessageParams> = {}): CreateMessageParams => ({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 100, ...p });
-const at = (p: Partial<SamplingCircumstances> = {}): SamplingCircumstances => ({ canCallTools: true, editorVersion: '1.90.2', alwaysAllowed: false, budget: new SamplingBudget(), ...p });
+const request = (p: Partial<CreateMessageParams> = {}): CreateMessageParams => ({
+  messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+  maxTokens: 100,
+  ...p,
+});
+const at = (p: Partial<SamplingCircumstances> = {}): SamplingCircumstances => ({
+  canCallTools: true,
+  editorVersion: '1.90.2',
+  alwaysAllowed: false,
+  budget: new SamplingBudget(),
+  ...p,
+});
 const tool = { name: 'lookup', inputSchema: { type: 'object' as const } };
 const model = (id: string, maxInputTokens = 100_000): ModelCandidate => ({ id, name: id, family: id, vendor: 'test', maxInputTokens });
 
@@ -41,17 +51,33 @@ describe('sampling decision (plain Node)', () => {
         [[{ name: 'a' }], 'tool "a" has no inputSchema object'],
       ] as const) {
         const plan = planSampling(request({ tools: tools as never }), policy(), at());
-        assert.deepEqual(plan, { kind: 'refuse', code: ErrorCode.InvalidParams, message: `Invalid sampling request: ${problem}`, denied: false });
+        assert.deepEqual(plan, {
+          kind: 'refuse',
+          code: ErrorCode.InvalidParams,
+          message: `Invalid sampling request: ${problem}`,
+          denied: false,
+        });
       }
-      const stray = planSampling(request({ messages: [{ role: 'user', content: { type: 'tool_result', toolUseId: 'nope', content: [] } }] }), policy(), at());
+      const stray = planSampling(
+        request({ messages: [{ role: 'user', content: { type: 'tool_result', toolUseId: 'nope', content: [] } }] }),
+        policy(),
+        at(),
+      );
       assert.equal(stray.kind === 'refuse' && stray.code, ErrorCode.InvalidParams, JSON.stringify(stray));
     });
 
     it('refuses tools an editor cannot call, naming its version', () => {
       const plan = planSampling(request({ tools: [tool] }), policy(), at({ canCallTools: false, editorVersion: '1.90.2' }));
-      assert.ok(plan.kind === 'refuse' && plan.code === ErrorCode.InvalidParams && plan.message.includes('(1.90.2) cannot call tools'), JSON.stringify(plan));
+      assert.ok(
+        plan.kind === 'refuse' && plan.code === ErrorCode.InvalidParams && plan.message.includes('(1.90.2) cannot call tools'),
+        JSON.stringify(plan),
+      );
       assert.equal(planSampling(request({ tools: [tool] }), policy(), at({ canCallTools: true })).kind, 'proceed');
-      assert.equal(planSampling(request({ tools: [tool], toolChoice: { mode: 'none' } }), policy(), at({ canCallTools: false })).kind, 'proceed', 'tools listed with toolChoice none are not used');
+      assert.equal(
+        planSampling(request({ tools: [tool], toolChoice: { mode: 'none' } }), policy(), at({ canCallTools: false })).kind,
+        'proceed',
+        'tools listed with toolChoice none are not used',
+      );
     });
 
     it('refuses beyond the budget, and only then; a plan holds its place in the budget', () => {
@@ -61,11 +87,19 @@ describe('sampling decision (plain Node)', () => {
       const first = planSampling(request(), limited, at({ budget }));
       assert.equal(first.kind, 'proceed');
       const rate = planSampling(request(), limited, at({ budget }));
-      assert.ok(rate.kind === 'refuse' && rate.code === ErrorCode.InternalError && rate.message === 'Sampling refused: rate limit: at most 1 sampling requests per minute (1 under way)', JSON.stringify(rate));
+      assert.ok(
+        rate.kind === 'refuse' &&
+          rate.code === ErrorCode.InternalError &&
+          rate.message === 'Sampling refused: rate limit: at most 1 sampling requests per minute (1 under way)',
+        JSON.stringify(rate),
+      );
       if (first.kind === 'proceed') first.reservation.commit(50);
       now = 61_000;
       const tokens = planSampling(request(), limited, at({ budget }));
-      assert.ok(tokens.kind === 'refuse' && tokens.message === 'Sampling refused: token budget spent: 50 of 50 tokens in the last hour', JSON.stringify(tokens));
+      assert.ok(
+        tokens.kind === 'refuse' && tokens.message === 'Sampling refused: token budget spent: 50 of 50 tokens in the last hour',
+        JSON.stringify(tokens),
+      );
     });
 
     it('holds the capped maxTokens and the messages as the estimate', () => {
@@ -74,7 +108,11 @@ describe('sampling decision (plain Node)', () => {
       assert.equal(planSampling(request({ maxTokens: 5000 }), hourly, at({ budget })).kind, 'proceed');
       const second = planSampling(request(), hourly, at({ budget }));
       // 200 (the capped maxTokens) and a quarter of the 55 characters of its messages as JSON.
-      assert.ok(second.kind === 'refuse' && second.message.includes('token budget spent: 214 of 214 tokens in the last hour (214 of them held by the 1 under way)'), JSON.stringify(second));
+      assert.ok(
+        second.kind === 'refuse' &&
+          second.message.includes('token budget spent: 214 of 214 tokens in the last hour (214 of them held by the 1 under way)'),
+        JSON.stringify(second),
+      );
     });
 
     it('caps maxTokens to the policy and ignores includeContext, saying so, without changing the server’s request', () => {
@@ -84,9 +122,14 @@ describe('sampling decision (plain Node)', () => {
       assert.equal(plan.request.maxTokens, 200);
       assert.equal(params.maxTokens, 5000);
       assert.equal(plan.ignoredIncludeContext, 'allServers');
-      assert.deepEqual(plan.notes, ['includeContext "allServers" treated as "none": other servers\' context is not shared', 'maxTokens 5000 capped to 200']);
+      assert.deepEqual(plan.notes, [
+        'includeContext "allServers" treated as "none": other servers\' context is not shared',
+        'maxTokens 5000 capped to 200',
+      ]);
       const plain = planSampling(request({ maxTokens: 100, includeContext: 'none' }), policy({ maxTokensPerRequest: 200 }), at());
-      assert.ok(plain.kind === 'proceed' && plain.request.maxTokens === 100 && plain.notes.length === 0 && !('ignoredIncludeContext' in plain));
+      assert.ok(
+        plain.kind === 'proceed' && plain.request.maxTokens === 100 && plain.notes.length === 0 && !('ignoredIncludeContext' in plain),
+      );
     });
 
     it('asks the person only in ask mode for a server not always allowed', () => {
@@ -103,7 +146,12 @@ describe('sampling decision (plain Node)', () => {
   describe('decideModel', () => {
     it('refuses with the reason when no model is allowed or available', () => {
       const none = decideModel([model('gpt-x')], policy({ models: ['claude'] }), undefined);
-      assert.ok(none.kind === 'none' && none.refusal.code === ErrorCode.InternalError && none.refusal.message === `No language model available: ${none.reason}`, JSON.stringify(none));
+      assert.ok(
+        none.kind === 'none' &&
+          none.refusal.code === ErrorCode.InternalError &&
+          none.refusal.message === `No language model available: ${none.reason}`,
+        JSON.stringify(none),
+      );
       assert.match(none.kind === 'none' ? none.reason : '', /allowlist/);
       const empty = decideModel([], policy(), undefined);
       assert.ok(empty.kind === 'none' && empty.reason === 'no language model is available');
@@ -119,25 +167,42 @@ describe('sampling decision (plain Node)', () => {
 
   it('names the person’s refusals with the spec’s user-rejected code', () => {
     assert.deepEqual(consentRefused(), { kind: 'refuse', code: USER_REJECTED, message: 'User rejected sampling request', denied: true });
-    assert.deepEqual(noModelChosen(), { kind: 'refuse', code: USER_REJECTED, message: 'User rejected sampling request: no model was chosen', denied: true });
+    assert.deepEqual(noModelChosen(), {
+      kind: 'refuse',
+      code: USER_REJECTED,
+      message: 'User rejected sampling request: no model was chosen',
+      denied: true,
+    });
   });
 
   describe('samplingAnswer', () => {
     it('keeps the share of text that fits when the model overshot maxTokens', () => {
       const a = samplingAnswer({ text: 'abcdefghij', stopped: false, uses: [], tokensOut: 20 }, 10, 'm');
-      assert.deepEqual(a, { result: { role: 'assistant', content: { type: 'text', text: 'abcde' }, model: 'm', stopReason: 'maxTokens' }, text: 'abcde', tokensOut: 10 });
+      assert.deepEqual(a, {
+        result: { role: 'assistant', content: { type: 'text', text: 'abcde' }, model: 'm', stopReason: 'maxTokens' },
+        text: 'abcde',
+        tokensOut: 10,
+      });
     });
 
     it('says endTurn or stopSequence for text within the limit', () => {
       assert.equal(samplingAnswer({ text: 'ok', stopped: false, uses: [], tokensOut: 1 }, 10, 'm').result.stopReason, 'endTurn');
       assert.equal(samplingAnswer({ text: 'ok', stopped: true, uses: [], tokensOut: 1 }, 10, 'm').result.stopReason, 'stopSequence');
-      assert.deepEqual(samplingAnswer({ text: '', stopped: false, uses: [], tokensOut: 0 }, 10, 'm').result.content, { type: 'text', text: '' });
+      assert.deepEqual(samplingAnswer({ text: '', stopped: false, uses: [], tokensOut: 0 }, 10, 'm').result.content, {
+        type: 'text',
+        text: '',
+      });
     });
 
     it('ends the turn with toolUse, text first, and never cuts a tool call', () => {
       const use = { type: 'tool_use' as const, id: 'c1', name: 'lookup', input: { q: 'x' } };
       const both = samplingAnswer({ text: 'let me look', stopped: false, uses: [use], tokensOut: 50 }, 10, 'm');
-      assert.deepEqual(both.result, { role: 'assistant', content: [{ type: 'text', text: 'let me look' }, use], model: 'm', stopReason: 'toolUse' });
+      assert.deepEqual(both.result, {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'let me look' }, use],
+        model: 'm',
+        stopReason: 'toolUse',
+      });
       assert.equal(both.tokensOut, 50);
       assert.deepEqual(samplingAnswer({ text: '', stopped: false, uses: [use], tokensOut: 5 }, 10, 'm').result.content, use);
     });

@@ -41,22 +41,42 @@ describe('secrets: redaction', () => {
 
   it('collects the resolved values of headers and env entries that carry secrets', async () => {
     const env = { API_KEY_FROM_ENV: 'env-secret-value', HOME_DIR: '/home/someone' };
-    const http = one({ type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${input:tok}', 'X-Key': '${env:API_KEY_FROM_ENV}', 'X-Plain': 'visible', Cookie: 'literal-cookie' } });
+    const http = one({
+      type: 'http',
+      url: 'https://example.com/mcp',
+      headers: { Authorization: 'Bearer ${input:tok}', 'X-Key': '${env:API_KEY_FROM_ENV}', 'X-Plain': 'visible', Cookie: 'literal-cookie' },
+    });
     const resolvedHttp = await resolveVariables(http, { userHome: '/h', env, input: async () => 'typed-token' });
-    assert.deepEqual(secretValuesOf(http, resolvedHttp, env).sort(), ['Bearer typed-token', 'env-secret-value', 'env-secret-value', 'literal-cookie', 'typed-token'].sort());
+    assert.deepEqual(
+      secretValuesOf(http, resolvedHttp, env).sort(),
+      ['Bearer typed-token', 'env-secret-value', 'env-secret-value', 'literal-cookie', 'typed-token'].sort(),
+    );
 
-    const stdio = one({ command: 'node', args: ['${env:HOME_DIR}/x'], env: { GITHUB_TOKEN: 'literal-ghp', FROM_ENV: 'pre-${env:API_KEY_FROM_ENV}', PATHLIKE: '/usr/bin', HOME: '${env:HOME_DIR}' } });
+    const stdio = one({
+      command: 'node',
+      args: ['${env:HOME_DIR}/x'],
+      env: { GITHUB_TOKEN: 'literal-ghp', FROM_ENV: 'pre-${env:API_KEY_FROM_ENV}', PATHLIKE: '/usr/bin', HOME: '${env:HOME_DIR}' },
+    });
     const resolvedStdio = await resolveVariables(stdio, { userHome: '/h', env });
     const values = secretValuesOf(stdio, resolvedStdio, env);
     assert.ok(values.includes('literal-ghp'));
     assert.ok(values.includes('pre-env-secret-value') && values.includes('env-secret-value'));
-    assert.ok(!values.includes('/usr/bin') && !values.some((v) => v.includes('/home/someone')), 'arguments, plain entries and ${env:HOME_DIR} are not secrets');
+    assert.ok(
+      !values.includes('/usr/bin') && !values.some((v) => v.includes('/home/someone')),
+      'arguments, plain entries and ${env:HOME_DIR} are not secrets',
+    );
   });
 });
 
 describe('secrets: what the launch consent shows', () => {
   it('shows env with secret values masked, envFile and cwd', () => {
-    const def = one({ command: 'python', args: ['-m', 'srv'], env: { PYTHONPATH: '/repo/evil', GITHUB_TOKEN: 'ghp_literal', API: 'Bearer ${input:api}', GONE: null }, envFile: '.env.local', cwd: 'sub dir' });
+    const def = one({
+      command: 'python',
+      args: ['-m', 'srv'],
+      env: { PYTHONPATH: '/repo/evil', GITHUB_TOKEN: 'ghp_literal', API: 'Bearer ${input:api}', GONE: null },
+      envFile: '.env.local',
+      cwd: 'sub dir',
+    });
     const s = launchSummary(def, '/repo/sub dir');
     assert.equal(s.commandLine, 'python -m srv');
     assert.equal(s.cwd, '/repo/sub dir');
@@ -74,7 +94,11 @@ describe('secrets: what the launch consent shows', () => {
   });
 
   it("shows an HTTP server's URL and which headers carry which secrets, never a value", () => {
-    const def = one({ type: 'http', url: 'https://evil.example/mcp', headers: { Authorization: 'Bearer ${input:tok}', 'X-Both': '${env:A}:${input:b}', 'X-Api-Key': 'sk-literal' } });
+    const def = one({
+      type: 'http',
+      url: 'https://evil.example/mcp',
+      headers: { Authorization: 'Bearer ${input:tok}', 'X-Both': '${env:A}:${input:b}', 'X-Api-Key': 'sk-literal' },
+    });
     const s = launchSummary(def, undefined);
     assert.equal(s.url, 'https://evil.example/mcp');
     assert.deepEqual(
@@ -92,13 +116,24 @@ describe('secrets: what the launch consent shows', () => {
     const base = { command: 'node', args: ['a.js'], env: { A: '1' }, envFile: '.env', cwd: 'x' };
     const h = launchHash(one(base));
     assert.equal(launchHash(one({ ...base })), h, 'stable');
-    for (const changed of [{ command: 'nodejs' }, { args: ['b.js'] }, { env: { A: '2' } }, { env: { A: '1', PYTHONPATH: '/p' } }, { envFile: '.env2' }, { cwd: 'y' }]) {
+    for (const changed of [
+      { command: 'nodejs' },
+      { args: ['b.js'] },
+      { env: { A: '2' } },
+      { env: { A: '1', PYTHONPATH: '/p' } },
+      { envFile: '.env2' },
+      { cwd: 'y' },
+    ]) {
       assert.notEqual(launchHash(one({ ...base, ...changed })), h, JSON.stringify(changed));
     }
     const http = { type: 'http', url: 'https://a.example/mcp', headers: { Authorization: 'Bearer ${input:t}' } };
     const hh = launchHash(one(http));
     assert.notEqual(launchHash(one({ ...http, url: 'https://b.example/mcp' })), hh);
-    assert.notEqual(launchHash(one({ ...http, headers: { Authorization: 'Bearer ${input:other}' } })), hh, 'a header that sends another secret asks again');
+    assert.notEqual(
+      launchHash(one({ ...http, headers: { Authorization: 'Bearer ${input:other}' } })),
+      hh,
+      'a header that sends another secret asks again',
+    );
     assert.notEqual(launchHash(one({ ...http, headers: { ...http.headers, 'X-Extra': '${env:AWS_SECRET_ACCESS_KEY}' } })), hh);
   });
 });
@@ -123,6 +158,10 @@ describe('secrets: who a stored input belongs to', () => {
     const rec = { value: 'v{"x"}', owner: 'user:a', ownerLabel: '"a"', allowed: ['workspace:w:b'] };
     assert.deepEqual(decodeStoredInput(encodeStoredInput(rec)), rec);
     assert.deepEqual(decodeStoredInput('plain-old-token'), { value: 'plain-old-token', allowed: [] });
-    assert.deepEqual(decodeStoredInput('{"value":"json-looking token"}'), { value: '{"value":"json-looking token"}', allowed: [] }, 'only our own mark makes a record');
+    assert.deepEqual(
+      decodeStoredInput('{"value":"json-looking token"}'),
+      { value: '{"value":"json-looking token"}', allowed: [] },
+      'only our own mark makes a record',
+    );
   });
 });

@@ -74,7 +74,12 @@ describe('server text in our documents', () => {
   it('never leaves a scheme a link detector would find, in results and prompts', () => {
     for (const text of HOSTILE) {
       const r = renderToolResult(`srv › ${text}`, { note: text }, result(text), { ok: false, message: text }, link);
-      const p = renderPrompt(text, { [text]: text }, { description: text, messages: [{ role: 'user', content: { type: 'text', text } }] }, link);
+      const p = renderPrompt(
+        text,
+        { [text]: text },
+        { description: text, messages: [{ role: 'user', content: { type: 'text', text } }] },
+        link,
+      );
       for (const md of [r.markdown, p.markdown]) {
         const hit = FORBIDDEN.exec(md);
         assert.equal(hit, null, `${JSON.stringify(text)} left ${JSON.stringify(hit?.[0])} in\n${md}`);
@@ -84,7 +89,13 @@ describe('server text in our documents', () => {
   });
 
   it('keeps our own resource links, with server names escaped in their labels', () => {
-    const r = renderToolResult('s › t', {}, { content: [{ type: 'resource_link', uri: 'demo://x/1', name: 'a](command:evil) [b' }] }, undefined, link);
+    const r = renderToolResult(
+      's › t',
+      {},
+      { content: [{ type: 'resource_link', uri: 'demo://x/1', name: 'a](command:evil) [b' }] },
+      undefined,
+      link,
+    );
     const links = [...r.markdown.matchAll(/(?<!\\)\[((?:\\.|[^\]\\])*)\]\(([^)]*)\)/g)].map((m) => m[2]);
     assert.deepEqual(links, [link('demo://x/1')]);
     assert.match(r.markdown, /\[a\\\]\(command\u200b:evil\) \\\[b\]/);
@@ -147,24 +158,48 @@ describe('resource documents named by us', () => {
     assert.equal(name('demo://x/pic', 'image/png'), 'pic.png');
     assert.equal(name('demo://resource/static/document/architecture.md', 'text/markdown'), 'architecture.md');
     assert.equal(resourceExtension('TEXT/Markdown; charset=utf-8'), '.md');
-    for (const unsafe of ['x.ipynb', 'x.svg', 'x.html', 'x.htm', 'x.pdf', 'x.exe', 'x.code-workspace']) assert.equal(isSafeResourceFileName(unsafe), false, unsafe);
+    for (const unsafe of ['x.ipynb', 'x.svg', 'x.html', 'x.htm', 'x.pdf', 'x.exe', 'x.code-workspace'])
+      assert.equal(isSafeResourceFileName(unsafe), false, unsafe);
     for (const safe of ['x.md', 'x.txt', 'x.png', 'x.json', 'README']) assert.equal(isSafeResourceFileName(safe), true, safe);
   });
 
   it('reads as the resource URI in tabs and breadcrumbs, and round-trips any URI exactly', () => {
     const loc = encodeResourceLocation('everything', 'demo://resource/static/document/architecture.md', 'architecture.md', 'text/markdown');
     assert.equal(loc.path, '/everything/demo/resource/static/document/architecture.md');
-    for (const uri of ['demo://resource/dynamic/text/1', 'file:///home/x/a b.txt', 'urn:isbn:0451450523', 'x://h/%2F..%2F/?q=1#f', 'demo://a/../../other/x', 'weird://h/a\nb\u0000c', 'demo://x/']) {
+    for (const uri of [
+      'demo://resource/dynamic/text/1',
+      'file:///home/x/a b.txt',
+      'urn:isbn:0451450523',
+      'x://h/%2F..%2F/?q=1#f',
+      'demo://a/../../other/x',
+      'weird://h/a\nb\u0000c',
+      'demo://x/',
+    ]) {
       const { path, query } = encodeResourceLocation('a/b', uri, 'name', 'text/plain');
       assert.ok(!path.split('/').includes('..'), path);
-      assert.deepEqual(decodeResourceLocation(path, query), { server: 'a/b', resourceUri: uri, fileName: posix.basename(path), ours: true });
+      assert.deepEqual(decodeResourceLocation(path, query), {
+        server: 'a/b',
+        resourceUri: uri,
+        fileName: posix.basename(path),
+        ours: true,
+      });
     }
   });
 
   it('resolves a relative link against the resource’s own URI', () => {
-    const { path, query } = encodeResourceLocation('everything', 'demo://resource/static/document/architecture.md', 'architecture.md', 'text/markdown');
+    const { path, query } = encodeResourceLocation(
+      'everything',
+      'demo://resource/static/document/architecture.md',
+      'architecture.md',
+      'text/markdown',
+    );
     const linked = posix.join(posix.dirname(path), 'structure.md');
-    const expected = { server: 'everything', resourceUri: 'demo://resource/static/document/structure.md', fileName: 'structure.md', ours: false };
+    const expected = {
+      server: 'everything',
+      resourceUri: 'demo://resource/static/document/structure.md',
+      fileName: 'structure.md',
+      ours: false,
+    };
     assert.deepEqual(decodeResourceLocation(linked, ''), expected);
     // The Markdown extension keeps the document's query on the link it resolves.
     assert.deepEqual(decodeResourceLocation(linked, query), expected);

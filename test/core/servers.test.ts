@@ -61,7 +61,13 @@ describe('server definitions from settings', () => {
     assert.equal(typed.enabled, false);
     assert.equal(typed.autostart, false);
     assert.deepEqual(typed.autoApprove, ['read']);
-    assert.ok(remote.type === 'http' && remote.url === 'https://example.com/mcp' && remote.headers['X-Key'] === 'k' && remote.requestTimeoutMs === 5000 && remote.protocol === '2026-07-28');
+    assert.ok(
+      remote.type === 'http' &&
+        remote.url === 'https://example.com/mcp' &&
+        remote.headers['X-Key'] === 'k' &&
+        remote.requestTimeoutMs === 5000 &&
+        remote.protocol === '2026-07-28',
+    );
   });
 
   it('gives one clear diagnostic per invalid entry and keeps the valid ones', () => {
@@ -105,7 +111,9 @@ describe('server definitions from settings', () => {
   });
 
   it('is the schema package.json contributes, once its %keys% are read from package.nls.json', () => {
-    const { resolveNls } = require(path.join(ROOT, 'scripts', 'nls.js')) as { resolveNls: <T>(value: T, texts: Record<string, string>) => T };
+    const { resolveNls } = require(path.join(ROOT, 'scripts', 'nls.js')) as {
+      resolveNls: <T>(value: T, texts: Record<string, string>) => T;
+    };
     const pkg = resolveNls(require(path.join(ROOT, 'package.json')), require(path.join(ROOT, 'package.nls.json')));
     const contributed = { ...pkg.contributes.configuration.properties['mcpHost.servers'] };
     delete contributed.scope;
@@ -117,7 +125,11 @@ describe('server definitions from settings', () => {
 
   it('resolves variables, asking for each input once', async () => {
     const [def] = parse({
-      s: { command: '${workspaceFolder}/bin/s', args: ['--home=${userHome}', '--key=${input:key}', '${input:key}', '${env:MCP_HOST_TEST_VAR}'], cwd: '${workspaceFolder}' },
+      s: {
+        command: '${workspaceFolder}/bin/s',
+        args: ['--home=${userHome}', '--key=${input:key}', '${input:key}', '${env:MCP_HOST_TEST_VAR}'],
+        cwd: '${workspaceFolder}',
+      },
     }).definitions;
     const asked: string[] = [];
     const resolved = await resolveVariables(def, {
@@ -134,12 +146,20 @@ describe('server definitions from settings', () => {
     assert.deepEqual(resolved.args, ['--home=/home/me', '--key=secret', 'secret', 'from-env']);
     assert.equal(resolved.cwd, '/ws');
     assert.deepEqual(asked, ['key']);
-    await assert.rejects(resolveVariables(parse({ s: { command: '${nope}' } }).definitions[0], { userHome: '/', env: {} }), /unknown variable \$\{nope\}/);
-    await assert.rejects(resolveVariables(parse({ s: { command: '${workspaceFolder}/x' } }).definitions[0], { userHome: '/', env: {} }), /no folder is open/);
+    await assert.rejects(
+      resolveVariables(parse({ s: { command: '${nope}' } }).definitions[0], { userHome: '/', env: {} }),
+      /unknown variable \$\{nope\}/,
+    );
+    await assert.rejects(
+      resolveVariables(parse({ s: { command: '${workspaceFolder}/x' } }).definitions[0], { userHome: '/', env: {} }),
+      /no folder is open/,
+    );
   });
 
   it('resolves variables in the roots of an HTTP server as in a stdio one', async () => {
-    const [def] = parse({ h: { type: 'http', url: 'https://example.com/mcp', roots: ['${workspaceFolder}/docs', '${userHome}/notes'] } }).definitions;
+    const [def] = parse({
+      h: { type: 'http', url: 'https://example.com/mcp', roots: ['${workspaceFolder}/docs', '${userHome}/notes'] },
+    }).definitions;
     const resolved = await resolveVariables(def, { workspaceFolder: '/ws', userHome: '/home/me', env: {} });
     assert.deepEqual(resolved.roots, ['/ws/docs', '/home/me/notes']);
   });
@@ -176,7 +196,9 @@ describe('server definitions from settings', () => {
     // The usual glob forms besides `*`; dotted names are ordinary names.
     const [forms] = parse({ s: { command: 'x', tools: { allow: ['get_?', '{list,search}_*', 'v[12].*', '*.internal'] } } }).definitions;
     assert.deepEqual(
-      ['get_a', 'get_ab', 'list_x', 'search_y', 'find_z', 'v1.run', 'v3.run', 'db.internal', '.internal'].filter((t) => isToolOffered(forms, t)),
+      ['get_a', 'get_ab', 'list_x', 'search_y', 'find_z', 'v1.run', 'v3.run', 'db.internal', '.internal'].filter((t) =>
+        isToolOffered(forms, t),
+      ),
       ['get_a', 'list_x', 'search_y', 'v1.run', 'db.internal', '.internal'],
     );
   });
@@ -262,7 +284,11 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
       },
       () => true,
     );
-    const settings = (logLevel?: string) => parse({ logs: { ...fixture('resource-metadata'), ...(logLevel ? { logLevel } : {}) }, quiet: { ...fixture('tools-only'), logLevel: 'debug' } }).definitions;
+    const settings = (logLevel?: string) =>
+      parse({
+        logs: { ...fixture('resource-metadata'), ...(logLevel ? { logLevel } : {}) },
+        quiet: { ...fixture('tools-only'), logLevel: 'debug' },
+      }).definitions;
     await registry.reconcile(settings());
     const logs = registry.get('logs')!;
     const quiet = registry.get('quiet')!;
@@ -353,7 +379,9 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
       (def) => def.enabled && def.autostart,
     );
     const defs = (raw: Record<string, unknown>): ServerDefinition[] => parse(raw).definitions;
-    const first = await registry.reconcile(defs({ a: fixture('plain'), b: fixture('plain'), off: { ...fixture('plain'), autostart: false } }));
+    const first = await registry.reconcile(
+      defs({ a: fixture('plain'), b: fixture('plain'), off: { ...fixture('plain'), autostart: false } }),
+    );
     assert.deepEqual(first, { added: ['a', 'b', 'off'], removed: [], changed: [], unchanged: [] });
     const a = registry.get('a')!;
     const b = registry.get('b')!;
@@ -363,7 +391,9 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     assert.equal(a.state.kind, 'running');
     assert.equal(registry.get('off')!.state.kind, 'stopped');
 
-    const second = await registry.reconcile(defs({ a: fixture('plain'), b: { ...fixture('plain'), env: { CHANGED: '1' } }, c: fixture('plain') }));
+    const second = await registry.reconcile(
+      defs({ a: fixture('plain'), b: { ...fixture('plain'), env: { CHANGED: '1' } }, c: fixture('plain') }),
+    );
     assert.deepEqual(second, { added: ['c'], removed: ['off'], changed: ['b'], unchanged: ['a'] });
     assert.equal(registry.get('a'), a, 'unchanged server kept its handle');
     assert.equal((a.client as unknown as { transport: StdioTransport }).transport.pid, aPid, 'and its process');
@@ -406,7 +436,12 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     };
     const livePids = () => made.map((t) => t.pid).filter((pid): pid is number => pid !== undefined && isAlive(pid));
     /** Resolves once the server has read a message with this method (the fixture reports each on stderr). */
-    const received = (h: ServerHandle, method: string) => nextEvent(h.onLog, 10_000, (e) => e.source === 'stderr' && e.message.startsWith('RECEIVED') && e.message.includes(`"method":"${method}"`));
+    const received = (h: ServerHandle, method: string) =>
+      nextEvent(
+        h.onLog,
+        10_000,
+        (e) => e.source === 'stderr' && e.message.startsWith('RECEIVED') && e.message.includes(`"method":"${method}"`),
+      );
 
     const sequences: Array<{ from: 'stopped' | 'running'; calls: Array<'start' | 'stop'>; ends: 'running' | 'stopped' }> = [
       { from: 'stopped', calls: ['start', 'stop', 'start'], ends: 'running' },

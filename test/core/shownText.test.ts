@@ -9,7 +9,14 @@ import type { showStatusMessage } from '../../src/vscode/statusBar';
 // Compiled by `npm run typecheck`, never called: each @ts-expect-error line must stay an error, so
 // a raw string (a server's error message, a tool's description) never compiles where the person
 // reads it. Type-only imports: nothing of VS Code loads here.
-export function typeChecks(raw: string, ui: HostUi, setup: SetupUi, window: typeof Notifications, picks: typeof QuickPicks, status: typeof showStatusMessage): void {
+export function typeChecks(
+  raw: string,
+  ui: HostUi,
+  setup: SetupUi,
+  window: typeof Notifications,
+  picks: typeof QuickPicks,
+  status: typeof showStatusMessage,
+): void {
   // @ts-expect-error a plain string is not ShownText
   const plain: ShownText = raw;
   // @ts-expect-error the error reporter's notifications take ShownText

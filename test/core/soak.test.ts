@@ -12,8 +12,15 @@ describe('soak, short run (npm run soak is the long one)', function () {
   it('3 servers × 1,500 calls with bursts, cancellations, restarts and crashes: every call ends as it should and nothing is left over', async () => {
     const servers = 3;
     const callsPerServer = 1500;
-    const report = await runSoak({ servers, callsPerServer, lanes: 8, every: { burst: 100, cancel: 50, restart: 600, crash: 500 }, burstSize: 20 });
-    for (const [text, ok] of deterministicChecks(report)) assert.ok(ok, `${text}${report.unexpectedSamples.length ? `\n${report.unexpectedSamples.join('\n')}` : ''}`);
+    const report = await runSoak({
+      servers,
+      callsPerServer,
+      lanes: 8,
+      every: { burst: 100, cancel: 50, restart: 600, crash: 500 },
+      burstSize: 20,
+    });
+    for (const [text, ok] of deterministicChecks(report))
+      assert.ok(ok, `${text}${report.unexpectedSamples.length ? `\n${report.unexpectedSamples.join('\n')}` : ''}`);
     assert.equal(report.calls, servers * callsPerServer);
     // Restarts at calls 300 and 900 of each server, crashes at 500 and 1000: each one a launch of its own.
     assert.equal(report.restarts, servers * 2);

@@ -27,12 +27,26 @@ async function statelessServer(behaviour: { breakReplies?: number; annotateAfter
         seen.push({ id: undefined, method: `HTTP ${req.method}`, headers: req.headers });
         return void res.writeHead(405).end();
       }
-      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown; method: string; params?: { name?: string; arguments?: Record<string, unknown> } };
+      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        id?: unknown;
+        method: string;
+        params?: { name?: string; arguments?: Record<string, unknown> };
+      };
       seen.push({ id: msg.id, method: msg.method, headers: req.headers });
-      const json = (status: number, body: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      const json = (status: number, body: unknown) =>
+        res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
       switch (msg.method) {
         case 'server/discover':
-          return json(200, { jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'stateless', version: '1' } } });
+          return json(200, {
+            jsonrpc: '2.0',
+            id: msg.id,
+            result: {
+              resultType: 'complete',
+              supportedVersions: ['2026-07-28'],
+              capabilities: { tools: {} },
+              serverInfo: { name: 'stateless', version: '1' },
+            },
+          });
         case 'tools/list': {
           lists++;
           const annotated = behaviour.annotateAfterFirstList && lists > 1;
@@ -40,22 +54,35 @@ async function statelessServer(behaviour: { breakReplies?: number; annotateAfter
           return json(200, {
             jsonrpc: '2.0',
             id: msg.id,
-            result: { tools: [{ name: 'where', inputSchema: { type: 'object', properties: { region } } }], ...(behaviour.listTtlMs ? { ttlMs: behaviour.listTtlMs, cacheScope: 'private' } : {}) },
+            result: {
+              tools: [{ name: 'where', inputSchema: { type: 'object', properties: { region } } }],
+              ...(behaviour.listTtlMs ? { ttlMs: behaviour.listTtlMs, cacheScope: 'private' } : {}),
+            },
           });
         }
         case 'tools/call': {
           if (behaviour.annotateAfterFirstList && req.headers['mcp-param-region'] !== msg.params?.arguments?.region) {
-            return json(400, { jsonrpc: '2.0', id: msg.id, error: { code: -32020, message: 'Header mismatch: Mcp-Param-Region is missing' } });
+            return json(400, {
+              jsonrpc: '2.0',
+              id: msg.id,
+              error: { code: -32020, message: 'Header mismatch: Mcp-Param-Region is missing' },
+            });
           }
           if (broken < (behaviour.breakReplies ?? 0)) {
             broken++;
             // An SSE reply that carries one event and then breaks, without the answer.
             res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-            res.write(`id: e${broken}\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } })}\n\n`);
+            res.write(
+              `id: e${broken}\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } })}\n\n`,
+            );
             setTimeout(() => res.socket?.destroy(), 50);
             return;
           }
-          return json(200, { jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: `at ${String(msg.params?.arguments?.region)}` }] } });
+          return json(200, {
+            jsonrpc: '2.0',
+            id: msg.id,
+            result: { content: [{ type: 'text', text: `at ${String(msg.params?.arguments?.region)}` }] },
+          });
         }
         default:
           return json(404, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } });
@@ -95,7 +122,10 @@ describe('stateless Streamable HTTP (2026-07-28): what a request survives', func
   it('gives up after two resends, with the reason', async () => {
     const f = await statelessServer({ breakReplies: 5 });
     const t = await connectTransport(new HttpTransport({ url: f.url }), { protocol: 'auto' });
-    await assert.rejects(t.client.callTool('where', { region: 'eu' }), (e: McpError) => e.code === ErrorCode.ConnectionClosed && /ended before the answer/.test(e.message));
+    await assert.rejects(
+      t.client.callTool('where', { region: 'eu' }),
+      (e: McpError) => e.code === ErrorCode.ConnectionClosed && /ended before the answer/.test(e.message),
+    );
     assert.equal(f.seen.filter((s) => s.method === 'tools/call').length, 3);
   });
 

@@ -21,7 +21,11 @@ describe('stored lists (the "always allow" mementos)', () => {
     const memento = slowMemento();
     await Promise.all(['a', 'b', 'c', 'b'].map((item) => addToStoredList(memento, 'always', item)));
     assert.deepEqual(memento.get('always'), ['a', 'b', 'c'], 'none lost, none twice');
-    await Promise.all([addToStoredList(memento, 'other', 'x'), changeStoredList(memento, 'always', () => []), addToStoredList(memento, 'always', 'd')]);
+    await Promise.all([
+      addToStoredList(memento, 'other', 'x'),
+      changeStoredList(memento, 'always', () => []),
+      addToStoredList(memento, 'always', 'd'),
+    ]);
     assert.deepEqual(memento.get('always'), ['d'], 'a reset and an add after it apply in the order asked');
     assert.deepEqual(memento.get('other'), ['x'], 'keys do not mix');
   });

@@ -22,7 +22,11 @@ function checkAsCore(sources: Record<string, string>): { status: number | null; 
   const dir = fs.mkdtempSync(path.join(ROOT, '.core-probe-'));
   try {
     for (const [name, source] of Object.entries(sources)) fs.writeFileSync(path.join(dir, `${name}.ts`), source);
-    const tsconfig = { extends: path.relative(dir, path.join(CORE, 'tsconfig.json')), include: [], files: Object.keys(sources).map((n) => `${n}.ts`) };
+    const tsconfig = {
+      extends: path.relative(dir, path.join(CORE, 'tsconfig.json')),
+      include: [],
+      files: Object.keys(sources).map((n) => `${n}.ts`),
+    };
     fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
     const run = spawnSync(process.execPath, [TSC, '--noEmit', '--pretty', 'false', '-p', dir], { encoding: 'utf8', timeout: 60_000 });
     const output = run.stdout + run.stderr;
@@ -70,11 +74,15 @@ describe('code structure: rules the tools enforce', function () {
     }
     // The editor layer may import it; vscode-jsonrpc is not 'vscode'.
     assert.deepEqual(
-      (await lint('src/vscode/probe.ts', "import type * as vscode from 'vscode';\nexport type U = vscode.Uri;\n")).filter((m) => m.ruleId === 'no-restricted-imports'),
+      (await lint('src/vscode/probe.ts', "import type * as vscode from 'vscode';\nexport type U = vscode.Uri;\n")).filter(
+        (m) => m.ruleId === 'no-restricted-imports',
+      ),
       [],
     );
     assert.deepEqual(
-      (await lint('src/core/probe.ts', "import type { Message } from 'vscode-jsonrpc/node';\nexport type M = Message;\n")).filter((m) => m.ruleId === 'no-restricted-imports'),
+      (await lint('src/core/probe.ts', "import type { Message } from 'vscode-jsonrpc/node';\nexport type M = Message;\n")).filter(
+        (m) => m.ruleId === 'no-restricted-imports',
+      ),
       [],
     );
   });

@@ -1,6 +1,14 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
-import { HttpTransport, parseServerDefinitions, ServerHandle, StdioTransport, stdioParamsFor, type LaunchContext, type LoggingMessageNotificationParams } from '../../src/core';
+import {
+  HttpTransport,
+  parseServerDefinitions,
+  ServerHandle,
+  StdioTransport,
+  stdioParamsFor,
+  type LaunchContext,
+  type LoggingMessageNotificationParams,
+} from '../../src/core';
 import { startFixture, type Fixture } from '../helpers/httpServers';
 import { nextEvent, ROOT } from '../helpers/servers';
 
@@ -8,7 +16,8 @@ const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'ser
 
 const context: LaunchContext = {
   prepare: async (d) => d,
-  createTransport: async (d) => (d.type === 'http' ? new HttpTransport({ url: d.url }) : new StdioTransport({ ...(await stdioParamsFor(d)), shutdownGraceMs: 300 })),
+  createTransport: async (d) =>
+    d.type === 'http' ? new HttpTransport({ url: d.url }) : new StdioTransport({ ...(await stdioParamsFor(d)), shutdownGraceMs: 300 }),
   handlers: () => ({}),
 };
 
@@ -54,7 +63,8 @@ describe('resource subscriptions outlive a launch', function () {
     const h = make({ type: 'http', url: f.url });
     await h.start();
     const subscription = h.subscribeResource('fixture://watched');
-    const subscribes = async () => (await f.requests()).filter((r) => r.body?.method === 'resources/subscribe').map((r) => r.headers['mcp-session-id']);
+    const subscribes = async () =>
+      (await f.requests()).filter((r) => r.body?.method === 'resources/subscribe').map((r) => r.headers['mcp-session-id']);
     const until = async (want: string[]) => {
       for (const deadline = Date.now() + 5000; JSON.stringify(await subscribes()) !== JSON.stringify(want);) {
         assert.ok(Date.now() < deadline, `subscribes seen in sessions ${JSON.stringify(await subscribes())}`);

@@ -80,7 +80,11 @@ function describeTasks(name: string, setUp: () => Promise<EverythingSetup>): voi
     it('runs simulate-research-query as a task: polls, answers its elicitation, fetches the result', async () => {
       await toolsWith('simulate-research-query');
       const statuses: Task[] = [];
-      const outcome = await t.client.callTool('simulate-research-query', { topic: 'python', ambiguous: true }, { onTaskStatus: (task) => statuses.push(task) });
+      const outcome = await t.client.callTool(
+        'simulate-research-query',
+        { topic: 'python', ambiguous: true },
+        { onTaskStatus: (task) => statuses.push(task) },
+      );
       assert.equal(outcome.task?.status, 'completed');
       assert.ok(!outcome.result.isError);
       assert.match(text(outcome.result.content), /# Research Report: python \(snake\)/);
@@ -273,12 +277,16 @@ describe('tasks we run for the server: bounds a hostile server cannot push past'
   it('refuses a task past the live cap, naming it, and takes one again once a task ended; the ttl stays capped', async () => {
     const tasks = new ReceiverTasks(() => undefined, { maxTtlMs: 24 * 60 * 60_000 });
     const finishers: Array<() => void> = [];
-    for (let i = 0; i < MAX_LIVE_RECEIVER_TASKS; i++) tasks.create(10 * 24 * 60 * 60_000, () => new Promise((resolve) => finishers.push(() => resolve({}))));
+    for (let i = 0; i < MAX_LIVE_RECEIVER_TASKS; i++)
+      tasks.create(10 * 24 * 60 * 60_000, () => new Promise((resolve) => finishers.push(() => resolve({}))));
     assert.ok(tasks.list().every((t) => t.ttl === MAX_RECEIVER_TASK_TTL_MS));
     assert.throws(
       () => tasks.create(1_000, () => assert.fail('a refused task must not run')),
       (e: McpError) =>
-        e.code === ErrorCode.InternalError && e.message.includes(`${MAX_LIVE_RECEIVER_TASKS} tasks of this server are still running, and MCP Host runs at most ${MAX_LIVE_RECEIVER_TASKS} at once`),
+        e.code === ErrorCode.InternalError &&
+        e.message.includes(
+          `${MAX_LIVE_RECEIVER_TASKS} tasks of this server are still running, and MCP Host runs at most ${MAX_LIVE_RECEIVER_TASKS} at once`,
+        ),
     );
     const first = tasks.list()[0];
     finishers[0]();
@@ -309,13 +317,20 @@ describe('tasks we run for the server: bounds a hostile server cannot push past'
 describe('tasks: the cases of the task fixture server', function () {
   this.timeout(20_000);
   afterEach(closeAll);
-  const taskServer = (scenario: 'tasks' | 'no-tasks') => ({ command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'task-server.mjs'), scenario] });
-  const sentCall = (t: TestClient, tool: string) => t.logs.map((l) => l.message).find((m) => m.includes('RECEIVED') && m.includes('"tools/call"') && m.includes(`"${tool}"`));
+  const taskServer = (scenario: 'tasks' | 'no-tasks') => ({
+    command: process.execPath,
+    args: [path.join(ROOT, 'test', 'fixtures', 'task-server.mjs'), scenario],
+  });
+  const sentCall = (t: TestClient, tool: string) =>
+    t.logs.map((l) => l.message).find((m) => m.includes('RECEIVED') && m.includes('"tools/call"') && m.includes(`"${tool}"`));
 
   it('without tasks.requests.tools.call: a required-task tool is refused locally, an optional one is called plainly', async () => {
     const t = await connect(taskServer('no-tasks'));
     await t.client.listTools();
-    await assert.rejects(t.client.callTool('must-be-task', {}), (e: { code?: number; message: string }) => e.code === ErrorCode.CapabilityDisabled && /tasks\.requests\.tools\.call/.test(e.message));
+    await assert.rejects(
+      t.client.callTool('must-be-task', {}),
+      (e: { code?: number; message: string }) => e.code === ErrorCode.CapabilityDisabled && /tasks\.requests\.tools\.call/.test(e.message),
+    );
     const outcome = await t.client.callTool('may-be-task', {});
     assert.equal(text(outcome.result.content), 'plain call of may-be-task');
     assert.equal(outcome.task, undefined);

@@ -1,5 +1,15 @@
 import { strict as assert } from 'node:assert';
-import { classifyMessage, McpError, ErrorCode, isTaskLost, requiredUrlElicitations, SchemaValidator, splitCommandLine, taskCancelledError, taskLostError } from '../../src/core';
+import {
+  classifyMessage,
+  McpError,
+  ErrorCode,
+  isTaskLost,
+  requiredUrlElicitations,
+  SchemaValidator,
+  splitCommandLine,
+  taskCancelledError,
+  taskLostError,
+} from '../../src/core';
 import { missingCapability } from '../../src/core/client/capabilities';
 
 describe('classifyMessage', () => {
@@ -59,16 +69,30 @@ describe('McpError', () => {
     assert.equal(McpError.from('text').message, 'text');
   });
   it('marks local failures with a kind that survives an error response the transport makes up', () => {
-    const refused = McpError.httpStatus('HTTP 404 Not Found from POST http://127.0.0.1/mcp', 404, { url: 'http://127.0.0.1/mcp', method: 'POST', status: 404 });
+    const refused = McpError.httpStatus('HTTP 404 Not Found from POST http://127.0.0.1/mcp', 404, {
+      url: 'http://127.0.0.1/mcp',
+      method: 'POST',
+      status: 404,
+    });
     assert.deepEqual(refused.kind, { type: 'httpStatus', status: 404 });
     const wire = refused.toResponseError();
-    assert.deepEqual(JSON.parse(JSON.stringify(wire)), { code: ErrorCode.InternalError, message: refused.message, data: { url: 'http://127.0.0.1/mcp', method: 'POST', status: 404 } });
+    assert.deepEqual(JSON.parse(JSON.stringify(wire)), {
+      code: ErrorCode.InternalError,
+      message: refused.message,
+      data: { url: 'http://127.0.0.1/mcp', method: 'POST', status: 404 },
+    });
     assert.equal(McpError.from(wire), refused);
     assert.deepEqual(McpError.oversize('too big', 10).kind, { type: 'oversize', limit: 10 });
     assert.equal(McpError.capabilityDisabled('prompts/list', 'prompts').kind?.type, 'capabilityDisabled');
   });
   it('marks a lost or cancelled task by kind, and a look-alike from a server not at all', () => {
-    const task = { taskId: 't1', status: 'cancelled' as const, createdAt: '2025-01-01T00:00:00Z', lastUpdatedAt: '2025-01-01T00:00:00Z', ttl: null };
+    const task = {
+      taskId: 't1',
+      status: 'cancelled' as const,
+      createdAt: '2025-01-01T00:00:00Z',
+      lastUpdatedAt: '2025-01-01T00:00:00Z',
+      ttl: null,
+    };
     assert.deepEqual(taskCancelledError(task).kind, { type: 'taskCancelled', task });
     assert.equal(isTaskLost(taskLostError(task, 'the server restarted')), true);
     assert.equal(isTaskLost(McpError.from({ code: ErrorCode.ConnectionClosed, message: 'x', data: { taskLost: true, task } })), false);
@@ -94,13 +118,23 @@ describe('McpError', () => {
 describe('SchemaValidator', () => {
   const v = new SchemaValidator();
   it('validates draft-07 schemas', () => {
-    const schema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, required: ['n'], definitions: { x: { type: 'string' } } };
+    const schema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { n: { type: 'integer', minimum: 1 } },
+      required: ['n'],
+      definitions: { x: { type: 'string' } },
+    };
     assert.deepEqual(v.check(schema, { n: 2 }), { ok: true });
     const bad = v.check(schema, { n: 0 });
     assert.ok(!bad.ok && /\/n must be >= 1/.test(bad.message));
   });
   it('validates 2020-12 schemas (the default without $schema)', () => {
-    const schema = { type: 'object', properties: { tags: { type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'number' } } }, $defs: { a: {} } };
+    const schema = {
+      type: 'object',
+      properties: { tags: { type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'number' } } },
+      $defs: { a: {} },
+    };
     assert.deepEqual(v.check(schema, { tags: ['a', 1, 2] }), { ok: true });
     assert.ok(!v.check(schema, { tags: ['a', 'b'] }).ok);
     const explicit = { ...schema, $schema: 'https://json-schema.org/draft/2020-12/schema' };
@@ -124,7 +158,15 @@ describe('SchemaValidator', () => {
 
 describe('splitCommandLine', () => {
   it('splits words and honours quotes and escapes', () => {
-    assert.deepEqual(splitCommandLine(`node  "my server.js" --name 'a b' x\\ y "q\\"t" ''`), ['node', 'my server.js', '--name', 'a b', 'x y', 'q"t', '']);
+    assert.deepEqual(splitCommandLine(`node  "my server.js" --name 'a b' x\\ y "q\\"t" ''`), [
+      'node',
+      'my server.js',
+      '--name',
+      'a b',
+      'x y',
+      'q"t',
+      '',
+    ]);
   });
   it('refuses an unterminated quote', () => {
     assert.throws(() => splitCommandLine('node "oops'), /Unterminated/);

@@ -12,7 +12,10 @@ describe('McpError.toString', () => {
 
 describe('suggestServerName', () => {
   it('names a script after its package folder, not its generic entry file', () => {
-    assert.equal(suggestServerName('stdio', 'node /home/dev/project/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio'), 'everything');
+    assert.equal(
+      suggestServerName('stdio', 'node /home/dev/project/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio'),
+      'everything',
+    );
     assert.equal(suggestServerName('stdio', 'node ./server-foo/dist/index.js stdio'), 'foo');
     assert.equal(suggestServerName('stdio', 'node "C:\\code\\weather-tools\\build\\main.mjs"'), 'weather-tools');
     assert.equal(suggestServerName('stdio', 'node --inspect ~/src/github-mcp/src/index.ts'), 'github');
@@ -47,7 +50,15 @@ describe('templateArguments', () => {
       },
       required: ['message', 'count', 'level', 'city', 'flag', 'tags'],
     };
-    assert.deepEqual(templateArguments(schema), { message: '', count: 1, level: 'debug', city: 'Berlin', flag: false, tags: [], withDefault: 3 });
+    assert.deepEqual(templateArguments(schema), {
+      message: '',
+      count: 1,
+      level: 'debug',
+      city: 'Berlin',
+      flag: false,
+      tags: [],
+      withDefault: 3,
+    });
     assert.deepEqual(templateArguments(undefined), {});
   });
 });

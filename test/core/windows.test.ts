@@ -15,7 +15,8 @@ function asOnWindows<T>(env: Record<string, string>, use: (processes: typeof Pro
   const saved = { PATHEXT: process.env.PATHEXT, comspec: process.env.comspec };
   const forget = () => {
     for (const key of Object.keys(require.cache)) {
-      if (/node_modules[\\/](cross-spawn|which|isexe|path-key|shebang-command)[\\/]|transport[\\/]processes\.ts$/.test(key)) delete require.cache[key];
+      if (/node_modules[\\/](cross-spawn|which|isexe|path-key|shebang-command)[\\/]|transport[\\/]processes\.ts$/.test(key))
+        delete require.cache[key];
     }
   };
   Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });

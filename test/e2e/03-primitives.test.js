@@ -1,7 +1,17 @@
 // Tools, resources and prompts from the palette and the Servers view, the way a person uses them.
 'use strict';
 const assert = require('node:assert/strict');
-const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, answer, callToolFromPalette: callTool, callToolStepByStep } = require('./helpers');
+const {
+  ctx,
+  screenshot,
+  QUICK_INPUT,
+  startCommand,
+  quickInputStep,
+  editorShows,
+  answer,
+  callToolFromPalette: callTool,
+  callToolStepByStep,
+} = require('./helpers');
 
 const sidebar = '.part.sidebar';
 
@@ -79,7 +89,9 @@ describe('tools, resources and prompts in the workbench', () => {
     await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
     await toast.waitFor({ state: 'hidden', timeout: 15_000 });
     // Not silent: a notice says it was cancelled.
-    await page.locator('.notifications-toasts .notification-toast', { hasText: 'trigger-long-running-operation was cancelled' }).waitFor({ timeout: 15_000 });
+    await page
+      .locator('.notifications-toasts .notification-toast', { hasText: 'trigger-long-running-operation was cancelled' })
+      .waitFor({ timeout: 15_000 });
     const rows = await historyRows(page);
     assert.match(rows[0], /Trigger Long Running Operation|trigger-long-running-operation/);
     assert.match(rows[0], /cancelled/);

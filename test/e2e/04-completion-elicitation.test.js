@@ -1,7 +1,18 @@
 // Resource templates and prompts filled in with the server's completion suggestions, and
 // elicitation answered (and declined) through the UI.
 'use strict';
-const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, chooseRow, typeAndAccept, allowToolOnce, skipRemainingSteps } = require('./helpers');
+const {
+  ctx,
+  screenshot,
+  QUICK_INPUT,
+  startCommand,
+  quickInputStep,
+  editorShows,
+  chooseRow,
+  typeAndAccept,
+  allowToolOnce,
+  skipRemainingSteps,
+} = require('./helpers');
 /** Calls trigger-elicitation-request and returns the server's question, once it shows. */
 async function startElicitation(page) {
   await startCommand(page, 'MCP Host: Call Tool...');

@@ -27,7 +27,10 @@ describe('adding servers and the command pickers', () => {
   it('lists the tool-call history to rerun or edit a call', async () => {
     const { page } = ctx();
     await startCommand(page, 'MCP Host: Show Tool Call History');
-    await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'everything ›' })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await screenshot(page, 'tool-history');
     await page.keyboard.press('Escape');
   });
@@ -35,7 +38,10 @@ describe('adding servers and the command pickers', () => {
   it('offers every resource and template of the running servers', async () => {
     const { page } = ctx();
     await startCommand(page, 'MCP Host: Read Resource...');
-    await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Dynamic Text Resource' }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Dynamic Text Resource' })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await screenshot(page, 'read-resource');
     await page.keyboard.press('Escape');
   });

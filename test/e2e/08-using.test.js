@@ -3,7 +3,19 @@
 // own report in Show Server Info, and result tabs that survive a reload as a clear note.
 'use strict';
 const assert = require('node:assert/strict');
-const { ctx, screenshot, QUICK_INPUT, startCommand, quickInputStep, editorShows, answer, openCommandPalette, callToolStepByStep, waitForText, allowWorkspaceServerAfterReload } = require('./helpers');
+const {
+  ctx,
+  screenshot,
+  QUICK_INPUT,
+  startCommand,
+  quickInputStep,
+  editorShows,
+  answer,
+  openCommandPalette,
+  callToolStepByStep,
+  waitForText,
+  allowWorkspaceServerAfterReload,
+} = require('./helpers');
 
 const sidebar = '.part.sidebar';
 
@@ -73,7 +85,10 @@ describe('using MCP Host day to day', () => {
     await everythingRunning(page);
     const input = await openCommandPalette(page);
     await input.fill('>MCP Host: S');
-    await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'MCP Host: Stop Server' }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'MCP Host: Stop Server' })
+      .first()
+      .waitFor({ timeout: 30_000 });
     const rows = await rowTexts(page);
     assert.ok(
       rows.some((r) => r.includes('MCP Host: Show Server Info')),
@@ -94,7 +109,9 @@ describe('using MCP Host day to day', () => {
     if (await which.isVisible()) {
       await which.fill('everything');
       // "everything", not "added-everything".
-      await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row.focused`, { hasText: /(^|\s)everything/ }).waitFor({ timeout: 15_000 });
+      await page
+        .locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row.focused`, { hasText: /(^|\s)everything/ })
+        .waitFor({ timeout: 15_000 });
       await page.keyboard.press('Enter');
     }
     await tab.first().waitFor({ timeout: 30_000 });
@@ -103,7 +120,9 @@ describe('using MCP Host day to day', () => {
     // From the server's own lines down: the line above holds the command, a path of this machine.
     const from = await page.locator('.part.editor .view-line', { hasText: 'Server:' }).first().boundingBox();
     const editor = await page.locator('.part.editor .editor-instance').first().boundingBox();
-    await screenshot(page, 'server-info', { clip: { x: editor.x, y: from.y - 4, width: editor.width, height: editor.y + editor.height - from.y + 4 } });
+    await screenshot(page, 'server-info', {
+      clip: { x: editor.x, y: from.y - 4, width: editor.width, height: editor.y + editor.height - from.y + 4 },
+    });
   });
 
   it('shows a result tab restored after a reload as gone, with what to do', async () => {

@@ -89,7 +89,10 @@ describe('the workbench in Simplified Chinese', () => {
       await page.waitForTimeout(250);
     }
     // The view's title from package.nls.zh-cn.json (a lone view's title is in the side bar's).
-    assert.equal(await page.locator(`${sidebar} .composite.title .title-label`).innerText(), `${nls.displayName}: ${nls['view.servers.name']}`);
+    assert.equal(
+      await page.locator(`${sidebar} .composite.title .title-label`).innerText(),
+      `${nls.displayName}: ${nls['view.servers.name']}`,
+    );
 
     // The command title from package.nls.zh-cn.json, its category (displayName) in front.
     const command = `${nls.displayName}: ${nls['command.callTool.title']}`;
@@ -98,7 +101,11 @@ describe('the workbench in Simplified Chinese', () => {
     await page.keyboard.press('Enter');
     const input = page.locator(`${QUICK_INPUT} input`);
     await page.locator(QUICK_INPUT, { hasText: zh('MCP Host: Call Tool') }).waitFor({ timeout: 30_000 });
-    await page.waitForFunction((want) => document.querySelector('.quick-input-widget input')?.getAttribute('placeholder') === want, zh('Which tool?'), { timeout: 30_000 });
+    await page.waitForFunction(
+      (want) => document.querySelector('.quick-input-widget input')?.getAttribute('placeholder') === want,
+      zh('Which tool?'),
+      { timeout: 30_000 },
+    );
     // Read-only tools say so in Chinese.
     await input.fill('Echo Tool');
     await page
@@ -110,12 +117,18 @@ describe('the workbench in Simplified Chinese', () => {
     await input.fill('Trigger Elicitation Request');
     // Not "Trigger Async Elicitation Request", which the filter shows too, nor the server that
     // 07-setup adds ("added-everything").
-    const tool = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'everything › Trigger Elicitation Request', hasNotText: 'added-everything' }).first();
+    const tool = page
+      .locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, {
+        hasText: 'everything › Trigger Elicitation Request',
+        hasNotText: 'added-everything',
+      })
+      .first();
     await tool.waitFor({ timeout: 30_000 });
     await tool.click();
     const modal = await dialog(page, zh('Run the tool "{0}" of the MCP server "{1}"?', 'trigger-elicitation-request', 'everything'));
     const modalText = await modal.innerText();
-    for (const s of [zh('The tool is not marked read-only.'), zh('Arguments:'), zh('Allow Once'), zh('Always Allow This Tool')]) assert.ok(modalText.includes(s), `the modal lacks "${s}": ${modalText}`);
+    for (const s of [zh('The tool is not marked read-only.'), zh('Arguments:'), zh('Allow Once'), zh('Always Allow This Tool')])
+      assert.ok(modalText.includes(s), `the modal lacks "${s}": ${modalText}`);
     await screenshot(page, 'zh-cn');
     // Cancelled: nothing runs.
     await page.keyboard.press('Escape');

@@ -74,7 +74,8 @@ async function drive(page, name, label) {
   for (let step = 0; step < 400; step++) {
     if (await visible(resultTab)) return { result: true, dialogs };
     for (const text of await toasts.allInnerTexts().catch(() => [])) {
-      if (text.startsWith(`MCP Host: ${name} failed`) || text.startsWith(`MCP Host: the task of ${name}`)) return { protocolError: text, dialogs };
+      if (text.startsWith(`MCP Host: ${name} failed`) || text.startsWith(`MCP Host: the task of ${name}`))
+        return { protocolError: text, dialogs };
       if (text.startsWith(`${name} failed:`)) return { toolError: text, dialogs };
     }
     const box = page.locator('.monaco-dialog-box').first();

@@ -4,7 +4,20 @@
 // (its launch consent).
 'use strict';
 const assert = require('node:assert/strict');
-const { ctx, QUICK_INPUT, quickInputStep, answer, callToolStepByStep, skipRemainingSteps, allowToolOnce, dialog, clickDialogButton, clickNotificationButton, editorShows, startCommand } = require('./helpers');
+const {
+  ctx,
+  QUICK_INPUT,
+  quickInputStep,
+  answer,
+  callToolStepByStep,
+  skipRemainingSteps,
+  allowToolOnce,
+  dialog,
+  clickDialogButton,
+  clickNotificationButton,
+  editorShows,
+  startCommand,
+} = require('./helpers');
 
 const TOAST = '.notifications-toasts .notification-toast';
 
@@ -31,7 +44,11 @@ describe('a tool call that runs as a task, sent to the background', () => {
     await clickDialogButton(question, 'Run in Background');
     const done = page.locator(TOAST, { hasText: 'simulate-research-query finished in the background' });
     await done.waitFor({ timeout: 30_000 });
-    assert.equal(await page.locator('.part.editor .view-lines', { hasText: 'Research Report: lagoons' }).count(), 0, 'the result did not take the editor');
+    assert.equal(
+      await page.locator('.part.editor .view-lines', { hasText: 'Research Report: lagoons' }).count(),
+      0,
+      'the result did not take the editor',
+    );
     await clickNotificationButton(page, 'simulate-research-query finished in the background', 'Open Result');
     await editorShows(page, 'Research Report: lagoons');
     await startCommand(page, 'MCP Host: Show Tool Call History');

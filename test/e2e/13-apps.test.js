@@ -8,7 +8,19 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const h = require('../harness/lib');
-const { ctx, QUICK_INPUT, findInPalette, screenshot, startCommand, quickInputStep, choose, dialog, clickDialogButton, runCommand, waitForOutputChannel } = require('./helpers');
+const {
+  ctx,
+  QUICK_INPUT,
+  findInPalette,
+  screenshot,
+  startCommand,
+  quickInputStep,
+  choose,
+  dialog,
+  clickDialogButton,
+  runCommand,
+  waitForOutputChannel,
+} = require('./helpers');
 
 const VANILLA = path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs');
 const BUDGET = path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-budget-allocator');
@@ -54,7 +66,10 @@ async function allowServers(page, count, timeout = 120_000) {
   };
   const deadline = Date.now() + timeout;
   while (!(await allRunning())) {
-    if (Date.now() > deadline) throw new Error(`not all ${count} servers run (status bar: ${(await counts.allInnerTexts().catch(() => [])).join(', ') || 'no count'})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `not all ${count} servers run (status bar: ${(await counts.allInnerTexts().catch(() => [])).join(', ') || 'no count'})`,
+      );
     // One consent per server, one after another in the same dialog: click, then look again.
     if (await consent.first().isVisible())
       await consent
@@ -76,7 +91,11 @@ async function callTool(page, server, label) {
 async function setTheme(page, name) {
   await findInPalette(page, 'Preferences: Color Theme');
   // "Preferences: Browse Color Themes in Marketplace" ranks first: click ours.
-  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Preferences: Color Theme' }).filter({ hasNotText: 'Browse' }).first().click();
+  await page
+    .locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Preferences: Color Theme' })
+    .filter({ hasNotText: 'Browse' })
+    .first()
+    .click();
   await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'Light Modern' }).first().waitFor({ timeout: 30_000 });
   await choose(page, name);
   await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
@@ -92,9 +111,25 @@ describe('MCP Apps', function () {
     settingsFile = path.join(workspace, '.vscode', 'settings.json');
     original = fs.readFileSync(settingsFile, 'utf8');
     const settings = JSON.parse(original.replace(/^\s*\/\/.*$/gm, ''));
-    settings['mcpHost.servers'].vanilla = { type: 'stdio', command: 'node', args: [path.join(VANILLA, 'dist', 'index.js'), '--stdio'], cwd: VANILLA };
-    settings['mcpHost.servers'].budget = { type: 'stdio', command: 'node', args: [path.join(BUDGET, 'dist', 'index.js'), '--stdio'], cwd: BUDGET };
-    settings['mcpHost.servers']['apps-fixture'] = { type: 'stdio', command: 'node', args: [FIXTURE], tools: { deny: ['denied-tool'] }, trustAnnotations: true };
+    settings['mcpHost.servers'].vanilla = {
+      type: 'stdio',
+      command: 'node',
+      args: [path.join(VANILLA, 'dist', 'index.js'), '--stdio'],
+      cwd: VANILLA,
+    };
+    settings['mcpHost.servers'].budget = {
+      type: 'stdio',
+      command: 'node',
+      args: [path.join(BUDGET, 'dist', 'index.js'), '--stdio'],
+      cwd: BUDGET,
+    };
+    settings['mcpHost.servers']['apps-fixture'] = {
+      type: 'stdio',
+      command: 'node',
+      args: [FIXTURE],
+      tools: { deny: ['denied-tool'] },
+      trustAnnotations: true,
+    };
     fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
     await allowServers(page, Object.keys(settings['mcpHost.servers']).length);
   });
@@ -115,7 +150,9 @@ describe('MCP Apps', function () {
     const app = await appFrame(page, '#get-time-btn');
     // The call's result was delivered to the app (ui/notifications/tool-result): it shows that time.
     const shown = app.locator('#server-time');
-    await app.waitForFunction(() => /\d{4}-\d\d-\d\dT/.test(document.getElementById('server-time')?.textContent ?? ''), null, { timeout: 30_000 });
+    await app.waitForFunction(() => /\d{4}-\d\d-\d\dT/.test(document.getElementById('server-time')?.textContent ?? ''), null, {
+      timeout: 30_000,
+    });
     const first = (await shown.innerText()).trim();
     assert.equal(await app.evaluate(() => typeof acquireVsCodeApi), 'undefined', 'no VS Code API in the app frame');
     await screenshot(page, 'mcp-app');
@@ -124,12 +161,18 @@ describe('MCP Apps', function () {
     await app.locator('#get-time-btn').click();
     // The app's own call meets the same confirmation as the person's, and the question says the app asks.
     await clickDialogButton(await dialog(page, 'The app of the MCP server "vanilla" asks to run the tool "get-time"'), 'Allow Once');
-    await app.waitForFunction((before) => (document.getElementById('server-time')?.textContent ?? '').trim() !== before, first, { timeout: 30_000 });
+    await app.waitForFunction((before) => (document.getElementById('server-time')?.textContent ?? '').trim() !== before, first, {
+      timeout: 30_000,
+    });
     assert.match((await shown.innerText()).trim(), /\d{4}-\d\d-\d\dT/);
 
     // ui/message: no chat to send it to, so the person sees it, with Copy.
     await app.locator('#send-message-btn').click();
-    await page.locator('.notifications-toasts .notification-toast', { hasText: 'sends a message' }).filter({ hasText: 'This is message text.' }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.notifications-toasts .notification-toast', { hasText: 'sends a message' })
+      .filter({ hasText: 'This is message text.' })
+      .first()
+      .waitFor({ timeout: 30_000 });
     // ui/open-link to a web page: the URL consent, which the person declines.
     await app.locator('#open-link-btn').click();
     await clickDialogButton(await dialog(page, 'wants you to open a page on modelcontextprotocol.io'), 'Decline');
@@ -141,7 +184,9 @@ describe('MCP Apps', function () {
     await waitForOutputChannel(page, 'MCP Host Trace', { text: 'tools/call' });
 
     await startCommand(page, 'MCP Host: Show Tool Call History');
-    const byApp = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'vanilla › get-time' }).filter({ hasText: 'by the app' });
+    const byApp = page
+      .locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, { hasText: 'vanilla › get-time' })
+      .filter({ hasText: 'by the app' });
     await byApp.first().waitFor({ timeout: 15_000 });
     await page.keyboard.press('Escape');
   });
@@ -172,7 +217,10 @@ describe('MCP Apps', function () {
     const app = await appFrame(page, '[data-try="finished"]');
     // Above the app, a line of ours: where it may connect, and what it asked for but was refused.
     const origins = await app.parentFrame().locator('#mcp-host-origins').innerText();
-    assert.match(origins, /^This app may connect to: https:\/\/allowed\.example\. Refused \(the reasons are in the log of "apps-fixture"\): .*https:\/\/\*\.com, http:\/\/127\.0\.0\.1:\*/);
+    assert.match(
+      origins,
+      /^This app may connect to: https:\/\/allowed\.example\. Refused \(the reasons are in the log of "apps-fixture"\): .*https:\/\/\*\.com, http:\/\/127\.0\.0\.1:\*/,
+    );
     const outcome = async (name) => (await app.locator(`[data-try="${name}"]`).innerText()).replace(/^[^:]+: /, '');
     const all = await app.locator('[data-try]').allInnerTexts();
     assert.doesNotMatch(all.join('\n'), /REACHED/, all.join('\n'));
@@ -196,7 +244,12 @@ describe('MCP Apps', function () {
     await callTool(page, 'budget', 'Get Budget Data');
     await clickDialogButton(await dialog(page, 'Run the tool "get-budget-data"'), 'Allow Once');
     const app = await appFrame(page, '#sliders-container');
-    await app.waitForFunction(() => document.querySelectorAll('#sliders-container > *').length > 0 && document.querySelectorAll('#budget-selector option').length > 0, null, { timeout: 30_000 });
+    await app.waitForFunction(
+      () =>
+        document.querySelectorAll('#sliders-container > *').length > 0 && document.querySelectorAll('#budget-selector option').length > 0,
+      null,
+      { timeout: 30_000 },
+    );
     assert.ok(await app.locator('#budget-chart').isVisible(), 'the chart is drawn');
     assert.notEqual((await app.locator('#status-bar').innerText()).trim(), '');
   });

@@ -69,7 +69,8 @@ async function findInPalette(page, label, { query = label, timeout = 60_000 } = 
       await row.waitFor({ timeout: Math.max(1_000, Math.min(5_000, deadline - Date.now())) });
       return row;
     } catch (e) {
-      if (Date.now() >= deadline) throw new Error(`"${label}" not in the command palette after ${timeout} ms (typed "${query}")`, { cause: e });
+      if (Date.now() >= deadline)
+        throw new Error(`"${label}" not in the command palette after ${timeout} ms (typed "${query}")`, { cause: e });
       await page.keyboard.press('Escape');
       await page.waitForTimeout(1_000);
     }
@@ -142,7 +143,9 @@ async function waitForOutputChannel(page, channel, { text, timeout = 60_000 } = 
   await page.waitForFunction(
     (name) => {
       const selects = [...document.querySelectorAll('.part.panel select, .panel .monaco-select-box')];
-      return selects.some((s) => s.value === name || (s.selectedOptions && [...s.selectedOptions].some((o) => o.text === name)) || s.title === name);
+      return selects.some(
+        (s) => s.value === name || (s.selectedOptions && [...s.selectedOptions].some((o) => o.text === name)) || s.title === name,
+      );
     },
     channel,
     { timeout },

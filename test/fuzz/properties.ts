@@ -48,26 +48,30 @@ const ndjsonChunking: FuzzProperty = {
   name: 'ndjson reader: any chunking yields the same messages',
   check: async (numRuns, seed) =>
     fc.assert(
-      fc.property(fc.array(fc.tuple(jsonMessage, fc.constantFrom('\n', '\r\n', '\n\n', '\r\n  \n')), { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 24 }), (lines, rawPoints) => {
-        const text = lines.map(([value, end]) => JSON.stringify(value) + end).join('');
-        const bytes = Buffer.from(text, 'utf8');
-        const readable = fakeReadable();
-        const reader = new NdjsonMessageReader(readable);
-        const got: unknown[] = [];
-        const errors: Error[] = [];
-        reader.onError((e) => errors.push(e));
-        reader.listen((m) => got.push(m));
-        for (const chunk of cut(
-          bytes,
-          rawPoints.map((p) => (bytes.length ? p % bytes.length : 0)),
-        ))
-          readable.emit('data', Buffer.from(chunk));
-        assert.deepEqual(errors, []);
-        assert.deepEqual(
-          got,
-          lines.map(([value]) => value),
-        );
-      }),
+      fc.property(
+        fc.array(fc.tuple(jsonMessage, fc.constantFrom('\n', '\r\n', '\n\n', '\r\n  \n')), { maxLength: 12 }),
+        fc.array(fc.nat(), { maxLength: 24 }),
+        (lines, rawPoints) => {
+          const text = lines.map(([value, end]) => JSON.stringify(value) + end).join('');
+          const bytes = Buffer.from(text, 'utf8');
+          const readable = fakeReadable();
+          const reader = new NdjsonMessageReader(readable);
+          const got: unknown[] = [];
+          const errors: Error[] = [];
+          reader.onError((e) => errors.push(e));
+          reader.listen((m) => got.push(m));
+          for (const chunk of cut(
+            bytes,
+            rawPoints.map((p) => (bytes.length ? p % bytes.length : 0)),
+          ))
+            readable.emit('data', Buffer.from(chunk));
+          assert.deepEqual(errors, []);
+          assert.deepEqual(
+            got,
+            lines.map(([value]) => value),
+          );
+        },
+      ),
       { numRuns, seed },
     ),
 };
@@ -77,21 +81,27 @@ const ndjsonGarbage: FuzzProperty = {
   name: 'ndjson reader: arbitrary bytes never throw or stop later lines',
   check: async (numRuns, seed) =>
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), fc.constantFrom(undefined, 16, 64, 1024), cutPoints, jsonMessage, (garbage, limit, points, after) => {
-        const readable = fakeReadable();
-        const reader = new NdjsonMessageReader(readable, limit);
-        const got: unknown[] = [];
-        reader.onError(() => undefined);
-        reader.listen((m) => got.push(m));
-        const line = Buffer.from(`${JSON.stringify(after)}\n`, 'utf8');
-        const bytes = Buffer.concat([garbage, Buffer.from('\n'), line]);
-        for (const chunk of cut(
-          bytes,
-          points.map((p) => p % bytes.length),
-        ))
-          readable.emit('data', Buffer.from(chunk));
-        if (limit === undefined || line.length - 1 <= limit) assert.deepEqual(got[got.length - 1], after);
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.constantFrom(undefined, 16, 64, 1024),
+        cutPoints,
+        jsonMessage,
+        (garbage, limit, points, after) => {
+          const readable = fakeReadable();
+          const reader = new NdjsonMessageReader(readable, limit);
+          const got: unknown[] = [];
+          reader.onError(() => undefined);
+          reader.listen((m) => got.push(m));
+          const line = Buffer.from(`${JSON.stringify(after)}\n`, 'utf8');
+          const bytes = Buffer.concat([garbage, Buffer.from('\n'), line]);
+          for (const chunk of cut(
+            bytes,
+            points.map((p) => p % bytes.length),
+          ))
+            readable.emit('data', Buffer.from(chunk));
+          if (limit === undefined || line.length - 1 <= limit) assert.deepEqual(got[got.length - 1], after);
+        },
+      ),
       { numRuns, seed },
     ),
 };
@@ -125,16 +135,40 @@ class LoopTransport implements Transport {
   }
 }
 
-const idArb = fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null), fc.constant({}), fc.constant([1]));
+const idArb = fc.oneof(
+  fc.string({ maxLength: 6 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constant(null),
+  fc.constant({}),
+  fc.constant([1]),
+);
 const absent = fc.constant(undefined);
 /** Objects that look more or less like JSON-RPC: every field may be missing, mistyped or misplaced. */
 const jsonRpcish = fc.record({
   jsonrpc: fc.oneof(fc.constant('2.0'), fc.constant('2.0'), fc.constant('1.0'), fc.constant(2), absent),
   id: fc.oneof(idArb, absent),
-  method: fc.oneof(fc.constantFrom('ping', 'no/such/method', 'notifications/cancelled', 'notifications/progress', 'notifications/message'), fc.integer(), absent),
-  params: fc.oneof(fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 })), fc.array(fc.integer(), { maxLength: 2 }), fc.string({ maxLength: 4 }), fc.integer(), fc.constant(null), absent),
+  method: fc.oneof(
+    fc.constantFrom('ping', 'no/such/method', 'notifications/cancelled', 'notifications/progress', 'notifications/message'),
+    fc.integer(),
+    absent,
+  ),
+  params: fc.oneof(
+    fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 })),
+    fc.array(fc.integer(), { maxLength: 2 }),
+    fc.string({ maxLength: 4 }),
+    fc.integer(),
+    fc.constant(null),
+    absent,
+  ),
   result: fc.oneof(fc.jsonValue({ maxDepth: 1 }), absent, absent),
-  error: fc.oneof(fc.record({ code: fc.integer(), message: fc.string({ maxLength: 4 }) }), fc.jsonValue({ maxDepth: 1 }), absent, absent, absent),
+  error: fc.oneof(
+    fc.record({ code: fc.integer(), message: fc.string({ maxLength: 4 }) }),
+    fc.jsonValue({ maxDepth: 1 }),
+    absent,
+    absent,
+    absent,
+  ),
 });
 /** A wire line: an arbitrary JSON value, a JSON-RPC look-alike, or text that is not JSON at all. */
 const inboundLine = fc.oneof(
@@ -178,7 +212,8 @@ function expectedReply(value: unknown): Expected | 'either' {
   if (hasResult === hasError) return invalid;
   if (hasError) {
     const e = m.error as { code?: unknown; message?: unknown } | null;
-    const wellFormed = typeof e === 'object' && e !== null && !Array.isArray(e) && Number.isInteger(e.code) && typeof e.message === 'string';
+    const wellFormed =
+      typeof e === 'object' && e !== null && !Array.isArray(e) && Number.isInteger(e.code) && typeof e.message === 'string';
     if (!wellFormed) return invalid;
   }
   // A response to nothing we sent: dropped.
@@ -227,7 +262,9 @@ const inboundDispatch: FuzzProperty = {
 
 /** SSE bytes of events, each with an id and JSON data. */
 function sseEvents(messages: unknown[], firstId: number, comment: boolean): string {
-  return messages.map((m, i) => `${comment ? ': keep-alive\n' : ''}id: ${firstId + i}\nevent: message\ndata: ${JSON.stringify(m)}\n\n`).join('');
+  return messages
+    .map((m, i) => `${comment ? ': keep-alive\n' : ''}id: ${firstId + i}\nevent: message\ndata: ${JSON.stringify(m)}\n\n`)
+    .join('');
 }
 
 /** A body that hands over the chunks one read at a time, then ends or breaks (after the last chunk was read). */
@@ -245,34 +282,41 @@ function streamOf(chunks: Uint8Array[], endWithError: boolean): ReadableStream<U
   );
 }
 
-const sseMessage = fc.string({ maxLength: 30, unit: 'binary' }).map((data) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } }));
+const sseMessage = fc
+  .string({ maxLength: 30, unit: 'binary' })
+  .map((data) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } }));
 
 /** Any split of an SSE stream into chunks hands over exactly the events sent, in order. */
 const sseSplits: FuzzProperty = {
   name: 'SSE reader: any split of the stream yields every event once',
   check: (numRuns, seed) =>
     fc.assert(
-      fc.asyncProperty(fc.array(sseMessage, { maxLength: 10 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 24 }), async (messages, comment, rawPoints) => {
-        const bytes = Buffer.from(sseEvents(messages, 1, comment), 'utf8');
-        const got: string[] = [];
-        await readEventStream(
-          streamOf(
-            cut(
-              bytes,
-              rawPoints.map((p) => (bytes.length ? p % bytes.length : 0)),
+      fc.asyncProperty(
+        fc.array(sseMessage, { maxLength: 10 }),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 24 }),
+        async (messages, comment, rawPoints) => {
+          const bytes = Buffer.from(sseEvents(messages, 1, comment), 'utf8');
+          const got: string[] = [];
+          await readEventStream(
+            streamOf(
+              cut(
+                bytes,
+                rawPoints.map((p) => (bytes.length ? p % bytes.length : 0)),
+              ),
+              false,
             ),
-            false,
-          ),
-          1 << 20,
-          {
-            onEvent: (e) => got.push(e.data),
-          },
-        );
-        assert.deepEqual(
-          got.map((d) => JSON.parse(d)),
-          messages,
-        );
-      }),
+            1 << 20,
+            {
+              onEvent: (e) => got.push(e.data),
+            },
+          );
+          assert.deepEqual(
+            got.map((d) => JSON.parse(d)),
+            messages,
+          );
+        },
+      ),
       { numRuns, seed },
     ),
 };

@@ -30,9 +30,13 @@ async function runOne(index: number): Promise<void> {
 
 function spawnOne(index: number): Promise<{ ok: boolean; seconds: number; message?: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...process.execArgv, __filename, '--child', String(index), '--runs', String(runs), '--seed', String(seed)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, __filename, '--child', String(index), '--runs', String(runs), '--seed', String(seed)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.on('close', (code) => {

@@ -17,11 +17,18 @@ function onLoopback(args) {
   if (first === undefined || typeof first === 'function') return [0, LOOPBACK, ...args.slice(first === undefined ? 1 : 0)];
   // listen(port[, host][, backlog][, callback])
   if (isPort(first)) {
-    if (typeof second === 'string' || second === null || second === undefined) return EVERY_INTERFACE.has(second) ? [first, LOOPBACK, ...args.slice(2)] : args;
+    if (typeof second === 'string' || second === null || second === undefined)
+      return EVERY_INTERFACE.has(second) ? [first, LOOPBACK, ...args.slice(2)] : args;
     return [first, LOOPBACK, ...args.slice(1)];
   }
   // listen(options[, callback]); not a handle ({ fd }, a server or socket) nor an IPC path
-  if (typeof first === 'object' && !('fd' in first) && !('_handle' in first) && first.path === undefined && EVERY_INTERFACE.has(first.host)) {
+  if (
+    typeof first === 'object' &&
+    !('fd' in first) &&
+    !('_handle' in first) &&
+    first.path === undefined &&
+    EVERY_INTERFACE.has(first.host)
+  ) {
     return [{ ...first, host: LOOPBACK }, ...args.slice(1)];
   }
   return args;

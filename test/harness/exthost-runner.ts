@@ -42,9 +42,15 @@ function mapStack(stack: string): string {
     .split('\n')
     .map((line) =>
       line.replace(frame, (m, l: string, c: string) => {
-        const e = map.findEntry(Number(l) - 1, Number(c) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+        const e = map.findEntry(Number(l) - 1, Number(c) - 1) as {
+          originalSource?: string;
+          originalLine?: number;
+          originalColumn?: number;
+        };
         if (!e || !e.originalSource) return m;
-        const abs = e.originalSource.startsWith('file://') ? new URL(e.originalSource).pathname : path.resolve(path.dirname(__filename), e.originalSource);
+        const abs = e.originalSource.startsWith('file://')
+          ? new URL(e.originalSource).pathname
+          : path.resolve(path.dirname(__filename), e.originalSource);
         return `${path.relative(repo, abs)}:${(e.originalLine ?? 0) + 1}:${(e.originalColumn ?? 0) + 1}`;
       }),
     )

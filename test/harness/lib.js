@@ -42,7 +42,8 @@ function install({ codeServer, node } = {}) {
     stdio: ['ignore', 'inherit', 'inherit'],
     env,
   });
-  if (r.status !== 0) throw new Error(`test/harness/install.sh${codeServer ? ` (code-server ${codeServer})` : ''} failed (exit ${r.status})`);
+  if (r.status !== 0)
+    throw new Error(`test/harness/install.sh${codeServer ? ` (code-server ${codeServer})` : ''} failed (exit ${r.status})`);
   const paths = {};
   const file = codeServer ? `paths-${codeServer}.env` : 'paths.env';
   for (const line of fs.readFileSync(path.join(HARNESS_DIR, file), 'utf8').split('\n')) {
@@ -110,7 +111,15 @@ function scratchEnv(base, extra = {}) {
   const tmp = path.join(base, 'tmp');
   fs.mkdirSync(home, { recursive: true });
   fs.mkdirSync(tmp, { recursive: true });
-  const env = { ...process.env, HOME: home, TMPDIR: tmp, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share'), XDG_CACHE_HOME: path.join(home, '.cache'), ...extra };
+  const env = {
+    ...process.env,
+    HOME: home,
+    TMPDIR: tmp,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    ...extra,
+  };
   // These would leak into the extension host (and from there into MCP servers it starts).
   for (const k of ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'VSCODE_IPC_HOOK_CLI', 'VSCODE_CWD', 'PWD', 'INIT_CWD']) delete env[k];
   for (const k of Object.keys(env)) if (k.startsWith('npm_') || k.startsWith('VSCODE_')) delete env[k];
@@ -288,7 +297,11 @@ function installVsix(paths, vsix, { extensionsDir, userDataDir, base }) {
   const t = Date.now();
   // Older code-server CLIs do not create these themselves.
   for (const d of [extensionsDir, userDataDir]) fs.mkdirSync(d, { recursive: true });
-  run(paths.CODE_SERVER_NODE, [paths.CODE_SERVER_JS, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], { env: scratchEnv(base) });
+  run(
+    paths.CODE_SERVER_NODE,
+    [paths.CODE_SERVER_JS, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'],
+    { env: scratchEnv(base) },
+  );
   log(`installed ${path.basename(vsix)} into ${path.relative(REPO, extensionsDir)} in ${((Date.now() - t) / 1000).toFixed(1)}s`);
 }
 
@@ -314,7 +327,10 @@ const QUIET_SETTINGS = {
  * Starts code-server on 127.0.0.1 with the given folders and waits for /healthz.
  * Retries startup (only startup) up to `attempts` times with a fresh port.
  */
-async function startCodeServer(paths, { base, extensionsDir, userDataDir, folder, settings = {}, port, attempts = 3, name = 'code-server', extraArgs = [] }) {
+async function startCodeServer(
+  paths,
+  { base, extensionsDir, userDataDir, folder, settings = {}, port, attempts = 3, name = 'code-server', extraArgs = [] },
+) {
   const userDir = path.join(userDataDir, 'User');
   fs.mkdirSync(userDir, { recursive: true });
   fs.writeFileSync(path.join(userDir, 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...settings }, null, 2));

@@ -65,7 +65,9 @@ export class OAuthFixture {
     return `${this.base}${this.options.issuerPath ?? ''}`;
   }
   get prmUrl(): string {
-    return this.options.prm === 'root' ? `${this.base}/.well-known/oauth-protected-resource` : `${this.base}/.well-known/oauth-protected-resource/mcp`;
+    return this.options.prm === 'root'
+      ? `${this.base}/.well-known/oauth-protected-resource`
+      : `${this.base}/.well-known/oauth-protected-resource/mcp`;
   }
 
   async start(): Promise<this> {
@@ -113,7 +115,8 @@ export class OAuthFixture {
     if (route === `POST ${prefix}/token`) return this.token(recorded, res);
     if (route === `POST ${prefix}/register` && o.registration !== false) {
       const requested = recorded.json ?? {};
-      const method = typeof requested.token_endpoint_auth_method === 'string' ? requested.token_endpoint_auth_method : 'client_secret_basic';
+      const method =
+        typeof requested.token_endpoint_auth_method === 'string' ? requested.token_endpoint_auth_method : 'client_secret_basic';
       return json(res, 201, {
         ...requested,
         client_id: `dyn-${randomUUID()}`,
@@ -178,8 +181,10 @@ export class OAuthFixture {
       this.codes.delete(form.get('code') ?? '');
       const verifier = form.get('code_verifier') ?? '';
       const computed = createHash('sha256').update(verifier).digest('base64url');
-      if (issued.method !== 'S256' || computed !== issued.challenge) return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
-      if (form.get('resource') !== issued.resource) return json(res, 400, { error: 'invalid_target', error_description: 'resource differs from the authorization request' });
+      if (issued.method !== 'S256' || computed !== issued.challenge)
+        return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
+      if (form.get('resource') !== issued.resource)
+        return json(res, 400, { error: 'invalid_target', error_description: 'resource differs from the authorization request' });
       return this.issue(res, issued.scope);
     }
     if (grant === 'refresh_token') {

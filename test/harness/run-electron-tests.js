@@ -61,7 +61,16 @@ async function main() {
       extensionDevelopmentPath: [runnerExt, h.REPO],
       extensionTestsPath: testsEntry,
       extensionTestsEnv: env,
-      launchArgs: [workspaceFile, '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes', '--user-data-dir', path.join(base, 'user-data'), '--extensions-dir', path.join(base, 'extensions')],
+      launchArgs: [
+        workspaceFile,
+        '--disable-workspace-trust',
+        '--skip-welcome',
+        '--skip-release-notes',
+        '--user-data-dir',
+        path.join(base, 'user-data'),
+        '--extensions-dir',
+        path.join(base, 'extensions'),
+      ],
     });
   } catch (e) {
     console.log(`electron: VS Code exited with an error: ${e.message || e}`);

@@ -76,7 +76,13 @@ function testTitles(files) {
           modifier = callee.name.text;
           callee = callee.expression;
         }
-        const kind = ts.isIdentifier(callee) ? (SUITES.has(callee.text) ? 'suite' : TESTS.has(callee.text) ? 'test' : undefined) : undefined;
+        const kind = ts.isIdentifier(callee)
+          ? SUITES.has(callee.text)
+            ? 'suite'
+            : TESTS.has(callee.text)
+              ? 'test'
+              : undefined
+          : undefined;
         const title = literal(node.arguments[0]);
         if (kind && title !== undefined && modifier !== 'skip') {
           if (kind === 'test') titles.push([...parents, title].join(' '));
@@ -160,7 +166,19 @@ async function buildModelsExtension(outDir) {
     logLevel: 'error',
   });
   const vsix = path.join(outDir, 'mcp-host-test-models.vsix');
-  h.run(process.execPath, [path.join(h.REPO, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', vsix], { cwd: outDir });
+  h.run(
+    process.execPath,
+    [
+      path.join(h.REPO, 'node_modules', '@vscode', 'vsce', 'vsce'),
+      'package',
+      '--no-dependencies',
+      '--allow-missing-repository',
+      '--skip-license',
+      '-o',
+      vsix,
+    ],
+    { cwd: outDir },
+  );
   return vsix;
 }
 
@@ -180,16 +198,36 @@ function installChineseLanguagePack(paths, { dir, base, extensionsDir, userDataD
   fs.rmSync(dir, { recursive: true, force: true });
   fs.cpSync(src, dir, { recursive: true });
   const vsix = path.join(dir, 'mcp-host-test-zh-cn.vsix');
-  h.run(process.execPath, [path.join(h.REPO, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', vsix], { cwd: dir });
+  h.run(
+    process.execPath,
+    [
+      path.join(h.REPO, 'node_modules', '@vscode', 'vsce', 'vsce'),
+      'package',
+      '--no-dependencies',
+      '--allow-missing-repository',
+      '--skip-license',
+      '-o',
+      vsix,
+    ],
+    { cwd: dir },
+  );
   h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
   const manifest = JSON.parse(fs.readFileSync(path.join(src, 'package.json'), 'utf8'));
   const id = `${manifest.publisher}.${manifest.name}`;
   const installed = path.join(extensionsDir, `${id}-${manifest.version}`);
   const [localization] = manifest.contributes.localizations;
   const translations = Object.fromEntries(localization.translations.map((t) => [t.id, path.join(installed, t.path)]));
-  for (const file of Object.values(translations)) if (!fs.existsSync(file)) throw new Error(`language pack not installed where expected: ${file}`);
+  for (const file of Object.values(translations))
+    if (!fs.existsSync(file)) throw new Error(`language pack not installed where expected: ${file}`);
   const hash = require('node:crypto').createHash('md5').update(id).update(manifest.version).digest('hex');
-  const packs = { [localization.languageId]: { hash, extensions: [{ extensionIdentifier: { id }, version: manifest.version }], translations, label: localization.localizedLanguageName } };
+  const packs = {
+    [localization.languageId]: {
+      hash,
+      extensions: [{ extensionIdentifier: { id }, version: manifest.version }],
+      translations,
+      label: localization.localizedLanguageName,
+    },
+  };
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.writeFileSync(path.join(userDataDir, 'languagepacks.json'), JSON.stringify(packs, null, 2));
   fs.writeFileSync(path.join(userDataDir, 'User', 'argv.json'), '{}\n');
@@ -200,7 +238,10 @@ function installChineseLanguagePack(paths, { dir, base, extensionsDir, userDataD
  * run (its folder under base, its logs); `machineSettings` are written to the server's machine settings
  * before the window opens; `env` is added to the suites' environment.
  */
-async function runExtHost(paths, { base, extensionsDir, files = listTests(PHASES.exthost.dir, PHASES.exthost.re), name = 'exthost', machineSettings, env = {} }) {
+async function runExtHost(
+  paths,
+  { base, extensionsDir, files = listTests(PHASES.exthost.dir, PHASES.exthost.re), name = 'exthost', machineSettings, env = {} },
+) {
   if (!files.length) {
     h.log(`${name}: no suites`);
     return { passed: 0, failed: 0 };
@@ -251,13 +292,15 @@ async function runExtHost(paths, { base, extensionsDir, files = listTests(PHASES
         ['extensionEnvironment', JSON.stringify(extensionEnvironment)],
         ['skipWelcome', 'true'],
       ]);
-      const loaded = await page.goto(`${server.url}?workspace=${encodeURIComponent(workspaceFile)}&payload=${encodeURIComponent(payload)}`, { timeout: 120_000 }).then(
-        () => true,
-        (e) => {
-          h.log(`${name}: page load failed: ${e.message.split('\n')[0]}`);
-          return false;
-        },
-      );
+      const loaded = await page
+        .goto(`${server.url}?workspace=${encodeURIComponent(workspaceFile)}&payload=${encodeURIComponent(payload)}`, { timeout: 120_000 })
+        .then(
+          () => true,
+          (e) => {
+            h.log(`${name}: page load failed: ${e.message.split('\n')[0]}`);
+            return false;
+          },
+        );
       const started = loaded && (await h.waitFor(() => fs.existsSync(resultsFile) || server.exited, startupTimeout, 500));
       if (started === true && fs.existsSync(resultsFile)) {
         code = await Promise.race([exited, h.sleep(overall).then(() => 'timeout')]);
@@ -279,10 +322,15 @@ async function runExtHost(paths, { base, extensionsDir, files = listTests(PHASES
   let { passed, failed } = results;
   if (code !== 0 && failed === 0) failed = 1; // crash, timeout or no test ran
   const seconds = (Date.now() - t) / 1000;
-  h.log(`${name}: exit code ${code}${failedToStart ? ' (never started)' : ''}; ${passed} passed, ${failed} failed in ${seconds.toFixed(1)}s`);
+  h.log(
+    `${name}: exit code ${code}${failedToStart ? ' (never started)' : ''}; ${passed} passed, ${failed} failed in ${seconds.toFixed(1)}s`,
+  );
   if (failed) {
-    for (const f of results.failures || []) console.log(`  FAILED ${f.title}\n    ${String(f.error).split('\n').slice(0, 6).join('\n    ')}`);
-    h.dumpLogs('vscode-server', server?.logFile ?? path.join(base, 'logs', 'vscode-server.log'), [path.join(serverDataDir, 'data', 'logs')]);
+    for (const f of results.failures || [])
+      console.log(`  FAILED ${f.title}\n    ${String(f.error).split('\n').slice(0, 6).join('\n    ')}`);
+    h.dumpLogs('vscode-server', server?.logFile ?? path.join(base, 'logs', 'vscode-server.log'), [
+      path.join(serverDataDir, 'data', 'logs'),
+    ]);
     console.log(`----- last 40 lines of ${path.relative(h.REPO, consoleLog)} (workbench console) -----`);
     console.log(h.tail(consoleLog, 40));
   }
@@ -319,7 +367,14 @@ async function runSmoke(defaultPaths, { base, vsix }) {
     const everything = path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
     const machineSettings = { 'mcpHost.servers': { smoke: { command: process.execPath, args: [everything, 'stdio'] } } };
     h.log(`${name}: code-server ${paths.CODE_SERVER_VERSION} (VS Code ${vscodeVersion}) on node ${spawnVersion(paths.CODE_SERVER_NODE)}`);
-    const r = await runExtHost(paths, { base: smokeBase, extensionsDir, files, name, machineSettings, env: { MCP_HOST_EXPECT_VSCODE: vscodeVersion } });
+    const r = await runExtHost(paths, {
+      base: smokeBase,
+      extensionsDir,
+      files,
+      name,
+      machineSettings,
+      env: { MCP_HOST_EXPECT_VSCODE: vscodeVersion },
+    });
     passed += r.passed;
     failed += r.failed;
     failures.push(...r.failures);
@@ -431,7 +486,9 @@ async function main() {
     const re = grepRegExp(grep);
     phases = phases.filter((name) => {
       const matching = testTitles(listTests(PHASES[name].dir, PHASES[name].re)).filter((t) => re.test(t));
-      h.log(matching.length ? `${name}: ${matching.length} test(s) match --grep ${grep}` : `${name}: no test matches --grep ${grep}; skipped`);
+      h.log(
+        matching.length ? `${name}: ${matching.length} test(s) match --grep ${grep}` : `${name}: no test matches --grep ${grep}; skipped`,
+      );
       return matching.length > 0;
     });
     if (!phases.length) {

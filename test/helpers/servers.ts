@@ -1,11 +1,25 @@
 import * as path from 'node:path';
-import { McpClient, StdioTransport, type ClientHandlers, type LogEntry, type McpClientOptions, type StdioServerParams, type Transport } from '../../src/core';
+import {
+  McpClient,
+  StdioTransport,
+  type ClientHandlers,
+  type LogEntry,
+  type McpClientOptions,
+  type StdioServerParams,
+  type Transport,
+} from '../../src/core';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 const pkg = (name: string, file: string) => path.join(ROOT, 'node_modules', '@modelcontextprotocol', name, 'dist', file);
 
-export const everythingServer = (): StdioServerParams => ({ command: process.execPath, args: [pkg('server-everything', 'index.js'), 'stdio'] });
-export const filesystemServer = (...dirs: string[]): StdioServerParams => ({ command: process.execPath, args: [pkg('server-filesystem', 'index.js'), ...dirs] });
+export const everythingServer = (): StdioServerParams => ({
+  command: process.execPath,
+  args: [pkg('server-everything', 'index.js'), 'stdio'],
+});
+export const filesystemServer = (...dirs: string[]): StdioServerParams => ({
+  command: process.execPath,
+  args: [pkg('server-filesystem', 'index.js'), ...dirs],
+});
 export const rawServer = (scenario: string, extra: Partial<StdioServerParams> = {}): StdioServerParams => ({
   command: process.execPath,
   args: [path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs'), scenario],
@@ -13,7 +27,10 @@ export const rawServer = (scenario: string, extra: Partial<StdioServerParams> = 
 });
 
 /** test/fixtures/v2-server.mjs: the v2 SDK's serveStdio, both eras. */
-export const v2StdioServer = (): StdioServerParams => ({ command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'v2-server.mjs'), 'stdio'] });
+export const v2StdioServer = (): StdioServerParams => ({
+  command: process.execPath,
+  args: [path.join(ROOT, 'test', 'fixtures', 'v2-server.mjs'), 'stdio'],
+});
 export const V2_FIXTURE = path.join(ROOT, 'test', 'fixtures', 'v2-server.mjs');
 
 export interface TestClient<T extends Transport = StdioTransport> {
@@ -68,14 +85,23 @@ export async function closeAll(): Promise<void> {
 export function allHandlers(overrides: ClientHandlers = {}): ClientHandlers {
   return {
     listRoots: () => [{ uri: 'file:///tmp/mcp-host-test-root', name: 'Test Root' }],
-    createMessage: async () => ({ role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'test-model', stopReason: 'endTurn' }),
+    createMessage: async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'sampled' },
+      model: 'test-model',
+      stopReason: 'endTurn',
+    }),
     elicit: async () => ({ action: 'decline' }),
     ...overrides,
   };
 }
 
 /** Resolves on the next event, or rejects after `ms`. */
-export function nextEvent<T>(event: (listener: (e: T) => void) => { dispose(): void }, ms = 5000, match: (e: T) => boolean = () => true): Promise<T> {
+export function nextEvent<T>(
+  event: (listener: (e: T) => void) => { dispose(): void },
+  ms = 5000,
+  match: (e: T) => boolean = () => true,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       sub.dispose();

@@ -74,17 +74,33 @@ describe(`smoke on VS Code ${vscode.version}`, function () {
     const raw = path.join(env.repo, 'test', 'fixtures', 'raw-server.mjs');
     const config = vscode.workspace.getConfiguration('mcpHost');
     const servers = config.get<Record<string, unknown>>('servers') ?? {};
-    await config.update('servers', { ...servers, tooler: { command: process.execPath, args: [raw, 'sample-with-tools'], sampling: { mode: 'allow' } } }, vscode.ConfigurationTarget.Global);
+    await config.update(
+      'servers',
+      { ...servers, tooler: { command: process.execPath, args: [raw, 'sample-with-tools'], sampling: { mode: 'allow' } } },
+      vscode.ConfigurationTarget.Global,
+    );
     // 1.95 brought tool calling to the language model API.
     const [major, minor] = vscode.version.split('.').map(Number);
     const canCallTools = major > 1 || minor >= 95;
-    const handle = await waitFor(() => api.host.registry.get('tooler')?.state.kind === 'running' && api.host.registry.get('tooler'), 'the tool-sampling server to run', 60_000);
+    const handle = await waitFor(
+      () => api.host.registry.get('tooler')?.state.kind === 'running' && api.host.registry.get('tooler'),
+      'the tool-sampling server to run',
+      60_000,
+    );
     assert.deepEqual(handle.client!.clientCapabilities.sampling, canCallTools ? { tools: {} } : {});
-    const record = await waitFor(() => api.host.sampling.history.find((r) => r.server === 'tooler' && r.request.tools?.length), 'its sampling request with tools');
+    const record = await waitFor(
+      () => api.host.sampling.history.find((r) => r.server === 'tooler' && r.request.tools?.length),
+      'its sampling request with tools',
+    );
     assert.equal(record.decision, 'refused', JSON.stringify(record));
     // Here tool use itself is supported: whatever refuses the request (no model in this profile, or a
     // model that fails), it is not the "not supported" refusal.
-    if (canCallTools) assert.doesNotMatch(record.error ?? '', /Sampling with tools is not supported/, `refused for another reason: ${record.error}`);
-    else assert.match(record.error ?? '', /Sampling with tools is not supported: the language model API of this VS Code \(1\.\d+\.\d+\) cannot call tools/);
+    if (canCallTools)
+      assert.doesNotMatch(record.error ?? '', /Sampling with tools is not supported/, `refused for another reason: ${record.error}`);
+    else
+      assert.match(
+        record.error ?? '',
+        /Sampling with tools is not supported: the language model API of this VS Code \(1\.\d+\.\d+\) cannot call tools/,
+      );
   });
 });

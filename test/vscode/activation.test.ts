@@ -34,7 +34,8 @@ describe('activation', () => {
     await vscode.commands.executeCommand('mcpHost.showLog');
     // The Output view opens the channel as a document of the output scheme, named after the channel.
     const shown = await waitFor(
-      () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'output' && decodeURIComponent(d.uri.toString()).includes('MCP Host')),
+      () =>
+        vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'output' && decodeURIComponent(d.uri.toString()).includes('MCP Host')),
       'the MCP Host output channel to be shown',
     );
     await waitFor(() => /MCP Host activated in \d/.test(shown.getText()), 'the activation line in the MCP Host log');

@@ -16,7 +16,14 @@ describe('MCP Apps in a real VS Code', function () {
   before(async () => {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';
-    await setServers({ 'apps-fixture': { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'app-server.mjs')], tools: { deny: ['denied-tool'] }, trustAnnotations: false } });
+    await setServers({
+      'apps-fixture': {
+        command: 'node',
+        args: [path.join(repoRoot(), 'test', 'fixtures', 'app-server.mjs')],
+        tools: { deny: ['denied-tool'] },
+        trustAnnotations: false,
+      },
+    });
     const h = await running(a, 'apps-fixture');
     subscription = h.onTrace((e) => {
       const m = e.message as { method?: string; params?: { name?: string } };
@@ -74,7 +81,10 @@ describe('MCP Apps in a real VS Code', function () {
     );
     const header = /<header[^>]*>([\s\S]*?)<\/header>/.exec(panel.panel.webview.html)?.[1] ?? '';
     assert.match(header, /This app may connect to: https:\/\/allowed\.example\./);
-    assert.match(header, /Refused \(the reasons are in the log of &quot;apps-fixture&quot;\): 'unsafe-eval', https:\/\/\*\.com, http:\/\/127\.0\.0\.1:\*, https:\/\/cdn\.example; script-src \*/);
+    assert.match(
+      header,
+      /Refused \(the reasons are in the log of &quot;apps-fixture&quot;\): 'unsafe-eval', https:\/\/\*\.com, http:\/\/127\.0\.0\.1:\*, https:\/\/cdn\.example; script-src \*/,
+    );
     await a.tools.call(h, tool, {});
     assert.equal(a.apps.open.size, 1, 'the call went to the app already open');
     panel.dispose();
@@ -93,9 +103,14 @@ describe('MCP Apps in a real VS Code', function () {
     try {
       await a.tools.call(h, tool, {});
       const panel = await waitFor(() => a.apps.open.get(`apps-fixture\u0000silent-app`), 'the silent app panel');
-      const given = await waitFor(() => a.apps.events.find((e) => e.server === 'apps-fixture' && /timed out after 300 ms/.test(e.text)), 'the log of the call given up');
+      const given = await waitFor(
+        () => a.apps.events.find((e) => e.server === 'apps-fixture' && /timed out after 300 ms/.test(e.text)),
+        'the log of the call given up',
+      );
       assert.equal(given.text, 'could not send the call to the app: Request timed out after 300 ms: ui/notifications/initialized');
-      assert.deepEqual(panel.notices, ['The app did not start within 0.3 seconds, so the call was not passed to it. Close the panel and call the tool again to retry.']);
+      assert.deepEqual(panel.notices, [
+        'The app did not start within 0.3 seconds, so the call was not passed to it. Close the panel and call the tool again to retry.',
+      ]);
       // A later call to the same open app is bounded too.
       await assert.rejects(panel.deliver({ args: {} }), /timed out after 300 ms/);
       panel.dispose();

@@ -52,7 +52,11 @@ describe('elicitation in a real VS Code', function () {
         return reviews.length === 1 ? { edit: step.fields.findIndex((f) => f.name === 'name') } : 'send';
       },
     });
-    const ev = await server('everything', { command: 'node', args: [serverScript('server-everything'), 'stdio'] }, 'trigger-elicitation-request');
+    const ev = await server(
+      'everything',
+      { command: 'node', args: [serverScript('server-everything'), 'stdio'] },
+      'trigger-elicitation-request',
+    );
     const { result } = await ev.client!.callTool('trigger-elicitation-request', {});
     const text = resultText(result);
     assert.match(text, /- Name: Ada Lovelace/, 'the value edited in the review was sent');
@@ -62,11 +66,16 @@ describe('elicitation in a real VS Code', function () {
     assert.equal(kinds.titledMultipleSelectEnum, 'multi');
     assert.equal(kinds.check, 'boolean');
     assert.equal(kinds.integer, 'integer');
-    const labels = (name: string) => (asked.find((s) => s.field.name === name)!.field as FormField & { choices: Array<{ label: string }> }).choices.map((c) => c.label);
+    const labels = (name: string) =>
+      (asked.find((s) => s.field.name === name)!.field as FormField & { choices: Array<{ label: string }> }).choices.map((c) => c.label);
     assert.deepEqual(labels('legacyTitledEnum'), ['Cats', 'Dogs', 'Birds', 'Fish', 'Reptiles']);
     assert.deepEqual(labels('titledSingleSelectEnum'), ['Superman', 'Green Lantern', 'Wonder Woman']);
     assert.deepEqual(labels('titledMultipleSelectEnum'), ['Tuna', 'Salmon', 'Trout']);
-    assert.deepEqual(asked.find((s) => s.field.name === 'untitledMultipleSelectEnum')!.current, ['Guitar'], 'the multi-select default starts picked');
+    assert.deepEqual(
+      asked.find((s) => s.field.name === 'untitledMultipleSelectEnum')!.current,
+      ['Guitar'],
+      'the multi-select default starts picked',
+    );
     assert.equal(reviews[0].content.name, 'Ada', 'the review lists every answer before anything is sent');
     assert.equal(reviews[0].content.legacyTitledEnum, 'pet-1');
     assert.equal(asked.at(-1)!.field.name, 'name', 'Edit went back to the field');
@@ -102,7 +111,10 @@ describe('elicitation in a real VS Code', function () {
     await waitFor(() => ui.open.size === 1, 'the first field to be asked');
     const { result } = await call;
     assert.equal(resultText(result), 'the server cancelled its form');
-    await waitFor(() => a.host.elicitation.history.find((r) => r.server === 'forms' && r.outcome === 'withdrawn'), 'the form to end as withdrawn');
+    await waitFor(
+      () => a.host.elicitation.history.find((r) => r.server === 'forms' && r.outcome === 'withdrawn'),
+      'the form to end as withdrawn',
+    );
     assert.equal(ui.open.size, 0, 'the quick input was closed');
   });
 
@@ -128,7 +140,8 @@ describe('elicitation in a real VS Code', function () {
     await withUi({
       openPage: async (_server, url) => (pages.push(url.toString()), 'open'),
       // The real progress notification, closed by the completion, except where the server never sends one.
-      waitForPages: (server, what, allCompleted, signal) => (neverCompletes ? (manualRetries++, Promise.resolve('retry' as const)) : real.waitForPages(server, what, allCompleted, signal)),
+      waitForPages: (server, what, allCompleted, signal) =>
+        neverCompletes ? (manualRetries++, Promise.resolve('retry' as const)) : real.waitForPages(server, what, allCompleted, signal),
     });
     const h = await server('forms', fixture(), 'needs-page');
     const prompt = await h.client!.getPrompt('gated', { key: 'p1' });

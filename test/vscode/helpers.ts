@@ -15,10 +15,15 @@ export function repoRoot(): string {
   throw new Error('cannot find the mcp-host repository above the test bundle');
 }
 
-export const serverScript = (name: 'server-everything' | 'server-filesystem') => path.join(repoRoot(), 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
+export const serverScript = (name: 'server-everything' | 'server-filesystem') =>
+  path.join(repoRoot(), 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
 
 /** A settings entry for the v2-SDK fixture over stdio (test/fixtures/v2-server.mjs), which speaks 2026-07-28 under protocol "auto". */
-export const v2ServerEntry = (extra: Record<string, unknown> = {}) => ({ command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'v2-server.mjs'), 'stdio'], ...extra });
+export const v2ServerEntry = (extra: Record<string, unknown> = {}) => ({
+  command: 'node',
+  args: [path.join(repoRoot(), 'test', 'fixtures', 'v2-server.mjs'), 'stdio'],
+  ...extra,
+});
 
 /** The public API, as any extension gets it. */
 export async function publicApi(): Promise<McpHostApi> {
@@ -30,7 +35,10 @@ export async function publicApi(): Promise<McpHostApi> {
 /** The host's internals: the exports carry them only because the harness set MCP_HOST_TEST_SEAM=1. */
 export async function api(): Promise<McpHostTestSeam> {
   const exported = (await publicApi()) as McpHostApi & { testing?: McpHostTestSeam };
-  if (!exported.testing) throw new Error('the extension exports no test seam: start the extension host with MCP_HOST_TEST_SEAM=1 (test/harness/run-vscode-tests.js does)');
+  if (!exported.testing)
+    throw new Error(
+      'the extension exports no test seam: start the extension host with MCP_HOST_TEST_SEAM=1 (test/harness/run-vscode-tests.js does)',
+    );
   return exported.testing;
 }
 
@@ -38,7 +46,11 @@ export async function setServers(value: Record<string, unknown> | undefined, tar
   await vscode.workspace.getConfiguration('mcpHost').update('servers', value, target);
 }
 
-export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  ms = 30_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await probe();

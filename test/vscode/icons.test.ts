@@ -7,7 +7,11 @@ import { api, repoRoot, running, setServers, waitFor } from './helpers';
 
 const isUri = (value: unknown): value is vscode.Uri => value instanceof vscode.Uri;
 const urisOf = (iconPath: unknown): vscode.Uri[] =>
-  isUri(iconPath) ? [iconPath] : iconPath && typeof iconPath === 'object' && 'light' in iconPath && 'dark' in iconPath ? [iconPath.light as vscode.Uri, iconPath.dark as vscode.Uri] : [];
+  isUri(iconPath)
+    ? [iconPath]
+    : iconPath && typeof iconPath === 'object' && 'light' in iconPath && 'dark' in iconPath
+      ? [iconPath.light as vscode.Uri, iconPath.dark as vscode.Uri]
+      : [];
 const iconServer = () => ({ icons: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'icon-server.mjs')] } });
 
 describe('server icons in the Servers tree (2025-11-25 icons)', function () {
@@ -31,7 +35,16 @@ describe('server icons in the Servers tree (2025-11-25 icons)', function () {
       ...h.resources.map((resource): TreeNode => ({ kind: 'resource', server: h, resource })),
       ...h.templates.map((template): TreeNode => ({ kind: 'template', server: h, template })),
     ];
-    const nameOf = (n: TreeNode) => (n.kind === 'tool' ? n.tool.name : n.kind === 'prompt' ? n.prompt.name : n.kind === 'resource' ? n.resource.name : n.kind === 'template' ? n.template.name : 'good-server');
+    const nameOf = (n: TreeNode) =>
+      n.kind === 'tool'
+        ? n.tool.name
+        : n.kind === 'prompt'
+          ? n.prompt.name
+          : n.kind === 'resource'
+            ? n.resource.name
+            : n.kind === 'template'
+              ? n.template.name
+              : 'good-server';
     // The first look starts the work; the tree redraws when it is done.
     for (const n of nodes) a.tree.getTreeItem(n);
     await icons.settled();
@@ -46,7 +59,11 @@ describe('server icons in the Servers tree (2025-11-25 icons)', function () {
         continue;
       }
       assert.ok(name.startsWith('good-'), name);
-      const uris = isUri(iconPath) ? [iconPath] : iconPath && typeof iconPath === 'object' && 'light' in iconPath ? [iconPath.light as vscode.Uri, iconPath.dark as vscode.Uri] : [];
+      const uris = isUri(iconPath)
+        ? [iconPath]
+        : iconPath && typeof iconPath === 'object' && 'light' in iconPath
+          ? [iconPath.light as vscode.Uri, iconPath.dark as vscode.Uri]
+          : [];
       assert.ok(uris.length > 0 && uris.every(isUri), `${name} shows its own icon, got ${String(iconPath)}`);
       for (const uri of uris) {
         assert.ok(uri.toString().startsWith(`${storage}/`), `${name}: ${uri.toString()} is in our storage`);
@@ -59,7 +76,16 @@ describe('server icons in the Servers tree (2025-11-25 icons)', function () {
       }
       seen.push(name);
     }
-    assert.deepEqual(seen.sort(), ['good-after-refused', 'good-data-png', 'good-http-png', 'good-prompt', 'good-resource', 'good-server', 'good-template', 'good-themed']);
+    assert.deepEqual(seen.sort(), [
+      'good-after-refused',
+      'good-data-png',
+      'good-http-png',
+      'good-prompt',
+      'good-resource',
+      'good-server',
+      'good-template',
+      'good-themed',
+    ]);
   });
 
   it('the palette pickers show the same icons, also when opened before the tree showed the items', async () => {
@@ -73,7 +99,10 @@ describe('server icons in the Servers tree (2025-11-25 icons)', function () {
     const storage = icons.directory.toString();
     const ours = (what: string, iconPath: unknown) => {
       const uris = urisOf(iconPath);
-      assert.ok(uris.length > 0 && uris.every((u) => u.toString().startsWith(`${storage}/`)), `${what} shows its icon from our storage, got ${String(iconPath)}`);
+      assert.ok(
+        uris.length > 0 && uris.every((u) => u.toString().startsWith(`${storage}/`)),
+        `${what} shows its icon from our storage, got ${String(iconPath)}`,
+      );
     };
     const tools = (await a.pickItems.tools()).filter((i) => i.server === h);
     assert.equal(tools.length, h.tools.length);

@@ -59,7 +59,10 @@ declare module 'vscode' {
   }
 
   export interface LanguageModelChatProvider {
-    provideLanguageModelChatInformation(options: { silent: boolean }, token: CancellationToken): ProviderResult<LanguageModelChatInformation[]>;
+    provideLanguageModelChatInformation(
+      options: { silent: boolean },
+      token: CancellationToken,
+    ): ProviderResult<LanguageModelChatInformation[]>;
     provideLanguageModelChatResponse(
       model: LanguageModelChatInformation,
       messages: readonly LanguageModelChatRequestMessage[],
@@ -67,7 +70,11 @@ declare module 'vscode' {
       progress: Progress<LanguageModelTextPart | LanguageModelToolCallPart>,
       token: CancellationToken,
     ): Thenable<void>;
-    provideTokenCount(model: LanguageModelChatInformation, text: string | LanguageModelChatRequestMessage, token: CancellationToken): Thenable<number>;
+    provideTokenCount(
+      model: LanguageModelChatInformation,
+      text: string | LanguageModelChatRequestMessage,
+      token: CancellationToken,
+    ): Thenable<number>;
   }
 
   export namespace lm {

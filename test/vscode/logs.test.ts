@@ -61,7 +61,8 @@ describe('trace and server log: a hostile server cannot forge lines', function (
       if (line.includes('[victim]')) assert.match(line, /^(\d\d:\d\d:\d\d\.\d{3} \[hostile\] | {4})/, `a forged trace line: ${line}`);
     }
     const hostileLines = logText.split('\n').filter(Boolean);
-    for (const line of hostileLines) assert.match(line, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[\w+\] /, `a log line without its time and level: ${line}`);
+    for (const line of hostileLines)
+      assert.match(line, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[\w+\] /, `a log line without its time and level: ${line}`);
     assert.ok(
       hostileLines.every((l) => !/^\S+ \S+ \[\w+\] \[transport\] server exited with code 0/.test(l)),
       'a forged [transport] line',
@@ -72,7 +73,9 @@ describe('trace and server log: a hostile server cannot forge lines', function (
 
   it('notes a failed completion request in the server log instead of swallowing it', async () => {
     const a = await api();
-    await setServers({ completing: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'bad-completion'] } });
+    await setServers({
+      completing: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'bad-completion'] },
+    });
     const h = await running(a, 'completing');
     const lines: string[] = [];
     const sub = h.onLog((e) => e.source === 'server' && lines.push(e.message));
@@ -111,7 +114,8 @@ describe('server log level', function () {
       });
       assert.equal(chosen, 'debug');
       assert.deepEqual(offered, ['debug', 'info (current)', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
-      const entry = vscode.workspace.getConfiguration('mcpHost').inspect<Record<string, Record<string, unknown>>>('servers')?.globalValue?.leveled;
+      const entry = vscode.workspace.getConfiguration('mcpHost').inspect<Record<string, Record<string, unknown>>>('servers')
+        ?.globalValue?.leveled;
       assert.equal(entry?.logLevel, 'debug');
       await waitFor(() => told.includes('debug'), 'server-everything to accept logging/setLevel debug');
       assert.equal(a.host.registry.get('leveled'), h, 'the same handle: no restart');
@@ -119,7 +123,9 @@ describe('server log level', function () {
       assert.equal(h.logLevel, 'debug');
       // It is a command, on every server's context menu.
       assert.ok((await vscode.commands.getCommands(true)).includes('mcpHost.setServerLogLevel'));
-      const menus = vscode.extensions.all.find((e) => e.packageJSON.name === 'mcp-host')!.packageJSON.contributes.menus['view/item/context'] as Array<{ command: string; when: string }>;
+      const menus = vscode.extensions.all.find((e) => e.packageJSON.name === 'mcp-host')!.packageJSON.contributes.menus[
+        'view/item/context'
+      ] as Array<{ command: string; when: string }>;
       assert.ok(
         menus.some((m) => m.command === 'mcpHost.setServerLogLevel' && m.when.includes('viewItem =~ /^server\\./')),
         JSON.stringify(menus),

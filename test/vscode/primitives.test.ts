@@ -27,7 +27,10 @@ describe('tools, resources and prompts in a real VS Code', function () {
     const echo = ev.tools.find((t) => t.name === 'echo')!;
     const record = await a.tools.call(ev, echo, { message: 'hello from VS Code' });
     assert.equal(record?.outcome, 'ok');
-    const doc = await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'mcp-output' && vscode.window.activeTextEditor.document, 'the result document');
+    const doc = await waitFor(
+      () => vscode.window.activeTextEditor?.document.uri.scheme === 'mcp-output' && vscode.window.activeTextEditor.document,
+      'the result document',
+    );
     assert.match(doc.getText(), /Echo: hello from VS Code/);
 
     const sum = ev.tools.find((t) => t.name === 'get-sum')!;
@@ -68,7 +71,10 @@ describe('tools, resources and prompts in a real VS Code', function () {
       assert.deepEqual(asked, []);
       // The same server told not to be trusted asks first.
       await setServers({ everything: { ...entry, trustAnnotations: false } });
-      const distrusted = await waitFor(() => a.host.registry.get('everything')?.definition.trustAnnotations === false && a.host.registry.get('everything'), 'the new definition');
+      const distrusted = await waitFor(
+        () => a.host.registry.get('everything')?.definition.trustAnnotations === false && a.host.registry.get('everything'),
+        'the new definition',
+      );
       const h = await running(a, 'everything');
       assert.equal(h, distrusted);
       assert.equal(
@@ -118,7 +124,10 @@ describe('tools, resources and prompts in a real VS Code', function () {
   it("shows a listing's size, annotations and template metadata, and stat uses size and lastModified", async () => {
     const a = await api();
     const entry = { command: 'node', args: [serverScript('server-everything'), 'stdio'] };
-    await setServers({ everything: entry, annotated: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'resource-metadata'] } });
+    await setServers({
+      everything: entry,
+      annotated: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'resource-metadata'] },
+    });
     try {
       const h = await running(a, 'annotated');
       const [resource] = h.resources;
@@ -128,14 +137,19 @@ describe('tools, resources and prompts in a real VS Code', function () {
       assert.match(tip, /\nAudience: user, assistant\nPriority: 0\.8\nLast modified: /);
       assert.ok(tip.includes(new Date('2025-01-12T15:00:58Z').toLocaleString()), tip);
       const [template] = h.templates;
-      assert.equal(String(a.tree.getTreeItem({ kind: 'template', server: h, template }).tooltip), 'fixture://notes/{name} (text/markdown)\nA note — note\nOne note by name\nAudience: assistant\nPriority: 0.2');
+      assert.equal(
+        String(a.tree.getTreeItem({ kind: 'template', server: h, template }).tooltip),
+        'fixture://notes/{name} (text/markdown)\nA note — note\nOne note by name\nAudience: assistant\nPriority: 0.2',
+      );
 
       const stat = await vscode.workspace.fs.stat(toResourceUri('annotated', resource.uri, resource.name, resource.mimeType));
       assert.equal(stat.size, 4096);
       assert.equal(stat.mtime, Date.parse('2025-01-12T15:00:58Z'));
 
       // The server's -32002 is "not found", not our "capability disabled".
-      const missing = await Promise.resolve(vscode.workspace.fs.readFile(toResourceUri('annotated', 'fixture://missing', 'missing.txt', 'text/plain'))).then(
+      const missing = await Promise.resolve(
+        vscode.workspace.fs.readFile(toResourceUri('annotated', 'fixture://missing', 'missing.txt', 'text/plain')),
+      ).then(
         () => assert.fail('expected a rejection'),
         (e: vscode.FileSystemError) => e,
       );
@@ -161,7 +175,11 @@ describe('tools, resources and prompts in a real VS Code', function () {
     await ev.client!.callTool('toggle-subscriber-updates', {});
     try {
       // The text carries the time of reading, so a re-read after an update shows as a change.
-      await waitFor(() => updates.includes('demo://resource/dynamic/text/1') && doc.getText() !== first, 'the open document to refresh', 20_000);
+      await waitFor(
+        () => updates.includes('demo://resource/dynamic/text/1') && doc.getText() !== first,
+        'the open document to refresh',
+        20_000,
+      );
     } finally {
       await ev.client!.callTool('toggle-subscriber-updates', {});
       sub.dispose();
@@ -187,9 +205,17 @@ describe('tools, resources and prompts in a real VS Code', function () {
     const a = await api();
     const ev = await running(a, 'everything');
     // Through the extension's own command: the suite's bundle has its own copy of openResource.
-    const open = (uri: string, name: string) => vscode.commands.executeCommand('mcpHost.openResource', { kind: 'resource', server: ev, resource: { uri, name } });
+    const open = (uri: string, name: string) =>
+      vscode.commands.executeCommand('mcpHost.openResource', { kind: 'resource', server: ev, resource: { uri, name } });
     const tabFor = (name: string) =>
-      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === 'mcp-host-resource' && t.input.uri.path.endsWith(`/${name}.txt`));
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find(
+          (t) =>
+            t.input instanceof vscode.TabInputText &&
+            t.input.uri.scheme === 'mcp-host-resource' &&
+            t.input.uri.path.endsWith(`/${name}.txt`),
+        );
     let reads = 0;
     const counting = ev.onTrace((e) => {
       if (e.direction === 'out' && (e.message as { method?: string }).method === 'resources/read') reads++;

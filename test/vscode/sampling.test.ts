@@ -9,9 +9,17 @@ import { TestModels } from './testModels';
 
 let models: TestModels;
 const recorded = async () => models.requests;
-const everything = (sampling?: Record<string, unknown>) => ({ command: 'node', args: [serverScript('server-everything'), 'stdio'], ...(sampling ? { sampling } : {}) });
+const everything = (sampling?: Record<string, unknown>) => ({
+  command: 'node',
+  args: [serverScript('server-everything'), 'stdio'],
+  ...(sampling ? { sampling } : {}),
+});
 /** A raw fixture server (`test/fixtures/raw-server.mjs`) playing `scenario`, allowed to sample the test model. */
-const rawSampler = (...scenario: string[]) => ({ command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), ...scenario], sampling: { mode: 'allow', models: ['test-echo'] } });
+const rawSampler = (...scenario: string[]) => ({
+  command: 'node',
+  args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), ...scenario],
+  sampling: { mode: 'allow', models: ['test-echo'] },
+});
 const textOf = (r: SamplingRecord) => (r.request.messages[0]?.content as { text?: string } | undefined)?.text ?? '';
 const resultText = (r: { content: Array<{ type: string; text?: string }> }) => r.content.map((c) => c.text ?? '').join('\n');
 
@@ -104,7 +112,10 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';
     await setServers({ contextual: rawSampler('sample-with-context') });
-    const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'contextual' && r.durationMs !== undefined), 'the sampling exchange to end');
+    const record = await waitFor(
+      () => a.host.sampling.history.find((r) => r.server === 'contextual' && r.durationMs !== undefined),
+      'the sampling exchange to end',
+    );
     assert.equal(record.decision, 'allowed', JSON.stringify(record));
     assert.equal(record.ignoredIncludeContext, 'allServers');
     const [req] = await recorded();
@@ -126,15 +137,30 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     const reqs = await waitFor(async () => (await recorded()).length >= 3 && (await recorded()), 'the tool loop and its report');
     const [first, second, report] = reqs;
     assert.deepEqual(first.tools, ['get_weather']);
-    assert.equal(first.toolMode, (vscode as unknown as { LanguageModelChatToolMode: { Required: number } }).LanguageModelChatToolMode.Required, 'toolChoice required');
-    assert.deepEqual(second.messages[1].toolCalls, [{ callId: 'call-1', name: 'get_weather', input: { city: 'Oslo' } }], 'the tool_use went back to the model as its call');
-    assert.deepEqual(second.messages[2].toolResults, [{ callId: 'call-1', text: 'sunny in Oslo' }], 'the tool_result went to the model as a result part');
+    assert.equal(
+      first.toolMode,
+      (vscode as unknown as { LanguageModelChatToolMode: { Required: number } }).LanguageModelChatToolMode.Required,
+      'toolChoice required',
+    );
+    assert.deepEqual(
+      second.messages[1].toolCalls,
+      [{ callId: 'call-1', name: 'get_weather', input: { city: 'Oslo' } }],
+      'the tool_use went back to the model as its call',
+    );
+    assert.deepEqual(
+      second.messages[2].toolResults,
+      [{ callId: 'call-1', text: 'sunny in Oslo' }],
+      'the tool_result went to the model as a result part',
+    );
     const said = report.messages[0].text;
     assert.match(
       said,
       /srv-tools-1 stopReason=toolUse content=\[\{"type":"text","text":"\[test-echo-large\] calling get_weather"\},\{"type":"tool_use","id":"call-1","name":"get_weather","input":\{"city":"Oslo"\}\}\]/,
     );
-    assert.match(said, /srv-tools-2 stopReason=endTurn content=\{"type":"text","text":"\[test-echo-large\] I read: {2}\(result of call-1: sunny in Oslo\)"\}/);
+    assert.match(
+      said,
+      /srv-tools-2 stopReason=endTurn content=\{"type":"text","text":"\[test-echo-large\] I read: {2}\(result of call-1: sunny in Oslo\)"\}/,
+    );
     // The consent and Review describe the request as the history does: the tools offered are in it.
     const doc = await vscode.workspace.openTextDocument(await a.host.sampling.showHistory(a.docs));
     assert.match(doc.getText(), /Tools offered to the model \(required\):\n> - get_weather: The weather of a city/);
@@ -154,11 +180,15 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';
     await setServers({ media: rawSampler('sample-media') });
-    const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'media' && r.durationMs !== undefined), 'the sampling exchange to end');
+    const record = await waitFor(
+      () => a.host.sampling.history.find((r) => r.server === 'media' && r.durationMs !== undefined),
+      'the sampling exchange to end',
+    );
     assert.equal(record.decision, 'allowed', JSON.stringify(record));
     const [req] = await recorded();
     assert.equal(req.messages[0].text, 'describe these');
-    const sent = (JSON.parse(JSON.stringify(record.request)) as { messages: Array<{ content: Array<{ data?: string }> }> }).messages[0].content;
+    const sent = (JSON.parse(JSON.stringify(record.request)) as { messages: Array<{ content: Array<{ data?: string }> }> }).messages[0]
+      .content;
     assert.deepEqual(req.messages[0].data, [
       { mimeType: 'image/png', base64: sent[1].data },
       { mimeType: 'audio/wav', base64: sent[2].data },
@@ -209,7 +239,8 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     const refused = records.filter((r) => r.decision === 'refused');
     assert.equal(records.filter((r) => r.decision === 'allowed').length, 2, JSON.stringify(records.map((r) => r.decision)));
     assert.equal(refused.length, 3);
-    for (const r of refused) assert.match(r.error ?? '', /^Sampling refused: rate limit: at most 2 sampling requests per minute \(\d under way\)$/);
+    for (const r of refused)
+      assert.match(r.error ?? '', /^Sampling refused: rate limit: at most 2 sampling requests per minute \(\d under way\)$/);
     assert.equal((await recorded()).length, 2, 'only two reached the model');
   });
 
@@ -217,7 +248,10 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     const { records } = await burst('burst-tokens', { maxTokensPerHour: 20 }, 3);
     assert.equal(records.filter((r) => r.decision === 'allowed').length, 1, JSON.stringify(records.map((r) => r.decision)));
     for (const r of records.filter((x) => x.decision === 'refused'))
-      assert.match(r.error ?? '', /^Sampling refused: token budget spent: \d+ of 20 tokens in the last hour \(\d+ of them held by the 1 under way\)$/);
+      assert.match(
+        r.error ?? '',
+        /^Sampling refused: token budget spent: \d+ of 20 tokens in the last hour \(\d+ of them held by the 1 under way\)$/,
+      );
     assert.equal((await recorded()).length, 1);
   });
 
@@ -233,7 +267,10 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     // Five requests of 1.9 MB each: under the 2 MB the history keeps of one, over 8 MB together.
     const { a, records } = await burst('burst-large', { maxRequestsPerMinute: 1 }, 5, 1_900_000);
     try {
-      const kept = a.host.sampling.history.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r.request)) + Buffer.byteLength(r.response ?? ''), 0);
+      const kept = a.host.sampling.history.reduce(
+        (sum, r) => sum + Buffer.byteLength(JSON.stringify(r.request)) + Buffer.byteLength(r.response ?? ''),
+        0,
+      );
       assert.ok(kept <= SAMPLING_HISTORY_MAX_BYTES, `${kept} bytes kept`);
       assert.deepEqual(
         records.map((r) => textOf(r).slice(0, 2)),
@@ -249,7 +286,10 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   it('Review sends the messages as the person edited them', async () => {
     const { a, ev } = await samplingTool({ models: ['test-echo'] });
     a.ui.allowSampling = async () => 'review';
-    a.ui.reviewSampling = async (_server, params) => ({ ...params, messages: [{ role: 'user', content: { type: 'text', text: 'edited by the person' } }] });
+    a.ui.reviewSampling = async (_server, params) => ({
+      ...params,
+      messages: [{ role: 'user', content: { type: 'text', text: 'edited by the person' } }],
+    });
     const { result } = await ev.client!.callTool('trigger-sampling-request', { prompt: 'original' });
     assert.match(resultText(result), /I read: edited by the person/);
     const [req] = await recorded();
@@ -264,7 +304,10 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     a.ui.allowLaunch = async () => 'allow';
     models.delayMs = 400;
     await setServers({ canceller: rawSampler('cancel-peer-request', '1200') });
-    const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'canceller' && r.decision !== 'refused' && r.durationMs !== undefined), 'the sampling exchange to end');
+    const record = await waitFor(
+      () => a.host.sampling.history.find((r) => r.server === 'canceller' && r.decision !== 'refused' && r.durationMs !== undefined),
+      'the sampling exchange to end',
+    );
     assert.equal(record.decision, 'cancelled', JSON.stringify(record));
     const [req] = await recorded();
     assert.equal(req.model, 'test-echo-large');
@@ -280,7 +323,10 @@ describe('sampling through vscode.lm in a real VS Code', function () {
     const h = await running(a, 'stopped');
     await waitFor(async () => (await recorded()).length > 0, 'the model request to start');
     await h.stop();
-    const record = await waitFor(() => a.host.sampling.history.find((r) => r.server === 'stopped' && r.durationMs !== undefined), 'the sampling exchange to end');
+    const record = await waitFor(
+      () => a.host.sampling.history.find((r) => r.server === 'stopped' && r.durationMs !== undefined),
+      'the sampling exchange to end',
+    );
     assert.equal(record.decision, 'cancelled', JSON.stringify(record));
     assert.match(record.error ?? '', /^Connection closed/);
     assert.doesNotMatch(record.error ?? '', /by the server/);

@@ -23,7 +23,8 @@ async function links(uri: vscode.Uri): Promise<vscode.DocumentLink[]> {
 function destination(link: vscode.DocumentLink): vscode.Uri | undefined {
   const target = link.target;
   if (target?.scheme !== 'command' || target.path !== '_markdown.openDocumentLink') return target;
-  const args = JSON.parse(decodeURIComponent(target.query)) as { parts?: vscode.Uri; path?: string; scheme?: string } | [{ parts: vscode.Uri }];
+  const args = JSON.parse(decodeURIComponent(target.query)) as
+    { parts?: vscode.Uri; path?: string; scheme?: string } | [{ parts: vscode.Uri }];
   const parts = Array.isArray(args) ? args[0].parts : (args.parts ?? args);
   return vscode.Uri.from(parts as vscode.Uri);
 }
@@ -93,7 +94,10 @@ describe('a hostile server’s content in a real VS Code', function () {
     assert.ok(schemes.has('command') && schemes.has('file'));
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     // The editor's own link detection, in any language and inside code blocks too.
-    const plain = await vscode.workspace.openTextDocument({ language: 'plaintext', content: '    file:///etc/passwd\n```\nhttps://evil.example/x\n```\n' });
+    const plain = await vscode.workspace.openTextDocument({
+      language: 'plaintext',
+      content: '    file:///etc/passwd\n```\nhttps://evil.example/x\n```\n',
+    });
     // An untitled document may reuse the name of the one just closed, and the first answer can be about the old text: wait for the answer about this text.
     const bare = await waitFor(async () => {
       const found = (await links(plain.uri)).map((l) => l.target?.toString(true)).sort();
@@ -111,7 +115,10 @@ describe('a hostile server’s content in a real VS Code', function () {
       {},
     );
     assert.equal(record?.outcome, 'ok');
-    const doc = await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'mcp-output' && vscode.window.activeTextEditor.document, 'the result document');
+    const doc = await waitFor(
+      () => vscode.window.activeTextEditor?.document.uri.scheme === 'mcp-output' && vscode.window.activeTextEditor.document,
+      'the result document',
+    );
     // Our resource link is found, so the Markdown link provider has looked at the document.
     const found = await waitFor(async () => {
       const ls = await links(doc.uri);
@@ -127,7 +134,10 @@ describe('a hostile server’s content in a real VS Code', function () {
     const hostile = await running(a, 'hostile');
     const uri = await a.prompts.run({ server: hostile, prompt: hostile.prompts.find((p) => p.name === 'hostile')! });
     const doc = await vscode.workspace.openTextDocument(uri!);
-    await waitFor(async () => (await links(doc.uri)).some((l) => destination(l)?.scheme === RESOURCE_SCHEME), 'our resource link in the prompt');
+    await waitFor(
+      async () => (await links(doc.uri)).some((l) => destination(l)?.scheme === RESOURCE_SCHEME),
+      'our resource link in the prompt',
+    );
     await assertNoForeignLink(doc.uri, doc.getText());
   });
 
@@ -210,7 +220,10 @@ describe('a hostile server’s content in a real VS Code', function () {
     assert.equal(tab.label, 'architecture.md');
     assert.equal(opened.path, '/everything/demo/resource/static/document/architecture.md', 'breadcrumbs show the resource URI, not base64');
     const doc = await vscode.workspace.openTextDocument(opened);
-    const structure = await waitFor(async () => (await links(doc.uri)).map(destination).find((u) => u?.path.endsWith('/structure.md')), 'the link to structure.md');
+    const structure = await waitFor(
+      async () => (await links(doc.uri)).map(destination).find((u) => u?.path.endsWith('/structure.md')),
+      'the link to structure.md',
+    );
     assert.equal(fromResourceUri(structure).resourceUri, 'demo://resource/static/document/structure.md');
     const text = Buffer.from(await vscode.workspace.fs.readFile(structure)).toString('utf8');
     const expected = (await ev.client!.readResource('demo://resource/static/document/structure.md')).contents[0];

@@ -20,7 +20,9 @@ const text = (r: { content: Array<{ type: string; text?: string }> }) => r.conte
 
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 /** Everything VS Code wrote to disk as logs in this run, output channels included. */
 const writtenLogs = () =>
@@ -29,8 +31,14 @@ const writtenLogs = () =>
     .join('\n');
 
 /** test/fixtures/http-server.mjs on a loopback port; `requests()` is what it saw. */
-async function httpFixture(): Promise<{ url: string; requests: () => Promise<Array<{ headers: Record<string, string> }>>; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(repoRoot(), 'test', 'fixtures', 'http-server.mjs'), 'json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function httpFixture(): Promise<{
+  url: string;
+  requests: () => Promise<Array<{ headers: Record<string, string> }>>;
+  child: ChildProcess;
+}> {
+  const child = spawn(process.execPath, [path.join(repoRoot(), 'test', 'fixtures', 'http-server.mjs'), 'json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -44,13 +52,21 @@ async function httpFixture(): Promise<{ url: string; requests: () => Promise<Arr
   return {
     url: `${base}/mcp`,
     child,
-    requests: async () => ((await (await fetch(`${base}/_requests`)).json()) as Array<{ headers?: Record<string, string> }>).filter((r) => r.headers).map((r) => ({ headers: r.headers! })),
+    requests: async () =>
+      ((await (await fetch(`${base}/_requests`)).json()) as Array<{ headers?: Record<string, string> }>)
+        .filter((r) => r.headers)
+        .map((r) => ({ headers: r.headers! })),
   };
 }
 
 describe('security: secrets, consent and Workspace Trust in a real VS Code', function () {
   this.timeout(120_000);
-  let saved: { input: HostUi['askInput']; reuse: HostUi['allowInputReuse']; consent: HostUi['allowLaunch']; confirm: HostUi['confirmTool'] };
+  let saved: {
+    input: HostUi['askInput'];
+    reuse: HostUi['allowInputReuse'];
+    consent: HostUi['allowLaunch'];
+    confirm: HostUi['confirmTool'];
+  };
 
   before(async () => {
     const a = await api();
@@ -97,7 +113,14 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
 
     const logs = await waitFor(() => {
       const t = writtenLogs();
-      const expected = ['stderr leaks *** | ***', 'notification leaks *** | ***', '"structured":["***","***"]', 'result leaks *** | ***', 'error leaks *** | ***', '"typedByThePerson": "***"'];
+      const expected = [
+        'stderr leaks *** | ***',
+        'notification leaks *** | ***',
+        '"structured":["***","***"]',
+        'result leaks *** | ***',
+        'error leaks *** | ***',
+        '"typedByThePerson": "***"',
+      ];
       return expected.every((e) => t.includes(e)) && t;
     }, 'the redacted lines in the log files on disk');
     assert.ok(!logs.includes(inputSecret), 'the ${input} value is in a log file');
@@ -150,7 +173,10 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
         ],
       );
       const detail = consentDetail(consents[0]);
-      assert.ok(detail.includes(fixture.url) && detail.includes(`\${input:${id}}`) && detail.includes('${env:MCP_HOST_TEST_ENV_SECRET}'), detail);
+      assert.ok(
+        detail.includes(fixture.url) && detail.includes(`\${input:${id}}`) && detail.includes('${env:MCP_HOST_TEST_ENV_SECRET}'),
+        detail,
+      );
       assert.ok(!detail.includes(ownerValue) && !detail.includes(process.env.MCP_HOST_TEST_ENV_SECRET), detail);
       assert.deepEqual(
         reuse.map(([s, i]) => [s, i]),
@@ -173,7 +199,10 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
       assert.equal(text(result), `result leaks ${ownerValue}`, 'the owner keeps its own value');
 
       // A changed header asks for consent again.
-      await setServers({ remote: { type: 'http', url: fixture.url, headers: { ...headers, 'X-More': 'x' } } }, vscode.ConfigurationTarget.Workspace);
+      await setServers(
+        { remote: { type: 'http', url: fixture.url, headers: { ...headers, 'X-More': 'x' } } },
+        vscode.ConfigurationTarget.Workspace,
+      );
       await waitFor(() => consents.length === 2, 'a changed header to ask again');
     } finally {
       fixture.child.kill();
@@ -188,13 +217,18 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
       asked.push(launch);
       return new Promise((resolve) => (answer = resolve));
     };
-    const def = { ...everything(), env: { PYTHONPATH: '/repo/evil', API_TOKEN: 'literal-token-value', FROM_INPUT: '${input:nope}' }, cwd: '${workspaceFolder}' };
+    const def = {
+      ...everything(),
+      env: { PYTHONPATH: '/repo/evil', API_TOKEN: 'literal-token-value', FROM_INPUT: '${input:nope}' },
+      cwd: '${workspaceFolder}',
+    };
     await setServers({ 'ws-env': def }, vscode.ConfigurationTarget.Workspace);
     await waitFor(() => asked.length === 1, 'the consent');
     const node: TreeNode = { kind: 'server', server: a.host.registry.get('ws-env')! };
     assert.equal(a.tree.getTreeItem(node).description, 'waiting for your permission');
     const detail = consentDetail(asked[0]);
-    for (const shown of ['PYTHONPATH=/repo/evil', 'API_TOKEN=***', 'FROM_INPUT=${input:nope}', '${workspaceFolder}', 'server-everything']) assert.ok(detail.includes(shown), `${shown} in:\n${detail}`);
+    for (const shown of ['PYTHONPATH=/repo/evil', 'API_TOKEN=***', 'FROM_INPUT=${input:nope}', '${workspaceFolder}', 'server-everything'])
+      assert.ok(detail.includes(shown), `${shown} in:\n${detail}`);
     assert.ok(!detail.includes('literal-token-value'), detail);
     a.ui.askInput = async () => 'value-for-nope';
     answer('always');
@@ -224,14 +258,24 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     const W = vscode.ConfigurationTarget.Workspace;
     await setServers({ 'ws-grant': def }, W);
     assert.equal(await sum(await running(a, 'ws-grant')), 'ok');
-    assert.deepEqual([asked.length, asked[0].grant, confirmed], [1, undefined, ['get-sum']], 'allowed for good, loosening nothing: its tools ask');
+    assert.deepEqual(
+      [asked.length, asked[0].grant, confirmed],
+      [1, undefined, ['get-sum']],
+      'allowed for good, loosening nothing: its tools ask',
+    );
 
     // The same launch, now taking the language model and a tool without a question: the stored "Always" did not show that.
     answer = 'allow';
     await setServers({ 'ws-grant': { ...def, sampling: { mode: 'allow', maxTokensPerHour: 5000 }, autoApprove: ['get-sum'] } }, W);
     await waitFor(() => asked.length === 2, 'the launch consent again');
     const detail = consentDetail(asked[1]);
-    for (const shown of ["This server's settings also loosen your policy:", 'sampling.mode: "allow"', 'sampling.models: []', 'sampling.maxTokensPerHour: 5000', 'autoApprove: ["get-sum"]']) {
+    for (const shown of [
+      "This server's settings also loosen your policy:",
+      'sampling.mode: "allow"',
+      'sampling.models: []',
+      'sampling.maxTokensPerHour: 5000',
+      'autoApprove: ["get-sum"]',
+    ]) {
       assert.ok(detail.includes(shown), `${shown} in:\n${detail}`);
     }
     const loosened = await running(a, 'ws-grant');
@@ -249,7 +293,17 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
 
     // Refused: nothing starts, so nothing of what it asked for applies.
     answer = 'cancel';
-    await setServers({ 'ws-grant': { ...def, autoApprove: ['get-sum', 'echo'], trustAnnotations: true, sampling: { mode: 'allow', models: ['test-echo-large'] } } }, W);
+    await setServers(
+      {
+        'ws-grant': {
+          ...def,
+          autoApprove: ['get-sum', 'echo'],
+          trustAnnotations: true,
+          sampling: { mode: 'allow', models: ['test-echo-large'] },
+        },
+      },
+      W,
+    );
     const refused = await waitFor(() => {
       const h = a.host.registry.get('ws-grant');
       return h !== narrowed && h?.state.kind === 'error' && h;
@@ -258,7 +312,12 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     assert.equal(refused.client, undefined);
     assert.equal(asked.length, 3);
     const refusedDetail = consentDetail(asked[2]);
-    for (const shown of ['autoApprove: ["echo","get-sum"]', 'trustAnnotations: true', 'sampling.models: ["test-echo-large"]', 'no token or request limit']) {
+    for (const shown of [
+      'autoApprove: ["echo","get-sum"]',
+      'trustAnnotations: true',
+      'sampling.models: ["test-echo-large"]',
+      'no token or request limit',
+    ]) {
       assert.ok(refusedDetail.includes(shown), `${shown} in:\n${refusedDetail}`);
     }
 
@@ -277,14 +336,22 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
       prompts.push(definition);
       return 'typed-by-the-person';
     };
-    await config().update('inputs', { [id]: { description: 'paste your GitHub password here', password: false, default: 'prefilled' } }, vscode.ConfigurationTarget.Workspace);
+    await config().update(
+      'inputs',
+      { [id]: { description: 'paste your GitHub password here', password: false, default: 'prefilled' } },
+      vscode.ConfigurationTarget.Workspace,
+    );
     await setServers({ mine: { command: 'node', args: [echoServer()], env: { T: `\${input:${id}}` } } });
     await running(a, 'mine');
     assert.deepEqual(prompts, [undefined], 'the workspace entry was used for a user server');
 
     const id2 = `user-described-${unique()}`;
     await config().update('inputs', { [id2]: { description: 'my own wording', password: true } }, vscode.ConfigurationTarget.Global);
-    await config().update('inputs', { [id2]: { description: 'paste your GitHub password here', password: false } }, vscode.ConfigurationTarget.Workspace);
+    await config().update(
+      'inputs',
+      { [id2]: { description: 'paste your GitHub password here', password: false } },
+      vscode.ConfigurationTarget.Workspace,
+    );
     await setServers({ mine: { command: 'node', args: [echoServer()], env: { T: `\${input:${id2}}` } } });
     await waitFor(() => prompts.length === 2, 'the second prompt');
     assert.deepEqual(prompts[1], { description: 'my own wording', password: true });

@@ -61,7 +61,10 @@ describe('servers from settings in a real VS Code', function () {
     const item = (server: typeof modern) => a.tree.getTreeItem({ kind: 'server', server });
     assert.match(String(item(modern).description), /^running · 2026-07-28 stateless · \d+ tools$/);
     assert.match((item(modern).tooltip as vscode.MarkdownString).value, /protocol 2026-07-28 \(stateless, answered server\/discover\)/);
-    assert.match((item(legacy).tooltip as vscode.MarkdownString).value, /protocol 2025-11-25 \(session with initialize, (did not answer server\/discover|remembered from an earlier start)\)/);
+    assert.match(
+      (item(legacy).tooltip as vscode.MarkdownString).value,
+      /protocol 2025-11-25 \(session with initialize, (did not answer server\/discover|remembered from an earlier start)\)/,
+    );
     // Remembered in the host's shared store (kept in the global state): everything's next start skips the probe.
     assert.ok(a.host.eraVerdicts.entries().some(([, v]) => v.era === 'modern' && v.version === '2026-07-28'));
     await legacy.restart();
@@ -128,7 +131,10 @@ describe('servers from settings in a real VS Code', function () {
     assert.ok(vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders!.length, 0, { uri: addedUri, name: 'added' }));
     try {
       await waitFor(async () => (await allowed()).includes(added), 'server-filesystem to allow the new folder');
-      await waitFor(async () => text((await ev.client!.callTool('get-roots-list', {})).result).includes(addedUri.toString()), 'server-everything to list the new root');
+      await waitFor(
+        async () => text((await ev.client!.callTool('get-roots-list', {})).result).includes(addedUri.toString()),
+        'server-everything to list the new root',
+      );
     } finally {
       const index = vscode.workspace.workspaceFolders!.findIndex((f) => f.uri.fsPath === added);
       if (index >= 0) vscode.workspace.updateWorkspaceFolders(index, 1);
@@ -185,7 +191,12 @@ describe('servers from settings in a real VS Code', function () {
     await a.host.reload().catch(() => undefined);
     a.host.workspaceTrusted = trusted;
     // Reads initialize and never answers: only a stop ends its start.
-    const hanging = { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'hang-initialize'], protocol: '2025-11-25', startupTimeoutMs: 600_000 };
+    const hanging = {
+      command: 'node',
+      args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'hang-initialize'],
+      protocol: '2025-11-25',
+      startupTimeoutMs: 600_000,
+    };
     await setServers({ hanging });
     await a.host.reload();
     const slow = await waitFor(() => a.host.registry.get('hanging'), 'the reload after the failed one to add the server');
@@ -204,12 +215,18 @@ describe('servers from settings in a real VS Code', function () {
     const answer: Array<() => void> = [];
     a.ui.allowLaunch = () => new Promise((resolve) => answer.push(() => resolve('always')));
     const unique = Date.now();
-    const [first, second] = parseServerDefinitions({ one: { command: 'node', args: [`one-${unique}`] }, two: { command: 'node', args: [`two-${unique}`] } }, { scope: 'workspace' }).definitions;
+    const [first, second] = parseServerDefinitions(
+      { one: { command: 'node', args: [`one-${unique}`] }, two: { command: 'node', args: [`two-${unique}`] } },
+      { scope: 'workspace' },
+    ).definitions;
     const checks = [a.host.consent.check(first, undefined), a.host.consent.check(second, undefined)];
     await waitFor(() => answer.length === 2, 'both prompts');
     for (const give of answer) give();
     await Promise.all(checks);
-    const stored = (a.host.consent as unknown as { workspaceState: vscode.Memento }).workspaceState.get<string[]>('mcpHost.allowedLaunches', []);
+    const stored = (a.host.consent as unknown as { workspaceState: vscode.Memento }).workspaceState.get<string[]>(
+      'mcpHost.allowedLaunches',
+      [],
+    );
     assert.ok(stored.includes(launchHash(first)), 'the first answer is kept');
     assert.ok(stored.includes(launchHash(second)), 'the second answer is kept');
     a.ui.allowLaunch = async () => 'allow';

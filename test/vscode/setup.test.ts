@@ -29,7 +29,8 @@ function scriptedUi(answers: Partial<Record<SetupStep, Answer>>, file?: vscode.U
     pickMany: async (step, items, options) => answer(step, items, options) as never,
     input: async (step, options) => {
       const value = answer(step, [], options) as string | undefined;
-      if (value !== undefined) assert.equal(await options.validateInput?.(value), undefined, `"${value}" should be accepted at step ${step}`);
+      if (value !== undefined)
+        assert.equal(await options.validateInput?.(value), undefined, `"${value}" should be accepted at step ${step}`);
       return value;
     },
     openJsonFile: async () => file,
@@ -48,7 +49,8 @@ const byLabel = (pattern: RegExp) => (items: readonly vscode.QuickPickItem[]) =>
   return item;
 };
 /** The flows validate synchronously, so a refusal is checked (and fails the test) right here. */
-const rejects = (options: vscode.InputBoxOptions, value: string) => assert.equal(typeof options.validateInput?.(value), 'string', `"${value}" should be refused`);
+const rejects = (options: vscode.InputBoxOptions, value: string) =>
+  assert.equal(typeof options.validateInput?.(value), 'string', `"${value}" should be refused`);
 /** A loopback port nothing listens on (it was free a moment ago). */
 async function closedPort(): Promise<number> {
   const server = net.createServer();
@@ -129,7 +131,10 @@ describe('Add Server and Import Servers in a real VS Code', function () {
       });
       a.ui.setup = script.ui;
       assert.equal(await a.setup.addServer(), 'from-npm');
-      assert.deepEqual(scope()?.workspaceValue?.['from-npm'], { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio'] });
+      assert.deepEqual(scope()?.workspaceValue?.['from-npm'], {
+        command: 'npx',
+        args: ['-y', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio'],
+      });
       assert.deepEqual(asked, ['from-npm'], 'a workspace server asks before it starts');
       assert.equal(a.host.registry.get('from-npm')?.state.kind, 'error');
       assert.equal(script.notices.length, 1);
@@ -160,7 +165,10 @@ describe('Add Server and Import Servers in a real VS Code', function () {
     assert.equal(await a.setup.addServer(), 'remote');
     assert.deepEqual(scope()?.globalValue?.remote, { type: 'http', url });
     assert.equal(script.notices[0]?.kind, 'error');
-    assert.ok(script.notices[0].message.startsWith('MCP Host: "remote" was added to user settings but could not start: '), script.notices[0].message);
+    assert.ok(
+      script.notices[0].message.startsWith('MCP Host: "remote" was added to user settings but could not start: '),
+      script.notices[0].message,
+    );
     // Server text in a notification has its schemes broken (a zero-width space before the colon).
     assert.ok(script.notices[0].message.includes(neutraliseLinks(url)), script.notices[0].message);
   });
@@ -214,20 +222,31 @@ describe('Add Server and Import Servers in a real VS Code', function () {
 
     assert.deepEqual(report.imported, ['imported']);
     assert.deepEqual(scope()?.workspaceValue, {
-      imported: { type: 'stdio', command: 'node', args: [serverScript('server-everything'), 'stdio'], env: { TOKEN: '${input:import-test-token}' } },
+      imported: {
+        type: 'stdio',
+        command: 'node',
+        args: [serverScript('server-everything'), 'stdio'],
+        env: { TOKEN: '${input:import-test-token}' },
+      },
     });
     assert.ok(
       report.lines.some((l) => /imported \(.*\): the field "dev" is not imported/.test(l)),
       report.lines.join('\n'),
     );
-    assert.ok(report.lines.some((l) => /\$\{input:import-test-token\} \("Token for the test"\) is asked for when the server first starts/.test(l)));
+    assert.ok(
+      report.lines.some((l) => /\$\{input:import-test-token\} \("Token for the test"\) is asked for when the server first starts/.test(l)),
+    );
     assert.ok(report.lines.some((l) => /"broken" from .* is not imported: .*command/.test(l)));
     assert.equal(script.notices[0]?.kind, 'warning');
 
     const inputSetting = vscode.workspace.getConfiguration('mcpHost').inspect('inputs');
     assert.deepEqual(inputSetting?.workspaceValue, { 'import-test-token': { description: 'Token for the test', password: true } });
     await running(a, 'imported');
-    assert.deepEqual(inputs, [{ id: 'import-test-token', definition: { description: 'Token for the test', password: true } }], 'asked once, as the mcp.json input describes it');
+    assert.deepEqual(
+      inputs,
+      [{ id: 'import-test-token', definition: { description: 'Token for the test', password: true } }],
+      'asked once, as the mcp.json input describes it',
+    );
   });
 
   it('imports a chosen mcpServers file, renaming a taken name', async () => {
@@ -274,7 +293,9 @@ describe('Add Server and Import Servers in a real VS Code', function () {
     const steps: Array<{ media: { markdown: string } }> = ext.packageJSON.contributes.walkthroughs[0].steps;
     assert.equal(steps.length, 5);
     for (const step of steps) {
-      const text = Buffer.from(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(ext.extensionUri, step.media.markdown))).toString('utf8');
+      const text = Buffer.from(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(ext.extensionUri, step.media.markdown))).toString(
+        'utf8',
+      );
       assert.match(text, /^# /, step.media.markdown);
     }
   });

@@ -28,7 +28,10 @@ describe('an open resource document after a restart', function () {
     await handle.restart();
     const h = await running(a, 'watched');
     assert.equal(h, handle, 'the same handle, a new process');
-    await Promise.race([again, new Promise((_, reject) => setTimeout(() => reject(new Error('no resources/subscribe after the restart')), 15_000))]);
+    await Promise.race([
+      again,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no resources/subscribe after the restart')), 15_000)),
+    ]);
     const updates: string[] = [];
     const sub = a.host.onResourceUpdated((u) => updates.push(u.uri));
     const first = doc.getText();
@@ -61,9 +64,17 @@ describe('an open resource document of a 2026-07-28 server', function () {
     try {
       assert.equal(doc.getText(), 'touched 0 times');
       // The listen is replaced by one that carries the open document's resource.
-      await waitFor(() => handle.client?.listening?.acknowledged.resourceSubscriptions?.includes(resource), 'a listen that carries the resource', 20_000);
+      await waitFor(
+        () => handle.client?.listening?.acknowledged.resourceSubscriptions?.includes(resource),
+        'a listen that carries the resource',
+        20_000,
+      );
       await handle.client!.callTool('bump', {});
-      await waitFor(() => doc.getText() === 'touched 1 times', `the open document to show the update (it shows ${JSON.stringify(doc.getText())})`, 20_000);
+      await waitFor(
+        () => doc.getText() === 'touched 1 times',
+        `the open document to show the update (it shows ${JSON.stringify(doc.getText())})`,
+        20_000,
+      );
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     }

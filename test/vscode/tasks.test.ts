@@ -20,7 +20,10 @@ describe('tasks in a real VS Code', function () {
   });
   afterEach(async () => {
     const a = await api();
-    a.ui.announceCall = (severity, message, ...actions) => (severity === 'error' ? vscode.window.showErrorMessage(message, ...actions) : vscode.window.showInformationMessage(message, ...actions));
+    a.ui.announceCall = (severity, message, ...actions) =>
+      severity === 'error'
+        ? vscode.window.showErrorMessage(message, ...actions)
+        : vscode.window.showInformationMessage(message, ...actions);
   });
   after(async () => setServers(undefined));
 
@@ -47,7 +50,10 @@ describe('tasks in a real VS Code', function () {
   const researchTool = async () => {
     const a = await api();
     const ev = await running(a, 'everything');
-    const tool = await waitFor(async () => (await ev.client!.listTools()).find((t) => t.name === 'simulate-research-query'), 'the task tool');
+    const tool = await waitFor(
+      async () => (await ev.client!.listTools()).find((t) => t.name === 'simulate-research-query'),
+      'the task tool',
+    );
     assert.equal(tool.execution?.taskSupport, 'required');
     return { a, ev, tool };
   };
@@ -63,7 +69,10 @@ describe('tasks in a real VS Code', function () {
       sub.dispose();
     }
     const doc = await waitFor(
-      () => vscode.window.activeTextEditor?.document.uri.scheme === 'mcp-output' && /Research Report: rivers/.test(vscode.window.activeTextEditor.document.getText()) && vscode.window.activeTextEditor.document,
+      () =>
+        vscode.window.activeTextEditor?.document.uri.scheme === 'mcp-output' &&
+        /Research Report: rivers/.test(vscode.window.activeTextEditor.document.getText()) &&
+        vscode.window.activeTextEditor.document,
       'the research report',
     );
     assert.match(doc.getText(), /Stage 4: Generating report/);
@@ -75,7 +84,9 @@ describe('tasks in a real VS Code', function () {
     let cancelled: Promise<Task> | undefined;
     const sub = ev.client!.onTaskStatus((t: Task) => void (cancelled ??= ev.client!.cancelTask(t.taskId)));
     const opened: string[] = [];
-    const docs = vscode.window.onDidChangeActiveTextEditor((e) => e && /Research Report: fjords/.test(e.document.getText()) && opened.push(e.document.uri.toString()));
+    const docs = vscode.window.onDidChangeActiveTextEditor(
+      (e) => e && /Research Report: fjords/.test(e.document.getText()) && opened.push(e.document.uri.toString()),
+    );
     try {
       const record = await a.tools.call(ev, tool, { topic: 'fjords' });
       assert.equal(record?.outcome, 'cancelled');
@@ -95,7 +106,10 @@ describe('tasks in a real VS Code', function () {
       const group = a.tree.getChildren(serverNode).find((n) => n.kind === 'group' && n.group === 'tasks');
       return group ? a.tree.getChildren(group) : [];
     };
-    const running = await waitFor(() => tasksOf().find((n): n is Extract<TreeNode, { kind: 'task' }> => n.kind === 'task' && n.entry.endedAt === undefined), 'a running task in the tree');
+    const running = await waitFor(
+      () => tasksOf().find((n): n is Extract<TreeNode, { kind: 'task' }> => n.kind === 'task' && n.entry.endedAt === undefined),
+      'a running task in the tree',
+    );
     const item = a.tree.getTreeItem(running);
     assert.equal(item.label, 'simulate-research-query');
     assert.equal(item.contextValue, 'task.running');
@@ -120,7 +134,10 @@ describe('tasks in a real VS Code', function () {
     const node = await waitFor(() => {
       const serverNode = a.tree.getChildren().find((n) => n.kind === 'server' && n.server.name === 'everything')!;
       const group = a.tree.getChildren(serverNode).find((n) => n.kind === 'group' && n.group === 'tasks');
-      return group && a.tree.getChildren(group).find((n): n is Extract<TreeNode, { kind: 'task' }> => n.kind === 'task' && n.entry.endedAt === undefined);
+      return (
+        group &&
+        a.tree.getChildren(group).find((n): n is Extract<TreeNode, { kind: 'task' }> => n.kind === 'task' && n.entry.endedAt === undefined)
+      );
     }, 'a running task in the tree');
     await ev.restart();
     const record = await call;
@@ -134,7 +151,13 @@ describe('tasks in a real VS Code', function () {
     const { a, ev, tool } = await researchTool();
     const { told, release } = await recordAnnouncements();
     const call = a.tools.call(ev, tool, { topic: 'deltas' });
-    const node = await waitFor(async () => (await taskNodesOf('everything')).find((n) => n.entry.endedAt === undefined && a.tree.getTreeItem(n).contextValue === 'task.running'), 'a running task in the tree');
+    const node = await waitFor(
+      async () =>
+        (await taskNodesOf('everything')).find(
+          (n) => n.entry.endedAt === undefined && a.tree.getTreeItem(n).contextValue === 'task.running',
+        ),
+      'a running task in the tree',
+    );
     await vscode.commands.executeCommand('mcpHost.runTaskInBackground', node);
     assert.equal(a.tree.getTreeItem(node).contextValue, 'task.background', 'in the background it offers Cancel only');
     assert.match(String(a.tree.getTreeItem(node).tooltip), /background/);
@@ -149,7 +172,10 @@ describe('tasks in a real VS Code', function () {
     const isReport = () => /Research Report: deltas/.test(vscode.window.activeTextEditor?.document.getText() ?? '');
     assert.ok(!isReport(), 'the result did not take the editor');
     release('Open Result');
-    const doc = await waitFor(() => isReport() && vscode.window.activeTextEditor!.document, 'the research report, opened from the notification');
+    const doc = await waitFor(
+      () => isReport() && vscode.window.activeTextEditor!.document,
+      'the research report, opened from the notification',
+    );
     assert.equal(doc.uri.scheme, 'mcp-output');
   });
 
@@ -157,7 +183,13 @@ describe('tasks in a real VS Code', function () {
     const { a, ev, tool } = await researchTool();
     const { told } = await recordAnnouncements();
     const call = a.tools.call(ev, tool, { topic: 'moraines' });
-    const node = await waitFor(async () => (await taskNodesOf('everything')).find((n) => n.entry.endedAt === undefined && a.tree.getTreeItem(n).contextValue === 'task.running'), 'a running task in the tree');
+    const node = await waitFor(
+      async () =>
+        (await taskNodesOf('everything')).find(
+          (n) => n.entry.endedAt === undefined && a.tree.getTreeItem(n).contextValue === 'task.running',
+        ),
+      'a running task in the tree',
+    );
     await vscode.commands.executeCommand('mcpHost.runTaskInBackground', node);
     await vscode.commands.executeCommand('mcpHost.cancelTask', node);
     const record = await call;
@@ -176,7 +208,10 @@ describe('tasks in a real VS Code', function () {
   it("the server's progress during a task shows on the task in the tree", async () => {
     const a = await api();
     const server = await running(a, 'tasks');
-    const tool = await waitFor(async () => (await server.client!.listTools()).find((t) => t.name === 'reports-progress'), 'the fixture task tool');
+    const tool = await waitFor(
+      async () => (await server.client!.listTools()).find((t) => t.name === 'reports-progress'),
+      'the fixture task tool',
+    );
     const descriptions: string[] = [];
     // Read at each change, synchronously: the last step comes just before the task ends.
     const sub = a.tools.tasks.onDidChange(() => {

@@ -25,11 +25,28 @@ export interface RecordedRequest {
 export const TEST_VENDOR = 'mcp-host-test';
 
 const MODELS: vscode.LanguageModelChatInformation[] = [
-  { id: 'test-echo-large', name: 'Test Echo Large', family: 'test-echo', version: '1', maxInputTokens: 100_000, maxOutputTokens: 4096, capabilities: { imageInput: true, toolCalling: true } },
-  { id: 'test-other-mini', name: 'Test Other Mini', family: 'test-other', version: '1', maxInputTokens: 8000, maxOutputTokens: 1024, capabilities: {} },
+  {
+    id: 'test-echo-large',
+    name: 'Test Echo Large',
+    family: 'test-echo',
+    version: '1',
+    maxInputTokens: 100_000,
+    maxOutputTokens: 4096,
+    capabilities: { imageInput: true, toolCalling: true },
+  },
+  {
+    id: 'test-other-mini',
+    name: 'Test Other Mini',
+    family: 'test-other',
+    version: '1',
+    maxInputTokens: 8000,
+    maxOutputTokens: 1024,
+    capabilities: {},
+  },
 ];
 
-const textOfParts = (parts: ReadonlyArray<unknown>) => parts.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+const textOfParts = (parts: ReadonlyArray<unknown>) =>
+  parts.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
 
 export class TestModels implements vscode.Disposable {
   readonly requests: RecordedRequest[] = [];
@@ -45,9 +62,15 @@ export class TestModels implements vscode.Disposable {
         const record: RecordedRequest = {
           model: model.id,
           messages: messages.map((m) => {
-            const data = m.content.filter((p) => p instanceof vscode.LanguageModelDataPart).map((p) => ({ mimeType: p.mimeType, base64: Buffer.from(p.data).toString('base64') }));
-            const toolCalls = m.content.filter((p) => p instanceof vscode.LanguageModelToolCallPart).map((p) => ({ callId: p.callId, name: p.name, input: p.input }));
-            const toolResults = m.content.filter((p) => p instanceof vscode.LanguageModelToolResultPart).map((p) => ({ callId: p.callId, text: textOfParts(p.content) }));
+            const data = m.content
+              .filter((p) => p instanceof vscode.LanguageModelDataPart)
+              .map((p) => ({ mimeType: p.mimeType, base64: Buffer.from(p.data).toString('base64') }));
+            const toolCalls = m.content
+              .filter((p) => p instanceof vscode.LanguageModelToolCallPart)
+              .map((p) => ({ callId: p.callId, name: p.name, input: p.input }));
+            const toolResults = m.content
+              .filter((p) => p instanceof vscode.LanguageModelToolResultPart)
+              .map((p) => ({ callId: p.callId, text: textOfParts(p.content) }));
             return {
               role: m.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : 'user',
               text: textOf(m),
@@ -72,7 +95,10 @@ export class TestModels implements vscode.Disposable {
           progress.report(new vscode.LanguageModelToolCallPart(`call-${this.requests.length}`, tool.name, input));
           return;
         }
-        const seen = [...(last?.data ?? []).map((d) => `${d.mimeType}, ${Buffer.from(d.base64, 'base64').length} bytes`), ...(last?.toolResults ?? []).map((r) => `result of ${r.callId}: ${r.text}`)];
+        const seen = [
+          ...(last?.data ?? []).map((d) => `${d.mimeType}, ${Buffer.from(d.base64, 'base64').length} bytes`),
+          ...(last?.toolResults ?? []).map((r) => `result of ${r.callId}: ${r.text}`),
+        ];
         const answer = `[${model.id}] I read: ${last?.text ?? ''}${seen.length ? ` (${seen.join('; ')})` : ''}`;
         for (const word of answer.split(/(?<= )/)) {
           if (token.isCancellationRequested) break;

@@ -77,10 +77,16 @@ describe('using it: names, server info, settings entries, documents', function (
     const asked: string[] = [];
     a.ui.setup = { ...windowUi, confirm: async (message) => (asked.push(message), false) };
     assert.equal(await vscode.commands.executeCommand('mcpHost.removeServer', 'to-remove'), undefined);
-    assert.ok(vscode.workspace.getConfiguration('mcpHost').inspect<Record<string, unknown>>('servers')?.globalValue?.['to-remove'], 'declined: still there');
+    assert.ok(
+      vscode.workspace.getConfiguration('mcpHost').inspect<Record<string, unknown>>('servers')?.globalValue?.['to-remove'],
+      'declined: still there',
+    );
     a.ui.setup = { ...windowUi, confirm: async (message) => (asked.push(message), true) };
     assert.equal(await a.setup.removeServer({ name: 'to-remove', origin: { scope: 'user' } }), true);
-    assert.deepEqual(asked, ['Remove the MCP server "to-remove" from the user settings?', 'Remove the MCP server "to-remove" from the user settings?']);
+    assert.deepEqual(asked, [
+      'Remove the MCP server "to-remove" from the user settings?',
+      'Remove the MCP server "to-remove" from the user settings?',
+    ]);
     const left = vscode.workspace.getConfiguration('mcpHost').inspect<Record<string, unknown>>('servers')?.globalValue;
     assert.deepEqual(Object.keys(left ?? {}), ['everything']);
     assert.equal(a.host.registry.get('to-remove'), undefined);
@@ -92,7 +98,9 @@ describe('using it: names, server info, settings entries, documents', function (
     const a = await api();
     const ev = await running(a, 'everything');
     const sum = ev.tools.find((t) => t.name === 'get-sum')!;
-    const editing = (a.tools as unknown as { argsFromJsonEditor(s: typeof ev, t: Tool): Promise<Record<string, unknown> | undefined> }).argsFromJsonEditor(ev, sum);
+    const editing = (
+      a.tools as unknown as { argsFromJsonEditor(s: typeof ev, t: Tool): Promise<Record<string, unknown> | undefined> }
+    ).argsFromJsonEditor(ev, sum);
     const doc = await waitFor(() => {
       const d = vscode.window.activeTextEditor?.document;
       return d?.uri.scheme === 'untitled' && d.languageId === 'json' && d;
@@ -115,7 +123,10 @@ describe('using it: names, server info, settings entries, documents', function (
     await replaceAll('{\n  "a": 2,\n  "b": 40\n}\n');
     // The next question is asked once the check has run; answer it when its CodeLens is there.
     await waitFor(
-      async () => ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? []).some((l) => l.command?.title === 'Call Tool'),
+      async () =>
+        ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? []).some(
+          (l) => l.command?.title === 'Call Tool',
+        ),
       'the Call Tool lens again',
     );
     await vscode.commands.executeCommand('mcpHost.documentAction', doc.uri.toString(), 'Call Tool');
@@ -127,7 +138,9 @@ describe('using it: names, server info, settings entries, documents', function (
     const stale = vscode.Uri.from({ scheme: 'mcp-output', path: '/results/987654/echo.md' });
     const doc = await vscode.workspace.openTextDocument(stale);
     assert.match(doc.getText(), /This tool result is gone/);
-    await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(vscode.Uri.from({ scheme: 'mcp-output', path: '/results/987654/content-1.png' }))));
+    await assert.rejects(
+      Promise.resolve(vscode.workspace.fs.readFile(vscode.Uri.from({ scheme: 'mcp-output', path: '/results/987654/content-1.png' }))),
+    );
   });
 
   it("fails reading a template filled with a refused value with the server's reason", async () => {

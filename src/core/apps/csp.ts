@@ -16,7 +16,26 @@ const SOURCE = /^(https?|wss?):\/\/(\*\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f
  * dependencies; this is a deliberately small table (the common second levels of country domains,
  * and shared hosting and tunnel domains), on top of the rule that a single label is always a suffix.
  */
-const SECOND_LEVELS = new Set(['ac', 'co', 'com', 'edu', 'go', 'gob', 'gov', 'gouv', 'ltd', 'me', 'mil', 'ne', 'net', 'nom', 'or', 'org', 'plc', 'sch']);
+const SECOND_LEVELS = new Set([
+  'ac',
+  'co',
+  'com',
+  'edu',
+  'go',
+  'gob',
+  'gov',
+  'gouv',
+  'ltd',
+  'me',
+  'mil',
+  'ne',
+  'net',
+  'nom',
+  'or',
+  'org',
+  'plc',
+  'sch',
+]);
 const SHARED_SUFFIXES = new Set([
   'amazonaws.com',
   'appspot.com',
@@ -119,7 +138,13 @@ export function checkCsp(csp: AppCsp, options: CheckOptions): CheckedCsp {
       if (refusal) dropped.push({ source, refusal });
       return !refusal;
     });
-  return { connect: take(csp.connectDomains), resource: take(csp.resourceDomains), frame: take(csp.frameDomains), baseUri: take(csp.baseUriDomains), dropped };
+  return {
+    connect: take(csp.connectDomains),
+    resource: take(csp.resourceDomains),
+    frame: take(csp.frameDomains),
+    baseUri: take(csp.baseUriDomains),
+    dropped,
+  };
 }
 
 /**

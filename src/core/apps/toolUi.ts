@@ -26,7 +26,12 @@ export interface ToolUi {
 export function toolUi(tool: Pick<Tool, '_meta'>): ToolUi {
   const meta = (tool._meta ?? {}) as Record<string, unknown>;
   const ui = (typeof meta.ui === 'object' && meta.ui !== null ? meta.ui : {}) as { resourceUri?: unknown; visibility?: unknown };
-  const uri = typeof ui.resourceUri === 'string' ? ui.resourceUri : typeof meta[LEGACY_RESOURCE_URI_KEY] === 'string' ? (meta[LEGACY_RESOURCE_URI_KEY] as string) : undefined;
+  const uri =
+    typeof ui.resourceUri === 'string'
+      ? ui.resourceUri
+      : typeof meta[LEGACY_RESOURCE_URI_KEY] === 'string'
+        ? (meta[LEGACY_RESOURCE_URI_KEY] as string)
+        : undefined;
   const listed = Array.isArray(ui.visibility) ? ui.visibility.filter((v): v is ToolVisibility => v === 'model' || v === 'app') : undefined;
   return {
     ...(uri?.startsWith('ui://') ? { resourceUri: uri } : {}),

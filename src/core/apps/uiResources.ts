@@ -32,7 +32,11 @@ export class UiResourceCache {
   private readonly listeners: Disposable[];
 
   constructor(private readonly client: UiClient) {
-    this.listeners = [client.onResourcesListChanged(() => this.entries.clear()), client.onResourceUpdated((p) => this.entries.delete(p.uri)), client.onDidClose(() => this.dispose())];
+    this.listeners = [
+      client.onResourcesListChanged(() => this.entries.clear()),
+      client.onResourceUpdated((p) => this.entries.delete(p.uri)),
+      client.onDidClose(() => this.dispose()),
+    ];
   }
 
   /** The resource, from the cache or read now; a failed read is not kept. */
@@ -68,7 +72,13 @@ export class UiResourceCache {
     }
     const html = 'text' in item ? item.text : Buffer.from(item.blob, 'base64').toString('utf8');
     const ui = ((item._meta ?? {}) as { ui?: Record<string, unknown> }).ui ?? {};
-    return { uri, html, csp: readCsp(ui.csp), permissions: readPermissions(ui.permissions), ...(typeof ui.prefersBorder === 'boolean' ? { prefersBorder: ui.prefersBorder } : {}) };
+    return {
+      uri,
+      html,
+      csp: readCsp(ui.csp),
+      permissions: readPermissions(ui.permissions),
+      ...(typeof ui.prefersBorder === 'boolean' ? { prefersBorder: ui.prefersBorder } : {}),
+    };
   }
 }
 

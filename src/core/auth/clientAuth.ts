@@ -13,8 +13,18 @@ export interface ClientPrivateKey {
 }
 
 /** The method for a client: what it registered with, else what the server supports and the client can do. */
-export function chooseAuthMethod(configured: string | undefined, hasSecret: boolean, hasKey: boolean, supported: readonly string[] | undefined): TokenEndpointAuthMethod {
-  if (configured === 'client_secret_basic' || configured === 'client_secret_post' || configured === 'none' || configured === 'private_key_jwt') {
+export function chooseAuthMethod(
+  configured: string | undefined,
+  hasSecret: boolean,
+  hasKey: boolean,
+  supported: readonly string[] | undefined,
+): TokenEndpointAuthMethod {
+  if (
+    configured === 'client_secret_basic' ||
+    configured === 'client_secret_post' ||
+    configured === 'none' ||
+    configured === 'private_key_jwt'
+  ) {
     return configured;
   }
   if (hasKey) return 'private_key_jwt';
@@ -26,7 +36,11 @@ export function chooseAuthMethod(configured: string | undefined, hasSecret: bool
   return methods.includes('none') ? 'none' : 'client_secret_basic';
 }
 
-export async function clientAuthentication(method: TokenEndpointAuthMethod, secret: string | undefined, key: ClientPrivateKey | undefined): Promise<oauth.ClientAuth> {
+export async function clientAuthentication(
+  method: TokenEndpointAuthMethod,
+  secret: string | undefined,
+  key: ClientPrivateKey | undefined,
+): Promise<oauth.ClientAuth> {
   switch (method) {
     case 'none':
       return oauth.None();

@@ -29,11 +29,17 @@ export interface DiscoveryContext {
  * locations). Without protected-resource metadata, the 2025-03-26 conventions: metadata at the
  * MCP server's origin, else `/authorize`, `/token`, `/register` there.
  */
-export async function discoverAuthorization(serverUrl: URL, challenge: BearerChallenge | undefined, ctx: DiscoveryContext): Promise<AuthorizationTarget> {
+export async function discoverAuthorization(
+  serverUrl: URL,
+  challenge: BearerChallenge | undefined,
+  ctx: DiscoveryContext,
+): Promise<AuthorizationTarget> {
   const prm = await fetchResourceMetadata(serverUrl, challenge?.resourceMetadata, ctx);
   if (prm) {
     if (!resourceMatches(prm.resource, serverUrl)) {
-      throw new OAuthFlowError(`The protected-resource metadata names the resource ${prm.resource}, which does not cover ${serverUrl.href}; not authorizing`);
+      throw new OAuthFlowError(
+        `The protected-resource metadata names the resource ${prm.resource}, which does not cover ${serverUrl.href}; not authorizing`,
+      );
     }
     const issuer = prm.authorization_servers?.[0];
     if (!issuer) throw new OAuthFlowError(`The protected-resource metadata of ${serverUrl.href} names no authorization server`);
@@ -65,7 +71,11 @@ export function canonicalResource(serverUrl: URL): string {
   return u.href;
 }
 
-async function fetchResourceMetadata(serverUrl: URL, fromChallenge: string | undefined, ctx: DiscoveryContext): Promise<oauth.ResourceServer | undefined> {
+async function fetchResourceMetadata(
+  serverUrl: URL,
+  fromChallenge: string | undefined,
+  ctx: DiscoveryContext,
+): Promise<oauth.ResourceServer | undefined> {
   const candidates: Array<() => Promise<Response>> = [];
   if (fromChallenge) candidates.push(() => get(new URL(fromChallenge, serverUrl), ctx));
   // oauth4webapi inserts the well-known segment before the path (RFC 9728 §3.1); on the origin it gives the root location.
@@ -110,7 +120,11 @@ export function authorizationServerMetadataUrls(issuer: URL): URL[] {
   const path = issuer.pathname.replace(/\/+$/, '');
   const origin = issuer.origin;
   if (!path) return [new URL(`${origin}/.well-known/oauth-authorization-server`), new URL(`${origin}/.well-known/openid-configuration`)];
-  return [new URL(`${origin}/.well-known/oauth-authorization-server${path}`), new URL(`${origin}/.well-known/openid-configuration${path}`), new URL(`${origin}${path}/.well-known/openid-configuration`)];
+  return [
+    new URL(`${origin}/.well-known/oauth-authorization-server${path}`),
+    new URL(`${origin}/.well-known/openid-configuration${path}`),
+    new URL(`${origin}${path}/.well-known/openid-configuration`),
+  ];
 }
 
 async function fetchAuthorizationServerMetadata(issuer: URL, ctx: DiscoveryContext): Promise<oauth.AuthorizationServer | undefined> {
@@ -165,7 +179,10 @@ function get(url: URL, ctx: DiscoveryContext): Promise<Response> {
 }
 
 /** Options shared by oauth4webapi requests: our fetch, our signal, http only where allowed. */
-export function requestOptions<T = oauth.HttpRequestOptions<'GET'>>(url: URL, ctx: Pick<DiscoveryContext, 'fetch' | 'allowHttp' | 'signal'>): T {
+export function requestOptions<T = oauth.HttpRequestOptions<'GET'>>(
+  url: URL,
+  ctx: Pick<DiscoveryContext, 'fetch' | 'allowHttp' | 'signal'>,
+): T {
   const options = {
     signal: ctx.signal,
     [oauth.customFetch]: (input: string, init: oauth.CustomFetchOptions<'GET' | 'POST', unknown>) => ctx.fetch(input, init as RequestInit),

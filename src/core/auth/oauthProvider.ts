@@ -171,13 +171,19 @@ export class OAuthProvider implements HttpAuthProvider {
     return state;
   }
 
-  private async discover(serverUrl: URL, bearer: BearerChallenge | undefined, state: ServerAuthState, tokenRefused: boolean): Promise<AuthorizationTarget> {
+  private async discover(
+    serverUrl: URL,
+    bearer: BearerChallenge | undefined,
+    state: ServerAuthState,
+    tokenRefused: boolean,
+  ): Promise<AuthorizationTarget> {
     const from = bearer?.resourceMetadata ?? '';
     if (state.target && !tokenRefused && (from === '' || from === state.targetFrom)) return state.target;
     const target = await discoverAuthorization(serverUrl, bearer, this.discoveryContext());
     const before = state.target?.as.issuer;
     // Registrations are kept per issuer, so the new server gets a registration of its own.
-    if (before !== undefined && before !== target.as.issuer) this.log(`the authorization server changed from ${before} to ${target.as.issuer}: authorizing there anew`);
+    if (before !== undefined && before !== target.as.issuer)
+      this.log(`the authorization server changed from ${before} to ${target.as.issuer}: authorizing there anew`);
     else if (before === undefined) this.log(`authorization server ${target.as.issuer} (${target.source}), resource ${target.resource}`);
     state.target = target;
     state.targetFrom = from;
@@ -189,7 +195,12 @@ export class OAuthProvider implements HttpAuthProvider {
    * metadata, else none; a step-up keeps what was already granted. `offline_access` joins when the
    * authorization server offers it, so a refresh token comes back.
    */
-  private chooseScopes(target: AuthorizationTarget, bearer: BearerChallenge | undefined, previous: StoredTokens | undefined, status: 401 | 403): string[] {
+  private chooseScopes(
+    target: AuthorizationTarget,
+    bearer: BearerChallenge | undefined,
+    previous: StoredTokens | undefined,
+    status: 401 | 403,
+  ): string[] {
     const scopes = new Set(bearer?.scopes ?? target.resourceScopes ?? []);
     if (status === 403 && previous) for (const s of previous.scopes) scopes.add(s);
     const offline =
@@ -214,7 +225,12 @@ export class OAuthProvider implements HttpAuthProvider {
     }
   }
 
-  private async authorizationCodeGrant(key: string, target: AuthorizationTarget, scopes: string[], userAgent: OAuthUserAgent): Promise<void> {
+  private async authorizationCodeGrant(
+    key: string,
+    target: AuthorizationTarget,
+    scopes: string[],
+    userAgent: OAuthUserAgent,
+  ): Promise<void> {
     const { as, resource } = target;
     if (!as.authorization_endpoint) throw new OAuthFlowError(`${as.issuer} has no authorization endpoint`);
     // Servers found through metadata must say they do PKCE with S256; the 2025-03-26 defaults cannot say anything.
@@ -252,7 +268,9 @@ export class OAuthProvider implements HttpAuthProvider {
       ...this.httpOptions(as.token_endpoint ?? as.issuer),
       additionalParameters: { resource },
     });
-    const tokens = await processOrDescribe('The token request failed', () => oauth.processAuthorizationCodeResponse(as, oauthClient, response));
+    const tokens = await processOrDescribe('The token request failed', () =>
+      oauth.processAuthorizationCodeResponse(as, oauthClient, response),
+    );
     await this.saveTokens(key, as, tokens, scopes);
   }
 
@@ -260,21 +278,41 @@ export class OAuthProvider implements HttpAuthProvider {
     const { as, resource } = target;
     const configured = this.options.client;
     if (!configured) throw new OAuthFlowError('The client-credentials grant needs a pre-registered client id and secret or key');
-    const client: StoredClient = { clientId: configured.clientId, clientSecret: configured.clientSecret, tokenEndpointAuthMethod: configured.tokenEndpointAuthMethod };
+    const client: StoredClient = {
+      clientId: configured.clientId,
+      clientSecret: configured.clientSecret,
+      tokenEndpointAuthMethod: configured.tokenEndpointAuthMethod,
+    };
     const oauthClient = toOAuthClient(client);
     const parameters: Record<string, string> = { resource };
     if (scopes.length > 0) parameters.scope = scopes.join(' ');
     this.log(`requesting a client-credentials token from ${as.issuer}`);
-    const response = await oauth.clientCredentialsGrantRequest(as, oauthClient, await this.authenticationFor(client, as), parameters, this.httpOptions(as.token_endpoint ?? as.issuer));
-    const tokens = await processOrDescribe('The client-credentials token request failed', () => oauth.processClientCredentialsResponse(as, oauthClient, response));
+    const response = await oauth.clientCredentialsGrantRequest(
+      as,
+      oauthClient,
+      await this.authenticationFor(client, as),
+      parameters,
+      this.httpOptions(as.token_endpoint ?? as.issuer),
+    );
+    const tokens = await processOrDescribe('The client-credentials token request failed', () =>
+      oauth.processClientCredentialsResponse(as, oauthClient, response),
+    );
     await this.saveTokens(key, as, tokens, scopes);
   }
 
-  private async identityAssertionGrant(key: string, target: AuthorizationTarget, scopes: string[], idp: { tokenEndpoint: string; issuer?: string; clientId?: string; idToken: string }): Promise<void> {
+  private async identityAssertionGrant(
+    key: string,
+    target: AuthorizationTarget,
+    scopes: string[],
+    idp: { tokenEndpoint: string; issuer?: string; clientId?: string; idToken: string },
+  ): Promise<void> {
     const { as, resource } = target;
     const configured = this.options.client;
     if (!configured) throw new OAuthFlowError('The identity-assertion grant needs a pre-registered client at the authorization server');
-    const idpServer: oauth.AuthorizationServer = { issuer: idp.issuer ?? new URL(idp.tokenEndpoint).origin, token_endpoint: idp.tokenEndpoint };
+    const idpServer: oauth.AuthorizationServer = {
+      issuer: idp.issuer ?? new URL(idp.tokenEndpoint).origin,
+      token_endpoint: idp.tokenEndpoint,
+    };
     const idpClient: oauth.Client = { client_id: idp.clientId ?? configured.clientId };
     const exchangeParams: Record<string, string> = {
       subject_token: idp.idToken,
@@ -285,7 +323,14 @@ export class OAuthProvider implements HttpAuthProvider {
     };
     if (scopes.length > 0) exchangeParams.scope = scopes.join(' ');
     this.log(`exchanging the identity token at ${idpServer.issuer} for an authorization grant`);
-    const exchange = await oauth.genericTokenEndpointRequest(idpServer, idpClient, oauth.None(), 'urn:ietf:params:oauth:grant-type:token-exchange', exchangeParams, this.httpOptions(idp.tokenEndpoint));
+    const exchange = await oauth.genericTokenEndpointRequest(
+      idpServer,
+      idpClient,
+      oauth.None(),
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+      exchangeParams,
+      this.httpOptions(idp.tokenEndpoint),
+    );
     // The identity assertion is not an access token: its token_type is N_A (RFC 8693 §2.2.1).
     const assertion = await processOrDescribe('The token exchange at the identity provider failed', () =>
       oauth.processGenericTokenEndpointResponse(idpServer, idpClient, exchange, { recognizedTokenTypes: { n_a: () => undefined } }),
@@ -294,7 +339,11 @@ export class OAuthProvider implements HttpAuthProvider {
       throw new OAuthFlowError(`The identity provider issued ${String(assertion.issued_token_type)}, not an identity assertion grant`);
     }
 
-    const client: StoredClient = { clientId: configured.clientId, clientSecret: configured.clientSecret, tokenEndpointAuthMethod: configured.tokenEndpointAuthMethod };
+    const client: StoredClient = {
+      clientId: configured.clientId,
+      clientSecret: configured.clientSecret,
+      tokenEndpointAuthMethod: configured.tokenEndpointAuthMethod,
+    };
     const oauthClient = toOAuthClient(client);
     const grantParams: Record<string, string> = { assertion: assertion.access_token, resource };
     if (scopes.length > 0) grantParams.scope = scopes.join(' ');
@@ -306,7 +355,9 @@ export class OAuthProvider implements HttpAuthProvider {
       grantParams,
       this.httpOptions(as.token_endpoint ?? as.issuer),
     );
-    const tokens = await processOrDescribe('The JWT bearer grant failed', () => oauth.processGenericTokenEndpointResponse(as, oauthClient, response));
+    const tokens = await processOrDescribe('The JWT bearer grant failed', () =>
+      oauth.processGenericTokenEndpointResponse(as, oauthClient, response),
+    );
     await this.saveTokens(key, as, tokens, scopes);
   }
 
@@ -317,10 +368,16 @@ export class OAuthProvider implements HttpAuthProvider {
     const client = await this.clientFor(target, redirectUri);
     const oauthClient = toOAuthClient(client);
     this.log(`refreshing the access token at ${as.issuer}`);
-    const response = await oauth.refreshTokenGrantRequest(as, oauthClient, await this.authenticationFor(client, as), previous.refreshToken, {
-      ...this.httpOptions(as.token_endpoint ?? as.issuer),
-      additionalParameters: { resource },
-    });
+    const response = await oauth.refreshTokenGrantRequest(
+      as,
+      oauthClient,
+      await this.authenticationFor(client, as),
+      previous.refreshToken,
+      {
+        ...this.httpOptions(as.token_endpoint ?? as.issuer),
+        additionalParameters: { resource },
+      },
+    );
     const tokens = await processOrDescribe('The refresh was refused', () => oauth.processRefreshTokenResponse(as, oauthClient, response));
     return this.saveTokens(key, as, tokens, previous.scopes, previous.refreshToken);
   }
@@ -329,7 +386,12 @@ export class OAuthProvider implements HttpAuthProvider {
   private async clientFor(target: AuthorizationTarget, redirectUri: string): Promise<StoredClient> {
     const { as } = target;
     const configured = this.options.client;
-    if (configured) return { clientId: configured.clientId, clientSecret: configured.clientSecret, tokenEndpointAuthMethod: configured.tokenEndpointAuthMethod };
+    if (configured)
+      return {
+        clientId: configured.clientId,
+        clientSecret: configured.clientSecret,
+        tokenEndpointAuthMethod: configured.tokenEndpointAuthMethod,
+      };
     if (this.options.clientMetadataUrl && as.client_id_metadata_document_supported === true) {
       return { clientId: this.options.clientMetadataUrl, tokenEndpointAuthMethod: 'none' };
     }
@@ -340,7 +402,8 @@ export class OAuthProvider implements HttpAuthProvider {
     }
     const supported = as.token_endpoint_auth_methods_supported;
     // A host on the user's machine cannot keep a secret: register as a public client where allowed.
-    const method: TokenEndpointAuthMethod = !supported || supported.includes('none') ? 'none' : chooseAuthMethod(undefined, true, false, supported);
+    const method: TokenEndpointAuthMethod =
+      !supported || supported.includes('none') ? 'none' : chooseAuthMethod(undefined, true, false, supported);
     this.log(`registering a client with ${as.issuer}`);
     const response = await oauth.dynamicClientRegistrationRequest(
       as,
@@ -355,7 +418,9 @@ export class OAuthProvider implements HttpAuthProvider {
       },
       this.httpOptions(as.registration_endpoint),
     );
-    const registered = await processOrDescribe('Dynamic client registration failed', async () => oauth.processDynamicClientRegistrationResponse(await withSecretExpiry(response)));
+    const registered = await processOrDescribe('Dynamic client registration failed', async () =>
+      oauth.processDynamicClientRegistrationResponse(await withSecretExpiry(response)),
+    );
     const client: StoredClient = {
       clientId: registered.client_id,
       clientSecret: typeof registered.client_secret === 'string' ? registered.client_secret : undefined,
@@ -373,7 +438,13 @@ export class OAuthProvider implements HttpAuthProvider {
     return clientAuthentication(method, client.clientSecret, key);
   }
 
-  private async saveTokens(key: string, as: oauth.AuthorizationServer, response: oauth.TokenEndpointResponse, requested: string[], keepRefresh?: string): Promise<StoredTokens> {
+  private async saveTokens(
+    key: string,
+    as: oauth.AuthorizationServer,
+    response: oauth.TokenEndpointResponse,
+    requested: string[],
+    keepRefresh?: string,
+  ): Promise<StoredTokens> {
     const tokens: StoredTokens = {
       accessToken: response.access_token,
       tokenType: 'Bearer',
@@ -419,12 +490,19 @@ async function withSecretExpiry(response: Response): Promise<Response> {
     return response;
   }
   if (typeof body?.client_secret !== 'string' || body.client_secret_expires_at !== undefined) return response;
-  const patched = new Response(JSON.stringify({ ...body, client_secret_expires_at: 0 }), { status: response.status, statusText: response.statusText, headers: response.headers });
+  const patched = new Response(JSON.stringify({ ...body, client_secret_expires_at: 0 }), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
   return patched;
 }
 
 function toOAuthClient(client: StoredClient): oauth.Client {
-  return { client_id: client.clientId, ...(client.tokenEndpointAuthMethod ? { token_endpoint_auth_method: client.tokenEndpointAuthMethod } : {}) };
+  return {
+    client_id: client.clientId,
+    ...(client.tokenEndpointAuthMethod ? { token_endpoint_auth_method: client.tokenEndpointAuthMethod } : {}),
+  };
 }
 
 function covers(granted: string[], wanted: string[]): boolean {

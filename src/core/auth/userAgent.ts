@@ -34,7 +34,9 @@ export class HeadlessRedirectUserAgent implements OAuthUserAgent {
     await response.body?.cancel();
     const location = response.headers.get('location');
     if (response.status < 300 || response.status >= 400 || !location) {
-      throw new OAuthFlowError(`The authorization endpoint answered HTTP ${response.status} without a redirect; it needs a person at a browser`);
+      throw new OAuthFlowError(
+        `The authorization endpoint answered HTTP ${response.status} without a redirect; it needs a person at a browser`,
+      );
     }
     const target = new URL(location, authorizationUrl);
     const expected = new URL(this.redirectUri);

@@ -6,7 +6,13 @@ import { stableStringify } from '../protocol/stableStringify';
  * the client keep for `ttlMs`. `server/discover` is among them, but the client asks it once per
  * connection and the cache ends with the connection, so only the list and read results are kept.
  */
-const CACHEABLE_METHODS: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
 
 export function isCacheableMethod(method: string): boolean {
   return CACHEABLE_METHODS.has(method);

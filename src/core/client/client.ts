@@ -1,8 +1,22 @@
 import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
 import { McpConnection, type ConnectionStats, type RequestOptions, type TraceEvent } from '../jsonrpc/connection';
 import { ErrorCode, McpError, requiredUrlElicitations, type UrlElicitation } from '../protocol/errors';
-import { ClientRequests, Notifications, ServerRequests, type ClientRequestMethod, type McpRequestType, type PaginatedParams } from '../protocol/methods';
-import { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS, MetaKeys, SUPPORTED_PROTOCOL_VERSIONS, isSupportedProtocolVersion, type ModernProtocolVersion } from '../protocol/versions';
+import {
+  ClientRequests,
+  Notifications,
+  ServerRequests,
+  type ClientRequestMethod,
+  type McpRequestType,
+  type PaginatedParams,
+} from '../protocol/methods';
+import {
+  LATEST_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSIONS,
+  MetaKeys,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  isSupportedProtocolVersion,
+  type ModernProtocolVersion,
+} from '../protocol/versions';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -51,7 +65,12 @@ export interface ClientHandlers extends InputHandlers {
    */
   /** Protocol extensions the host implements, declared as `capabilities.extensions` (MCP Apps: see ../apps/toolUi.ts). */
   extensions?: Record<string, object>;
-  urlElicitationRequired?(pages: UrlElicitation[], wait: ElicitationWait, request: { method: string; params?: Record<string, unknown> }, signal: AbortSignal): Promise<'retry' | 'stop'>;
+  urlElicitationRequired?(
+    pages: UrlElicitation[],
+    wait: ElicitationWait,
+    request: { method: string; params?: Record<string, unknown> },
+    signal: AbortSignal,
+  ): Promise<'retry' | 'stop'>;
 }
 
 /** What the server has said about the pages of one -32042 answer. */
@@ -291,15 +310,25 @@ export class McpClient {
       let result: DiscoverResult | undefined;
       let failure: McpError | undefined;
       try {
-        result = await connection.request(ClientRequests.discover, { _meta: this.statelessMeta(version) }, { timeoutMs: probeTimeoutMs ?? this.options.initializeTimeoutMs ?? this.options.requestTimeoutMs });
+        result = await connection.request(
+          ClientRequests.discover,
+          { _meta: this.statelessMeta(version) },
+          { timeoutMs: probeTimeoutMs ?? this.options.initializeTimeoutMs ?? this.options.requestTimeoutMs },
+        );
         verdict = judgeDiscoverResult(result, version);
       } catch (error) {
         failure = McpError.from(error);
         if (connection.isClosed) {
           if (choice !== 'auto') throw failure;
-          throw new McpError(ErrorCode.ConnectionClosed, `${failure.message} (while asking the server which protocol it speaks)`, failure.data, { type: 'probeLost' });
+          throw new McpError(
+            ErrorCode.ConnectionClosed,
+            `${failure.message} (while asking the server which protocol it speaks)`,
+            failure.data,
+            { type: 'probeLost' },
+          );
         }
-        if (failure.code === ErrorCode.RequestTimeout && probeTimeoutMs !== undefined) verdict = { kind: 'legacy', reason: `no answer to server/discover within ${probeTimeoutMs} ms` };
+        if (failure.code === ErrorCode.RequestTimeout && probeTimeoutMs !== undefined)
+          verdict = { kind: 'legacy', reason: `no answer to server/discover within ${probeTimeoutMs} ms` };
         else if (failure.code === ErrorCode.RequestTimeout) throw failure;
         else verdict = judgeDiscoverError(failure, version);
       }
@@ -332,7 +361,9 @@ export class McpClient {
       serverInfo: serverInfoOf(result) ?? usableInfo((result as { serverInfo?: unknown }).serverInfo) ?? { name: '', version: '' },
       ...(typeof result.instructions === 'string' ? { instructions: result.instructions } : {}),
     };
-    this.transport.setRequestHeaders?.((method, params) => (method === 'tools/call' ? headerParamsOf(this.toolsByName.get(params?.name as string), params?.arguments) : undefined));
+    this.transport.setRequestHeaders?.((method, params) =>
+      method === 'tools/call' ? headerParamsOf(this.toolsByName.get(params?.name as string), params?.arguments) : undefined,
+    );
   }
 
   /** What every 2026-07-28 request carries in `_meta`: the version, our capabilities, who we are. */
@@ -364,7 +395,8 @@ export class McpClient {
 
   private startListening(connection: McpConnection): void {
     const listen = new ListenSubscription({
-      send: (notifications, onRequestId, signal) => this.request(ClientRequests.listen, { notifications }, { timeoutMs: Infinity, signal, onRequestId, serverMayCancel: true }),
+      send: (notifications, onRequestId, signal) =>
+        this.request(ClientRequests.listen, { notifications }, { timeoutMs: Infinity, signal, onRequestId, serverMayCancel: true }),
       capabilities: () => this.serverCapabilities ?? {},
       isOpen: () => !connection.isClosed,
       log: (level, message) => this.logEmitter.fire({ level, source: 'protocol', message }),
@@ -381,7 +413,11 @@ export class McpClient {
    * (cache dropped, events fired), since a change may have come while nobody listened.
    */
   private resync(acknowledged: SubscriptionFilter): void {
-    this.logEmitter.fire({ level: 'debug', source: 'protocol', message: 'listening again after a gap: reading what the listen covers again' });
+    this.logEmitter.fire({
+      level: 'debug',
+      source: 'protocol',
+      message: 'listening again after a gap: reading what the listen covers again',
+    });
     if (acknowledged.toolsListChanged) this.toolsChanged();
     if (acknowledged.promptsListChanged) this.promptsChanged();
     if (acknowledged.resourcesListChanged) this.resourcesChanged();
@@ -464,14 +500,23 @@ export class McpClient {
     const params: { name: string; arguments: Record<string, unknown>; task?: TaskMetadata } = { name, arguments: args };
     if (asTask) params.task = options.taskTtlMs !== undefined ? { ttl: options.taskTtlMs } : {};
     // A task's progress keeps the token of the call that created it for the task's lifetime (2025-11-25 tasks).
-    const taskProgress = asTask && options.onProgress && this.connection ? taskProgressRoute(this.connection, options.onProgress) : undefined;
+    const taskProgress =
+      asTask && options.onProgress && this.connection ? taskProgressRoute(this.connection, options.onProgress) : undefined;
     let task: Task | undefined;
     let result: CallToolResult;
     try {
-      const answer: unknown = await this.request(ClientRequests.callTool, params, taskProgress ? { ...options, progressToken: taskProgress.token } : options);
+      const answer: unknown = await this.request(
+        ClientRequests.callTool,
+        params,
+        taskProgress ? { ...options, progressToken: taskProgress.token } : options,
+      );
       result = answer as CallToolResult;
       if (asTask && isCreateTaskResult(answer)) {
-        const followed = await followTask(this, answer.task, { signal: options.signal, onStatus: options.onTaskStatus, maxTotalTimeoutMs: options.maxTotalTimeoutMs });
+        const followed = await followTask(this, answer.task, {
+          signal: options.signal,
+          onStatus: options.onTaskStatus,
+          maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+        });
         result = followed.result as CallToolResult;
         task = followed.task;
       }
@@ -602,7 +647,11 @@ export class McpClient {
       const list: unknown = result?.[key];
       if (!Array.isArray(list)) throw McpError.internal(`The server's ${method} result has no '${key}' array`, { result });
       bytes += Buffer.byteLength(JSON.stringify(list), 'utf8');
-      if (bytes > MAX_LIST_BYTES) throw McpError.internal(`${method} returned more than ${MAX_LIST_BYTES} bytes of ${key} over ${page + 1} pages; stopped paging`, { method, limit: MAX_LIST_BYTES });
+      if (bytes > MAX_LIST_BYTES)
+        throw McpError.internal(`${method} returned more than ${MAX_LIST_BYTES} bytes of ${key} over ${page + 1} pages; stopped paging`, {
+          method,
+          limit: MAX_LIST_BYTES,
+        });
       items.push(...(list as T[]));
       cursor = result.nextCursor ?? undefined;
       if (cursor === undefined || cursor === null) return items;
@@ -615,7 +664,8 @@ export class McpClient {
   /** 2026-07-28: a tool whose `x-mcp-header` annotations are invalid cannot be called correctly, so it is not offered. */
   private headersUsable(tool: Tool): boolean {
     const problem = invalidHeaderAnnotations(tool);
-    if (problem) this.logEmitter.fire({ level: 'warning', source: 'protocol', message: `dropped tool ${JSON.stringify(tool.name)}: ${problem}` });
+    if (problem)
+      this.logEmitter.fire({ level: 'warning', source: 'protocol', message: `dropped tool ${JSON.stringify(tool.name)}: ${problem}` });
     return !problem;
   }
 
@@ -632,10 +682,15 @@ export class McpClient {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (this.stateless) return this.resultCache && isCacheableMethod(method) ? this.cachedStatelessRequest(this.resultCache, type, params, options) : this.statelessRequest(type, params, options);
+    if (this.stateless)
+      return this.resultCache && isCacheableMethod(method)
+        ? this.cachedStatelessRequest(this.resultCache, type, params, options)
+        : this.statelessRequest(type, params, options);
     const send = () => this.connection!.request(type, params, options);
     const handler = this.options.handlers?.urlElicitationRequired;
-    return handler ? this.retryAfterUrlElicitations(send, handler, { method, params: params as Record<string, unknown> | undefined }, options?.signal) : send();
+    return handler
+      ? this.retryAfterUrlElicitations(send, handler, { method, params: params as Record<string, unknown> | undefined }, options?.signal)
+      : send();
   }
 
   /**
@@ -645,7 +700,12 @@ export class McpClient {
    * `requestState` echoed as it came), up to {@link MAX_INPUT_ROUNDS} rounds. A missing
    * `resultType` means complete.
    */
-  private async statelessRequest<P, R>(type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: RequestOptions, exchange?: { retried: boolean }): Promise<R> {
+  private async statelessRequest<P, R>(
+    type: McpRequestType<ClientRequestMethod, P, R>,
+    params: P,
+    options?: RequestOptions,
+    exchange?: { retried: boolean },
+  ): Promise<R> {
     const { meta } = this.stateless!;
     const original = (params ?? {}) as Record<string, unknown>;
     const base = { ...original, _meta: { ...(original._meta as Meta | undefined), ...meta } };
@@ -655,9 +715,15 @@ export class McpClient {
     if (!MULTI_ROUND_METHODS.has(type.method)) return result;
     const maxRounds = this.options.maxInputRounds ?? MAX_INPUT_ROUNDS;
     for (let round = 0; isInputRequired(result); round++) {
-      if (round >= maxRounds) throw McpError.internal(`The server still asked for input after ${maxRounds} rounds of ${type.method}; stopped`);
+      if (round >= maxRounds)
+        throw McpError.internal(`The server still asked for input after ${maxRounds} rounds of ${type.method}; stopped`);
       const { inputRequests, requestState } = result as { inputRequests?: unknown; requestState?: unknown };
-      const inputResponses = await answerInputRequests(inputRequests, this.options.handlers ?? {}, options?.signal ?? new AbortController().signal, inputContext(type.method, original));
+      const inputResponses = await answerInputRequests(
+        inputRequests,
+        this.options.handlers ?? {},
+        options?.signal ?? new AbortController().signal,
+        inputContext(type.method, original),
+      );
       if (exchange) exchange.retried = true;
       result = await send({ ...base, inputResponses, ...(typeof requestState === 'string' ? { requestState } : {}) });
       this.noteServerInfo(result);
@@ -685,7 +751,11 @@ export class McpClient {
         }
         if (e.code === ErrorCode.HeaderMismatch && type.method === 'tools/call' && !headersRefreshed && this.transport.setRequestHeaders) {
           headersRefreshed = true;
-          this.logEmitter.fire({ level: 'info', source: 'protocol', message: `${e.message}; reading tools/list again for the tool's headers, then sending ${type.method} again` });
+          this.logEmitter.fire({
+            level: 'info',
+            source: 'protocol',
+            message: `${e.message}; reading tools/list again for the tool's headers, then sending ${type.method} again`,
+          });
           // Past the cache: the point is to see the annotations as they are now.
           await this.listTools({ ...options, fresh: true });
           continue;
@@ -700,7 +770,12 @@ export class McpClient {
    * server's, kept for its `ttlMs`. An answer that took `input_required` rounds was made for the
    * inputs of that exchange and is never kept.
    */
-  private async cachedStatelessRequest<P, R>(cache: ResultCache, type: McpRequestType<ClientRequestMethod, P, R>, params: P, options?: CachingRequestOptions): Promise<R> {
+  private async cachedStatelessRequest<P, R>(
+    cache: ResultCache,
+    type: McpRequestType<ClientRequestMethod, P, R>,
+    params: P,
+    options?: CachingRequestOptions,
+  ): Promise<R> {
     if (!options?.fresh) {
       const hit = cache.get(type.method, params);
       if (hit !== undefined) return hit as R;
@@ -754,7 +829,8 @@ export class McpClient {
   }
 
   private assertCapability(method: ClientRequestMethod): void {
-    if (!this.initializeResult || !this.connection) throw new McpError(ErrorCode.ConnectionClosed, `Not connected: '${method}' needs a completed handshake`);
+    if (!this.initializeResult || !this.connection)
+      throw new McpError(ErrorCode.ConnectionClosed, `Not connected: '${method}' needs a completed handshake`);
     if (this.stateless && REMOVED_IN_STATELESS_ERA.has(method)) {
       const version = this.stateless.version;
       throw new McpError(
@@ -822,7 +898,8 @@ export class McpClient {
       if (typeof id !== 'string') return;
       this.completedElicitations.delete(id);
       this.completedElicitations.add(id);
-      if (this.completedElicitations.size > COMPLETED_ELICITATIONS_KEPT) this.completedElicitations.delete(this.completedElicitations.values().next().value!);
+      if (this.completedElicitations.size > COMPLETED_ELICITATIONS_KEPT)
+        this.completedElicitations.delete(this.completedElicitations.values().next().value!);
       this.elicitationCompleteEmitter.fire(id);
     });
   }
@@ -854,10 +931,13 @@ function checkInitializeResult(result: InitializeResult): McpError | undefined {
   // A malformed reply is the server's internal error (-32603); a version we do not speak is a refusal of our params.
   if (!result || typeof result !== 'object') return McpError.internal('The server answered initialize with no result object');
   if (!isSupportedProtocolVersion(result.protocolVersion)) {
-    return McpError.invalidParams(`The server wants protocol version ${JSON.stringify(result.protocolVersion)}; MCP Host speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, {
-      serverVersion: result.protocolVersion,
-      supported: SUPPORTED_PROTOCOL_VERSIONS,
-    });
+    return McpError.invalidParams(
+      `The server wants protocol version ${JSON.stringify(result.protocolVersion)}; MCP Host speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+      {
+        serverVersion: result.protocolVersion,
+        supported: SUPPORTED_PROTOCOL_VERSIONS,
+      },
+    );
   }
   if (result.capabilities !== undefined && (typeof result.capabilities !== 'object' || result.capabilities === null)) {
     return McpError.internal('The server sent capabilities that are not an object');

@@ -1,6 +1,11 @@
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { DiscoverResult } from '../protocol/types';
-import { MODERN_PROTOCOL_VERSIONS, isModernProtocolVersion, isSupportedProtocolVersion, type ModernProtocolVersion } from '../protocol/versions';
+import {
+  MODERN_PROTOCOL_VERSIONS,
+  isModernProtocolVersion,
+  isSupportedProtocolVersion,
+  type ModernProtocolVersion,
+} from '../protocol/versions';
 
 /**
  * Which protocol era to speak with a server: find out (`auto`: probe `server/discover`, else
@@ -26,7 +31,9 @@ export function judgeDiscoverResult(result: unknown, asked: ModernProtocolVersio
   const supported = (result as DiscoverResult).supportedVersions;
   if (supported.includes(asked)) return { kind: 'modern', version: asked };
   const shared = sharedModernVersion(supported);
-  return shared ? { kind: 'retry', version: shared } : { kind: 'legacy', reason: `server/discover offers ${JSON.stringify(supported)}, no stateless revision we speak` };
+  return shared
+    ? { kind: 'retry', version: shared }
+    : { kind: 'legacy', reason: `server/discover offers ${JSON.stringify(supported)}, no stateless revision we speak` };
 }
 
 /**
@@ -47,7 +54,10 @@ export function judgeDiscoverError(error: McpError, asked: ModernProtocolVersion
       // Also when it names the very version it refused: asked again once, as the spec's retry rule says.
       if (shared) return { kind: 'retry', version: shared };
       if (list.some(isSupportedProtocolVersion)) return { kind: 'legacy', reason: `the server supports ${JSON.stringify(list)}` };
-      throw McpError.invalidParams(`The server speaks ${JSON.stringify(list)}; MCP Host speaks ${[...MODERN_PROTOCOL_VERSIONS].join(', ')} and 2025-11-25 and older`, { supported: list });
+      throw McpError.invalidParams(
+        `The server speaks ${JSON.stringify(list)}; MCP Host speaks ${[...MODERN_PROTOCOL_VERSIONS].join(', ')} and 2025-11-25 and older`,
+        { supported: list },
+      );
     }
     default:
       return { kind: 'legacy', reason: `server/discover failed with ${error.code} ${error.message}` };
@@ -101,7 +111,10 @@ export class EraVerdicts {
     const oldest = verdicts.now() - ERA_VERDICT_MAX_AGE_MS;
     const usable = value.filter((entry): entry is StoredEraVerdicts[number] => isStoredEntry(entry) && entry[1].at >= oldest);
     for (const [hash, entry] of usable.sort((a, b) => a[1].at - b[1].at).slice(-ERA_VERDICTS_KEPT)) {
-      verdicts.byHash.set(hash, entry.era === 'modern' ? { era: 'modern', version: entry.version, at: entry.at } : { era: 'legacy', at: entry.at });
+      verdicts.byHash.set(
+        hash,
+        entry.era === 'modern' ? { era: 'modern', version: entry.version, at: entry.at } : { era: 'legacy', at: entry.at },
+      );
     }
     return verdicts;
   }

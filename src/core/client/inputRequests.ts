@@ -25,13 +25,21 @@ const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/li
  * the server; the error keeps its code and says which request of which call it was. Cancelling
  * (`signal`) ends the wait at once, also for a handler that does not listen to it.
  */
-export async function answerInputRequests(requests: unknown, handlers: InputHandlers, signal: AbortSignal, method = 'the request'): Promise<Record<string, unknown>> {
+export async function answerInputRequests(
+  requests: unknown,
+  handlers: InputHandlers,
+  signal: AbortSignal,
+  method = 'the request',
+): Promise<Record<string, unknown>> {
   if (requests === undefined) return {};
-  if (!requests || typeof requests !== 'object' || Array.isArray(requests)) throw McpError.internal('The server sent inputRequests that are not an object', { inputRequests: requests });
+  if (!requests || typeof requests !== 'object' || Array.isArray(requests))
+    throw McpError.internal('The server sent inputRequests that are not an object', { inputRequests: requests });
   const entries = Object.entries(requests as Record<string, InputRequest>);
   // Each one may be a question to the person: a server may not queue up dozens of them at once.
   if (entries.length > MAX_INPUT_REQUESTS_PER_ROUND) {
-    throw McpError.invalidRequest(`${method}: the server asked for ${entries.length} inputs in one round; MCP Host answers at most ${MAX_INPUT_REQUESTS_PER_ROUND}, so the call was stopped`);
+    throw McpError.invalidRequest(
+      `${method}: the server asked for ${entries.length} inputs in one round; MCP Host answers at most ${MAX_INPUT_REQUESTS_PER_ROUND}, so the call was stopped`,
+    );
   }
   const responses: Record<string, unknown> = {};
   for (const [key, request] of entries) {
@@ -41,7 +49,12 @@ export async function answerInputRequests(requests: unknown, handlers: InputHand
     } catch (error) {
       if (signal.aborted) throw cancelled(signal);
       const e = McpError.from(error);
-      throw new McpError(e.code, `${method}: the server's input request '${key}' (${String(request?.method)}) failed, so the call was stopped: ${e.message}`, e.data, e.kind);
+      throw new McpError(
+        e.code,
+        `${method}: the server's input request '${key}' (${String(request?.method)}) failed, so the call was stopped: ${e.message}`,
+        e.data,
+        e.kind,
+      );
     }
   }
   return responses;
@@ -61,7 +74,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 async function answerOne(request: InputRequest, handlers: InputHandlers, signal: AbortSignal): Promise<unknown> {
   const method = request?.method;
-  const undeclared = (capability: string) => McpError.invalidRequest(`MCP Host did not declare the '${capability}' capability`, { capability });
+  const undeclared = (capability: string) =>
+    McpError.invalidRequest(`MCP Host did not declare the '${capability}' capability`, { capability });
   switch (method) {
     case 'elicitation/create':
       if (!handlers.elicit) throw undeclared('elicitation');

@@ -132,7 +132,10 @@ export class ListenSubscription {
       this.channel.resumed?.(acknowledged);
     }
     const refused = refusedParts(listen.filter, acknowledged);
-    this.channel.log(refused.length ? 'warning' : 'debug', `subscriptions/listen ${listen.id} acknowledged${refused.length ? `; the server refused ${refused.join(', ')}` : ''}`);
+    this.channel.log(
+      refused.length ? 'warning' : 'debug',
+      `subscriptions/listen ${listen.id} acknowledged${refused.length ? `; the server refused ${refused.join(', ')}` : ''}`,
+    );
     // The new listen covers what the older ones did: end them now, not before, so nothing falls in a gap.
     if (listen === this.current) for (const other of this.open) if (other !== listen) this.end(other);
   }
@@ -200,7 +203,10 @@ export class ListenSubscription {
     const reason = typeof why === 'string' ? why : why.message;
     if (typeof why !== 'string' && why.code === ErrorCode.MethodNotFound) {
       this.stopped = true;
-      return this.channel.log('warning', `the server does not offer subscriptions/listen (${reason}): list changes and resource updates will not arrive`);
+      return this.channel.log(
+        'warning',
+        `the server does not offer subscriptions/listen (${reason}): list changes and resource updates will not arrive`,
+      );
     }
     if (listen.acknowledged) this.gap = true;
     if (listen.acknowledged && this.now() - listen.openedAt >= LISTEN_LIVED_MS) this.failures = 0;

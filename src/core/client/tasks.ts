@@ -1,7 +1,14 @@
 import type { Disposable, Event } from 'vscode-jsonrpc/node';
 import { REQUEST_CANCELLED, type McpConnection, type RequestOptions } from '../jsonrpc/connection';
 import { ErrorCode, McpError, errorCodeName } from '../protocol/errors';
-import { RELATED_TASK_META_KEY, TERMINAL_TASK_STATUSES, type CreateTaskResult, type ProgressNotificationParams, type Task, type TaskStatus } from '../protocol/types';
+import {
+  RELATED_TASK_META_KEY,
+  TERMINAL_TASK_STATUSES,
+  type CreateTaskResult,
+  type ProgressNotificationParams,
+  type Task,
+  type TaskStatus,
+} from '../protocol/types';
 
 /** Polling follows the receiver's `pollInterval`, kept inside these bounds so a server can neither flood nor stall us. */
 export const MIN_TASK_POLL_MS = 200;
@@ -22,7 +29,12 @@ export function isCreateTaskResult(value: unknown): value is CreateTaskResult {
 
 /** The task is gone: the server closed, restarted or forgot it, or its ttl ran out. The `taskLost` kind marks it. */
 export function taskLostError(task: Task, why: string, code: number = ErrorCode.ConnectionClosed): McpError {
-  return new McpError(code, `Task ${task.taskId} lost: ${why} (last status: ${task.status})`, { taskId: task.taskId, taskLost: true, task }, { type: 'taskLost', taskId: task.taskId });
+  return new McpError(
+    code,
+    `Task ${task.taskId} lost: ${why} (last status: ${task.status})`,
+    { taskId: task.taskId, taskLost: true, task },
+    { type: 'taskLost', taskId: task.taskId },
+  );
 }
 export function isTaskLost(error: unknown): boolean {
   return error instanceof McpError && error.kind?.type === 'taskLost';
@@ -30,7 +42,12 @@ export function isTaskLost(error: unknown): boolean {
 /** The server reports the task cancelled (by us from elsewhere, or by itself). */
 export function taskCancelledError(task: Task): McpError {
   const detail = task.statusMessage ? `: ${task.statusMessage}` : '';
-  return new McpError(REQUEST_CANCELLED, `Task ${task.taskId} was cancelled${detail}`, { taskId: task.taskId, task }, { type: 'taskCancelled', task });
+  return new McpError(
+    REQUEST_CANCELLED,
+    `Task ${task.taskId} was cancelled${detail}`,
+    { taskId: task.taskId, task },
+    { type: 'taskCancelled', task },
+  );
 }
 
 /** What following a task needs from the client. */
@@ -140,7 +157,11 @@ export async function followTask(peer: TaskPeer, created: Task, options: FollowT
           ? McpError.totalTimeout(`task ${taskId}`, options.maxTotalTimeoutMs)
           : taskLostError(task, `its ttl of ${task.ttl} ms ran out before it ended`, ErrorCode.RequestTimeout);
       }
-      const interval = Math.min(MAX_TASK_POLL_MS, Math.max(MIN_TASK_POLL_MS, task.pollInterval ?? DEFAULT_TASK_POLL_MS), left ?? MAX_TASK_POLL_MS);
+      const interval = Math.min(
+        MAX_TASK_POLL_MS,
+        Math.max(MIN_TASK_POLL_MS, task.pollInterval ?? DEFAULT_TASK_POLL_MS),
+        left ?? MAX_TASK_POLL_MS,
+      );
       const woken = await sleepOrWake(interval, (w) => (wake = w));
       if (woken || isTerminalTaskStatus(task.status)) continue;
       try {
@@ -202,7 +223,10 @@ let nextTaskProgressToken = 1;
  * server may send progress with it after answering with the task, until the task ends. A string,
  * so it can never equal the connection's own numeric tokens.
  */
-export function taskProgressRoute(connection: Pick<McpConnection, 'routeProgress'>, onProgress: (p: ProgressNotificationParams) => void): Disposable & { token: string } {
+export function taskProgressRoute(
+  connection: Pick<McpConnection, 'routeProgress'>,
+  onProgress: (p: ProgressNotificationParams) => void,
+): Disposable & { token: string } {
   const token = `task-progress-${nextTaskProgressToken++}`;
   const route = connection.routeProgress(token, (p) => {
     try {
@@ -240,16 +264,27 @@ export class ReceiverTasks {
   create(requestedTtl: unknown, run: (signal: AbortSignal) => Promise<unknown>): CreateTaskResult {
     const live = [...this.entries.values()].filter((e) => !e.outcome).length;
     if (live >= MAX_LIVE_RECEIVER_TASKS) {
-      throw McpError.internal(`Task refused: ${live} tasks of this server are still running, and MCP Host runs at most ${MAX_LIVE_RECEIVER_TASKS} at once; wait for one to end or cancel one (tasks/cancel)`, {
-        limit: MAX_LIVE_RECEIVER_TASKS,
-      });
+      throw McpError.internal(
+        `Task refused: ${live} tasks of this server are still running, and MCP Host runs at most ${MAX_LIVE_RECEIVER_TASKS} at once; wait for one to end or cancel one (tasks/cancel)`,
+        {
+          limit: MAX_LIVE_RECEIVER_TASKS,
+        },
+      );
     }
     const max = Math.min(this.options.maxTtlMs ?? MAX_RECEIVER_TASK_TTL_MS, MAX_RECEIVER_TASK_TTL_MS);
-    const ttl = typeof requestedTtl === 'number' && requestedTtl > 0 ? Math.min(requestedTtl, max) : (this.options.defaultTtlMs ?? 10 * 60_000);
+    const ttl =
+      typeof requestedTtl === 'number' && requestedTtl > 0 ? Math.min(requestedTtl, max) : (this.options.defaultTtlMs ?? 10 * 60_000);
     const stamp = new Date().toISOString();
     const taskId = `mcp-host-task-${this.nextId++}-${Math.random().toString(36).slice(2, 10)}`;
     const entry: ReceiverTask = {
-      task: { taskId, status: 'working', createdAt: stamp, lastUpdatedAt: stamp, ttl, pollInterval: this.options.pollIntervalMs ?? DEFAULT_TASK_POLL_MS },
+      task: {
+        taskId,
+        status: 'working',
+        createdAt: stamp,
+        lastUpdatedAt: stamp,
+        ttl,
+        pollInterval: this.options.pollIntervalMs ?? DEFAULT_TASK_POLL_MS,
+      },
       controller: new AbortController(),
       waiters: [],
       expiry: setTimeout(() => this.expire(taskId), ttl),
@@ -292,7 +327,8 @@ export class ReceiverTasks {
 
   cancel(taskId: unknown): Task {
     const entry = this.entry(taskId);
-    if (isTerminalTaskStatus(entry.task.status)) throw McpError.invalidParams(`Task ${entry.task.taskId} has already ended (${entry.task.status})`);
+    if (isTerminalTaskStatus(entry.task.status))
+      throw McpError.invalidParams(`Task ${entry.task.taskId} has already ended (${entry.task.status})`);
     this.finish(entry, 'cancelled', { error: new McpError(REQUEST_CANCELLED, 'Task cancelled by the server') }, 'Cancelled by the server');
     entry.controller.abort(new McpError(REQUEST_CANCELLED, 'Task cancelled by the server'));
     return { ...entry.task };

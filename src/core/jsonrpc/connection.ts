@@ -359,7 +359,10 @@ export class McpConnection {
     if (id === null) {
       // JSON-RPC's answer to a request the server could not read (it found no id to answer): it settles nothing, but says something of ours went wrong.
       this.traceIn(value);
-      this.log('warning', `the server answered a request it could not identify (id null): ${truncate(JSON.stringify(message.error ?? { result: message.result }))}`);
+      this.log(
+        'warning',
+        `the server answered a request it could not identify (id null): ${truncate(JSON.stringify(message.error ?? { result: message.result }))}`,
+      );
       return;
     }
     const request = this.pending.get(id);
@@ -415,9 +418,17 @@ export class McpConnection {
   /** Answers a server request, unless the server cancelled it (the spec says not to answer those) or the connection is gone. */
   private reply(id: RequestId, result: unknown, error: McpError | undefined): void {
     if (this.closedReason !== undefined || this.cancelledInbound.has(id)) return;
-    const message = error ? { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } } : { jsonrpc: '2.0', id, result };
+    const message = error
+      ? {
+          jsonrpc: '2.0',
+          id,
+          error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) },
+        }
+      : { jsonrpc: '2.0', id, result };
     // The server waits for this answer in vain: the log says so.
-    this.send(message).catch((e) => this.log('warning', `could not answer the server's request ${JSON.stringify(id)}: ${(e as Error)?.message ?? e}`));
+    this.send(message).catch((e) =>
+      this.log('warning', `could not answer the server's request ${JSON.stringify(id)}: ${(e as Error)?.message ?? e}`),
+    );
   }
 
   /** The one outbound path: traced, then handed to the transport. A writer that throws rejects instead. */
@@ -493,7 +504,10 @@ function cancelledError(signal: AbortSignal): McpError {
   const reason = signal.reason;
   if (reason instanceof McpError) return reason;
   const detail = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined;
-  return new McpError(REQUEST_CANCELLED, detail && detail !== 'This operation was aborted' ? `Request cancelled: ${detail}` : 'Request cancelled');
+  return new McpError(
+    REQUEST_CANCELLED,
+    detail && detail !== 'This operation was aborted' ? `Request cancelled: ${detail}` : 'Request cancelled',
+  );
 }
 
 function truncate(text: string, max = 300): string {

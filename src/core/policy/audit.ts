@@ -160,7 +160,10 @@ export function verifyAudit(text: string, prev: string = FIRST_PREV): AuditVerdi
  * its file. The oldest file kept may link to one already deleted by rotation: its first `prev` is
  * taken as given.
  */
-export async function verifyAuditFile(file: string, keep = DEFAULT_KEEP): Promise<{ ok: true; records: AuditRecord[] } | { ok: false; file: string; line: number; reason: string }> {
+export async function verifyAuditFile(
+  file: string,
+  keep = DEFAULT_KEEP,
+): Promise<{ ok: true; records: AuditRecord[] } | { ok: false; file: string; line: number; reason: string }> {
   const files: string[] = [];
   for (let n = keep; n >= 1; n--) {
     const older = rotatedName(file, n);

@@ -34,7 +34,25 @@ interface SchemaLike {
  * Property names that mean a path. A name is split into words (`filePath`, `source_dir`,
  * `output-file`) and matches when its last word, or its last two joined (`fileName`), is here.
  */
-const PATH_WORDS = new Set(['path', 'file', 'filename', 'dir', 'directory', 'folder', 'cwd', 'root', 'target', 'source', 'destination', 'dest', 'location', 'uri', 'pathname', 'filepath', 'dirname']);
+const PATH_WORDS = new Set([
+  'path',
+  'file',
+  'filename',
+  'dir',
+  'directory',
+  'folder',
+  'cwd',
+  'root',
+  'target',
+  'source',
+  'destination',
+  'dest',
+  'location',
+  'uri',
+  'pathname',
+  'filepath',
+  'dirname',
+]);
 const PLURALS = new Map([...PATH_WORDS].map((w) => [w.endsWith('y') ? `${w.slice(0, -1)}ies` : `${w}s`, w]));
 
 function singular(word: string): string {
@@ -128,7 +146,9 @@ async function resolveLinks(absolute: string, env: FenceEnvironment): Promise<st
 /** The roots as resolved absolute paths of the platform (roots of other schemes fence nothing). */
 async function rootPaths(ctx: FenceContext): Promise<string[]> {
   const windows = ctx.platform === 'win32';
-  const paths = ctx.roots.map((r) => (FILE_URI.test(r.uri) ? fileUriToPath(r.uri, windows) : undefined)).filter((p): p is string => p !== undefined);
+  const paths = ctx.roots
+    .map((r) => (FILE_URI.test(r.uri) ? fileUriToPath(r.uri, windows) : undefined))
+    .filter((p): p is string => p !== undefined);
   return Promise.all(paths.map((p) => resolveLinks(p, ctx)));
 }
 

@@ -33,7 +33,9 @@ export interface GateContext {
 export type AskReason = { kind: 'confirmTool'; annotationsTrusted: boolean } | { kind: 'outsideRoots'; findings: FencedPath[] };
 
 export type Verdict =
-  { kind: 'allow'; decision: 'allowed' | 'allowed-always' } | { kind: 'ask'; reasons: AskReason[] } | { kind: 'refuse'; decision: 'denied' | 'fenced' | 'refused'; reason: string; fenced?: FencedPath[] };
+  | { kind: 'allow'; decision: 'allowed' | 'allowed-always' }
+  | { kind: 'ask'; reasons: AskReason[] }
+  | { kind: 'refuse'; decision: 'denied' | 'fenced' | 'refused'; reason: string; fenced?: FencedPath[] };
 
 /** The fence mode when the setting leaves it unset: the person is asked, an app or the chat is refused, the CLI's is its flags'. */
 export function defaultFenceMode(origin: GateContext['origin']): FenceMode {
@@ -52,7 +54,8 @@ export async function decide(request: GateRequest, context: GateContext): Promis
     if (!isToolOffered(context.policy as ServerDefinition, tool.name)) {
       return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is not allowed by this server's tools.allow / tools.deny` };
     }
-    if (context.origin === 'app' && !isToolForApp(tool)) return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is not for apps (its visibility is model-only)` };
+    if (context.origin === 'app' && !isToolForApp(tool))
+      return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is not for apps (its visibility is model-only)` };
     if ((context.origin === 'person' || context.origin === 'chat') && !isToolForPerson(tool)) {
       return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is for its app only (its visibility is app-only)` };
     }
@@ -67,7 +70,12 @@ export async function decide(request: GateRequest, context: GateContext): Promis
           : await resourceOutsideRoots(request.uri, fence);
     if (findings.length > 0) {
       if (context.fence === 'block' || context.origin === 'cli') {
-        return { kind: 'refuse', decision: 'fenced', reason: `outside the roots: ${describe(findings)}; add a root (mcpHost.roots.extra, or --root) to allow it`, fenced: findings };
+        return {
+          kind: 'refuse',
+          decision: 'fenced',
+          reason: `outside the roots: ${describe(findings)}; add a root (mcpHost.roots.extra, or --root) to allow it`,
+          fenced: findings,
+        };
       }
       reasons.push({ kind: 'outsideRoots', findings });
     }

@@ -67,7 +67,10 @@ const BUILT_IN: readonly Detector[] = [
   {
     // `password=hunter2`, `api_key: "…"`, `"secret": "…"` (JSON text); the key stays, the value goes.
     kind: 'secret',
-    pattern: new RegExp(String.raw`((?<![A-Za-z0-9_-])["']?${SECRET_KEY}["']?[ \t]{0,5}[:=][ \t]{0,5})("(?!\[masked)(?:[^"\\\n]|\\.){1,1024}"|'[^'\n]{1,1024}'|(?!\[masked)[^\s"',;&}\]]{1,1024})`, 'gi'),
+    pattern: new RegExp(
+      String.raw`((?<![A-Za-z0-9_-])["']?${SECRET_KEY}["']?[ \t]{0,5}[:=][ \t]{0,5})("(?!\[masked)(?:[^"\\\n]|\\.){1,1024}"|'[^'\n]{1,1024}'|(?!\[masked)[^\s"',;&}\]]{1,1024})`,
+      'gi',
+    ),
     kindOf: pairKind,
     keepsFirstGroup: true,
   },

@@ -38,7 +38,9 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     }
     if ('result' in value || 'error' in value) return { kind: 'invalid', reason: 'a request cannot carry result or error', id };
     if (value.id === null) return { kind: 'invalid', reason: 'a request id cannot be null' };
-    return id === undefined ? { kind: 'notification', method: value.method, params: value.params } : { kind: 'request', id, method: value.method, params: value.params };
+    return id === undefined
+      ? { kind: 'notification', method: value.method, params: value.params }
+      : { kind: 'request', id, method: value.method, params: value.params };
   }
   if (!('id' in value)) return { kind: 'invalid', reason: 'neither a method nor an id' };
   const hasResult = 'result' in value;

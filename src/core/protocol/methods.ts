@@ -81,7 +81,9 @@ export const ClientRequests = {
   /** A task-augmented call is answered with the task instead of the result. */
   callTool: new McpRequestType<'tools/call', CallToolRequestParams, CallToolResult | CreateTaskResult>('tools/call'),
   listResources: new McpRequestType<'resources/list', PaginatedParams, ListResourcesResult>('resources/list'),
-  listResourceTemplates: new McpRequestType<'resources/templates/list', PaginatedParams, ListResourceTemplatesResult>('resources/templates/list'),
+  listResourceTemplates: new McpRequestType<'resources/templates/list', PaginatedParams, ListResourceTemplatesResult>(
+    'resources/templates/list',
+  ),
   readResource: new McpRequestType<'resources/read', { uri: string }, ReadResourceResult>('resources/read'),
   subscribe: new McpRequestType<'resources/subscribe', { uri: string }, EmptyResult>('resources/subscribe'),
   unsubscribe: new McpRequestType<'resources/unsubscribe', { uri: string }, EmptyResult>('resources/unsubscribe'),
@@ -101,8 +103,14 @@ export const ClientRequests = {
 export const ServerRequests = {
   ping: new McpRequestType<'ping', undefined, EmptyResult>('ping'),
   listRoots: new McpRequestType<'roots/list', undefined, ListRootsResult>('roots/list'),
-  createMessage: new McpRequestType<'sampling/createMessage', CreateMessageParams & { task?: TaskMetadata }, CreateMessageResult | CreateTaskResult>('sampling/createMessage'),
-  elicit: new McpRequestType<'elicitation/create', ElicitRequestParams & { task?: TaskMetadata }, ElicitResult | CreateTaskResult>('elicitation/create'),
+  createMessage: new McpRequestType<
+    'sampling/createMessage',
+    CreateMessageParams & { task?: TaskMetadata },
+    CreateMessageResult | CreateTaskResult
+  >('sampling/createMessage'),
+  elicit: new McpRequestType<'elicitation/create', ElicitRequestParams & { task?: TaskMetadata }, ElicitResult | CreateTaskResult>(
+    'elicitation/create',
+  ),
   getTask: new McpRequestType<'tasks/get', Partial<TaskIdParams>, Task>('tasks/get'),
   taskResult: new McpRequestType<'tasks/result', Partial<TaskIdParams>, unknown>('tasks/result'),
   listTasks: new McpRequestType<'tasks/list', PaginatedParams | undefined, { tasks: Task[] }>('tasks/list'),
@@ -126,10 +134,17 @@ export const Notifications = {
   toolsListChanged: new McpNotificationType<'notifications/tools/list_changed', undefined>('notifications/tools/list_changed'),
   promptsListChanged: new McpNotificationType<'notifications/prompts/list_changed', undefined>('notifications/prompts/list_changed'),
   resourcesListChanged: new McpNotificationType<'notifications/resources/list_changed', undefined>('notifications/resources/list_changed'),
-  resourceUpdated: new McpNotificationType<'notifications/resources/updated', ResourceUpdatedNotificationParams>('notifications/resources/updated'),
+  resourceUpdated: new McpNotificationType<'notifications/resources/updated', ResourceUpdatedNotificationParams>(
+    'notifications/resources/updated',
+  ),
   /** 2026-07-28: the first message of a `subscriptions/listen`: what the server will send on it. */
-  subscriptionsAcknowledged: new McpNotificationType<'notifications/subscriptions/acknowledged', { notifications?: SubscriptionFilter; _meta?: Meta }>('notifications/subscriptions/acknowledged'),
-  elicitationComplete: new McpNotificationType<'notifications/elicitation/complete', { elicitationId?: string }>('notifications/elicitation/complete'),
+  subscriptionsAcknowledged: new McpNotificationType<
+    'notifications/subscriptions/acknowledged',
+    { notifications?: SubscriptionFilter; _meta?: Meta }
+  >('notifications/subscriptions/acknowledged'),
+  elicitationComplete: new McpNotificationType<'notifications/elicitation/complete', { elicitationId?: string }>(
+    'notifications/elicitation/complete',
+  ),
 } as const;
 
 type Values<T> = T[keyof T];

@@ -16,7 +16,12 @@ import { nodeFetch } from '../transport/nodeFetch';
  */
 export const ICON_MIME_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 export type IconMimeType = (typeof ICON_MIME_TYPES)[number];
-export const ICON_EXTENSIONS: Record<IconMimeType, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
+export const ICON_EXTENSIONS: Record<IconMimeType, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
 
 /** An icon larger than this is refused, whether inline or fetched. */
 export const MAX_ICON_BYTES = 256 * 1024;
@@ -40,7 +45,8 @@ export interface IconCheckOptions {
   allowLoopbackHttp?: boolean;
 }
 
-export type IconSource = { kind: 'data'; bytes: Buffer; mimeType: IconMimeType } | { kind: 'fetch'; url: URL } | { kind: 'refused'; reason: string };
+export type IconSource =
+  { kind: 'data'; bytes: Buffer; mimeType: IconMimeType } | { kind: 'fetch'; url: URL } | { kind: 'refused'; reason: string };
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -75,9 +81,18 @@ export function isLocalAddress(hostname: string): boolean {
   const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(mapped ? mapped[1] : host);
   if (v4) {
     const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127)
+    );
   }
-  if (host.includes(':')) return host === '::' || host === '::1' || /^f[cd]/.test(host) || /^fe[89ab]/.test(host) || host.startsWith('::ffff:');
+  if (host.includes(':'))
+    return host === '::' || host === '::1' || /^f[cd]/.test(host) || /^fe[89ab]/.test(host) || host.startsWith('::ffff:');
   return false;
 }
 
@@ -86,7 +101,8 @@ function checkDataUri(src: string): IconSource {
   if (comma < 0) return { kind: 'refused', reason: 'malformed data: URI' };
   const header = src.slice(5, comma).toLowerCase().split(';');
   const declared = header[0].trim();
-  if (!(ICON_MIME_TYPES as readonly string[]).includes(declared)) return { kind: 'refused', reason: `the type ${declared || '(none)'} is not an allowed image type` };
+  if (!(ICON_MIME_TYPES as readonly string[]).includes(declared))
+    return { kind: 'refused', reason: `the type ${declared || '(none)'} is not an allowed image type` };
   const body = src.slice(comma + 1);
   let bytes: Buffer;
   try {
@@ -125,7 +141,11 @@ function largestSide(icon: Icon): number | undefined {
  */
 export function chooseIcons(icons: unknown, size = 32): { light: Icon[]; dark: Icon[] } {
   const usable = (Array.isArray(icons) ? icons : []).filter(
-    (i): i is Icon => !!i && typeof i === 'object' && typeof (i as Icon).src === 'string' && (i.mimeType === undefined || (ICON_MIME_TYPES as readonly string[]).includes(String(i.mimeType).toLowerCase())),
+    (i): i is Icon =>
+      !!i &&
+      typeof i === 'object' &&
+      typeof (i as Icon).src === 'string' &&
+      (i.mimeType === undefined || (ICON_MIME_TYPES as readonly string[]).includes(String(i.mimeType).toLowerCase())),
   );
   const rank = (icon: Icon): number => {
     const side = largestSide(icon);
@@ -167,11 +187,20 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 export async function fetchIcon(url: URL, options: IconFetchOptions): Promise<{ bytes: Buffer; mimeType: IconMimeType }> {
   const maxBytes = options.maxBytes ?? MAX_ICON_BYTES;
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error(`no answer within ${options.timeoutMs ?? ICON_FETCH_TIMEOUT_MS} ms`)), options.timeoutMs ?? ICON_FETCH_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => controller.abort(new Error(`no answer within ${options.timeoutMs ?? ICON_FETCH_TIMEOUT_MS} ms`)),
+    options.timeoutMs ?? ICON_FETCH_TIMEOUT_MS,
+  );
   try {
     let response: Response;
     for (let hops = 0; ; hops++) {
-      response = await (options.fetch ?? nodeFetch)(url, { method: 'GET', headers: { accept: ICON_MIME_TYPES.join(', ') }, credentials: 'omit', redirect: 'manual', signal: controller.signal });
+      response = await (options.fetch ?? nodeFetch)(url, {
+        method: 'GET',
+        headers: { accept: ICON_MIME_TYPES.join(', ') },
+        credentials: 'omit',
+        redirect: 'manual',
+        signal: controller.signal,
+      });
       const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
       if (location === null) break;
       await response.body?.cancel();
@@ -182,7 +211,8 @@ export async function fetchIcon(url: URL, options: IconFetchOptions): Promise<{ 
       } catch {
         next = { kind: 'refused', reason: 'the Location is not a URL' };
       }
-      if (next.kind !== 'fetch') throw new Error(`redirected to a URL that is not allowed (${next.kind === 'refused' ? next.reason : 'data'})`);
+      if (next.kind !== 'fetch')
+        throw new Error(`redirected to a URL that is not allowed (${next.kind === 'refused' ? next.reason : 'data'})`);
       url = next.url;
     }
     if (!response.ok) throw new Error(`HTTP ${response.status}`);

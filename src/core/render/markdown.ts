@@ -74,14 +74,27 @@ function renderBlock(block: ContentBlock, out: Rendered, base: string, link: Res
  * A tool result as Markdown, every block in order, structured content with its check. Every line
  * the server wrote starts with `>` (see `quoted`); the lines that don't are ours.
  */
-export function renderToolResult(title: string, args: Record<string, unknown>, result: CallToolResult, check: SchemaCheck | undefined, link: ResourceLinker): Rendered {
+export function renderToolResult(
+  title: string,
+  args: Record<string, unknown>,
+  result: CallToolResult,
+  check: SchemaCheck | undefined,
+  link: ResourceLinker,
+): Rendered {
   const out: Rendered = { markdown: '', attachments: [] };
-  const parts = [`# ${inline(title)}${result.isError ? ' — failed' : ''}`, `Arguments:\n\n${fenced(JSON.stringify(args, null, 2), 'json')}`];
+  const parts = [
+    `# ${inline(title)}${result.isError ? ' — failed' : ''}`,
+    `Arguments:\n\n${fenced(JSON.stringify(args, null, 2), 'json')}`,
+  ];
   parts.push(result.isError ? '## Error reported by the tool' : '## Result');
   if (result.content.length === 0) parts.push('_(no content)_');
   for (const block of result.content) parts.push(renderBlock(block, out, 'content', link));
   if (result.structuredContent !== undefined) {
-    const verdict = !check ? '' : check.ok ? ' — matches the outputSchema ✓' : ` — does NOT match the outputSchema: ${inline(check.message)}`;
+    const verdict = !check
+      ? ''
+      : check.ok
+        ? ' — matches the outputSchema ✓'
+        : ` — does NOT match the outputSchema: ${inline(check.message)}`;
     parts.push(`## Structured content${verdict}`, quoted(JSON.stringify(result.structuredContent, null, 2), 'json'));
   } else if (check && !check.ok) {
     parts.push(`## Structured content\n\n⚠️ ${inline(check.message)}`);
@@ -101,7 +114,9 @@ export function renderPrompt(name: string, args: Record<string, string>, result:
         .map(([k, v]) => `${inline(k, 100)} = ${inline(JSON.stringify(v))}`)
         .join(', ')}`,
     );
-  result.messages.forEach((m, i) => parts.push(`## ${i + 1}. ${inline(String(m.role), 40)}`, renderBlock(m.content, out, `message-${i + 1}`, link)));
+  result.messages.forEach((m, i) =>
+    parts.push(`## ${i + 1}. ${inline(String(m.role), 40)}`, renderBlock(m.content, out, `message-${i + 1}`, link)),
+  );
   out.markdown = `${parts.join('\n\n')}\n`;
   return out;
 }

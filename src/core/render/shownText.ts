@@ -52,7 +52,10 @@ export function fromTemplate(template: string, ...parts: ReadonlyArray<ShownText
 }
 
 /** Shown texts (or numbers) side by side, such as a picker's "read-only · destructive"; empty ones left out. */
-export function joinShown(parts: ReadonlyArray<ShownText | number | undefined>, separator: ' · ' | ', ' | ': ' | '\n' | ' ' | ' › ' | ' | ' | ' — '): ShownText {
+export function joinShown(
+  parts: ReadonlyArray<ShownText | number | undefined>,
+  separator: ' · ' | ', ' | ': ' | '\n' | ' ' | ' › ' | ' | ' | ' — ',
+): ShownText {
   return parts.filter((p) => p !== undefined && p !== '').join(separator) as ShownText;
 }
 

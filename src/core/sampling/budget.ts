@@ -36,7 +36,10 @@ export class SamplingBudget {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  reserve(policy: Pick<SamplingPolicy, 'maxRequestsPerMinute' | 'maxTokensPerHour'>, estimatedTokens: number): BudgetReservation | BudgetRefusal {
+  reserve(
+    policy: Pick<SamplingPolicy, 'maxRequestsPerMinute' | 'maxTokensPerHour'>,
+    estimatedTokens: number,
+  ): BudgetReservation | BudgetRefusal {
     const t = this.now();
     this.requests = this.requests.filter((r) => t - r < MINUTE_MS);
     this.tokens = this.tokens.filter((r) => t - r.at < HOUR_MS);

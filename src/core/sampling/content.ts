@@ -31,7 +31,12 @@ export function messageBlocks(m: SamplingMessage): SamplingBlock[] {
       }
       case 'tool_result': {
         if (!Array.isArray(block.content)) throw new TypeError(`${where}: "content" must be an array`);
-        return { type: 'tool_result', toolUseId: str('toolUseId'), content: block.content as Array<{ type: string }>, ...(block.isError === true ? { isError: true } : {}) };
+        return {
+          type: 'tool_result',
+          toolUseId: str('toolUseId'),
+          content: block.content as Array<{ type: string }>,
+          ...(block.isError === true ? { isError: true } : {}),
+        };
       }
       default:
         return { type: 'other', kind: String(block.type) };
@@ -59,18 +64,23 @@ export function toolMessageProblem(params: CreateMessageParams): string | undefi
     if (results.length) {
       if (m.role !== 'user') return `message ${i}: tool_result content is only for user messages`;
       if (results.length !== blocks.length) return `message ${i}: a message with tool results must contain only tool results`;
-      for (const r of results) if (!previousUses.has(r.toolUseId)) return `message ${i}: tool_result "${r.toolUseId}" answers no tool_use of the message before it`;
+      for (const r of results)
+        if (!previousUses.has(r.toolUseId))
+          return `message ${i}: tool_result "${r.toolUseId}" answers no tool_use of the message before it`;
     }
     previousUses = new Set(uses.map((u) => u.id));
   }
-  if (params.toolChoice?.mode && !['auto', 'required', 'none'].includes(params.toolChoice.mode)) return `toolChoice.mode "${String(params.toolChoice.mode)}" is not auto, required or none`;
+  if (params.toolChoice?.mode && !['auto', 'required', 'none'].includes(params.toolChoice.mode))
+    return `toolChoice.mode "${String(params.toolChoice.mode)}" is not auto, required or none`;
   return undefined;
 }
 
 /** Whether the request needs the model API's tool calling: tools offered, or tool use in the conversation. */
 export function usesTools(params: CreateMessageParams): boolean {
   if (params.tools?.length && params.toolChoice?.mode !== 'none') return true;
-  return params.messages.some((m) => (Array.isArray(m.content) ? m.content : [m.content]).some((b) => b?.type === 'tool_use' || b?.type === 'tool_result'));
+  return params.messages.some((m) =>
+    (Array.isArray(m.content) ? m.content : [m.content]).some((b) => b?.type === 'tool_use' || b?.type === 'tool_result'),
+  );
 }
 
 /** The tools to hand the model: none when the server said `toolChoice: none`. */
@@ -100,7 +110,8 @@ export function resultText(b: Extract<SamplingBlock, { type: 'tool_result' }>): 
   return b.content
     .map((c) => {
       if (c.type === 'text' && typeof c.text === 'string') return c.text;
-      if ((c.type === 'image' || c.type === 'audio') && typeof c.data === 'string') return `[${c.type} ${String(c.mimeType)}, ${Buffer.byteLength(c.data, 'base64')} bytes]`;
+      if ((c.type === 'image' || c.type === 'audio') && typeof c.data === 'string')
+        return `[${c.type} ${String(c.mimeType)}, ${Buffer.byteLength(c.data, 'base64')} bytes]`;
       if (c.type === 'resource_link') return `[resource_link ${String(c.uri)}]`;
       if (c.type === 'resource') return `[resource ${String((c.resource as { uri?: string } | undefined)?.uri)}]`;
       return `[${c.type} content omitted]`;

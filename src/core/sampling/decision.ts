@@ -52,7 +52,12 @@ const refuse = (code: number, message: string, denied = false): Refusal => ({ ki
 
 /** The checks before anyone is asked, in order: policy, well-formed request, tools; then the caps, then the budget's reservation. */
 export function planSampling(params: CreateMessageParams, policy: SamplingPolicy, at: SamplingCircumstances): Refusal | SamplingPlan {
-  if (policy.mode === 'deny') return refuse(USER_REJECTED, 'User rejected sampling request: sampling is denied for this server by mcpHost.servers sampling.mode', true);
+  if (policy.mode === 'deny')
+    return refuse(
+      USER_REJECTED,
+      'User rejected sampling request: sampling is denied for this server by mcpHost.servers sampling.mode',
+      true,
+    );
   const problem = toolMessageProblem(params) ?? toolsProblem(params);
   if (problem) return refuse(ErrorCode.InvalidParams, `Invalid sampling request: ${problem}`);
   if (usesTools(params) && !at.canCallTools) {
@@ -76,7 +81,14 @@ export function planSampling(params: CreateMessageParams, policy: SamplingPolicy
   // Taken here, with no await since the budget was read, so concurrent requests see each other.
   const reservation = at.budget.reserve(policy, estimatedSamplingTokens(request));
   if (reservation.kind === 'over') return refuse(ErrorCode.InternalError, `Sampling refused: ${reservation.reason}`);
-  return { kind: 'proceed', request, ask: policy.mode === 'ask' && !at.alwaysAllowed, ...(ignoredIncludeContext ? { ignoredIncludeContext } : {}), notes, reservation };
+  return {
+    kind: 'proceed',
+    request,
+    ask: policy.mode === 'ask' && !at.alwaysAllowed,
+    ...(ignoredIncludeContext ? { ignoredIncludeContext } : {}),
+    notes,
+    reservation,
+  };
 }
 
 /** The person's No in the consent (or an empty Review). */
@@ -85,14 +97,23 @@ export const consentRefused = (): Refusal => refuse(USER_REJECTED, 'User rejecte
 /** The person closed the model pick without choosing. */
 export const noModelChosen = (): Refusal => refuse(USER_REJECTED, 'User rejected sampling request: no model was chosen', true);
 
-export type ModelDecision<M extends ModelCandidate> = { kind: 'use'; model: M } | { kind: 'pick'; models: M[] } | { kind: 'none'; reason: string; refusal: Refusal };
+export type ModelDecision<M extends ModelCandidate> =
+  { kind: 'use'; model: M } | { kind: 'pick'; models: M[] } | { kind: 'none'; reason: string; refusal: Refusal };
 
 /** The model within the allowlist; a tie is the person's to break in `ask` mode, the first one's otherwise. */
-export function decideModel<M extends ModelCandidate>(models: M[], policy: SamplingPolicy, prefs: ModelPreferences | undefined): ModelDecision<M> {
+export function decideModel<M extends ModelCandidate>(
+  models: M[],
+  policy: SamplingPolicy,
+  prefs: ModelPreferences | undefined,
+): ModelDecision<M> {
   const choice = chooseModel(models, policy, prefs);
   switch (choice.kind) {
     case 'none':
-      return { kind: 'none', reason: choice.reason, refusal: refuse(ErrorCode.InternalError, `No language model available: ${choice.reason}`) };
+      return {
+        kind: 'none',
+        reason: choice.reason,
+        refusal: refuse(ErrorCode.InternalError, `No language model available: ${choice.reason}`),
+      };
     case 'ambiguous':
       return policy.mode === 'ask' ? { kind: 'pick', models: choice.models } : { kind: 'use', model: choice.models[0] };
     case 'chosen':
@@ -114,7 +135,11 @@ export interface ModelOutput {
  * The answer to the server from what the model produced: text that overshot `maxTokens` keeps the
  * share that fits; tool calls end the turn as `toolUse`.
  */
-export function samplingAnswer(output: ModelOutput, maxTokens: number, model: string): { result: CreateMessageResult; text: string; tokensOut: number } {
+export function samplingAnswer(
+  output: ModelOutput,
+  maxTokens: number,
+  model: string,
+): { result: CreateMessageResult; text: string; tokensOut: number } {
   let { text, tokensOut } = output;
   let stopReason: CreateMessageResult['stopReason'] = output.stopped ? 'stopSequence' : 'endTurn';
   if (tokensOut > maxTokens && !output.uses.length) {

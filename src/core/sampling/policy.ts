@@ -9,7 +9,8 @@ export interface ModelCandidate {
   maxInputTokens: number;
 }
 
-export type ModelChoice<M extends ModelCandidate> = { kind: 'chosen'; model: M } | { kind: 'ambiguous'; models: M[] } | { kind: 'none'; reason: string };
+export type ModelChoice<M extends ModelCandidate> =
+  { kind: 'chosen'; model: M } | { kind: 'ambiguous'; models: M[] } | { kind: 'none'; reason: string };
 
 const SMALL = /mini|flash|haiku|small|lite|fast|nano/i;
 
@@ -25,10 +26,19 @@ export function allowedModels<M extends ModelCandidate>(models: M[], policy: Sam
  * hint that matches wins); the priorities break ties, with the context size standing in for
  * intelligence and "small" model names for speed and cost, since the editor tells neither.
  */
-export function chooseModel<M extends ModelCandidate>(models: M[], policy: SamplingPolicy, prefs: ModelPreferences | undefined): ModelChoice<M> {
+export function chooseModel<M extends ModelCandidate>(
+  models: M[],
+  policy: SamplingPolicy,
+  prefs: ModelPreferences | undefined,
+): ModelChoice<M> {
   const allowed = allowedModels(models, policy);
   if (!allowed.length) {
-    return { kind: 'none', reason: models.length ? `none of the available models (${models.map((m) => m.id).join(', ')}) is in this server's allowlist` : 'no language model is available' };
+    return {
+      kind: 'none',
+      reason: models.length
+        ? `none of the available models (${models.map((m) => m.id).join(', ')}) is in this server's allowlist`
+        : 'no language model is available',
+    };
   }
   let pool = allowed;
   for (const hint of prefs?.hints ?? []) {

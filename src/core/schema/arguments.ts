@@ -91,7 +91,8 @@ export function choicesOf(s: PropertySchema): Array<{ label: string; value: unkn
     return s.enum.map((v, i) => ({ label: typeof names[i] === 'string' ? (names[i] as string) : String(v), value: v }));
   }
   const titled = s.oneOf ?? s.anyOf;
-  if (titled && titled.length && titled.every((o) => o && 'const' in o)) return titled.map((o) => ({ label: o.title ?? String(o.const), value: o.const }));
+  if (titled && titled.length && titled.every((o) => o && 'const' in o))
+    return titled.map((o) => ({ label: o.title ?? String(o.const), value: o.const }));
   if (primaryType(s) === 'boolean')
     return [
       { label: 'true', value: true },

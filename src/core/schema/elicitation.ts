@@ -39,9 +39,16 @@ export function multiChoicesOf(s: PropertySchema): Choice[] | undefined {
 /** The fields of a requested schema, required ones first, each with what it takes to ask it. */
 export function formFields(schema: JsonSchemaObject | undefined): FormField[] {
   return orderedProperties(schema).map(({ name, schema: s, required }) => {
-    const base: FieldBase = { name, title: typeof s.title === 'string' && s.title ? s.title : name, description: s.description, required, schema: s };
+    const base: FieldBase = {
+      name,
+      title: typeof s.title === 'string' && s.title ? s.title : name,
+      description: s.description,
+      required,
+      schema: s,
+    };
     const multi = multiChoicesOf(s);
-    if (multi) return { ...base, kind: 'multi', choices: multi, minItems: numberOrUndefined(s.minItems), maxItems: numberOrUndefined(s.maxItems) };
+    if (multi)
+      return { ...base, kind: 'multi', choices: multi, minItems: numberOrUndefined(s.minItems), maxItems: numberOrUndefined(s.maxItems) };
     const type = primaryType(s);
     if (type === 'boolean') return { ...base, kind: 'boolean' };
     const choices = choicesOf(s);
@@ -74,7 +81,8 @@ export function multiSelectProblem(field: FormField & { kind: 'multi' }, count: 
 /** A value as the person reads it in the review: choice titles instead of their constants. */
 export function describeFieldValue(field: FormField, value: unknown): string {
   if (value === undefined) return '';
-  const label = (v: unknown) => ('choices' in field ? field.choices.find((c) => c.value === v)?.label : undefined) ?? (typeof v === 'string' ? v : JSON.stringify(v));
+  const label = (v: unknown) =>
+    ('choices' in field ? field.choices.find((c) => c.value === v)?.label : undefined) ?? (typeof v === 'string' ? v : JSON.stringify(v));
   return Array.isArray(value) ? value.map(label).join(', ') : label(value);
 }
 
@@ -85,12 +93,15 @@ const validator = new SchemaValidator();
  * sent, and that it holds only the flat values the spec allows.
  */
 export function checkElicitationContent(schema: JsonSchemaObject | undefined, content: ElicitationContent): SchemaCheck {
-  for (const [name, value] of Object.entries(content)) if (!isElicitationValue(value)) return { ok: false, message: `/${name} is not a string, number, boolean or list of strings` };
+  for (const [name, value] of Object.entries(content))
+    if (!isElicitationValue(value)) return { ok: false, message: `/${name} is not a string, number, boolean or list of strings` };
   return validator.check(schema ?? { type: 'object' }, content);
 }
 
 function isElicitationValue(v: unknown): v is ElicitationValue {
-  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
+  return (
+    typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || (Array.isArray(v) && v.every((x) => typeof x === 'string'))
+  );
 }
 
 function numberOrUndefined(v: unknown): number | undefined {

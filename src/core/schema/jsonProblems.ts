@@ -20,19 +20,28 @@ interface AjvLikeError {
  * it is (a syntax error at its character, a schema error at the value it is about), so an
  * editor can mark them.
  */
-export function checkJsonArguments(text: string, check: (value: unknown) => SchemaCheck): { value: Record<string, unknown> } | { problems: TextProblem[] } {
+export function checkJsonArguments(
+  text: string,
+  check: (value: unknown) => SchemaCheck,
+): { value: Record<string, unknown> } | { problems: TextProblem[] } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
     const errors: ParseError[] = [];
     parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
-    const problems = errors.map((err) => ({ offset: err.offset, length: Math.max(1, err.length), message: `not JSON: ${printParseErrorCode(err.error)}` }));
+    const problems = errors.map((err) => ({
+      offset: err.offset,
+      length: Math.max(1, err.length),
+      message: `not JSON: ${printParseErrorCode(err.error)}`,
+    }));
     return { problems: problems.length ? problems : [{ offset: 0, length: 1, message: `not JSON: ${(e as Error).message}` }] };
   }
   const root = parseTree(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { problems: [{ offset: root?.offset ?? 0, length: Math.max(1, root?.length ?? 1), message: 'the arguments must be a JSON object' }] };
+    return {
+      problems: [{ offset: root?.offset ?? 0, length: Math.max(1, root?.length ?? 1), message: 'the arguments must be a JSON object' }],
+    };
   }
   const result = check(value);
   if (result.ok) return { value: value as Record<string, unknown> };

@@ -42,7 +42,10 @@ export class SchemaValidator {
     if (validate(value)) return { ok: true };
     const errors = validate.errors ?? [];
     const message = errors
-      .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? `: ${(e.params.allowedValues as unknown[]).join(', ')}` : ''}`)
+      .map(
+        (e) =>
+          `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? `: ${(e.params.allowedValues as unknown[]).join(', ')}` : ''}`,
+      )
       .join('; ');
     return { ok: false, message: message || 'does not match the schema', errors: [...errors] };
   }

@@ -71,7 +71,10 @@ const RESERVED_NAME = /^\s*$|[/\\]/;
  * Turns one settings scope's raw `mcpHost.servers` value into definitions. Each invalid entry
  * becomes a diagnostic of its own; the valid ones are kept.
  */
-export function parseServerDefinitions(raw: unknown, origin: ServerOrigin): { definitions: ServerDefinition[]; diagnostics: DefinitionDiagnostic[] } {
+export function parseServerDefinitions(
+  raw: unknown,
+  origin: ServerOrigin,
+): { definitions: ServerDefinition[]; diagnostics: DefinitionDiagnostic[] } {
   const definitions: ServerDefinition[] = [];
   const diagnostics: DefinitionDiagnostic[] = [];
   if (raw === undefined || raw === null) return { definitions, diagnostics };
@@ -98,7 +101,12 @@ function checkEntry(entry: unknown): string | undefined {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return 'the entry must be an object';
   const e = entry as Record<string, unknown>;
   // Pick the variant first, so the message is about the fields the person meant to write.
-  const variant = e.type === 'http' ? SERVER_ENTRY_SCHEMA.oneOf[1] : e.type === undefined || e.type === 'stdio' ? SERVER_ENTRY_SCHEMA.oneOf[0] : undefined;
+  const variant =
+    e.type === 'http'
+      ? SERVER_ENTRY_SCHEMA.oneOf[1]
+      : e.type === undefined || e.type === 'stdio'
+        ? SERVER_ENTRY_SCHEMA.oneOf[0]
+        : undefined;
   if (!variant) return `unknown type ${JSON.stringify(e.type)}: use "stdio" or "http"`;
   const unknown = Object.keys(e).filter((k) => !(k in variant.properties));
   if (unknown.length) {
@@ -165,7 +173,8 @@ export function definitionHash(def: ServerDefinition): string {
  * asking is the other half of the consent (`policyGrant`, compared by `launchCovers`).
  */
 export function launchHash(def: ServerDefinition): string {
-  const launch = def.type === 'stdio' ? { c: def.command, a: def.args, d: def.cwd, e: def.env, f: def.envFile } : { u: def.url, h: def.headers };
+  const launch =
+    def.type === 'stdio' ? { c: def.command, a: def.args, d: def.cwd, e: def.env, f: def.envFile } : { u: def.url, h: def.headers };
   return createHash('sha256').update(stableStringify(launch)).digest('hex').slice(0, 16);
 }
 

@@ -76,7 +76,8 @@ function samplingCovers(accepted: SamplingLimits | undefined, wanted: SamplingLi
   // Model ids and families are matched in any case (allowedModels); an empty list means any model.
   const models = new Set(accepted.models.map((m) => m.toLowerCase()));
   const modelsCovered = !models.size || (wanted.models.length > 0 && wanted.models.every((m) => models.has(m.toLowerCase())));
-  const within = (limit: keyof Omit<SamplingLimits, 'models'>) => accepted[limit] === undefined || (wanted[limit] !== undefined && wanted[limit] <= accepted[limit]);
+  const within = (limit: keyof Omit<SamplingLimits, 'models'>) =>
+    accepted[limit] === undefined || (wanted[limit] !== undefined && wanted[limit] <= accepted[limit]);
   return modelsCovered && within('maxTokensPerRequest') && within('maxTokensPerHour') && within('maxRequestsPerMinute');
 }
 

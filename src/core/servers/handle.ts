@@ -4,7 +4,15 @@ import { EraVerdicts, protocolToUse, type ProtocolChoice } from '../client/era';
 import type { TraceEvent } from '../jsonrpc/connection';
 import { ErrorCode, McpError } from '../protocol/errors';
 import { isModernProtocolVersion } from '../protocol/versions';
-import type { Implementation, LoggingLevel, LoggingMessageNotificationParams, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types';
+import type {
+  Implementation,
+  LoggingLevel,
+  LoggingMessageNotificationParams,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from '../protocol/types';
 import type { LogEntry, Transport } from '../transport/transport';
 import { definitionHash, type ServerDefinition } from './definition';
 import { SerialQueue } from './serialQueue';
@@ -270,7 +278,16 @@ export class ServerHandle {
   async dispose(): Promise<void> {
     this.disposed = true;
     await this.stop();
-    for (const emitter of [this.stateEmitter, this.listsEmitter, this.logEmitter, this.logMessageEmitter, this.traceEmitter, this.resourceUpdatedEmitter, this.elicitationCompleteEmitter]) emitter.dispose();
+    for (const emitter of [
+      this.stateEmitter,
+      this.listsEmitter,
+      this.logEmitter,
+      this.logMessageEmitter,
+      this.traceEmitter,
+      this.resourceUpdatedEmitter,
+      this.elicitationCompleteEmitter,
+    ])
+      emitter.dispose();
   }
 
   /** One start, run by `transitions`; `signal` aborts it when a stop overtakes it. */
@@ -315,7 +332,10 @@ export class ServerHandle {
       }
       const client = launch.client;
       const transport = launch.transport;
-      this.eraVerdicts.set(hash, client.era === 'modern' ? { era: 'modern', version: init.protocolVersion as '2026-07-28' } : { era: 'legacy' });
+      this.eraVerdicts.set(
+        hash,
+        client.era === 'modern' ? { era: 'modern', version: init.protocolVersion as '2026-07-28' } : { era: 'legacy' },
+      );
       this._eraDecision = decision;
       launch.hold(client.onDidClose((reason) => this.onClosed(launch, reason)));
       // First after the handshake, so the server filters its messages from the start.
@@ -323,7 +343,10 @@ export class ServerHandle {
       // The first lists load before the state says running, so whoever sees "running" sees them too.
       await unlessStopped(Promise.all((['tools', 'prompts', 'resources', 'templates'] as const).map((k) => this.refresh(k))));
       if (this.current !== launch) return;
-      this.log('info', `running: ${init.serverInfo?.name ?? '?'} ${init.serverInfo?.version ?? ''}, protocol ${init.protocolVersion}${client.era === 'modern' ? ' (stateless)' : ''}`);
+      this.log(
+        'info',
+        `running: ${init.serverInfo?.name ?? '?'} ${init.serverInfo?.version ?? ''}, protocol ${init.protocolVersion}${client.era === 'modern' ? ' (stateless)' : ''}`,
+      );
       // A new process or session knows none of the old subscriptions.
       this.resubscribe(client);
       launch.hold(transport.onDidRenewSession?.(() => this.resubscribe(launch.client)));

@@ -46,7 +46,13 @@ export interface ImportFileResult {
 }
 
 /** The files other clients keep their servers in, for this machine and these folders. */
-export function knownImportSources(env: { platform: string; home: string; appData?: string; xdgConfigHome?: string; folders: Array<{ name: string; path: string }> }): ImportSource[] {
+export function knownImportSources(env: {
+  platform: string;
+  home: string;
+  appData?: string;
+  xdgConfigHome?: string;
+  folders: Array<{ name: string; path: string }>;
+}): ImportSource[] {
   const p = env.platform === 'win32' ? path.win32 : path.posix;
   const sources: ImportSource[] = [];
   for (const folder of env.folders) {
@@ -102,7 +108,14 @@ const MCP_SERVERS_FIELDS = [...VSCODE_FIELDS, 'disabled', 'autoApprove', 'always
 /** The variables both sides resolve the same way. */
 const SUPPORTED_VARIABLE = /^(workspaceFolder|userHome|env:.+|input:.+)$/;
 
-function candidate(rawName: string, raw: unknown, source: string, known: string[], inputs: Record<string, unknown>[], check: EntryCheck): ImportCandidate {
+function candidate(
+  rawName: string,
+  raw: unknown,
+  source: string,
+  known: string[],
+  inputs: Record<string, unknown>[],
+  check: EntryCheck,
+): ImportCandidate {
   const notes: ImportNote[] = [];
   const name = rawName.replace(/[/\\]/g, '-').trim() || 'server';
   if (name !== rawName) notes.push({ kind: 'renamed', from: rawName });
@@ -143,8 +156,14 @@ function mapEntry(raw: Record<string, unknown>, notes: ImportNote[]): Record<str
   } else {
     if (type === 'stdio') entry.type = 'stdio';
     entry.command = raw.command;
-    if (raw.args !== undefined) entry.args = Array.isArray(raw.args) ? raw.args.map((a) => (typeof a === 'number' || typeof a === 'boolean' ? String(a) : a)) : raw.args;
-    if (raw.env !== undefined) entry.env = isObject(raw.env) ? Object.fromEntries(Object.entries(raw.env).map(([k, v]) => [k, typeof v === 'number' || typeof v === 'boolean' ? String(v) : v])) : raw.env;
+    if (raw.args !== undefined)
+      entry.args = Array.isArray(raw.args)
+        ? raw.args.map((a) => (typeof a === 'number' || typeof a === 'boolean' ? String(a) : a))
+        : raw.args;
+    if (raw.env !== undefined)
+      entry.env = isObject(raw.env)
+        ? Object.fromEntries(Object.entries(raw.env).map(([k, v]) => [k, typeof v === 'number' || typeof v === 'boolean' ? String(v) : v]))
+        : raw.env;
     if (raw.envFile !== undefined) entry.envFile = raw.envFile;
     if (raw.cwd !== undefined) entry.cwd = raw.cwd;
     for (const field of ['url', 'headers']) if (raw[field] !== undefined) notes.push({ kind: 'dropped', field });

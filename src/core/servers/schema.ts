@@ -16,7 +16,8 @@ const common = {
   autostart: {
     type: 'boolean',
     default: true,
-    markdownDescription: 'Start the server when the window opens or its definition changes. With `false` it starts only from **MCP Host: Start Server**.',
+    markdownDescription:
+      'Start the server when the window opens or its definition changes. With `false` it starts only from **MCP Host: Start Server**.',
   },
   startupTimeoutMs: {
     type: 'integer',
@@ -41,7 +42,8 @@ const common = {
   },
   autoApprove: {
     ...stringArray,
-    markdownDescription: 'Tool names (exact, not globs) that run without asking for confirmation. Other tools ask first, unless marked read-only by a server whose annotations are trusted (`trustAnnotations`).',
+    markdownDescription:
+      'Tool names (exact, not globs) that run without asking for confirmation. Other tools ask first, unless marked read-only by a server whose annotations are trusted (`trustAnnotations`).',
     examples: [['read_text_file', 'list_directory']],
   },
   roots: {
@@ -77,12 +79,24 @@ const common = {
       mode: {
         enum: ['ask', 'allow', 'deny'],
         default: 'ask',
-        markdownEnumDescriptions: ['Ask each time (**Always Allow for This Server** remembers the answer).', 'Never ask. Budgets and the model list still apply.', 'Refuse every request.'],
+        markdownEnumDescriptions: [
+          'Ask each time (**Always Allow for This Server** remembers the answer).',
+          'Never ask. Budgets and the model list still apply.',
+          'Refuse every request.',
+        ],
         markdownDescription: 'Whether a sampling request needs your consent.',
       },
-      models: { ...stringArray, markdownDescription: 'Model ids or families the server may use; empty or absent means any.', examples: [['gpt-4o', 'claude-sonnet-4']] },
+      models: {
+        ...stringArray,
+        markdownDescription: 'Model ids or families the server may use; empty or absent means any.',
+        examples: [['gpt-4o', 'claude-sonnet-4']],
+      },
       maxTokensPerRequest: { type: 'integer', minimum: 1, markdownDescription: 'Caps the `maxTokens` of each request.' },
-      maxTokensPerHour: { type: 'integer', minimum: 1, markdownDescription: 'Token budget (input and output, counted by the model) per rolling hour.' },
+      maxTokensPerHour: {
+        type: 'integer',
+        minimum: 1,
+        markdownDescription: 'Token budget (input and output, counted by the model) per rolling hour.',
+      },
       maxRequestsPerMinute: { type: 'integer', minimum: 1, markdownDescription: 'Refuses requests beyond this rate.' },
     },
     additionalProperties: false,
@@ -93,16 +107,31 @@ export const SERVER_ENTRY_SCHEMA = {
   type: 'object',
   markdownDescription: `One MCP server. Give \`command\` for a local (stdio) server, or \`"type": "http"\` and \`url\` for a remote one. ${VARIABLES}`,
   defaultSnippets: [
-    { label: 'stdio server', description: 'A local program that speaks MCP over stdin/stdout', body: { command: '${1:node}', args: ['${2:server.js}'] } },
-    { label: 'npm package server (npx)', description: 'An MCP server published on npm, run with npx', body: { command: 'npx', args: ['-y', '${1:@modelcontextprotocol/server-everything}'] } },
-    { label: 'HTTP server', description: 'A remote server reached over Streamable HTTP', body: { type: 'http', url: '${1:https://example.com/mcp}' } },
+    {
+      label: 'stdio server',
+      description: 'A local program that speaks MCP over stdin/stdout',
+      body: { command: '${1:node}', args: ['${2:server.js}'] },
+    },
+    {
+      label: 'npm package server (npx)',
+      description: 'An MCP server published on npm, run with npx',
+      body: { command: 'npx', args: ['-y', '${1:@modelcontextprotocol/server-everything}'] },
+    },
+    {
+      label: 'HTTP server',
+      description: 'A remote server reached over Streamable HTTP',
+      body: { type: 'http', url: '${1:https://example.com/mcp}' },
+    },
   ],
   oneOf: [
     {
       title: 'stdio server',
       required: ['command'],
       properties: {
-        type: { const: 'stdio', markdownDescription: 'A local process that speaks MCP over stdin/stdout. The default when `command` is given.' },
+        type: {
+          const: 'stdio',
+          markdownDescription: 'A local process that speaks MCP over stdin/stdout. The default when `command` is given.',
+        },
         command: {
           type: 'string',
           minLength: 1,
@@ -117,11 +146,20 @@ export const SERVER_ENTRY_SCHEMA = {
         env: {
           type: 'object',
           additionalProperties: { type: ['string', 'null'] },
-          markdownDescription: "Environment variables set for the server, on top of the editor's. `null` removes one. Use `${input:ID}` for a secret.",
+          markdownDescription:
+            "Environment variables set for the server, on top of the editor's. `null` removes one. Use `${input:ID}` for a secret.",
           examples: [{ LOG_LEVEL: 'info', API_KEY: '${input:api-key}' }],
         },
-        envFile: { type: 'string', markdownDescription: 'A `.env` file whose variables are set for the server (`env` wins).', examples: ['${workspaceFolder}/.env'] },
-        cwd: { type: 'string', markdownDescription: 'The working directory. Defaults to the first workspace folder.', examples: ['${workspaceFolder}'] },
+        envFile: {
+          type: 'string',
+          markdownDescription: 'A `.env` file whose variables are set for the server (`env` wins).',
+          examples: ['${workspaceFolder}/.env'],
+        },
+        cwd: {
+          type: 'string',
+          markdownDescription: 'The working directory. Defaults to the first workspace folder.',
+          examples: ['${workspaceFolder}'],
+        },
         ...common,
       },
       additionalProperties: false,
@@ -130,8 +168,16 @@ export const SERVER_ENTRY_SCHEMA = {
       title: 'HTTP server',
       required: ['type', 'url'],
       properties: {
-        type: { const: 'http', markdownDescription: 'A remote server reached over Streamable HTTP (or the older HTTP+SSE, detected from the URL).' },
-        url: { type: 'string', pattern: '^https?://', markdownDescription: 'The server endpoint. OAuth sign-in starts by itself when the server asks for it.', examples: ['https://example.com/mcp'] },
+        type: {
+          const: 'http',
+          markdownDescription: 'A remote server reached over Streamable HTTP (or the older HTTP+SSE, detected from the URL).',
+        },
+        url: {
+          type: 'string',
+          pattern: '^https?://',
+          markdownDescription: 'The server endpoint. OAuth sign-in starts by itself when the server asks for it.',
+          examples: ['https://example.com/mcp'],
+        },
         headers: {
           type: 'object',
           additionalProperties: { type: 'string' },
@@ -152,13 +198,21 @@ export const SERVERS_SETTING_SCHEMA = {
     'MCP servers to run, keyed by name. A stdio server runs a `command` with `args`, `env`, `envFile` and `cwd`; an HTTP server has `"type": "http"`, a `url` and `headers`. ' +
     `${VARIABLES} An \`\${input:ID}\` value is asked once and kept in the secret storage. **MCP Host: Add Server...** and **MCP Host: Import Servers...** write this setting for you.`,
   defaultSnippets: [
-    { label: 'stdio server', description: 'A local program that speaks MCP over stdin/stdout', body: { '${1:name}': { command: '${2:node}', args: ['${3:server.js}'] } } },
+    {
+      label: 'stdio server',
+      description: 'A local program that speaks MCP over stdin/stdout',
+      body: { '${1:name}': { command: '${2:node}', args: ['${3:server.js}'] } },
+    },
     {
       label: 'npm package server (npx)',
       description: 'An MCP server published on npm, run with npx',
       body: { '${1:everything}': { command: 'npx', args: ['-y', '${2:@modelcontextprotocol/server-everything}'] } },
     },
-    { label: 'HTTP server', description: 'A remote server reached over Streamable HTTP', body: { '${1:remote}': { type: 'http', url: '${2:https://example.com/mcp}' } } },
+    {
+      label: 'HTTP server',
+      description: 'A remote server reached over Streamable HTTP',
+      body: { '${1:remote}': { type: 'http', url: '${2:https://example.com/mcp}' } },
+    },
   ],
   examples: [
     {

@@ -83,12 +83,16 @@ export function shownEntries(entries: Record<string, string | null>): ShownEntry
  */
 export function secretValuesOf(raw: ServerDefinition, resolved: ServerDefinition, env: Record<string, string | undefined>): string[] {
   const rawEntries: Record<string, string | null> = raw.type === 'http' ? raw.headers : raw.env;
-  const resolvedEntries: Record<string, string | null> = resolved.type === 'http' ? resolved.headers : resolved.type === 'stdio' ? resolved.env : {};
+  const resolvedEntries: Record<string, string | null> =
+    resolved.type === 'http' ? resolved.headers : resolved.type === 'stdio' ? resolved.env : {};
   const values: string[] = [];
   for (const [name, value] of Object.entries(rawEntries)) {
     if (value === null) continue;
     const sources = secretSources(value);
-    const secret = raw.type === 'http' ? sources.length > 0 || isSecretName(name) : isSecretName(name) || sources.some((s) => s.startsWith('${input:') || isSecretName(s.slice(6, -1)));
+    const secret =
+      raw.type === 'http'
+        ? sources.length > 0 || isSecretName(name)
+        : isSecretName(name) || sources.some((s) => s.startsWith('${input:') || isSecretName(s.slice(6, -1)));
     if (!secret) continue;
     const out = resolvedEntries[name];
     if (typeof out === 'string') {

@@ -50,6 +50,9 @@ export class Launch {
 
 /** A server's lifecycle, one case at a time; a running server carries its launch. */
 export type ServerState =
-  { kind: 'stopped' } | { kind: 'starting' } | { kind: 'running'; launch: Launch } | { kind: 'error'; message: string; /** When an automatic restart is due (ms since epoch). */ restartAt?: number };
+  | { kind: 'stopped' }
+  | { kind: 'starting' }
+  | { kind: 'running'; launch: Launch }
+  | { kind: 'error'; message: string; /** When an automatic restart is due (ms since epoch). */ restartAt?: number };
 
 export { assertNever } from '../protocol/assertNever';

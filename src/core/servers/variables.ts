@@ -42,7 +42,8 @@ export async function resolveVariables(def: ServerDefinition, ctx: VariableConte
           throw McpError.invalidParams(`${def.name}: unknown variable \${${body}}`);
       }
     });
-  const mapRecord = <V extends string | null>(r: Record<string, V>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? sub(v) : v])) as Record<string, V>;
+  const mapRecord = <V extends string | null>(r: Record<string, V>) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? sub(v) : v])) as Record<string, V>;
   if (def.type === 'http') return { ...def, url: sub(def.url), headers: mapRecord(def.headers), roots: def.roots.map(sub) };
   return {
     ...def,
@@ -62,5 +63,12 @@ function split(body: string): [string, string] {
 
 function stringsOf(def: ServerDefinition): string[] {
   if (def.type === 'http') return [def.url, ...Object.values(def.headers), ...def.roots];
-  return [def.command, ...def.args, ...Object.values(def.env).filter((v): v is string => typeof v === 'string'), def.envFile ?? '', def.cwd ?? '', ...def.roots];
+  return [
+    def.command,
+    ...def.args,
+    ...Object.values(def.env).filter((v): v is string => typeof v === 'string'),
+    def.envFile ?? '',
+    def.cwd ?? '',
+    ...def.roots,
+  ];
 }

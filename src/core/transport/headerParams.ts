@@ -28,11 +28,13 @@ function annotated(tool: Tool | undefined): Array<[property: string, header: unk
 export function invalidHeaderAnnotations(tool: Tool): string | undefined {
   const seen = new Set<string>();
   for (const [property, header, schema] of annotated(tool)) {
-    if (typeof header !== 'string' || !TOKEN.test(header)) return `x-mcp-header of '${property}' is ${JSON.stringify(header)}, not a header name`;
+    if (typeof header !== 'string' || !TOKEN.test(header))
+      return `x-mcp-header of '${property}' is ${JSON.stringify(header)}, not a header name`;
     const key = header.toLowerCase();
     if (seen.has(key)) return `x-mcp-header ${JSON.stringify(header)} is used twice`;
     seen.add(key);
-    if (schema.type !== undefined && !HEADER_TYPES.has(schema.type as string)) return `x-mcp-header of '${property}' is on a property of type ${JSON.stringify(schema.type)}`;
+    if (schema.type !== undefined && !HEADER_TYPES.has(schema.type as string))
+      return `x-mcp-header of '${property}' is on a property of type ${JSON.stringify(schema.type)}`;
   }
   return undefined;
 }
@@ -49,7 +51,8 @@ export function headerParamsOf(tool: Tool | undefined, args: unknown): Record<st
   for (const [property, header] of annotated(tool)) {
     const value = (args as Record<string, unknown>)[property];
     if (typeof header !== 'string' || value === undefined || value === null) continue;
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') headers[`Mcp-Param-${header}`] = headerValue(String(value));
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      headers[`Mcp-Param-${header}`] = headerValue(String(value));
   }
   return Object.keys(headers).length ? headers : undefined;
 }

@@ -100,7 +100,11 @@ export class HttpTransport implements Transport {
 
   private async fallBack(status: number, initialize: { id: RequestId; message: Message }): Promise<void> {
     this.settled = true;
-    this.logEmitter.fire({ level: 'info', source: 'transport', message: `POST ${this.params.url} got HTTP ${status}; trying the older HTTP+SSE transport at the same URL` });
+    this.logEmitter.fire({
+      level: 'info',
+      source: 'transport',
+      message: `POST ${this.params.url} got HTTP ${status}; trying the older HTTP+SSE transport at the same URL`,
+    });
     const legacy = new SseTransport(this.params);
     this.legacy = legacy;
     this.active = legacy;
@@ -115,7 +119,11 @@ export class HttpTransport implements Transport {
       this.reader.push({
         jsonrpc: '2.0',
         id: initialize.id,
-        error: { code: e.code, message: `${this.params.url} speaks neither Streamable HTTP (POST got HTTP ${status}) nor HTTP+SSE: ${e.message}`, data: e.data },
+        error: {
+          code: e.code,
+          message: `${this.params.url} speaks neither Streamable HTTP (POST got HTTP ${status}) nor HTTP+SSE: ${e.message}`,
+          data: e.data,
+        },
       });
     }
   }

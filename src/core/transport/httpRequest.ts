@@ -71,10 +71,13 @@ export function parseServerUrl(url: string): URL {
   } catch {
     throw McpError.invalidParams(`Not a valid server URL: ${url}`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw McpError.invalidParams(`The server URL must be http or https: ${shownUrl(parsed)}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw McpError.invalidParams(`The server URL must be http or https: ${shownUrl(parsed)}`);
   // fetch refuses them, and its error would repeat them in the log.
   if (parsed.username || parsed.password) {
-    throw McpError.invalidParams(`The server URL must not carry a user name or password; send credentials in a header: ${shownUrl(parsed)}`);
+    throw McpError.invalidParams(
+      `The server URL must not carry a user name or password; send credentials in a header: ${shownUrl(parsed)}`,
+    );
   }
   return parsed;
 }
@@ -106,16 +109,28 @@ export async function sendHttp(params: HttpServerParams, serverUrl: URL, request
     await discard(response);
     const what = `HTTP ${response.status} from ${request.method} ${shownUrl(request.url)}`;
     if (!params.authProvider) {
-      throw new McpError(ErrorCode.ConnectionClosed, `${what}: the server requires authorization and none is configured`, httpData(request, response));
+      throw new McpError(
+        ErrorCode.ConnectionClosed,
+        `${what}: the server requires authorization and none is configured`,
+        httpData(request, response),
+      );
     }
     if (attempt >= MAX_AUTH_TRIES) {
-      throw new McpError(ErrorCode.ConnectionClosed, `${what}: still refused after ${MAX_AUTH_TRIES} tries with fresh credentials`, httpData(request, response));
+      throw new McpError(
+        ErrorCode.ConnectionClosed,
+        `${what}: still refused after ${MAX_AUTH_TRIES} tries with fresh credentials`,
+        httpData(request, response),
+      );
     }
     let retry: boolean;
     try {
       retry = await params.authProvider.onChallenge(challenge);
     } catch (error) {
-      throw new McpError(ErrorCode.ConnectionClosed, `${what}: authorization failed: ${(error as Error)?.message ?? String(error)}`, httpData(request, response));
+      throw new McpError(
+        ErrorCode.ConnectionClosed,
+        `${what}: authorization failed: ${(error as Error)?.message ?? String(error)}`,
+        httpData(request, response),
+      );
     }
     if (!retry) throw new McpError(ErrorCode.ConnectionClosed, `${what}: authorization was not granted`, httpData(request, response));
   }
@@ -126,7 +141,10 @@ async function authorizationFor(provider: HttpAuthProvider | undefined, serverUr
   try {
     return await provider.authorizationHeader(serverUrl);
   } catch (error) {
-    throw new McpError(ErrorCode.ConnectionClosed, `Could not get authorization for ${shownUrl(serverUrl)}: ${(error as Error)?.message ?? String(error)}`);
+    throw new McpError(
+      ErrorCode.ConnectionClosed,
+      `Could not get authorization for ${shownUrl(serverUrl)}: ${(error as Error)?.message ?? String(error)}`,
+    );
   }
 }
 
@@ -164,12 +182,21 @@ export async function statusError(request: HttpRequest, response: Response): Pro
     // The status says enough.
   }
   const reason = response.statusText ? ` ${response.statusText}` : '';
-  return McpError.httpStatus(`HTTP ${response.status}${reason} from ${request.method} ${shownUrl(request.url)}${detail}`, response.status, httpData(request, response));
+  return McpError.httpStatus(
+    `HTTP ${response.status}${reason} from ${request.method} ${shownUrl(request.url)}${detail}`,
+    response.status,
+    httpData(request, response),
+  );
 }
 
 /** Reads a whole body, refusing one over `limit` bytes without buffering it. */
 export async function readBodyText(response: Response, limit: number, request: HttpRequest): Promise<string> {
-  const tooLarge = () => McpError.oversize(`The reply to ${request.method} ${shownUrl(request.url)} exceeds the limit of ${limit} bytes; it was dropped`, limit, httpData(request, response));
+  const tooLarge = () =>
+    McpError.oversize(
+      `The reply to ${request.method} ${shownUrl(request.url)} exceeds the limit of ${limit} bytes; it was dropped`,
+      limit,
+      httpData(request, response),
+    );
   return (await readBodyBytes(response, limit, tooLarge)).toString('utf8');
 }
 

@@ -57,7 +57,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       } else {
         this.append(chunk.subarray(start, end));
         if (this.discardingOversizedLine) this.discardingOversizedLine = false;
-        else this.handleLine((this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes)).toString('utf8'));
+        else
+          this.handleLine((this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes)).toString('utf8'));
         this.pending = [];
         this.pendingBytes = 0;
       }
@@ -81,7 +82,9 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   private oversized(): void {
-    this.fireError(McpError.oversize(`Incoming message exceeds the limit of ${this.maxLineBytes} bytes; it was dropped`, this.maxLineBytes));
+    this.fireError(
+      McpError.oversize(`Incoming message exceeds the limit of ${this.maxLineBytes} bytes; it was dropped`, this.maxLineBytes),
+    );
   }
 
   private handleLine(line: string): void {
@@ -142,7 +145,11 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
           this.errorCount++;
           this.fireError(error, message, this.errorCount);
           // The same code as a write after the stream closed: a request that meets a server dying mid-write is not an internal error.
-          reject(PEER_GONE_CODES.has((error as NodeJS.ErrnoException).code ?? '') ? McpError.connectionClosed(`the output stream is closed (${error.message})`) : error);
+          reject(
+            PEER_GONE_CODES.has((error as NodeJS.ErrnoException).code ?? '')
+              ? McpError.connectionClosed(`the output stream is closed (${error.message})`)
+              : error,
+          );
         } else {
           this.errorCount = 0;
           resolve();

@@ -48,12 +48,16 @@ export async function nodeFetch(input: URL | string, init: RequestInit = {}): Pr
     const location = response.headers.get('location');
     if (!REDIRECTS.has(response.status) || location === null || init.redirect === 'manual') return markUrl(response, url, redirects > 0);
     await response.body?.cancel();
-    if (init.redirect === 'error') throw new TypeError(`HTTP ${response.status} redirect from ${url.origin}${url.pathname}, and redirects are refused`);
-    if (redirects === MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects, the last from ${url.origin}${url.pathname}`);
+    if (init.redirect === 'error')
+      throw new TypeError(`HTTP ${response.status} redirect from ${url.origin}${url.pathname}, and redirects are refused`);
+    if (redirects === MAX_REDIRECTS)
+      throw new TypeError(`more than ${MAX_REDIRECTS} redirects, the last from ${url.origin}${url.pathname}`);
     const next = new URL(location, url);
     if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new TypeError(`refused a redirect to ${next.protocol}`);
-    if (url.protocol === 'https:' && next.protocol === 'http:') throw new TypeError(`refused a redirect from https to http (${next.origin})`);
-    if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name)));
+    if (url.protocol === 'https:' && next.protocol === 'http:')
+      throw new TypeError(`refused a redirect from https to http (${next.origin})`);
+    if (next.origin !== url.origin)
+      headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name)));
     if (response.status === 303 && method !== 'GET' && method !== 'HEAD') {
       method = 'GET';
       body = undefined;
@@ -69,7 +73,13 @@ function markUrl(response: Response, url: URL, redirected: boolean): Response {
   return response;
 }
 
-function sendOnce(url: URL, method: string, requestHeaders: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined): Promise<Response> {
+function sendOnce(
+  url: URL,
+  method: string,
+  requestHeaders: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Response> {
   const headers = { ...requestHeaders };
   if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
   const client = url.protocol === 'https:' ? https : url.protocol === 'http:' ? http : undefined;

@@ -4,7 +4,19 @@ import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
 import { classifyMessage } from '../protocol/classify';
 import { CallbackMessageWriter, MessageRouter } from './httpMessages';
-import { DEFAULT_MAX_HTTP_MESSAGE_BYTES, InFlightRequests, discard, errorMessage, mediaType, shownUrl, parseServerUrl, sendHttp, statusError, type HttpRequest, type HttpServerParams } from './httpRequest';
+import {
+  DEFAULT_MAX_HTTP_MESSAGE_BYTES,
+  InFlightRequests,
+  discard,
+  errorMessage,
+  mediaType,
+  shownUrl,
+  parseServerUrl,
+  sendHttp,
+  statusError,
+  type HttpRequest,
+  type HttpServerParams,
+} from './httpRequest';
 import type { LogEntry, Transport, TransportClosed } from './transport';
 
 /** How long start() waits for the `endpoint` event before calling the server broken. */
@@ -50,11 +62,17 @@ export class SseTransport implements Transport {
     if (!response.ok) throw await statusError(request, response);
     if (mediaType(response) !== 'text/event-stream' || !response.body) {
       await discard(response);
-      throw McpError.internal(`GET ${this.shownUrl} answered with '${mediaType(response)}', not an SSE stream`, { url: this.shownUrl, status: response.status });
+      throw McpError.internal(`GET ${this.shownUrl} answered with '${mediaType(response)}', not an SSE stream`, {
+        url: this.shownUrl,
+        status: response.status,
+      });
     }
     const body = response.body;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => fail(McpError.connectionClosed(`${this.shownUrl} sent no endpoint event within ${ENDPOINT_TIMEOUT_MS} ms`)), ENDPOINT_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => fail(McpError.connectionClosed(`${this.shownUrl} sent no endpoint event within ${ENDPOINT_TIMEOUT_MS} ms`)),
+        ENDPOINT_TIMEOUT_MS,
+      );
       const fail = (error: McpError) => {
         clearTimeout(timer);
         if (this.endpoint) return;

@@ -59,7 +59,10 @@ export class StdioTransport implements Transport {
   get streamListenerCount(): number {
     const child = this.child;
     if (!child) return 0;
-    return [child.stdin, child.stdout, child.stderr].reduce((sum, stream) => sum + stream.eventNames().reduce((n, e) => n + stream.listenerCount(e), 0), 0);
+    return [child.stdin, child.stdout, child.stderr].reduce(
+      (sum, stream) => sum + stream.eventNames().reduce((n, e) => n + stream.listenerCount(e), 0),
+      0,
+    );
   }
   /** The unfinished stderr line: what is kept of it, and how many bytes were dropped. */
   get pendingStderr(): { kept: number; droppedBytes: number } {

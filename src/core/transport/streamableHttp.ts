@@ -192,7 +192,10 @@ export class StreamableHttpTransport implements Transport {
     const request: HttpRequest = {
       method: 'POST',
       url: this.url,
-      headers: { ...this.sessionHeaders(isInitialize, { Accept: ACCEPT_JSON_OR_SSE, 'Content-Type': 'application/json' }), ...this.statelessHeaders(m) },
+      headers: {
+        ...this.sessionHeaders(isInitialize, { Accept: ACCEPT_JSON_OR_SSE, 'Content-Type': 'application/json' }),
+        ...this.statelessHeaders(m),
+      },
       body: JSON.stringify(message),
       signal,
     };
@@ -205,7 +208,10 @@ export class StreamableHttpTransport implements Transport {
     }
     if (response.status === 404 && session !== undefined && !isInitialize) {
       await discard(response);
-      if (!mayRenewSession) throw McpError.connectionClosed(`the server does not know the session even after re-initializing (HTTP 404 from POST ${this.shownUrl})`);
+      if (!mayRenewSession)
+        throw McpError.connectionClosed(
+          `the server does not know the session even after re-initializing (HTTP 404 from POST ${this.shownUrl})`,
+        );
       await this.renewSession(session);
       return this.post(message, signal, false);
     }
@@ -239,14 +245,18 @@ export class StreamableHttpTransport implements Transport {
       if (text.trim() === '' && id === undefined) return;
       const error = this.router.deliverText(text, `POST ${this.shownUrl}`);
       if (error) throw error;
-      if (id !== undefined && this.router.isAwaiting(id)) throw McpError.internal(`The JSON reply to POST ${this.shownUrl} does not answer request ${JSON.stringify(id)}`);
+      if (id !== undefined && this.router.isAwaiting(id))
+        throw McpError.internal(`The JSON reply to POST ${this.shownUrl} does not answer request ${JSON.stringify(id)}`);
       return;
     }
     await discard(response);
-    throw McpError.internal(`Unexpected content type '${type}' from POST ${this.shownUrl}; expected application/json or text/event-stream`, {
-      url: this.shownUrl,
-      status: response.status,
-    });
+    throw McpError.internal(
+      `Unexpected content type '${type}' from POST ${this.shownUrl}; expected application/json or text/event-stream`,
+      {
+        url: this.shownUrl,
+        status: response.status,
+      },
+    );
   }
 
   /** Listens for server-initiated messages; a 405 means the server sends none outside replies. */
@@ -281,15 +291,27 @@ export class StreamableHttpTransport implements Transport {
    * Gives up after {@link MAX_STREAM_RECONNECTS} reconnections in a row that bring no event and
    * end soon.
    */
-  private async followStream(first: Response | undefined, awaitedId: RequestId | undefined, signal: AbortSignal, generation?: number, firstProblem = ''): Promise<void> {
-    const label = awaitedId === undefined ? `the GET stream of ${this.shownUrl}` : `the reply stream of request ${JSON.stringify(awaitedId)} from ${this.shownUrl}`;
+  private async followStream(
+    first: Response | undefined,
+    awaitedId: RequestId | undefined,
+    signal: AbortSignal,
+    generation?: number,
+    firstProblem = '',
+  ): Promise<void> {
+    const label =
+      awaitedId === undefined
+        ? `the GET stream of ${this.shownUrl}`
+        : `the reply stream of request ${JSON.stringify(awaitedId)} from ${this.shownUrl}`;
     const seen = new Set<string>();
     let lastEventId: string | undefined;
     let retryMs: number | undefined;
     let failures = 0;
     let problem = firstProblem;
     let response = first;
-    const finished = () => this.lifetime.signal.aborted || (generation !== undefined && generation !== this.getStreamGeneration) || (awaitedId !== undefined && !this.router.isAwaiting(awaitedId));
+    const finished = () =>
+      this.lifetime.signal.aborted ||
+      (generation !== undefined && generation !== this.getStreamGeneration) ||
+      (awaitedId !== undefined && !this.router.isAwaiting(awaitedId));
 
     for (;;) {
       if (response?.body) {
@@ -357,7 +379,10 @@ export class StreamableHttpTransport implements Transport {
     const request: HttpRequest = {
       method: 'GET',
       url: this.url,
-      headers: this.sessionHeaders(false, { Accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) }),
+      headers: this.sessionHeaders(false, {
+        Accept: 'text/event-stream',
+        ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }),
+      }),
       signal,
     };
     const response = await sendHttp(this.params, this.url, request);
@@ -368,7 +393,10 @@ export class StreamableHttpTransport implements Transport {
     if (!response.ok) throw await statusError(request, response);
     if (mediaType(response) !== 'text/event-stream') {
       await discard(response);
-      throw McpError.internal(`GET ${this.shownUrl} answered with '${mediaType(response)}', not an SSE stream`, { url: this.shownUrl, status: response.status });
+      throw McpError.internal(`GET ${this.shownUrl} answered with '${mediaType(response)}', not an SSE stream`, {
+        url: this.shownUrl,
+        status: response.status,
+      });
     }
     return response;
   }
@@ -443,7 +471,8 @@ export class StreamableHttpTransport implements Transport {
     const params = m.params as Record<string, unknown>;
     const version = (params._meta as Record<string, unknown>)[MetaKeys.protocolVersion] as string;
     const headers: Record<string, string> = { 'MCP-Protocol-Version': version, 'Mcp-Method': m.method };
-    const name = m.method === 'resources/read' ? params.uri : m.method === 'tools/call' || m.method === 'prompts/get' ? params.name : undefined;
+    const name =
+      m.method === 'resources/read' ? params.uri : m.method === 'tools/call' || m.method === 'prompts/get' ? params.name : undefined;
     if (typeof name === 'string') headers['Mcp-Name'] = headerValue(name);
     if (m.kind === 'request') Object.assign(headers, this.requestHeaders?.(m.method, params));
     return headers;
@@ -485,7 +514,12 @@ const NEW_STYLE_ERRORS: ReadonlySet<number> = new Set([-32020, -32021, -32022]);
  * handed on as a 200 JSON reply, so the server's error (its code and data) reaches the caller as
  * the answer, not as an HTTP failure.
  */
-async function jsonRpcErrorAnswer(request: HttpRequest, response: Response, m: ClassifiedMessage, codes?: ReadonlySet<number>): Promise<Response | undefined> {
+async function jsonRpcErrorAnswer(
+  request: HttpRequest,
+  response: Response,
+  m: ClassifiedMessage,
+  codes?: ReadonlySet<number>,
+): Promise<Response | undefined> {
   if (m.kind !== 'request' || mediaType(response) !== 'application/json') return undefined;
   let text: string;
   try {

@@ -2,7 +2,18 @@
 // through, and the lazy load of dist/apps.js (the SDK's AppBridge and the panel, ./panel.ts).
 import * as vscode from 'vscode';
 import type { ServerLog } from '../logs';
-import { appResourceUri, forDisplay, fromTemplate, localOriginsAllowed, nothingToRedact, uiResourcesOf, McpError, type CallToolResult, type ServerHandle, type Tool } from '../../core';
+import {
+  appResourceUri,
+  forDisplay,
+  fromTemplate,
+  localOriginsAllowed,
+  nothingToRedact,
+  uiResourcesOf,
+  McpError,
+  type CallToolResult,
+  type ServerHandle,
+  type Tool,
+} from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import type { ToolCalls } from '../tools/callTool';
@@ -79,7 +90,10 @@ export class AppPanels implements vscode.Disposable {
         app,
         call,
         policy: this.policyFor(server),
-        hostInfo: { name: 'mcp-host', version: String(vscode.extensions.getExtension('mcp-host.mcp-host')?.packageJSON.version ?? '0.0.0') },
+        hostInfo: {
+          name: 'mcp-host',
+          version: String(vscode.extensions.getExtension('mcp-host.mcp-host')?.packageJSON.version ?? '0.0.0'),
+        },
         column: vscode.ViewColumn.Beside,
         localOrigins: localOriginsAllowed(server.definition),
         initTimeoutMs: this.initTimeoutMs,
@@ -88,7 +102,14 @@ export class AppPanels implements vscode.Disposable {
       panel.panel.onDidDispose(() => this.open.get(key) === panel && this.open.delete(key));
       return panel;
     } catch (error) {
-      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: cannot open the app of {0}: {1}'), this.host.shown(tool.name), this.host.shown(McpError.from(error).message)));
+      void notify(
+        'error',
+        fromTemplate(
+          vscode.l10n.t('MCP Host: cannot open the app of {0}: {1}'),
+          this.host.shown(tool.name),
+          this.host.shown(McpError.from(error).message),
+        ),
+      );
       return undefined;
     }
   }
@@ -126,7 +147,10 @@ export class AppPanels implements vscode.Disposable {
         // Only web pages; command:, file:, vscode: and the rest are refused without asking.
         if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
         const signal = new AbortController().signal;
-        return (await this.ui.elicitation.openPage(name, url, vscode.l10n.t('The app of "{0}" wants to open this page.', name), signal)) === 'open';
+        return (
+          (await this.ui.elicitation.openPage(name, url, vscode.l10n.t('The app of "{0}" wants to open this page.', name), signal)) ===
+          'open'
+        );
       },
       downloadFile: async (files) => {
         for (const file of files) {
@@ -134,7 +158,10 @@ export class AppPanels implements vscode.Disposable {
           if (file.text === undefined && file.blob === undefined) return false;
           const target = await this.ui.apps.saveLocation(name, file.uri.split('/').pop() || 'download');
           if (!target) return false;
-          await vscode.workspace.fs.writeFile(target, file.text !== undefined ? Buffer.from(file.text, 'utf8') : Buffer.from(file.blob!, 'base64'));
+          await vscode.workspace.fs.writeFile(
+            target,
+            file.text !== undefined ? Buffer.from(file.text, 'utf8') : Buffer.from(file.blob!, 'base64'),
+          );
         }
         return true;
       },
@@ -169,7 +196,11 @@ export const windowAppPrompts: AppPrompts = {
     const allow = vscode.l10n.t('Allow');
     const pick = await askModal(
       'warning',
-      fromTemplate(vscode.l10n.t('The app of the MCP server "{0}" asks for: {1}'), forDisplay(server, nothingToRedact), forDisplay(asked.join(', '), nothingToRedact)),
+      fromTemplate(
+        vscode.l10n.t('The app of the MCP server "{0}" asks for: {1}'),
+        forDisplay(server, nothingToRedact),
+        forDisplay(asked.join(', '), nothingToRedact),
+      ),
       fromTemplate(vscode.l10n.t('Without them the app still opens, with these browser features turned off.')),
       allow,
     );
@@ -181,10 +212,17 @@ export const windowAppPrompts: AppPrompts = {
     const what =
       kind === 'message'
         ? fromTemplate(vscode.l10n.t('The app of "{0}" sends a message (there is no chat here; nothing was sent on): {1}'), ...parts)
-        : fromTemplate(vscode.l10n.t('The app of "{0}" updates the model context (there is no model here; nothing was sent on): {1}'), ...parts);
+        : fromTemplate(
+            vscode.l10n.t('The app of "{0}" updates the model context (there is no model here; nothing was sent on): {1}'),
+            ...parts,
+          );
     void notify('info', what, copy).then((pick) => {
       if (pick === copy) void vscode.env.clipboard.writeText(text);
     });
   },
-  saveLocation: async (_server, suggested) => vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(suggested.replace(/[\\/:*?"<>|]/g, '_')), saveLabel: vscode.l10n.t('Save') }),
+  saveLocation: async (_server, suggested) =>
+    vscode.window.showSaveDialog({
+      defaultUri: vscode.Uri.file(suggested.replace(/[\\/:*?"<>|]/g, '_')),
+      saveLabel: vscode.l10n.t('Save'),
+    }),
 };

@@ -38,7 +38,12 @@ const STYLE_VARIABLES: Record<string, string> = {
   '--font-text-md-size': '--vscode-font-size',
 };
 
-const FEATURES: Record<AppPermission, string> = { camera: 'camera', microphone: 'microphone', geolocation: 'geolocation', clipboardWrite: 'clipboard-write' };
+const FEATURES: Record<AppPermission, string> = {
+  camera: 'camera',
+  microphone: 'microphone',
+  geolocation: 'geolocation',
+  clipboardWrite: 'clipboard-write',
+};
 
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
@@ -54,7 +59,14 @@ export interface AppPage {
  * the frame, a line of ours the app cannot reach: `origins` (what it may connect to, what was
  * refused) and, when the extension posts `{ notice }`, what went wrong (such as an app that never started).
  */
-export function appPage(appHtml: string, csp: CheckedCsp, granted: AppPermission[], cspSource: string, title: string, origins: string): AppPage {
+export function appPage(
+  appHtml: string,
+  csp: CheckedCsp,
+  granted: AppPermission[],
+  cspSource: string,
+  title: string,
+  origins: string,
+): AppPage {
   const nonce = randomBytes(16).toString('base64');
   const frameCsp = appFrameCsp(csp);
   const pageCsp = hostPageCsp(csp, nonce, inlineScriptHashes(appHtml), cspSource);

@@ -49,7 +49,12 @@ export interface AppPanel {
 /** Messages between this bridge and the webview's relay, as the relay sends them. */
 interface FromPage {
   fromApp?: Message;
-  context?: { theme?: 'light' | 'dark'; highContrast?: boolean; variables?: Record<string, string>; size?: { width: number; height: number } };
+  context?: {
+    theme?: 'light' | 'dark';
+    highContrast?: boolean;
+    variables?: Record<string, string>;
+    size?: { width: number; height: number };
+  };
 }
 
 class WebviewTransport implements BridgeTransport {
@@ -74,8 +79,14 @@ export async function openAppPanel(o: AppPanelOptions): Promise<AppPanel> {
   const title = `${o.server} › ${o.tool.title ?? o.tool.name}`;
   const granted = o.app.permissions.length ? await o.policy.grant(o.app.permissions) : [];
   const csp = checkCsp(o.app.csp ?? {}, { localAllowed: o.localOrigins });
-  for (const d of csp.dropped) o.policy.warn(`${o.app.uri}: the CSP source ${JSON.stringify(d.source)} was refused: ${CSP_REFUSALS[d.refusal]}`);
-  const panel = vscode.window.createWebviewPanel('mcpHost.app', title, { viewColumn: o.column, preserveFocus: true }, { enableScripts: true, localResourceRoots: [], enableForms: true });
+  for (const d of csp.dropped)
+    o.policy.warn(`${o.app.uri}: the CSP source ${JSON.stringify(d.source)} was refused: ${CSP_REFUSALS[d.refusal]}`);
+  const panel = vscode.window.createWebviewPanel(
+    'mcpHost.app',
+    title,
+    { viewColumn: o.column, preserveFocus: true },
+    { enableScripts: true, localResourceRoots: [], enableForms: true },
+  );
   const page = appPage(o.app.html, csp, granted, panel.webview.cspSource, title, originsLine(o.server, csp));
   const kind = vscode.window.activeColorTheme.kind;
   let displayMode: McpUiDisplayMode = 'inline';
@@ -100,7 +111,10 @@ export async function openAppPanel(o: AppPanelOptions): Promise<AppPanel> {
       logging: {},
       message: { text: {} },
       updateModelContext: { text: {} },
-      sandbox: { permissions: Object.fromEntries(granted.map((p) => [p, {}])), csp: { connectDomains: csp.connect, resourceDomains: csp.resource, frameDomains: csp.frame, baseUriDomains: csp.baseUri } },
+      sandbox: {
+        permissions: Object.fromEntries(granted.map((p) => [p, {}])),
+        csp: { connectDomains: csp.connect, resourceDomains: csp.resource, frameDomains: csp.frame, baseUriDomains: csp.baseUri },
+      },
     },
     { hostContext },
   );
@@ -114,13 +128,21 @@ export async function openAppPanel(o: AppPanelOptions): Promise<AppPanel> {
   bridge.onlistresources = async () => ({ resources: o.policy.resources().resources }) as never;
   bridge.onlistresourcetemplates = async () => ({ resourceTemplates: o.policy.resources().resourceTemplates }) as never;
   bridge.onopenlink = async (params) => ({ isError: !(await o.policy.openLink(params.url)) });
-  bridge.ondownloadfile = async (params) => ({ isError: !(await o.policy.downloadFile(params.contents.map((c) => (c.type === 'resource' ? c.resource : { uri: c.uri, mimeType: c.mimeType })))) });
+  bridge.ondownloadfile = async (params) => ({
+    isError: !(await o.policy.downloadFile(
+      params.contents.map((c) => (c.type === 'resource' ? c.resource : { uri: c.uri, mimeType: c.mimeType })),
+    )),
+  });
   bridge.onmessage = async (params) => (o.policy.show('message', text(params.content)), {});
   bridge.onupdatemodelcontext = async (params) => (
-    o.policy.show('modelContext', [text(params.content), params.structuredContent ? JSON.stringify(params.structuredContent, null, 2) : ''].filter(Boolean).join('\n')),
+    o.policy.show(
+      'modelContext',
+      [text(params.content), params.structuredContent ? JSON.stringify(params.structuredContent, null, 2) : ''].filter(Boolean).join('\n'),
+    ),
     {}
   );
-  bridge.onloggingmessage = (params) => o.policy.log(`app log (${params.level}): ${typeof params.data === 'string' ? params.data : JSON.stringify(params.data)}`);
+  bridge.onloggingmessage = (params) =>
+    o.policy.log(`app log (${params.level}): ${typeof params.data === 'string' ? params.data : JSON.stringify(params.data)}`);
   bridge.onsizechange = (params) => o.policy.log(`app size: ${JSON.stringify(params)}`);
   bridge.onrequestteardown = () => panel.dispose();
   bridge.onrequestdisplaymode = async (params) => {
@@ -167,10 +189,17 @@ export async function openAppPanel(o: AppPanelOptions): Promise<AppPanel> {
   const ready = async () => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), o.initTimeoutMs)));
-    const outcome = await Promise.race([initialized.then(() => 'ready' as const), closed.then(() => 'closed' as const), late]).finally(() => clearTimeout(timer));
+    const outcome = await Promise.race([initialized.then(() => 'ready' as const), closed.then(() => 'closed' as const), late]).finally(() =>
+      clearTimeout(timer),
+    );
     if (outcome === 'closed') throw McpError.connectionClosed('the app was closed');
     if (outcome === 'late') {
-      notify(vscode.l10n.t('The app did not start within {0} seconds, so the call was not passed to it. Close the panel and call the tool again to retry.', Math.round(o.initTimeoutMs / 100) / 10));
+      notify(
+        vscode.l10n.t(
+          'The app did not start within {0} seconds, so the call was not passed to it. Close the panel and call the tool again to retry.',
+          Math.round(o.initTimeoutMs / 100) / 10,
+        ),
+      );
       throw McpError.timeout('ui/notifications/initialized', o.initTimeoutMs);
     }
   };
@@ -207,7 +236,9 @@ export async function openAppPanel(o: AppPanelOptions): Promise<AppPanel> {
 /** The header's line: every origin the app may reach, or none, and what it asked for but was refused. */
 function originsLine(server: string, csp: CheckedCsp): string {
   const origins = allowedOrigins(csp);
-  const allowed = origins.length ? vscode.l10n.t('This app may connect to: {0}.', origins.join(', ')) : vscode.l10n.t('This app may make no outside connections.');
+  const allowed = origins.length
+    ? vscode.l10n.t('This app may connect to: {0}.', origins.join(', '))
+    : vscode.l10n.t('This app may make no outside connections.');
   if (!csp.dropped.length) return allowed;
   const refused = [...new Set(csp.dropped.map((d) => d.source))].join(', ');
   return `${allowed} ${vscode.l10n.t('Refused (the reasons are in the log of "{0}"): {1}', server, refused)}`;

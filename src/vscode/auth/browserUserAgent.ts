@@ -25,8 +25,16 @@ export class BrowserUserAgent implements OAuthUserAgent {
     const signIn = vscode.l10n.t('Sign In');
     const pick = await askModal(
       'info',
-      fromTemplate(vscode.l10n.t('The MCP server "{0}" needs you to sign in at {1}.'), forDisplay(this.server, nothingToRedact), forDisplay(authorizationUrl.host, nothingToRedact)),
-      fromTemplate(vscode.l10n.t('Your browser opens the sign-in page; MCP Host receives the answer on 127.0.0.1 and keeps the tokens in the secret storage.')),
+      fromTemplate(
+        vscode.l10n.t('The MCP server "{0}" needs you to sign in at {1}.'),
+        forDisplay(this.server, nothingToRedact),
+        forDisplay(authorizationUrl.host, nothingToRedact),
+      ),
+      fromTemplate(
+        vscode.l10n.t(
+          'Your browser opens the sign-in page; MCP Host receives the answer on 127.0.0.1 and keeps the tokens in the secret storage.',
+        ),
+      ),
       signIn,
     );
     if (pick !== signIn) throw new Error(vscode.l10n.t('sign-in to {0} was cancelled', authorizationUrl.host));
@@ -40,11 +48,16 @@ export class BrowserUserAgent implements OAuthUserAgent {
         }
         const failed = url.searchParams.get('error');
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-        const text = failed ? vscode.l10n.t('Sign-in failed. You can close this tab.') : vscode.l10n.t('Signed in. You can close this tab and return to VS Code.');
+        const text = failed
+          ? vscode.l10n.t('Sign-in failed. You can close this tab.')
+          : vscode.l10n.t('Signed in. You can close this tab and return to VS Code.');
         res.end(`<!doctype html><meta charset="utf-8"><title>MCP Host</title><p>${text}</p>`);
         finish(() => resolve(url.searchParams));
       });
-      const timer = setTimeout(() => finish(() => reject(new Error(vscode.l10n.t('no answer from the browser within 5 minutes')))), WAIT_MS);
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(vscode.l10n.t('no answer from the browser within 5 minutes')))),
+        WAIT_MS,
+      );
       const onAbort = () => finish(() => reject(new Error(vscode.l10n.t('sign-in cancelled'))));
       signal?.addEventListener('abort', onAbort, { once: true });
       let done = false;
@@ -56,7 +69,9 @@ export class BrowserUserAgent implements OAuthUserAgent {
         listener.close();
         settle();
       };
-      listener.once('error', (e) => finish(() => reject(new Error(vscode.l10n.t('cannot listen on {0} for the sign-in answer: {1}', redirect.host, e.message)))));
+      listener.once('error', (e) =>
+        finish(() => reject(new Error(vscode.l10n.t('cannot listen on {0} for the sign-in answer: {1}', redirect.host, e.message)))),
+      );
       listener.listen(Number(redirect.port), '127.0.0.1', () => {
         void vscode.env.openExternal(vscode.Uri.parse(authorizationUrl.toString(), true)).then((opened) => {
           if (!opened) finish(() => reject(new Error(vscode.l10n.t('the browser could not be opened'))));

@@ -1,5 +1,13 @@
 import * as vscode from 'vscode';
-import { checkElicitationContent, formDefaults, formFields, type ElicitationWait, type ElicitRequestParams, type ElicitResult, type UrlElicitation } from '../../core';
+import {
+  checkElicitationContent,
+  formDefaults,
+  formFields,
+  type ElicitationWait,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type UrlElicitation,
+} from '../../core';
 import type { HostUi } from '../ui';
 import { untilAborted } from './abort';
 import type { ElicitationUi } from './steps';
@@ -42,14 +50,31 @@ export class Elicitation {
   }
 
   /** The handler of a -32042 answer: consent per page, then wait for the server's completion (or the person's Retry). */
-  async urlRequired(server: string, pages: UrlElicitation[], wait: ElicitationWait, request: { method: string; params?: Record<string, unknown> }, signal: AbortSignal): Promise<'retry' | 'stop'> {
-    const what = typeof request.params?.name === 'string' ? request.params.name : typeof request.params?.uri === 'string' ? request.params.uri : request.method;
+  async urlRequired(
+    server: string,
+    pages: UrlElicitation[],
+    wait: ElicitationWait,
+    request: { method: string; params?: Record<string, unknown> },
+    signal: AbortSignal,
+  ): Promise<'retry' | 'stop'> {
+    const what =
+      typeof request.params?.name === 'string'
+        ? request.params.name
+        : typeof request.params?.uri === 'string'
+          ? request.params.uri
+          : request.method;
     const decision = await this.finishPages(server, what, pages, wait, signal);
     this.history.unshift({ server, mode: 'required', outcome: decision === 'retry' ? 'retried' : 'stopped' });
     return decision;
   }
 
-  private async finishPages(server: string, what: string, pages: UrlElicitation[], wait: ElicitationWait, signal: AbortSignal): Promise<'retry' | 'stop'> {
+  private async finishPages(
+    server: string,
+    what: string,
+    pages: UrlElicitation[],
+    wait: ElicitationWait,
+    signal: AbortSignal,
+  ): Promise<'retry' | 'stop'> {
     const completed = wait.allCompleted.then(() => 'completed' as const);
     for (const page of pages) {
       if (wait.isCompleted(page.elicitationId)) continue;
@@ -74,7 +99,10 @@ export class Elicitation {
     const title = vscode.l10n.t('"{0}" asks', server);
     const ask = async (i: number, canGoBack: boolean) => {
       const field = fields[i];
-      return untilAborted(this.ui.askField({ title: `${title} (${i + 1}/${fields.length})`, field, current: content[field.name], canGoBack }, signal), signal);
+      return untilAborted(
+        this.ui.askField({ title: `${title} (${i + 1}/${fields.length})`, field, current: content[field.name], canGoBack }, signal),
+        signal,
+      );
     };
     for (let i = 0; i < fields.length;) {
       const answer = await ask(i, i > 0);

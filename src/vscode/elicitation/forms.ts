@@ -15,7 +15,10 @@ const display = (text: string, max?: number): ShownText => forDisplay(text, noth
  * server asks (see `LazyElicitationUi` in ./ui.ts). The schema helpers come from the main bundle,
  * so this one does not carry the validator again.
  */
-export type FormHelpers = Pick<typeof Core, 'describeFieldValue' | 'formatPropertyValue' | 'multiSelectProblem' | 'parsePropertyInput' | 'pickedValues'>;
+export type FormHelpers = Pick<
+  typeof Core,
+  'describeFieldValue' | 'formatPropertyValue' | 'multiSelectProblem' | 'parsePropertyInput' | 'pickedValues'
+>;
 
 export function createQuickInputUi(helpers: FormHelpers): ElicitationUi & { readonly open: Set<vscode.QuickInput> } {
   return new QuickInputUi(helpers);
@@ -36,7 +39,13 @@ class QuickInputUi implements ElicitationUi {
       askModal(
         'info',
         fromTemplate(vscode.l10n.t('The MCP server "{0}" asks for information'), display(server)),
-        joinShown([display(message, SHOWN_MAX * 4), names.length ? fromTemplate(vscode.l10n.t('Fields: {0}'), display(names.join(', '))) : undefined], '\n'),
+        joinShown(
+          [
+            display(message, SHOWN_MAX * 4),
+            names.length ? fromTemplate(vscode.l10n.t('Fields: {0}'), display(names.join(', '))) : undefined,
+          ],
+          '\n',
+        ),
         respond,
         decline,
       ),
@@ -64,7 +73,12 @@ class QuickInputUi implements ElicitationUi {
   review(step: ReviewStep, signal: AbortSignal): Promise<ReviewAnswer> {
     type Item = ShownPickItem & { answer: ReviewAnswer };
     const items: Item[] = [];
-    if (!step.problem) items.push({ label: withIcon('send', fromTemplate(vscode.l10n.t('Send'))), description: fromTemplate(vscode.l10n.t('to {0}'), display(step.server)), answer: 'send' });
+    if (!step.problem)
+      items.push({
+        label: withIcon('send', fromTemplate(vscode.l10n.t('Send'))),
+        description: fromTemplate(vscode.l10n.t('to {0}'), display(step.server)),
+        answer: 'send',
+      });
     step.fields.forEach((f, i) => {
       const value = step.content[f.name];
       items.push({
@@ -74,7 +88,9 @@ class QuickInputUi implements ElicitationUi {
       });
     });
     items.push({ label: withIcon('close', fromTemplate(vscode.l10n.t('Cancel'))), answer: undefined });
-    const placeholder = step.problem ? fromTemplate(vscode.l10n.t('Cannot send yet: {0}'), display(step.problem)) : fromTemplate(vscode.l10n.t('Review your answers; nothing is sent before you choose Send'));
+    const placeholder = step.problem
+      ? fromTemplate(vscode.l10n.t('Cannot send yet: {0}'), display(step.problem))
+      : fromTemplate(vscode.l10n.t('Review your answers; nothing is sent before you choose Send'));
     // The review has no Back: every field is one of its rows.
     return this.quickPick<Item, ReviewAnswer>(
       display(step.title),
@@ -105,9 +121,20 @@ class QuickInputUi implements ElicitationUi {
     return 'open';
   }
 
-  async waitForPages(server: string, what: string, allCompleted: Promise<void>, signal: AbortSignal): Promise<'completed' | 'retry' | 'stop'> {
+  async waitForPages(
+    server: string,
+    what: string,
+    allCompleted: Promise<void>,
+    signal: AbortSignal,
+  ): Promise<'completed' | 'retry' | 'stop'> {
     const outcome = await withProgressNotification(
-      fromTemplate(vscode.l10n.t('{0}: finish in the browser; {1} runs again when the server says the page is done (Cancel to retry or stop yourself).'), display(server), display(what)),
+      fromTemplate(
+        vscode.l10n.t(
+          '{0}: finish in the browser; {1} runs again when the server says the page is done (Cancel to retry or stop yourself).',
+        ),
+        display(server),
+        display(what),
+      ),
       true,
       (_progress, token) =>
         new Promise<'completed' | 'cancelled' | 'aborted'>((resolve) => {
@@ -138,7 +165,12 @@ class QuickInputUi implements ElicitationUi {
       description: c.value === f.schema.default ? fromTemplate(vscode.l10n.t('default')) : undefined,
       answer: { value: c.value as ElicitationValue },
     }));
-    if (!f.required) items.push({ label: withIcon('circle-slash', fromTemplate(vscode.l10n.t('Skip'))), description: fromTemplate(vscode.l10n.t('leave this field out')), answer: 'skip' });
+    if (!f.required)
+      items.push({
+        label: withIcon('circle-slash', fromTemplate(vscode.l10n.t('Skip'))),
+        description: fromTemplate(vscode.l10n.t('leave this field out')),
+        answer: 'skip',
+      });
     const start = step.current ?? f.schema.default;
     return this.quickPick<Item, FieldAnswer>(
       display(step.title),
@@ -237,7 +269,11 @@ class QuickInputUi implements ElicitationUi {
   }
 
   /** Shows the input until it answers, is hidden, or the signal fires; then disposes it. */
-  private run<A>(input: vscode.QuickInput, signal: AbortSignal, wire: (finish: (a: A | undefined) => void) => void): Promise<A | undefined> {
+  private run<A>(
+    input: vscode.QuickInput,
+    signal: AbortSignal,
+    wire: (finish: (a: A | undefined) => void) => void,
+  ): Promise<A | undefined> {
     return new Promise((resolve) => {
       let done = false;
       const finish = (a: A | undefined) => {

@@ -11,7 +11,13 @@ export class LazyElicitationUi implements ElicitationUi {
   private loaded: ReturnType<typeof FormsModule.createQuickInputUi> | undefined;
 
   private get real(): ReturnType<typeof FormsModule.createQuickInputUi> {
-    this.loaded ??= (require('./forms.js') as typeof FormsModule).createQuickInputUi({ describeFieldValue, formatPropertyValue, multiSelectProblem, parsePropertyInput, pickedValues });
+    this.loaded ??= (require('./forms.js') as typeof FormsModule).createQuickInputUi({
+      describeFieldValue,
+      formatPropertyValue,
+      multiSelectProblem,
+      parsePropertyInput,
+      pickedValues,
+    });
     return this.loaded;
   }
 

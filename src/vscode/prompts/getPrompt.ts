@@ -52,7 +52,14 @@ export class PromptActions {
       await vscode.window.showTextDocument(uri, { preview: false });
       return uri;
     } catch (error) {
-      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: prompt {0} failed: {1}'), this.host.shown(prompt.name), this.host.shown(McpError.from(error).toString())));
+      void notify(
+        'error',
+        fromTemplate(
+          vscode.l10n.t('MCP Host: prompt {0} failed: {1}'),
+          this.host.shown(prompt.name),
+          this.host.shown(McpError.from(error).toString()),
+        ),
+      );
       return undefined;
     }
   }
@@ -72,12 +79,20 @@ export class PromptActions {
       void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no running server offers prompts.')));
       return undefined;
     }
-    return pickOne(items, { title: fromTemplate(vscode.l10n.t('MCP Host: Get Prompt')), placeHolder: fromTemplate(vscode.l10n.t('Which prompt?')), matchOnDescription: true, matchOnDetail: true });
+    return pickOne(items, {
+      title: fromTemplate(vscode.l10n.t('MCP Host: Get Prompt')),
+      placeHolder: fromTemplate(vscode.l10n.t('Which prompt?')),
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
   }
 }
 
 /** The Get Prompt picker's items: every prompt of every running server, with its icon where the server gives one. */
-export async function promptPickItems(host: McpHost, servers: readonly ServerHandle[]): Promise<Array<ShownPickItem & { server: ServerHandle; prompt: Prompt }>> {
+export async function promptPickItems(
+  host: McpHost,
+  servers: readonly ServerHandle[],
+): Promise<Array<ShownPickItem & { server: ServerHandle; prompt: Prompt }>> {
   const offered = servers.flatMap((server) => (server.client ? server.prompts.map((prompt) => ({ server, prompt })) : []));
   await warmIcons(offered.map(({ prompt }) => prompt.icons));
   return offered.map(({ server, prompt }) => ({

@@ -48,7 +48,10 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
 
   static register(host: McpHost): vscode.Disposable {
     const fs = new ResourceFileSystem(host);
-    return vscode.Disposable.from(fs, vscode.workspace.registerFileSystemProvider(RESOURCE_SCHEME, fs, { isCaseSensitive: true, isReadonly: true }));
+    return vscode.Disposable.from(
+      fs,
+      vscode.workspace.registerFileSystemProvider(RESOURCE_SCHEME, fs, { isCaseSensitive: true, isReadonly: true }),
+    );
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
@@ -57,7 +60,11 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
     if (readJustBefore) return readJustBefore;
     const client = this.host.registry.get(server)?.client;
     if (!client) {
-      const message = fromTemplate(vscode.l10n.t('MCP server "{0}" is not running, so {1} cannot be read'), this.host.shown(server), this.host.shown(resourceUri));
+      const message = fromTemplate(
+        vscode.l10n.t('MCP server "{0}" is not running, so {1} cannot be read'),
+        this.host.shown(server),
+        this.host.shown(resourceUri),
+      );
       this.reportFailure(server, message);
       throw vscode.FileSystemError.Unavailable(message);
     }
@@ -71,11 +78,21 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
     } catch (error) {
       const e = McpError.from(error);
       if (client.isResourceNotFound(e, resourceUri)) {
-        const message = fromTemplate(vscode.l10n.t('"{0}" has no resource {1}: {2}'), this.host.shown(server), this.host.shown(resourceUri), this.host.shown(e.message));
+        const message = fromTemplate(
+          vscode.l10n.t('"{0}" has no resource {1}: {2}'),
+          this.host.shown(server),
+          this.host.shown(resourceUri),
+          this.host.shown(e.message),
+        );
         this.reportFailure(server, message);
         throw vscode.FileSystemError.FileNotFound(message);
       }
-      const message = fromTemplate(vscode.l10n.t('Reading {0} from "{1}" failed: {2}'), this.host.shown(resourceUri), this.host.shown(server), this.host.shown(e.message));
+      const message = fromTemplate(
+        vscode.l10n.t('Reading {0} from "{1}" failed: {2}'),
+        this.host.shown(resourceUri),
+        this.host.shown(server),
+        this.host.shown(e.message),
+      );
       this.reportFailure(server, message);
       throw vscode.FileSystemError.Unavailable(message);
     }

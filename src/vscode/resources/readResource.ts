@@ -1,5 +1,14 @@
 import * as vscode from 'vscode';
-import { expandTemplate, fromTemplate, templateVariables, withIcon, titleAndName, type Resource, type ResourceTemplate, type ServerHandle } from '../../core';
+import {
+  expandTemplate,
+  fromTemplate,
+  templateVariables,
+  withIcon,
+  titleAndName,
+  type Resource,
+  type ResourceTemplate,
+  type ServerHandle,
+} from '../../core';
 import { knownIcon, warmIcons } from '../icons';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
@@ -13,7 +22,10 @@ import { cancelOpen, expectOpen } from './readAhead';
  * the server refuses opens nothing (the provider has shown why), instead of an editor pane that
  * says only "could not be opened"; the editor then gets the bytes of that one read.
  */
-export async function openResource(server: ServerHandle, resource: Pick<Resource, 'uri' | 'name' | 'mimeType'>): Promise<vscode.Uri | undefined> {
+export async function openResource(
+  server: ServerHandle,
+  resource: Pick<Resource, 'uri' | 'name' | 'mimeType'>,
+): Promise<vscode.Uri | undefined> {
   const uri = toResourceUri(server.name, resource.uri, resource.name, resource.mimeType);
   expectOpen(uri.toString());
   try {
@@ -70,7 +82,9 @@ export async function resourcePickItems(host: McpHost, servers: readonly ServerH
       const iconPath = knownIcon(template.icons);
       return {
         // Without an icon of its own, a template is told from a resource by the theme's.
-        label: iconPath ? host.shown(`${server.name} › ${titleAndName(template).label}`) : withIcon('file-code', host.shown(`${server.name} › ${titleAndName(template).label}`)),
+        label: iconPath
+          ? host.shown(`${server.name} › ${titleAndName(template).label}`)
+          : withIcon('file-code', host.shown(`${server.name} › ${titleAndName(template).label}`)),
         iconPath,
         description: host.shown([titleAndName(template).name, template.uriTemplate].filter(Boolean).join(' · ')),
         server,
@@ -87,7 +101,11 @@ export async function readResourceCommand(host: McpHost): Promise<void> {
     void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no running server offers resources.')));
     return;
   }
-  const pick = await pickOne(items, { title: fromTemplate(vscode.l10n.t('MCP Host: Read Resource')), placeHolder: fromTemplate(vscode.l10n.t('Which resource?')), matchOnDescription: true });
+  const pick = await pickOne(items, {
+    title: fromTemplate(vscode.l10n.t('MCP Host: Read Resource')),
+    placeHolder: fromTemplate(vscode.l10n.t('Which resource?')),
+    matchOnDescription: true,
+  });
   if (!pick) return;
   if (pick.resource) await openResource(pick.server, pick.resource);
   else if (pick.template) await fillTemplate(pick.server, pick.template);

@@ -16,7 +16,12 @@ export function resourceTooltip(r: Resource): string {
 }
 
 export function templateTooltip(t: ResourceTemplate): string {
-  return lines([`${t.uriTemplate}${t.mimeType ? ` (${t.mimeType})` : ''}`, t.title && t.title !== t.name ? `${t.title} — ${t.name}` : undefined, t.description, ...annotationLines(t.annotations)]);
+  return lines([
+    `${t.uriTemplate}${t.mimeType ? ` (${t.mimeType})` : ''}`,
+    t.title && t.title !== t.name ? `${t.title} — ${t.name}` : undefined,
+    t.description,
+    ...annotationLines(t.annotations),
+  ]);
 }
 
 function annotationLines(a: Annotations | undefined): Array<string | undefined> {

@@ -21,6 +21,7 @@ export function toResourceUri(server: string, resourceUri: string, name?: string
 export function fromResourceUri(uri: vscode.Uri): DecodedResource {
   const decoded = uri.scheme === RESOURCE_SCHEME ? decodeResourceLocation(uri.path, uri.query) : undefined;
   if (!decoded) throw vscode.FileSystemError.FileNotFound(uri);
-  if (!isSafeResourceFileName(decoded.fileName)) throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('MCP Host opens server content only as text or media: {0}', decoded.fileName));
+  if (!isSafeResourceFileName(decoded.fileName))
+    throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('MCP Host opens server content only as text or media: {0}', decoded.fileName));
   return decoded;
 }

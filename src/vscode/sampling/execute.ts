@@ -1,5 +1,16 @@
 import * as vscode from 'vscode';
-import { applyStopSequences, describeBlock, ErrorCode, McpError, offeredTools, REQUEST_CANCELLED, samplingAnswer, type CreateMessageParams, type CreateMessageResult, type ToolUseContent } from '../../core';
+import {
+  applyStopSequences,
+  describeBlock,
+  ErrorCode,
+  McpError,
+  offeredTools,
+  REQUEST_CANCELLED,
+  samplingAnswer,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type ToolUseContent,
+} from '../../core';
 import { isTextPart, isToolCall, responseParts, toolMode, type ToolCallPart, type ToolRequestOptions } from './lmApi';
 import { toChatMessages } from './messages';
 
@@ -34,7 +45,12 @@ const cancelledByServer = () => new McpError(REQUEST_CANCELLED, 'Sampling cancel
  * Sends the (decided, consented) request to `model` and reads its answer: streamed text cut at a
  * stop sequence, tool calls, and the token counts. `signal` is the server's cancellation.
  */
-export async function askModel(model: vscode.LanguageModelChat, request: CreateMessageParams, server: string, signal: AbortSignal): Promise<ModelAnswer> {
+export async function askModel(
+  model: vscode.LanguageModelChat,
+  request: CreateMessageParams,
+  server: string,
+  signal: AbortSignal,
+): Promise<ModelAnswer> {
   const messages = toChatMessages(request);
   const source = new vscode.CancellationTokenSource();
   const onAbort = () => source.cancel();
@@ -79,7 +95,12 @@ export async function askModel(model: vscode.LanguageModelChat, request: CreateM
     if (signal.aborted) throw cancelledByServer();
     let tokensOut = await model.countTokens(text);
     for (const c of calls) tokensOut += await model.countTokens(`${c.name} ${JSON.stringify(c.input)}`);
-    const uses: ToolUseContent[] = calls.map((c) => ({ type: 'tool_use', id: c.callId, name: c.name, input: { ...(c.input as Record<string, unknown>) } }));
+    const uses: ToolUseContent[] = calls.map((c) => ({
+      type: 'tool_use',
+      id: c.callId,
+      name: c.name,
+      input: { ...(c.input as Record<string, unknown>) },
+    }));
     const answer = samplingAnswer({ text, stopped, uses, tokensOut }, request.maxTokens, model.id);
     let tokensIn = 0;
     for (const m of messages) tokensIn += await model.countTokens(m);
@@ -96,10 +117,18 @@ export async function askModel(model: vscode.LanguageModelChat, request: CreateM
 function failure(error: unknown, signal: AbortSignal): SamplingFailure {
   const cancelled = signal.aborted;
   // Our side closing the connection aborts the signal too: the server is not to blame for that.
-  const closed = cancelled && signal.reason instanceof McpError && signal.reason.code === ErrorCode.ConnectionClosed ? (signal.reason as McpError) : undefined;
-  const message = closed ? closed.message : error instanceof vscode.LanguageModelError ? `${error.code}: ${error.message}` : modelErrorText(error);
+  const closed =
+    cancelled && signal.reason instanceof McpError && signal.reason.code === ErrorCode.ConnectionClosed
+      ? (signal.reason as McpError)
+      : undefined;
+  const message = closed
+    ? closed.message
+    : error instanceof vscode.LanguageModelError
+      ? `${error.code}: ${error.message}`
+      : modelErrorText(error);
   const logLine = closed ? `stopped: ${message}` : cancelled ? 'cancelled by the server' : `model error: ${message}`;
-  const answer = closed ?? (cancelled ? cancelledByServer() : new McpError(ErrorCode.InternalError, `The language model failed: ${message}`));
+  const answer =
+    closed ?? (cancelled ? cancelledByServer() : new McpError(ErrorCode.InternalError, `The language model failed: ${message}`));
   return new SamplingFailure(cancelled ? 'cancelled' : 'failed', message, logLine, answer);
 }
 

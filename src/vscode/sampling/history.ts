@@ -29,7 +29,9 @@ export async function showHistory(history: readonly SamplingRecord[], docs: Outp
       `## ${new Date(r.at).toLocaleString()} — ${inline(r.server)}: ${decisionLabel(r.decision)}`,
       [
         r.reviewed ? `- ${vscode.l10n.t('edited by the person in Review')}` : '',
-        r.ignoredIncludeContext ? `- ${vscode.l10n.t('includeContext "{0}" was ignored: no context of this or other servers was added', inline(r.ignoredIncludeContext))}` : '',
+        r.ignoredIncludeContext
+          ? `- ${vscode.l10n.t('includeContext "{0}" was ignored: no context of this or other servers was added', inline(r.ignoredIncludeContext))}`
+          : '',
         r.model ? `- ${vscode.l10n.t('model: {0}', inline(r.model))}` : '',
         r.tokensIn !== undefined ? `- ${vscode.l10n.t('tokens: {0} in, {1} out', r.tokensIn, r.tokensOut ?? 0)}` : '',
         r.durationMs !== undefined ? `- ${vscode.l10n.t('duration: {0} ms', r.durationMs)}` : '',

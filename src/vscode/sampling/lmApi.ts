@@ -41,9 +41,11 @@ export function hasDataParts(): boolean {
 
 export const textPart = (value: string): object => new extras.LanguageModelTextPart!(value);
 export const dataPart = (data: Uint8Array, mimeType: string): object => new extras.LanguageModelDataPart!(data, mimeType);
-export const toolCallPart = (callId: string, name: string, input: object): object => new extras.LanguageModelToolCallPart!(callId, name, input);
+export const toolCallPart = (callId: string, name: string, input: object): object =>
+  new extras.LanguageModelToolCallPart!(callId, name, input);
 export const toolResultPart = (callId: string, content: object[]): object => new extras.LanguageModelToolResultPart!(callId, content);
-export const toolMode = (mode: 'auto' | 'required'): number => (mode === 'required' ? extras.LanguageModelChatToolMode!.Required : extras.LanguageModelChatToolMode!.Auto);
+export const toolMode = (mode: 'auto' | 'required'): number =>
+  mode === 'required' ? extras.LanguageModelChatToolMode!.Required : extras.LanguageModelChatToolMode!.Auto;
 
 export function isToolCall(part: unknown): part is ToolCallPart {
   return typeof extras.LanguageModelToolCallPart === 'function' && part instanceof extras.LanguageModelToolCallPart;
@@ -54,7 +56,9 @@ export function isTextPart(part: unknown): part is { value: string } {
 
 /** A chat message of parts (1.93+); only called after the checks above. */
 export function partsMessage(role: 'user' | 'assistant', parts: object[]): vscode.LanguageModelChatMessage {
-  const make = (role === 'user' ? vscode.LanguageModelChatMessage.User : vscode.LanguageModelChatMessage.Assistant) as unknown as (content: object[]) => vscode.LanguageModelChatMessage;
+  const make = (role === 'user' ? vscode.LanguageModelChatMessage.User : vscode.LanguageModelChatMessage.Assistant) as unknown as (
+    content: object[],
+  ) => vscode.LanguageModelChatMessage;
   return make(parts);
 }
 

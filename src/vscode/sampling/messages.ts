@@ -14,7 +14,10 @@ export function toChatMessages(params: CreateMessageParams): vscode.LanguageMode
   const dataParts = hasDataParts();
   for (const m of params.messages) {
     const blocks = messageBlocks(m);
-    const asParts = blocks.some((b) => b.type === 'tool_use' || b.type === 'tool_result' || (dataParts && m.role === 'user' && (b.type === 'image' || b.type === 'audio')));
+    const asParts = blocks.some(
+      (b) =>
+        b.type === 'tool_use' || b.type === 'tool_result' || (dataParts && m.role === 'user' && (b.type === 'image' || b.type === 'audio')),
+    );
     if (!asParts) {
       const text = contentText(m);
       out.push(m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(text) : vscode.LanguageModelChatMessage.User(text));
@@ -23,7 +26,8 @@ export function toChatMessages(params: CreateMessageParams): vscode.LanguageMode
     const parts = blocks.map((b) => {
       if (b.type === 'tool_use') return toolCallPart(b.id, b.name, b.input);
       if (b.type === 'tool_result') return toolResultPart(b.toolUseId, [textPart(b.isError ? `Error: ${resultText(b)}` : resultText(b))]);
-      if ((b.type === 'image' || b.type === 'audio') && m.role === 'user' && dataParts) return dataPart(Buffer.from(b.data, 'base64'), b.mimeType);
+      if ((b.type === 'image' || b.type === 'audio') && m.role === 'user' && dataParts)
+        return dataPart(Buffer.from(b.data, 'base64'), b.mimeType);
       return textPart(blockText(b));
     });
     out.push(partsMessage(m.role === 'assistant' ? 'assistant' : 'user', parts));
@@ -32,7 +36,8 @@ export function toChatMessages(params: CreateMessageParams): vscode.LanguageMode
 }
 
 function blockText(b: ReturnType<typeof messageBlocks>[number]): string {
-  if (b.type === 'image' || b.type === 'audio') return `${describeBlock(b).slice(0, -1)}, not sent: this VS Code's language model API takes no ${b.type}]`;
+  if (b.type === 'image' || b.type === 'audio')
+    return `${describeBlock(b).slice(0, -1)}, not sent: this VS Code's language model API takes no ${b.type}]`;
   return describeBlock(b);
 }
 

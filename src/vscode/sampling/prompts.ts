@@ -28,23 +28,35 @@ export async function askConsent(server: string, params: CreateMessageParams): P
 
 export async function pickModelWithQuickPick(models: vscode.LanguageModelChat[]): Promise<vscode.LanguageModelChat | undefined> {
   const pick = await pickOne(
-    models.map((m) => ({ label: forDisplay(m.name, nothingToRedact), description: forDisplay(`${m.vendor} · ${m.family} · ${m.id}`, nothingToRedact), model: m })),
+    models.map((m) => ({
+      label: forDisplay(m.name, nothingToRedact),
+      description: forDisplay(`${m.vendor} · ${m.family} · ${m.id}`, nothingToRedact),
+      model: m,
+    })),
     { title: fromTemplate(vscode.l10n.t('MCP Host: which model should answer the sampling request?')) },
   );
   return pick?.model;
 }
 
 /** Opens the request as JSON; the person may edit the messages, then allow or deny. */
-export async function reviewInEditor(actions: DocumentActions, server: string, params: CreateMessageParams): Promise<CreateMessageParams | undefined> {
+export async function reviewInEditor(
+  actions: DocumentActions,
+  server: string,
+  params: CreateMessageParams,
+): Promise<CreateMessageParams | undefined> {
   const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(params, null, 2)}\n` });
   await vscode.window.showTextDocument(doc, { preview: false });
   try {
     for (;;) {
       const allow = fromTemplate(vscode.l10n.t('Allow as Edited'));
-      const pick = await actions.ask(doc, fromTemplate(vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.'), forDisplay(server, nothingToRedact)), [
-        allow,
-        fromTemplate(vscode.l10n.t('Deny')),
-      ]);
+      const pick = await actions.ask(
+        doc,
+        fromTemplate(
+          vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.'),
+          forDisplay(server, nothingToRedact),
+        ),
+        [allow, fromTemplate(vscode.l10n.t('Deny'))],
+      );
       if (pick !== allow) return undefined;
       try {
         const edited = JSON.parse(doc.getText()) as CreateMessageParams;
@@ -52,7 +64,10 @@ export async function reviewInEditor(actions: DocumentActions, server: string, p
         // Only the messages and system prompt are the person's to change; limits stay as the policy set them.
         return { ...params, messages: edited.messages, systemPrompt: edited.systemPrompt };
       } catch (e) {
-        void notify('error', fromTemplate(vscode.l10n.t('The request is not valid JSON: {0}'), forDisplay((e as Error).message, nothingToRedact)));
+        void notify(
+          'error',
+          fromTemplate(vscode.l10n.t('The request is not valid JSON: {0}'), forDisplay((e as Error).message, nothingToRedact)),
+        );
       }
     }
   } finally {

@@ -67,7 +67,12 @@ export class SamplingService {
       throw new McpError(refusal.code, refusal.message);
     };
 
-    const plan = planSampling(params, def.sampling, { canCallTools: hasToolCalling(), editorVersion: vscode.version, alwaysAllowed: this.alwaysAllowed().includes(server), budget: this.budget(server) });
+    const plan = planSampling(params, def.sampling, {
+      canCallTools: hasToolCalling(),
+      editorVersion: vscode.version,
+      alwaysAllowed: this.alwaysAllowed().includes(server),
+      budget: this.budget(server),
+    });
     if (plan.kind === 'refuse') return refuse(plan);
     // The plan holds the request's place in the budget: committed once the model is asked; every
     // other way out (the person's No, no model, an error) gives it back here.
@@ -99,7 +104,9 @@ export class SamplingService {
         void notify(
           'error',
           fromTemplate(
-            vscode.l10n.t('MCP Host: "{0}" asked for a language model, but {1}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust {2}.'),
+            vscode.l10n.t(
+              'MCP Host: "{0}" asked for a language model, but {1}. Install and sign in to a language model provider (for example GitHub Copilot), or adjust {2}.',
+            ),
             forDisplay(server, nothingToRedact),
             forDisplay(choice.reason, nothingToRedact),
             forDisplay(`mcpHost.servers › ${server} › sampling.models`, nothingToRedact),
@@ -115,9 +122,17 @@ export class SamplingService {
       try {
         const answer = await askModel(model, request, server, signal);
         reservation.commit(answer.tokensIn + answer.tokensOut);
-        Object.assign(record, { decision: 'allowed', tokensIn: answer.tokensIn, tokensOut: answer.tokensOut, durationMs: Date.now() - started, response: answer.said });
+        Object.assign(record, {
+          decision: 'allowed',
+          tokensIn: answer.tokensIn,
+          tokensOut: answer.tokensOut,
+          durationMs: Date.now() - started,
+          response: answer.said,
+        });
         this.records.changed(record);
-        log.info(`sampling: ${model.id} answered (${answer.tokensIn} tokens in, ${answer.tokensOut} out, ${answer.toolCalls ? `${answer.toolCalls} tool call(s), ` : ''}${Date.now() - started} ms)`);
+        log.info(
+          `sampling: ${model.id} answered (${answer.tokensIn} tokens in, ${answer.tokensOut} out, ${answer.toolCalls ? `${answer.toolCalls} tool call(s), ` : ''}${Date.now() - started} ms)`,
+        );
         return answer.result;
       } catch (failure) {
         if (!(failure instanceof SamplingFailure)) throw failure;

@@ -24,13 +24,21 @@ export async function addServer(host: McpHost, ui: SetupUi): Promise<string | un
   const chosen = await ui.pick(
     'kind',
     [
-      { label: fromTemplate(vscode.l10n.t('$(terminal) Command (stdio)')), detail: fromTemplate(vscode.l10n.t('Runs a local program, e.g. node server.js or uvx mcp-server-git')), way: 'stdio' as Kind },
+      {
+        label: fromTemplate(vscode.l10n.t('$(terminal) Command (stdio)')),
+        detail: fromTemplate(vscode.l10n.t('Runs a local program, e.g. node server.js or uvx mcp-server-git')),
+        way: 'stdio' as Kind,
+      },
       {
         label: fromTemplate(vscode.l10n.t('$(package) npm Package')),
         detail: fromTemplate(vscode.l10n.t('Runs a package from the npm registry with npx, e.g. @modelcontextprotocol/server-everything')),
         way: 'npm' as Kind,
       },
-      { label: fromTemplate(vscode.l10n.t('$(globe) HTTP URL')), detail: fromTemplate(vscode.l10n.t('Connects to a remote server (Streamable HTTP or HTTP+SSE)')), way: 'http' as Kind },
+      {
+        label: fromTemplate(vscode.l10n.t('$(globe) HTTP URL')),
+        detail: fromTemplate(vscode.l10n.t('Connects to a remote server (Streamable HTTP or HTTP+SSE)')),
+        way: 'http' as Kind,
+      },
     ],
     { title: title(1), placeHolder: fromTemplate(vscode.l10n.t('How is the server reached?')) },
   );
@@ -75,14 +83,19 @@ function targetQuestion(kind: Kind): vscode.InputBoxOptions {
         validateInput: (v) => {
           const line = wordsOf(v);
           if ('error' in line) return line.error;
-          return line.words[0] && NPM_PACKAGE.test(line.words[0]) ? undefined : vscode.l10n.t('Enter an npm package name such as @scope/name or name@version');
+          return line.words[0] && NPM_PACKAGE.test(line.words[0])
+            ? undefined
+            : vscode.l10n.t('Enter an npm package name such as @scope/name or name@version');
         },
       };
     case 'http':
       return {
         prompt: vscode.l10n.t('The server URL'),
         placeHolder: 'https://example.com/mcp',
-        validateInput: (v) => (/^https?:\/\/[^\s/]+\S*$/.test(v.trim()) && URL.canParse(v.trim()) ? undefined : vscode.l10n.t('Enter an http:// or https:// URL')),
+        validateInput: (v) =>
+          /^https?:\/\/[^\s/]+\S*$/.test(v.trim()) && URL.canParse(v.trim())
+            ? undefined
+            : vscode.l10n.t('Enter an http:// or https:// URL'),
       };
   }
 }
@@ -126,7 +139,10 @@ async function startAdded(host: McpHost, ui: SetupUi, name: string, where: Shown
   if (!server) {
     const diagnostic = host.diagnostics.find((d) => d.name === name)?.message;
     const reason = diagnostic === undefined ? fromTemplate(vscode.l10n.t('it is not in the settings')) : host.shown(diagnostic);
-    void ui.notify('warning', fromTemplate(vscode.l10n.t('MCP Host: "{0}" was added to {1} but not started: {2}'), shownName, where, reason));
+    void ui.notify(
+      'warning',
+      fromTemplate(vscode.l10n.t('MCP Host: "{0}" was added to {1} but not started: {2}'), shownName, where, reason),
+    );
     return;
   }
   // The reload asked for its start without waiting for it: start() joins that start (or makes one, when it waits to be started); a failure is in its state already.
@@ -138,6 +154,10 @@ async function startAdded(host: McpHost, ui: SetupUi, name: string, where: Shown
   }
   const showLog = vscode.l10n.t('Show Log');
   // The failure is the server's text (an initialize error, a stderr tail, an HTTP body).
-  const pick = await ui.notify('error', fromTemplate(vscode.l10n.t('MCP Host: "{0}" was added to {1} but could not start: {2}'), shownName, where, host.shown(failure)), showLog);
+  const pick = await ui.notify(
+    'error',
+    fromTemplate(vscode.l10n.t('MCP Host: "{0}" was added to {1} but could not start: {2}'), shownName, where, host.shown(failure)),
+    showLog,
+  );
   if (pick === showLog) await vscode.commands.executeCommand(Commands.showServerLog, name);
 }

@@ -15,7 +15,11 @@ export interface ServerEntry {
   origin: ServerOrigin;
 }
 
-function targetOf(origin: ServerOrigin): { config: vscode.WorkspaceConfiguration; target: vscode.ConfigurationTarget; current: Record<string, unknown> | undefined } {
+function targetOf(origin: ServerOrigin): {
+  config: vscode.WorkspaceConfiguration;
+  target: vscode.ConfigurationTarget;
+  current: Record<string, unknown> | undefined;
+} {
   const config = vscode.workspace.getConfiguration(Settings.section, origin.folderUri ? vscode.Uri.parse(origin.folderUri) : undefined);
   const inspected = config.inspect<Record<string, unknown>>(Settings.servers);
   switch (origin.scope) {
@@ -39,7 +43,11 @@ export async function removeServer(host: McpHost, ui: SetupUi, entry: ServerEntr
   const remove = vscode.l10n.t('Remove');
   const ok = await ui.confirm(
     fromTemplate(vscode.l10n.t('Remove the MCP server "{0}" from the {1}?'), host.shown(entry.name), where),
-    fromTemplate(vscode.l10n.t('The entry is deleted from the settings and the server stops. Its log, consent and sign-in stay until the window closes.')),
+    fromTemplate(
+      vscode.l10n.t(
+        'The entry is deleted from the settings and the server stops. Its log, consent and sign-in stay until the window closes.',
+      ),
+    ),
     remove,
   );
   if (!ok) return false;
@@ -56,7 +64,9 @@ export async function editServerSettings(entry: ServerEntry): Promise<vscode.Tex
   let editor: vscode.TextEditor | undefined;
   if (file) editor = await vscode.window.showTextDocument(file, { preview: false });
   else {
-    await vscode.commands.executeCommand(entry.origin.scope === 'user' ? 'workbench.action.openSettingsJson' : 'workbench.action.openWorkspaceSettingsFile');
+    await vscode.commands.executeCommand(
+      entry.origin.scope === 'user' ? 'workbench.action.openSettingsJson' : 'workbench.action.openWorkspaceSettingsFile',
+    );
     editor = vscode.window.activeTextEditor;
   }
   if (!editor) return undefined;
@@ -80,7 +90,8 @@ export async function editServerSettings(entry: ServerEntry): Promise<vscode.Tex
 /** The file of a folder scope, or of the workspace of a single-folder window; undefined for user settings and .code-workspace files. */
 async function settingsFile(origin: ServerOrigin): Promise<vscode.Uri | undefined> {
   if (origin.scope === 'user') return undefined;
-  if (origin.scope === 'workspace' && vscode.workspace.workspaceFile) return vscode.workspace.workspaceFile.scheme === 'untitled' ? undefined : vscode.workspace.workspaceFile;
+  if (origin.scope === 'workspace' && vscode.workspace.workspaceFile)
+    return vscode.workspace.workspaceFile.scheme === 'untitled' ? undefined : vscode.workspace.workspaceFile;
   const folder = origin.folderUri ? vscode.Uri.parse(origin.folderUri) : vscode.workspace.workspaceFolders?.[0]?.uri;
   return folder ? vscode.Uri.joinPath(folder, '.vscode', 'settings.json') : undefined;
 }

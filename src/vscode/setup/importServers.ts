@@ -74,7 +74,9 @@ export async function importServers(host: McpHost, ui: SetupUi, log: ServerLog, 
   ];
   const source = await ui.pick('source', sourceItems, {
     title,
-    placeHolder: found.length ? fromTemplate(vscode.l10n.t('Import from where?')) : fromTemplate(vscode.l10n.t('No MCP configuration of another client was found. Choose a file?')),
+    placeHolder: found.length
+      ? fromTemplate(vscode.l10n.t('Import from where?'))
+      : fromTemplate(vscode.l10n.t('No MCP configuration of another client was found. Choose a file?')),
   });
   if (!source) return undefined;
   let file = source.file;
@@ -98,7 +100,9 @@ export async function importServers(host: McpHost, ui: SetupUi, log: ServerLog, 
   const serverItems = file.candidates.map((c) => ({
     label: c.problem ? withIcon('error', display(c.name)) : display(c.name),
     description: display(c.source),
-    detail: c.problem ? fromTemplate(vscode.l10n.t('cannot be imported: {0}'), display(c.problem)) : display([describeEntry(c.entry), ...c.notes.map(shortNote)].join(' · ')),
+    detail: c.problem
+      ? fromTemplate(vscode.l10n.t('cannot be imported: {0}'), display(c.problem))
+      : display([describeEntry(c.entry), ...c.notes.map(shortNote)].join(' · ')),
     picked: !c.problem,
     candidate: c,
   }));
@@ -114,10 +118,21 @@ export async function importServers(host: McpHost, ui: SetupUi, log: ServerLog, 
     const answer = await ui.pick(
       'collision',
       [
-        { label: fromTemplate(vscode.l10n.t('Rename')), detail: fromTemplate(vscode.l10n.t('Import them as name-2, name-3, ...')), policy: 'rename' as CollisionPolicy },
-        { label: fromTemplate(vscode.l10n.t('Skip')), detail: fromTemplate(vscode.l10n.t('Keep the servers you have and leave these out')), policy: 'skip' as CollisionPolicy },
+        {
+          label: fromTemplate(vscode.l10n.t('Rename')),
+          detail: fromTemplate(vscode.l10n.t('Import them as name-2, name-3, ...')),
+          policy: 'rename' as CollisionPolicy,
+        },
+        {
+          label: fromTemplate(vscode.l10n.t('Skip')),
+          detail: fromTemplate(vscode.l10n.t('Keep the servers you have and leave these out')),
+          policy: 'skip' as CollisionPolicy,
+        },
       ],
-      { title, placeHolder: fromTemplate(vscode.l10n.t('These names are taken: {0}'), display([...new Set(taken.map((c) => c.name))].join(', '))) },
+      {
+        title,
+        placeHolder: fromTemplate(vscode.l10n.t('These names are taken: {0}'), display([...new Set(taken.map((c) => c.name))].join(', '))),
+      },
     );
     if (!answer) return undefined;
     policy = answer.policy;
@@ -128,18 +143,34 @@ export async function importServers(host: McpHost, ui: SetupUi, log: ServerLog, 
   const plan = planImport(chosen, existing, policy);
   const importedCandidates = chosen.filter((c) => !plan.skipped.some((k) => k.name === c.name && k.source === c.source));
   // Inputs first, so a server that starts as soon as it is written already finds its prompt.
-  const inputs = inputDefinitionsFor(importedCandidates, vscode.workspace.getConfiguration(Settings.section).get<Record<string, unknown>>(Settings.inputs, {}));
+  const inputs = inputDefinitionsFor(
+    importedCandidates,
+    vscode.workspace.getConfiguration(Settings.section).get<Record<string, unknown>>(Settings.inputs, {}),
+  );
   if (Object.keys(inputs).length) await addToSettings(inputs, target, Settings.inputs);
   if (Object.keys(plan.entries).length) await addToSettings(plan.entries, target);
 
   const imported = Object.keys(plan.entries);
-  const { lines, dropped } = describeImport({ plan, imported: importedCandidates, unusable: unusable.map((u) => u.candidate), inputs, target, workspaceSources });
+  const { lines, dropped } = describeImport({
+    plan,
+    imported: importedCandidates,
+    unusable: unusable.map((u) => u.candidate),
+    inputs,
+    target,
+    workspaceSources,
+  });
   for (const line of lines) log.info(`[import] ${line}`);
 
   await host.reload();
   const trouble = dropped > 0 || unusable.length > 0 || plan.skipped.length > 0 || plan.renamed.length > 0;
   const message = trouble
-    ? fromTemplate(vscode.l10n.t('MCP Host: imported {0} into {1}. Some fields or servers were not carried over as they were; the log lists each one.'), serverCount(imported.length), scopeLabel(target))
+    ? fromTemplate(
+        vscode.l10n.t(
+          'MCP Host: imported {0} into {1}. Some fields or servers were not carried over as they were; the log lists each one.',
+        ),
+        serverCount(imported.length),
+        scopeLabel(target),
+      )
     : fromTemplate(vscode.l10n.t('MCP Host: imported {0} into {1}.'), serverCount(imported.length), scopeLabel(target));
   const showLog = vscode.l10n.t('Show Log');
   void ui.notify(trouble ? 'warning' : 'info', message, showLog).then((pick) => pick === showLog && log.show(true));
@@ -156,8 +187,11 @@ function describeImport(done: {
   workspaceSources: Set<string>;
 }): { lines: string[]; dropped: number } {
   const { plan, target } = done;
-  const lines = [vscode.l10n.t('Imported into {0}: {1}', scopeLabel(target), Object.keys(plan.entries).join(', ') || vscode.l10n.t('nothing'))];
-  for (const r of plan.renamed) lines.push(vscode.l10n.t('"{0}" from {1} is imported as "{2}": the name was taken', r.from, r.source, r.to));
+  const lines = [
+    vscode.l10n.t('Imported into {0}: {1}', scopeLabel(target), Object.keys(plan.entries).join(', ') || vscode.l10n.t('nothing')),
+  ];
+  for (const r of plan.renamed)
+    lines.push(vscode.l10n.t('"{0}" from {1} is imported as "{2}": the name was taken', r.from, r.source, r.to));
   for (const s of plan.skipped) {
     lines.push(
       s.reason === 'identical'
@@ -167,7 +201,15 @@ function describeImport(done: {
   }
   for (const u of done.unusable) lines.push(vscode.l10n.t('"{0}" from {1} is not imported: {2}', u.name, u.source, u.problem ?? ''));
   const inputIds = Object.keys(done.inputs);
-  if (inputIds.length) lines.push(vscode.l10n.t('How to ask for {0} is written to {1} in {2}', inputIds.join(', '), `${Settings.section}.${Settings.inputs}`, scopeLabel(target)));
+  if (inputIds.length)
+    lines.push(
+      vscode.l10n.t(
+        'How to ask for {0} is written to {1} in {2}',
+        inputIds.join(', '),
+        `${Settings.section}.${Settings.inputs}`,
+        scopeLabel(target),
+      ),
+    );
   let dropped = 0;
   for (const c of done.imported) {
     const name = plan.renamed.find((r) => r.from === c.name && r.source === c.source)?.to ?? c.name;
@@ -176,8 +218,14 @@ function describeImport(done: {
       lines.push(`${name} (${c.source}): ${longNote(note)}`);
     }
     // In a folder's mcp.json it meant that folder; in user settings, the first folder of any window.
-    if (target === vscode.ConfigurationTarget.Global && done.workspaceSources.has(c.source) && JSON.stringify(c.entry).includes('${workspaceFolder}')) {
-      lines.push(`${name} (${c.source}): ${vscode.l10n.t('uses {0}, which in user settings means the first folder of whichever workspace is open', '${workspaceFolder}')}`);
+    if (
+      target === vscode.ConfigurationTarget.Global &&
+      done.workspaceSources.has(c.source) &&
+      JSON.stringify(c.entry).includes('${workspaceFolder}')
+    ) {
+      lines.push(
+        `${name} (${c.source}): ${vscode.l10n.t('uses {0}, which in user settings means the first folder of whichever workspace is open', '${workspaceFolder}')}`,
+      );
     }
   }
   return { lines, dropped };
@@ -185,7 +233,13 @@ function describeImport(done: {
 
 async function findConfigurations(check: EntryCheck): Promise<FoundFile[]> {
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => ({ name: f.name, path: f.uri.fsPath }));
-  const sources = knownImportSources({ platform: process.platform, home: os.homedir(), appData: process.env.APPDATA, xdgConfigHome: process.env.XDG_CONFIG_HOME, folders });
+  const sources = knownImportSources({
+    platform: process.platform,
+    home: os.homedir(),
+    appData: process.env.APPDATA,
+    xdgConfigHome: process.env.XDG_CONFIG_HOME,
+    folders,
+  });
   const files = await Promise.all(
     sources.map((s) =>
       readConfiguration(
@@ -235,10 +289,19 @@ function longNote(note: ImportNote): string {
     case 'dropped':
       return vscode.l10n.t('the field "{0}" is not imported: MCP Host has no such setting', note.field);
     case 'input': {
-      const parts = [vscode.l10n.t('{0}{1} is asked for when the server first starts and kept in the secret storage', `\${input:${note.id}}`, note.description ? ` ("${note.description}")` : '')];
-      if (note.inputType === 'pickString' && note.options?.length) parts.push(vscode.l10n.t('type the value; VS Code offered: {0}', note.options.join(', ')));
-      else if (note.inputType !== 'promptString') parts.push(vscode.l10n.t('VS Code filled it with a "{0}" input; MCP Host asks you instead', note.inputType));
-      if (note.defaultValue !== undefined && note.inputType !== 'promptString') parts.push(vscode.l10n.t('its default "{0}" is not carried over', note.defaultValue));
+      const parts = [
+        vscode.l10n.t(
+          '{0}{1} is asked for when the server first starts and kept in the secret storage',
+          `\${input:${note.id}}`,
+          note.description ? ` ("${note.description}")` : '',
+        ),
+      ];
+      if (note.inputType === 'pickString' && note.options?.length)
+        parts.push(vscode.l10n.t('type the value; VS Code offered: {0}', note.options.join(', ')));
+      else if (note.inputType !== 'promptString')
+        parts.push(vscode.l10n.t('VS Code filled it with a "{0}" input; MCP Host asks you instead', note.inputType));
+      if (note.defaultValue !== undefined && note.inputType !== 'promptString')
+        parts.push(vscode.l10n.t('its default "{0}" is not carried over', note.defaultValue));
       return parts.join('; ');
     }
     case 'variable':

@@ -10,7 +10,10 @@ export function configuredServers(): Servers {
   const top = vscode.workspace.getConfiguration(Settings.section).inspect<Servers>(Settings.servers);
   const all: Servers = { ...top?.globalValue, ...top?.workspaceValue };
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
-    Object.assign(all, vscode.workspace.getConfiguration(Settings.section, folder.uri).inspect<Servers>(Settings.servers)?.workspaceFolderValue);
+    Object.assign(
+      all,
+      vscode.workspace.getConfiguration(Settings.section, folder.uri).inspect<Servers>(Settings.servers)?.workspaceFolderValue,
+    );
   }
   return all;
 }
@@ -28,12 +31,19 @@ export async function askScope(ui: SetupUi, title: ShownText, preferWorkspace = 
     description: fromTemplate(vscode.l10n.t('this workspace only; asks before the first start, only in a trusted workspace')),
     target: vscode.ConfigurationTarget.Workspace,
   };
-  const pick = await ui.pick('scope', preferWorkspace ? [workspace, user] : [user, workspace], { title, placeHolder: fromTemplate(vscode.l10n.t('Where should the server be saved?')) });
+  const pick = await ui.pick('scope', preferWorkspace ? [workspace, user] : [user, workspace], {
+    title,
+    placeHolder: fromTemplate(vscode.l10n.t('Where should the server be saved?')),
+  });
   return pick?.target;
 }
 
 /** Adds entries to one scope's object-valued setting (`mcpHost.servers` by default), keeping what is there. */
-export async function addToSettings(entries: Servers, target: vscode.ConfigurationTarget, setting: string = Settings.servers): Promise<void> {
+export async function addToSettings(
+  entries: Servers,
+  target: vscode.ConfigurationTarget,
+  setting: string = Settings.servers,
+): Promise<void> {
   const config = vscode.workspace.getConfiguration(Settings.section);
   const current = config.inspect<Servers>(setting);
   const scoped = (target === vscode.ConfigurationTarget.Global ? current?.globalValue : current?.workspaceValue) ?? {};
@@ -41,5 +51,7 @@ export async function addToSettings(entries: Servers, target: vscode.Configurati
 }
 
 export function scopeLabel(target: vscode.ConfigurationTarget): ShownText {
-  return target === vscode.ConfigurationTarget.Global ? fromTemplate(vscode.l10n.t('user settings')) : fromTemplate(vscode.l10n.t('workspace settings'));
+  return target === vscode.ConfigurationTarget.Global
+    ? fromTemplate(vscode.l10n.t('user settings'))
+    : fromTemplate(vscode.l10n.t('workspace settings'));
 }

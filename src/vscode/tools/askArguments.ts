@@ -1,5 +1,17 @@
 import * as vscode from 'vscode';
-import { choicesOf, forDisplay, formatPropertyValue, fromTemplate, nothingToRedact, orderedProperties, parsePropertyInput, primaryType, withIcon, type JsonSchemaObject, type PropertySpec } from '../../core';
+import {
+  choicesOf,
+  forDisplay,
+  formatPropertyValue,
+  fromTemplate,
+  nothingToRedact,
+  orderedProperties,
+  parsePropertyInput,
+  primaryType,
+  withIcon,
+  type JsonSchemaObject,
+  type PropertySpec,
+} from '../../core';
 import { createShownQuickPick, type ShownPickItem } from '../quickPicks';
 
 /** A schema's titles, descriptions and enum labels (the server's), as a picker shows them. */
@@ -14,7 +26,11 @@ type StepAnswer = { value: unknown } | typeof SKIP | typeof BACK | undefined;
  * pick lists for enums and booleans, typed validation, skipping of optional ones and Back.
  * Resolves undefined when the person cancels.
  */
-export async function askArguments(title: string, schema: JsonSchemaObject | undefined, initial: Record<string, unknown> = {}): Promise<Record<string, unknown> | undefined> {
+export async function askArguments(
+  title: string,
+  schema: JsonSchemaObject | undefined,
+  initial: Record<string, unknown> = {},
+): Promise<Record<string, unknown> | undefined> {
   const specs = orderedProperties(schema);
   const args: Record<string, unknown> = { ...initial };
   for (let i = 0; i < specs.length;) {
@@ -52,7 +68,13 @@ function askOne(title: string, spec: PropertySpec, current: unknown, canGoBack: 
   return choices ? pick(title, spec, choices, current, canGoBack) : type(title, spec, current, canGoBack);
 }
 
-function pick(title: string, spec: PropertySpec, choices: Array<{ label: string; value: unknown }>, current: unknown, canGoBack: boolean): Promise<StepAnswer> {
+function pick(
+  title: string,
+  spec: PropertySpec,
+  choices: Array<{ label: string; value: unknown }>,
+  current: unknown,
+  canGoBack: boolean,
+): Promise<StepAnswer> {
   return new Promise((resolve) => {
     const qp = createShownQuickPick<ShownPickItem & { answer: StepAnswer }>();
     qp.title = display(title);
@@ -63,9 +85,16 @@ function pick(title: string, spec: PropertySpec, choices: Array<{ label: string;
       description: c.value === spec.schema.default ? fromTemplate(vscode.l10n.t('default')) : undefined,
       answer: { value: c.value } as StepAnswer,
     }));
-    if (!spec.required) items.push({ label: withIcon('circle-slash', fromTemplate(vscode.l10n.t('Skip'))), description: fromTemplate(vscode.l10n.t('leave this argument out')), answer: SKIP });
+    if (!spec.required)
+      items.push({
+        label: withIcon('circle-slash', fromTemplate(vscode.l10n.t('Skip'))),
+        description: fromTemplate(vscode.l10n.t('leave this argument out')),
+        answer: SKIP,
+      });
     qp.items = items;
-    const active = items.find((it) => typeof it.answer === 'object' && it.answer && (it.answer as { value: unknown }).value === (current ?? spec.schema.default));
+    const active = items.find(
+      (it) => typeof it.answer === 'object' && it.answer && (it.answer as { value: unknown }).value === (current ?? spec.schema.default),
+    );
     if (active) qp.activeItems = [active];
     if (canGoBack) qp.buttons = [vscode.QuickInputButtons.Back];
     let done = false;
@@ -121,7 +150,10 @@ function type(title: string, spec: PropertySpec, current: unknown, canGoBack: bo
       if (box.value === '' && !spec.required) return finish(SKIP);
       if (box.value === '' && !emptyConfirmed) {
         emptyConfirmed = true;
-        box.validationMessage = { message: vscode.l10n.t('{0} is empty. Press Enter again to send an empty string, or type a value.', spec.name), severity: vscode.InputBoxValidationSeverity.Warning };
+        box.validationMessage = {
+          message: vscode.l10n.t('{0} is empty. Press Enter again to send an empty string, or type a value.', spec.name),
+          severity: vscode.InputBoxValidationSeverity.Warning,
+        };
         return;
       }
       const parsed = parsePropertyInput(spec.schema, box.value);

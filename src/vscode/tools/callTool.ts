@@ -84,7 +84,9 @@ export class ToolCalls implements vscode.Disposable {
   /** Calls that run as tasks, for the tree's "Tasks" group. */
   readonly tasks = new ToolTasks();
   /** Told after each call from the editor ends with a result, or is cancelled (MCP Apps open theirs, ../apps/appPanels.ts). */
-  afterCall: ((server: ServerHandle, tool: Tool, args: Record<string, unknown>, end: { result: CallToolResult } | { cancelled: string }) => void) | undefined;
+  afterCall:
+    | ((server: ServerHandle, tool: Tool, args: Record<string, unknown>, end: { result: CallToolResult } | { cancelled: string }) => void)
+    | undefined;
 
   constructor(
     private readonly host: McpHost,
@@ -102,7 +104,12 @@ export class ToolCalls implements vscode.Disposable {
       void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no running server offers tools.')));
       return undefined;
     }
-    return pickOne(items, { title: fromTemplate(vscode.l10n.t('MCP Host: Call Tool')), placeHolder: fromTemplate(vscode.l10n.t('Which tool?')), matchOnDescription: true, matchOnDetail: true });
+    return pickOne(items, {
+      title: fromTemplate(vscode.l10n.t('MCP Host: Call Tool')),
+      placeHolder: fromTemplate(vscode.l10n.t('Which tool?')),
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
   }
 
   /** The whole flow for one tool; `args` skips asking (rerun). */
@@ -111,10 +118,21 @@ export class ToolCalls implements vscode.Disposable {
       const how = Object.keys(tool.inputSchema?.properties ?? {}).length
         ? await pickOne(
             [
-              { label: withIcon('list-ordered', fromTemplate(vscode.l10n.t('Step by step'))), description: fromTemplate(vscode.l10n.t('one input per argument')), json: false },
-              { label: withIcon('json', fromTemplate(vscode.l10n.t('Edit as JSON'))), description: fromTemplate(vscode.l10n.t('the whole argument object in an editor')), json: true },
+              {
+                label: withIcon('list-ordered', fromTemplate(vscode.l10n.t('Step by step'))),
+                description: fromTemplate(vscode.l10n.t('one input per argument')),
+                json: false,
+              },
+              {
+                label: withIcon('json', fromTemplate(vscode.l10n.t('Edit as JSON'))),
+                description: fromTemplate(vscode.l10n.t('the whole argument object in an editor')),
+                json: true,
+              },
             ],
-            { title: this.host.shown(`${server.name} › ${tool.name}`), placeHolder: fromTemplate(vscode.l10n.t('How do you want to give the arguments?')) },
+            {
+              title: this.host.shown(`${server.name} › ${tool.name}`),
+              placeHolder: fromTemplate(vscode.l10n.t('How do you want to give the arguments?')),
+            },
           )
         : { json: false };
       if (!how) return;
@@ -133,7 +151,14 @@ export class ToolCalls implements vscode.Disposable {
     }
     const check = client.checkToolArguments(tool, args);
     if (!check.ok && check.kind !== 'unusableSchema') {
-      void notify('error', fromTemplate(vscode.l10n.t('MCP Host: invalid arguments for {0} (-32602): {1}. Nothing was sent.'), this.host.shown(tool.name), this.host.shown(check.message)));
+      void notify(
+        'error',
+        fromTemplate(
+          vscode.l10n.t('MCP Host: invalid arguments for {0} (-32602): {1}. Nothing was sent.'),
+          this.host.shown(tool.name),
+          this.host.shown(check.message),
+        ),
+      );
       return undefined;
     }
     if (!(await this.mayRun(server, tool, args, 'person'))) return undefined;
@@ -149,11 +174,15 @@ export class ToolCalls implements vscode.Disposable {
     const call = new RunningCall(record);
     const ending = this.runCall(client, server, tool, args, call);
     // The notification shows the call until it ends or goes to the background; the call itself goes on either way.
-    await withProgressNotification(joinShown([this.host.shown(server.name), this.host.shown(tool.title ?? tool.name)], ' › '), true, (progress, token) => {
-      call.progress = progress;
-      token.onCancellationRequested(() => void this.cancelRequested(server, tool, call));
-      return Promise.race([ending, call.backgrounded]);
-    });
+    await withProgressNotification(
+      joinShown([this.host.shown(server.name), this.host.shown(tool.title ?? tool.name)], ' › '),
+      true,
+      (progress, token) => {
+        call.progress = progress;
+        token.onCancellationRequested(() => void this.cancelRequested(server, tool, call));
+        return Promise.race([ending, call.backgrounded]);
+      },
+    );
     const end = await ending;
     call.progress = undefined;
     if (end.kind === 'error') {
@@ -177,16 +206,22 @@ export class ToolCalls implements vscode.Disposable {
     if (!client) throw McpError.connectionClosed(`${server.name} is not running`);
     const tool = server.tools.find((t) => t.name === name);
     if (!tool) throw McpError.invalidParams(`${server.name} has no tool ${name}`);
-    if (!isToolOffered(server.definition, name)) throw McpError.invalidRequest(`${name} is not allowed by this server's tools.allow / tools.deny`);
+    if (!isToolOffered(server.definition, name))
+      throw McpError.invalidRequest(`${name} is not allowed by this server's tools.allow / tools.deny`);
     if (!isToolForApp(tool)) throw McpError.invalidRequest(`${name} is not for apps (its visibility is model-only)`);
     const check = client.checkToolArguments(tool, args);
-    if (!check.ok && !check.message.startsWith('the schema cannot be used')) throw McpError.invalidParams(`invalid arguments for ${name}: ${check.message}`);
+    if (!check.ok && !check.message.startsWith('the schema cannot be used'))
+      throw McpError.invalidParams(`invalid arguments for ${name}: ${check.message}`);
     if (!(await this.mayRun(server, tool, args, 'app'))) throw McpError.invalidRequest(`the person did not allow ${name}`);
     const record: CallRecord = { server: server.name, tool: name, args, at: Date.now(), by: 'app' };
     this.history.unshift(record);
     this.history.splice(HISTORY_SIZE);
     try {
-      const outcome = await client.callTool(name, args, { timeoutMs: INTERACTIVE_IDLE_MS, resetTimeoutOnProgress: true, maxTotalTimeoutMs: MAX_CALL_MS });
+      const outcome = await client.callTool(name, args, {
+        timeoutMs: INTERACTIVE_IDLE_MS,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeoutMs: MAX_CALL_MS,
+      });
       record.outcome = outcome.result.isError ? 'isError' : 'ok';
       return outcome.result;
     } catch (error) {
@@ -196,7 +231,13 @@ export class ToolCalls implements vscode.Disposable {
   }
 
   /** Runs the call to its end; the progress and task statuses go to the notification (while there is one) and the tree. */
-  private async runCall(client: McpClient, server: ServerHandle, tool: Tool, args: Record<string, unknown>, call: RunningCall): Promise<CallEnding> {
+  private async runCall(
+    client: McpClient,
+    server: ServerHandle,
+    tool: Tool,
+    args: Record<string, unknown>,
+    call: RunningCall,
+  ): Promise<CallEnding> {
     const { record, controller } = call;
     let last = 0;
     const shown = (text: string) => this.host.shown(text);
@@ -210,7 +251,10 @@ export class ToolCalls implements vscode.Disposable {
         onProgress: (p) => {
           if (call.taskId) this.tasks.progress(server.name, call.taskId, p);
           const pct = p.total ? (p.progress / p.total) * 100 : undefined;
-          call.progress?.report({ message: p.message ? shown(p.message) : progressText(p, shown), increment: pct !== undefined ? Math.max(0, pct - last) : undefined });
+          call.progress?.report({
+            message: p.message ? shown(p.message) : progressText(p, shown),
+            increment: pct !== undefined ? Math.max(0, pct - last) : undefined,
+          });
           if (pct !== undefined) last = pct;
         },
         // A task-augmented call: its status is the progress; Cancel sends tasks/cancel.
@@ -234,7 +278,8 @@ export class ToolCalls implements vscode.Disposable {
       const e = McpError.from(error);
       const aborted = controller.signal.aborted;
       record.outcome = aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
-      if (call.taskId) this.tasks.end(server.name, call.taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
+      if (call.taskId)
+        this.tasks.end(server.name, call.taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
       return { kind: 'error', error: e, aborted };
     }
   }
@@ -258,7 +303,13 @@ export class ToolCalls implements vscode.Disposable {
   }
 
   private renderResult(server: ServerHandle, tool: Tool, args: Record<string, unknown>, outcome: ToolCallOutcome): vscode.Uri {
-    const rendered = renderToolResult(`${server.name} › ${tool.name}`, args, outcome.result, outcome.structuredContentCheck, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
+    const rendered = renderToolResult(
+      `${server.name} › ${tool.name}`,
+      args,
+      outcome.result,
+      outcome.structuredContentCheck,
+      (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString(),
+    );
     return this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
   }
 
@@ -269,7 +320,10 @@ export class ToolCalls implements vscode.Disposable {
       if (pick === action) void vscode.window.showTextDocument(doc, { preview: false });
     };
     if (outcome.task?.status === 'failed' && !outcome.result.isError) {
-      void this.ui.announceCall('error', fromTemplate(vscode.l10n.t('MCP Host: the task of {0} failed: {1}'), shown(tool.name), taskProgressMessage(outcome.task, shown)));
+      void this.ui.announceCall(
+        'error',
+        fromTemplate(vscode.l10n.t('MCP Host: the task of {0} failed: {1}'), shown(tool.name), taskProgressMessage(outcome.task, shown)),
+      );
     }
     if (outcome.result.isError) {
       const first = outcome.result.content.find((c) => c.type === 'text');
@@ -277,14 +331,20 @@ export class ToolCalls implements vscode.Disposable {
       void this.ui
         .announceCall(
           'error',
-          fromTemplate(vscode.l10n.t('{0} failed: {1}'), shown(tool.name), first && first.type === 'text' ? shown(first.text) : fromTemplate(vscode.l10n.t('the tool reported an error'))),
+          fromTemplate(
+            vscode.l10n.t('{0} failed: {1}'),
+            shown(tool.name),
+            first && first.type === 'text' ? shown(first.text) : fromTemplate(vscode.l10n.t('the tool reported an error')),
+          ),
           details,
         )
         .then((pick) => open(pick, details));
     } else if (call.record.background) {
       // The person moved on: the result waits for them rather than taking the editor.
       const action = vscode.l10n.t('Open Result');
-      void this.ui.announceCall('info', fromTemplate(vscode.l10n.t('MCP Host: {0} finished in the background.'), shown(tool.name)), action).then((pick) => open(pick, action));
+      void this.ui
+        .announceCall('info', fromTemplate(vscode.l10n.t('MCP Host: {0} finished in the background.'), shown(tool.name)), action)
+        .then((pick) => open(pick, action));
     } else {
       await vscode.window.showTextDocument(doc, { preview: false });
     }
@@ -296,8 +356,16 @@ export class ToolCalls implements vscode.Disposable {
     const shown = (text: string) => this.host.shown(text);
     const taskEnding = aborted ? undefined : taskFailureMessage(tool.name, e, shown);
     if (taskEnding) void this.ui.announceCall('error', taskEnding);
-    else if (aborted) void this.ui.announceCall('info', fromTemplate(vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.'), shown(tool.name)));
-    else void this.ui.announceCall('error', fromTemplate(vscode.l10n.t('MCP Host: {0} failed: {1}'), shown(tool.name), shown(e.toString())));
+    else if (aborted)
+      void this.ui.announceCall(
+        'info',
+        fromTemplate(
+          vscode.l10n.t('MCP Host: {0} was cancelled; the server was told to stop. The call is in the tool call history.'),
+          shown(tool.name),
+        ),
+      );
+    else
+      void this.ui.announceCall('error', fromTemplate(vscode.l10n.t('MCP Host: {0} failed: {1}'), shown(tool.name), shown(e.toString())));
   }
 
   private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>, asker: ToolAsker): Promise<boolean> {
@@ -318,7 +386,10 @@ export class ToolCalls implements vscode.Disposable {
    * marked on the text, until they are fixed or the person cancels.
    */
   private async argsFromJsonEditor(server: ServerHandle, tool: Tool): Promise<Record<string, unknown> | undefined> {
-    const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(templateArguments(tool.inputSchema), null, 2)}\n` });
+    const doc = await vscode.workspace.openTextDocument({
+      language: 'json',
+      content: `${JSON.stringify(templateArguments(tool.inputSchema), null, 2)}\n`,
+    });
     await vscode.window.showTextDocument(doc, { preview: false });
     const what = `${server.name} › ${tool.name}`;
     let question = fromTemplate(vscode.l10n.t('Edit the arguments of {0}, then call it.'), this.host.shown(what));
@@ -332,7 +403,11 @@ export class ToolCalls implements vscode.Disposable {
         this.argumentProblems.set(
           doc.uri,
           checked.problems.map((p) => {
-            const d = new vscode.Diagnostic(new vscode.Range(doc.positionAt(p.offset), doc.positionAt(p.offset + p.length)), p.message, vscode.DiagnosticSeverity.Error);
+            const d = new vscode.Diagnostic(
+              new vscode.Range(doc.positionAt(p.offset), doc.positionAt(p.offset + p.length)),
+              p.message,
+              vscode.DiagnosticSeverity.Error,
+            );
             d.source = 'MCP Host';
             return d;
           }),
@@ -358,8 +433,13 @@ export class ToolCalls implements vscode.Disposable {
 }
 
 /** The Call Tool picker's items: every offered tool of every running server, with its icon where the server gives one. */
-export async function toolPickItems(host: McpHost, servers: readonly ServerHandle[]): Promise<Array<ShownPickItem & { server: ServerHandle; tool: Tool }>> {
-  const offered = servers.flatMap((server) => (server.client ? server.tools.filter((t) => isToolOfferedToPerson(server.definition, t)).map((tool) => ({ server, tool })) : []));
+export async function toolPickItems(
+  host: McpHost,
+  servers: readonly ServerHandle[],
+): Promise<Array<ShownPickItem & { server: ServerHandle; tool: Tool }>> {
+  const offered = servers.flatMap((server) =>
+    server.client ? server.tools.filter((t) => isToolOfferedToPerson(server.definition, t)).map((tool) => ({ server, tool })) : [],
+  );
   await warmIcons(offered.map(({ tool }) => tool.icons));
   return offered.map(({ server, tool }) => ({
     label: host.shown(`${server.name} › ${titleAndName(tool).label}`),
@@ -380,19 +460,36 @@ export async function toolPickItems(host: McpHost, servers: readonly ServerHandl
 }
 
 /** The default `HostUi.confirmTool`. */
-export async function confirmWithModal(server: string, tool: Tool, args: Record<string, unknown>, annotationsTrusted: boolean, asker: ToolAsker): Promise<'once' | 'always' | 'cancel'> {
+export async function confirmWithModal(
+  server: string,
+  tool: Tool,
+  args: Record<string, unknown>,
+  annotationsTrusted: boolean,
+  asker: ToolAsker,
+): Promise<'once' | 'always' | 'cancel'> {
   const once = vscode.l10n.t('Allow Once');
   const always = vscode.l10n.t('Always Allow This Tool');
   const claimsReadOnly = tool.annotations?.readOnlyHint === true && !annotationsTrusted;
-  const hint = tool.annotations?.destructiveHint === false ? '' : ` ${tool.annotations?.destructiveHint ? vscode.l10n.t('It is marked destructive.') : vscode.l10n.t('It may change things.')}`;
+  const hint =
+    tool.annotations?.destructiveHint === false
+      ? ''
+      : ` ${tool.annotations?.destructiveHint ? vscode.l10n.t('It is marked destructive.') : vscode.l10n.t('It may change things.')}`;
   const why = claimsReadOnly
     ? vscode.l10n.t("The server says the tool is read-only, but this server's annotations are not trusted (setting trustAnnotations).")
     : `${vscode.l10n.t('The tool is not marked read-only.')}${hint}`;
   const pick = await askModal(
     'warning',
     asker === 'app'
-      ? fromTemplate(vscode.l10n.t('The app of the MCP server "{1}" asks to run the tool "{0}". Run it?'), forDisplay(tool.name, nothingToRedact), forDisplay(server, nothingToRedact))
-      : fromTemplate(vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?'), forDisplay(tool.name, nothingToRedact), forDisplay(server, nothingToRedact)),
+      ? fromTemplate(
+          vscode.l10n.t('The app of the MCP server "{1}" asks to run the tool "{0}". Run it?'),
+          forDisplay(tool.name, nothingToRedact),
+          forDisplay(server, nothingToRedact),
+        )
+      : fromTemplate(
+          vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?'),
+          forDisplay(tool.name, nothingToRedact),
+          forDisplay(server, nothingToRedact),
+        ),
     // The arguments are the person's own, shown whole.
     forDisplay(`${why}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}`, nothingToRedact, Number.POSITIVE_INFINITY),
     once,
@@ -407,9 +504,15 @@ export async function askCancelOrBackground(server: string, tool: Tool): Promise
   const background = vscode.l10n.t('Run in Background');
   const pick = await askModal(
     'warning',
-    fromTemplate(vscode.l10n.t('Cancel the task of {0} on "{1}"?'), forDisplay(tool.name, nothingToRedact), forDisplay(server, nothingToRedact)),
     fromTemplate(
-      vscode.l10n.t('It runs on the server as a task. In the background it goes on, stays in the Tasks group of the MCP Servers view (with Cancel), and a notification offers its result when it ends.'),
+      vscode.l10n.t('Cancel the task of {0} on "{1}"?'),
+      forDisplay(tool.name, nothingToRedact),
+      forDisplay(server, nothingToRedact),
+    ),
+    fromTemplate(
+      vscode.l10n.t(
+        'It runs on the server as a task. In the background it goes on, stays in the Tasks group of the MCP Servers view (with Cancel), and a notification offers its result when it ends.',
+      ),
     ),
     cancel,
     background,

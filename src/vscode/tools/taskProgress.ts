@@ -1,5 +1,14 @@
 import * as vscode from 'vscode';
-import { fromTemplate, joinShown, McpError, isTaskLost, type ProgressNotificationParams, type ShownText, type Task, type TaskStatus } from '../../core';
+import {
+  fromTemplate,
+  joinShown,
+  McpError,
+  isTaskLost,
+  type ProgressNotificationParams,
+  type ShownText,
+  type Task,
+  type TaskStatus,
+} from '../../core';
 
 /** Server text as the host shows it (`McpHost.shown`: redacted, links broken). */
 type Shown = (text: string) => ShownText;

@@ -1,5 +1,18 @@
 import * as vscode from 'vscode';
-import { appResourceUri, assertNever, fromTemplate, inline, isToolOfferedToPerson, joinShown, titleAndName, type EraDecision, type ServerHandle, type ServerState, type ShownText, type Tool } from '../../core';
+import {
+  appResourceUri,
+  assertNever,
+  fromTemplate,
+  inline,
+  isToolOfferedToPerson,
+  joinShown,
+  titleAndName,
+  type EraDecision,
+  type ServerHandle,
+  type ServerState,
+  type ShownText,
+  type Tool,
+} from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
 import { scopeLabel } from '../scopes';
@@ -21,7 +34,13 @@ function groupLabel(group: GroupKind): string {
   return labels[group];
 }
 
-const GROUP_ICONS: Record<GroupKind, string> = { tools: 'tools', prompts: 'comment-discussion', resources: 'file', templates: 'file-code', tasks: 'run-all' };
+const GROUP_ICONS: Record<GroupKind, string> = {
+  tools: 'tools',
+  prompts: 'comment-discussion',
+  resources: 'file',
+  templates: 'file-code',
+  tasks: 'run-all',
+};
 
 /** The "Servers" view: servers, their groups, and what each group lists. */
 export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
@@ -52,12 +71,16 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     }
     switch (node.kind) {
       case 'server':
-        return [...groupsOf(node.server), ...(this.tasks?.of(node.server.name).length ? (['tasks'] as const) : [])].map((group): TreeNode => ({ kind: 'group', server: node.server, group }));
+        return [...groupsOf(node.server), ...(this.tasks?.of(node.server.name).length ? (['tasks'] as const) : [])].map(
+          (group): TreeNode => ({ kind: 'group', server: node.server, group }),
+        );
       case 'group': {
         const s = node.server;
         switch (node.group) {
           case 'tools':
-            return s.tools.filter((t) => isToolOfferedToPerson(s.definition, t)).map((tool): TreeNode => ({ kind: 'tool', server: s, tool }));
+            return s.tools
+              .filter((t) => isToolOfferedToPerson(s.definition, t))
+              .map((tool): TreeNode => ({ kind: 'tool', server: s, tool }));
           case 'prompts':
             return s.prompts.map((prompt): TreeNode => ({ kind: 'prompt', server: s, prompt }));
           case 'resources':
@@ -91,7 +114,11 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'blocked': {
         const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
         item.description = vscode.l10n.t('blocked: this workspace is not trusted');
-        item.tooltip = fromTemplate(vscode.l10n.t('{0} ({1}) does not start in Restricted Mode. Click to manage Workspace Trust.'), this.host.shown(node.name), scopeLabel(node.origin.scope));
+        item.tooltip = fromTemplate(
+          vscode.l10n.t('{0} ({1}) does not start in Restricted Mode. Click to manage Workspace Trust.'),
+          this.host.shown(node.name),
+          scopeLabel(node.origin.scope),
+        );
         item.iconPath = new vscode.ThemeIcon('workspace-untrusted');
         item.contextValue = 'blockedServer';
         item.command = { command: 'workbench.trust.manage', title: vscode.l10n.t('Manage Workspace Trust') };
@@ -100,7 +127,10 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'invalid': {
         const item = new vscode.TreeItem(node.diagnostic.name, vscode.TreeItemCollapsibleState.None);
         item.description = vscode.l10n.t('invalid: {0}', node.diagnostic.message);
-        item.tooltip = this.host.shown(`${node.diagnostic.name} (${scopeLabel(node.diagnostic.origin.scope)}): ${node.diagnostic.message}`, 2000);
+        item.tooltip = this.host.shown(
+          `${node.diagnostic.name} (${scopeLabel(node.diagnostic.origin.scope)}): ${node.diagnostic.message}`,
+          2000,
+        );
         item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
         item.contextValue = 'invalidServer';
         return item;
@@ -119,12 +149,15 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const t = node.tool;
         const shown = titleAndName(t);
         const item = new vscode.TreeItem(shown.label);
-        const hints = [t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined, t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined].filter(
-          Boolean,
-        );
+        const hints = [
+          t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined,
+          t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined,
+        ].filter(Boolean);
         item.description = [shown.name, hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
         item.tooltip = toolTooltip(t, (text, max) => this.host.shown(text, max));
-        item.iconPath = this.icons?.iconPath(t.icons) ?? new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
+        item.iconPath =
+          this.icons?.iconPath(t.icons) ??
+          new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
         // "toolWithApp" adds Open App to the menu.
         item.contextValue = appResourceUri(t) ? 'toolWithApp' : 'tool';
         item.command = { command: Commands.callTool, title: vscode.l10n.t('Call Tool'), arguments: [node] };
@@ -136,7 +169,10 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const shown = titleAndName(p);
         const item = new vscode.TreeItem(shown.label);
         item.description = [shown.name, firstLine(p.description)].filter(Boolean).join(' · ');
-        item.tooltip = this.host.shown(`${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`, 2000);
+        item.tooltip = this.host.shown(
+          `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`,
+          2000,
+        );
         item.iconPath = this.icons?.iconPath(p.icons) ?? new vscode.ThemeIcon('comment');
         item.contextValue = 'prompt';
         item.command = { command: Commands.getPrompt, title: vscode.l10n.t('Get Prompt'), arguments: [node] };
@@ -184,7 +220,12 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
 function taskItem(server: ServerHandle, entry: ToolTask, shown: (text: string) => ShownText): vscode.TreeItem {
   const { task } = entry;
   const item = new vscode.TreeItem(entry.tool);
-  const status = entry.ending === 'lost' ? fromTemplate(vscode.l10n.t('lost')) : entry.ending === 'cancelled' ? taskStatusLabel('cancelled') : taskStatusLabel(task.status);
+  const status =
+    entry.ending === 'lost'
+      ? fromTemplate(vscode.l10n.t('lost'))
+      : entry.ending === 'cancelled'
+        ? taskStatusLabel('cancelled')
+        : taskStatusLabel(task.status);
   const running = entry.endedAt === undefined;
   const progress = running && entry.progress ? progressText(entry.progress, shown) : undefined;
   item.description = [status, elapsedText(entry), progress, firstLine(task.statusMessage)].filter(Boolean).join(' · ');
@@ -251,7 +292,8 @@ function serverItem(server: ServerHandle, redact: (text: string) => string): vsc
   // `.http` lets the menus offer what only an HTTP server has (Sign Out).
   item.contextValue = `server.${state.kind}${server.definition.type === 'http' ? '.http' : ''}`;
   item.tooltip = serverTooltip(server, redact);
-  if (!running) item.command = { command: Commands.showServerLog, title: vscode.l10n.t('Show Server Log'), arguments: [{ kind: 'server', server }] };
+  if (!running)
+    item.command = { command: Commands.showServerLog, title: vscode.l10n.t('Show Server Log'), arguments: [{ kind: 'server', server }] };
   return item;
 }
 
@@ -264,12 +306,18 @@ export function describeServer(server: ServerHandle): string {
       return `${stateLabel('starting')}…`;
     case 'running': {
       const c = server.client;
-      const parts = [stateLabel('running'), c?.era === 'modern' ? vscode.l10n.t('{0} stateless', c.protocolVersion ?? '') : (c?.protocolVersion ?? '')];
-      if (c?.serverCapabilities?.tools) parts.push(vscode.l10n.t('{0} tools', server.tools.filter((t) => isToolOfferedToPerson(server.definition, t)).length));
+      const parts = [
+        stateLabel('running'),
+        c?.era === 'modern' ? vscode.l10n.t('{0} stateless', c.protocolVersion ?? '') : (c?.protocolVersion ?? ''),
+      ];
+      if (c?.serverCapabilities?.tools)
+        parts.push(vscode.l10n.t('{0} tools', server.tools.filter((t) => isToolOfferedToPerson(server.definition, t)).length));
       return parts.filter(Boolean).join(' · ');
     }
     case 'error':
-      return state.restartAt ? vscode.l10n.t('error: {0} (restarting)', firstLine(state.message)) : vscode.l10n.t('error: {0}', firstLine(state.message));
+      return state.restartAt
+        ? vscode.l10n.t('error: {0} (restarting)', firstLine(state.message))
+        : vscode.l10n.t('error: {0}', firstLine(state.message));
     default:
       return assertNever(state);
   }
@@ -305,10 +353,14 @@ function stateIcon(state: ServerState): vscode.ThemeIcon {
 export function serverTooltip(server: ServerHandle, redact: (text: string) => string): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const def = server.definition;
-  md.appendMarkdown(`**${inline(server.name)}** — ${def.type === 'stdio' ? 'stdio' : inline(def.url)} (${scopeLabel(def.origin.scope)})\n\n`);
+  md.appendMarkdown(
+    `**${inline(server.name)}** — ${def.type === 'stdio' ? 'stdio' : inline(def.url)} (${scopeLabel(def.origin.scope)})\n\n`,
+  );
   const c = server.client;
   if (c?.serverInfo) {
-    md.appendMarkdown(`${vscode.l10n.t('{0} {1}, protocol {2}', inline(c.serverInfo.title ?? c.serverInfo.name, 100), inline(String(c.serverInfo.version), 50), inline(protocolText(server)))}\n\n`);
+    md.appendMarkdown(
+      `${vscode.l10n.t('{0} {1}, protocol {2}', inline(c.serverInfo.title ?? c.serverInfo.name, 100), inline(String(c.serverInfo.version), 50), inline(protocolText(server)))}\n\n`,
+    );
     md.appendMarkdown(
       `$(info) [${vscode.l10n.t('Show Server Info')}](command:${Commands.showServerInfo}?${encodeURIComponent(JSON.stringify([server.name]))}) ${vscode.l10n.t('for capabilities and instructions')}`,
     );
