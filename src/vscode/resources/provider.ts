@@ -28,6 +28,8 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
         for (const doc of docs.keys()) {
           const known = this.reads.get(doc);
           if (known) known.updatedAt = now;
+          // A read kept for an open that never read it (the document was open already) is older than this update.
+          takeKept(doc);
           this.changeEmitter.fire([{ type: vscode.FileChangeType.Changed, uri: vscode.Uri.parse(doc) }]);
         }
       }),

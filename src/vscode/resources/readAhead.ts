@@ -25,7 +25,7 @@ export function keepForOpen(uri: string, bytes: Uint8Array): void {
   kept.set(uri, { bytes, timer });
 }
 
-/** The bytes read just before the open, once; undefined when there are none. */
+/** The bytes read just before the open, once (and so dropped); undefined when there are none. */
 export function takeKept(uri: string): Uint8Array | undefined {
   const entry = kept.get(uri);
   if (!entry) return undefined;
