@@ -166,6 +166,12 @@ async function buildModelsExtension(outDir) {
     logLevel: 'error',
   });
   const vsix = path.join(outDir, 'mcp-host-test-models.vsix');
+  packageTestExtension(outDir, vsix);
+  return vsix;
+}
+
+/** Packages the test-only extension in `dir` (a manifest and its files) into `vsix` with the project's vsce. */
+function packageTestExtension(dir, vsix) {
   h.run(
     process.execPath,
     [
@@ -177,9 +183,8 @@ async function buildModelsExtension(outDir) {
       '-o',
       vsix,
     ],
-    { cwd: outDir },
+    { cwd: dir },
   );
-  return vsix;
 }
 
 /**
@@ -198,19 +203,7 @@ function installChineseLanguagePack(paths, { dir, base, extensionsDir, userDataD
   fs.rmSync(dir, { recursive: true, force: true });
   fs.cpSync(src, dir, { recursive: true });
   const vsix = path.join(dir, 'mcp-host-test-zh-cn.vsix');
-  h.run(
-    process.execPath,
-    [
-      path.join(h.REPO, 'node_modules', '@vscode', 'vsce', 'vsce'),
-      'package',
-      '--no-dependencies',
-      '--allow-missing-repository',
-      '--skip-license',
-      '-o',
-      vsix,
-    ],
-    { cwd: dir },
-  );
+  packageTestExtension(dir, vsix);
   h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
   const manifest = JSON.parse(fs.readFileSync(path.join(src, 'package.json'), 'utf8'));
   const id = `${manifest.publisher}.${manifest.name}`;
