@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert';
 import type { Tool } from '../../src/core/protocol/types';
 import { decide, defaultFenceMode, type GateContext } from '../../src/core/policy/gate';
+import { runGated } from '../../src/core/policy/run';
+import type { AuditEntry } from '../../src/core/policy/types';
+import { McpError } from '../../src/core/protocol/errors';
 
 const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({ name, inputSchema: { type: 'object' }, ...extra });
 const ctx = (over: Partial<GateContext> = {}): GateContext => ({
@@ -86,5 +89,127 @@ describe('the gate (core/policy/gate)', () => {
     assert.deepEqual(await decide({ method: 'resources/subscribe', uri: 'file:///ws/a' }, ctx()), { kind: 'allow', decision: 'allowed' });
     const prompt = await decide({ method: 'prompts/get', name: 'p', arguments: { file: '/etc/passwd' } }, ctx({ fence: 'block' }));
     assert.equal(prompt.kind, 'refuse');
+  });
+});
+
+describe('runGated (core/policy/run): decide, ask, send, audit', () => {
+  const server = { name: 'fs', scope: 'user' as const, definition: 'h' };
+  const clock = () => 1_000;
+  function sinkOf() {
+    const entries: AuditEntry[] = [];
+    return { entries, sink: { append: (e: AuditEntry) => entries.push(e) } };
+  }
+
+  it('sends an allowed call once and audits its outcome', async () => {
+    const { entries, sink } = sinkOf();
+    let sent = 0;
+    const r = await runGated({
+      request: call(tool('read', { annotations: { readOnlyHint: true } }), { path: '/ws/a' }),
+      context: ctx({ policy: { tools: {}, autoApprove: [], trustAnnotations: true } }),
+      server,
+      audit: sink,
+      send: async () => ++sent,
+      outcomeOf: () => ({ kind: 'isError' }),
+      auditedArguments: { path: '/ws/a' },
+      now: clock,
+    });
+    assert.deepEqual(r, { sent: true, decision: 'allowed', result: 1 });
+    assert.equal(sent, 1);
+    assert.equal(entries.length, 1);
+    assert.deepEqual(
+      { ...entries[0], time: undefined },
+      {
+        time: undefined,
+        origin: 'person',
+        server,
+        method: 'tools/call',
+        name: 'read',
+        arguments: { path: '/ws/a' },
+        decision: 'allowed',
+        outcome: { kind: 'isError' },
+        ms: 0,
+      },
+    );
+  });
+
+  it('never sends a refused or fenced call, and audits it as not sent', async () => {
+    const { entries, sink } = sinkOf();
+    const r = await runGated({
+      request: call(tool('write'), { path: '../../etc/passwd' }),
+      context: ctx({ origin: 'app', fence: 'block' }),
+      server,
+      audit: sink,
+      send: async () => assert.fail('sent'),
+      now: clock,
+    });
+    assert.equal(r.sent, false);
+    assert.equal(!r.sent && r.decision, 'fenced');
+    assert.match(!r.sent ? r.reason : '', /outside the roots/);
+    assert.deepEqual(entries[0]?.outcome, { kind: 'not-sent' });
+    assert.equal(entries[0]?.fenced?.[0]?.pointer, '/path');
+  });
+
+  it('asks once for every reason; a refusal sends nothing, a yes is asked-allowed', async () => {
+    const { entries, sink } = sinkOf();
+    const asked: string[][] = [];
+    const run = (answer: 'once' | 'refuse') =>
+      runGated({
+        request: call(tool('write'), { path: '/etc/hosts' }),
+        context: ctx(),
+        server,
+        audit: sink,
+        ask: async (reasons) => (asked.push(reasons.map((x) => x.kind)), answer),
+        send: async () => 'done',
+        now: clock,
+      });
+    const no = await run('refuse');
+    const yes = await run('once');
+    assert.deepEqual(asked, [
+      ['outsideRoots', 'confirmTool'],
+      ['outsideRoots', 'confirmTool'],
+    ]);
+    assert.equal(no.sent, false);
+    assert.deepEqual(yes, { sent: true, decision: 'asked-allowed', result: 'done' });
+    assert.deepEqual(
+      entries.map((e) => [e.decision, e.outcome.kind]),
+      [
+        ['asked-refused', 'not-sent'],
+        ['asked-allowed', 'ok'],
+      ],
+    );
+  });
+
+  it('refuses an ask when nobody can be asked; the chat is not asked to confirm (VS Code did)', async () => {
+    const r = await runGated({ request: call(tool('write')), context: ctx(), server, send: async () => assert.fail('sent') });
+    assert.equal(!r.sent && r.decision, 'refused');
+    const chat = await runGated({
+      request: call(tool('write')),
+      context: ctx({ origin: 'chat', fence: 'block' }),
+      server,
+      send: async () => 7,
+    });
+    assert.deepEqual(chat, { sent: true, decision: 'allowed', result: 7 });
+  });
+
+  it('audits a send that throws with its code, or as cancelled, and rethrows', async () => {
+    const { entries, sink } = sinkOf();
+    for (const error of [McpError.invalidParams('bad'), new McpError(-32800, 'stop')]) {
+      await assert.rejects(
+        runGated({
+          request: { method: 'resources/read', uri: 'file:///ws/a' },
+          context: ctx(),
+          server,
+          audit: sink,
+          send: async () => {
+            throw error;
+          },
+        }),
+        error,
+      );
+    }
+    assert.deepEqual(
+      entries.map((e) => e.outcome),
+      [{ kind: 'error', code: -32602 }, { kind: 'cancelled' }],
+    );
   });
 });

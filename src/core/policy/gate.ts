@@ -46,7 +46,7 @@ function describe(findings: FencedPath[]): string {
   return findings.map((f) => `${f.pointer || 'the URI'} = ${JSON.stringify(f.value)} (${f.resolved})`).join('; ');
 }
 
-/** Decides one request. Nothing is sent by it; the caller asks and runs (see `runGated`). */
+/** Decides one request. Nothing is sent by it; the caller asks, sends and audits with `runGated` (run.ts). */
 export async function decide(request: GateRequest, context: GateContext): Promise<Verdict> {
   const reasons: AskReason[] = [];
   if (request.method === 'tools/call') {
@@ -80,7 +80,9 @@ export async function decide(request: GateRequest, context: GateContext): Promis
       reasons.push({ kind: 'outsideRoots', findings });
     }
   }
-  if (request.method === 'tools/call' && context.origin !== 'cli') {
+  // The CLI has nobody to ask; the chat's calls were confirmed by VS Code itself, which asks before
+  // every tool we do not pass on as (trusted) read-only.
+  if (request.method === 'tools/call' && context.origin !== 'cli' && context.origin !== 'chat') {
     const { tool } = request;
     const trustedReadOnly = tool.annotations?.readOnlyHint === true && context.policy.trustAnnotations;
     if (!trustedReadOnly && !context.policy.autoApprove.includes(tool.name)) {
