@@ -5,6 +5,7 @@ import type { AuditRecord } from '../../src/core';
 import type { AuditLog } from '../../src/core/policy/audit';
 import type { OutsideRootsQuestion } from '../../src/vscode/answers';
 import { outsideRootsDetail } from '../../src/vscode/gate';
+import { toResourceUri } from '../../src/vscode/resources/uri';
 import type { HostUi } from '../../src/vscode/ui';
 import { api, running, serverScript, setServers, waitFor } from './helpers';
 
@@ -152,17 +153,21 @@ describe('the gate in a real VS Code: the roots fence, the audit, "always" by se
       sent.map((s) => s.args),
       [{ message: 'after' }],
     );
+    // A resource document of a file: URI outside the roots is not read either.
+    await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(toResourceUri('fence-block', 'file:///etc/passwd', 'passwd'))));
     const records = await waitFor(async () => {
       const r = await auditRecords('fence-block');
-      return r.length >= 2 && r;
+      return r.length >= 3 && r;
     }, 'the audit records');
     assert.deepEqual(
-      records.map((r) => [r.origin, r.decision, r.outcome.kind]),
+      records.map((r) => [r.origin, r.method, r.decision, r.outcome.kind]),
       [
-        ['person', 'fenced', 'not-sent'],
-        ['person', 'allowed', 'ok'],
+        ['person', 'tools/call', 'fenced', 'not-sent'],
+        ['person', 'tools/call', 'allowed', 'ok'],
+        ['person', 'resources/read', 'fenced', 'not-sent'],
       ],
     );
+    assert.equal(records[2].name, 'file:///etc/passwd');
   });
 
   it("refuses an app's call outside the roots by default, and audits it with origin app", async () => {
@@ -211,7 +216,8 @@ describe('the gate in a real VS Code: the roots fence, the audit, "always" by se
     );
     assert.deepEqual(asked, ['echo'], 'the user server asks once');
     // The same name in the workspace's settings replaces it: another server, asked again.
-    await setServers({ twin: everything() }, vscode.ConfigurationTarget.Workspace);
+    // Its own env gives it a launch of its own, so its consent (for this session) covers no other suite's workspace server.
+    await setServers({ twin: everything({ env: { MCP_HOST_GATE_TEST: 'twin' } }) }, vscode.ConfigurationTarget.Workspace);
     h = await waitFor(() => {
       const w = a.host.registry.get('twin');
       return w?.definition.origin.scope === 'workspace' && w.state.kind === 'running' && w;
