@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditRecord } from '../../src/core';
 import type { AuditLog } from '../../src/core/policy/audit';
@@ -66,6 +68,7 @@ describe('the gate in a real VS Code: the roots fence, the audit, "always" by se
     Object.assign(a.ui, saved);
     a.ui.allowLaunch = async () => 'allow';
     await config().update('roots.fence', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('roots.extra', undefined, vscode.ConfigurationTarget.Global);
     await setServers(undefined, vscode.ConfigurationTarget.Workspace);
     await setServers(undefined);
   });
@@ -111,6 +114,33 @@ describe('the gate in a real VS Code: the roots fence, the audit, "always" by se
       ],
     );
     assert.deepEqual(records[0].arguments, { message: '/etc/passwd' });
+  });
+
+  it('mcpHost.roots.extra widens the roots: roots/list answers it, and the fence lets its paths through', async () => {
+    const a = await api();
+    await setServers({ 'fence-extra': everything() });
+    const h = await watch('fence-extra');
+    const extra = await fs.mkdtemp(path.join(os.tmpdir(), 'mcp-gate-extra-'));
+    const uri = vscode.Uri.file(extra).toString();
+    const rootsListed = async () => {
+      const { result } = await h.client!.callTool('get-roots-list', {});
+      return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+    };
+    await waitFor(async () => {
+      await h.refresh('tools');
+      return h.tools.some((t) => t.name === 'get-roots-list');
+    }, 'get-roots-list');
+    assert.ok(!(await rootsListed()).includes(uri));
+    await config().update('roots.extra', [extra], vscode.ConfigurationTarget.Global);
+    await waitFor(async () => (await rootsListed()).includes(uri), 'roots/list to answer the extra root');
+    a.ui.allowOutsideRoots = async () => assert.fail('a path under mcpHost.roots.extra is inside the roots');
+    const record = await a.tools.call(
+      h,
+      h.tools.find((t) => t.name === 'echo')!,
+      { message: path.join(extra, 'notes.txt') },
+    );
+    assert.equal(record?.outcome, 'ok');
+    await fs.rm(extra, { recursive: true, force: true });
   });
 
   it('"always" in the combined question remembers the tool only, never the path outside the roots', async () => {
