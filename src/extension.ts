@@ -52,7 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const ui = createWindowUi(documentActions);
   host = new McpHost(context, ui, log);
   const output = OutputDocuments.register();
-  const tools = new ToolCalls(host, output.docs, context.globalState, documentActions, ui);
+  const tools = new ToolCalls(host, output.docs, documentActions, ui);
   const icons = new ServerIcons(context.globalStorageUri, (message) => log.info(message));
   const tree = new ServersTreeProvider(host, tools.tasks, icons);
   const prompts = new PromptActions(host, output.docs);

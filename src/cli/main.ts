@@ -2,7 +2,8 @@ import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { decide, type GateRequest } from '../core/policy/gate';
+import type { GateRequest } from '../core/policy/gate';
+import { runGated } from '../core/policy/run';
 import {
   HttpTransport,
   LOGGING_LEVELS,
@@ -21,7 +22,7 @@ import {
 import { createHash } from 'node:crypto';
 import { AuditLog, verifyAuditFile } from '../core/policy/audit';
 import { createMasker } from '../core/policy/mask';
-import type { AuditEntry, Decision, GatedMethod, Outcome } from '../core/policy/types';
+import type { AuditedServer } from '../core/policy/types';
 import { runConformance } from './conformance';
 
 const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
@@ -197,7 +198,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     });
     return made;
   };
-  const audit = args.audit === undefined ? undefined : cliAudit(args.audit, args.stdio ?? args.http!, err);
+  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, err);
   let client = newClient(protocol);
   try {
     let init;
@@ -217,24 +218,36 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       // A 2026-07-28 server logs nothing unless a request names a level; --verbose wants every line, as a 2025 server sends by default.
       await client.setLoggingLevel('debug');
     }
-    if (fenced) {
-      const refusal = await fenceRefusal(client, args.verb, args.rest, args.roots);
-      if (refusal) {
-        audit?.record(args.verb, args.rest, { kind: 'not-sent' }, 0, 'fenced');
-        err.write(`refused (nothing was sent): ${refusal}\n`);
+    const run = () => runVerb(client, args.verb!, args.rest, { ...init, era: client.era }, err);
+    const request = await gatedRequest(client, args.verb, args.rest, fenced);
+    let result: unknown;
+    if (request) {
+      // The same gate as the editor's: there is nobody to ask, so the fence blocks (--root) or is off.
+      const gated = await runGated({
+        request,
+        context: {
+          origin: 'cli',
+          policy: { tools: {}, autoApprove: [], trustAnnotations: false },
+          alwaysAllowed: false,
+          fence: fenced ? 'block' : 'off',
+          roots: cliRoots(process.cwd(), args.roots),
+          machine: { platform: process.platform, realpath: (p) => realpath(p), home: homedir() },
+        },
+        server: cliServer(args.stdio ?? args.http!),
+        audit,
+        auditedArguments:
+          (request.method === 'tools/call' || request.method === 'prompts/get') && Object.keys(request.arguments).length
+            ? request.arguments
+            : undefined,
+        send: run,
+        outcomeOf: (r) => ((r as CallToolResult).isError ? { kind: 'isError' } : { kind: 'ok' }),
+      });
+      if (!gated.sent) {
+        err.write(`refused (nothing was sent): ${gated.reason}\n`);
         return 1;
       }
-    }
-    const started = Date.now();
-    let result: unknown;
-    try {
-      result = await runVerb(client, args.verb, args.rest, { ...init, era: client.era }, err);
-    } catch (error) {
-      const e = McpError.from(error);
-      audit?.record(args.verb, args.rest, { kind: 'error', code: e.code }, Date.now() - started);
-      throw error;
-    }
-    audit?.record(args.verb, args.rest, (result as CallToolResult).isError ? { kind: 'isError' } : { kind: 'ok' }, Date.now() - started);
+      result = gated.result;
+    } else result = await run();
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     if (args.verb === 'call' && (result as CallToolResult).isError) {
       // A tool failure is a result, not a protocol error: printed whole, and the exit code says so.
@@ -249,43 +262,20 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     return 1;
   } finally {
     await client.close();
-    await audit?.log.flushed();
+    await audit?.flushed();
   }
 }
 
-const AUDITED_VERBS: Record<string, GatedMethod> = { call: 'tools/call', read: 'resources/read', prompt: 'prompts/get' };
-
-/** The CLI's own calls, audited at its call site (origin `cli`); the server is named by its command line or URL. */
-function cliAudit(file: string, server: string, err: NodeJS.WritableStream) {
+/** The server as the CLI's audit names it: its command line or URL, masked, and a hash of it. */
+function cliServer(server: string): AuditedServer {
   const { masker } = createMasker();
-  const shown = masker.maskText(server).text;
-  const log = new AuditLog({ file, masker, onError: (e) => err.write(`warning: the audit log could not be written: ${e.message}\n`) });
-  const definition = createHash('sha256').update(server).digest('hex');
-  return {
-    log,
-    record(verb: string, rest: string[], outcome: Outcome, ms: number, decision: Decision = 'allowed'): void {
-      const method = AUDITED_VERBS[verb];
-      if (!method) return;
-      let args: unknown;
-      try {
-        args = rest[1] === undefined ? undefined : JSON.parse(rest[1]);
-      } catch {
-        args = rest[1];
-      }
-      const entry: AuditEntry = {
-        time: new Date().toISOString(),
-        origin: 'cli',
-        server: { name: shown, scope: 'user', definition },
-        method,
-        name: rest[0],
-        arguments: args,
-        decision,
-        outcome,
-        ms,
-      };
-      log.append(entry);
-    },
-  };
+  return { name: masker.maskText(server).text, scope: 'user', definition: createHash('sha256').update(server).digest('hex') };
+}
+
+/** The --audit file; a write error is a warning, and the command goes on. */
+function cliAuditLog(file: string, err: NodeJS.WritableStream): AuditLog {
+  const { masker } = createMasker();
+  return new AuditLog({ file, masker, onError: (e) => err.write(`warning: the audit log could not be written: ${e.message}\n`) });
 }
 
 async function runAuditVerb(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
@@ -307,29 +297,25 @@ async function runAuditVerb(argv: string[], out: NodeJS.WritableStream, err: Nod
   }
 }
 
-/** The gate's refusal of a call, read or prompt whose arguments leave the --root directories; undefined when it may go. */
-async function fenceRefusal(client: McpClient, verb: string, rest: string[], roots: string[]): Promise<string | undefined> {
-  let request: GateRequest | undefined;
+/** The prompt arguments as the protocol carries them: strings, other JSON values as their JSON text. */
+function promptArguments(text: string | undefined): Record<string, string> {
+  const raw = parseJsonObject(text, 'The prompt arguments');
+  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+}
+
+/**
+ * The request the gate decides on for a verb that sends one (call, read, prompt), else undefined.
+ * The tool's schema (its `format: uri` properties) is asked for only when the fence is on.
+ */
+async function gatedRequest(client: McpClient, verb: string, rest: string[], fenced: boolean): Promise<GateRequest | undefined> {
   if (verb === 'call' && rest[0]) {
-    const tool = (await client.listTools()).find((t) => t.name === rest[0]) ?? { name: rest[0], inputSchema: { type: 'object' as const } };
-    request = { method: 'tools/call', tool, arguments: parseJsonObject(rest[1], 'The tool arguments') };
-  } else if (verb === 'read' && rest[0]) request = { method: 'resources/read', uri: rest[0] };
-  else if (verb === 'prompt' && rest[0])
-    request = {
-      method: 'prompts/get',
-      name: rest[0],
-      arguments: parseJsonObject(rest[1], 'The prompt arguments') as Record<string, string>,
-    };
-  if (!request) return undefined;
-  const verdict = await decide(request, {
-    origin: 'cli',
-    policy: { tools: {}, autoApprove: [], trustAnnotations: false },
-    alwaysAllowed: false,
-    fence: 'block',
-    roots: cliRoots(process.cwd(), roots),
-    machine: { platform: process.platform, realpath: (p) => realpath(p), home: homedir() },
-  });
-  return verdict.kind === 'refuse' ? verdict.reason : undefined;
+    const listed = fenced ? (await client.listTools()).find((t) => t.name === rest[0]) : undefined;
+    const tool = listed ?? { name: rest[0], inputSchema: { type: 'object' as const } };
+    return { method: 'tools/call', tool, arguments: parseJsonObject(rest[1], 'The tool arguments') };
+  }
+  if (verb === 'read' && rest[0]) return { method: 'resources/read', uri: rest[0] };
+  if (verb === 'prompt' && rest[0]) return { method: 'prompts/get', name: rest[0], arguments: promptArguments(rest[1]) };
+  return undefined;
 }
 
 async function runVerb(client: McpClient, verb: string, rest: string[], init: unknown, err: NodeJS.WritableStream): Promise<unknown> {
@@ -357,12 +343,9 @@ async function runVerb(client: McpClient, verb: string, rest: string[], init: un
       return client.readResource(rest[0]);
     case 'prompts':
       return client.listPrompts();
-    case 'prompt': {
+    case 'prompt':
       if (!rest[0]) throw McpError.invalidParams('prompt needs a prompt name');
-      const raw = parseJsonObject(rest[1], 'The prompt arguments');
-      const args = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-      return client.getPrompt(rest[0], args);
-    }
+      return client.getPrompt(rest[0], promptArguments(rest[1]));
     default:
       throw McpError.invalidParams(`Unknown verb '${verb}'. Run with --help for the list.`);
   }

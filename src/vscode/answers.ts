@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { AppPermission } from '../core';
+import type { AppPermission, FencedPath, GatedMethod, Tool } from '../core';
 
 // The answers to the person's questions (`HostUi`, ./ui.ts), in a leaf file: the parts that ask
 // and the parts that answer both name them without importing each other.
@@ -25,4 +25,20 @@ export interface AppPrompts {
   /** ui/message and ui/update-model-context: shown with a Copy button. */
   show(server: string, kind: 'message' | 'modelContext', text: string): void;
   saveLocation(server: string, suggested: string): Promise<vscode.Uri | undefined>;
+}
+
+/**
+ * A request that names paths outside the roots, asked about in one modal: each path, the roots,
+ * and, for a tool that also needs its confirmation, that confirmation (the only thing "always" keeps).
+ */
+export interface OutsideRootsQuestion {
+  server: string;
+  asker: ToolAsker;
+  method: GatedMethod;
+  /** The tool or prompt name, or the resource URI. */
+  name: string;
+  findings: FencedPath[];
+  /** The roots' URIs, as `roots/list` answers them. */
+  roots: string[];
+  tool?: { tool: Tool; args: Record<string, unknown>; annotationsTrusted: boolean };
 }

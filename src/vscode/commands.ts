@@ -227,6 +227,7 @@ function outcomeLabel(outcome: CallRecord['outcome']): ShownText {
     isError: fromTemplate(vscode.l10n.t('tool error')),
     failed: fromTemplate(vscode.l10n.t('failed')),
     cancelled: fromTemplate(vscode.l10n.t('cancelled')),
+    refused: fromTemplate(vscode.l10n.t('refused, not sent')),
   };
   return outcome === undefined ? fromTemplate(vscode.l10n.t('running')) : labels[outcome];
 }

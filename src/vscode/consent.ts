@@ -76,6 +76,7 @@ function decodeStored(entry: unknown): AcceptedLaunch[] {
   if (typeof entry === 'string') return [{ launch: entry }];
   const e = entry as Partial<{ launch: unknown; grant: Partial<PolicyGrant> }> | null;
   if (typeof e?.launch !== 'string' || typeof e.grant !== 'object' || e.grant === null || !Array.isArray(e.grant.autoApprove)) return [];
+  if (e.grant.roots !== undefined && !Array.isArray(e.grant.roots)) return [];
   return [{ launch: e.launch, grant: e.grant as PolicyGrant }];
 }
 
@@ -138,6 +139,8 @@ function grantLines(grant: PolicyGrant): string[] {
     lines.push(`trustAnnotations: true  (${vscode.l10n.t('the tools it calls read-only run without confirmation')})`);
   if (grant.tools?.allow) lines.push(`tools.allow: ${JSON.stringify(grant.tools.allow)}`);
   if (grant.tools?.deny) lines.push(`tools.deny: ${JSON.stringify(grant.tools.deny)}`);
+  if (grant.roots)
+    lines.push(`roots: ${JSON.stringify(grant.roots)}  (${vscode.l10n.t('its tools may be given paths in these folders without asking')})`);
   return lines;
 }
 

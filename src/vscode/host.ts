@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { AuditSink } from '../core/policy/types';
 import { auditFile, createAuditLog } from './audit';
+import { EditorGate } from './gate';
+import { extraRoots } from './roots';
 import {
   HttpTransport,
   McpError,
@@ -74,6 +76,8 @@ export class McpHost implements vscode.Disposable {
   /** Where every decided request and every request a server made of us is recorded (the gate appends to it). */
   readonly audit: AuditSink;
   readonly auditFile: string;
+  /** The one gate every tools/call, resources/read, prompts/get and resources/subscribe of the editor passes. */
+  readonly gate: EditorGate;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   /** Servers, their state or their lists changed. */
@@ -105,6 +109,7 @@ export class McpHost implements vscode.Disposable {
     this.logs = new ServerLogs(this.secrets);
     this.auditFile = auditFile(context);
     this.audit = createAuditLog(this.auditFile, (text) => this.secrets.redact(text));
+    this.gate = new EditorGate(this, context.globalState);
     this.trace = new ProtocolTrace(traceLevel, this.secrets);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
     this.sampling = new SamplingService(context.workspaceState, this.logs, ui);
@@ -121,6 +126,7 @@ export class McpHost implements vscode.Disposable {
       this.elicitationCompleteEmitter,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`${Settings.section}.${Settings.servers}`)) void this.reload();
+        if (e.affectsConfiguration(`${Settings.section}.roots.extra`)) void this.notifyRootsChanged();
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
         void this.reload();
@@ -160,9 +166,18 @@ export class McpHost implements vscode.Disposable {
     this.changeEmitter.fire();
   }
 
-  /** The open folders as roots, plus nothing else; each server adds its own extras. */
+  /** The open folders as roots, plus the person's `mcpHost.roots.extra`; each server adds its own extras. */
   workspaceRoots(): Root[] {
-    return (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name }));
+    return [...(vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name })), ...extraRoots()];
+  }
+
+  /**
+   * The roots `roots/list` answers for this server, and the same list the gate fences its
+   * requests by. A workspace server's own `roots` are in it only because its launch consent
+   * showed them (`policyGrant`): it does not start otherwise.
+   */
+  rootsOf(def: ServerDefinition): Root[] {
+    return rootsFor(def, this.workspaceRoots(), folderFor(def)?.uri.fsPath);
   }
 
   private async notifyRootsChanged(): Promise<void> {
@@ -202,7 +217,7 @@ export class McpHost implements vscode.Disposable {
       prepare: (d) => this.prepare(d),
       createTransport: (d) => this.createTransport(d),
       handlers: (d) => ({
-        listRoots: () => rootsFor(d, this.workspaceRoots(), folderFor(d)?.uri.fsPath),
+        listRoots: () => this.rootsOf(d),
         elicit: (params, signal) => this.elicitation.handle(d.name, params, signal),
         urlElicitationRequired: (pages, wait, request, signal) => this.elicitation.urlRequired(d.name, pages, wait, request, signal),
         // Sampling is declared only where it can be answered: a "deny" server would only ever be refused.

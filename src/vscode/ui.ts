@@ -1,6 +1,14 @@
 import type * as vscode from 'vscode';
 import type { CreateMessageParams, InputDefinition, LaunchSummary, ShownText, Tool } from '../core';
-import type { AppPrompts, ConsentAnswer, ReuseAnswer, SamplingDecision, ToolAsker, ToolConfirmation } from './answers';
+import type {
+  AppPrompts,
+  ConsentAnswer,
+  OutsideRootsQuestion,
+  ReuseAnswer,
+  SamplingDecision,
+  ToolAsker,
+  ToolConfirmation,
+} from './answers';
 import type { ElicitationUi } from './elicitation/steps';
 import type { Severity } from './notifications';
 import type { SetupUi } from './setup/ui';
@@ -28,6 +36,8 @@ export interface HostUi {
     annotationsTrusted: boolean,
     asker: ToolAsker,
   ): Promise<ToolConfirmation>;
+  /** A request whose arguments (or URI) name paths outside the roots, under `mcpHost.roots.fence` "ask"; Cancel sends nothing. */
+  allowOutsideRoots(question: OutsideRootsQuestion): Promise<ToolConfirmation>;
   /** The progress notification's Cancel, for a call that runs as a task: cancel it, or let it run on. */
   cancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'>;
   /** How a call's ending is told, with actions such as Open Result; the action chosen. */

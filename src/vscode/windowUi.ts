@@ -2,6 +2,7 @@ import { windowAppPrompts } from './apps/appPanels';
 import { askWithModal } from './consent';
 import type { DocumentActions } from './documentActions';
 import { LazyElicitationUi } from './elicitation/ui';
+import { askOutsideRoots } from './gate';
 import { askConsent, pickModelWithQuickPick, reviewInEditor } from './sampling/prompts';
 import { askToReuse, askWithInputBox } from './secrets';
 import { windowUi } from './setup/ui';
@@ -16,6 +17,7 @@ export function createWindowUi(documentActions: DocumentActions): HostUi {
     askInput: askWithInputBox,
     allowInputReuse: askToReuse,
     confirmTool: confirmWithModal,
+    allowOutsideRoots: askOutsideRoots,
     cancelOrBackground: askCancelOrBackground,
     announceCall: notify,
     notify,

@@ -119,4 +119,15 @@ describe('launch consent: what a definition lets its server do without asking', 
       'no tool question skipped: the reach does not matter',
     );
   });
+
+  it('names the roots a workspace server adds to its own fence, and asks again when they grow, not when they shrink', () => {
+    const rooted = (roots: string[]) => ({ ...base, roots });
+    assert.deepEqual(policyGrant(one(rooted(['/', '/home']))), { autoApprove: [], trustAnnotations: false, roots: ['/', '/home'] });
+    assert.deepEqual(launchSummary(one(rooted(['/'])), undefined).grant?.roots, ['/'], 'the launch consent shows them');
+    assert.equal(policyGrant(one(rooted(['/']), 'user')), undefined, "a user server's roots are the person's own");
+    assert.equal(covers(base, rooted(['/'])), false, 'a root added after the answer asks again');
+    assert.equal(launchCovers(legacyAnswer(base), acceptedLaunch(one(rooted(['/'])))), false, 'so does an answer from before grants');
+    assert.equal(covers(rooted(['/data']), rooted(['/data', '/'])), false, 'widened');
+    assert.ok(covers(rooted(['/data', '/srv']), rooted(['/srv'])), 'narrowed');
+  });
 });

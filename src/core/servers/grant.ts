@@ -17,6 +17,11 @@ export interface PolicyGrant {
   trustAnnotations: boolean;
   /** `tools.allow` and `tools.deny`: which tools `autoApprove` and `trustAnnotations` can reach; kept only when one of them is granted. */
   tools?: { allow?: string[]; deny?: string[] };
+  /**
+   * `roots`: folders the definition adds to the roots its server is answered and fenced by. A
+   * workspace could otherwise widen its own server's fence to `/` or the home folder.
+   */
+  roots?: string[];
 }
 
 /** A launch the person allowed: its `launchHash`, and the grant the consent showed (none for an answer given before grants were shown). */
@@ -42,13 +47,16 @@ export function policyGrant(def: ServerDefinition): PolicyGrant | undefined {
   const sampling = def.sampling.mode === 'allow' ? { ...limits, models: set(limits.models) ?? [] } : undefined;
   const autoApprove = set(def.autoApprove) ?? [];
   const trustAnnotations = def.trustAnnotations && def.origin.scope !== 'user';
-  if (!sampling && !autoApprove.length && !trustAnnotations) return undefined;
+  // The person's own servers' roots are the person's; a workspace's widen the fence, so they are shown.
+  const roots = def.origin.scope === 'user' ? undefined : set(def.roots);
+  if (!sampling && !autoApprove.length && !trustAnnotations && !roots) return undefined;
   const reach = autoApprove.length || trustAnnotations ? { allow: set(def.tools.allow), deny: set(def.tools.deny) } : undefined;
   return {
     ...(sampling ? { sampling } : {}),
     autoApprove,
     trustAnnotations,
     ...(reach && (reach.allow || reach.deny) ? { tools: reach } : {}),
+    ...(roots ? { roots } : {}),
   };
 }
 
@@ -66,7 +74,8 @@ function grantCovers(accepted: PolicyGrant | undefined, wanted: PolicyGrant | un
     samplingCovers(accepted.sampling, wanted.sampling) &&
     wanted.autoApprove.every((t) => accepts.has(t)) &&
     (!wanted.trustAnnotations || accepted.trustAnnotations) &&
-    (!skipsToolQuestions || reachCovers(accepted.tools, wanted.tools))
+    (!skipsToolQuestions || reachCovers(accepted.tools, wanted.tools)) &&
+    (wanted.roots ?? []).every((r) => accepted.roots?.includes(r))
   );
 }
 

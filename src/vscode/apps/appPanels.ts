@@ -131,10 +131,17 @@ export class AppPanels implements vscode.Disposable {
     return {
       callTool: (tool, args): Promise<CallToolResult> => this.tools.callForApp(server, tool, args),
       resources: () => ({ resources: server.resources, resourceTemplates: server.templates }),
-      readResource: (uri) => {
+      readResource: async (uri) => {
         const client = server.client;
-        if (!client) return Promise.reject(McpError.connectionClosed(`${name} is not running`));
-        return client.readResource(uri);
+        if (!client) throw McpError.connectionClosed(`${name} is not running`);
+        const gated = await this.host.gate.run({
+          server,
+          origin: 'app',
+          request: { method: 'resources/read', uri },
+          send: () => client.readResource(uri),
+        });
+        if (!gated.sent) throw McpError.invalidRequest(gated.reason);
+        return gated.result;
       },
       openLink: async (text) => {
         this.record(name, 'openLink', text);

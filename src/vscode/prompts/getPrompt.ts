@@ -45,7 +45,15 @@ export class PromptActions {
       if (value !== '') args[a.name] = value;
     }
     try {
-      const result = await client.getPrompt(prompt.name, args);
+      const gated = await this.host.gate.run({
+        server,
+        origin: 'person',
+        request: { method: 'prompts/get', name: prompt.name, arguments: args },
+        send: () => client.getPrompt(prompt.name, args),
+      });
+      // The fence's refusal is told by the gate; the person's own Cancel needs no word.
+      if (!gated.sent) return undefined;
+      const result = gated.result;
       const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
       const uri = this.docs.put('prompts', `${prompt.name}.md`, rendered.markdown, rendered.attachments);
       this.texts.set(uri.toString(), promptText(result));

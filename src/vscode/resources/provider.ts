@@ -70,14 +70,23 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
       this.reportFailure(server, message);
       throw vscode.FileSystemError.Unavailable(message);
     }
+    const handle = this.host.registry.get(server)!;
     let bytes: Buffer;
     try {
-      const result = await client.readResource(resourceUri);
+      const gated = await this.host.gate.run({
+        server: handle,
+        origin: 'person',
+        request: { method: 'resources/read', uri: resourceUri },
+        send: () => client.readResource(resourceUri),
+      });
+      if (!gated.sent) throw vscode.FileSystemError.NoPermissions(this.host.shown(gated.reason));
+      const result = gated.result;
       const content = result.contents.find((c) => c.uri === resourceUri) ?? result.contents[0];
       if (!content) throw new Error(vscode.l10n.t('the server returned no contents'));
       bytes = 'blob' in content ? Buffer.from(content.blob, 'base64') : Buffer.from(content.text ?? '', 'utf8');
       if (!isMediaFileName(fileName)) bytes = asInertText(bytes);
     } catch (error) {
+      if (error instanceof vscode.FileSystemError) throw error;
       const e = McpError.from(error);
       if (client.isResourceNotFound(e, resourceUri)) {
         const message = fromTemplate(
@@ -175,8 +184,28 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
     const handle = this.host.registry.get(entry.server);
     if (handle === entry.handle) return;
     entry.subscription?.dispose();
+    entry.subscription = undefined;
     entry.handle = handle;
-    entry.subscription = handle?.subscribeResource(entry.resourceUri);
+    if (handle) void this.subscribe(entry, handle);
+  }
+
+  /**
+   * Subscribes through the gate, without asking again (the read before it asked): a `file:` URI
+   * outside the roots is not watched. What the gate allows is the handle's subscription, which
+   * sends `resources/subscribe` now or once the server runs, and again after restarts.
+   */
+  private async subscribe(entry: Watched, handle: ServerHandle): Promise<void> {
+    const gated = await this.host.gate.run({
+      server: handle,
+      origin: 'person',
+      request: { method: 'resources/subscribe', uri: entry.resourceUri },
+      askable: false,
+      send: async () => handle.subscribeResource(entry.resourceUri),
+    });
+    if (!gated.sent) return;
+    // The document closed, or the server changed, while the gate decided.
+    if (entry.handle !== handle || this.watched.get(key(entry.server, entry.resourceUri)) !== entry) return gated.result.dispose();
+    entry.subscription = gated.result;
   }
 
   dispose(): void {

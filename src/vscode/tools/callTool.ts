@@ -1,8 +1,6 @@
 import * as vscode from 'vscode';
 import {
   checkJsonArguments,
-  isToolForApp,
-  isToolOffered,
   isToolOfferedToPerson,
   fromTemplate,
   joinShown,
@@ -19,9 +17,12 @@ import {
   type ShownText,
   type Tool,
   type ToolCallOutcome,
+  type Decision,
+  type Outcome,
 } from '../../core';
+import { outcomeOfError } from '../../core/policy/run';
+import { toolConfirmationText } from '../gate';
 import { knownIcon, warmIcons } from '../icons';
-import { addToStoredList } from '../storedList';
 import type { DocumentActions } from '../documentActions';
 import type { McpHost } from '../host';
 import type { ToolAsker } from '../answers';
@@ -40,7 +41,8 @@ export interface CallRecord {
   tool: string;
   args: Record<string, unknown>;
   at: number;
-  outcome?: 'ok' | 'isError' | 'failed' | 'cancelled';
+  /** `refused`: the gate refused it, nothing was sent. */
+  outcome?: 'ok' | 'isError' | 'failed' | 'cancelled' | 'refused';
   /** Set when an MCP App made the call, not the person. */
   by?: 'app';
   /** Set when the person sent the call (a task) to the background. */
@@ -49,6 +51,12 @@ export interface CallRecord {
 
 /** How a call ended, before the person is told. */
 type CallEnding = { kind: 'result'; outcome: ToolCallOutcome } | { kind: 'error'; error: McpError; aborted: boolean };
+
+/** A call's ending as the audit records it. */
+function outcomeOfEnding(end: CallEnding): Outcome {
+  if (end.kind === 'result') return end.outcome.result.isError ? { kind: 'isError' } : { kind: 'ok' };
+  return end.aborted ? { kind: 'cancelled' } : outcomeOfError(end.error);
+}
 
 /** One call on its way: what its progress notification, its tree entry and its ending share. */
 class RunningCall {
@@ -69,7 +77,6 @@ class RunningCall {
   }
 }
 
-const ALWAYS_KEY = 'mcpHost.alwaysAllowedTools';
 const HISTORY_SIZE = 20;
 const MAX_CALL_MS = 30 * 60_000;
 /**
@@ -91,7 +98,6 @@ export class ToolCalls implements vscode.Disposable {
   constructor(
     private readonly host: McpHost,
     private readonly docs: OutputDocuments,
-    private readonly memento: vscode.Memento,
     private readonly documentActions: DocumentActions,
     private readonly ui: HostUi,
   ) {}
@@ -161,16 +167,40 @@ export class ToolCalls implements vscode.Disposable {
       );
       return undefined;
     }
-    if (!(await this.mayRun(server, tool, args, 'person'))) return undefined;
-    return this.send(server, tool, args);
+    const gated = await this.host.gate.run({
+      server,
+      origin: 'person',
+      request: { method: 'tools/call', tool, arguments: args },
+      send: () => this.send(client, server, tool, args),
+      outcomeOf: ({ end }) => outcomeOfEnding(end),
+    });
+    if (gated.sent) return gated.result.record;
+    this.remember({ server: server.name, tool: tool.name, args, at: Date.now() }, gated.decision);
+    if (gated.decision === 'denied' || gated.decision === 'refused')
+      void this.ui.notify(
+        'error',
+        fromTemplate(vscode.l10n.t('MCP Host: {0} was not sent: {1}'), this.host.shown(tool.name), this.host.shown(gated.reason)),
+      );
+    return undefined;
   }
 
-  private async send(server: ServerHandle, tool: Tool, args: Record<string, unknown>): Promise<CallRecord | undefined> {
-    const client = server.client;
-    if (!client) return undefined;
-    const record: CallRecord = { server: server.name, tool: tool.name, args, at: Date.now() };
+  /** A call into the history; one refused before sending is marked so, except when the person said no themselves. */
+  private remember(record: CallRecord, refusal?: Decision): void {
+    if (refusal === 'asked-refused') return;
+    if (refusal) record.outcome = 'refused';
     this.history.unshift(record);
     this.history.splice(HISTORY_SIZE);
+  }
+
+  /** Sends an allowed call with its progress notification and shows how it ended. */
+  private async send(
+    client: McpClient,
+    server: ServerHandle,
+    tool: Tool,
+    args: Record<string, unknown>,
+  ): Promise<{ record: CallRecord; end: CallEnding }> {
+    const record: CallRecord = { server: server.name, tool: tool.name, args, at: Date.now() };
+    this.remember(record);
     const call = new RunningCall(record);
     const ending = this.runCall(client, server, tool, args, call);
     // The notification shows the call until it ends or goes to the background; the call itself goes on either way.
@@ -188,46 +218,52 @@ export class ToolCalls implements vscode.Disposable {
     if (end.kind === 'error') {
       this.reportFailure(tool, end.error, end.aborted);
       this.afterCall?.(server, tool, args, { cancelled: record.outcome === 'cancelled' ? 'cancelled by the person' : end.error.message });
-      return record;
+      return { record, end };
     }
     const doc = this.renderResult(server, tool, args, end.outcome);
     // The result is rendered: what follows a call (such as a tool's own interface) hooks in here.
     await this.reportResult(tool, call, end.outcome, doc);
     this.afterCall?.(server, tool, args, { result: end.outcome.result });
-    return record;
+    return { record, end };
   }
 
   /**
-   * A tools/call an MCP App makes: the same allow/deny, argument check and confirmation as the
-   * person's own, in the history marked "by the app". Throws (the app gets the error) when refused.
+   * A tools/call an MCP App makes: the argument check, then the gate (allow/deny, visibility, the
+   * roots fence, the confirmation) as for the person's own, in the history marked "by the app".
+   * Throws (the app gets the error) when refused.
    */
   async callForApp(server: ServerHandle, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const client = server.client;
     if (!client) throw McpError.connectionClosed(`${server.name} is not running`);
     const tool = server.tools.find((t) => t.name === name);
     if (!tool) throw McpError.invalidParams(`${server.name} has no tool ${name}`);
-    if (!isToolOffered(server.definition, name))
-      throw McpError.invalidRequest(`${name} is not allowed by this server's tools.allow / tools.deny`);
-    if (!isToolForApp(tool)) throw McpError.invalidRequest(`${name} is not for apps (its visibility is model-only)`);
     const check = client.checkToolArguments(tool, args);
-    if (!check.ok && !check.message.startsWith('the schema cannot be used'))
-      throw McpError.invalidParams(`invalid arguments for ${name}: ${check.message}`);
-    if (!(await this.mayRun(server, tool, args, 'app'))) throw McpError.invalidRequest(`the person did not allow ${name}`);
+    if (!check.ok && check.kind !== 'unusableSchema') throw McpError.invalidParams(`invalid arguments for ${name}: ${check.message}`);
     const record: CallRecord = { server: server.name, tool: name, args, at: Date.now(), by: 'app' };
-    this.history.unshift(record);
-    this.history.splice(HISTORY_SIZE);
-    try {
-      const outcome = await client.callTool(name, args, {
-        timeoutMs: INTERACTIVE_IDLE_MS,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeoutMs: MAX_CALL_MS,
-      });
-      record.outcome = outcome.result.isError ? 'isError' : 'ok';
-      return outcome.result;
-    } catch (error) {
-      record.outcome = McpError.from(error).code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
-      throw error;
-    }
+    const gated = await this.host.gate.run({
+      server,
+      origin: 'app',
+      request: { method: 'tools/call', tool, arguments: args },
+      send: async () => {
+        this.remember(record);
+        try {
+          const outcome = await client.callTool(name, args, {
+            timeoutMs: INTERACTIVE_IDLE_MS,
+            resetTimeoutOnProgress: true,
+            maxTotalTimeoutMs: MAX_CALL_MS,
+          });
+          record.outcome = outcome.result.isError ? 'isError' : 'ok';
+          return outcome.result;
+        } catch (error) {
+          record.outcome = McpError.from(error).code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
+          throw error;
+        }
+      },
+      outcomeOf: (result) => (result.isError ? { kind: 'isError' } : { kind: 'ok' }),
+    });
+    if (gated.sent) return gated.result;
+    this.remember(record, gated.decision);
+    throw McpError.invalidRequest(gated.decision === 'asked-refused' ? `the person did not allow ${name}` : gated.reason);
   }
 
   /** Runs the call to its end; the progress and task statuses go to the notification (while there is one) and the tree. */
@@ -368,18 +404,6 @@ export class ToolCalls implements vscode.Disposable {
       void this.ui.announceCall('error', fromTemplate(vscode.l10n.t('MCP Host: {0} failed: {1}'), shown(tool.name), shown(e.toString())));
   }
 
-  private async mayRun(server: ServerHandle, tool: Tool, args: Record<string, unknown>, asker: ToolAsker): Promise<boolean> {
-    // readOnlyHint is the server's claim: it counts only for a server the person trusts (README, "Tool confirmation").
-    if (tool.annotations?.readOnlyHint === true && server.definition.trustAnnotations) return true;
-    if (server.definition.autoApprove.includes(tool.name)) return true;
-    const key = `${server.name}\u0000${tool.name}`;
-    const always = this.memento.get<string[]>(ALWAYS_KEY, []);
-    if (always.includes(key)) return true;
-    const answer = await this.ui.confirmTool(server.name, tool, args, server.definition.trustAnnotations, asker);
-    if (answer === 'always') await addToStoredList(this.memento, ALWAYS_KEY, key);
-    return answer !== 'cancel';
-  }
-
   /**
    * Opens the arguments as JSON, starting from the required keys and defaults; the person calls
    * when done. Arguments that are not JSON or fail the schema keep the editor open, the problems
@@ -469,14 +493,7 @@ export async function confirmWithModal(
 ): Promise<'once' | 'always' | 'cancel'> {
   const once = vscode.l10n.t('Allow Once');
   const always = vscode.l10n.t('Always Allow This Tool');
-  const claimsReadOnly = tool.annotations?.readOnlyHint === true && !annotationsTrusted;
-  const hint =
-    tool.annotations?.destructiveHint === false
-      ? ''
-      : ` ${tool.annotations?.destructiveHint ? vscode.l10n.t('It is marked destructive.') : vscode.l10n.t('It may change things.')}`;
-  const why = claimsReadOnly
-    ? vscode.l10n.t("The server says the tool is read-only, but this server's annotations are not trusted (setting trustAnnotations).")
-    : `${vscode.l10n.t('The tool is not marked read-only.')}${hint}`;
+  const why = toolConfirmationText(tool, annotationsTrusted);
   const pick = await askModal(
     'warning',
     asker === 'app'

@@ -1,0 +1,220 @@
+import { promises as fs } from 'node:fs';
+import { homedir } from 'node:os';
+import * as vscode from 'vscode';
+import { defaultFenceMode, type AskReason, type GateRequest } from '../core/policy/gate';
+import { runGated, type AskAnswer, type GatedResult } from '../core/policy/run';
+import type { AuditSink, FencedPath, FenceMode, Outcome } from '../core/policy/types';
+import {
+  definitionHash,
+  forDisplay,
+  fromTemplate,
+  launchHash,
+  nothingToRedact,
+  type Root,
+  type ServerDefinition,
+  type ServerHandle,
+  type Tool,
+} from '../core';
+import type { OutsideRootsQuestion, ToolAsker, ToolConfirmation } from './answers';
+import { Settings } from './ids';
+import { askModal } from './notifications';
+import { addToStoredList } from './storedList';
+import type { HostUi } from './ui';
+
+/** What the gate needs of the host; the host hands itself in (no import of host.ts, which owns the gate). */
+export interface GateHost {
+  readonly ui: HostUi;
+  readonly audit: AuditSink;
+  redact(text: string): string;
+  /** The roots `roots/list` answers for this server: the fence's roots. */
+  rootsOf(def: ServerDefinition): Root[];
+}
+
+/** One request from the editor: the person's own (palette, tree, history, rerun, open documents) or an MCP App's. */
+export interface EditorRequest<T> {
+  server: ServerHandle;
+  origin: ToolAsker;
+  request: GateRequest;
+  send: () => Promise<T>;
+  outcomeOf?: (result: T) => Outcome;
+  /** False where nobody should be asked again (a subscription that follows a read): an `ask` verdict is then refused. */
+  askable?: boolean;
+}
+
+const ALWAYS_KEY = 'mcpHost.alwaysAllowedTools';
+const FENCE_MODES: readonly FenceMode[] = ['block', 'ask', 'off'];
+
+/**
+ * A server's identity for the "always" answers: where it is defined and what runs (as the launch
+ * consent keys it), never its name alone, so a workspace server named like one of the person's
+ * own inherits none of their answers.
+ */
+export function serverIdentity(def: ServerDefinition): string {
+  return [def.origin.scope, def.origin.folderUri ?? '', def.name, launchHash(def)].join('\u0000');
+}
+
+/** `mcpHost.roots.fence` from the user's (or machine's) settings only: a workspace cannot loosen it. Undefined when unset. */
+export function fenceSetting(): FenceMode | undefined {
+  const value = vscode.workspace.getConfiguration(Settings.section).inspect<string>('roots.fence')?.globalValue;
+  return FENCE_MODES.find((m) => m === value);
+}
+
+/** Every string of a JSON value through `redact`; the value is copied. */
+function redactValue(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, redact));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, redact)]));
+  return value;
+}
+
+function nameOf(request: GateRequest): string {
+  return request.method === 'tools/call' ? request.tool.name : request.method === 'prompts/get' ? request.name : request.uri;
+}
+
+/**
+ * The editor's side of the one gate (../core/policy/run.ts): every tools/call, resources/read,
+ * prompts/get and resources/subscribe the editor sends goes through `run`, which reads the
+ * settings and stored answers the gate decides with, asks the person through `HostUi`, audits
+ * into the host's log and tells the person why the fence refused.
+ */
+export class EditorGate {
+  constructor(
+    private readonly host: GateHost,
+    private readonly memento: vscode.Memento,
+  ) {}
+
+  async run<T>(r: EditorRequest<T>): Promise<GatedResult<T>> {
+    const def = r.server.definition;
+    const request = r.request;
+    const toolKey = request.method === 'tools/call' ? `${serverIdentity(def)}\u0000${request.tool.name}` : undefined;
+    const roots = this.host.rootsOf(def);
+    const args = request.method === 'tools/call' || request.method === 'prompts/get' ? request.arguments : undefined;
+    const result = await runGated({
+      request,
+      context: {
+        origin: r.origin,
+        policy: def,
+        alwaysAllowed: toolKey !== undefined && this.memento.get<string[]>(ALWAYS_KEY, []).includes(toolKey),
+        fence: fenceSetting() ?? defaultFenceMode(r.origin),
+        roots,
+        machine: { platform: process.platform, realpath: (p) => fs.realpath(p), home: homedir() },
+      },
+      server: { name: def.name, scope: def.origin.scope, definition: definitionHash(def) },
+      audit: this.host.audit,
+      auditedArguments: args && Object.keys(args).length ? redactValue(args, (t) => this.host.redact(t)) : undefined,
+      ask: r.askable === false ? undefined : (reasons) => this.ask(r, reasons, roots, toolKey),
+      send: r.send,
+      outcomeOf: r.outcomeOf,
+    });
+    if (!result.sent && result.decision === 'fenced') this.tellFenced(r, result.fenced ?? [], roots);
+    return result;
+  }
+
+  /** One question for every reason; "always" remembers the tool's confirmation only, never a path outside the roots. */
+  private async ask(
+    r: Pick<EditorRequest<unknown>, 'server' | 'origin' | 'request'>,
+    reasons: AskReason[],
+    roots: Root[],
+    toolKey: string | undefined,
+  ): Promise<AskAnswer> {
+    const request = r.request;
+    const confirm = reasons.find((x) => x.kind === 'confirmTool');
+    const outside = reasons.flatMap((x) => (x.kind === 'outsideRoots' ? x.findings : []));
+    let answer: ToolConfirmation;
+    if (outside.length) {
+      answer = await this.host.ui.allowOutsideRoots({
+        server: r.server.name,
+        asker: r.origin,
+        method: request.method,
+        name: nameOf(request),
+        findings: outside,
+        roots: roots.map((root) => root.uri),
+        tool:
+          confirm && request.method === 'tools/call'
+            ? { tool: request.tool, args: request.arguments, annotationsTrusted: confirm.annotationsTrusted }
+            : undefined,
+      });
+    } else if (confirm && request.method === 'tools/call') {
+      answer = await this.host.ui.confirmTool(r.server.name, request.tool, request.arguments, confirm.annotationsTrusted, r.origin);
+    } else return 'refuse';
+    if (answer === 'cancel') return 'refuse';
+    if (answer === 'always' && confirm && toolKey) {
+      await addToStoredList(this.memento, ALWAYS_KEY, toolKey);
+      return 'always';
+    }
+    return 'once';
+  }
+
+  private tellFenced(r: Pick<EditorRequest<unknown>, 'server' | 'request'>, fenced: FencedPath[], roots: Root[]): void {
+    const shown = (text: string) => forDisplay(text, (t) => this.host.redact(t));
+    void this.host.ui.notify(
+      'error',
+      // The method and name as the request has them, the arguments and paths as given: the server's secrets redacted.
+      fromTemplate(
+        vscode.l10n.t(
+          'MCP Host refused {0} of "{1}" before sending it: it names a path outside the roots: {2}. The roots: {3}. To allow it, add the folder to the setting mcpHost.roots.extra (user settings).',
+        ),
+        shown(`${r.request.method} ${nameOf(r.request)}`),
+        shown(r.server.name),
+        shown(describeFindings(fenced)),
+        shown(roots.map((root) => root.uri).join(', ') || vscode.l10n.t('none')),
+      ),
+    );
+  }
+}
+
+/** `argument /path = "../x" is /etc/x`, one per path; the resource URI itself has no pointer. */
+function describeFindings(fenced: FencedPath[]): string {
+  return fenced
+    .map((f) =>
+      f.pointer
+        ? vscode.l10n.t('argument {0} = {1} is {2}', f.pointer, JSON.stringify(f.value), f.resolved)
+        : vscode.l10n.t('the URI {0} is {1}', JSON.stringify(f.value), f.resolved),
+    )
+    .join('; ');
+}
+
+/** The text of the outside-roots question: each path (argument, value, resolved), the roots, and the tool's own confirmation when it needs one. */
+export function outsideRootsDetail(q: OutsideRootsQuestion): string {
+  const parts = [
+    `${vscode.l10n.t('Outside the roots:')}\n${describeFindings(q.findings)}`,
+    `${vscode.l10n.t('Roots:')}\n${q.roots.join('\n') || vscode.l10n.t('none')}`,
+  ];
+  if (q.tool) parts.push(toolConfirmationText(q.tool.tool, q.tool.annotationsTrusted));
+  if (q.tool || q.method === 'prompts/get') parts.push(`${vscode.l10n.t('Arguments:')}\n${JSON.stringify(q.tool?.args ?? {}, null, 2)}`);
+  parts.push(vscode.l10n.t('To stop being asked for a folder, add it to the setting mcpHost.roots.extra.'));
+  return parts.join('\n\n');
+}
+
+/** Why a tool is confirmed: not read-only (and maybe destructive), or read-only by an untrusted claim. */
+export function toolConfirmationText(tool: Tool, annotationsTrusted: boolean): string {
+  const claimsReadOnly = tool.annotations?.readOnlyHint === true && !annotationsTrusted;
+  const hint =
+    tool.annotations?.destructiveHint === false
+      ? ''
+      : ` ${tool.annotations?.destructiveHint ? vscode.l10n.t('It is marked destructive.') : vscode.l10n.t('It may change things.')}`;
+  return claimsReadOnly
+    ? vscode.l10n.t("The server says the tool is read-only, but this server's annotations are not trusted (setting trustAnnotations).")
+    : `${vscode.l10n.t('The tool is not marked read-only.')}${hint}`;
+}
+
+/** The default `HostUi.allowOutsideRoots`: one modal; "Always" is offered only for the tool's confirmation. */
+export async function askOutsideRoots(q: OutsideRootsQuestion): Promise<ToolConfirmation> {
+  const once = vscode.l10n.t('Allow Once');
+  const always = vscode.l10n.t('Always Allow This Tool');
+  const what = forDisplay(q.name, nothingToRedact);
+  const server = forDisplay(q.server, nothingToRedact);
+  const question =
+    q.asker === 'app'
+      ? fromTemplate(vscode.l10n.t('The app of the MCP server "{1}" asks for {0} with a path outside the roots. Allow it?'), what, server)
+      : fromTemplate(vscode.l10n.t('Send {0} to the MCP server "{1}" with a path outside the roots?'), what, server);
+  // The person's own arguments and the paths they name, shown whole.
+  const pick = await askModal(
+    'warning',
+    question,
+    forDisplay(outsideRootsDetail(q), nothingToRedact, Number.POSITIVE_INFINITY),
+    ...(q.tool ? [once, always] : [once]),
+  );
+  return pick === once ? 'once' : pick === always ? 'always' : 'cancel';
+}
