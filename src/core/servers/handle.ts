@@ -175,6 +175,11 @@ export class ServerHandle {
     return this._state.kind === 'running' ? this._eraDecision : undefined;
   }
 
+  /** Whether the last start() or stop() asked for it to run: a stopped or failed server with this set is on its way back. */
+  get wantsToRun(): boolean {
+    return this.wanted === 'running' && !this.disposed;
+  }
+
   /** The client of the running launch. */
   get client(): McpClient | undefined {
     return this._state.kind === 'running' ? this._state.launch.client : undefined;
