@@ -15,6 +15,8 @@ export interface PolicyGrant {
   autoApprove: string[];
   /** `trustAnnotations: true`: a tool the server calls read-only runs without confirmation. */
   trustAnnotations: boolean;
+  /** `shareWithChat: true`: VS Code's chat agent may call its tools (through the gate); absent when not shared. */
+  shareWithChat?: true;
   /** `tools.allow` and `tools.deny`: which tools `autoApprove` and `trustAnnotations` can reach; kept only when one of them is granted. */
   tools?: { allow?: string[]; deny?: string[] };
 }
@@ -42,12 +44,14 @@ export function policyGrant(def: ServerDefinition): PolicyGrant | undefined {
   const sampling = def.sampling.mode === 'allow' ? { ...limits, models: set(limits.models) ?? [] } : undefined;
   const autoApprove = set(def.autoApprove) ?? [];
   const trustAnnotations = def.trustAnnotations && def.origin.scope !== 'user';
-  if (!sampling && !autoApprove.length && !trustAnnotations) return undefined;
+  const shareWithChat = def.shareWithChat && def.origin.scope !== 'user';
+  if (!sampling && !autoApprove.length && !trustAnnotations && !shareWithChat) return undefined;
   const reach = autoApprove.length || trustAnnotations ? { allow: set(def.tools.allow), deny: set(def.tools.deny) } : undefined;
   return {
     ...(sampling ? { sampling } : {}),
     autoApprove,
     trustAnnotations,
+    ...(shareWithChat ? { shareWithChat: true as const } : {}),
     ...(reach && (reach.allow || reach.deny) ? { tools: reach } : {}),
   };
 }
@@ -66,6 +70,7 @@ function grantCovers(accepted: PolicyGrant | undefined, wanted: PolicyGrant | un
     samplingCovers(accepted.sampling, wanted.sampling) &&
     wanted.autoApprove.every((t) => accepts.has(t)) &&
     (!wanted.trustAnnotations || accepted.trustAnnotations) &&
+    (!wanted.shareWithChat || accepted.shareWithChat === true) &&
     (!skipsToolQuestions || reachCovers(accepted.tools, wanted.tools))
   );
 }

@@ -124,13 +124,26 @@ export class ServerHandle {
   readonly onElicitationComplete = this.elicitationCompleteEmitter.event;
 
   constructor(
-    readonly definition: ServerDefinition,
+    private _definition: ServerDefinition,
     private readonly context: LaunchContext,
     private readonly policy: RestartPolicy = DEFAULT_RESTART_POLICY,
     private readonly now: () => number = Date.now,
   ) {
-    this._logLevel = definition.logLevel ?? 'info';
+    this._logLevel = _definition.logLevel ?? 'info';
     this.eraVerdicts = context.eraVerdicts ?? new EraVerdicts();
+  }
+
+  get definition(): ServerDefinition {
+    return this._definition;
+  }
+
+  /**
+   * Takes a definition whose `definitionHash` equals this one's: what differs applies without a
+   * restart (the log level, sharing with the chat).
+   */
+  adopt(def: ServerDefinition): void {
+    this._definition = def;
+    this.setLogLevel(def.logLevel);
   }
 
   /** The level asked of the server with logging/setLevel; starts as the definition's and follows `setLogLevel`. */
