@@ -50,6 +50,7 @@ export function share(handle: ServerHandle, options: { roots?: Root[]; fence?: F
   const audit: AuditEntry[] = [];
   const calls: ChatCall[] = [];
   const masker = createMasker().masker;
+  const definition = definitionHash(handle.definition);
   const shared: SharedServer = {
     handle,
     gateContext: () => ({
@@ -60,7 +61,7 @@ export function share(handle: ServerHandle, options: { roots?: Root[]; fence?: F
       roots: options.roots ?? [{ uri: 'file:///work/project' }],
       machine: { platform: process.platform, realpath: (p) => realpath(p), home: homedir() },
     }),
-    audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: definitionHash(handle.definition) }),
+    audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition }),
     audit: { append: (e) => void audit.push(e) },
     masker: () => masker,
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,

@@ -188,6 +188,9 @@ export class ChatSharing implements vscode.Disposable {
 
   private sharedServer(handle: ServerHandle): SharedServer {
     const host = this.host;
+    // The definition's hash is the same for every call until the handle adopts a new definition.
+    let hashed: { def: ServerDefinition; hash: string } | undefined;
+    const hashOf = (def: ServerDefinition): string => (hashed?.def === def ? hashed.hash : (hashed = { def, hash: definitionHash(def) }).hash);
     return {
       handle,
       gateContext: () => ({
@@ -198,7 +201,7 @@ export class ChatSharing implements vscode.Disposable {
         roots: chatRoots(handle.definition, host.workspaceRoots()),
         machine: { platform: process.platform, realpath: (p) => fs.realpath(p), home: homedir() },
       }),
-      audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: definitionHash(handle.definition) }),
+      audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: hashOf(handle.definition) }),
       audit: host.audit,
       masker: () => (this.masker ??= configuredMasker()),
       redactArguments: (args) => JSON.parse(host.redact(JSON.stringify(args))) as unknown,
