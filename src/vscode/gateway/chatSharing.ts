@@ -190,7 +190,8 @@ export class ChatSharing implements vscode.Disposable {
     const host = this.host;
     // The definition's hash is the same for every call until the handle adopts a new definition.
     let hashed: { def: ServerDefinition; hash: string } | undefined;
-    const hashOf = (def: ServerDefinition): string => (hashed?.def === def ? hashed.hash : (hashed = { def, hash: definitionHash(def) }).hash);
+    const hashOf = (def: ServerDefinition): string =>
+      hashed?.def === def ? hashed.hash : (hashed = { def, hash: definitionHash(def) }).hash;
     return {
       handle,
       gateContext: () => ({
