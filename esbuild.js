@@ -27,7 +27,7 @@ async function main() {
       ...common,
       entryPoints: ['src/extension.ts'],
       outfile: 'dist/extension.js',
-      external: ['vscode', './auth.js', './apps.js', './setup.js', './forms.js'],
+      external: ['vscode', './auth.js', './apps.js', './setup.js', './forms.js', './gateway.js'],
       metafile: analyze,
     }),
     // OAuth, required by dist/extension.js when the first HTTP server needs it (LazyOAuth in src/vscode/host.ts).
@@ -38,6 +38,8 @@ async function main() {
     esbuild.build({ ...common, entryPoints: ['src/vscode/setup/lazy.ts'], outfile: 'dist/setup.js', external: ['vscode'] }),
     // Elicitation forms: required by dist/extension.js on the first form a server asks (src/vscode/elicitation/ui.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/elicitation/forms.ts'], outfile: 'dist/forms.js', external: ['vscode'] }),
+    // The chat gateway: the SDK's server and Streamable HTTP transport, required by dist/extension.js on the first server shared with the chat (src/vscode/gateway/chatSharing.ts).
+    esbuild.build({ ...common, entryPoints: ['src/vscode/gateway/lazy.ts'], outfile: 'dist/gateway.js', external: ['vscode'] }),
     esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   ]);
   if (analyze) console.log(await esbuild.analyzeMetafile(extension.metafile, { verbose: false }));

@@ -11,6 +11,9 @@
 // Prints a table and every target as met or not met, and writes bench/results.json; the previous
 // results file, if any, is shown alongside for comparison.
 //
+// - the chat gateway (issue 22, bench/gateway.ts): the SDK's client through MCP Host's gateway against
+//   the same call made directly to the server; `--only gateway` runs it alone.
+//
 //   node bench/run.mjs [--reps N] [--only name,name] [--baseline REF | --no-baseline] [--no-extension]
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -92,6 +95,7 @@ const fmtMs = (s) => (s ? `${s.median.toFixed(0)} (${s.min.toFixed(0)}–${s.max
 const fmtMb = (kb) => `${(kb / 1024).toFixed(0)}`;
 
 async function main() {
+  if (only?.length === 1 && only[0] === 'gateway') return printGateway(await runGatewayBench());
   process.stdout.write('Building the benchmark clients…\n');
   await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
   let baselineNote;
@@ -156,6 +160,7 @@ async function main() {
     extension = { ...previous.extension, measured: previous.extension.measured ?? previous.date };
   }
 
+  const gateway = !only || only.includes('gateway') ? await runGatewayBench() : undefined;
   const report = {
     date: new Date().toISOString(),
     node: process.version,
@@ -167,9 +172,41 @@ async function main() {
     ...(baselineNote ? { notes: [baselineNote] } : {}),
     workloads: results,
     ...(extension ? { extension } : {}),
+    ...(gateway ? { gateway } : {}),
   };
   fs.writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   printTable(report, previous);
+  if (gateway) printGateway(gateway);
+}
+
+/** Issue 22's target: the chat gateway costs at most 1.3× the direct path (ratio of medians in one run). */
+const GATEWAY_MAX = 1.3;
+
+/** bench/gateway.ts in its own process: the SDK's client through the chat gateway against the same call made directly. */
+function runGatewayBench() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'gateway.ts'), '--reps', String(reps)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`bench/gateway.ts exited ${code}`)),
+    );
+  });
+}
+
+function printGateway(g) {
+  console.log(`\nChat gateway (issue 22): echo, ${g.calls} sequential and ${g.inFlight} in flight × ${g.rounds}, medians of ${g.reps}`);
+  for (const [path, m] of Object.entries(g.medianMs))
+    console.log(
+      `  ${path.padEnd(10)} sequential ${m.sequential.toFixed(0).padStart(6)} ms   concurrent ${m.concurrent.toFixed(0).padStart(6)} ms`,
+    );
+  for (const [name, ratio] of Object.entries(g.ratios))
+    console.log(
+      `  ${name.padEnd(26)} ${ratio.toFixed(2).padStart(6)} ≤ ${GATEWAY_MAX.toFixed(2)}  ${ratio <= GATEWAY_MAX ? 'met' : 'NOT MET'}`,
+    );
 }
 
 function printTable(report, previous) {

@@ -13,6 +13,7 @@ import { createStatusBar } from './vscode/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
 import { ServerIcons } from './vscode/icons';
 import { AppPanels } from './vscode/apps/appPanels';
+import { ChatSharing } from './vscode/gateway/chatSharing';
 import type { HostUi } from './vscode/ui';
 import { createWindowUi } from './vscode/windowUi';
 import { createMainLog } from './vscode/logs';
@@ -41,6 +42,7 @@ export interface McpHostTestSeam {
     servers: () => ReturnType<typeof serverPickItems>;
   };
   apps: AppPanels;
+  sharing: ChatSharing;
 }
 
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
@@ -58,6 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const prompts = new PromptActions(host, output.docs);
   const setup = new ServerSetup(host, log, ui);
   const apps = new AppPanels(host, tools, log, ui);
+  const sharing = new ChatSharing(host, tools, context.globalStorageUri);
   context.subscriptions.push(
     log,
     documentActions,
@@ -69,7 +72,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     ResourceFileSystem.register(host),
     vscode.window.createTreeView(Views.servers, { treeDataProvider: tree, showCollapseAll: true }),
     createStatusBar(host),
-    ...registerCommands(host, log, tools, prompts, output.docs, setup),
+    ...registerCommands(host, log, tools, prompts, output.docs, setup, sharing),
+    sharing,
     trackContextKeys(host),
     apps,
     ...apps.commands(),
@@ -85,7 +89,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     resources: () => resourcePickItems(shownBy, servers()),
     servers: () => serverPickItems(shownBy, servers()),
   };
-  const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui, pickItems, apps };
+  const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui, pickItems, apps, sharing };
   const api = createApi(host);
   // esbuild.js makes process.env.MCP_HOST_BUILD a constant: a release bundle drops this branch, and the seam with it.
   return process.env.MCP_HOST_BUILD === 'test' ? extensionExports(api, internals, process.env) : api;

@@ -14,6 +14,7 @@ import type { CallRecord, ToolCalls } from './tools/callTool';
 import { Commands, ContextKeys, Settings } from './ids';
 import { knownIcon, warmIcons } from './icons';
 import { setServerLogLevel } from './logLevel';
+import type { ChatSharing } from './gateway/chatSharing';
 import type { ServerEntry } from './setup/editServers';
 import type { TreeNode } from './tree/nodes';
 import { scopeLabel } from './scopes';
@@ -27,6 +28,7 @@ export function registerCommands(
   prompts: PromptActions,
   docs: OutputDocuments,
   setup: ServerSetup,
+  sharing: ChatSharing,
 ): vscode.Disposable[] {
   const withServer =
     (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => ShownText) =>
@@ -73,6 +75,22 @@ export function registerCommands(
     vscode.commands.registerCommand(
       Commands.restartServer,
       withServer((s) => s.restart().catch(report(fromTemplate(vscode.l10n.t('could not restart {0}'), host.shown(s.name))))),
+    ),
+    vscode.commands.registerCommand(
+      Commands.shareWithChat,
+      withServer(
+        (s) => sharing.setShared(s, true).catch(report(fromTemplate(vscode.l10n.t('could not share {0}'), host.shown(s.name)))),
+        (s) => !s.definition.shareWithChat,
+        () => fromTemplate(vscode.l10n.t('MCP Host: every server is shared with the chat already.')),
+      ),
+    ),
+    vscode.commands.registerCommand(
+      Commands.stopSharingWithChat,
+      withServer(
+        (s) => sharing.setShared(s, false).catch(report(fromTemplate(vscode.l10n.t('could not stop sharing {0}'), host.shown(s.name)))),
+        (s) => s.definition.shareWithChat,
+        () => fromTemplate(vscode.l10n.t('MCP Host: no server is shared with the chat.')),
+      ),
     ),
     vscode.commands.registerCommand(
       Commands.showServerLog,
@@ -159,6 +177,7 @@ export function registerCommands(
               outcomeLabel(r.outcome),
               r.background ? fromTemplate(vscode.l10n.t('in the background')) : undefined,
               r.by === 'app' ? fromTemplate(vscode.l10n.t('by the app')) : undefined,
+              r.by === 'chat' ? fromTemplate(vscode.l10n.t('by the chat')) : undefined,
             ],
             ' · ',
           ),

@@ -137,6 +137,8 @@ function grantLines(grant: PolicyGrant): string[] {
     lines.push(`autoApprove: ${JSON.stringify(grant.autoApprove)}  (${vscode.l10n.t('these tools run without confirmation')})`);
   if (grant.trustAnnotations)
     lines.push(`trustAnnotations: true  (${vscode.l10n.t('the tools it calls read-only run without confirmation')})`);
+  if (grant.shareWithChat)
+    lines.push(`shareWithChat: true  (${vscode.l10n.t("VS Code's chat agent may call its tools, within this policy")})`);
   if (grant.tools?.allow) lines.push(`tools.allow: ${JSON.stringify(grant.tools.allow)}`);
   if (grant.tools?.deny) lines.push(`tools.deny: ${JSON.stringify(grant.tools.deny)}`);
   if (grant.roots)

@@ -29,6 +29,8 @@ export const Commands = {
   showAuditLog: 'mcpHost.showAuditLog',
   verifyAuditLog: 'mcpHost.verifyAuditLog',
   exportAuditLog: 'mcpHost.exportAuditLog',
+  shareWithChat: 'mcpHost.shareWithChat',
+  stopSharingWithChat: 'mcpHost.stopSharingWithChat',
 } as const;
 
 export const Views = {
@@ -51,6 +53,9 @@ export const Settings = {
   trace: 'trace',
   maxRestarts: 'restart.maxRestarts',
   restartWindowSeconds: 'restart.windowSeconds',
+  rootsFence: 'roots.fence',
+  rootsExtra: 'roots.extra',
+  maskingPatterns: 'masking.patterns',
 } as const;
 
 export const TRACE_LANGUAGE_ID = 'mcp-trace';

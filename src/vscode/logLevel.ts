@@ -1,5 +1,14 @@
 import * as vscode from 'vscode';
-import { forDisplay, fromTemplate, LOGGING_LEVELS, nothingToRedact, type LoggingLevel, type ServerHandle, type ShownText } from '../core';
+import {
+  forDisplay,
+  fromTemplate,
+  LOGGING_LEVELS,
+  nothingToRedact,
+  type LoggingLevel,
+  type ServerDefinition,
+  type ServerHandle,
+  type ShownText,
+} from '../core';
 import { pickOne, type ShownPickItem } from './quickPicks';
 import { folderFor } from './settings';
 import { Settings } from './ids';
@@ -34,7 +43,15 @@ export async function setServerLogLevel(
 }
 
 async function writeLogLevel(server: ServerHandle, level: LoggingLevel): Promise<void> {
-  const def = server.definition;
+  // The default needs no line in settings.
+  await updateServerEntry(server.definition, ({ logLevel: _old, ...rest }) => (level === 'info' ? rest : { ...rest, logLevel: level }));
+}
+
+/** Rewrites a server's entry where it is defined (user, workspace or folder settings). */
+export async function updateServerEntry(
+  def: ServerDefinition,
+  change: (entry: Record<string, unknown>) => Record<string, unknown>,
+): Promise<void> {
   const folder = def.origin.scope === 'folder' ? folderFor(def) : undefined;
   const config = vscode.workspace.getConfiguration(Settings.section, folder?.uri);
   const inspected = config.inspect<Record<string, Record<string, unknown>>>(Settings.servers);
@@ -46,9 +63,7 @@ async function writeLogLevel(server: ServerHandle, level: LoggingLevel): Promise
         : [vscode.ConfigurationTarget.WorkspaceFolder, inspected?.workspaceFolderValue];
   const entry = current?.[def.name];
   if (!current || !entry) throw new Error(vscode.l10n.t('the definition of "{0}" was not found in its settings', def.name));
-  // The default needs no line in settings.
-  const { logLevel: _old, ...rest } = entry;
-  await config.update(Settings.servers, { ...current, [def.name]: level === 'info' ? rest : { ...rest, logLevel: level } }, target);
+  await config.update(Settings.servers, { ...current, [def.name]: change(entry) }, target);
 }
 
 async function quickPick(

@@ -93,6 +93,12 @@ export class ProtocolTrace implements vscode.Disposable {
     this.channel.show(true);
   }
 
+  /** A line of our own among the server's messages: who caused the requests around it (VS Code's chat). */
+  note(server: string, text: string): void {
+    if (this.level() === 'off') return;
+    this.channel.appendLine(oneLine(this.redactor.redact(`${timestamp(Date.now())} [${server}] ${text}`)));
+  }
+
   record(server: string, event: TraceEvent): void {
     const level = this.level();
     if (level === 'off') return;

@@ -60,8 +60,19 @@ describe('launch consent: what a definition lets its server do without asking', 
     assert.equal(policyGrant(one(base, 'user')), undefined, 'user servers trust annotations by default and are not asked about');
   });
 
+  it("counts shareWithChat of a workspace or folder server as a loosening, never a user server's", () => {
+    assert.equal(policyGrant(one({ ...base, shareWithChat: true }))?.shareWithChat, true);
+    assert.equal(policyGrant(one({ ...base, shareWithChat: true }, 'user')), undefined);
+    assert.equal(covers({ ...base, shareWithChat: true }, base), true, 'stopping sharing only narrows');
+  });
+
   it('asks again when a loosening key is added after an answer that did not show it', () => {
-    for (const loosening of [{ sampling: { mode: 'allow' } }, { autoApprove: ['echo'] }, { trustAnnotations: true }]) {
+    for (const loosening of [
+      { sampling: { mode: 'allow' } },
+      { autoApprove: ['echo'] },
+      { trustAnnotations: true },
+      { shareWithChat: true },
+    ]) {
       const after = { ...base, ...loosening };
       assert.equal(
         launchCovers(legacyAnswer(base), acceptedLaunch(one(after))),

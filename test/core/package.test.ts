@@ -43,6 +43,8 @@ const MAX_AUTH_BUNDLE_BYTES = 60_000;
 const MAX_APPS_BUNDLE_BYTES = 900_000;
 const MAX_SETUP_BUNDLE_BYTES = 60_000;
 const MAX_FORMS_BUNDLE_BYTES = 12_000;
+// The chat gateway: the MCP SDK's server, its Streamable HTTP transport (with Hono's Node adapter) and zod; loaded on the first share.
+const MAX_GATEWAY_BUNDLE_BYTES = 500_000;
 const repo = path.resolve(__dirname, '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 // vsce adds its own manifest files and renames these three.
@@ -137,6 +139,14 @@ describe('VSIX package', function () {
     assert.match(apps.toString('utf8'), /ui\/notifications\/tool-input/);
     const main = files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!.toString('utf8');
     assert.doesNotMatch(main, /ui\/notifications\/tool-input/, 'the AppBridge is not in the main bundle as well');
+  });
+
+  it(`keeps the chat gateway (the SDK's server) in a bundle of its own, loaded on the first share (under ${MAX_GATEWAY_BUNDLE_BYTES / 1000} KB)`, () => {
+    const gateway = files.get('extension/dist/gateway.js');
+    assert.ok(gateway, 'dist/gateway.js is not in the package');
+    assert.ok(gateway.length < MAX_GATEWAY_BUNDLE_BYTES, `dist/gateway.js is ${gateway.length} bytes`);
+    const main = files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!.toString('utf8');
+    assert.doesNotMatch(main, /Server already initialized/, 'the SDK server transport is not in the main bundle as well');
   });
 
   it(`keeps Add, Import and Remove Server in a bundle of their own, loaded when one of those commands runs (under ${MAX_SETUP_BUNDLE_BYTES / 1000} KB)`, () => {
@@ -242,6 +252,7 @@ describe('VSIX package', function () {
     fs.writeFileSync(path.join(dir, 'apps.js'), files.get('extension/dist/apps.js')!);
     fs.writeFileSync(path.join(dir, 'setup.js'), files.get('extension/dist/setup.js')!);
     fs.writeFileSync(path.join(dir, 'forms.js'), files.get('extension/dist/forms.js')!);
+    fs.writeFileSync(path.join(dir, 'gateway.js'), files.get('extension/dist/gateway.js')!);
     // A stand-in for the editor API: any property, call or `new` gives the stand-in again.
     fs.writeFileSync(
       path.join(dir, 'node_modules', 'vscode', 'index.js'),
@@ -257,19 +268,23 @@ describe('VSIX package', function () {
       'const apps = require("./apps.js");',
       'const setup = require("./setup.js");',
       'const forms = require("./forms.js");',
-      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), appsExports: Object.keys(apps), setupExports: Object.keys(setup), formsExports: Object.keys(forms), requested: [...seen] }));',
+      'const gateway = require("./gateway.js");',
+      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), appsExports: Object.keys(apps), setupExports: Object.keys(setup), formsExports: Object.keys(forms), gatewayExports: Object.keys(gateway), requested: [...seen] }));',
     ].join('\n');
     const out = execFileSync(process.execPath, ['-e', probe], {
       cwd: dir,
       encoding: 'utf8',
       env: { ...process.env, NODE_PATH: '', NODE_OPTIONS: '' },
     });
-    const { exports, authExports, appsExports, setupExports, formsExports, requested } = JSON.parse(out.trim().split('\n').pop()!) as {
+    const { exports, authExports, appsExports, setupExports, formsExports, gatewayExports, requested } = JSON.parse(
+      out.trim().split('\n').pop()!,
+    ) as {
       exports: string[];
       authExports: string[];
       appsExports: string[];
       setupExports: string[];
       formsExports: string[];
+      gatewayExports: string[];
       requested: string[];
     };
     assert.ok(exports.includes('activate'), `exports: ${exports.join(', ')}`);
@@ -277,9 +292,11 @@ describe('VSIX package', function () {
     assert.deepEqual(appsExports, ['openAppPanel']);
     assert.deepEqual(setupExports.sort(), ['addServer', 'editServerSettings', 'importServers', 'removeServer']);
     assert.deepEqual(formsExports, ['createQuickInputUi']);
+    assert.deepEqual(gatewayExports.sort(), ['ChatForwarder', 'ChatGateway']);
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     const outside = requested.filter(
-      (r) => !['./extension.js', './auth.js', './apps.js', './setup.js', './forms.js', 'vscode'].includes(r) && !builtins.has(r),
+      (r) =>
+        !['./extension.js', './auth.js', './apps.js', './setup.js', './forms.js', './gateway.js', 'vscode'].includes(r) && !builtins.has(r),
     );
     assert.deepEqual(outside, [], 'modules the bundle loads from outside itself');
   });

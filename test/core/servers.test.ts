@@ -57,6 +57,7 @@ describe('server definitions from settings', () => {
       logLevel: 'info',
       trustAnnotations: true,
       protocol: 'auto',
+      shareWithChat: false,
     });
     assert.equal(typed.enabled, false);
     assert.equal(typed.autostart, false);

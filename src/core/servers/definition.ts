@@ -39,6 +39,8 @@ interface CommonDefinition {
   trustAnnotations: boolean;
   /** The protocol era to speak; `auto` probes `server/discover` first. */
   protocol: ProtocolChoice;
+  /** Offered to VS Code's chat through MCP Host's gateway (src/core/gateway/); changing it does not restart the server. */
+  shareWithChat: boolean;
 }
 
 export interface StdioServerDefinition extends CommonDefinition {
@@ -133,6 +135,7 @@ function toDefinition(name: string, e: Record<string, unknown>, origin: ServerOr
     // A workspace's settings may come with a repository: its servers' claims are not the person's.
     trustAnnotations: typeof e.trustAnnotations === 'boolean' ? e.trustAnnotations : origin.scope === 'user',
     protocol: (e.protocol as ProtocolChoice | undefined) ?? 'auto',
+    shareWithChat: e.shareWithChat === true,
   };
   if (e.type === 'http') {
     return { ...common, type: 'http', url: e.url as string, headers: (e.headers as Record<string, string> | undefined) ?? {} };
@@ -160,10 +163,14 @@ export function mergeDefinitions(layers: ServerDefinition[][]): ServerDefinition
 
 /**
  * A stable hash of what it takes to run the server: a changed hash means restart. The log level
- * is left out: a running server is told the new one (`ServerHandle.setLogLevel`).
+ * is left out: a running server is told the new one (`ServerHandle.adopt`). So is a user server's
+ * sharing with the chat, which only opens or closes the gateway's route to the same running server;
+ * a workspace or folder server that starts sharing is a loosening the launch consent must show,
+ * so it counts (restart, consent), and one that does not share hashes as before the setting existed.
  */
 export function definitionHash(def: ServerDefinition): string {
-  const { logLevel: _live, ...launch } = def;
+  const { logLevel: _live, shareWithChat, ...rest } = def;
+  const launch = shareWithChat && def.origin.scope !== 'user' ? { ...rest, shareWithChat } : rest;
   return createHash('sha256').update(stableStringify(launch)).digest('hex').slice(0, 16);
 }
 

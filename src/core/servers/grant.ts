@@ -15,6 +15,8 @@ export interface PolicyGrant {
   autoApprove: string[];
   /** `trustAnnotations: true`: a tool the server calls read-only runs without confirmation. */
   trustAnnotations: boolean;
+  /** `shareWithChat: true`: VS Code's chat agent may call its tools (through the gate); absent when not shared. */
+  shareWithChat?: true;
   /** `tools.allow` and `tools.deny`: which tools `autoApprove` and `trustAnnotations` can reach; kept only when one of them is granted. */
   tools?: { allow?: string[]; deny?: string[] };
   /**
@@ -49,12 +51,14 @@ export function policyGrant(def: ServerDefinition): PolicyGrant | undefined {
   const trustAnnotations = def.trustAnnotations && def.origin.scope !== 'user';
   // The person's own servers' roots are the person's; a workspace's widen the fence, so they are shown.
   const roots = def.origin.scope === 'user' ? undefined : set(def.roots);
-  if (!sampling && !autoApprove.length && !trustAnnotations && !roots) return undefined;
+  const shareWithChat = def.shareWithChat && def.origin.scope !== 'user';
+  if (!sampling && !autoApprove.length && !trustAnnotations && !shareWithChat && !roots) return undefined;
   const reach = autoApprove.length || trustAnnotations ? { allow: set(def.tools.allow), deny: set(def.tools.deny) } : undefined;
   return {
     ...(sampling ? { sampling } : {}),
     autoApprove,
     trustAnnotations,
+    ...(shareWithChat ? { shareWithChat: true as const } : {}),
     ...(reach && (reach.allow || reach.deny) ? { tools: reach } : {}),
     ...(roots ? { roots } : {}),
   };
@@ -74,6 +78,7 @@ function grantCovers(accepted: PolicyGrant | undefined, wanted: PolicyGrant | un
     samplingCovers(accepted.sampling, wanted.sampling) &&
     wanted.autoApprove.every((t) => accepts.has(t)) &&
     (!wanted.trustAnnotations || accepted.trustAnnotations) &&
+    (!wanted.shareWithChat || accepted.shareWithChat === true) &&
     (!skipsToolQuestions || reachCovers(accepted.tools, wanted.tools)) &&
     (wanted.roots ?? []).every((r) => accepted.roots?.includes(r))
   );

@@ -124,13 +124,26 @@ export class ServerHandle {
   readonly onElicitationComplete = this.elicitationCompleteEmitter.event;
 
   constructor(
-    readonly definition: ServerDefinition,
+    private _definition: ServerDefinition,
     private readonly context: LaunchContext,
     private readonly policy: RestartPolicy = DEFAULT_RESTART_POLICY,
     private readonly now: () => number = Date.now,
   ) {
-    this._logLevel = definition.logLevel ?? 'info';
+    this._logLevel = _definition.logLevel ?? 'info';
     this.eraVerdicts = context.eraVerdicts ?? new EraVerdicts();
+  }
+
+  get definition(): ServerDefinition {
+    return this._definition;
+  }
+
+  /**
+   * Takes a definition whose `definitionHash` equals this one's: what differs applies without a
+   * restart (the log level, sharing with the chat).
+   */
+  adopt(def: ServerDefinition): void {
+    this._definition = def;
+    this.setLogLevel(def.logLevel);
   }
 
   /** The level asked of the server with logging/setLevel; starts as the definition's and follows `setLogLevel`. */
@@ -173,6 +186,11 @@ export class ServerHandle {
   /** How the running connection's era was chosen (see {@link EraDecision}). */
   get eraDecision(): EraDecision | undefined {
     return this._state.kind === 'running' ? this._eraDecision : undefined;
+  }
+
+  /** Whether the last start() or stop() asked for it to run: a stopped or failed server with this set is on its way back. */
+  get wantsToRun(): boolean {
+    return this.wanted === 'running' && !this.disposed;
   }
 
   /** The client of the running launch. */

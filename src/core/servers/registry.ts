@@ -56,7 +56,7 @@ export class ServerRegistry {
       const existing = this.handles.get(def.name);
       if (existing && existing.hash === hash) {
         result.unchanged.push(def.name);
-        existing.handle.setLogLevel(def.logLevel);
+        existing.handle.adopt(def);
         continue;
       }
       if (existing) {

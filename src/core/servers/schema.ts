@@ -67,6 +67,12 @@ const common = {
     ],
     markdownDescription: 'Which MCP protocol era to speak with this server. `auto` finds out by itself.',
   },
+  shareWithChat: {
+    type: 'boolean',
+    default: false,
+    markdownDescription:
+      "Offer this server to VS Code's chat (agent mode) through MCP Host's gateway, so every call the chat makes meets this server's policy: `tools.allow`/`tools.deny`, the roots fence, masking and the audit log. Needs VS Code 1.101 or newer. In workspace and folder settings the launch consent asks first.",
+  },
   trustAnnotations: {
     type: 'boolean',
     markdownDescription:

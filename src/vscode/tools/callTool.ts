@@ -43,8 +43,8 @@ export interface CallRecord {
   at: number;
   /** `refused`: the gate refused it, nothing was sent. */
   outcome?: 'ok' | 'isError' | 'failed' | 'cancelled' | 'refused';
-  /** Set when an MCP App made the call, not the person. */
-  by?: 'app';
+  /** Set when an MCP App or VS Code's chat (through the gateway) made the call, not the person. */
+  by?: 'app' | 'chat';
   /** Set when the person sent the call (a task) to the background. */
   background?: boolean;
 }
@@ -101,6 +101,12 @@ export class ToolCalls implements vscode.Disposable {
     private readonly documentActions: DocumentActions,
     private readonly ui: HostUi,
   ) {}
+
+  /** A call VS Code's chat made through the gateway, in the history marked "by the chat". */
+  recordChatCall(record: Omit<CallRecord, 'by'>): void {
+    this.history.unshift({ ...record, by: 'chat' });
+    this.history.splice(HISTORY_SIZE);
+  }
 
   /** Quick pick of every offered tool of every running server, unless the tree chose one. */
   async pickTool(preset?: { server: ServerHandle; tool: Tool }): Promise<{ server: ServerHandle; tool: Tool } | undefined> {

@@ -288,9 +288,10 @@ function serverItem(server: ServerHandle, redact: (text: string) => string): vsc
   // new id once it runs lets Expanded apply the first time, and keeps the person's choice after.
   item.id = running ? `server/${server.name}/running` : `server/${server.name}`;
   item.iconPath = stateIcon(state);
-  item.description = redact(describeServer(server));
-  // `.http` lets the menus offer what only an HTTP server has (Sign Out).
-  item.contextValue = `server.${state.kind}${server.definition.type === 'http' ? '.http' : ''}`;
+  const shared = server.definition.shareWithChat;
+  item.description = redact(shared ? `${vscode.l10n.t('shared with chat')} · ${describeServer(server)}` : describeServer(server));
+  // `.http` lets the menus offer what only an HTTP server has (Sign Out); `.shared`, Stop Sharing.
+  item.contextValue = `server.${state.kind}${server.definition.type === 'http' ? '.http' : ''}${shared ? '.shared' : ''}`;
   item.tooltip = serverTooltip(server, redact);
   if (!running)
     item.command = { command: Commands.showServerLog, title: vscode.l10n.t('Show Server Log'), arguments: [{ kind: 'server', server }] };

@@ -1,0 +1,118 @@
+// The chat gateway's cost (issue 22): the SDK's client calling `echo` on test/fixtures/gateway-upstream.mjs
+// directly (stdio, as VS Code would run the server itself; and over Streamable HTTP, the gateway's own
+// transport) against the same call through MCP Host's
+// gateway (Streamable HTTP on 127.0.0.1 and on a Unix socket → the gate → our client → the same
+// stdio server), sequential and 256 in flight, interleaved. Prints JSON (one line) with medians and
+// the ratios; bench/run.mjs shows them with the target (≤ 1.3×).
+//
+//   node --import tsx bench/gateway.ts [--reps N] [--calls N]
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ChatGateway } from '../src/core/gateway/sdkGateway';
+import { UPSTREAM, gatewayClient, share, upstreamHandle } from '../test/helpers/gateway';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number): number => {
+  const i = args.indexOf(name);
+  return i === -1 ? fallback : Number(args[i + 1]);
+};
+const REPS = option('--reps', 5);
+const CALLS = option('--calls', 1000);
+const IN_FLIGHT = 256;
+const ROUNDS = 10;
+const TOKEN = 'bench-token';
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function sequential(client: Client): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < CALLS; i++) await client.callTool({ name: 'echo', arguments: { text: `n${i}` } });
+  return performance.now() - started;
+}
+
+async function concurrent(client: Client): Promise<number> {
+  const started = performance.now();
+  for (let r = 0; r < ROUNDS; r++)
+    await Promise.all(Array.from({ length: IN_FLIGHT }, (_, i) => client.callTool({ name: 'echo', arguments: { text: `n${i}` } })));
+  return performance.now() - started;
+}
+
+async function main(): Promise<void> {
+  const direct = new Client({ name: 'bench-direct', version: '1.0.0' });
+  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [UPSTREAM], stderr: 'ignore' }));
+
+  // The same server over Streamable HTTP, for the same transport on both sides of the comparison.
+  const httpServer = spawn(process.execPath, [UPSTREAM, 'http'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    httpServer.stdout.on('data', (chunk: Buffer) => {
+      const m = /listening (\d+)/.exec(chunk.toString());
+      if (m) resolve(Number(m[1]));
+    });
+    httpServer.once('exit', () => reject(new Error('the HTTP fixture exited')));
+  });
+  const directHttp = new Client({ name: 'bench-direct-http', version: '1.0.0' });
+  await directHttp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+
+  const handle = upstreamHandle();
+  await handle.start();
+  const { forwarder } = share(handle);
+  const forwarderFor = (id: string) => (id === 'up' ? forwarder : undefined);
+  const tcp = await ChatGateway.start({ token: TOKEN, forwarderFor });
+  const socket = await ChatGateway.start({
+    token: TOKEN,
+    socketPath: path.join(mkdtempSync(path.join(tmpdir(), 'gwb-')), 'g.sock'),
+    forwarderFor,
+  });
+  const viaTcp = await gatewayClient(tcp.address, ChatGateway.pathOf('up'), TOKEN);
+  const viaSocket = await gatewayClient(socket.address, ChatGateway.pathOf('up'), TOKEN);
+  const paths = { direct, directHttp, tcp: viaTcp, socket: viaSocket };
+
+  // Warm-up: every path once, so JIT and connections are not in the first repetition.
+  for (const client of Object.values(paths)) await sequential(client);
+  const times: Record<string, { sequential: number[]; concurrent: number[] }> = {};
+  for (const name of Object.keys(paths)) times[name] = { sequential: [], concurrent: [] };
+  const order = Object.keys(paths) as Array<keyof typeof paths>;
+  for (let rep = 0; rep < REPS; rep++) {
+    // Rotated, so no path always runs first.
+    const turn = [...order.slice(rep % order.length), ...order.slice(0, rep % order.length)];
+    for (const name of turn) times[name].sequential.push(await sequential(paths[name]));
+    for (const name of turn) times[name].concurrent.push(await concurrent(paths[name]));
+  }
+  const medians = Object.fromEntries(
+    Object.entries(times).map(([name, t]) => [name, { sequential: median(t.sequential), concurrent: median(t.concurrent) }]),
+  );
+  const ratio = (via: string, kind: 'sequential' | 'concurrent') => medians[via][kind] / medians.direct[kind];
+  const result = {
+    calls: CALLS,
+    inFlight: IN_FLIGHT,
+    rounds: ROUNDS,
+    reps: REPS,
+    medianMs: medians,
+    ratios: {
+      tcpSequential: ratio('tcp', 'sequential'),
+      tcpConcurrent: ratio('tcp', 'concurrent'),
+      socketSequential: ratio('socket', 'sequential'),
+      socketConcurrent: ratio('socket', 'concurrent'),
+      tcpVsDirectHttpSequential: medians.tcp.sequential / medians.directHttp.sequential,
+      tcpVsDirectHttpConcurrent: medians.tcp.concurrent / medians.directHttp.concurrent,
+    },
+  };
+  console.log(JSON.stringify(result));
+  await Promise.all([direct.close(), directHttp.close(), viaTcp.close(), viaSocket.close()]);
+  httpServer.kill();
+  await Promise.all([tcp.close(), socket.close()]);
+  await handle.dispose();
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,329 @@
+/**
+ * The gateway VS Code's own MCP client talks to: one Node `http` server in the extension host,
+ * on a Unix domain socket / Windows named pipe when it can, else 127.0.0.1 on a random port, with
+ * one route per shared server (`/mcp/<id>`). Every request must carry the window's bearer token;
+ * one without it is refused with a JSON-RPC error and HTTP 400, never 401/403 (VS Code's client
+ * would start OAuth discovery on those). Each session is the official SDK's low-level `Server`
+ * over its Streamable HTTP transport, whose handlers only forward to a `ChatForwarder`.
+ *
+ * This module and the SDK are bundled apart (dist/gateway.js) and loaded on the first share.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError as SdkError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Disposable } from 'vscode-jsonrpc/node';
+import { McpError } from '../protocol/errors';
+import type { CompleteParams, Implementation } from '../protocol/types';
+import type { ChatForwarder, ForwardOptions } from './forward';
+
+/** JSON-RPC code of a request refused by the gateway itself (no token, a server not shared). */
+export const GATEWAY_REFUSED = -32001;
+/** The largest request body the gateway reads. */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export type GatewayAddress = { kind: 'socket'; path: string } | { kind: 'tcp'; host: '127.0.0.1'; port: number };
+
+export interface GatewayOptions {
+  /** Bearer token every request must carry (`Authorization: Bearer …`). */
+  token: string;
+  /** A socket path or pipe name to listen on; 127.0.0.1 on a random port when absent or when it cannot be used. */
+  socketPath?: string;
+  /** The forwarder of a route's server, or undefined when that server is not shared (any more). */
+  forwarderFor(id: string): ChatForwarder | undefined;
+  serverInfo?: Implementation;
+}
+
+interface Session {
+  id: string;
+  serverId: string;
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  subscriptions: Map<string, Disposable>;
+  listeners: Disposable[];
+}
+
+export class ChatGateway {
+  private readonly sessions = new Map<string, Session>();
+  private readonly token: Buffer;
+
+  private constructor(
+    private readonly http: http.Server,
+    readonly address: GatewayAddress,
+    private readonly options: GatewayOptions,
+  ) {
+    this.token = Buffer.from(`Bearer ${options.token}`);
+  }
+
+  /** Listens on the socket when one is given and usable, else on 127.0.0.1. */
+  static async start(options: GatewayOptions): Promise<ChatGateway> {
+    const server = http.createServer();
+    server.keepAliveTimeout = 60_000;
+    let address: GatewayAddress | undefined;
+    if (options.socketPath) {
+      const socketPath = options.socketPath;
+      address = await listen(server, { path: socketPath }).then(
+        (): GatewayAddress => ({ kind: 'socket', path: socketPath }),
+        () => undefined,
+      );
+    }
+    if (!address) {
+      await listen(server, { host: '127.0.0.1', port: 0 });
+      address = { kind: 'tcp', host: '127.0.0.1', port: (server.address() as AddressInfo).port };
+    }
+    const gateway = new ChatGateway(server, address, options);
+    // Nobody can reach it before this: the address and the token are not handed out yet.
+    server.on('request', (req, res) => void gateway.handle(req, res));
+    return gateway;
+  }
+
+  /** The HTTP path of a shared server's route. */
+  static pathOf(id: string): string {
+    return `/mcp/${encodeURIComponent(id)}`;
+  }
+
+  /** The sessions open now, per server id (tests and the bench look). */
+  sessionCount(serverId?: string): number {
+    return [...this.sessions.values()].filter((s) => serverId === undefined || s.serverId === serverId).length;
+  }
+
+  /** Ends every session of a server (sharing stopped, its settings changed): the chat's next request starts a new one. */
+  async closeSessions(serverId: string): Promise<void> {
+    await Promise.all([...this.sessions.values()].filter((s) => s.serverId === serverId).map((s) => this.endSession(s)));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => this.endSession(s)));
+    await new Promise<void>((resolve) => {
+      this.http.close(() => resolve());
+      this.http.closeAllConnections();
+    });
+  }
+
+  private hasToken(req: http.IncomingMessage): boolean {
+    const given = Buffer.from(req.headers.authorization ?? '');
+    return given.length === this.token.length && timingSafeEqual(given, this.token);
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      if (!this.hasToken(req)) return refuse(res, 'MCP Host gateway: this request has no valid token for this window');
+      const route = /^\/mcp\/([^/?#]+)(?:[?#].*)?$/.exec(req.url ?? '');
+      const serverId = route ? safeDecode(route[1]) : undefined;
+      const forwarder = serverId === undefined ? undefined : this.options.forwarderFor(serverId);
+      if (serverId === undefined || !forwarder) return refuse(res, 'MCP Host gateway: this server is not shared with the chat');
+      const body = req.method === 'POST' ? await readJson(req) : undefined;
+      const sessionId = req.headers['mcp-session-id'];
+      if (typeof sessionId === 'string') {
+        const session = this.sessions.get(sessionId);
+        if (!session || session.serverId !== serverId) {
+          // The spec's answer to an ended session: the client starts a new one.
+          res.writeHead(404, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: GATEWAY_REFUSED, message: 'Session ended' } }));
+          return;
+        }
+        return await session.transport.handleRequest(req, res, body);
+      }
+      const session = await this.openSession(serverId, forwarder);
+      await session.transport.handleRequest(req, res, body);
+    } catch (error) {
+      if (!res.headersSent) refuse(res, `MCP Host gateway: ${McpError.from(error).message}`);
+      else res.end();
+    }
+  }
+
+  private async openSession(serverId: string, forwarder: ChatForwarder): Promise<Session> {
+    const capabilities = capabilitiesFor(forwarder);
+    const server = new Server(this.options.serverInfo ?? { name: forwarder.shared.handle.name, version: '1.0.0' }, { capabilities });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        opened.id = id;
+        this.sessions.set(id, opened);
+      },
+    });
+    const opened: Session = { id: '', serverId, transport, server, subscriptions: new Map(), listeners: [] };
+    transport.onclose = () => void this.endSession(opened);
+    wireHandlers(server, capabilities, forwarder, opened);
+    const { handle } = forwarder.shared;
+    opened.listeners.push(
+      handle.onDidChangeLists((kind) => {
+        const send =
+          kind === 'tools'
+            ? () => server.sendToolListChanged()
+            : kind === 'prompts'
+              ? () => server.sendPromptListChanged()
+              : () => server.sendResourceListChanged();
+        send().catch(() => undefined);
+      }),
+      handle.onResourceUpdated((uri) => {
+        if (opened.subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => undefined);
+      }),
+    );
+    await server.connect(transport);
+    return opened;
+  }
+
+  private async endSession(session: Session): Promise<void> {
+    if (session.id) this.sessions.delete(session.id);
+    for (const d of session.listeners.splice(0)) d.dispose();
+    for (const d of session.subscriptions.values()) d.dispose();
+    session.subscriptions.clear();
+    await session.server.close().catch(() => undefined);
+  }
+}
+
+/** What the gateway declares: the running upstream's capabilities as far as we forward them, all of them while it is down. */
+function capabilitiesFor(forwarder: ChatForwarder): ServerCapabilities {
+  const upstream = forwarder.shared.handle.client?.serverCapabilities;
+  const all = !upstream;
+  const caps: ServerCapabilities = {};
+  if (all || upstream.tools) caps.tools = { listChanged: true };
+  if (all || upstream.resources) caps.resources = { listChanged: true, subscribe: true };
+  if (all || upstream.prompts) caps.prompts = { listChanged: true };
+  if (all || upstream.completions) caps.completions = {};
+  return caps;
+}
+
+function wireHandlers(server: Server, caps: ServerCapabilities, forwarder: ChatForwarder, session: Session): void {
+  type Extra = { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void> };
+  const optionsOf = (extra: Extra): ForwardOptions => {
+    const token = extra._meta?.progressToken;
+    return {
+      signal: extra.signal,
+      onProgress:
+        token === undefined
+          ? undefined
+          : (p) =>
+              void extra
+                .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...p } } as never)
+                .catch(() => undefined),
+    };
+  };
+  // Our errors keep their code and message on the wire.
+  const wire =
+    <P, R>(run: (params: P, extra: Extra) => Promise<R>) =>
+    async (request: { params?: P }, extra: Extra): Promise<R> => {
+      try {
+        return await run((request.params ?? {}) as P, extra);
+      } catch (error) {
+        const e = McpError.from(error);
+        throw new SdkError(e.code, e.message);
+      }
+    };
+  if (caps.tools) {
+    server.setRequestHandler(
+      ListToolsRequestSchema,
+      wire(async (_p, extra) => ({ tools: (await forwarder.listTools({ signal: extra.signal })) as never })),
+    );
+    server.setRequestHandler(
+      CallToolRequestSchema,
+      wire(
+        async (p: { name: string; arguments?: Record<string, unknown> }, extra) =>
+          (await forwarder.callTool(p.name, p.arguments ?? {}, optionsOf(extra))) as never,
+      ),
+    );
+  }
+  if (caps.resources) {
+    server.setRequestHandler(
+      ListResourcesRequestSchema,
+      wire(async (_p, extra) => ({ resources: (await forwarder.listResources({ signal: extra.signal })) as never })),
+    );
+    server.setRequestHandler(
+      ListResourceTemplatesRequestSchema,
+      wire(async (_p, extra) => ({ resourceTemplates: (await forwarder.listResourceTemplates({ signal: extra.signal })) as never })),
+    );
+    server.setRequestHandler(
+      ReadResourceRequestSchema,
+      wire(async (p: { uri: string }, extra) => (await forwarder.readResource(p.uri, optionsOf(extra))) as never),
+    );
+    server.setRequestHandler(
+      SubscribeRequestSchema,
+      wire(async (p: { uri: string }, extra) => {
+        if (!session.subscriptions.has(p.uri)) session.subscriptions.set(p.uri, await forwarder.subscribe(p.uri, optionsOf(extra)));
+        return {};
+      }),
+    );
+    server.setRequestHandler(
+      UnsubscribeRequestSchema,
+      wire(async (p: { uri: string }) => {
+        session.subscriptions.get(p.uri)?.dispose();
+        session.subscriptions.delete(p.uri);
+        return {};
+      }),
+    );
+  }
+  if (caps.prompts) {
+    server.setRequestHandler(
+      ListPromptsRequestSchema,
+      wire(async (_p, extra) => ({ prompts: (await forwarder.listPrompts({ signal: extra.signal })) as never })),
+    );
+    server.setRequestHandler(
+      GetPromptRequestSchema,
+      wire(
+        async (p: { name: string; arguments?: Record<string, string> }, extra) =>
+          (await forwarder.getPrompt(p.name, p.arguments ?? {}, optionsOf(extra))) as never,
+      ),
+    );
+  }
+  if (caps.completions) {
+    server.setRequestHandler(
+      CompleteRequestSchema,
+      wire(async (p: CompleteParams, extra) => (await forwarder.complete(p, optionsOf(extra))) as never),
+    );
+  }
+}
+
+function listen(server: http.Server, at: { path: string } | { host: string; port: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: Error): void => reject(error);
+    server.once('error', failed);
+    server.listen(at, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+function refuse(res: http.ServerResponse, message: string): void {
+  res.writeHead(400, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: GATEWAY_REFUSED, message } }));
+}
+
+function safeDecode(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw McpError.invalidRequest(`the request is larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw McpError.parseError('the request body is not JSON');
+  }
+}

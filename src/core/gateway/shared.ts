@@ -1,0 +1,89 @@
+/**
+ * A server as VS Code's chat sees it through the gateway: the person's running handle (the same
+ * process or HTTP session serves both), the policy that decides each of the chat's requests, and
+ * where those requests are recorded. Editor-free: the editor layer builds one per shared server
+ * (src/vscode/gateway/), the plain-Node tests build theirs from a real `ServerHandle`.
+ */
+import type { McpClient } from '../client/client';
+import { REQUEST_CANCELLED } from '../jsonrpc/connection';
+import { ErrorCode, McpError } from '../protocol/errors';
+import type { Tool } from '../protocol/types';
+import type { GateContext } from '../policy/gate';
+import type { AuditedServer, AuditSink, Masker, Outcome } from '../policy/types';
+import type { ServerHandle } from '../servers/handle';
+
+/** One of the chat's tool calls as it ended, for the editor's history and trace ("by the chat"). */
+export interface ChatCall {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  at: number;
+  outcome: Outcome;
+  /** Why the gate refused it, when it did. */
+  refused?: string;
+}
+
+export interface SharedServer {
+  readonly handle: ServerHandle;
+  /** The gate's context for a chat request, read afresh each time (settings may have changed). */
+  gateContext(): GateContext;
+  audited(): AuditedServer;
+  audit?: AuditSink;
+  /** The masker of results before they go to the chat's model; read afresh each time. */
+  masker(): Masker;
+  /** The server's own secrets (its env, headers) out of the arguments the audit records. */
+  redactArguments?(args: Record<string, unknown>): unknown;
+  /** How long a request may wait for a stopped or restarting server to run again. */
+  readonly requestTimeoutMs: number;
+  /** Told of every tools/call the chat made, refused ones included. */
+  onChatCall?(call: ChatCall): void;
+}
+
+/**
+ * The running client, now or once the server runs again (a restart, a crash's automatic restart),
+ * within `timeoutMs`; otherwise a clear error. Only a server asked to run is waited for (starting,
+ * restarting, due to restart after a crash): a stopped one fails at once, since nobody asked it to run.
+ */
+export function runningClient(handle: ServerHandle, timeoutMs: number, signal?: AbortSignal): Promise<McpClient> {
+  const usable = (): McpClient | undefined => {
+    const client = handle.client;
+    return client && !client.isClosed ? client : undefined;
+  };
+  // Asked to run, and not given up on (a crash that used up its restarts).
+  const comingBack = (): boolean => handle.wantsToRun && !(handle.state.kind === 'error' && handle.state.restartAt === undefined);
+  const now = usable();
+  if (now) return Promise.resolve(now);
+  if (!comingBack()) return Promise.reject(notRunning(handle));
+  return new Promise<McpClient>((resolve, reject) => {
+    const end = (error?: McpError): void => {
+      clearTimeout(timer);
+      subscription.dispose();
+      signal?.removeEventListener('abort', onAbort);
+      const client = usable();
+      if (client && !error) resolve(client);
+      else reject(error ?? notRunning(handle));
+    };
+    const onAbort = (): void => end(new McpError(REQUEST_CANCELLED, 'cancelled by the chat'));
+    const timer = setTimeout(
+      () =>
+        end(new McpError(ErrorCode.RequestTimeout, `${handle.name} did not run again within ${timeoutMs} ms (it is ${handle.state.kind})`)),
+      timeoutMs,
+    );
+    const subscription = handle.onDidChangeState(() => {
+      if (usable()) end();
+      else if (!comingBack()) end(notRunning(handle));
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function notRunning(handle: ServerHandle): McpError {
+  const s = handle.state;
+  const why = s.kind === 'error' ? `it failed: ${s.message}` : 'it is stopped';
+  return new McpError(ErrorCode.ConnectionClosed, `${handle.name} is not running (${why}); start it in MCP Host`);
+}
+
+/** The tool as listed now; a name the list does not have is looked up once more (a list_changed may be on its way). */
+export async function findTool(handle: ServerHandle, client: McpClient, name: string): Promise<Tool | undefined> {
+  return handle.tools.find((t) => t.name === name) ?? (await client.listTools()).find((t) => t.name === name);
+}

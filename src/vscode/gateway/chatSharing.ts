@@ -1,0 +1,267 @@
+/**
+ * Sharing servers with VS Code's chat: the servers whose settings say `shareWithChat` are offered
+ * to VS Code's own MCP client (`vscode.lm.registerMcpServerDefinitionProvider`, VS Code 1.101+,
+ * detected at run time) as HTTP servers at MCP Host's gateway, so every call the chat's agent
+ * makes meets the person's policy (../../core/gateway/). The gateway and the SDK load on the first
+ * share (dist/gateway.js). The token is handed over only in `resolveMcpServerDefinition`: VS Code
+ * caches what `provideMcpServerDefinitions` returns in the workspace's storage.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { homedir } from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { definitionHash, fromTemplate, forDisplay, nothingToRedact, type ServerDefinition, type ServerHandle } from '../../core';
+import type { ChatGateway } from '../../core/gateway/sdkGateway';
+import type { ChatForwarder } from '../../core/gateway/forward';
+import type { ChatCall, SharedServer } from '../../core/gateway/shared';
+import { defaultFenceMode } from '../../core/policy/gate';
+import { fenceSetting } from '../gate';
+import type { Masker } from '../../core/policy/types';
+import type * as GatewayModule from './lazy';
+import { configuredMasker } from '../audit';
+import type { McpHost } from '../host';
+import { Settings } from '../ids';
+import { notify } from '../notifications';
+import { updateServerEntry } from '../logLevel';
+import type { ToolCalls } from '../tools/callTool';
+
+/** The id in package.json's `contributes.mcpServerDefinitionProviders`. */
+export const PROVIDER_ID = 'mcpHost.sharedServers';
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** A Unix socket path longer than this does not fit in `sockaddr_un` on every platform: 127.0.0.1 then. */
+const MAX_SOCKET_PATH = 100;
+
+/** What VS Code 1.101+ offers; the installed @types/vscode predates it. */
+interface McpDefinitionLike {
+  label: string;
+  uri: vscode.Uri;
+  headers: Record<string, string>;
+  version?: string;
+}
+interface McpProvider {
+  onDidChangeMcpServerDefinitions: vscode.Event<void>;
+  provideMcpServerDefinitions(token: vscode.CancellationToken): Promise<McpDefinitionLike[]>;
+  resolveMcpServerDefinition(def: McpDefinitionLike, token: vscode.CancellationToken): Promise<McpDefinitionLike | undefined>;
+}
+type McpApi = {
+  lm: { registerMcpServerDefinitionProvider(id: string, provider: McpProvider): vscode.Disposable };
+  McpHttpServerDefinition: new (label: string, uri: vscode.Uri, headers?: Record<string, string>, version?: string) => McpDefinitionLike;
+};
+
+/** VS Code's MCP API, or undefined before 1.101. */
+export function mcpApi(): McpApi | undefined {
+  const api = vscode as unknown as Partial<McpApi> & { lm?: Partial<McpApi['lm']> };
+  return typeof api.lm?.registerMcpServerDefinitionProvider === 'function' && typeof api.McpHttpServerDefinition === 'function'
+    ? (api as McpApi)
+    : undefined;
+}
+
+/**
+ * VS Code's `chat.mcp.access` (its organisation policy): `none` (or `false`) turns MCP off in the
+ * chat, `registry` allows only servers from the configured registry, which ours are not.
+ */
+function chatMcpAccessAllows(): boolean {
+  const access = vscode.workspace.getConfiguration('chat').get<unknown>('mcp.access');
+  return access === undefined || access === true || access === 'all';
+}
+
+export class ChatSharing implements vscode.Disposable {
+  private readonly token = randomBytes(32).toString('base64url');
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [this.changed];
+  private gatewayStart: Promise<ChatGateway> | undefined;
+  private readonly forwarders = new Map<ServerHandle, ChatForwarder>();
+  /** What each shared server was offered as (its definition and state), to tell VS Code only of real changes and end stale sessions. */
+  private offered = new Map<string, string>();
+  private masker: Masker | undefined;
+  private module: typeof GatewayModule | undefined;
+
+  constructor(
+    private readonly host: McpHost,
+    private readonly tools: ToolCalls,
+    private readonly storage: vscode.Uri,
+  ) {
+    const api = mcpApi();
+    if (!api) return;
+    this.disposables.push(
+      api.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, {
+        onDidChangeMcpServerDefinitions: this.changed.event,
+        provideMcpServerDefinitions: () => this.provide(api),
+        resolveMcpServerDefinition: (def) => this.resolve(def),
+      }),
+      host.onDidChange(() => this.reconcile()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${Settings.section}.${Settings.maskingPatterns}`)) this.masker = undefined;
+        // The policy the chat's sessions were opened under changed: they end, and VS Code opens new ones.
+        if (
+          e.affectsConfiguration(`${Settings.section}.${Settings.rootsFence}`) ||
+          e.affectsConfiguration(`${Settings.section}.${Settings.rootsExtra}`) ||
+          e.affectsConfiguration('chat.mcp.access')
+        ) {
+          void this.closeAll();
+          this.changed.fire();
+        }
+      }),
+    );
+  }
+
+  /** Whether this VS Code can share at all (1.101+). */
+  get available(): boolean {
+    return mcpApi() !== undefined;
+  }
+
+  /** The shared servers VS Code is offered now. */
+  sharedServers(): ServerHandle[] {
+    return chatMcpAccessAllows() ? this.host.servers.filter((s) => s.definition.shareWithChat && s.definition.enabled) : [];
+  }
+
+  private async provide(api: McpApi): Promise<McpDefinitionLike[]> {
+    const shared = this.sharedServers();
+    if (!shared.length) return [];
+    const gateway = await this.gateway();
+    return shared.map((s) => new api.McpHttpServerDefinition(s.name, this.uriOf(gateway, s.name), {}, definitionHash(s.definition)));
+  }
+
+  private async resolve(def: McpDefinitionLike): Promise<McpDefinitionLike | undefined> {
+    if (!this.sharedServers().some((s) => s.name === def.label)) return undefined;
+    await this.gateway();
+    def.headers = { ...def.headers, Authorization: `Bearer ${this.token}` };
+    return def;
+  }
+
+  private uriOf(gateway: ChatGateway, name: string): vscode.Uri {
+    const route = this.loaded().ChatGateway.pathOf(name);
+    const at = gateway.address;
+    // VS Code's client sends `unix:`/`pipe:` URIs to the socket in the path, with the HTTP path in the fragment.
+    if (at.kind === 'socket')
+      return vscode.Uri.from({ scheme: process.platform === 'win32' ? 'pipe' : 'unix', path: at.path, fragment: route });
+    return vscode.Uri.parse(`http://127.0.0.1:${at.port}${route}`);
+  }
+
+  private loaded(): typeof GatewayModule {
+    return (this.module ??= require('./gateway.js') as typeof GatewayModule);
+  }
+
+  private gateway(): Promise<ChatGateway> {
+    this.gatewayStart ??= (async () => {
+      const name = `gw-${randomBytes(6).toString('hex')}`;
+      let socketPath: string | undefined;
+      if (process.platform === 'win32') socketPath = `\\\\.\\pipe\\mcp-host-${name}`;
+      else {
+        const candidate = path.join(this.storage.fsPath, `${name}.sock`);
+        if (candidate.length <= MAX_SOCKET_PATH) {
+          await fs.mkdir(this.storage.fsPath, { recursive: true }).catch(() => undefined);
+          socketPath = candidate;
+        }
+      }
+      return this.loaded().ChatGateway.start({
+        token: this.token,
+        socketPath,
+        forwarderFor: (id) => this.forwarderFor(id),
+        serverInfo: { name: 'mcp-host-gateway', title: 'MCP Host', version: '1.0.0' },
+      });
+    })();
+    return this.gatewayStart;
+  }
+
+  private forwarderFor(name: string): ChatForwarder | undefined {
+    const handle = this.sharedServers().find((s) => s.name === name);
+    if (!handle) return undefined;
+    let forwarder = this.forwarders.get(handle);
+    if (!forwarder) {
+      forwarder = new (this.loaded().ChatForwarder)(this.sharedServer(handle));
+      this.forwarders.set(handle, forwarder);
+    }
+    return forwarder;
+  }
+
+  private sharedServer(handle: ServerHandle): SharedServer {
+    const host = this.host;
+    // The definition's hash is the same for every call until the handle adopts a new definition.
+    let hashed: { def: ServerDefinition; hash: string } | undefined;
+    const hashOf = (def: ServerDefinition): string =>
+      hashed?.def === def ? hashed.hash : (hashed = { def, hash: definitionHash(def) }).hash;
+    return {
+      handle,
+      gateContext: () => ({
+        origin: 'chat',
+        policy: handle.definition,
+        alwaysAllowed: false,
+        // The person's own setting (user or machine settings only, as for their calls), else the chat's default: block.
+        fence: fenceSetting() ?? defaultFenceMode('chat'),
+        roots: host.rootsOf(handle.definition),
+        machine: { platform: process.platform, realpath: (p) => fs.realpath(p), home: homedir() },
+      }),
+      audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: hashOf(handle.definition) }),
+      audit: host.audit,
+      masker: () => (this.masker ??= configuredMasker()),
+      redactArguments: (args) => JSON.parse(host.redact(JSON.stringify(args))) as unknown,
+      requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      onChatCall: (call) => this.recordCall(call),
+    };
+  }
+
+  private recordCall(call: ChatCall): void {
+    const outcome = call.outcome.kind === 'error' ? 'failed' : call.outcome.kind === 'not-sent' ? 'failed' : call.outcome.kind;
+    this.tools.recordChatCall({ server: call.server, tool: call.tool, args: call.args, at: call.at, outcome });
+    const how = call.refused ? `refused: ${call.refused}` : call.outcome.kind;
+    this.host.trace.note(call.server, `⇠ by the chat: tools/call ${call.tool} → ${how}`);
+    this.host.logs.channel(call.server).info(`[chat] tools/call ${call.tool} → ${how}`);
+  }
+
+  /** Tells VS Code when a shared server appears, goes, restarts or changes; ends the sessions a change made stale. */
+  private reconcile(): void {
+    const now = new Map(this.sharedServers().map((s) => [s.name, `${definitionHash(s.definition)}:${s.state.kind}`]));
+    let differs = now.size !== this.offered.size;
+    for (const [name, key] of this.offered) {
+      const next = now.get(name);
+      if (next !== key) differs = true;
+      // Gone, or its definition changed: the chat's session of it ends (a state change alone keeps it).
+      if (next === undefined || next.split(':')[0] !== key.split(':')[0]) void this.closeSessions(name);
+    }
+    for (const handle of this.forwarders.keys())
+      if (!this.host.servers.includes(handle) || !now.has(handle.name)) this.forwarders.delete(handle);
+    this.offered = now;
+    if (differs) this.changed.fire();
+  }
+
+  private async closeSessions(name: string): Promise<void> {
+    if (this.gatewayStart) await (await this.gatewayStart).closeSessions(name);
+  }
+
+  private async closeAll(): Promise<void> {
+    for (const name of this.offered.keys()) await this.closeSessions(name);
+  }
+
+  /** Share with VS Code Chat / Stop Sharing: writes `shareWithChat` where the server is defined. */
+  async setShared(server: ServerHandle, share: boolean): Promise<void> {
+    if (share && !this.available) {
+      void notify('warning', fromTemplate(vscode.l10n.t('MCP Host: sharing a server with the chat needs VS Code 1.101 or newer.')));
+      return;
+    }
+    if (share && !chatMcpAccessAllows()) {
+      void notify(
+        'warning',
+        fromTemplate(vscode.l10n.t('MCP Host: VS Code\'s "chat.mcp.access" setting does not allow MCP servers in the chat.')),
+      );
+    }
+    await updateServerEntry(server.definition, ({ shareWithChat: _old, ...rest }) => (share ? { ...rest, shareWithChat: true } : rest));
+    void notify(
+      'info',
+      share
+        ? fromTemplate(
+            vscode.l10n.t('MCP Host: "{0}" is shared with VS Code\'s chat, through your policy.'),
+            forDisplay(server.name, nothingToRedact),
+          )
+        : fromTemplate(vscode.l10n.t('MCP Host: "{0}" is no longer shared with the chat.'), forDisplay(server.name, nothingToRedact)),
+    );
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+    const started = this.gatewayStart;
+    this.gatewayStart = undefined;
+    void started?.then((g) => g.close()).catch(() => undefined);
+  }
+}

@@ -1,0 +1,226 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerHandle } from '../../src/core';
+import { ChatGateway, type GatewayAddress } from '../../src/core/gateway/sdkGateway';
+import { gatewayClient, share, upstreamHandle, type Shared } from '../helpers/gateway';
+
+const TOKEN = 'test-token-0123456789abcdef';
+const SECRET = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+const textOf = (result: unknown): string =>
+  ((result as { content: Array<{ type: string; text?: string }> }).content ?? []).map((c) => c.text ?? '').join('\n');
+
+for (const kind of ['socket', 'tcp'] as const) {
+  describe(`chat gateway over ${kind === 'socket' ? 'a Unix domain socket' : '127.0.0.1'}`, function () {
+    this.timeout(60_000);
+    let handle: ServerHandle;
+    let shared: Shared;
+    let gateway: ChatGateway;
+    const clients: Client[] = [];
+    const route = ChatGateway.pathOf('up');
+    const connect = async (token: string | undefined) => {
+      const client = await gatewayClient(gateway.address, route, token);
+      clients.push(client);
+      return client;
+    };
+
+    beforeEach(async () => {
+      handle = upstreamHandle();
+      await handle.start();
+      shared = share(handle);
+      const socketPath = kind === 'socket' ? path.join(mkdtempSync(path.join(tmpdir(), 'gw-')), 'g.sock') : undefined;
+      gateway = await ChatGateway.start({ token: TOKEN, socketPath, forwarderFor: (id) => (id === 'up' ? shared.forwarder : undefined) });
+      assert.equal(gateway.address.kind, kind);
+    });
+    afterEach(async () => {
+      await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+      await gateway.close();
+      await handle.dispose();
+    });
+
+    it('refuses a request without the token, or with a wrong one, with a JSON-RPC error and never 401/403', async () => {
+      await assert.rejects(connect(undefined), /no valid token/);
+      await assert.rejects(connect('wrong-token'), /no valid token/);
+      if (kind === 'tcp') {
+        const port = (gateway.address as Extract<GatewayAddress, { kind: 'tcp' }>).port;
+        const res = await fetch(`http://127.0.0.1:${port}${route}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer nope' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+        });
+        assert.equal(res.status, 400);
+        const body = (await res.json()) as { error: { code: number; message: string } };
+        assert.equal(body.error.code, -32001);
+      }
+      assert.equal(gateway.sessionCount(), 0);
+      // The token opens only the routes of shared servers.
+      await assert.rejects(gatewayClient(gateway.address, ChatGateway.pathOf('other'), TOKEN), /not shared/);
+    });
+
+    it("lists only the tools the person's policy offers, readOnlyHint only when annotations are trusted", async () => {
+      const client = await connect(TOKEN);
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes('echo') && names.includes('read_file'), names.join());
+      assert.ok(!names.includes('remove'), 'the denied tool is listed');
+      assert.ok(!names.includes('app_helper'), 'the app-only tool is listed');
+      assert.equal((await client.listTools()).tools.find((t) => t.name === 'echo')?.annotations?.readOnlyHint, true);
+
+      const untrusted = upstreamHandle({ trustAnnotations: false });
+      await untrusted.start();
+      try {
+        const tools = await share(untrusted).forwarder.listTools();
+        assert.equal(tools.find((t) => t.name === 'echo')?.annotations?.readOnlyHint, undefined);
+      } finally {
+        await untrusted.dispose();
+      }
+    });
+
+    it('refuses a denied tool and a path outside the roots as isError results, audited with origin chat', async () => {
+      const client = await connect(TOKEN);
+      const denied = await client.callTool({ name: 'remove', arguments: {} });
+      assert.equal(denied.isError, true);
+      assert.match(textOf(denied), /MCP Host refused up › remove: .*tools\.allow \/ tools\.deny/);
+
+      const fenced = await client.callTool({ name: 'read_file', arguments: { path: '/work/project/../../etc/passwd' } });
+      assert.equal(fenced.isError, true);
+      assert.match(textOf(fenced), /outside the roots/);
+      const inside = await client.callTool({ name: 'read_file', arguments: { path: '/work/project/notes.txt' } });
+      assert.equal(textOf(inside), 'contents of /work/project/notes.txt');
+
+      const chat = shared.audit.filter((e) => e.origin === 'chat' && e.method === 'tools/call');
+      assert.deepEqual(
+        chat.map((e) => [e.name, e.decision, e.outcome.kind]),
+        [
+          ['remove', 'denied', 'not-sent'],
+          ['read_file', 'fenced', 'not-sent'],
+          ['read_file', 'allowed', 'ok'],
+        ],
+      );
+      assert.equal(chat[1].fenced?.[0].pointer, '/path');
+      assert.deepEqual(
+        shared.calls.map((c) => [c.tool, c.outcome.kind, !!c.refused]),
+        [
+          ['remove', 'not-sent', true],
+          ['read_file', 'not-sent', true],
+          ['read_file', 'ok', false],
+        ],
+      );
+    });
+
+    it('forwards progress to the chat and the chat’s cancellation to the server', async () => {
+      const client = await connect(TOKEN);
+      const seen: number[] = [];
+      const done = await client.callTool({ name: 'slow', arguments: { steps: 3, ms: 10 } }, undefined, {
+        onprogress: (p) => void seen.push(p.progress),
+      });
+      assert.equal(textOf(done), 'done');
+      assert.deepEqual(seen, [1, 2, 3]);
+
+      const abort = new AbortController();
+      const call = client.callTool({ name: 'slow', arguments: { steps: 500, ms: 10 } }, undefined, {
+        signal: abort.signal,
+        onprogress: () => abort.abort(),
+      });
+      await assert.rejects(call, /abort/i);
+      // The server hears of it at its next step: its count says so.
+      let count = '0';
+      while (count === '0') count = textOf(await client.callTool({ name: 'cancelled_count', arguments: {} }));
+      assert.equal(count, '1');
+      const slow = shared.audit.filter((e) => e.name === 'slow').map((e) => e.outcome.kind);
+      assert.deepEqual(slow, ['ok', 'cancelled']);
+    });
+
+    it('masks secrets and makes acting links plain text before the result reaches the chat', async () => {
+      const client = await connect(TOKEN);
+      const result = await client.callTool({ name: 'leak', arguments: {} });
+      const wire = JSON.stringify(result);
+      assert.ok(!wire.includes(SECRET), wire);
+      assert.match(wire, /\[masked: /);
+      const content = result.content as Array<{ type: string; uri?: string; text?: string }>;
+      assert.ok(!content.some((c) => c.type === 'resource_link'), 'a command: link reached the chat');
+      assert.match(content[1].text ?? '', /link removed by MCP Host/);
+      assert.equal((result.structuredContent as { apiKey: string }).apiKey, '[masked: api-key]');
+      // The rest of the text arrives as the server wrote it: text for the model, nothing the gateway renders.
+      assert.match(content[0].text ?? '', /^\[run\]\(command:workbench\.action\.terminal\.new\)/);
+    });
+
+    it('forwards list_changed, resources, subscriptions, prompts and completion through the gate', async () => {
+      const client = await connect(TOKEN);
+      const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+      await client.callTool({ name: 'add_tool', arguments: {} });
+      await changed;
+      assert.ok((await client.listTools()).tools.some((t) => t.name === 'added_1'));
+
+      assert.deepEqual(
+        (await client.listResources()).resources.map((r) => r.uri),
+        ['note://one'],
+      );
+      const note = await client.readResource({ uri: 'note://one' });
+      assert.match((note.contents[0] as { text: string }).text, /^password=\[masked: [a-z-]+\]$/);
+      await assert.rejects(client.readResource({ uri: 'file:///etc/passwd' }), /outside the roots/);
+      const updated = new Promise<string>((resolve) =>
+        client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)),
+      );
+      await client.subscribeResource({ uri: 'note://one' });
+      assert.equal(await updated, 'note://one');
+
+      const prompt = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
+      assert.ok(!JSON.stringify(prompt).includes(SECRET));
+      const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' } });
+      assert.deepEqual(completion.completion.values, ['Ada', 'Alan']);
+      assert.deepEqual(
+        shared.audit.filter((e) => e.method !== 'tools/call').map((e) => [e.method, e.decision]),
+        [
+          ['resources/read', 'allowed'],
+          ['resources/read', 'fenced'],
+          ['resources/subscribe', 'allowed'],
+          ['prompts/get', 'allowed'],
+        ],
+      );
+    });
+
+    it('answers 256 calls in flight, each its own', async () => {
+      const client = await connect(TOKEN);
+      const results = await Promise.all(
+        Array.from({ length: 256 }, (_, i) => client.callTool({ name: 'echo', arguments: { text: `n${i}` } })),
+      );
+      assert.deepEqual(
+        results.map(textOf),
+        Array.from({ length: 256 }, (_, i) => `n${i}`),
+      );
+      assert.equal(shared.audit.filter((e) => e.outcome.kind === 'ok').length, 256);
+    });
+
+    it('fails a call cut by an upstream restart clearly, and the next call waits for the restart', async () => {
+      const client = await connect(TOKEN);
+      let progressed!: () => void;
+      const started = new Promise<void>((resolve) => (progressed = resolve));
+      const call = client.callTool({ name: 'slow', arguments: { steps: 500, ms: 10 } }, undefined, { onprogress: () => progressed() });
+      await started;
+      const restarting = handle.restart();
+      const cut = await call;
+      assert.equal(cut.isError, true);
+      assert.match(textOf(cut), /up › slow failed: up stopped during the call .*not retried/);
+      // Asked while the server is still starting: it waits for it.
+      const next = await client.callTool({ name: 'echo', arguments: { text: 'after' } });
+      await restarting;
+      assert.equal(textOf(next), 'after');
+
+      await handle.stop();
+      const stopped = await client.callTool({ name: 'echo', arguments: { text: 'x' } });
+      assert.equal(stopped.isError, true);
+      assert.match(textOf(stopped), /up is not running \(it is stopped\)/);
+    });
+
+    it('closes the chat’s sessions when sharing stops or the settings change', async () => {
+      const client = await connect(TOKEN);
+      assert.equal(gateway.sessionCount('up'), 1);
+      await gateway.closeSessions('up');
+      assert.equal(gateway.sessionCount('up'), 0);
+      await assert.rejects(client.listTools());
+    });
+  });
+}

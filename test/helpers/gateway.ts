@@ -1,0 +1,110 @@
+// What the chat gateway's tests and bench share: the upstream fixture as a real ServerHandle, the
+// gateway in front of it, and the SDK's client speaking to the gateway over its socket or TCP.
+import * as http from 'node:http';
+import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  ServerHandle,
+  StdioTransport,
+  definitionHash,
+  parseServerDefinitions,
+  stdioParamsFor,
+  type AuditEntry,
+  type FenceMode,
+  type LaunchContext,
+  type Root,
+} from '../../src/core';
+import { createMasker } from '../../src/core/policy/mask';
+import { ChatForwarder } from '../../src/core/gateway/forward';
+import type { ChatCall, SharedServer } from '../../src/core/gateway/shared';
+import type { GatewayAddress } from '../../src/core/gateway/sdkGateway';
+
+export const UPSTREAM = path.resolve(__dirname, '..', 'fixtures', 'gateway-upstream.mjs');
+
+const context: LaunchContext = {
+  prepare: async (d) => d,
+  createTransport: async (d) => new StdioTransport({ ...(await stdioParamsFor(d as never)), shutdownGraceMs: 300 }),
+  handlers: () => ({}),
+};
+
+/** The fixture as the person runs it in MCP Host, with the policy the tests share it under. */
+export function upstreamHandle(raw: Record<string, unknown> = {}): ServerHandle {
+  const [def] = parseServerDefinitions(
+    { up: { command: process.execPath, args: [UPSTREAM], tools: { deny: ['remove'] }, ...raw } },
+    { scope: 'user' },
+  ).definitions;
+  return new ServerHandle(def, context, { maxRestarts: 3, windowMs: 60_000, baseDelayMs: 50 });
+}
+
+export interface Shared {
+  forwarder: ChatForwarder;
+  audit: AuditEntry[];
+  calls: ChatCall[];
+}
+
+export function share(handle: ServerHandle, options: { roots?: Root[]; fence?: FenceMode; requestTimeoutMs?: number } = {}): Shared {
+  const audit: AuditEntry[] = [];
+  const calls: ChatCall[] = [];
+  const masker = createMasker().masker;
+  const definition = definitionHash(handle.definition);
+  const shared: SharedServer = {
+    handle,
+    gateContext: () => ({
+      origin: 'chat',
+      policy: handle.definition,
+      alwaysAllowed: false,
+      fence: options.fence ?? 'block',
+      roots: options.roots ?? [{ uri: 'file:///work/project' }],
+      machine: { platform: process.platform, realpath: (p) => realpath(p), home: homedir() },
+    }),
+    audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition }),
+    audit: { append: (e) => void audit.push(e) },
+    masker: () => masker,
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    onChatCall: (c) => void calls.push(c),
+  };
+  return { forwarder: new ChatForwarder(shared), audit, calls };
+}
+
+/** fetch over a Unix domain socket (or named pipe), as VS Code's client does for `unix:` URIs. */
+function socketFetch(socketPath: string): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    const headers = new Headers(init?.headers);
+    const body = typeof init?.body === 'string' ? init.body : undefined;
+    return new Promise<Response>((resolve, reject) => {
+      const req = http.request(
+        { socketPath, path: url.pathname + url.search, method: init?.method ?? 'GET', headers: Object.fromEntries(headers) },
+        (res) => {
+          const out = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
+          const stream = Readable.toWeb(res) as ReadableStream<Uint8Array>;
+          resolve(new Response(res.statusCode === 204 || res.statusCode === 202 ? null : stream, { status: res.statusCode, headers: out }));
+        },
+      );
+      req.on('error', reject);
+      // The SDK's transport gives every request the same signal: a listener per request, removed when it ends.
+      const onAbort = (): void => void req.destroy(new Error('aborted'));
+      init?.signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('close', () => init?.signal?.removeEventListener('abort', onAbort));
+      req.end(body);
+    });
+  }) as typeof fetch;
+}
+
+/** The SDK's client, connected to one route of the gateway. */
+export async function gatewayClient(address: GatewayAddress, route: string, token: string | undefined): Promise<Client> {
+  const headers: Record<string, string> = token === undefined ? {} : { Authorization: `Bearer ${token}` };
+  const url = address.kind === 'tcp' ? new URL(`http://127.0.0.1:${address.port}${route}`) : new URL(`http://localhost${route}`);
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers },
+    ...(address.kind === 'socket' ? { fetch: socketFetch(address.path) } : {}),
+  });
+  const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}

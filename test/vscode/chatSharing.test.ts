@@ -1,0 +1,57 @@
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { api, repoRoot, setServers, waitFor } from './helpers';
+
+/** What VS Code 1.139 offers that @types/vscode 1.90 does not name. */
+interface LmTools {
+  tools: ReadonlyArray<{ name: string }>;
+  invokeTool(name: string, options: { input: object; toolInvocationToken: undefined }): Thenable<{ content: unknown[] }>;
+}
+const lm = () => vscode.lm as unknown as LmTools;
+const textOf = (result: { content: unknown[] }) => result.content.map((c) => (c as { value?: string }).value ?? '').join('');
+const upstream = () => ({
+  command: 'node',
+  args: [path.join(repoRoot(), 'test', 'fixtures', 'gateway-upstream.mjs')],
+  tools: { deny: ['remove'] },
+  shareWithChat: true,
+});
+const sharedTools = () => lm().tools.filter((t) => /^mcp_.*(echo|read_file|remove|app_helper|slow)$/.test(t.name));
+
+describe('sharing a server with VS Code chat', function () {
+  this.timeout(180_000);
+  after(async () => setServers(undefined));
+
+  it("offers the shared server's allowed tools to VS Code's own MCP client, and every call meets MCP Host's gate", async () => {
+    const seam = await api();
+    assert.ok(seam.sharing.available, 'this VS Code has no MCP server definition provider API');
+    await setServers({ up: upstream() });
+    await waitFor(() => seam.host.registry.get('up')?.state.kind === 'running', 'up to run');
+    await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+    const tools = await waitFor(() => sharedTools().length >= 2 && sharedTools(), 'the shared tools in vscode.lm.tools');
+    const names = tools.map((t) => t.name);
+    assert.ok(
+      names.some((n) => n.endsWith('echo')),
+      names.join(),
+    );
+    assert.ok(!names.some((n) => n.endsWith('remove')), `the denied tool is offered: ${names.join()}`);
+    assert.ok(!names.some((n) => n.endsWith('app_helper')), `the app-only tool is offered: ${names.join()}`);
+
+    const echo = names.find((n) => n.endsWith('echo'))!;
+    const result = await lm().invokeTool(echo, { input: { text: 'from the chat' }, toolInvocationToken: undefined });
+    assert.equal(textOf(result), 'from the chat');
+    const record = await waitFor(
+      () => seam.tools.history.find((r) => r.by === 'chat' && r.tool === 'echo'),
+      'the chat call in the history',
+    );
+    assert.equal(record.outcome, 'ok');
+
+    const readFile = names.find((n) => n.endsWith('read_file'))!;
+    const fenced = await lm().invokeTool(readFile, { input: { path: '/etc/passwd' }, toolInvocationToken: undefined });
+    assert.match(textOf(fenced), /outside the roots/);
+    await waitFor(() => seam.tools.history.find((r) => r.by === 'chat' && r.tool === 'read_file' && r.outcome === 'failed'), 'the refusal');
+
+    await seam.sharing.setShared(seam.host.registry.get('up')!, false);
+    await waitFor(() => sharedTools().length === 0 || undefined, 'the tools to go with Stop Sharing');
+  });
+});
