@@ -1,5 +1,15 @@
 import { strict as assert } from 'node:assert';
-import { ClientRequests, Notifications, ServerRequests, type ClientRequestMethod } from '../../src/core/protocol/methods';
+import {
+  ClientRequests,
+  Notifications,
+  ServerRequests,
+  traitsOf,
+  type ClientRequestMethod,
+  type MethodTraits,
+} from '../../src/core/protocol/methods';
+import { isCacheableMethod } from '../../src/core/client/cache';
+import { missingCapability } from '../../src/core/client/capabilities';
+import type { ServerCapabilities } from '../../src/core/protocol/types';
 import type { McpConnection } from '../../src/core/jsonrpc/connection';
 import type { ListToolsResult } from '../../src/core/protocol/methods';
 
@@ -28,5 +38,79 @@ describe('typed MCP methods (protocol/methods.ts)', () => {
     assert.equal(ClientRequests.listResourceTemplates.method, 'resources/templates/list');
     assert.equal(ServerRequests.createMessage.method, 'sampling/createMessage');
     assert.equal(Notifications.elicitationComplete.method, 'notifications/elicitation/complete');
+  });
+});
+
+describe('method traits on the typed client requests', () => {
+  const requests = Object.values(ClientRequests);
+  const where = (has: (t: MethodTraits) => unknown) =>
+    requests
+      .filter((r) => has(r.traits))
+      .map((r) => r.method)
+      .sort();
+
+  it('declare for every client request the server capability it needs (null for none)', () => {
+    const required = Object.fromEntries(requests.map((r) => [r.method, r.traits.requires]));
+    assert.deepEqual(required, {
+      'server/discover': null,
+      initialize: null,
+      ping: null,
+      'tools/list': 'tools',
+      'tools/call': 'tools',
+      'resources/list': 'resources',
+      'resources/templates/list': 'resources',
+      'resources/read': 'resources',
+      'resources/subscribe': 'resources.subscribe',
+      'resources/unsubscribe': 'resources.subscribe',
+      'prompts/list': 'prompts',
+      'prompts/get': 'prompts',
+      'completion/complete': 'completions',
+      'logging/setLevel': 'logging',
+      'tasks/get': null,
+      'tasks/result': null,
+      'tasks/cancel': 'tasks.cancel',
+      'tasks/list': 'tasks.list',
+      'subscriptions/listen': null,
+    });
+  });
+
+  it('are what the capability choke point checks: refused without the capability, sent with it', () => {
+    for (const { method, traits } of requests) {
+      if (!traits.requires) {
+        assert.equal(missingCapability(method, {}), undefined, method);
+        continue;
+      }
+      assert.equal(missingCapability(method, {}), traits.requires, method);
+      const [top, sub] = traits.requires.split('.');
+      const declared = (sub ? { [top]: { [sub]: {} } } : { [top]: {} }) as ServerCapabilities;
+      assert.equal(missingCapability(method, declared), undefined, `${method} with ${traits.requires}`);
+      if (sub) assert.equal(missingCapability(method, { [top]: { [sub]: false } } as ServerCapabilities), traits.requires);
+    }
+  });
+
+  it('mark the cacheable, multi-round, initialize-only and named requests of 2026-07-28', () => {
+    assert.deepEqual(
+      where((t) => t.cacheable),
+      ['prompts/list', 'resources/list', 'resources/read', 'resources/templates/list', 'tools/list'],
+    );
+    assert.deepEqual(
+      requests.filter((r) => r.traits.cacheable).map((r) => isCacheableMethod(r.method)),
+      [true, true, true, true, true],
+    );
+    assert.equal(isCacheableMethod('tools/call'), false);
+    assert.deepEqual(
+      where((t) => t.inputRounds),
+      ['prompts/get', 'resources/read', 'tools/call'],
+    );
+    assert.deepEqual(
+      where((t) => t.legacyOnly),
+      ['logging/setLevel', 'ping', 'resources/subscribe', 'resources/unsubscribe'],
+    );
+    assert.deepEqual(Object.fromEntries(requests.filter((r) => r.traits.namedBy).map((r) => [r.method, r.traits.namedBy])), {
+      'tools/call': 'name',
+      'resources/read': 'uri',
+      'prompts/get': 'name',
+    });
+    assert.equal(traitsOf('sampling/createMessage'), undefined, 'a server request is not a client request');
   });
 });

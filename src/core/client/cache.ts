@@ -1,21 +1,10 @@
 import type { RequestOptions } from '../jsonrpc/connection';
+import { traitsOf } from '../protocol/methods';
 import { stableStringify } from '../protocol/stableStringify';
 
-/**
- * 2026-07-28 caching hints (`server/utilities/caching`): the results a stateless server may let
- * the client keep for `ttlMs`. `server/discover` is among them, but the client asks it once per
- * connection and the cache ends with the connection, so only the list and read results are kept.
- */
-const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-]);
-
+/** Whether the server may let us cache the answer of `method` (its `cacheable` in protocol/methods.ts). */
 export function isCacheableMethod(method: string): boolean {
-  return CACHEABLE_METHODS.has(method);
+  return !!traitsOf(method)?.cacheable;
 }
 
 /** Options of a request whose answer the server may let us cache. */

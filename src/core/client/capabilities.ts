@@ -1,25 +1,15 @@
-import type { ClientRequestMethod } from '../protocol/methods';
+import { traitsOf, type ClientRequestMethod, type ServerCapabilityPath } from '../protocol/methods';
 import type { ServerCapabilities } from '../protocol/types';
 
-/** Which server capability each client→server method needs; methods not listed need none. */
-const REQUIRED: Partial<Record<ClientRequestMethod, { capability: string; test: (c: ServerCapabilities) => boolean }>> = {
-  'tools/list': { capability: 'tools', test: (c) => !!c.tools },
-  'tools/call': { capability: 'tools', test: (c) => !!c.tools },
-  'resources/list': { capability: 'resources', test: (c) => !!c.resources },
-  'resources/templates/list': { capability: 'resources', test: (c) => !!c.resources },
-  'resources/read': { capability: 'resources', test: (c) => !!c.resources },
-  'resources/subscribe': { capability: 'resources.subscribe', test: (c) => !!c.resources?.subscribe },
-  'resources/unsubscribe': { capability: 'resources.subscribe', test: (c) => !!c.resources?.subscribe },
-  'prompts/list': { capability: 'prompts', test: (c) => !!c.prompts },
-  'prompts/get': { capability: 'prompts', test: (c) => !!c.prompts },
-  'completion/complete': { capability: 'completions', test: (c) => !!c.completions },
-  'logging/setLevel': { capability: 'logging', test: (c) => !!c.logging },
-  'tasks/list': { capability: 'tasks.list', test: (c) => !!c.tasks?.list },
-  'tasks/cancel': { capability: 'tasks.cancel', test: (c) => !!c.tasks?.cancel },
-};
+/** Whether the server declared the capability at `path` (any value but absent, false or null). */
+function declares(capabilities: ServerCapabilities, path: ServerCapabilityPath): boolean {
+  let value: unknown = capabilities;
+  for (const key of path.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return !!value;
+}
 
-/** The capability `method` needs that `capabilities` lacks, or undefined if it may be sent. */
+/** The capability `method` needs (its `requires` in protocol/methods.ts) that `capabilities` lacks, or undefined if it may be sent. */
 export function missingCapability(method: ClientRequestMethod, capabilities: ServerCapabilities): string | undefined {
-  const rule = REQUIRED[method];
-  return rule && !rule.test(capabilities) ? rule.capability : undefined;
+  const required = traitsOf(method)?.requires;
+  return required && !declares(capabilities, required) ? required : undefined;
 }

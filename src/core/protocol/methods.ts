@@ -71,32 +71,100 @@ export interface CallToolRequestParams extends CallToolParams {
   task?: TaskMetadata;
 }
 
+/** A capability of the server, as a path into its `capabilities` ('resources.subscribe' is `capabilities.resources.subscribe`). */
+export type ServerCapabilityPath =
+  'tools' | 'resources' | 'resources.subscribe' | 'prompts' | 'completions' | 'logging' | 'tasks.list' | 'tasks.cancel';
+
+/** What the client must know of a method it sends, declared once with the method. */
+export interface MethodTraits {
+  /** The server capability it needs: without it the request is refused before it is sent (-32002). Null: none. */
+  readonly requires: ServerCapabilityPath | null;
+  /**
+   * 2026-07-28 caching hints (`server/utilities/caching`): the server may let us keep the result
+   * for `ttlMs`. `server/discover` is among them, but it is asked once per connection and the cache
+   * ends with the connection, so it is not marked.
+   */
+  readonly cacheable?: boolean;
+  /** 2026-07-28 multi-round-trip: the result may be `input_required`, answered and sent again. */
+  readonly inputRounds?: boolean;
+  /** Only the initialize era has it: 2026-07-28 removed it, so it is never sent to a stateless server. */
+  readonly legacyOnly?: boolean;
+  /** The param that 2026-07-28's `Mcp-Name` header repeats. */
+  readonly namedBy?: 'name' | 'uri';
+}
+
+/** A request the client sends, with its {@link MethodTraits}. */
+export class ClientRequestType<M extends string, P, R> extends McpRequestType<M, P, R> {
+  constructor(
+    method: M,
+    readonly traits: MethodTraits,
+  ) {
+    super(method);
+  }
+}
+
+const NONE: MethodTraits = { requires: null };
+
 /** Requests the client sends to the server (MCP 2025-11-25, and `server/discover` of 2026-07-28). */
 export const ClientRequests = {
   /** 2026-07-28: what the server speaks and offers; also the probe that tells the two eras apart. */
-  discover: new McpRequestType<'server/discover', { _meta?: Meta }, DiscoverResult>('server/discover'),
-  initialize: new McpRequestType<'initialize', InitializeParams, InitializeResult>('initialize'),
-  ping: new McpRequestType<'ping', undefined, EmptyResult>('ping'),
-  listTools: new McpRequestType<'tools/list', PaginatedParams, ListToolsResult>('tools/list'),
+  discover: new ClientRequestType<'server/discover', { _meta?: Meta }, DiscoverResult>('server/discover', NONE),
+  initialize: new ClientRequestType<'initialize', InitializeParams, InitializeResult>('initialize', NONE),
+  ping: new ClientRequestType<'ping', undefined, EmptyResult>('ping', { requires: null, legacyOnly: true }),
+  listTools: new ClientRequestType<'tools/list', PaginatedParams, ListToolsResult>('tools/list', { requires: 'tools', cacheable: true }),
   /** A task-augmented call is answered with the task instead of the result. */
-  callTool: new McpRequestType<'tools/call', CallToolRequestParams, CallToolResult | CreateTaskResult>('tools/call'),
-  listResources: new McpRequestType<'resources/list', PaginatedParams, ListResourcesResult>('resources/list'),
-  listResourceTemplates: new McpRequestType<'resources/templates/list', PaginatedParams, ListResourceTemplatesResult>(
+  callTool: new ClientRequestType<'tools/call', CallToolRequestParams, CallToolResult | CreateTaskResult>('tools/call', {
+    requires: 'tools',
+    inputRounds: true,
+    namedBy: 'name',
+  }),
+  listResources: new ClientRequestType<'resources/list', PaginatedParams, ListResourcesResult>('resources/list', {
+    requires: 'resources',
+    cacheable: true,
+  }),
+  listResourceTemplates: new ClientRequestType<'resources/templates/list', PaginatedParams, ListResourceTemplatesResult>(
     'resources/templates/list',
+    { requires: 'resources', cacheable: true },
   ),
-  readResource: new McpRequestType<'resources/read', { uri: string }, ReadResourceResult>('resources/read'),
-  subscribe: new McpRequestType<'resources/subscribe', { uri: string }, EmptyResult>('resources/subscribe'),
-  unsubscribe: new McpRequestType<'resources/unsubscribe', { uri: string }, EmptyResult>('resources/unsubscribe'),
-  listPrompts: new McpRequestType<'prompts/list', PaginatedParams, ListPromptsResult>('prompts/list'),
-  getPrompt: new McpRequestType<'prompts/get', { name: string; arguments?: Record<string, string> }, GetPromptResult>('prompts/get'),
-  complete: new McpRequestType<'completion/complete', CompleteParams, CompleteResult>('completion/complete'),
-  setLevel: new McpRequestType<'logging/setLevel', { level: LoggingLevel }, EmptyResult>('logging/setLevel'),
-  getTask: new McpRequestType<'tasks/get', TaskIdParams, Task>('tasks/get'),
-  taskResult: new McpRequestType<'tasks/result', TaskIdParams, unknown>('tasks/result'),
-  cancelTask: new McpRequestType<'tasks/cancel', TaskIdParams, Task>('tasks/cancel'),
-  listTasks: new McpRequestType<'tasks/list', PaginatedParams, ListTasksResult>('tasks/list'),
+  readResource: new ClientRequestType<'resources/read', { uri: string }, ReadResourceResult>('resources/read', {
+    requires: 'resources',
+    cacheable: true,
+    inputRounds: true,
+    namedBy: 'uri',
+  }),
+  subscribe: new ClientRequestType<'resources/subscribe', { uri: string }, EmptyResult>('resources/subscribe', {
+    requires: 'resources.subscribe',
+    legacyOnly: true,
+  }),
+  unsubscribe: new ClientRequestType<'resources/unsubscribe', { uri: string }, EmptyResult>('resources/unsubscribe', {
+    requires: 'resources.subscribe',
+    legacyOnly: true,
+  }),
+  listPrompts: new ClientRequestType<'prompts/list', PaginatedParams, ListPromptsResult>('prompts/list', {
+    requires: 'prompts',
+    cacheable: true,
+  }),
+  getPrompt: new ClientRequestType<'prompts/get', { name: string; arguments?: Record<string, string> }, GetPromptResult>('prompts/get', {
+    requires: 'prompts',
+    inputRounds: true,
+    namedBy: 'name',
+  }),
+  complete: new ClientRequestType<'completion/complete', CompleteParams, CompleteResult>('completion/complete', {
+    requires: 'completions',
+  }),
+  setLevel: new ClientRequestType<'logging/setLevel', { level: LoggingLevel }, EmptyResult>('logging/setLevel', {
+    requires: 'logging',
+    legacyOnly: true,
+  }),
+  getTask: new ClientRequestType<'tasks/get', TaskIdParams, Task>('tasks/get', NONE),
+  taskResult: new ClientRequestType<'tasks/result', TaskIdParams, unknown>('tasks/result', NONE),
+  cancelTask: new ClientRequestType<'tasks/cancel', TaskIdParams, Task>('tasks/cancel', { requires: 'tasks.cancel' }),
+  listTasks: new ClientRequestType<'tasks/list', PaginatedParams, ListTasksResult>('tasks/list', { requires: 'tasks.list' }),
   /** 2026-07-28: one long-lived request whose notifications replace the GET stream and resources/subscribe; its result means the server ended it. */
-  listen: new McpRequestType<'subscriptions/listen', { notifications: SubscriptionFilter }, { _meta?: Meta }>('subscriptions/listen'),
+  listen: new ClientRequestType<'subscriptions/listen', { notifications: SubscriptionFilter }, { _meta?: Meta }>(
+    'subscriptions/listen',
+    NONE,
+  ),
 } as const;
 
 /** Requests the server sends to the client; their params are the server's claim, not yet checked. */
@@ -150,3 +218,12 @@ export const Notifications = {
 type Values<T> = T[keyof T];
 /** Every method the client may send as a request. */
 export type ClientRequestMethod = Values<typeof ClientRequests>['method'];
+
+const CLIENT_REQUESTS_BY_METHOD: ReadonlyMap<string, ClientRequestType<ClientRequestMethod, unknown, unknown>> = new Map(
+  Object.values(ClientRequests).map((type) => [type.method, type as ClientRequestType<ClientRequestMethod, unknown, unknown>]),
+);
+
+/** The traits of a method the client sends; undefined for a method that is not one. */
+export function traitsOf(method: string): MethodTraits | undefined {
+  return CLIENT_REQUESTS_BY_METHOD.get(method)?.traits;
+}

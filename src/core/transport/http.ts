@@ -6,7 +6,7 @@ import { CallbackMessageWriter, PushMessageReader } from './httpMessages';
 import type { HttpServerParams } from './httpRequest';
 import { SseTransport } from './sse';
 import { StreamableHttpTransport } from './streamableHttp';
-import type { LogEntry, RequestHeaderSource, Transport, TransportClosed } from './transport';
+import type { LogEntry, MessageHeaderSource, Transport, TransportClosed } from './transport';
 
 /** What a server that predates Streamable HTTP answers to a POST on its SSE URL (per the spec's compatibility note). */
 const FALLBACK_STATUSES = new Set([400, 404, 405]);
@@ -57,8 +57,8 @@ export class HttpTransport implements Transport {
   }
 
   /** Only Streamable HTTP carries the 2026-07-28 era, which is the only one with such headers. */
-  setRequestHeaders(source: RequestHeaderSource): void {
-    this.streamable.setRequestHeaders(source);
+  setMessageHeaders(source: MessageHeaderSource | undefined): void {
+    this.streamable.setMessageHeaders(source);
   }
 
   async close(): Promise<void> {

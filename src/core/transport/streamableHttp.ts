@@ -3,7 +3,6 @@ import { ErrorCode, McpError } from '../protocol/errors';
 import type { RequestId } from '../protocol/types';
 import { isOversizeError, readEventStream } from './eventStream';
 import { classifyMessage, type ClassifiedMessage } from '../protocol/classify';
-import { headerValue } from './headerParams';
 import { CallbackMessageWriter, MessageRouter } from './httpMessages';
 import {
   ACCEPT_JSON_OR_SSE,
@@ -20,8 +19,7 @@ import {
   type HttpRequest,
   type HttpServerParams,
 } from './httpRequest';
-import type { LogEntry, RequestHeaderSource, Transport, TransportClosed } from './transport';
-import { MetaKeys } from '../protocol/versions';
+import type { LogEntry, MessageHeaderSource, Transport, TransportClosed } from './transport';
 
 export type { HttpServerParams } from './httpRequest';
 
@@ -61,7 +59,7 @@ export class StreamableHttpTransport implements Transport {
   private parsedUrl: URL | undefined;
   private _sessionId: string | undefined;
   private protocolVersion: string | undefined;
-  private requestHeaders: RequestHeaderSource | undefined;
+  private messageHeaders: MessageHeaderSource | undefined;
   /** The POSTs of 2026-07-28 requests in flight, by request id: aborting one cancels that request. */
   private readonly statelessPosts = new Map<RequestId, AbortController>();
   /** Kept so an expired session can be renewed without the client noticing. */
@@ -105,8 +103,8 @@ export class StreamableHttpTransport implements Transport {
     this.protocolVersion = version;
   }
 
-  setRequestHeaders(source: RequestHeaderSource): void {
-    this.requestHeaders = source;
+  setMessageHeaders(source: MessageHeaderSource | undefined): void {
+    this.messageHeaders = source;
   }
 
   close(): Promise<void> {
@@ -165,7 +163,7 @@ export class StreamableHttpTransport implements Transport {
 
   private async sendRequest(message: Message, id: RequestId, method: string): Promise<void> {
     const scope = this.inFlight.open();
-    const stateless = isStateless(classifyMessage(message));
+    const stateless = this.standardHeaders(classifyMessage(message)) !== undefined;
     if (stateless) this.statelessPosts.set(id, scope);
     try {
       const response = await this.post(message, scope.signal);
@@ -188,13 +186,14 @@ export class StreamableHttpTransport implements Transport {
   private async post(message: Message, signal: AbortSignal, mayRenewSession = true): Promise<Response> {
     const m = classifyMessage(message);
     const isInitialize = m.kind === 'request' && m.method === 'initialize';
+    const standard = this.standardHeaders(m);
     const session = this._sessionId;
     const request: HttpRequest = {
       method: 'POST',
       url: this.url,
       headers: {
         ...this.sessionHeaders(isInitialize, { Accept: ACCEPT_JSON_OR_SSE, 'Content-Type': 'application/json' }),
-        ...this.statelessHeaders(m),
+        ...standard,
       },
       body: JSON.stringify(message),
       signal,
@@ -203,7 +202,7 @@ export class StreamableHttpTransport implements Transport {
     if (!response.ok && m.kind === 'request') {
       // 2026-07-28 answers protocol errors (-32022 and the like) with a 4xx whose body is the JSON-RPC error: that is the server's answer.
       // To an initialize-era request only its new-style errors count, so older servers' refusals still lead to the HTTP+SSE fallback.
-      const answer = await jsonRpcErrorAnswer(request, response, m, isStateless(m) ? undefined : NEW_STYLE_ERRORS);
+      const answer = await jsonRpcErrorAnswer(request, response, m, standard ? undefined : NEW_STYLE_ERRORS);
       if (answer) return answer;
     }
     if (response.status === 404 && session !== undefined && !isInitialize) {
@@ -461,21 +460,10 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
-  /**
-   * 2026-07-28 standard headers, for a message that carries its version in `_meta`:
-   * `MCP-Protocol-Version` (the same as `_meta`), `Mcp-Method`, `Mcp-Name` of the tool, prompt or
-   * resource, and the `Mcp-Param-*` copies of annotated tool arguments.
-   */
-  private statelessHeaders(m: ClassifiedMessage): Record<string, string> {
-    if (!isStateless(m) || (m.kind !== 'request' && m.kind !== 'notification')) return {};
-    const params = m.params as Record<string, unknown>;
-    const version = (params._meta as Record<string, unknown>)[MetaKeys.protocolVersion] as string;
-    const headers: Record<string, string> = { 'MCP-Protocol-Version': version, 'Mcp-Method': m.method };
-    const name =
-      m.method === 'resources/read' ? params.uri : m.method === 'tools/call' || m.method === 'prompts/get' ? params.name : undefined;
-    if (typeof name === 'string') headers['Mcp-Name'] = headerValue(name);
-    if (m.kind === 'request') Object.assign(headers, this.requestHeaders?.(m.method, params));
-    return headers;
+  /** The 2026-07-28 standard headers the client gives this request or notification; undefined for the initialize era. */
+  private standardHeaders(m: ClassifiedMessage): Record<string, string> | undefined {
+    if (!this.messageHeaders || (m.kind !== 'request' && m.kind !== 'notification')) return undefined;
+    return this.messageHeaders({ kind: m.kind, method: m.method, params: m.params as Record<string, unknown> | undefined });
   }
 
   private sessionHeaders(isInitialize: boolean, extra: Record<string, string>): Record<string, string> {
@@ -497,13 +485,6 @@ export class StreamableHttpTransport implements Transport {
   private log(level: LogEntry['level'], message: string): void {
     this.logEmitter.fire({ level, source: 'transport', message });
   }
-}
-
-/** Whether a message belongs to the 2026-07-28 era: its params carry the protocol version in `_meta`. */
-function isStateless(m: ClassifiedMessage): boolean {
-  if (m.kind !== 'request' && m.kind !== 'notification') return false;
-  const meta = (m.params as { _meta?: unknown } | undefined)?._meta;
-  return !!meta && typeof meta === 'object' && typeof (meta as Record<string, unknown>)[MetaKeys.protocolVersion] === 'string';
 }
 
 /** The error codes of 2026-07-28 (-32020 header mismatch, -32021 missing client capability, -32022 unsupported version). */

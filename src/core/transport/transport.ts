@@ -45,8 +45,19 @@ export type TransportClosed =
  *   process exited, the session's DELETE answered or timed out) and never rejects; by then the
  *   transport's events have ended (its emitters are disposed with it).
  */
-/** Extra HTTP headers for one request, by its method and params; undefined for none. */
-export type RequestHeaderSource = (method: string, params: Record<string, unknown> | undefined) => Record<string, string> | undefined;
+/** An outgoing request or notification, as a transport shows it to its {@link MessageHeaderSource}. */
+export interface OutgoingMessage {
+  readonly kind: 'request' | 'notification';
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+}
+
+/**
+ * 2026-07-28 over HTTP: the standard headers of one outgoing message (`MCP-Protocol-Version`,
+ * `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), decided by the client, which knows the era and the
+ * tools; undefined for a message of the initialize era.
+ */
+export type MessageHeaderSource = (message: OutgoingMessage) => Record<string, string> | undefined;
 
 export interface Transport {
   readonly reader: MessageReader;
@@ -65,10 +76,13 @@ export interface Transport {
   /** Told after initialize, for transports that must send the version with every message. */
   setProtocolVersion?(version: string): void;
   /**
-   * 2026-07-28 over HTTP: where extra headers of one outgoing request come from (the
-   * `Mcp-Param-{Name}` copies of a tool's annotated arguments), asked just before it is sent.
+   * 2026-07-28 over HTTP: where the standard headers of each outgoing message come from, asked
+   * just before it is sent (undefined: none from now on). A message given headers is sent with
+   * them (over any session header of the same name) and is a 2026-07-28 one: its POST is its
+   * lifetime (closing it cancels the request), and a 4xx whose body is its JSON-RPC error is its
+   * answer. The transport never reads `_meta` for this.
    */
-  setRequestHeaders?(source: RequestHeaderSource): void;
+  setMessageHeaders?(source: MessageHeaderSource | undefined): void;
   /** Stops gracefully, then forcibly; resolves when everything beneath is gone. */
   close(): Promise<void>;
 }
