@@ -516,6 +516,29 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
       assert.equal(prompts, 2);
     });
 
+    for (const end of ['stop', 'dispose'] as const) {
+      it(`tells the prompt of a start abandoned by ${end === 'stop' ? 'a stop' : 'removing the server'} to close: the signal prepare was given aborts`, async () => {
+        let prompted!: (signal: AbortSignal) => void;
+        const asked = new Promise<AbortSignal>((resolve) => (prompted = resolve));
+        // A prompt that stays open until its start is abandoned, as the secret input box does.
+        const h = makeWith(
+          recording((_d, signal) => {
+            prompted(signal);
+            return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('prompt closed'))));
+          }),
+          fixture('plain'),
+        );
+        const start = h.start();
+        const signal = await asked;
+        assert.equal(signal.aborted, false, 'the prompt is open while the start waits');
+        const closed = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+        await (end === 'stop' ? h.stop() : h.dispose());
+        await closed;
+        await start;
+        assert.equal(made.length, 0, 'nothing launched for the abandoned start');
+      });
+    }
+
     it('stops a server whose initialize never answers without waiting for the startup timeout', async () => {
       const h = makeWith(recording(), { ...fixture('hang-initialize'), protocol: '2025-11-25', startupTimeoutMs: 600_000 });
       const initializing = received(h, 'initialize');
