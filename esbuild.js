@@ -1,5 +1,6 @@
 // Bundles the extension and the command-line client. `--production` minifies and drops source maps;
 // `--analyze` also prints what takes space in dist/extension.js (esbuild's metafile, by input file).
+const path = require('node:path');
 const esbuild = require('esbuild');
 
 const production = process.argv.includes('--production');
@@ -21,6 +22,21 @@ const common = {
   ...require('./scripts/bundle-options'),
 };
 
+// Ajv's compiler (src/core/schema/compiler.ts) stays out of dist/extension.js: the core's lazy
+// require('./compiler') (src/core/schema/validator.ts) becomes require('./schema.js'), built below,
+// loaded on the first schema a server sends (a tool's input or output, an elicitation form).
+const SCHEMA_COMPILER = path.join(__dirname, 'src', 'core', 'schema', 'compiler.ts');
+const lazySchemaCompiler = {
+  name: 'lazy-schema-compiler',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/compiler$/ }, async (args) => {
+      if (args.kind !== 'require-call' || args.pluginData === 'resolving') return undefined;
+      const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'resolving' });
+      return resolved.path === SCHEMA_COMPILER ? { path: './schema.js', external: true } : undefined;
+    });
+  },
+};
+
 async function main() {
   const [extension] = await Promise.all([
     esbuild.build({
@@ -29,7 +45,10 @@ async function main() {
       outfile: 'dist/extension.js',
       external: ['vscode', './auth.js', './apps.js', './setup.js', './forms.js', './gateway.js'],
       metafile: analyze,
+      plugins: [lazySchemaCompiler],
     }),
+    // Ajv's compiler and formats: required by dist/extension.js on the first server schema to compile (lazySchemaCompiler above).
+    esbuild.build({ ...common, entryPoints: ['src/core/schema/compiler.ts'], outfile: 'dist/schema.js' }),
     // OAuth, required by dist/extension.js when the first HTTP server needs it (LazyOAuth in src/vscode/host.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/auth/oauth.ts'], outfile: 'dist/auth.js', external: ['vscode'] }),
     // MCP Apps: the SDK's AppBridge and the app panel, required by dist/extension.js on the first app (src/vscode/apps/appPanels.ts).

@@ -35,3 +35,10 @@ if (JSON.stringify(texts) !== JSON.stringify(nls)) {
   write('package.nls.json', texts);
   console.log('package.nls.json: settings texts updated');
 }
+// The core validates entries with code generated from the same schema (no Ajv at activation).
+require('./settings-validators')
+  .write()
+  .catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

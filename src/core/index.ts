@@ -55,6 +55,7 @@ export * from './render/icons';
 export * from './apps/toolUi';
 export * from './apps/uiResources';
 export * from './apps/csp';
+export * from './net/loopback';
 export * from './client/era';
 export * from './transport/headerParams';
 export * from './policy/types';

@@ -214,7 +214,7 @@ export class McpHost implements vscode.Disposable {
 
   private createHandle(def: ServerDefinition): ServerHandle {
     const launch: LaunchContext = {
-      prepare: (d) => this.prepare(d),
+      prepare: (d, signal) => this.prepare(d, signal),
       createTransport: (d) => this.createTransport(d),
       handlers: (d) => ({
         listRoots: () => this.rootsOf(d),
@@ -248,13 +248,13 @@ export class McpHost implements vscode.Disposable {
    * Trust first, then consent (shown as written in settings, so no secret shows), and only then
    * the secrets: a workspace server the person refuses never sees a secret prompt.
    */
-  private async prepare(def: ServerDefinition): Promise<ServerDefinition> {
+  private async prepare(def: ServerDefinition, signal: AbortSignal): Promise<ServerDefinition> {
     if (!this.isAllowedByTrust(def))
       throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const folder = folderFor(def);
     if (this.consent.needsConsent(def))
       await this.waitingFor(def.name, () => this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined));
-    return this.secrets.resolve(def, folder?.uri.fsPath, (ask) => this.waitingFor(def.name, ask));
+    return this.secrets.resolve(def, folder?.uri.fsPath, (ask) => this.waitingFor(def.name, ask), signal);
   }
 
   /** Marks the server as waiting for the person while `ask` runs, for the tree to say so. */

@@ -54,12 +54,13 @@ export class Secrets implements Redaction {
     def: ServerDefinition,
     workspaceFolder: string | undefined,
     ask: (question: () => Promise<string>) => Promise<string>,
+    signal?: AbortSignal,
   ): Promise<ServerDefinition> {
     const resolved = await resolveVariables(def, {
       workspaceFolder,
       userHome: os.homedir(),
       env: process.env,
-      input: (id) => ask(() => this.input(def, id)),
+      input: (id) => ask(() => this.input(def, id, signal)),
     });
     for (const v of secretValuesOf(def, resolved, process.env)) this.redactor.add(v);
     return resolved;
@@ -69,14 +70,14 @@ export class Secrets implements Redaction {
   private readonly queues = new Map<string, Promise<unknown>>();
 
   /** The value of `${input:id}` for `def`, asked for or reused only as described above. */
-  private input(def: ServerDefinition, id: string): Promise<string> {
-    const run = (this.queues.get(id) ?? Promise.resolve()).catch(() => undefined).then(() => this.inputNow(def, id));
+  private input(def: ServerDefinition, id: string, signal: AbortSignal | undefined): Promise<string> {
+    const run = (this.queues.get(id) ?? Promise.resolve()).catch(() => undefined).then(() => this.inputNow(def, id, signal));
     this.queues.set(id, run);
     void run.finally(() => this.queues.get(id) === run && this.queues.delete(id)).catch(() => undefined);
     return run;
   }
 
-  private async inputNow(def: ServerDefinition, id: string): Promise<string> {
+  private async inputNow(def: ServerDefinition, id: string, signal: AbortSignal | undefined): Promise<string> {
     const me = identityOf(def);
     const sharedKey = `mcpHost.input.${id}`;
     const ownKey = `${sharedKey}@${createHash('sha256').update(me).digest('hex').slice(0, 16)}`;
@@ -84,7 +85,7 @@ export class Secrets implements Redaction {
     if (own !== undefined) return this.known(own);
     const raw = await this.storage.get(sharedKey);
     if (raw === undefined) {
-      const value = await this.ask(def, id);
+      const value = await this.ask(def, id, signal);
       await this.storage.store(sharedKey, encodeStoredInput({ value, owner: me, ownerLabel: labelOf(def), allowed: [] }));
       return this.known(value);
     }
@@ -110,7 +111,7 @@ export class Secrets implements Redaction {
       throw McpError.invalidRequest(
         vscode.l10n.t('{0}: the value stored for {1} was not allowed for this server', def.name, `\${input:${id}}`),
       );
-    const value = await this.ask(def, id);
+    const value = await this.ask(def, id, signal);
     await this.storage.store(ownKey, value);
     return this.known(value);
   }
@@ -119,10 +120,23 @@ export class Secrets implements Redaction {
     return this.redactor.redact(text);
   }
 
-  private async ask(def: ServerDefinition, id: string): Promise<string> {
-    const value = await this.ui.askInput(id, inputDefinitionFor(def, id));
-    if (value === undefined) throw McpError.invalidRequest(vscode.l10n.t('no value given for {0}', `\${input:${id}}`));
-    return value;
+  /**
+   * Asks the person for `${input:id}`. The input box closes when `signal` aborts (its start was
+   * abandoned: the server stopped or removed, or its definition changed); a question queued behind
+   * another server's is not shown at all then. Either way no value is given.
+   */
+  private async ask(def: ServerDefinition, id: string, signal: AbortSignal | undefined): Promise<string> {
+    const abandoned = new vscode.CancellationTokenSource();
+    const cancel = () => abandoned.cancel();
+    signal?.addEventListener('abort', cancel);
+    try {
+      const value = signal?.aborted ? undefined : await this.ui.askInput(id, inputDefinitionFor(def, id), abandoned.token);
+      if (value === undefined) throw McpError.invalidRequest(vscode.l10n.t('no value given for {0}', `\${input:${id}}`));
+      return value;
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+      abandoned.dispose();
+    }
   }
 
   private known(value: string): string {
@@ -152,17 +166,24 @@ function labelOf(def: ServerDefinition): string {
 }
 
 /** The default `HostUi.askInput`. */
-export function askWithInputBox(id: string, definition: InputDefinition | undefined): Promise<string | undefined> {
+export function askWithInputBox(
+  id: string,
+  definition: InputDefinition | undefined,
+  token?: vscode.CancellationToken,
+): Promise<string | undefined> {
   return Promise.resolve(
-    vscode.window.showInputBox({
-      title: vscode.l10n.t('MCP Host: value for {0}', `\${input:${id}}`),
-      prompt: definition?.description
-        ? vscode.l10n.t('{0} (kept in the secret storage)', definition.description)
-        : vscode.l10n.t('Stored in the editor’s secret storage'),
-      value: definition?.default,
-      password: definition?.password !== false,
-      ignoreFocusOut: true,
-    }),
+    vscode.window.showInputBox(
+      {
+        title: vscode.l10n.t('MCP Host: value for {0}', `\${input:${id}}`),
+        prompt: definition?.description
+          ? vscode.l10n.t('{0} (kept in the secret storage)', definition.description)
+          : vscode.l10n.t('Stored in the editor’s secret storage'),
+        value: definition?.default,
+        password: definition?.password !== false,
+        ignoreFocusOut: true,
+      },
+      token,
+    ),
   );
 }
 

@@ -24,8 +24,8 @@ import type { SetupUi } from './setup/ui';
 export interface HostUi {
   /** The first start of a workspace-defined server: what runs or where requests go. */
   allowLaunch(launch: LaunchSummary): Promise<ConsentAnswer>;
-  /** A value for `${input:ID}`; undefined when the person gives none. */
-  askInput(id: string, definition: InputDefinition | undefined): Promise<string | undefined>;
+  /** A value for `${input:ID}`; undefined when the person gives none, or `token` closed the question (its start was abandoned). */
+  askInput(id: string, definition: InputDefinition | undefined, token?: vscode.CancellationToken): Promise<string | undefined>;
   /** `server` wants the value stored for `${input:id}`, which was first given to `firstGivenTo`. */
   allowInputReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer>;
   /** Running a tool that is not (trusted to be) read-only, for the person or at the request of an MCP App of the server. */

@@ -204,12 +204,16 @@ describe('URL elicitation required (-32042) against a fixture server', function 
     const done = c.callTool('needs-page', { key: 'tool-2' });
     await done;
     assert.equal(seen.length, 1);
+    // The handler is still busy when the completion arrives (it waits for the client's own event
+    // of it, subscribed before the call, so it cannot miss one that came first): the wait must know it.
+    let completion: Promise<unknown> = Promise.resolve();
     const late = await client(async (wait) => {
-      await new Promise((r) => setTimeout(r, 600));
+      await completion;
       assert.ok(wait.isCompleted(late.seen[0].pages[0].elicitationId), 'the completion arrived while the person was busy');
       await wait.allCompleted;
       return 'retry';
     });
+    completion = nextEvent(late.client.onElicitationComplete);
     await late.client.callTool('needs-page', { key: 'tool-3', completeAfterMs: 0 });
   });
 

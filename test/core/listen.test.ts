@@ -203,11 +203,13 @@ describe('subscriptions/listen (2026-07-28)', function () {
       it('keeps the listen open past the request timeout', async () => {
         const t = await setup.connect({ requestTimeoutMs: 500 });
         const first = await acknowledgedListen(t.client);
-        await new Promise((r) => setTimeout(r, 1200));
-        assert.equal(t.client.listening?.id, first.id);
+        // A request sent after the listen, under the same timeout, times out: one deadline timer
+        // watches both, so a deadline the listen had (earlier) would have expired first.
+        await assert.rejects(t.client.callTool('wait'), /timed out/i);
         const changed = nextEvent(t.client.onToolsListChanged);
         await t.client.callTool('add-tool');
         await changed;
+        assert.equal(t.client.listening?.id, first.id, 'the listen that was open before the timeout is the one open now');
       });
     });
   }
@@ -217,9 +219,20 @@ describe('subscriptions/listen (2026-07-28)', function () {
     fixtures.push(f);
     const t = await connectTransport<Transport>(new HttpTransport({ url: f.url }), { protocol: 'auto' });
     await t.waitForLog((l) => /the server does not offer subscriptions\/listen/.test(l.message));
-    // Longer than the first backoff, and a change of resources would open a listen if anything did.
+    // A retry is scheduled only together with its "listening again in N ms" line: there is none.
+    assert.ok(!t.logs.some((l) => /listening again in/.test(l.message)), 'a retry of subscriptions/listen was scheduled');
+    // A change of resources would open a listen if anything did. The update runs on a timer of 0 ms
+    // set by setListenedResources, so a timer of 0 ms set after it fires after it (timers of one
+    // delay run in order); whatever it sent goes out before the tools/list sent after that.
+    const sent: string[] = [];
+    t.client.onTrace((e) => {
+      const method = (e.message as { method?: string }).method;
+      if (e.direction === 'out' && method) sent.push(method);
+    });
     t.client.setListenedResources(['fixture://counter']);
-    await new Promise((r) => setTimeout(r, 2 * LISTEN_RETRY_FIRST_MS));
+    await new Promise((r) => setTimeout(r, 0));
+    await t.client.listTools();
+    assert.deepEqual(sent, ['tools/list']);
     assert.equal(t.client.listening, undefined);
     assert.equal((await f.requests()).filter((r) => r.body?.method === 'subscriptions/listen').length, 1);
   });

@@ -321,20 +321,30 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
   it('coalesces a burst of refreshes into at most one more fetch', async () => {
     const h = make(fixture('plain'));
     const received: string[] = [];
+    let pings = 0;
+    let pinged = () => {};
     h.onLog((e) => {
-      if (e.source === 'stderr' && e.message.includes('"method":"tools/list"')) received.push(e.message);
+      if (e.source !== 'stderr') return;
+      if (e.message.includes('"method":"tools/list"')) received.push(e.message);
+      if (e.message.includes('"method":"ping"')) {
+        pings++;
+        pinged();
+      }
     });
-    // The fixture reports on stderr, a pipe of its own: its lines may arrive after the answers.
-    const settle = async (count: number) => {
-      const deadline = Date.now() + 5000;
-      while (received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      await new Promise((r) => setTimeout(r, 200));
+    // The fixture reports what it receives on stderr, a pipe of its own whose lines may come after
+    // the answers, but in the order it received them: once it reports a ping sent after the
+    // fetches, it has reported every tools/list sent before it.
+    const settle = async () => {
+      const want = pings + 1;
+      const reported = new Promise<void>((resolve) => (pinged = () => pings >= want && resolve()));
+      await h.client!.ping();
+      await reported;
     };
     await h.start();
-    await settle(1);
+    await settle();
     const before = received.length;
     await Promise.all([1, 2, 3, 4, 5].map(() => h.refresh('tools')));
-    await settle(before + 2);
+    await settle();
     assert.equal(received.length - before, 2, 'one fetch under way plus one for the calls that came during it');
     assert.deepEqual(
       h.tools.map((t) => t.name),
@@ -353,6 +363,8 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
 
   it('restarts a crashed server with backoff, then gives up and stays in error', async () => {
     const h = make(fixture('crash'));
+    const logs: string[] = [];
+    h.onLog((e) => logs.push(e.message));
     await h.start();
     // Each tools/call crashes the server; each crash restarts it until the budget is spent.
     for (let crash = 1; crash <= 3; crash++) {
@@ -364,7 +376,13 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
       if (crash <= 2) assert.ok(state.restartAt !== undefined, `restart ${crash} scheduled`);
       else assert.ok(state.restartAt === undefined && /gave up after 2 restarts/.test(state.message));
     }
-    await new Promise((r) => setTimeout(r, 300));
+    // A restart is scheduled only together with its restartAt and its "restarting in" line: two of
+    // them for the two restarts, none after giving up.
+    const restarts = logs.filter((l) => /restarting in \d+ ms/.test(l));
+    assert.deepEqual(
+      restarts.map((l) => /restart (\d) of 2/.exec(l)?.[1]),
+      ['1', '2'],
+    );
     assert.equal(h.state.kind, 'error', 'no restart after giving up');
     await h.start();
     assert.equal(h.state.kind, 'running', 'a person can start it again');
@@ -498,6 +516,29 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
       assert.equal(h.state.kind, 'running');
       assert.equal(prompts, 2);
     });
+
+    for (const end of ['stop', 'dispose'] as const) {
+      it(`tells the prompt of a start abandoned by ${end === 'stop' ? 'a stop' : 'removing the server'} to close: the signal prepare was given aborts`, async () => {
+        let prompted!: (signal: AbortSignal) => void;
+        const asked = new Promise<AbortSignal>((resolve) => (prompted = resolve));
+        // A prompt that stays open until its start is abandoned, as the secret input box does.
+        const h = makeWith(
+          recording((_d, signal) => {
+            prompted(signal);
+            return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('prompt closed'))));
+          }),
+          fixture('plain'),
+        );
+        const start = h.start();
+        const signal = await asked;
+        assert.equal(signal.aborted, false, 'the prompt is open while the start waits');
+        const closed = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+        await (end === 'stop' ? h.stop() : h.dispose());
+        await closed;
+        await start;
+        assert.equal(made.length, 0, 'nothing launched for the abandoned start');
+      });
+    }
 
     it('stops a server whose initialize never answers without waiting for the startup timeout', async () => {
       const h = makeWith(recording(), { ...fixture('hang-initialize'), protocol: '2025-11-25', startupTimeoutMs: 600_000 });

@@ -6,6 +6,7 @@ import {
   isTaskLost,
   requiredUrlElicitations,
   SchemaValidator,
+  isLoopbackUrl,
   splitCommandLine,
   taskCancelledError,
   taskLostError,
@@ -113,6 +114,27 @@ describe('McpError', () => {
     assert.deepEqual(requiredUrlElicitations(new McpError(-32603, 'x', { elicitations: [page] })), []);
     assert.deepEqual(requiredUrlElicitations(new McpError(-32042, 'no data')), []);
   });
+});
+
+describe('isLoopbackUrl: the one loopback check (OAuth over plain http, local origins of apps, test icons)', () => {
+  const table: [string, boolean][] = [
+    ['http://localhost:3000/mcp', true],
+    ['http://LOCALHOST/cb', true],
+    ['http://127.0.0.1:8080/', true],
+    ['http://127.10.20.30/', true],
+    ['http://[::1]:9000/mcp', true],
+    ['https://localhost/', true],
+    ['http://127.0.0.1.example.com/', false],
+    ['http://sub.localhost/', false],
+    ['http://192.168.1.5/', false],
+    ['http://[::ffff:127.0.0.1]/', false],
+    ['http://0.0.0.0/', false],
+    ['https://mcp.example.com/', false],
+    ['not a url', false],
+  ];
+  for (const [url, loopback] of table)
+    it(`${url}: ${loopback ? 'loopback' : 'not loopback'}`, () => assert.equal(isLoopbackUrl(url), loopback));
+  it('takes a URL as well as a string', () => assert.equal(isLoopbackUrl(new URL('http://[::1]/')), true));
 });
 
 describe('SchemaValidator', () => {

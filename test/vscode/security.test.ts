@@ -359,6 +359,35 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes('mcpHost.inputs'));
   });
 
+  it('closes the secret prompt of a start that is abandoned: the server stopped, or removed from the settings', async () => {
+    const a = await api();
+    for (const abandon of ['stop', 'remove'] as const) {
+      const id = `abandoned-${abandon}-${unique()}`;
+      let opened!: () => void;
+      const asked = new Promise<void>((resolve) => (opened = resolve));
+      let settled!: (value: string | undefined) => void;
+      const closed = new Promise<string | undefined>((resolve) => (settled = resolve));
+      // The real input box, watched: it resolves only when it closes.
+      a.ui.askInput = (promptId, definition, token) => {
+        const box = saved.input(promptId, definition, token);
+        void box.then(settled);
+        opened();
+        return box;
+      };
+      await setServers({ waiting: { command: 'node', args: [echoServer()], env: { T: `\${input:${id}}` } } });
+      await asked;
+      if (abandon === 'stop') await a.host.registry.get('waiting')!.stop();
+      else await setServers(undefined);
+      assert.equal(
+        await closed,
+        undefined,
+        `the input box closed with no value once the server was ${abandon === 'stop' ? 'stopped' : 'removed'}`,
+      );
+      if (abandon === 'stop') assert.equal(a.host.registry.get('waiting')?.state.kind, 'stopped');
+      else await waitFor(() => !a.host.registry.get('waiting'), 'the server to be gone from the registry');
+    }
+  });
+
   it('says "blocked: this workspace is not trusted" with the trust action in Restricted Mode, whatever else fails', async () => {
     // The harness runs with Workspace Trust disabled; the host's trust flag plays Restricted Mode.
     const a = await api();

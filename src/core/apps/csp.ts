@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isLoopbackUrl } from '../net/loopback';
 import { isLocalAddress } from '../render/icons';
 import type { AppCsp } from './uiResources';
 
@@ -152,13 +153,7 @@ export function checkCsp(csp: AppCsp, options: CheckOptions): CheckedCsp {
  * reached over HTTP on loopback, whose app may well talk to the same machine it came from.
  */
 export function localOriginsAllowed(server: { type: 'stdio' } | { type: 'http'; url: string }): boolean {
-  if (server.type !== 'http') return false;
-  try {
-    const host = new URL(server.url).hostname.replace(/^\[|\]$/g, '');
-    return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-  } catch {
-    return false;
-  }
+  return server.type === 'http' && isLoopbackUrl(server.url);
 }
 
 /** Every origin the app may reach, once each, for the panel's header. */

@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import { isLoopbackUrl } from '../net/loopback';
 import { parseBearerChallenge, type BearerChallenge } from './challenge';
 import { chooseAuthMethod, clientAuthentication, type ClientPrivateKey, type TokenEndpointAuthMethod } from './clientAuth';
 import { canonicalResource, discoverAuthorization, requestOptions, type AuthorizationTarget, type DiscoveryContext } from './discovery';
@@ -467,7 +468,7 @@ export class OAuthProvider implements HttpAuthProvider {
   }
 
   private allowHttp(url: URL): boolean {
-    return this.options.allowHttp ? this.options.allowHttp(url) : isLoopback(url);
+    return this.options.allowHttp ? this.options.allowHttp(url) : isLoopbackUrl(url);
   }
 
   /** oauth4webapi request options for a call to `endpoint`. */
@@ -507,11 +508,6 @@ function toOAuthClient(client: StoredClient): oauth.Client {
 
 function covers(granted: string[], wanted: string[]): boolean {
   return wanted.every((s) => granted.includes(s));
-}
-
-export function isLoopback(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 async function processOrDescribe<T>(what: string, process: () => Promise<T>): Promise<T> {

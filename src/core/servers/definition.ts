@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ProtocolChoice } from '../client/era';
 import type { LoggingLevel } from '../protocol/types';
-import { SchemaValidator } from '../schema/validator';
+import { checkWith, type Validate } from '../schema/validator';
+import * as entryValidators from './entryValidators';
 import { SERVER_ENTRY_SCHEMA } from './schema';
 import { stableStringify } from '../protocol/stableStringify';
 
@@ -66,7 +67,8 @@ export interface DefinitionDiagnostic {
   message: string;
 }
 
-const validator = new SchemaValidator();
+// Generated from SERVER_ENTRY_SCHEMA by scripts/settings-validators.js: reading the settings needs no Ajv.
+const VALIDATORS: Record<'stdio' | 'http', Validate> = entryValidators;
 const RESERVED_NAME = /^\s*$|[/\\]/;
 
 /**
@@ -103,18 +105,14 @@ function checkEntry(entry: unknown): string | undefined {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return 'the entry must be an object';
   const e = entry as Record<string, unknown>;
   // Pick the variant first, so the message is about the fields the person meant to write.
-  const variant =
-    e.type === 'http'
-      ? SERVER_ENTRY_SCHEMA.oneOf[1]
-      : e.type === undefined || e.type === 'stdio'
-        ? SERVER_ENTRY_SCHEMA.oneOf[0]
-        : undefined;
-  if (!variant) return `unknown type ${JSON.stringify(e.type)}: use "stdio" or "http"`;
+  const kind = e.type === 'http' ? 'http' : e.type === undefined || e.type === 'stdio' ? 'stdio' : undefined;
+  if (!kind) return `unknown type ${JSON.stringify(e.type)}: use "stdio" or "http"`;
+  const variant = SERVER_ENTRY_SCHEMA.oneOf[kind === 'http' ? 1 : 0];
   const unknown = Object.keys(e).filter((k) => !(k in variant.properties));
   if (unknown.length) {
     return `unknown ${unknown.length > 1 ? 'properties' : 'property'} ${unknown.map((k) => JSON.stringify(k)).join(', ')} for a ${variant.title}`;
   }
-  const check = validator.check({ type: 'object', ...variant }, entry);
+  const check = checkWith(VALIDATORS[kind], entry);
   return check.ok ? undefined : check.message.replace(/^\(root\) /, '');
 }
 

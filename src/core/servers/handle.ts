@@ -19,8 +19,12 @@ import { SerialQueue } from './serialQueue';
 import { Launch, type ServerState } from './state';
 
 export interface LaunchContext {
-  /** Resolves variables and asks for consent; throws to refuse the start. */
-  prepare(def: ServerDefinition): Promise<ServerDefinition>;
+  /**
+   * Resolves variables and asks for consent; throws to refuse the start. `signal` aborts when the
+   * start is abandoned (the server is stopped, removed, or its definition changed): a prompt it
+   * shows for this start should close then, since its answer would not be used.
+   */
+  prepare(def: ServerDefinition, signal: AbortSignal): Promise<ServerDefinition>;
   createTransport(def: ServerDefinition): Transport | Promise<Transport>;
   handlers(def: ServerDefinition): ClientHandlers;
   clientInfo?: Implementation;
@@ -316,8 +320,8 @@ export class ServerHandle {
     // Every wait below that a stop must not sit out (a prompt, a handshake, the first lists) goes through this.
     const unlessStopped = <T>(work: Promise<T>) => unlessAborted(work, signal);
     try {
-      // A prompt left open when the start is abandoned stays the person's to answer; its answer is then not used.
-      const def = await unlessStopped(this.context.prepare(this.definition));
+      // An abandoned start does not wait for its prompts; prepare learns it through the signal, to close them.
+      const def = await unlessStopped(this.context.prepare(this.definition, signal));
       const hash = definitionHash(this.definition);
       const configured = def.protocol ?? 'auto';
       const choice = protocolToUse(configured, this.eraVerdicts.get(hash));
