@@ -1,5 +1,5 @@
 import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
-import { McpConnection, type ConnectionStats, type RequestOptions, type TraceEvent } from '../jsonrpc/connection';
+import { McpConnection, type ConnectionStats, type RequestOptions, type TraceEvent, type UnhandledRequest } from '../jsonrpc/connection';
 import { ErrorCode, McpError, requiredUrlElicitations, type UrlElicitation } from '../protocol/errors';
 import {
   ClientRequests,
@@ -63,6 +63,8 @@ export interface ClientHandlers extends InputHandlers {
    * 'retry' sends the same request again. `wait` tells which pages the server has reported
    * complete (`notifications/elicitation/complete`). Without this handler the error is thrown.
    */
+  /** A server request refused because nothing here answers it (sampling a `deny` server asked for anyway, say). */
+  unhandledRequest?(request: UnhandledRequest): void;
   /** Protocol extensions the host implements, declared as `capabilities.extensions` (MCP Apps: see ../apps/toolUi.ts). */
   extensions?: Record<string, object>;
   urlElicitationRequired?(
@@ -847,6 +849,7 @@ export class McpClient {
   private wireHandlers(c: McpConnection): void {
     const h = this.options.handlers ?? {};
     c.onRequest(ServerRequests.ping, () => ({}));
+    if (h.unhandledRequest) c.onUnhandledRequest((r) => h.unhandledRequest?.(r));
     if (h.listRoots) {
       const listRoots = h.listRoots;
       c.onRequest(ServerRequests.listRoots, async (_params, signal) => ({ roots: await listRoots(signal) }));
