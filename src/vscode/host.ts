@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { AuditSink } from '../core/policy/types';
-import { auditFile, createAuditLog } from './audit';
+import { auditedServer, auditedServerMethod, startServerRequest } from '../core/policy/serverRequests';
+import { auditFile, createAuditLog, currentMasker } from './audit';
 import {
   HttpTransport,
   McpError,
@@ -22,6 +23,7 @@ import {
   type ServerDefinition,
   type ShownText,
   type Transport,
+  type UnhandledRequest,
 } from '../core';
 import type * as OAuthModule from './auth/oauth';
 import { LaunchConsent } from './consent';
@@ -107,8 +109,8 @@ export class McpHost implements vscode.Disposable {
     this.audit = createAuditLog(this.auditFile, (text) => this.secrets.redact(text));
     this.trace = new ProtocolTrace(traceLevel, this.secrets);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
-    this.sampling = new SamplingService(context.workspaceState, this.logs, ui);
-    this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event, ui);
+    this.sampling = new SamplingService(context.workspaceState, this.logs, ui, this.audit, currentMasker);
+    this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event, ui, this.audit);
     this.registry = new ServerRegistry(
       (def) => this.createHandle(def),
       (def) => def.enabled && def.autostart && this.isAllowedByTrust(def),
@@ -202,8 +204,8 @@ export class McpHost implements vscode.Disposable {
       prepare: (d) => this.prepare(d),
       createTransport: (d) => this.createTransport(d),
       handlers: (d) => ({
-        listRoots: () => rootsFor(d, this.workspaceRoots(), folderFor(d)?.uri.fsPath),
-        elicit: (params, signal) => this.elicitation.handle(d.name, params, signal),
+        listRoots: () => this.auditedRoots(d, () => rootsFor(d, this.workspaceRoots(), folderFor(d)?.uri.fsPath)),
+        elicit: (params, signal) => this.elicitation.handle(d.name, params, signal, auditedServer(d)),
         urlElicitationRequired: (pages, wait, request, signal) => this.elicitation.urlRequired(d.name, pages, wait, request, signal),
         // Sampling is declared only where it can be answered: a "deny" server would only ever be refused.
         // No language model yet still declares it; the refusal then says so.
@@ -213,6 +215,7 @@ export class McpHost implements vscode.Disposable {
         elicitationModes: ['form', 'url'],
         // MCP Apps: a tool's ui:// interface opens in a sandboxed panel (../apps/).
         extensions: uiExtensionCapability(),
+        unhandledRequest: (request) => this.refusedServerRequest(d, request),
       }),
       clientInfo: { name: 'mcp-host', title: 'MCP Host', version: String(this.context.extension.packageJSON.version ?? '0.0.0') },
       eraVerdicts: this.eraVerdicts,
@@ -227,6 +230,31 @@ export class McpHost implements vscode.Disposable {
     handle.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire({ server: def.name, uri }));
     handle.onElicitationComplete((elicitationId) => this.elicitationCompleteEmitter.fire({ server: def.name, elicitationId }));
     return handle;
+  }
+
+  /** `roots/list` always answers (the roots are the person's own folders and settings); the audit keeps who asked and when. */
+  private auditedRoots(def: ServerDefinition, roots: () => Root[]): Root[] {
+    const audit = startServerRequest(this.audit, auditedServer(def), 'roots/list');
+    audit.decision = 'allowed';
+    try {
+      const answer = roots();
+      audit.end({ kind: 'ok' });
+      return answer;
+    } catch (error) {
+      audit.failed(error);
+      throw error;
+    }
+  }
+
+  /** A server asked what it was not offered (sampling of a `deny` server, say): refused by the connection, recorded here. */
+  private refusedServerRequest(def: ServerDefinition, request: UnhandledRequest): void {
+    const method = auditedServerMethod(request.method);
+    if (method === 'sampling/createMessage') return this.sampling.refusedUnoffered(def, request);
+    if (!method) return;
+    startServerRequest(this.audit, auditedServer(def), method, { paramsBytes: request.paramsBytes }).end({
+      kind: 'error',
+      code: request.refusal.code,
+    });
   }
 
   /**
