@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AuditSink } from '../core/policy/types';
+import type { AuditedServer, AuditSink } from '../core/policy/types';
 import { auditedServer, auditedServerMethod, startServerRequest } from '../core/policy/serverRequests';
 import { auditFile, createAuditLog, currentMasker } from './audit';
 import {
@@ -200,22 +200,24 @@ export class McpHost implements vscode.Disposable {
   }
 
   private createHandle(def: ServerDefinition): ServerHandle {
+    // The audit names the server as its settings define it, before any secret is resolved into it.
+    const audited = auditedServer(def);
     const launch: LaunchContext = {
       prepare: (d) => this.prepare(d),
       createTransport: (d) => this.createTransport(d),
       handlers: (d) => ({
-        listRoots: () => this.auditedRoots(d, () => rootsFor(d, this.workspaceRoots(), folderFor(d)?.uri.fsPath)),
-        elicit: (params, signal) => this.elicitation.handle(d.name, params, signal, auditedServer(d)),
+        listRoots: () => this.auditedRoots(audited, () => rootsFor(d, this.workspaceRoots(), folderFor(d)?.uri.fsPath)),
+        elicit: (params, signal) => this.elicitation.handle(d.name, params, signal, audited),
         urlElicitationRequired: (pages, wait, request, signal) => this.elicitation.urlRequired(d.name, pages, wait, request, signal),
         // Sampling is declared only where it can be answered: a "deny" server would only ever be refused.
         // No language model yet still declares it; the refusal then says so.
-        createMessage: d.sampling.mode === 'deny' ? undefined : (params, signal) => this.sampling.handle(d, params, signal),
+        createMessage: d.sampling.mode === 'deny' ? undefined : (params, signal) => this.sampling.handle(d, params, signal, audited),
         // sampling.tools only where this VS Code's language model API can call tools.
         samplingTools: hasToolCalling(),
         elicitationModes: ['form', 'url'],
         // MCP Apps: a tool's ui:// interface opens in a sandboxed panel (../apps/).
         extensions: uiExtensionCapability(),
-        unhandledRequest: (request) => this.refusedServerRequest(d, request),
+        unhandledRequest: (request) => this.refusedServerRequest(d, audited, request),
       }),
       clientInfo: { name: 'mcp-host', title: 'MCP Host', version: String(this.context.extension.packageJSON.version ?? '0.0.0') },
       eraVerdicts: this.eraVerdicts,
@@ -233,8 +235,8 @@ export class McpHost implements vscode.Disposable {
   }
 
   /** `roots/list` always answers (the roots are the person's own folders and settings); the audit keeps who asked and when. */
-  private auditedRoots(def: ServerDefinition, roots: () => Root[]): Root[] {
-    const audit = startServerRequest(this.audit, auditedServer(def), 'roots/list');
+  private auditedRoots(server: AuditedServer, roots: () => Root[]): Root[] {
+    const audit = startServerRequest(this.audit, server, 'roots/list');
     audit.decision = 'allowed';
     try {
       const answer = roots();
@@ -247,11 +249,11 @@ export class McpHost implements vscode.Disposable {
   }
 
   /** A server asked what it was not offered (sampling of a `deny` server, say): refused by the connection, recorded here. */
-  private refusedServerRequest(def: ServerDefinition, request: UnhandledRequest): void {
+  private refusedServerRequest(def: ServerDefinition, server: AuditedServer, request: UnhandledRequest): void {
     const method = auditedServerMethod(request.method);
-    if (method === 'sampling/createMessage') return this.sampling.refusedUnoffered(def, request);
+    if (method === 'sampling/createMessage') return this.sampling.refusedUnoffered(def, server, request);
     if (!method) return;
-    startServerRequest(this.audit, auditedServer(def), method, { paramsBytes: request.paramsBytes }).end({
+    startServerRequest(this.audit, server, method, { paramsBytes: request.paramsBytes }).end({
       kind: 'error',
       code: request.refusal.code,
     });

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { AuditLog } from '../../src/core/policy/audit';
 import { describeFindings } from '../../src/core/policy/mask';
 import type { AuditRecord, MaskFinding } from '../../src/core/policy/types';
-import type { CreateMessageParams } from '../../src/core';
+import { definitionHash, type CreateMessageParams } from '../../src/core';
 import type { ElicitationUi } from '../../src/vscode/elicitation/steps';
 import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 import { TestModels } from './testModels';
@@ -51,7 +51,8 @@ describe('what servers ask of us, audited and masked, in a real VS Code', functi
   after(async () => {
     models.dispose();
     await setServers(undefined);
-    await vscode.workspace.getConfiguration('mcpHost').update('masking.inResults', undefined, vscode.ConfigurationTarget.Global);
+    for (const key of ['masking.inResults', 'masking.patterns'])
+      await vscode.workspace.getConfiguration('mcpHost').update(key, undefined, vscode.ConfigurationTarget.Global);
   });
 
   it("masks a sampling request's secrets before the model, Review and the history see them, and audits it", async () => {
@@ -70,22 +71,29 @@ describe('what servers ask of us, audited and masked, in a real VS Code', functi
       return params;
     };
     models.reset();
-    const { result } = await ev.client!.callTool('trigger-sampling-request', { prompt: `deploy with ${AWS} and ${GH}`, maxTokens: 60 });
+    // Set after activation: the masker follows the setting without a reload.
+    await vscode.workspace
+      .getConfiguration('mcpHost')
+      .update('masking.patterns', [{ kind: 'ticket', pattern: 'PRJ-[0-9]{4}' }], vscode.ConfigurationTarget.Global);
+    const { result } = await ev.client!.callTool('trigger-sampling-request', {
+      prompt: `deploy with ${AWS} and ${GH} for PRJ-1234`,
+      maxTokens: 60,
+    });
     assert.notEqual(result.isError, true, resultText(result));
 
     const [sent] = models.requests;
     const said = sent.messages.map((m) => m.text).join('\n');
-    assert.match(said, /deploy with \[masked: aws-access-key\] and \[masked: github-token\]/);
+    assert.match(said, /deploy with \[masked: aws-access-key\] and \[masked: github-token\] for \[masked: ticket\]/);
     assert.ok(!said.includes(AWS) && !said.includes(GH), said);
 
     assert.equal(reviewed.length, 1);
-    assert.equal(describeFindings(reviewed[0].masked), '1 × aws-access-key, 1 × github-token', 'Review says what was masked');
+    assert.equal(describeFindings(reviewed[0].masked), '1 × aws-access-key, 1 × github-token, 1 × ticket', 'Review says what was masked');
     assert.match(JSON.stringify(reviewed[0].params.messages), /\[masked: aws-access-key\]/, 'Review shows the masked text');
 
     const record = a.host.sampling.history.find((r) => r.server === 'masked-sampler')!;
     assert.ok(!JSON.stringify(record.request).includes(AWS), 'the history keeps the masked form');
     const doc = await vscode.workspace.openTextDocument(await a.host.sampling.showHistory(a.docs));
-    assert.match(doc.getText(), /masked before anyone saw it: 1 × aws-access-key, 1 × github-token/);
+    assert.match(doc.getText(), /masked before anyone saw it: 1 × aws-access-key, 1 × github-token, 1 × ticket/);
 
     const audited = await auditOf('masked-sampler', 'sampling/createMessage');
     assert.equal(audited.origin, 'server');
@@ -94,7 +102,7 @@ describe('what servers ask of us, audited and masked, in a real VS Code', functi
     assert.equal(audited.name, 'test-echo-large', 'the model chosen');
     assert.deepEqual(audited.arguments, { messages: 1, maxTokens: 60, systemPrompt: true }, 'a summary, never the messages');
     assert.equal(audited.server.scope, 'user');
-    assert.match(audited.server.definition, /^[0-9a-f]{16}$/);
+    assert.equal(audited.server.definition, definitionHash(ev.definition), 'the definition as the settings have it');
     assert.ok(!(await fs.readFile(a.host.auditFile, 'utf8')).includes(AWS));
   });
 

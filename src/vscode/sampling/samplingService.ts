@@ -16,7 +16,7 @@ import {
   type ServerDefinition,
   type UnhandledRequest,
 } from '../../core';
-import type { AuditSink, Masker } from '../../core/policy/types';
+import type { AuditedServer, AuditSink, Masker } from '../../core/policy/types';
 import {
   auditedServer,
   maskSamplingRequest,
@@ -70,8 +70,13 @@ export class SamplingService {
   }
 
   /** The one way a server's sampling request is answered, so each one gets its audit line however it ends. */
-  async handle(def: ServerDefinition, params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult> {
-    const audit = startServerRequest(this.audit, auditedServer(def), 'sampling/createMessage', samplingSummary(params));
+  async handle(
+    def: ServerDefinition,
+    params: CreateMessageParams,
+    signal: AbortSignal,
+    audited: AuditedServer = auditedServer(def),
+  ): Promise<CreateMessageResult> {
+    const audit = startServerRequest(this.audit, audited, 'sampling/createMessage', samplingSummary(params));
     try {
       const result = await this.answer(def, params, signal, audit);
       audit.end({ kind: 'ok' });
@@ -86,7 +91,7 @@ export class SamplingService {
    * A server whose sampling mode is `deny` was never offered sampling, and asked anyway: the
    * connection refused it (-32601) without reading it; the history and the audit log keep the attempt.
    */
-  refusedUnoffered(def: ServerDefinition, request: UnhandledRequest): void {
+  refusedUnoffered(def: ServerDefinition, audited: AuditedServer, request: UnhandledRequest): void {
     const message = `sampling is not offered to this server (sampling.mode "${def.sampling.mode}"): refused with ${request.refusal.code}`;
     this.records.add({
       server: def.name,
@@ -97,7 +102,7 @@ export class SamplingService {
       error: message,
     });
     this.logs.channel(def.name).warn(`sampling: ${message}`);
-    const audit = startServerRequest(this.audit, auditedServer(def), 'sampling/createMessage', { paramsBytes: request.paramsBytes });
+    const audit = startServerRequest(this.audit, audited, 'sampling/createMessage', { paramsBytes: request.paramsBytes });
     audit.end({ kind: 'error', code: request.refusal.code });
   }
 
