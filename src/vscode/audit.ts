@@ -18,7 +18,7 @@ let cached: { key: string; masker: Masker } | undefined;
  * change in the extension host's log. The one place every part that masks (sampling, the audit
  * log, result documents, the chat gateway) gets it from.
  */
-export function currentMasker(): Masker {
+export function configuredMasker(): Masker {
   const patterns = vscode.workspace.getConfiguration(Settings.section).get<MaskingPattern[]>('masking.patterns', []);
   const list = Array.isArray(patterns) ? patterns : [];
   const key = JSON.stringify(list);
@@ -31,8 +31,8 @@ export function currentMasker(): Masker {
 
 /** A masker that is always the one of the settings at the moment it masks (for the audit log, which lives as long as the extension). */
 const settingsMasker: Masker = {
-  maskText: (text) => currentMasker().maskText(text),
-  maskValue: (value) => currentMasker().maskValue(value),
+  maskText: (text) => configuredMasker().maskText(text),
+  maskValue: (value) => configuredMasker().maskValue(value),
 };
 
 /**
@@ -42,7 +42,7 @@ const settingsMasker: Masker = {
 export function maskedForPerson(text: string): string {
   const inspected = vscode.workspace.getConfiguration(Settings.section).inspect<boolean>('masking.inResults');
   const on = inspected?.globalValue ?? inspected?.defaultValue ?? false;
-  return on ? currentMasker().maskText(text).text : text;
+  return on ? configuredMasker().maskText(text).text : text;
 }
 
 /** `mcpHost.audit.file` (user or machine scope only), else `audit.jsonl` in the extension's global storage. */

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { AuditedServer, AuditSink } from '../core/policy/types';
 import { auditedServer, auditedServerMethod, startServerRequest } from '../core/policy/serverRequests';
-import { auditFile, createAuditLog, currentMasker } from './audit';
+import { auditFile, createAuditLog, configuredMasker } from './audit';
 import {
   HttpTransport,
   McpError,
@@ -109,7 +109,7 @@ export class McpHost implements vscode.Disposable {
     this.audit = createAuditLog(this.auditFile, (text) => this.secrets.redact(text));
     this.trace = new ProtocolTrace(traceLevel, this.secrets);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
-    this.sampling = new SamplingService(context.workspaceState, this.logs, ui, this.audit, currentMasker);
+    this.sampling = new SamplingService(context.workspaceState, this.logs, ui, this.audit, configuredMasker);
     this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event, ui, this.audit);
     this.registry = new ServerRegistry(
       (def) => this.createHandle(def),
