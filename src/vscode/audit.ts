@@ -10,12 +10,39 @@ import { notify } from './notifications';
 import { pickOne, type ShownPickItem } from './quickPicks';
 import type { OutputDocuments } from './outputDocuments';
 
-/** The masker of the person's settings; invalid patterns are named once in the extension host's log. */
+let cached: { key: string; masker: Masker } | undefined;
+
+/**
+ * The masker of the person's settings (`mcpHost.masking.patterns` and the built-in shapes), built
+ * again whenever the setting changed since the last call; invalid patterns are named once per
+ * change in the extension host's log. The one place every part that masks (sampling, the audit
+ * log, result documents, the chat gateway) gets it from.
+ */
 export function configuredMasker(): Masker {
   const patterns = vscode.workspace.getConfiguration(Settings.section).get<MaskingPattern[]>('masking.patterns', []);
-  const { masker, problems } = createMasker(Array.isArray(patterns) ? patterns : []);
+  const list = Array.isArray(patterns) ? patterns : [];
+  const key = JSON.stringify(list);
+  if (cached?.key === key) return cached.masker;
+  const { masker, problems } = createMasker(list);
   for (const problem of problems) console.warn(`MCP Host: mcpHost.masking.patterns: ${problem}`);
+  cached = { key, masker };
   return masker;
+}
+
+/** A masker that is always the one of the settings at the moment it masks (for the audit log, which lives as long as the extension). */
+const settingsMasker: Masker = {
+  maskText: (text) => configuredMasker().maskText(text),
+  maskValue: (value) => configuredMasker().maskValue(value),
+};
+
+/**
+ * A text of the person's own result documents (tool results, resource reads, prompts): masked
+ * when `mcpHost.masking.inResults` is on (user scope), shown as the server sent it otherwise.
+ */
+export function maskedForPerson(text: string): string {
+  const inspected = vscode.workspace.getConfiguration(Settings.section).inspect<boolean>('masking.inResults');
+  const on = inspected?.globalValue ?? inspected?.defaultValue ?? false;
+  return on ? configuredMasker().maskText(text).text : text;
 }
 
 /** `mcpHost.audit.file` (user or machine scope only), else `audit.jsonl` in the extension's global storage. */
@@ -31,7 +58,7 @@ export function createAuditLog(file: string, redact: (text: string) => string): 
   return new AuditLog({
     file,
     redact,
-    masker: configuredMasker(),
+    masker: settingsMasker,
     onError: (error) =>
       void notify(
         'warning',

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import type { AuditSink } from '../core/policy/types';
-import { auditFile, createAuditLog } from './audit';
+import type { AuditedServer, AuditSink } from '../core/policy/types';
+import { auditedServer, auditedServerMethod, startServerRequest } from '../core/policy/serverRequests';
+import { auditFile, createAuditLog, configuredMasker } from './audit';
 import { EditorGate } from './gate';
 import { extraRoots } from './roots';
 import {
@@ -24,6 +25,7 @@ import {
   type ServerDefinition,
   type ShownText,
   type Transport,
+  type UnhandledRequest,
 } from '../core';
 import type * as OAuthModule from './auth/oauth';
 import { LaunchConsent } from './consent';
@@ -112,8 +114,8 @@ export class McpHost implements vscode.Disposable {
     this.gate = new EditorGate(this, context.globalState);
     this.trace = new ProtocolTrace(traceLevel, this.secrets);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
-    this.sampling = new SamplingService(context.workspaceState, this.logs, ui);
-    this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event, ui);
+    this.sampling = new SamplingService(context.workspaceState, this.logs, ui, this.audit, configuredMasker);
+    this.elicitation = new Elicitation(this.elicitationCompleteEmitter.event, ui, this.audit);
     this.registry = new ServerRegistry(
       (def) => this.createHandle(def),
       (def) => def.enabled && def.autostart && this.isAllowedByTrust(def),
@@ -213,21 +215,24 @@ export class McpHost implements vscode.Disposable {
   }
 
   private createHandle(def: ServerDefinition): ServerHandle {
+    // The audit names the server as its settings define it, before any secret is resolved into it.
+    const audited = auditedServer(def);
     const launch: LaunchContext = {
       prepare: (d, signal) => this.prepare(d, signal),
       createTransport: (d) => this.createTransport(d),
       handlers: (d) => ({
-        listRoots: () => this.rootsOf(d),
-        elicit: (params, signal) => this.elicitation.handle(d.name, params, signal),
+        listRoots: () => this.auditedRoots(audited, () => this.rootsOf(d)),
+        elicit: (params, signal) => this.elicitation.handle(d.name, params, signal, audited),
         urlElicitationRequired: (pages, wait, request, signal) => this.elicitation.urlRequired(d.name, pages, wait, request, signal),
         // Sampling is declared only where it can be answered: a "deny" server would only ever be refused.
         // No language model yet still declares it; the refusal then says so.
-        createMessage: d.sampling.mode === 'deny' ? undefined : (params, signal) => this.sampling.handle(d, params, signal),
+        createMessage: d.sampling.mode === 'deny' ? undefined : (params, signal) => this.sampling.handle(d, params, signal, audited),
         // sampling.tools only where this VS Code's language model API can call tools.
         samplingTools: hasToolCalling(),
         elicitationModes: ['form', 'url'],
         // MCP Apps: a tool's ui:// interface opens in a sandboxed panel (../apps/).
         extensions: uiExtensionCapability(),
+        unhandledRequest: (request) => this.refusedServerRequest(d, audited, request),
       }),
       clientInfo: { name: 'mcp-host', title: 'MCP Host', version: String(this.context.extension.packageJSON.version ?? '0.0.0') },
       eraVerdicts: this.eraVerdicts,
@@ -242,6 +247,31 @@ export class McpHost implements vscode.Disposable {
     handle.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire({ server: def.name, uri }));
     handle.onElicitationComplete((elicitationId) => this.elicitationCompleteEmitter.fire({ server: def.name, elicitationId }));
     return handle;
+  }
+
+  /** `roots/list` always answers (the roots are the person's own folders and settings); the audit keeps who asked and when. */
+  private auditedRoots(server: AuditedServer, roots: () => Root[]): Root[] {
+    const audit = startServerRequest(this.audit, server, 'roots/list');
+    audit.decision = 'allowed';
+    try {
+      const answer = roots();
+      audit.end({ kind: 'ok' });
+      return answer;
+    } catch (error) {
+      audit.failed(error);
+      throw error;
+    }
+  }
+
+  /** A server asked what it was not offered (sampling of a `deny` server, say): refused by the connection, recorded here. */
+  private refusedServerRequest(def: ServerDefinition, server: AuditedServer, request: UnhandledRequest): void {
+    const method = auditedServerMethod(request.method);
+    if (method === 'sampling/createMessage') return this.sampling.refusedUnoffered(def, server, request);
+    if (!method) return;
+    startServerRequest(this.audit, server, method, { paramsBytes: request.paramsBytes }).end({
+      kind: 'error',
+      code: request.refusal.code,
+    });
   }
 
   /**

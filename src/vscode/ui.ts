@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { CreateMessageParams, InputDefinition, LaunchSummary, ShownText, Tool } from '../core';
+import type { MaskFinding } from '../core/policy/types';
 import type {
   AppPrompts,
   ConsentAnswer,
@@ -44,12 +45,12 @@ export interface HostUi {
   announceCall(severity: 'info' | 'error', message: ShownText, ...actions: string[]): Thenable<string | undefined>;
   /** Any other notification (a command that failed, a server that would not start); the action chosen. */
   notify(severity: Severity, message: ShownText, ...actions: string[]): Thenable<string | undefined>;
-  /** A server's `sampling/createMessage`, as it will be sent. */
-  allowSampling(server: string, params: CreateMessageParams): Promise<SamplingDecision>;
+  /** A server's `sampling/createMessage`, as it will be sent (masked: `masked` says what was replaced). */
+  allowSampling(server: string, params: CreateMessageParams, masked: MaskFinding[]): Promise<SamplingDecision>;
   /** Several allowed models fit the request equally well. */
   pickSamplingModel(models: vscode.LanguageModelChat[]): Promise<vscode.LanguageModelChat | undefined>;
-  /** Review…: the person may edit the messages; undefined is a refusal. */
-  reviewSampling(server: string, params: CreateMessageParams): Promise<CreateMessageParams | undefined>;
+  /** Review…: the person may edit the (masked) messages; undefined is a refusal. `masked` is shown: which kinds, how many. */
+  reviewSampling(server: string, params: CreateMessageParams, masked: MaskFinding[]): Promise<CreateMessageParams | undefined>;
   /** The questions of `elicitation/create` and -32042. */
   elicitation: ElicitationUi;
   /** The questions of Add, Import and Remove Server. */

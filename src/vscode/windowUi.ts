@@ -23,7 +23,7 @@ export function createWindowUi(documentActions: DocumentActions): HostUi {
     notify,
     allowSampling: askConsent,
     pickSamplingModel: pickModelWithQuickPick,
-    reviewSampling: (server, params) => reviewInEditor(documentActions, server, params),
+    reviewSampling: (server, params, masked) => reviewInEditor(documentActions, server, params, masked),
     elicitation: new LazyElicitationUi(),
     setup: windowUi,
     apps: windowAppPrompts,

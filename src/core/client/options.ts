@@ -1,3 +1,4 @@
+import type { UnhandledRequest } from '../jsonrpc/connection';
 import type { UrlElicitation } from '../protocol/errors';
 import type { Implementation } from '../protocol/types';
 import type { ResultCacheOptions } from './cache';
@@ -10,13 +11,15 @@ export interface ClientHandlers extends InputHandlers {
   samplingTools?: boolean;
   /** The elicitation modes `elicit` handles; form only unless said. */
   elicitationModes?: Array<'form' | 'url'>;
+  /** Protocol extensions the host implements, declared as `capabilities.extensions` (MCP Apps: see ../apps/toolUi.ts). */
+  extensions?: Record<string, object>;
+  /** A server request refused because nothing here answers it (sampling a `deny` server asked for anyway, say). */
+  unhandledRequest?(request: UnhandledRequest): void;
   /**
    * A request failed with -32042 (URL elicitation required): the person finishes the pages, and
    * 'retry' sends the same request again. `wait` tells which pages the server has reported
    * complete (`notifications/elicitation/complete`). Without this handler the error is thrown.
    */
-  /** Protocol extensions the host implements, declared as `capabilities.extensions` (MCP Apps: see ../apps/toolUi.ts). */
-  extensions?: Record<string, object>;
   urlElicitationRequired?(
     pages: UrlElicitation[],
     wait: ElicitationWait,

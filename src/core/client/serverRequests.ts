@@ -38,7 +38,10 @@ export class ServerRequestRouter {
   readonly tasks: ReceiverTasks;
   private readonly routes = new Map<string, { type: McpRequestType<string, unknown, unknown>; handle: Handler }>();
 
-  constructor(handlers: ClientHandlers, notifyTaskStatus: (task: Task) => void) {
+  constructor(
+    private readonly handlers: ClientHandlers,
+    notifyTaskStatus: (task: Task) => void,
+  ) {
     const h = handlers;
     const tasks = new ReceiverTasks(notifyTaskStatus);
     this.tasks = tasks;
@@ -86,6 +89,8 @@ export class ServerRequestRouter {
   /** Hands every route to the connection, which answers the server with them. */
   attach(connection: McpConnection): void {
     for (const { type, handle } of this.routes.values()) connection.onRequest(type, handle);
+    const unhandled = this.handlers.unhandledRequest;
+    if (unhandled) connection.onUnhandledRequest((r) => unhandled(r));
   }
 
   dispose(): void {

@@ -55,6 +55,15 @@ export interface TraceEvent {
 export type RequestHandler<P = unknown, R = unknown> = (params: P, signal: AbortSignal) => R | Promise<R>;
 export type NotificationHandler<P = unknown> = (params: P) => void;
 
+/** A server request we refused because nothing answers it (no handler, or requests refused in this era). */
+export interface UnhandledRequest {
+  method: string;
+  /** Size of its params as JSON, in bytes; never the params themselves, which may hold anything. */
+  paramsBytes: number;
+  /** The error response the server was sent. */
+  refusal: { code: number; message: string };
+}
+
 interface PendingRequest {
   method: string;
   resolve(result: unknown): void;
@@ -114,12 +123,15 @@ export class McpConnection {
   private readonly logEmitter = new Emitter<LogEntry>();
   private readonly closeEmitter = new Emitter<string>();
   private readonly traceEmitter = new Emitter<TraceEvent>();
+  private readonly unhandledRequestEmitter = new Emitter<UnhandledRequest>();
   /** Every valid message in and out. */
   readonly onTrace = this.traceEmitter.event;
   /** Protocol-level log lines (the transport has its own). */
   readonly onLog = this.logEmitter.event;
   /** Fires once with the reason when the connection is gone. */
   readonly onDidClose = this.closeEmitter.event;
+  /** A server request refused because nothing handles it (a capability we did not offer, say): the host may record the attempt. */
+  readonly onUnhandledRequest = this.unhandledRequestEmitter.event;
 
   constructor(
     private readonly transport: Transport,
@@ -393,14 +405,10 @@ export class McpConnection {
   private answer(id: RequestId, method: string, params: unknown): void {
     if (this.requestsRefused !== undefined) {
       this.log('warning', `refused the server's request ${method}: ${this.requestsRefused}`);
-      this.reply(id, undefined, new McpError(ErrorCode.MethodNotFound, `${method} refused: ${this.requestsRefused}`));
-      return;
+      return this.refuseUnhandled(id, method, params, `${method} refused: ${this.requestsRefused}`);
     }
     const handler = this.requestHandlers.get(method);
-    if (!handler) {
-      this.reply(id, undefined, new McpError(ErrorCode.MethodNotFound, `Unhandled method ${method}`));
-      return;
-    }
+    if (!handler) return this.refuseUnhandled(id, method, params, `Unhandled method ${method}`);
     const controller = new AbortController();
     this.inbound.set(id, controller);
     new Promise((resolve) => resolve(handler(params, controller.signal)))
@@ -413,6 +421,18 @@ export class McpConnection {
         this.inbound.delete(id);
         this.cancelledInbound.delete(id);
       });
+  }
+
+  /** Answers -32601 and tells whoever listens; a listener that throws changes nothing of the answer. */
+  private refuseUnhandled(id: RequestId, method: string, params: unknown, message: string): void {
+    const refusal = new McpError(ErrorCode.MethodNotFound, message);
+    this.reply(id, undefined, refusal);
+    const paramsBytes = params === undefined ? 0 : Buffer.byteLength(JSON.stringify(params));
+    try {
+      this.unhandledRequestEmitter.fire({ method, paramsBytes, refusal: { code: refusal.code, message: refusal.message } });
+    } catch (error) {
+      this.log('warning', `the listener of unhandled requests failed: ${(error as Error)?.message ?? error}`);
+    }
   }
 
   /** Answers a server request, unless the server cancelled it (the spec says not to answer those) or the connection is gone. */
@@ -486,7 +506,7 @@ export class McpConnection {
     this.subscriptions = [];
     this.closeEmitter.fire(reason);
     // Nothing more happens on a closed connection: its events end with it.
-    for (const emitter of [this.closeEmitter, this.logEmitter, this.traceEmitter]) emitter.dispose();
+    for (const emitter of [this.closeEmitter, this.logEmitter, this.traceEmitter, this.unhandledRequestEmitter]) emitter.dispose();
   }
 
   private log(level: LogEntry['level'], message: string): void {

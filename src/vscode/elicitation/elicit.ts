@@ -9,6 +9,8 @@ import {
   type UrlElicitation,
 } from '../../core';
 import type { HostUi } from '../ui';
+import type { AuditedServer, AuditSink } from '../../core/policy/types';
+import { elicitationSummary, startServerRequest } from '../../core/policy/serverRequests';
 import { untilAborted } from './abort';
 import type { ElicitationUi } from './steps';
 
@@ -31,6 +33,7 @@ export class Elicitation {
   constructor(
     private readonly onComplete: vscode.Event<{ server: string; elicitationId: string }>,
     private readonly hostUi: HostUi,
+    private readonly audit?: AuditSink,
   ) {}
 
   /** Asked at each question, so a test that replaces `HostUi.elicitation` answers the next one. */
@@ -38,14 +41,29 @@ export class Elicitation {
     return this.hostUi.elicitation;
   }
 
-  async handle(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+  /** The one way a server's `elicitation/create` is answered; `audited` names the server in the audit log. */
+  async handle(server: string, params: ElicitRequestParams, signal: AbortSignal, audited?: AuditedServer): Promise<ElicitResult> {
     const mode = params.mode === 'url' ? 'url' : 'form';
+    const audit = audited && startServerRequest(this.audit, audited, 'elicitation/create', elicitationSummary(params));
+    if (audit) audit.name = mode;
     const withdrawn = new AbortController();
     signal.addEventListener('abort', () => withdrawn.abort(), { once: true });
     if (signal.aborted) withdrawn.abort();
-    const result = mode === 'url' ? await this.url(server, params, withdrawn) : await this.form(server, params, signal);
-    this.history.unshift({ server, mode, outcome: withdrawn.signal.aborted ? 'withdrawn' : result.action });
+    let result: ElicitResult;
+    try {
+      result = mode === 'url' ? await this.url(server, params, withdrawn) : await this.form(server, params, signal);
+    } catch (error) {
+      audit?.failed(error);
+      throw error;
+    }
+    const outcome = withdrawn.signal.aborted ? 'withdrawn' : result.action;
+    this.history.unshift({ server, mode, outcome });
     this.history.splice(50);
+    if (audit) {
+      // A page that is not http(s) is declined without asking anyone.
+      audit.decision = mode === 'url' && !pageUrl(params.url) ? 'refused' : result.action === 'accept' ? 'asked-allowed' : 'asked-refused';
+      audit.end(outcome === 'withdrawn' ? { kind: 'cancelled' } : { kind: 'ok' });
+    }
     return result;
   }
 

@@ -17,7 +17,6 @@ import type { ChatForwarder } from '../../core/gateway/forward';
 import type { ChatCall, SharedServer } from '../../core/gateway/shared';
 import { defaultFenceMode } from '../../core/policy/gate';
 import { fenceSetting } from '../gate';
-import type { Masker } from '../../core/policy/types';
 import type * as GatewayModule from './lazy';
 import { configuredMasker } from '../audit';
 import type { McpHost } from '../host';
@@ -74,7 +73,6 @@ export class ChatSharing implements vscode.Disposable {
   private readonly forwarders = new Map<ServerHandle, ChatForwarder>();
   /** What each shared server was offered as (its definition and state), to tell VS Code only of real changes and end stale sessions. */
   private offered = new Map<string, string>();
-  private masker: Masker | undefined;
   private module: typeof GatewayModule | undefined;
 
   constructor(
@@ -92,7 +90,6 @@ export class ChatSharing implements vscode.Disposable {
       }),
       host.onDidChange(() => this.reconcile()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${Settings.section}.${Settings.maskingPatterns}`)) this.masker = undefined;
         // The policy the chat's sessions were opened under changed: they end, and VS Code opens new ones.
         if (
           e.affectsConfiguration(`${Settings.section}.${Settings.rootsFence}`) ||
@@ -195,7 +192,8 @@ export class ChatSharing implements vscode.Disposable {
       }),
       audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: hashOf(handle.definition) }),
       audit: host.audit,
-      masker: () => (this.masker ??= configuredMasker()),
+      // The masker of the settings at this moment (configuredMasker rebuilds it when the patterns change).
+      masker: configuredMasker,
       redactArguments: (args) => JSON.parse(host.redact(JSON.stringify(args))) as unknown,
       requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       onChatCall: (call) => this.recordCall(call),

@@ -8,6 +8,7 @@ import { pickOne, type ShownPickItem } from '../quickPicks';
 import { showStatusMessage } from '../statusBar';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
+import { maskedForPerson } from '../audit';
 
 /** Pick a prompt, fill its arguments with completion help, open the rendered messages. */
 export class PromptActions {
@@ -55,8 +56,8 @@ export class PromptActions {
       if (!gated.sent) return undefined;
       const result = gated.result;
       const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
-      const uri = this.docs.put('prompts', `${prompt.name}.md`, rendered.markdown, rendered.attachments);
-      this.texts.set(uri.toString(), promptText(result));
+      const uri = this.docs.put('prompts', `${prompt.name}.md`, maskedForPerson(rendered.markdown), rendered.attachments);
+      this.texts.set(uri.toString(), maskedForPerson(promptText(result)));
       await vscode.window.showTextDocument(uri, { preview: false });
       return uri;
     } catch (error) {

@@ -5,6 +5,7 @@ import type { McpHost } from '../host';
 import { ReadOnlyFileSystem } from '../readOnlyFileSystem';
 import { fromResourceUri, RESOURCE_SCHEME } from './uri';
 import { keepForOpen, takeKept } from './readAhead';
+import { maskedForPerson } from '../audit';
 
 /**
  * Read-only documents backed by `resources/read`. Open documents are subscribed to when the
@@ -227,6 +228,7 @@ interface Watched {
  * `neutraliseLinks`) so that neither the Markdown link provider nor the editor's own link
  * detection turns `command:` or `file:` into a link. Relative links stay, and open the resource
  * they name. Bytes that are not UTF-8 are left as they are (the editor shows them as binary).
+ * Secrets are masked when the person asked for it (`mcpHost.masking.inResults`).
  */
 function asInertText(bytes: Buffer): Buffer {
   let text: string;
@@ -235,7 +237,7 @@ function asInertText(bytes: Buffer): Buffer {
   } catch {
     return bytes;
   }
-  return Buffer.from(neutraliseLinks(text), 'utf8');
+  return Buffer.from(maskedForPerson(neutraliseLinks(text)), 'utf8');
 }
 
 /** Milliseconds of an ISO 8601 time, or undefined when the server sent none or nonsense. */

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import { inline, quoted, SAMPLING_HISTORY_MAX_REQUEST_BYTES, type CreateMessageParams, type SampledExchange } from '../../core';
+import { describeFindings } from '../../core/policy/mask';
+import type { MaskFinding } from '../../core/policy/types';
 import type { OutputDocuments } from '../outputDocuments';
 import { describeRequest } from './messages';
 
@@ -19,6 +21,10 @@ export interface SamplingRecord extends SampledExchange {
   ignoredIncludeContext?: string;
   response?: string;
   error?: string;
+  /** What was masked in the request before anyone saw it (the history keeps the masked form). */
+  masked?: MaskFinding[];
+  /** Sampling was never offered to this server (mode deny): its request of this many bytes was refused unread. */
+  notOffered?: { bytes: number };
 }
 
 /** Every exchange of the session as a Markdown document, newest first. */
@@ -28,6 +34,10 @@ export async function showHistory(history: readonly SamplingRecord[], docs: Outp
     parts.push(
       `## ${new Date(r.at).toLocaleString()} — ${inline(r.server)}: ${decisionLabel(r.decision)}`,
       [
+        r.notOffered
+          ? `- ${vscode.l10n.t('refused: sampling is not offered to this server; its request ({0} bytes) was not read', r.notOffered.bytes)}`
+          : '',
+        r.masked?.length ? `- ${vscode.l10n.t('masked before anyone saw it: {0}', describeFindings(r.masked))}` : '',
         r.reviewed ? `- ${vscode.l10n.t('edited by the person in Review')}` : '',
         r.ignoredIncludeContext
           ? `- ${vscode.l10n.t('includeContext "{0}" was ignored: no context of this or other servers was added', inline(r.ignoredIncludeContext))}`
@@ -42,8 +52,8 @@ export async function showHistory(history: readonly SamplingRecord[], docs: Outp
       ]
         .filter(Boolean)
         .join('\n'),
-      quoted(describeRequest(r.server, r.request)),
     );
+    if (!r.notOffered) parts.push(quoted(describeRequest(r.server, r.request)));
     if (r.response !== undefined) parts.push(vscode.l10n.t('Response:'), quoted(r.response));
   }
   const uri = docs.put('sampling', 'sampling-history.md', parts.join('\n\n'));

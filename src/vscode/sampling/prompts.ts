@@ -5,15 +5,22 @@ import { askModal, notify } from '../notifications';
 import { pickOne } from '../quickPicks';
 import type { DocumentActions } from '../documentActions';
 import { describeRequest } from './messages';
+import { describeFindings } from '../../core/policy/mask';
+import type { MaskFinding } from '../../core/policy/types';
+
+/** "Masked before sending: 1 × aws-access-key", or nothing when nothing was masked. */
+function maskedNote(masked: readonly MaskFinding[]): string {
+  return masked.length ? vscode.l10n.t('Masked before sending: {0}', describeFindings(masked)) : '';
+}
 
 /** The person's answer to a sampling request; `review` opens it for editing first. */
 
-export async function askConsent(server: string, params: CreateMessageParams): Promise<SamplingDecision> {
+export async function askConsent(server: string, params: CreateMessageParams, masked: MaskFinding[]): Promise<SamplingDecision> {
   const once = vscode.l10n.t('Allow Once');
   const always = vscode.l10n.t('Always Allow for This Server');
   const review = vscode.l10n.t('Review…');
   const deny = vscode.l10n.t('Deny');
-  const detail = describeRequest(server, params);
+  const detail = [maskedNote(masked), describeRequest(server, params)].filter(Boolean).join('\n\n');
   const pick = await askModal(
     'warning',
     fromTemplate(vscode.l10n.t('The MCP server "{0}" wants to use your language model'), forDisplay(server, nothingToRedact)),
@@ -43,6 +50,7 @@ export async function reviewInEditor(
   actions: DocumentActions,
   server: string,
   params: CreateMessageParams,
+  masked: MaskFinding[],
 ): Promise<CreateMessageParams | undefined> {
   const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(params, null, 2)}\n` });
   await vscode.window.showTextDocument(doc, { preview: false });
@@ -51,10 +59,16 @@ export async function reviewInEditor(
       const allow = fromTemplate(vscode.l10n.t('Allow as Edited'));
       const pick = await actions.ask(
         doc,
-        fromTemplate(
-          vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.'),
-          forDisplay(server, nothingToRedact),
-        ),
+        masked.length
+          ? fromTemplate(
+              vscode.l10n.t('Review the sampling request of "{0}" ({1}). Edit the messages if you like, then allow or deny.'),
+              forDisplay(server, nothingToRedact),
+              forDisplay(maskedNote(masked), nothingToRedact),
+            )
+          : fromTemplate(
+              vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.'),
+              forDisplay(server, nothingToRedact),
+            ),
         [allow, fromTemplate(vscode.l10n.t('Deny'))],
       );
       if (pick !== allow) return undefined;

@@ -14,7 +14,17 @@ import {
   type CreateMessageResult,
   type Refusal,
   type ServerDefinition,
+  type UnhandledRequest,
 } from '../../core';
+import type { AuditedServer, AuditSink, Masker } from '../../core/policy/types';
+import {
+  auditedServer,
+  maskSamplingRequest,
+  mergeFindings,
+  samplingSummary,
+  startServerRequest,
+  type ServerRequestRecord,
+} from '../../core/policy/serverRequests';
 import type { ServerLogs } from '../logs';
 import type { OutputDocuments } from '../outputDocuments';
 import type { HostUi } from '../ui';
@@ -30,7 +40,8 @@ const ALWAYS_KEY = 'mcpHost.samplingAlwaysAllowed';
  * Answers `sampling/createMessage` with the editor's language model in two steps: what to do is
  * decided in the core (`planSampling`, `decideModel`: policy, checks, budget, model), and carried
  * out here: the person's consent and pick through `HostUi`, the model through `askModel`, and a
- * record of each exchange in the session's history.
+ * record of each exchange in the session's history and the audit log. Every text of the request
+ * is masked before anyone sees it: the consent, Review, the history and the model get the masked form.
  */
 export class SamplingService {
   readonly records = new SamplingHistory<SamplingRecord>();
@@ -40,6 +51,9 @@ export class SamplingService {
     private readonly memento: vscode.Memento,
     private readonly logs: ServerLogs,
     private readonly ui: HostUi,
+    private readonly audit: AuditSink,
+    /** Asked at each request, so a change of `mcpHost.masking.patterns` applies to the next one. */
+    private readonly masker: () => Masker,
   ) {}
 
   /** The session's exchanges, newest first, within the history's bounds. */
@@ -55,22 +69,71 @@ export class SamplingService {
     await changeStoredList(this.memento, ALWAYS_KEY, () => []);
   }
 
-  async handle(def: ServerDefinition, params: CreateMessageParams, signal: AbortSignal): Promise<CreateMessageResult> {
+  /** The one way a server's sampling request is answered, so each one gets its audit line however it ends. */
+  async handle(
+    def: ServerDefinition,
+    params: CreateMessageParams,
+    signal: AbortSignal,
+    audited: AuditedServer = auditedServer(def),
+  ): Promise<CreateMessageResult> {
+    const audit = startServerRequest(this.audit, audited, 'sampling/createMessage', samplingSummary(params));
+    try {
+      const result = await this.answer(def, params, signal, audit);
+      audit.end({ kind: 'ok' });
+      return result;
+    } catch (error) {
+      audit.failed(error);
+      throw error;
+    }
+  }
+
+  /**
+   * A server whose sampling mode is `deny` was never offered sampling, and asked anyway: the
+   * connection refused it (-32601) without reading it; the history and the audit log keep the attempt.
+   */
+  refusedUnoffered(def: ServerDefinition, audited: AuditedServer, request: UnhandledRequest): void {
+    const message = `sampling is not offered to this server (sampling.mode "${def.sampling.mode}"): refused with ${request.refusal.code}`;
+    this.records.add({
+      server: def.name,
+      at: Date.now(),
+      decision: 'refused',
+      request: { messages: [], maxTokens: 0 },
+      notOffered: { bytes: request.paramsBytes },
+      error: message,
+    });
+    this.logs.channel(def.name).warn(`sampling: ${message}`);
+    const audit = startServerRequest(this.audit, audited, 'sampling/createMessage', { paramsBytes: request.paramsBytes });
+    audit.end({ kind: 'error', code: request.refusal.code });
+  }
+
+  private async answer(
+    def: ServerDefinition,
+    params: CreateMessageParams,
+    signal: AbortSignal,
+    audit: ServerRequestRecord,
+  ): Promise<CreateMessageResult> {
     const server = def.name;
     const log = this.logs.channel(server);
-    const record: SamplingRecord = { server, at: Date.now(), decision: 'refused', request: params };
+    const masker = this.masker();
+    // Even a request refused at once is kept masked: the history must not hold what no model may see.
+    const record: SamplingRecord = { server, at: Date.now(), decision: 'refused', request: maskedRequestOf(params, masker) };
     this.records.add(record);
     const refuse = (refusal: Refusal): never => {
-      if (refusal.denied) record.decision = 'denied';
+      if (refusal.denied) {
+        record.decision = 'denied';
+        // Refused by the settings before anyone was asked; a refusal the person gave is already `asked-refused`.
+        if (audit.decision === 'refused') audit.decision = 'denied';
+      }
       record.error = refusal.message;
       log.warn(`sampling: ${refusal.message}`);
       throw new McpError(refusal.code, refusal.message);
     };
 
+    const alwaysAllowed = this.alwaysAllowed().includes(server);
     const plan = planSampling(params, def.sampling, {
       canCallTools: hasToolCalling(),
       editorVersion: vscode.version,
-      alwaysAllowed: this.alwaysAllowed().includes(server),
+      alwaysAllowed,
       budget: this.budget(server),
     });
     if (plan.kind === 'refuse') return refuse(plan);
@@ -80,22 +143,34 @@ export class SamplingService {
     try {
       if (plan.ignoredIncludeContext) record.ignoredIncludeContext = plan.ignoredIncludeContext;
       for (const note of plan.notes) log.info(`sampling: ${note}`);
-      let request = plan.request;
+      let { request, found: masked } = maskSamplingRequest(plan.request, masker);
+      record.request = request;
+      if (masked.length) record.masked = masked;
+      this.records.changed(record);
+      audit.decision = def.sampling.mode === 'ask' && alwaysAllowed ? 'allowed-always' : 'allowed';
 
       if (plan.ask) {
-        let decision = await this.ui.allowSampling(server, request);
+        let decision = await this.ui.allowSampling(server, request, masked);
         if (decision === 'review') {
-          const edited = await this.ui.reviewSampling(server, request);
+          const edited = await this.ui.reviewSampling(server, request, masked);
           decision = edited ? 'once' : 'deny';
           if (edited) {
-            request = edited;
+            // What the person typed in is masked too: nothing unmasked reaches the model.
+            const again = maskSamplingRequest(edited, masker);
+            request = again.request;
+            masked = mergeFindings(masked, again.found);
             // The history shows what the model was really sent.
-            record.request = edited;
+            record.request = request;
+            if (masked.length) record.masked = masked;
             record.reviewed = true;
             this.records.changed(record);
           }
         }
-        if (decision === 'deny') return refuse(consentRefused());
+        if (decision === 'deny') {
+          audit.decision = 'asked-refused';
+          return refuse(consentRefused());
+        }
+        audit.decision = 'asked-allowed';
         if (decision === 'always') await addToStoredList(this.memento, ALWAYS_KEY, server);
       }
 
@@ -115,8 +190,11 @@ export class SamplingService {
         return refuse(choice.refusal);
       }
       const model = choice.kind === 'use' ? choice.model : await this.ui.pickSamplingModel(choice.models);
-      if (!model) return refuse(noModelChosen());
-      record.model = model.id;
+      if (!model) {
+        audit.decision = 'asked-refused';
+        return refuse(noModelChosen());
+      }
+      record.model = audit.name = model.id;
 
       const started = Date.now();
       try {
@@ -155,5 +233,14 @@ export class SamplingService {
     let b = this.budgets.get(server);
     if (!b) this.budgets.set(server, (b = new SamplingBudget()));
     return b;
+  }
+}
+
+/** The request as the history keeps it when it may not even be well formed: masked where it can be read, else dropped. */
+function maskedRequestOf(params: CreateMessageParams, masker: Masker): CreateMessageParams {
+  try {
+    return maskSamplingRequest(params, masker).request;
+  } catch {
+    return { messages: [], maxTokens: typeof params?.maxTokens === 'number' ? params.maxTokens : 0 };
   }
 }

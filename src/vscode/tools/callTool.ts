@@ -29,6 +29,7 @@ import type { ToolAsker } from '../answers';
 import type { HostUi } from '../ui';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
+import { maskedForPerson } from '../audit';
 import { askArguments } from './askArguments';
 import { isTaskLost, REQUEST_CANCELLED } from '../../core';
 import { progressText, taskFailureMessage, taskProgressMessage } from './taskProgress';
@@ -352,7 +353,7 @@ export class ToolCalls implements vscode.Disposable {
       outcome.structuredContentCheck,
       (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString(),
     );
-    return this.docs.put('results', `${tool.name}.md`, rendered.markdown, rendered.attachments);
+    return this.docs.put('results', `${tool.name}.md`, maskedForPerson(rendered.markdown), rendered.attachments);
   }
 
   /** Opens the result, or offers it when the call ended in the background; a tool error or a failed task says so. */
