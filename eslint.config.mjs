@@ -6,7 +6,12 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** The files that wrap VS Code's notifications, status bar and pickers in functions that take ShownText. */
-const SHOWN_TEXT_HELPERS = ['src/vscode/notifications.ts', 'src/vscode/quickPicks.ts', 'src/vscode/statusBar.ts'];
+const SHOWN_TEXT_HELPERS = [
+  'src/vscode/notifications.ts',
+  'src/vscode/quickPicks.ts',
+  'src/vscode/statusBar.ts',
+  'src/vscode/windowInputs.ts',
+];
 const SHOWN_TEXT_RULES = [
   {
     selector: "TSAsExpression > TSTypeReference[typeName.name='ShownText']",
@@ -20,6 +25,12 @@ const SHOWN_TEXT_RULES = [
   {
     selector: "MemberExpression[object.property.name='window'][property.name=/^(showQuickPick|createQuickPick)$/]",
     message: 'Pick through src/vscode/quickPicks.ts (pickOne, pickSome, createShownQuickPick), whose labels and details are ShownText.',
+  },
+  {
+    selector:
+      "MemberExpression[object.property.name='window'][property.name=/^(showInputBox|createInputBox|showSaveDialog|showOpenDialog|showTextDocument)$/]",
+    message:
+      'Input boxes, file dialogs and editors open through src/vscode/windowInputs.ts; a question is asked through HostUi (ui.ts), so tests can answer it.',
   },
   {
     selector: "MemberExpression[object.property.name='window'][property.name=/^(createStatusBarItem|setStatusBarMessage)$/]",

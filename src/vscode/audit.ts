@@ -9,6 +9,8 @@ import { Settings } from './ids';
 import { notify } from './notifications';
 import { pickOne, type ShownPickItem } from './quickPicks';
 import type { OutputDocuments } from './outputDocuments';
+import { showDocument } from './windowInputs';
+import type { HostUi } from './ui';
 
 let cached: { key: string; masker: Masker } | undefined;
 
@@ -105,7 +107,7 @@ export async function showAuditLog(file: string, docs: OutputDocuments): Promise
   if (!chosen) return;
   const shown = records.filter(chosen.filter ?? (() => true)).reverse();
   const uri = docs.put('audit', 'audit-log.txt', `${file}\n\n${shown.map(describe).join('\n')}\n`);
-  await vscode.window.showTextDocument(uri, { preview: false });
+  await showDocument(uri, { preview: false });
 }
 
 async function readRecords(file: string): Promise<AuditRecord[]> {
@@ -137,11 +139,18 @@ export async function verifyAuditLog(file: string): Promise<void> {
     );
 }
 
-export async function exportAuditLog(file: string): Promise<void> {
-  const target = await vscode.window.showSaveDialog({
-    defaultUri: vscode.Uri.file(path.join(path.dirname(file), 'audit-export.jsonl')),
-    filters: { JSON: ['jsonl'] },
-  });
+export async function exportAuditLog(file: string, ui: Pick<HostUi, 'saveLocation'>): Promise<void> {
+  const target = await ui.saveLocation(vscode.Uri.file(path.join(path.dirname(file), 'audit-export.jsonl')), { JSON: ['jsonl'] });
   if (!target) return;
-  await vscode.workspace.fs.copy(vscode.Uri.file(file), target, { overwrite: true });
+  try {
+    await vscode.workspace.fs.copy(vscode.Uri.file(file), target, { overwrite: true });
+  } catch (error) {
+    void notify(
+      'error',
+      fromTemplate(
+        vscode.l10n.t('MCP Host: the audit log could not be exported: {0}'),
+        forDisplay((error as Error).message, nothingToRedact),
+      ),
+    );
+  }
 }

@@ -19,6 +19,7 @@ import type { ServerEntry } from './setup/editServers';
 import type { TreeNode } from './tree/nodes';
 import { scopeLabel } from './scopes';
 import { describeServer, protocolText, stateLabel } from './tree/serversTree';
+import { showDocument } from './windowInputs';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
 export function registerCommands(
@@ -126,7 +127,7 @@ export function registerCommands(
             notRunning: vscode.l10n.t('The server is not running: start it to see what it reports.'),
           },
         });
-        await vscode.window.showTextDocument(docs.put('info', `${s.name}.md`, markdown), { preview: false });
+        await showDocument(docs.put('info', `${s.name}.md`, markdown), { preview: false });
       }),
     ),
     vscode.commands.registerCommand(
@@ -232,7 +233,7 @@ export function registerCommands(
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
     vscode.commands.registerCommand(Commands.showAuditLog, () => showAuditLog(host.auditFile, docs)),
     vscode.commands.registerCommand(Commands.verifyAuditLog, () => verifyAuditLog(host.auditFile)),
-    vscode.commands.registerCommand(Commands.exportAuditLog, () => exportAuditLog(host.auditFile)),
+    vscode.commands.registerCommand(Commands.exportAuditLog, () => exportAuditLog(host.auditFile, host.ui)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();
       void notify('info', fromTemplate(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.')));

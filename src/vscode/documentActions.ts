@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { fromTemplate, joinShown, withIcon, type ShownText } from '../core/render/shownText';
 import { showStatusMessage } from './statusBar';
+import { showDocument } from './windowInputs';
 
 const COMMAND = 'mcpHost.documentAction';
 
@@ -42,7 +43,7 @@ export class DocumentActions implements vscode.CodeLensProvider, vscode.Disposab
   /** Closes a scratch document once its decision is made, without a "Save?" prompt. */
   async discard(doc: vscode.TextDocument): Promise<void> {
     if (doc.isClosed) return;
-    await vscode.window.showTextDocument(doc, { preview: false });
+    await showDocument(doc, { preview: false });
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   }
 

@@ -19,6 +19,7 @@ import {
 import { inputDefinitionFor } from './settings';
 import { askModal } from './notifications';
 import type { HostUi } from './ui';
+import { askText } from './windowInputs';
 
 /** What every log and trace writer, and every message shown to the person, asks before writing. */
 export interface Redaction {
@@ -172,7 +173,7 @@ export function askWithInputBox(
   token?: vscode.CancellationToken,
 ): Promise<string | undefined> {
   return Promise.resolve(
-    vscode.window.showInputBox(
+    askText(
       {
         title: vscode.l10n.t('MCP Host: value for {0}', `\${input:${id}}`),
         prompt: definition?.description

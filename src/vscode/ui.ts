@@ -51,6 +51,8 @@ export interface HostUi {
   pickSamplingModel(models: vscode.LanguageModelChat[]): Promise<vscode.LanguageModelChat | undefined>;
   /** Review…: the person may edit the (masked) messages; undefined is a refusal. `masked` is shown: which kinds, how many. */
   reviewSampling(server: string, params: CreateMessageParams, masked: MaskFinding[]): Promise<CreateMessageParams | undefined>;
+  /** Where to save a file MCP Host writes for the person (Export Audit Log…); undefined when they cancel. */
+  saveLocation(suggested: vscode.Uri, filters?: Record<string, string[]>): Promise<vscode.Uri | undefined>;
   /** The questions of `elicitation/create` and -32042. */
   elicitation: ElicitationUi;
   /** The questions of Add, Import and Remove Server. */

@@ -9,6 +9,7 @@ import { windowUi } from './setup/ui';
 import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
 import type { HostUi } from './ui';
 import { notify } from './notifications';
+import { askSaveLocation } from './windowInputs';
 
 /** The real questions: VS Code's modals, quick inputs and editors. One per activation. */
 export function createWindowUi(documentActions: DocumentActions): HostUi {
@@ -24,6 +25,7 @@ export function createWindowUi(documentActions: DocumentActions): HostUi {
     allowSampling: askConsent,
     pickSamplingModel: pickModelWithQuickPick,
     reviewSampling: (server, params, masked) => reviewInEditor(documentActions, server, params, masked),
+    saveLocation: async (suggested, filters) => askSaveLocation({ defaultUri: suggested, filters }),
     elicitation: new LazyElicitationUi(),
     setup: windowUi,
     apps: windowAppPrompts,

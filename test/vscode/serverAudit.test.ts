@@ -155,6 +155,25 @@ describe('what servers ask of us, audited and masked, in a real VS Code', functi
     assert.deepEqual(models.requests, [], 'no model was asked');
   });
 
+  it('Export Audit Log… asks where through HostUi.saveLocation and copies the whole log there; a cancel writes nothing', async () => {
+    const a = await api();
+    await auditRecords();
+    const original = await fs.readFile(a.host.auditFile, 'utf8').catch(() => '');
+    const target = vscode.Uri.file(path.join(path.dirname(a.host.auditFile), `export-test-${process.pid}.jsonl`));
+    const asked: string[] = [];
+    a.ui.saveLocation = async (suggested) => {
+      asked.push(path.basename(suggested.fsPath));
+      return asked.length === 1 ? undefined : target;
+    };
+    await vscode.commands.executeCommand('mcpHost.exportAuditLog');
+    await assert.rejects(fs.stat(target.fsPath), 'a cancelled export wrote a file');
+    await vscode.commands.executeCommand('mcpHost.exportAuditLog');
+    assert.deepEqual(asked, ['audit-export.jsonl', 'audit-export.jsonl']);
+    const exported = await fs.readFile(target.fsPath, 'utf8');
+    assert.ok(exported.startsWith(original), 'the export holds every record the log had');
+    await fs.rm(target.fsPath, { force: true });
+  });
+
   it("masks secrets in the person's own tool result only when mcpHost.masking.inResults is on", async () => {
     const a = await api();
     a.ui.allowLaunch = async () => 'allow';

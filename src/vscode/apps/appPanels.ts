@@ -22,6 +22,7 @@ import type { HostUi } from '../ui';
 import type { AppPrompts } from '../answers';
 import type { AppPanel, AppPanelOptions } from './panel';
 import type { AppPolicy } from './policy';
+import { askSaveLocation } from '../windowInputs';
 
 type PanelModule = typeof import('./panel');
 
@@ -228,7 +229,7 @@ export const windowAppPrompts: AppPrompts = {
     });
   },
   saveLocation: async (_server, suggested) =>
-    vscode.window.showSaveDialog({
+    askSaveLocation({
       defaultUri: vscode.Uri.file(suggested.replace(/[\\/:*?"<>|]/g, '_')),
       saveLabel: vscode.l10n.t('Save'),
     }),

@@ -6,6 +6,7 @@ import { askModal, withProgressNotification } from '../notifications';
 import { createShownQuickPick, type ShownPickItem, type ShownQuickPick } from '../quickPicks';
 import { untilAborted } from './abort';
 import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from './steps';
+import { createTextInput } from '../windowInputs';
 
 /** A form's texts (the server's question, its field titles) as a modal shows them; no secret of ours is in them. */
 const display = (text: string, max?: number): ShownText => forDisplay(text, nothingToRedact, max);
@@ -242,7 +243,7 @@ class QuickInputUi implements ElicitationUi {
 
   private type(step: FieldStep, signal: AbortSignal): Promise<FieldAnswer> {
     const f = step.field;
-    const box = vscode.window.createInputBox();
+    const box = createTextInput();
     box.title = step.title;
     box.prompt = promptFor(f);
     box.ignoreFocusOut = true;

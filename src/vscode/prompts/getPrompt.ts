@@ -9,6 +9,7 @@ import { showStatusMessage } from '../statusBar';
 import type { OutputDocuments } from '../outputDocuments';
 import { toResourceUri } from '../resources/uri';
 import { maskedForPerson } from '../audit';
+import { showDocument } from '../windowInputs';
 
 /** Pick a prompt, fill its arguments with completion help, open the rendered messages. */
 export class PromptActions {
@@ -58,7 +59,7 @@ export class PromptActions {
       const rendered = renderPrompt(prompt.name, args, result, (uri, name, mime) => toResourceUri(server.name, uri, name, mime).toString());
       const uri = this.docs.put('prompts', `${prompt.name}.md`, maskedForPerson(rendered.markdown), rendered.attachments);
       this.texts.set(uri.toString(), maskedForPerson(promptText(result)));
-      await vscode.window.showTextDocument(uri, { preview: false });
+      await showDocument(uri, { preview: false });
       return uri;
     } catch (error) {
       void notify(

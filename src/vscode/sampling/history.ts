@@ -4,6 +4,7 @@ import { describeFindings } from '../../core/policy/mask';
 import type { MaskFinding } from '../../core/policy/types';
 import type { OutputDocuments } from '../outputDocuments';
 import { describeRequest } from './messages';
+import { showDocument } from '../windowInputs';
 
 /** One sampling exchange of the session, as the history shows it. */
 export interface SamplingRecord extends SampledExchange {
@@ -57,7 +58,7 @@ export async function showHistory(history: readonly SamplingRecord[], docs: Outp
     if (r.response !== undefined) parts.push(vscode.l10n.t('Response:'), quoted(r.response));
   }
   const uri = docs.put('sampling', 'sampling-history.md', parts.join('\n\n'));
-  await vscode.window.showTextDocument(uri, { preview: false });
+  await showDocument(uri, { preview: false });
   return uri;
 }
 

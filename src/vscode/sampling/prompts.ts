@@ -7,6 +7,7 @@ import type { DocumentActions } from '../documentActions';
 import { describeRequest } from './messages';
 import { describeFindings } from '../../core/policy/mask';
 import type { MaskFinding } from '../../core/policy/types';
+import { showDocument } from '../windowInputs';
 
 /** "Masked before sending: 1 × aws-access-key", or nothing when nothing was masked. */
 function maskedNote(masked: readonly MaskFinding[]): string {
@@ -53,7 +54,7 @@ export async function reviewInEditor(
   masked: MaskFinding[],
 ): Promise<CreateMessageParams | undefined> {
   const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(params, null, 2)}\n` });
-  await vscode.window.showTextDocument(doc, { preview: false });
+  await showDocument(doc, { preview: false });
   try {
     for (;;) {
       const allow = fromTemplate(vscode.l10n.t('Allow as Edited'));

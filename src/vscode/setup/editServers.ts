@@ -8,6 +8,7 @@ import type { McpHost } from '../host';
 import { Settings } from '../ids';
 import { scopeLabel } from '../scopes';
 import type { SetupUi } from './ui';
+import { showDocument } from '../windowInputs';
 
 /** A server as the settings know it: a running handle's definition, or an entry that could not be used. */
 export interface ServerEntry {
@@ -62,7 +63,7 @@ export async function removeServer(host: McpHost, ui: SetupUi, entry: ServerEntr
 export async function editServerSettings(entry: ServerEntry): Promise<vscode.TextEditor | undefined> {
   const file = await settingsFile(entry.origin);
   let editor: vscode.TextEditor | undefined;
-  if (file) editor = await vscode.window.showTextDocument(file, { preview: false });
+  if (file) editor = await showDocument(file, { preview: false });
   else {
     await vscode.commands.executeCommand(
       entry.origin.scope === 'user' ? 'workbench.action.openSettingsJson' : 'workbench.action.openWorkspaceSettingsFile',

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ShownText } from '../../core/render/shownText';
 import { askModal, notify, type Severity } from '../notifications';
 import { pickOne, pickSome, type ShownPickItem, type ShownPickOptions } from '../quickPicks';
+import { askOpenLocation, askText } from '../windowInputs';
 
 /** Names the question being asked, so a test can answer each step of a guided flow. */
 export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'servers' | 'collision' | 'confirm';
@@ -23,10 +24,10 @@ export interface SetupUi {
 export const windowUi: SetupUi = {
   pick: async (_step, items, options) => pickOne(items, { ignoreFocusOut: true, ...options }),
   pickMany: async (_step, items, options) => pickSome(items, { ignoreFocusOut: true, ...options }),
-  input: async (_step, options) => vscode.window.showInputBox({ ignoreFocusOut: true, ...options }),
+  input: async (_step, options) => askText({ ignoreFocusOut: true, ...options }),
   openJsonFile: async () =>
     (
-      await vscode.window.showOpenDialog({
+      await askOpenLocation({
         canSelectMany: false,
         openLabel: vscode.l10n.t('Import'),
         filters: { [vscode.l10n.t('JSON files')]: ['json', 'jsonc'] },

@@ -13,6 +13,7 @@ import {
   type PropertySpec,
 } from '../../core';
 import { createShownQuickPick, type ShownPickItem } from '../quickPicks';
+import { createTextInput } from '../windowInputs';
 
 /** A schema's titles, descriptions and enum labels (the server's), as a picker shows them. */
 const display = (text: string) => forDisplay(text, nothingToRedact);
@@ -113,7 +114,7 @@ function pick(
 
 function type(title: string, spec: PropertySpec, current: unknown, canGoBack: boolean): Promise<StepAnswer> {
   return new Promise((resolve) => {
-    const box = vscode.window.createInputBox();
+    const box = createTextInput();
     box.title = title;
     box.prompt = promptFor(spec);
     box.ignoreFocusOut = true;

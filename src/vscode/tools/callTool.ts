@@ -36,6 +36,7 @@ import { progressText, taskFailureMessage, taskProgressMessage } from './taskPro
 import { ToolTasks } from '../tasks/toolTasks';
 import { askModal, notify, withProgressNotification } from '../notifications';
 import { pickOne, type ShownPickItem } from '../quickPicks';
+import { showDocument } from '../windowInputs';
 
 export interface CallRecord {
   server: string;
@@ -360,7 +361,7 @@ export class ToolCalls implements vscode.Disposable {
   private async reportResult(tool: Tool, call: RunningCall, outcome: ToolCallOutcome, doc: vscode.Uri): Promise<void> {
     const shown = (text: string) => this.host.shown(text);
     const open = (pick: string | undefined, action: string) => {
-      if (pick === action) void vscode.window.showTextDocument(doc, { preview: false });
+      if (pick === action) void showDocument(doc, { preview: false });
     };
     if (outcome.task?.status === 'failed' && !outcome.result.isError) {
       void this.ui.announceCall(
@@ -389,7 +390,7 @@ export class ToolCalls implements vscode.Disposable {
         .announceCall('info', fromTemplate(vscode.l10n.t('MCP Host: {0} finished in the background.'), shown(tool.name)), action)
         .then((pick) => open(pick, action));
     } else {
-      await vscode.window.showTextDocument(doc, { preview: false });
+      await showDocument(doc, { preview: false });
     }
   }
 
@@ -421,7 +422,7 @@ export class ToolCalls implements vscode.Disposable {
       language: 'json',
       content: `${JSON.stringify(templateArguments(tool.inputSchema), null, 2)}\n`,
     });
-    await vscode.window.showTextDocument(doc, { preview: false });
+    await showDocument(doc, { preview: false });
     const what = `${server.name} › ${tool.name}`;
     let question = fromTemplate(vscode.l10n.t('Edit the arguments of {0}, then call it.'), this.host.shown(what));
     try {
