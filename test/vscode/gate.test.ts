@@ -19,7 +19,7 @@ const everything = (extra: Record<string, unknown> = {}) => ({
 const config = () => vscode.workspace.getConfiguration('mcpHost');
 const folder = () => vscode.workspace.workspaceFolders![0];
 
-/** The audit records written so far for `server`, once the log has written what it was given. */
+/** The gate's audit records written so far for `server` (not the server's own requests of us, such as roots/list), once the log has written what it was given. */
 async function auditRecords(server: string): Promise<AuditRecord[]> {
   const a = await api();
   await (a.host.audit as AuditLog).flushed();
@@ -28,7 +28,7 @@ async function auditRecords(server: string): Promise<AuditRecord[]> {
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as AuditRecord)
-    .filter((r) => r.server.name === server);
+    .filter((r) => r.server.name === server && r.origin !== 'server');
 }
 
 describe('the gate in a real VS Code: the roots fence, the audit, "always" by server identity', function () {
