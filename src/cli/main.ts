@@ -1,8 +1,6 @@
-import { realpath } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { GateRequest } from '../core/policy/gate';
+import { thisMachine, type GateRequest } from '../core/policy/gate';
 import { runGated } from '../core/policy/run';
 import {
   HttpTransport,
@@ -231,7 +229,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
           alwaysAllowed: false,
           fence: fenced ? 'block' : 'off',
           roots: cliRoots(process.cwd(), args.roots),
-          machine: { platform: process.platform, realpath: (p) => realpath(p), home: homedir() },
+          machine: thisMachine(),
         },
         server: cliServer(args.stdio ?? args.http!),
         audit,

@@ -1,11 +1,9 @@
-import { promises as fs } from 'node:fs';
-import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { defaultFenceMode, type AskReason, type GateRequest } from '../core/policy/gate';
-import { runGated, type AskAnswer, type GatedResult } from '../core/policy/run';
+import { defaultFenceMode, thisMachine, type AskReason, type GateRequest } from '../core/policy/gate';
+import { nameOf, runGated, type AskAnswer, type GatedResult } from '../core/policy/run';
+import { auditedServer } from '../core/policy/serverRequests';
 import type { AuditSink, FencedPath, FenceMode, Outcome } from '../core/policy/types';
 import {
-  definitionHash,
   forDisplay,
   fromTemplate,
   launchHash,
@@ -59,19 +57,6 @@ export function fenceSetting(): FenceMode | undefined {
   return FENCE_MODES.find((m) => m === value);
 }
 
-/** Every string of a JSON value through `redact`; the value is copied. */
-function redactValue(value: unknown, redact: (text: string) => string): unknown {
-  if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, redact));
-  if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, redact)]));
-  return value;
-}
-
-function nameOf(request: GateRequest): string {
-  return request.method === 'tools/call' ? request.tool.name : request.method === 'prompts/get' ? request.name : request.uri;
-}
-
 /**
  * The editor's side of the one gate (../core/policy/run.ts): every tools/call, resources/read,
  * prompts/get and resources/subscribe the editor sends goes through `run`, which reads the
@@ -98,11 +83,12 @@ export class EditorGate {
         alwaysAllowed: toolKey !== undefined && this.memento.get<string[]>(ALWAYS_KEY, []).includes(toolKey),
         fence: fenceSetting() ?? defaultFenceMode(r.origin),
         roots,
-        machine: { platform: process.platform, realpath: (p) => fs.realpath(p), home: homedir() },
+        machine: thisMachine(),
       },
-      server: { name: def.name, scope: def.origin.scope, definition: definitionHash(def) },
+      server: auditedServer(def),
       audit: this.host.audit,
-      auditedArguments: args && Object.keys(args).length ? redactValue(args, (t) => this.host.redact(t)) : undefined,
+      // The audit log redacts the server's secrets and masks before it writes (../core/policy/audit.ts).
+      auditedArguments: args && Object.keys(args).length ? args : undefined,
       ask: r.askable === false ? undefined : (reasons) => this.ask(r, reasons, roots, toolKey),
       send: r.send,
       outcomeOf: r.outcomeOf,

@@ -60,6 +60,18 @@ describe('audit log', () => {
     assert.ok(verifyAudit(text).ok);
   });
 
+  it('redacts a server secret that JSON would escape (a quote, a backslash) in each string as it is', async () => {
+    const redactor = new Redactor();
+    const secret = 'pa"ss\\word-42';
+    redactor.add(secret);
+    const log = new AuditLog({ file, redact: (t) => redactor.redact(t) });
+    log.append(entry('person', { q: `login with ${secret}`, list: [secret] }, 'call'));
+    await log.flushed();
+    const record = JSON.parse((await fs.readFile(file, 'utf8')).trim()) as { arguments: { q: string; list: string[] } };
+    assert.ok(!record.arguments.q.includes(secret), record.arguments.q);
+    assert.ok(!record.arguments.list[0].includes(secret), record.arguments.list[0]);
+  });
+
   describe('verify', () => {
     let lines: string[];
     beforeEach(async () => {

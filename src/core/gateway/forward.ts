@@ -112,7 +112,8 @@ export class ChatForwarder {
             })
           ).result,
         (r) => (r.isError ? { kind: 'isError' } : { kind: 'ok' }),
-        this.shared.redactArguments ? this.shared.redactArguments(args) : args,
+        // The audit sink redacts the server's secrets and masks before it writes.
+        args,
       );
       if (!run.sent) {
         told({ kind: 'not-sent' }, run.reason);

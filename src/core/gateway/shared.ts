@@ -31,8 +31,6 @@ export interface SharedServer {
   audit?: AuditSink;
   /** The masker of results before they go to the chat's model; read afresh each time. */
   masker(): Masker;
-  /** The server's own secrets (its env, headers) out of the arguments the audit records. */
-  redactArguments?(args: Record<string, unknown>): unknown;
   /** How long a request may wait for a stopped or restarting server to run again. */
   readonly requestTimeoutMs: number;
   /** Told of every tools/call the chat made, refused ones included. */

@@ -60,9 +60,18 @@ export class AuditLog implements AuditSink {
 
   /** The entry as written: secrets redacted, then masked. */
   private cleaned(entry: AuditEntry): AuditEntry {
-    const redact = this.options.redact ?? ((text: string) => text);
+    const redact = this.options.redact;
+    // Each string is redacted on its own (a secret with a quote or a backslash is matched as it is, not as JSON escapes it).
+    const redactStrings = (v: unknown): unknown =>
+      typeof v === 'string'
+        ? redact!(v)
+        : Array.isArray(v)
+          ? v.map(redactStrings)
+          : v && typeof v === 'object'
+            ? Object.fromEntries(Object.entries(v).map(([k, item]) => [k, redactStrings(item)]))
+            : v;
     const clean = <T>(value: T): T => {
-      const redacted = JSON.parse(redact(JSON.stringify(value))) as T;
+      const redacted = redact ? (redactStrings(value) as T) : value;
       return this.options.masker ? this.options.masker.maskValue(redacted).value : redacted;
     };
     const out: AuditEntry = { ...entry };

@@ -5,6 +5,8 @@
  * lists, tool visibility, autoApprove, trusted `readOnlyHint`, the stored "always" answers and
  * the roots fence.
  */
+import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import type { Root, Tool } from '../protocol/types';
 import { isToolForApp, isToolForPerson } from '../apps/toolUi';
 import type { ServerDefinition } from '../servers/definition';
@@ -44,6 +46,11 @@ export function defaultFenceMode(origin: GateContext['origin']): FenceMode {
 
 function describe(findings: FencedPath[]): string {
   return findings.map((f) => `${f.pointer || 'the URI'} = ${JSON.stringify(f.value)} (${f.resolved})`).join('; ');
+}
+
+/** The machine this runs on, as the fence reads it: its platform, its symlinks, its home folder. */
+export function thisMachine(): FenceEnvironment {
+  return { platform: process.platform, realpath: (p) => realpath(p), home: homedir() };
 }
 
 /** Decides one request. Nothing is sent by it; the caller asks, sends and audits with `runGated` (run.ts). */

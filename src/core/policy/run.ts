@@ -35,7 +35,8 @@ export interface GatedRun<T> {
 export type GatedResult<T> =
   { sent: true; decision: Decision; result: T } | { sent: false; decision: Decision; reason: string; fenced?: FencedPath[] };
 
-function nameOf(request: GateRequest): string {
+/** What the audit names a request by: the tool, the prompt or the resource URI. */
+export function nameOf(request: GateRequest): string {
   return request.method === 'tools/call' ? request.tool.name : request.method === 'prompts/get' ? request.name : request.uri;
 }
 

@@ -8,14 +8,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { homedir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { definitionHash, fromTemplate, forDisplay, nothingToRedact, type ServerDefinition, type ServerHandle } from '../../core';
 import type { ChatGateway } from '../../core/gateway/sdkGateway';
 import type { ChatForwarder } from '../../core/gateway/forward';
 import type { ChatCall, SharedServer } from '../../core/gateway/shared';
-import { defaultFenceMode } from '../../core/policy/gate';
+import { defaultFenceMode, thisMachine } from '../../core/policy/gate';
 import { fenceSetting } from '../gate';
 import type * as GatewayModule from './lazy';
 import { configuredMasker } from '../audit';
@@ -188,13 +187,12 @@ export class ChatSharing implements vscode.Disposable {
         // The person's own setting (user or machine settings only, as for their calls), else the chat's default: block.
         fence: fenceSetting() ?? defaultFenceMode('chat'),
         roots: host.rootsOf(handle.definition),
-        machine: { platform: process.platform, realpath: (p) => fs.realpath(p), home: homedir() },
+        machine: thisMachine(),
       }),
       audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: hashOf(handle.definition) }),
       audit: host.audit,
       // The masker of the settings at this moment (configuredMasker rebuilds it when the patterns change).
       masker: configuredMasker,
-      redactArguments: (args) => JSON.parse(host.redact(JSON.stringify(args))) as unknown,
       requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       onChatCall: (call) => this.recordCall(call),
     };
