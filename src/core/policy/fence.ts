@@ -164,29 +164,24 @@ function absoluteOf(value: string, ctx: FenceContext, firstRoot: string | undefi
 
 class Checker {
   readonly found: FencedPath[] = [];
-  private constructor(
-    private readonly ctx: FenceContext,
-    private readonly roots: string[][],
-    private readonly firstRoot: string | undefined,
-  ) {}
+  /** The roots resolved (symlinks and all), the first time a value is a path: most calls carry none, and cost no realpath. */
+  private resolvedRoots?: Promise<{ roots: string[][]; first: string | undefined }>;
+  constructor(private readonly ctx: FenceContext) {}
 
-  static async create(ctx: FenceContext): Promise<Checker> {
-    const roots = await rootPaths(ctx);
-    return new Checker(
-      ctx,
-      roots.map((r) => segments(r, ctx)),
-      roots[0],
-    );
+  private roots(): Promise<{ roots: string[][]; first: string | undefined }> {
+    this.resolvedRoots ??= rootPaths(this.ctx).then((paths) => ({ roots: paths.map((r) => segments(r, this.ctx)), first: paths[0] }));
+    return this.resolvedRoots;
   }
 
   /** Checks one string known to be a path; its literal and, for plain paths, its percent-decoded reading must both be inside. */
   async check(pointer: string, value: string): Promise<void> {
     const readings = FILE_URI.test(value) ? [value] : [...new Set([value, decodedOrSame(value)])];
+    const { roots, first } = await this.roots();
     for (const reading of readings) {
-      const absolute = absoluteOf(reading, this.ctx, this.firstRoot);
+      const absolute = absoluteOf(reading, this.ctx, first);
       const resolved = await resolveLinks(absolute, this.ctx);
       const candidate = segments(resolved, this.ctx);
-      if (!this.roots.some((root) => isWithin(candidate, root))) {
+      if (!roots.some((root) => isWithin(candidate, root))) {
         this.found.push({ pointer, value, resolved });
         return;
       }
@@ -227,7 +222,7 @@ function asSchema(value: unknown): SchemaLike | undefined {
 
 /** Every path in the arguments (any depth) that lies outside every root; `schema` is the tool's `inputSchema`, when there is one. */
 export async function pathsOutsideRoots(args: unknown, ctx: FenceContext, schema?: unknown): Promise<FencedPath[]> {
-  const checker = await Checker.create(ctx);
+  const checker = new Checker(ctx);
   await checker.walk(args, '', asSchema(schema), false);
   return checker.found;
 }
@@ -235,7 +230,7 @@ export async function pathsOutsideRoots(args: unknown, ctx: FenceContext, schema
 /** A resource URI itself (resources/read, resources/subscribe): a `file:` URI outside every root; other schemes are the server's own. */
 export async function resourceOutsideRoots(uri: string, ctx: FenceContext): Promise<FencedPath[]> {
   if (!FILE_URI.test(uri)) return [];
-  const checker = await Checker.create(ctx);
+  const checker = new Checker(ctx);
   await checker.check('', uri);
   return checker.found;
 }
