@@ -53,12 +53,74 @@ for (const kind of ['socket', 'tcp'] as const) {
         });
         assert.equal(res.status, 400);
         const body = (await res.json()) as { error: { code: number; message: string } };
-        assert.equal(body.error.code, -32001);
+        assert.equal(body.error.code, -32600, 'Invalid Request: -32001 is Request Timeout');
       }
       assert.equal(gateway.sessionCount(), 0);
       // The token opens only the routes of shared servers.
       await assert.rejects(gatewayClient(gateway.address, ChatGateway.pathOf('other'), TOKEN), /not shared/);
     });
+
+    // Over TCP only: fetch speaks to it as any HTTP client would (the socket's fetch is the helper's).
+    if (kind === 'tcp')
+      it('answers in JSON, streams events only for a request that asked for progress, refuses batches, and ends a session on DELETE', async () => {
+        const port = (gateway.address as Extract<GatewayAddress, { kind: 'tcp' }>).port;
+        const url = `http://127.0.0.1:${port}${route}`;
+        const headers = {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${TOKEN}`,
+        };
+        const post = (body: unknown, session?: string) =>
+          fetch(url, {
+            method: 'POST',
+            headers: { ...headers, ...(session ? { 'mcp-session-id': session } : {}) },
+            body: JSON.stringify(body),
+          });
+        const init = await post({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        });
+        assert.equal(init.status, 200);
+        assert.match(init.headers.get('content-type') ?? '', /application\/json/);
+        const session = init.headers.get('mcp-session-id')!;
+        assert.ok(session);
+        assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status, 202);
+
+        const plain = await post(
+          { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
+          session,
+        );
+        assert.match(plain.headers.get('content-type') ?? '', /application\/json/);
+        assert.deepEqual(((await plain.json()) as { result: unknown }).result, { content: [{ type: 'text', text: 'hi' }] });
+
+        const withProgress = await post(
+          {
+            jsonrpc: '2.0',
+            id: 3,
+            method: 'tools/call',
+            params: { name: 'slow', arguments: { steps: 2, ms: 1 }, _meta: { progressToken: 'p' } },
+          },
+          session,
+        );
+        assert.match(withProgress.headers.get('content-type') ?? '', /text\/event-stream/);
+        const events = (await withProgress.text()).split('\n\n').filter(Boolean);
+        const messages = events.map((e) => JSON.parse(e.replace(/^event: message\ndata: /, '')) as { method?: string; id?: number });
+        assert.ok(messages.filter((m) => m.method === 'notifications/progress').length >= 2, JSON.stringify(messages));
+        assert.equal(messages.at(-1)?.id, 3, 'the answer ends the stream');
+
+        const batch = await post([{ jsonrpc: '2.0', id: 4, method: 'tools/list' }], session);
+        assert.equal(batch.status, 400);
+        assert.equal(((await batch.json()) as { error: { code: number } }).error.code, -32600);
+
+        const end = await fetch(url, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': session } });
+        assert.equal(end.status, 200);
+        const after = await post({ jsonrpc: '2.0', id: 5, method: 'tools/list' }, session);
+        assert.equal(after.status, 404);
+        assert.equal(((await after.json()) as { error: { code: number } }).error.code, -32000, 'Connection Closed: the session is gone');
+        assert.equal(gateway.sessionCount(), 0);
+      });
 
     it("lists only the tools the person's policy offers, readOnlyHint only when annotations are trusted", async () => {
       const client = await connect(TOKEN);

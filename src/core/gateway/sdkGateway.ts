@@ -3,8 +3,9 @@
  * on a Unix domain socket / Windows named pipe when it can, else 127.0.0.1 on a random port, with
  * one route per shared server (`/mcp/<id>`). Every request must carry the window's bearer token;
  * one without it is refused with a JSON-RPC error and HTTP 400, never 401/403 (VS Code's client
- * would start OAuth discovery on those). Each session is the official SDK's low-level `Server`
- * over its Streamable HTTP transport, whose handlers only forward to a `ChatForwarder`.
+ * would start OAuth discovery on those). Each session is the official SDK's low-level `Server`,
+ * whose handlers only forward to a `ChatForwarder`, over our own Streamable HTTP framing
+ * (./httpSession.ts: why it is not the SDK's transport is written there).
  *
  * This module and the SDK are bundled apart (dist/gateway.js) and loaded on the first share.
  */
@@ -12,7 +13,6 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -24,16 +24,22 @@ import {
   McpError as SdkError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   UnsubscribeRequestSchema,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Disposable } from 'vscode-jsonrpc/node';
-import { McpError } from '../protocol/errors';
+import { ErrorCode, McpError } from '../protocol/errors';
 import type { CompleteParams, Implementation } from '../protocol/types';
 import type { ChatForwarder, ForwardOptions } from './forward';
+import { GatewayHttpSession, refuse as refuseWith } from './httpSession';
 
-/** JSON-RPC code of a request refused by the gateway itself (no token, a server not shared). */
-export const GATEWAY_REFUSED = -32001;
+/**
+ * JSON-RPC code of a request the gateway itself refuses (no token, a server not shared, no
+ * session): Invalid Request. A session that ended gets Connection Closed (-32000), whose meaning
+ * that is; Request Timeout (-32001) stays the code of a server that did not run again in time.
+ */
+export const GATEWAY_REFUSED = ErrorCode.InvalidRequest;
 /** The largest request body the gateway reads. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -52,7 +58,7 @@ export interface GatewayOptions {
 interface Session {
   id: string;
   serverId: string;
-  transport: StreamableHTTPServerTransport;
+  transport: GatewayHttpSession;
   server: Server;
   subscriptions: Map<string, Disposable>;
   listeners: Disposable[];
@@ -127,20 +133,33 @@ export class ChatGateway {
       const serverId = route ? safeDecode(route[1]) : undefined;
       const forwarder = serverId === undefined ? undefined : this.options.forwarderFor(serverId);
       if (serverId === undefined || !forwarder) return refuse(res, 'MCP Host gateway: this server is not shared with the chat');
-      const body = req.method === 'POST' ? await readJson(req) : undefined;
+      const version = req.headers['mcp-protocol-version'];
+      if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        return refuse(res, `MCP Host gateway: protocol version ${version} is not supported`);
+      }
       const sessionId = req.headers['mcp-session-id'];
       if (typeof sessionId === 'string') {
         const session = this.sessions.get(sessionId);
         if (!session || session.serverId !== serverId) {
           // The spec's answer to an ended session: the client starts a new one.
-          res.writeHead(404, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: GATEWAY_REFUSED, message: 'Session ended' } }));
+          return refuseWith(res, 404, ErrorCode.ConnectionClosed, 'Session ended');
+        }
+        if (req.method === 'POST') return session.transport.handlePost(req, res, await readJson(req));
+        if (req.method === 'GET') return session.transport.handleGet(req, res);
+        if (req.method === 'DELETE') {
+          await this.endSession(session);
+          res.writeHead(200).end();
           return;
         }
-        return await session.transport.handleRequest(req, res, body);
+        return refuseWith(res, 405, ErrorCode.InvalidRequest, `${req.method} is not a method of this endpoint`);
+      }
+      if (req.method !== 'POST') return refuse(res, 'MCP Host gateway: this request has no session (initialize first)');
+      const body = await readJson(req);
+      if ((body as { method?: unknown } | null)?.method !== 'initialize') {
+        return refuse(res, 'MCP Host gateway: this request has no session (initialize first)');
       }
       const session = await this.openSession(serverId, forwarder);
-      await session.transport.handleRequest(req, res, body);
+      session.transport.handlePost(req, res, body);
     } catch (error) {
       if (!res.headersSent) refuse(res, `MCP Host gateway: ${McpError.from(error).message}`);
       else res.end();
@@ -150,14 +169,9 @@ export class ChatGateway {
   private async openSession(serverId: string, forwarder: ChatForwarder): Promise<Session> {
     const capabilities = capabilitiesFor(forwarder);
     const server = new Server(this.options.serverInfo ?? { name: forwarder.shared.handle.name, version: '1.0.0' }, { capabilities });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        opened.id = id;
-        this.sessions.set(id, opened);
-      },
-    });
-    const opened: Session = { id: '', serverId, transport, server, subscriptions: new Map(), listeners: [] };
+    const transport = new GatewayHttpSession(randomUUID());
+    const opened: Session = { id: transport.sessionId, serverId, transport, server, subscriptions: new Map(), listeners: [] };
+    this.sessions.set(opened.id, opened);
     transport.onclose = () => void this.endSession(opened);
     wireHandlers(server, capabilities, forwarder, opened);
     const { handle } = forwarder.shared;
@@ -180,7 +194,7 @@ export class ChatGateway {
   }
 
   private async endSession(session: Session): Promise<void> {
-    if (session.id) this.sessions.delete(session.id);
+    this.sessions.delete(session.id);
     for (const d of session.listeners.splice(0)) d.dispose();
     for (const d of session.subscriptions.values()) d.dispose();
     session.subscriptions.clear();
@@ -301,8 +315,7 @@ function listen(server: http.Server, at: { path: string } | { host: string; port
 }
 
 function refuse(res: http.ServerResponse, message: string): void {
-  res.writeHead(400, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: GATEWAY_REFUSED, message } }));
+  refuseWith(res, 400, GATEWAY_REFUSED, message);
 }
 
 function safeDecode(part: string): string | undefined {
