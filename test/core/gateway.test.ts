@@ -233,6 +233,11 @@ for (const kind of ['socket', 'tcp'] as const) {
       assert.ok(!JSON.stringify(prompt).includes(SECRET));
       const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' } });
       assert.deepEqual(completion.completion.values, ['Ada', 'Alan']);
+      // Completing a path lists a folder: outside the roots it is refused like a read would be.
+      await assert.rejects(
+        client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'path', value: '/etc/pa' } }),
+        /outside the roots/,
+      );
       assert.deepEqual(
         shared.audit.filter((e) => e.method !== 'tools/call').map((e) => [e.method, e.decision]),
         [
@@ -240,6 +245,8 @@ for (const kind of ['socket', 'tcp'] as const) {
           ['resources/read', 'fenced'],
           ['resources/subscribe', 'allowed'],
           ['prompts/get', 'allowed'],
+          ['completion/complete', 'allowed'],
+          ['completion/complete', 'fenced'],
         ],
       );
     });

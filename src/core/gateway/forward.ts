@@ -1,6 +1,6 @@
 /**
  * The gateway's requests, forwarded to the person's connection of one shared server through the
- * gate: every tools/call, resources/read, resources/subscribe and prompts/get runs `runGated` with
+ * gate: every tools/call, resources/read, resources/subscribe, prompts/get and completion/complete runs `runGated` with
  * origin `chat` and nobody to ask (VS Code confirmed the call itself), so the fence, the deny
  * lists and the audit apply to the chat exactly as they do to everyone else. No SDK here: the
  * wire side is ./sdkGateway.ts.
@@ -178,7 +178,9 @@ export class ChatForwarder {
   /** Completion values are offered to the chat as text: masked like everything else it reads. */
   async complete(params: CompleteParams, options: ForwardOptions): Promise<CompleteResult> {
     const client = await this.client(options.signal);
-    const result = await client.complete(params, { signal: options.signal });
+    const run = await this.gated({ method: 'completion/complete', params }, () => client.complete(params, { signal: options.signal }));
+    if (!run.sent) throw refusal('completion/complete', params.argument.name, run.reason);
+    const result = run.result;
     const masker = this.shared.masker();
     return { ...result, completion: { ...result.completion, values: result.completion.values.map((v) => masker.maskText(v).text) } };
   }

@@ -1,13 +1,13 @@
 /**
  * The one gate every request we send passes (tools/call, resources/read, prompts/get,
- * resources/subscribe), whoever asked for it: allow, ask the person, or refuse with a reason,
+ * resources/subscribe, completion/complete), whoever asked for it: allow, ask the person, or refuse with a reason,
  * before anything reaches the transport. It is the only place that reads the server's allow/deny
  * lists, tool visibility, autoApprove, trusted `readOnlyHint`, the stored "always" answers and
  * the roots fence.
  */
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import type { Root, Tool } from '../protocol/types';
+import type { CompleteParams, Root, Tool } from '../protocol/types';
 import { isToolForApp, isToolForPerson } from '../apps/toolUi';
 import type { ServerDefinition } from '../servers/definition';
 import { isToolOffered } from '../servers/launch';
@@ -17,7 +17,9 @@ import type { FencedPath, FenceMode, Origin } from './types';
 export type GateRequest =
   | { method: 'tools/call'; tool: Tool; arguments: Record<string, unknown> }
   | { method: 'resources/read' | 'resources/subscribe'; uri: string }
-  | { method: 'prompts/get'; name: string; arguments: Record<string, string> };
+  | { method: 'prompts/get'; name: string; arguments: Record<string, string> }
+  /** The value being completed and the earlier answers are fenced like a prompt's arguments: a path's completions list a folder. */
+  | { method: 'completion/complete'; params: CompleteParams };
 
 export interface GateContext {
   origin: Exclude<Origin, 'server'>;
@@ -53,6 +55,11 @@ export function thisMachine(): FenceEnvironment {
   return { platform: process.platform, realpath: (p) => realpath(p), home: homedir() };
 }
 
+/** A completion's arguments as the server reads them: the earlier answers and the one being typed. */
+function completedArguments(params: CompleteParams): Record<string, string> {
+  return { ...params.context?.arguments, [params.argument.name]: params.argument.value };
+}
+
 /** Decides one request. Nothing is sent by it; the caller asks, sends and audits with `runGated` (run.ts). */
 export async function decide(request: GateRequest, context: GateContext): Promise<Verdict> {
   const reasons: AskReason[] = [];
@@ -74,7 +81,9 @@ export async function decide(request: GateRequest, context: GateContext): Promis
         ? await pathsOutsideRoots(request.arguments, fence, request.tool.inputSchema)
         : request.method === 'prompts/get'
           ? await pathsOutsideRoots(request.arguments, fence)
-          : await resourceOutsideRoots(request.uri, fence);
+          : request.method === 'completion/complete'
+            ? await pathsOutsideRoots(completedArguments(request.params), fence)
+            : await resourceOutsideRoots(request.uri, fence);
     if (findings.length > 0) {
       if (context.fence === 'block' || context.origin === 'cli') {
         return {

@@ -37,7 +37,18 @@ export type GatedResult<T> =
 
 /** What the audit names a request by: the tool, the prompt or the resource URI. */
 export function nameOf(request: GateRequest): string {
-  return request.method === 'tools/call' ? request.tool.name : request.method === 'prompts/get' ? request.name : request.uri;
+  switch (request.method) {
+    case 'tools/call':
+      return request.tool.name;
+    case 'prompts/get':
+      return request.name;
+    case 'completion/complete': {
+      const { ref, argument } = request.params;
+      return `${ref.type === 'ref/prompt' ? ref.name : ref.uri} › ${argument.name}`;
+    }
+    default:
+      return request.uri;
+  }
 }
 
 /** The outcome of a send that threw: cancelled, or an error with its JSON-RPC code. */

@@ -13,7 +13,7 @@ export type Origin = 'person' | 'app' | 'chat' | 'cli' | 'server';
 export type FenceMode = 'block' | 'ask' | 'off';
 
 /** The requests we send that the gate decides on. */
-export type GatedMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'resources/subscribe';
+export type GatedMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'resources/subscribe' | 'completion/complete';
 
 /** The requests a server makes of us that are audited (answered by their own consent paths). */
 export type ServerRequestMethod = 'sampling/createMessage' | 'elicitation/create' | 'roots/list';
