@@ -14,6 +14,7 @@ import { definitionHash, fromTemplate, forDisplay, nothingToRedact, type ServerD
 import type { ChatGateway } from '../../core/gateway/sdkGateway';
 import type { ChatForwarder } from '../../core/gateway/forward';
 import type { ChatCall, SharedServer } from '../../core/gateway/shared';
+import { identityOf, orgVerdict, rulesOf, type OrgVerdict } from '../../core/gateway/orgPolicy';
 import { defaultFenceMode, thisMachine } from '../../core/policy/gate';
 import { fenceSetting } from '../gate';
 import type * as GatewayModule from './lazy';
@@ -64,6 +65,19 @@ function chatMcpAccessAllows(): boolean {
   return access === undefined || access === true || access === 'all';
 }
 
+/**
+ * VS Code's organisation lists (`chat.mcp.allowedServers` / `deniedServers`, application settings
+ * its policies set) applied to the server behind the gateway, whose command or URL VS Code never
+ * sees. The value read is the one VS Code gives extensions: the policy's when one is set.
+ */
+function orgAllows(server: ServerHandle): OrgVerdict {
+  const config = vscode.workspace.getConfiguration('chat.mcp');
+  return orgVerdict(identityOf(server.definition), rulesOf(config.get('allowedServers')), rulesOf(config.get('deniedServers')));
+}
+
+/** The settings of VS Code's that decide whether the chat may have MCP servers at all, or which. */
+const CHAT_POLICY_SETTINGS = ['chat.mcp.access', 'chat.mcp.allowedServers', 'chat.mcp.deniedServers'];
+
 export class ChatSharing implements vscode.Disposable {
   private readonly token = randomBytes(32).toString('base64url');
   private readonly changed = new vscode.EventEmitter<void>();
@@ -93,7 +107,7 @@ export class ChatSharing implements vscode.Disposable {
         if (
           e.affectsConfiguration(`${Settings.section}.${Settings.rootsFence}`) ||
           e.affectsConfiguration(`${Settings.section}.${Settings.rootsExtra}`) ||
-          e.affectsConfiguration('chat.mcp.access')
+          CHAT_POLICY_SETTINGS.some((key) => e.affectsConfiguration(key))
         ) {
           void this.closeAll();
           this.changed.fire();
@@ -107,9 +121,10 @@ export class ChatSharing implements vscode.Disposable {
     return mcpApi() !== undefined;
   }
 
-  /** The shared servers VS Code is offered now. */
+  /** The shared servers VS Code is offered now: shared, enabled, and let through by VS Code's organisation policies. */
   sharedServers(): ServerHandle[] {
-    return chatMcpAccessAllows() ? this.host.servers.filter((s) => s.definition.shareWithChat && s.definition.enabled) : [];
+    if (!chatMcpAccessAllows()) return [];
+    return this.host.servers.filter((s) => s.definition.shareWithChat && s.definition.enabled && orgAllows(s).allowed);
   }
 
   private async provide(api: McpApi): Promise<McpDefinitionLike[]> {
@@ -240,6 +255,21 @@ export class ChatSharing implements vscode.Disposable {
       void notify(
         'warning',
         fromTemplate(vscode.l10n.t('MCP Host: VS Code\'s "chat.mcp.access" setting does not allow MCP servers in the chat.')),
+      );
+    }
+    const org = share ? orgAllows(server) : { allowed: true as const };
+    if (!org.allowed) {
+      void notify(
+        'warning',
+        org.why === 'denied'
+          ? fromTemplate(
+              vscode.l10n.t('MCP Host: "{0}" is denied by VS Code\'s "chat.mcp.deniedServers": the chat is not offered it.'),
+              forDisplay(server.name, nothingToRedact),
+            )
+          : fromTemplate(
+              vscode.l10n.t('MCP Host: "{0}" is not in VS Code\'s "chat.mcp.allowedServers": the chat is not offered it.'),
+              forDisplay(server.name, nothingToRedact),
+            ),
       );
     }
     await updateServerEntry(server.definition, ({ shareWithChat: _old, ...rest }) => (share ? { ...rest, shareWithChat: true } : rest));
