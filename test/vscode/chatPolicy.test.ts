@@ -55,6 +55,9 @@ describe("VS Code's organisation lists of MCP servers, applied to shared servers
     // VS Code sees only the gateway's address; MCP Host matches the command line behind it.
     await setRules({ deniedServers: [{ serverCommand: ['node', fixture()] }] });
     await waitFor(() => offered() === 'twin', 'the denied command line to be withheld');
+    const row = (name: string) => String(seam.tree.getTreeItem({ kind: 'server', server: seam.host.registry.get(name)! }).description);
+    assert.match(row('up'), /^withheld from chat by chat\.mcp\.deniedServers · /);
+    assert.match(row('twin'), /^shared with chat · /);
 
     await setRules({ allowedServers: [{ serverName: 'twin' }] });
     await waitFor(() => offered() === 'twin', 'only the allowed server');

@@ -14,7 +14,7 @@ import { definitionHash, fromTemplate, forDisplay, nothingToRedact, type ServerD
 import type { ChatGateway } from '../../core/gateway/sdkGateway';
 import type { ChatForwarder } from '../../core/gateway/forward';
 import type { ChatCall, SharedServer } from '../../core/gateway/shared';
-import { identityOf, orgVerdict, rulesOf, type OrgVerdict } from '../../core/gateway/orgPolicy';
+import { CHAT_POLICY_SETTINGS, chatMcpAccessAllows, chatWithheldBy } from './chatPolicy';
 import { defaultFenceMode, thisMachine } from '../../core/policy/gate';
 import { fenceSetting } from '../gate';
 import type * as GatewayModule from './lazy';
@@ -55,28 +55,6 @@ export function mcpApi(): McpApi | undefined {
     ? (api as McpApi)
     : undefined;
 }
-
-/**
- * VS Code's `chat.mcp.access` (its organisation policy): `none` (or `false`) turns MCP off in the
- * chat, `registry` allows only servers from the configured registry, which ours are not.
- */
-function chatMcpAccessAllows(): boolean {
-  const access = vscode.workspace.getConfiguration('chat').get<unknown>('mcp.access');
-  return access === undefined || access === true || access === 'all';
-}
-
-/**
- * VS Code's organisation lists (`chat.mcp.allowedServers` / `deniedServers`, application settings
- * its policies set) applied to the server behind the gateway, whose command or URL VS Code never
- * sees. The value read is the one VS Code gives extensions: the policy's when one is set.
- */
-function orgAllows(server: ServerHandle): OrgVerdict {
-  const config = vscode.workspace.getConfiguration('chat.mcp');
-  return orgVerdict(identityOf(server.definition), rulesOf(config.get('allowedServers')), rulesOf(config.get('deniedServers')));
-}
-
-/** The settings of VS Code's that decide whether the chat may have MCP servers at all, or which. */
-const CHAT_POLICY_SETTINGS = ['chat.mcp.access', 'chat.mcp.allowedServers', 'chat.mcp.deniedServers'];
 
 export class ChatSharing implements vscode.Disposable {
   private readonly token = randomBytes(32).toString('base64url');
@@ -123,8 +101,7 @@ export class ChatSharing implements vscode.Disposable {
 
   /** The shared servers VS Code is offered now: shared, enabled, and let through by VS Code's organisation policies. */
   sharedServers(): ServerHandle[] {
-    if (!chatMcpAccessAllows()) return [];
-    return this.host.servers.filter((s) => s.definition.shareWithChat && s.definition.enabled && orgAllows(s).allowed);
+    return this.host.servers.filter((s) => s.definition.shareWithChat && s.definition.enabled && !chatWithheldBy(s));
   }
 
   private async provide(api: McpApi): Promise<McpDefinitionLike[]> {
@@ -257,11 +234,11 @@ export class ChatSharing implements vscode.Disposable {
         fromTemplate(vscode.l10n.t('MCP Host: VS Code\'s "chat.mcp.access" setting does not allow MCP servers in the chat.')),
       );
     }
-    const org = share ? orgAllows(server) : { allowed: true as const };
-    if (!org.allowed) {
+    const withheld = share ? chatWithheldBy(server) : undefined;
+    if (withheld === 'chat.mcp.deniedServers' || withheld === 'chat.mcp.allowedServers') {
       void notify(
         'warning',
-        org.why === 'denied'
+        withheld === 'chat.mcp.deniedServers'
           ? fromTemplate(
               vscode.l10n.t('MCP Host: "{0}" is denied by VS Code\'s "chat.mcp.deniedServers": the chat is not offered it.'),
               forDisplay(server.name, nothingToRedact),

@@ -15,6 +15,7 @@ import {
 } from '../../core';
 import type { McpHost } from '../host';
 import { Commands } from '../ids';
+import { CHAT_POLICY_SETTINGS, chatWithheldBy } from '../gateway/chatPolicy';
 import { scopeLabel } from '../scopes';
 import type { ServerIcons } from '../icons';
 import { resourceTooltip, templateTooltip } from '../resources/tooltips';
@@ -58,6 +59,10 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       host.onDidChange(() => this.changeEmitter.fire(undefined)),
       ...(tasks ? [tasks.onDidChange(() => this.changeEmitter.fire(undefined))] : []),
       ...(icons ? [icons.onDidChange(() => this.changeEmitter.fire(undefined))] : []),
+      // A shared server's row says whether VS Code's policies let the chat have it.
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (CHAT_POLICY_SETTINGS.some((key) => e.affectsConfiguration(key))) this.changeEmitter.fire(undefined);
+      }),
     );
   }
 
@@ -289,7 +294,9 @@ function serverItem(server: ServerHandle, redact: (text: string) => string): vsc
   item.id = running ? `server/${server.name}/running` : `server/${server.name}`;
   item.iconPath = stateIcon(state);
   const shared = server.definition.shareWithChat;
-  item.description = redact(shared ? `${vscode.l10n.t('shared with chat')} · ${describeServer(server)}` : describeServer(server));
+  const withheld = shared ? chatWithheldBy(server) : undefined;
+  const badge = withheld ? vscode.l10n.t('withheld from chat by {0}', withheld) : vscode.l10n.t('shared with chat');
+  item.description = redact(shared ? `${badge} · ${describeServer(server)}` : describeServer(server));
   // `.http` lets the menus offer what only an HTTP server has (Sign Out); `.shared`, Stop Sharing.
   item.contextValue = `server.${state.kind}${server.definition.type === 'http' ? '.http' : ''}${shared ? '.shared' : ''}`;
   item.tooltip = serverTooltip(server, redact);
