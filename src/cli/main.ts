@@ -20,7 +20,8 @@ import {
 import { createHash } from 'node:crypto';
 import { AuditLog, verifyAuditFile } from '../core/policy/audit';
 import { createMasker } from '../core/policy/mask';
-import type { AuditedServer } from '../core/policy/types';
+import type { AuditedServer, AuditSink, ServerRequestMethod } from '../core/policy/types';
+import { elicitationSummary, samplingSummary, startServerRequest } from '../core/policy/serverRequests';
 import { runConformance } from './conformance';
 
 const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
@@ -50,7 +51,8 @@ root and nothing is fenced.
 --log-level asks the server to send log messages of this level or worse (debug, info, notice,
 warning, error, critical, alert, emergency): logging/setLevel to a 2025-11-25 server, the level
 in every request's _meta to a 2026-07-28 one; with --verbose they are printed on stderr.
---audit appends a chained record of each call, read and prompt (origin "cli") to the file;
+--audit appends a chained record of each call, read and prompt (origin "cli"), and of each
+roots, sampling and elicitation request of the server (origin "server"), to the file;
 audit verify checks such a file (and its rotated files) and exits 1 at the first broken line.
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
@@ -124,14 +126,31 @@ function cliRoots(cwd: string, roots: string[]): Root[] {
   return roots.map((r) => ({ uri: pathToFileURL(path.resolve(cwd, r)).href, name: path.basename(path.resolve(cwd, r)) }));
 }
 
-/** The CLI answers what a headless client can: roots are the current directory, the rest is refused. */
-export function cliHandlers(cwd: string, roots: string[] = []): ClientHandlers {
+/**
+ * The CLI answers what a headless client can: roots are the current directory, the rest is
+ * refused. With `--audit`, each of the server's requests is recorded (origin `server`) as the
+ * editor records them: roots answered, sampling refused, elicitation declined.
+ */
+export function cliHandlers(cwd: string, roots: string[] = [], audit?: { sink: AuditSink; server: AuditedServer }): ClientHandlers {
+  const record = (method: ServerRequestMethod, summary?: unknown) => audit && startServerRequest(audit.sink, audit.server, method, summary);
   return {
-    listRoots: () => cliRoots(cwd, roots),
-    createMessage: async () => {
-      throw new McpError(-1, 'User rejected sampling request: the command-line client has no language model');
+    listRoots: () => {
+      const r = record('roots/list');
+      if (r) r.decision = 'allowed';
+      const answer = cliRoots(cwd, roots);
+      r?.end({ kind: 'ok' });
+      return answer;
     },
-    elicit: async () => ({ action: 'decline' }),
+    createMessage: async (params) => {
+      const error = new McpError(-1, 'User rejected sampling request: the command-line client has no language model');
+      record('sampling/createMessage', samplingSummary(params))?.end({ kind: 'error', code: error.code });
+      throw error;
+    },
+    elicit: async (params) => {
+      // Nobody to ask: refused, answered with decline.
+      record('elicitation/create', elicitationSummary(params))?.end({ kind: 'ok' });
+      return { action: 'decline' };
+    },
   };
 }
 
@@ -176,6 +195,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write(`--protocol needs one of ${PROTOCOLS.join(', ')}\n`);
     return 2;
   }
+  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, err);
   const newClient = (choice: ProtocolChoice): McpClient => {
     // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
     const transport: Transport = words
@@ -183,7 +203,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       : new HttpTransport({ url: args.http!, headers });
     const made = new McpClient(transport, {
       clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
-      handlers: cliHandlers(process.cwd(), args.roots),
+      handlers: cliHandlers(process.cwd(), args.roots, audit && { sink: audit, server: cliServer(args.stdio ?? args.http!) }),
       requestTimeoutMs: args.timeoutMs,
       protocol: choice,
       probeTimeoutMs: words ? STDIO_PROBE_TIMEOUT_MS : undefined,
@@ -196,7 +216,6 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     });
     return made;
   };
-  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, err);
   let client = newClient(protocol);
   try {
     let init;

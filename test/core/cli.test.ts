@@ -77,10 +77,12 @@ describe('dist/cli.js', function () {
       assert.match(fenced.stderr, /refused \(nothing was sent\)/);
       const text = fs.readFileSync(file, 'utf8');
       assert.ok(!text.includes(token), 'the token is masked');
+      // The server's own roots/list (it asks 350 ms after initialize, if the CLI is still there) is the server's record, not the call's.
       const records = text
         .trimEnd()
         .split('\n')
-        .map((l) => JSON.parse(l));
+        .map((l) => JSON.parse(l))
+        .filter((r) => r.origin === 'cli');
       assert.deepEqual(
         records.map((r) => [r.origin, r.method, r.name, r.outcome.kind]),
         [
@@ -92,11 +94,45 @@ describe('dist/cli.js', function () {
       assert.equal(records[2].decision, 'fenced');
       const good = cli('audit', 'verify', file);
       assert.equal(good.code, 0, good.stderr);
-      assert.equal(good.stdout.trim(), '3 records, chain intact');
+      assert.match(good.stdout.trim(), /^\d+ records, chain intact$/);
       fs.writeFileSync(file, text.replace('"name":"echo"', '"name":"echo2"'));
       const bad = cli('audit', 'verify', file);
       assert.equal(bad.code, 1);
-      assert.match(bad.stderr, /audit\.jsonl:1: the record was changed/);
+      const edited = text.split('\n').findIndex((l) => l.includes('"name":"echo"')) + 1;
+      assert.match(bad.stderr, new RegExp(`audit\\.jsonl:${edited}: the record was changed`));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--audit records what the server asks of the CLI (origin server): roots answered, sampling and elicitation refused', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-cli-audit-'));
+    try {
+      const file = path.join(dir, 'audit.jsonl');
+      assert.equal(cli('--stdio', everything, '--audit', file, 'call', 'get-roots-list', '{}').code, 0);
+      assert.equal(
+        cli('--stdio', everything, '--audit', file, 'call', 'trigger-sampling-request', '{"prompt":"hi","maxTokens":10}').code,
+        1,
+      );
+      assert.equal(cli('--stdio', everything, '--audit', file, 'call', 'trigger-elicitation-request', '{}').code, 0);
+      const server = fs
+        .readFileSync(file, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((r) => r.origin === 'server');
+      const of = (method: string) => server.filter((r) => r.method === method);
+      assert.ok(of('roots/list').length >= 1, JSON.stringify(server));
+      assert.deepEqual([of('roots/list')[0].decision, of('roots/list')[0].outcome], ['allowed', { kind: 'ok' }]);
+      assert.deepEqual(
+        of('sampling/createMessage').map((r) => [r.decision, r.outcome.kind, r.arguments.messages, r.arguments.maxTokens]),
+        [['refused', 'error', 1, 10]],
+      );
+      const [elicit] = of('elicitation/create');
+      assert.equal(elicit.decision, 'refused');
+      assert.ok(elicit.arguments.fields.length > 0, 'the form is summarised by its field names');
+      assert.ok(!JSON.stringify(server).includes('"hi"'), 'no message text in the record');
+      assert.equal(cli('audit', 'verify', file).code, 0);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
