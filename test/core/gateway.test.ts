@@ -7,6 +7,7 @@ import { ToolListChangedNotificationSchema, ResourceUpdatedNotificationSchema } 
 import type { ServerHandle } from '../../src/core';
 import { ChatGateway, type GatewayAddress } from '../../src/core/gateway/sdkGateway';
 import { gatewayClient, share, upstreamHandle, type Shared } from '../helpers/gateway';
+import { eventually } from '../helpers/servers';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const SECRET = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
@@ -109,6 +110,18 @@ for (const kind of ['socket', 'tcp'] as const) {
         const messages = events.map((e) => JSON.parse(e.replace(/^event: message\ndata: /, '')) as { method?: string; id?: number });
         assert.ok(messages.filter((m) => m.method === 'notifications/progress').length >= 2, JSON.stringify(messages));
         assert.equal(messages.at(-1)?.id, 3, 'the answer ends the stream');
+
+        // A cancelled call gets no answer, and its response ends instead of staying open.
+        const long = post(
+          { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'slow', arguments: { steps: 100, ms: 50 } } },
+          session,
+        );
+        await eventually(async () => (gateway.waitingIn(session) === 1 ? true : undefined));
+        const cancel = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 6, reason: 'test' } }, session);
+        assert.equal(cancel.status, 202);
+        const cancelled = await long;
+        assert.equal(await cancelled.text(), '', 'no answer after the cancel');
+        assert.equal(gateway.waitingIn(session), 0);
 
         const batch = await post([{ jsonrpc: '2.0', id: 4, method: 'tools/list' }], session);
         assert.equal(batch.status, 400);

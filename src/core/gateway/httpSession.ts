@@ -62,6 +62,7 @@ export class GatewayHttpSession implements Transport {
     if (!isRequest) {
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
       this.onmessage?.(message as JSONRPCMessage, extra);
+      if (message.method === 'notifications/cancelled') this.endCancelled(message.params as { requestId?: unknown } | undefined);
       return;
     }
     const key = keyOf(message.id as RequestId);
@@ -118,6 +119,25 @@ export class GatewayHttpSession implements Transport {
     const text = JSON.stringify(message);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'mcp-session-id': this.sessionId });
     res.end(text);
+  }
+
+  /**
+   * A cancelled request gets no answer (the SDK's server sends none): its response is ended as an
+   * event stream with nothing more in it, so a client that keeps the connection does not hold it open.
+   */
+  private endCancelled(params: { requestId?: unknown } | undefined): void {
+    const id = params?.requestId;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const key = keyOf(id);
+    const pending = this.pending.get(key);
+    if (!pending) return;
+    this.pending.delete(key);
+    this.startStream(pending.res).end();
+  }
+
+  /** The number of requests waiting for their answer (tests look). */
+  get waiting(): number {
+    return this.pending.size;
   }
 
   private startStream(res: http.ServerResponse): http.ServerResponse {

@@ -108,6 +108,11 @@ export class ChatGateway {
     return [...this.sessions.values()].filter((s) => serverId === undefined || s.serverId === serverId).length;
   }
 
+  /** How many of a session's requests wait for their answer (tests look). */
+  waitingIn(sessionId: string): number {
+    return this.sessions.get(sessionId)?.transport.waiting ?? 0;
+  }
+
   /** Ends every session of a server (sharing stopped, its settings changed): the chat's next request starts a new one. */
   async closeSessions(serverId: string): Promise<void> {
     await Promise.all([...this.sessions.values()].filter((s) => s.serverId === serverId).map((s) => this.endSession(s)));
