@@ -9,7 +9,6 @@ import type { OutputDocuments } from './outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
 import type { ServerSetup } from './setup/serverSetup';
 import { fillTemplate, openResource, readResourceCommand } from './resources/readResource';
-import { askArguments } from './tools/askArguments';
 import type { CallRecord, ToolCalls } from './tools/callTool';
 import { Commands, ContextKeys, Settings } from './ids';
 import { knownIcon, warmIcons } from './icons';
@@ -268,7 +267,7 @@ async function rerun(
       fromTemplate(vscode.l10n.t('MCP Host: {0} is not available now.'), host.shown(`${serverName} › ${toolName}`)),
     );
   if (edit) {
-    const edited = await askArguments(`${serverName} › ${toolName}`, tool.inputSchema, args);
+    const edited = await tools.askArguments(server, tool, args);
     if (edited) await tools.call(server, tool, edited);
   } else await tools.call(server, tool, args);
 }

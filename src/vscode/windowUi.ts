@@ -6,14 +6,20 @@ import { askOutsideRoots } from './gate';
 import { askConsent, pickModelWithQuickPick, reviewInEditor } from './sampling/prompts';
 import { askToReuse, askWithInputBox } from './secrets';
 import { windowUi } from './setup/ui';
+import { windowArgumentInput } from './tools/argumentInput';
 import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
+import type { Redact } from '../core';
 import type { HostUi } from './ui';
 import { notify } from './notifications';
 import { askSaveLocation } from './windowInputs';
 
-/** The real questions: VS Code's modals, quick inputs and editors. One per activation. */
-export function createWindowUi(documentActions: DocumentActions): HostUi {
+/**
+ * The real questions: VS Code's modals, quick inputs and editors. One per activation. `redact` is
+ * the host's (the secrets of every server it resolved), for the server text they show.
+ */
+export function createWindowUi(documentActions: DocumentActions, redact: Redact): HostUi {
   return {
+    ...windowArgumentInput(redact),
     allowLaunch: askWithModal,
     askInput: askWithInputBox,
     allowInputReuse: askToReuse,

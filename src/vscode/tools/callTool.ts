@@ -4,7 +4,6 @@ import {
   isToolOfferedToPerson,
   fromTemplate,
   joinShown,
-  withIcon,
   McpError,
   templateArguments,
   titleAndName,
@@ -129,31 +128,17 @@ export class ToolCalls implements vscode.Disposable {
   /** The whole flow for one tool; `args` skips asking (rerun). */
   async run(server: ServerHandle, tool: Tool, args?: Record<string, unknown>): Promise<void> {
     if (!args) {
-      const how = Object.keys(tool.inputSchema?.properties ?? {}).length
-        ? await pickOne(
-            [
-              {
-                label: withIcon('list-ordered', fromTemplate(vscode.l10n.t('Step by step'))),
-                description: fromTemplate(vscode.l10n.t('one input per argument')),
-                json: false,
-              },
-              {
-                label: withIcon('json', fromTemplate(vscode.l10n.t('Edit as JSON'))),
-                description: fromTemplate(vscode.l10n.t('the whole argument object in an editor')),
-                json: true,
-              },
-            ],
-            {
-              title: this.host.shown(`${server.name} › ${tool.name}`),
-              placeHolder: fromTemplate(vscode.l10n.t('How do you want to give the arguments?')),
-            },
-          )
-        : { json: false };
+      const how = Object.keys(tool.inputSchema?.properties ?? {}).length ? await this.ui.pickArgumentEntry(server.name, tool) : 'steps';
       if (!how) return;
-      args = how.json ? await this.argsFromJsonEditor(server, tool) : await askArguments(`${server.name} › ${tool.name}`, tool.inputSchema);
+      args = how === 'json' ? await this.argsFromJsonEditor(server, tool) : await this.askArguments(server, tool);
       if (!args) return;
     }
     await this.call(server, tool, args);
+  }
+
+  /** The tool's arguments one by one (`HostUi.askArgument`), starting from `initial`; undefined when the person cancels. */
+  askArguments(server: ServerHandle, tool: Tool, initial?: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    return askArguments((step) => this.ui.askArgument(step), `${server.name} › ${tool.name}`, tool.inputSchema, initial);
   }
 
   /** Validates, confirms, calls with progress and shows the result. Nothing is sent if a check fails. */
