@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { defaultFenceMode, thisMachine, type AskReason, type GateRequest } from '../core/policy/gate';
+import { defaultFenceMode, thisMachine, type AskReason, type GateContext, type GateRequest } from '../core/policy/gate';
 import { nameOf, runGated, type AskAnswer, type GatedResult } from '../core/policy/run';
 import { auditedServer } from '../core/policy/serverRequests';
 import type { AuditSink, FencedPath, FenceMode, Outcome } from '../core/policy/types';
@@ -51,10 +51,14 @@ export function serverIdentity(def: ServerDefinition): string {
   return [def.origin.scope, def.origin.folderUri ?? '', def.name, launchHash(def)].join('\u0000');
 }
 
-/** `mcpHost.roots.fence` from the user's (or machine's) settings only: a workspace cannot loosen it. Undefined when unset. */
-export function fenceSetting(): FenceMode | undefined {
+/**
+ * The fence for a request from `origin`: `mcpHost.roots.fence` from the user's (or machine's)
+ * settings only, so a workspace cannot loosen it; unset, the origin's default (the person is
+ * asked, an app or the chat is refused). The editor gate and the chat gateway both fence with it.
+ */
+export function fenceMode(origin: GateContext['origin']): FenceMode {
   const value = vscode.workspace.getConfiguration(Settings.section).inspect<string>('roots.fence')?.globalValue;
-  return FENCE_MODES.find((m) => m === value);
+  return FENCE_MODES.find((m) => m === value) ?? defaultFenceMode(origin);
 }
 
 /**
@@ -81,7 +85,7 @@ export class EditorGate {
         origin: r.origin,
         policy: def,
         alwaysAllowed: toolKey !== undefined && this.memento.get<string[]>(ALWAYS_KEY, []).includes(toolKey),
-        fence: fenceSetting() ?? defaultFenceMode(r.origin),
+        fence: fenceMode(r.origin),
         roots,
         machine: thisMachine(),
       },
