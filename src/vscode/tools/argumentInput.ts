@@ -47,8 +47,18 @@ export function windowArgumentInput(redact: Redact): Pick<HostUi, 'pickArgumentE
     },
     askArgument: (step) => {
       const choices = choicesOf(step.spec.schema);
-      return choices ? pick(display, step, choices) : type(display, step);
+      const texts = argumentTexts(step, redact);
+      return choices ? pick(display, texts, step, choices) : type(texts, step);
     },
+  };
+}
+
+/** What a step shows of the schema (the server's): its title, the argument's prompt (type, bounds, description), and its title or name as placeholder. */
+export function argumentTexts(step: ArgumentStep, redact: Redact): { title: ShownText; prompt: ShownText; placeholder: ShownText } {
+  return {
+    title: forDisplay(step.title, redact),
+    prompt: forDisplay(promptFor(step.spec), redact),
+    placeholder: forDisplay(step.spec.schema.title ?? step.spec.name, redact),
   };
 }
 
@@ -67,15 +77,18 @@ function promptFor(spec: PropertySpec): string {
   return `${name} — ${type}${bounds ? `, ${bounds}` : ''}${s.description ? `: ${s.description}` : ''}`;
 }
 
+type Texts = ReturnType<typeof argumentTexts>;
+
 function pick(
   display: Display,
-  { title, spec, current, canGoBack }: ArgumentStep,
+  texts: Texts,
+  { spec, current, canGoBack }: ArgumentStep,
   choices: Array<{ label: string; value: unknown }>,
 ): Promise<ArgumentAnswer> {
   return new Promise((resolve) => {
     const qp = createShownQuickPick<ShownPickItem & { answer: ArgumentAnswer }>();
-    qp.title = display(title);
-    qp.placeholder = display(promptFor(spec));
+    qp.title = texts.title;
+    qp.placeholder = texts.prompt;
     qp.ignoreFocusOut = true;
     const items = choices.map((c) => ({
       label: display(c.label),
@@ -108,15 +121,15 @@ function pick(
   });
 }
 
-function type(display: Display, { title, spec, current, canGoBack }: ArgumentStep): Promise<ArgumentAnswer> {
+function type(texts: Texts, { spec, current, canGoBack }: ArgumentStep): Promise<ArgumentAnswer> {
   return new Promise((resolve) => {
     const box = createTextInput();
-    box.title = display(title);
-    box.prompt = display(promptFor(spec));
+    box.title = texts.title;
+    box.prompt = texts.prompt;
     box.ignoreFocusOut = true;
     const start = current ?? spec.schema.default;
     box.value = start === undefined ? '' : formatPropertyValue(start);
-    box.placeholder = display(spec.schema.title ?? spec.name);
+    box.placeholder = texts.placeholder;
     if (canGoBack) box.buttons = [vscode.QuickInputButtons.Back];
     const validate = (text: string): string | undefined => {
       if (text === '' && !spec.required) return undefined;
