@@ -51,7 +51,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   // The host is made below with the UI; until then no secret is known, so there is nothing to redact.
   const log = createMainLog({ redact: (text) => host?.redact(text) ?? text });
   const documentActions = new DocumentActions();
-  const ui = createWindowUi(documentActions);
+  const ui = createWindowUi(documentActions, (text) => host?.redact(text) ?? text);
   host = new McpHost(context, ui, log);
   const output = OutputDocuments.register();
   const tools = new ToolCalls(host, output.docs, documentActions, ui);

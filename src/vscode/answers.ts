@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { AppPermission, FencedPath, GatedMethod, Tool } from '../core';
+import type { AppPermission, FencedPath, GatedMethod, PropertySpec, Tool } from '../core';
 
 // The answers to the person's questions (`HostUi`, ./ui.ts), in a leaf file: the parts that ask
 // and the parts that answer both name them without importing each other.
@@ -15,6 +15,22 @@ export type SamplingDecision = 'once' | 'always' | 'deny' | 'review';
 
 /** Running a tool that is not (trusted to be) read-only. */
 export type ToolConfirmation = 'once' | 'always' | 'cancel';
+
+/** How Call Tool takes a tool's arguments: one input per argument, or the whole object as JSON in an editor. */
+export type ArgumentEntry = 'steps' | 'json';
+
+/** One argument of a tool's input schema, asked in turn (Call Tool step by step, Edit and Run Again). */
+export interface ArgumentStep {
+  /** The server and the tool, and which argument of how many. */
+  title: string;
+  spec: PropertySpec;
+  /** The value given before (Back, or the call being edited), else undefined: the schema's default is offered then. */
+  current: unknown;
+  canGoBack: boolean;
+}
+
+/** A value (parsed and checked against its schema), 'skip' (an optional one left out), 'back', or undefined: the call is cancelled. */
+export type ArgumentAnswer = { value: unknown } | 'skip' | 'back' | undefined;
 
 /** Who wants the tool run: the person (Call Tool) or the server's own app (its tools/call). */
 export type ToolAsker = 'person' | 'app';

@@ -9,7 +9,6 @@ import type { OutputDocuments } from './outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
 import type { ServerSetup } from './setup/serverSetup';
 import { fillTemplate, openResource, readResourceCommand } from './resources/readResource';
-import { askArguments } from './tools/askArguments';
 import type { CallRecord, ToolCalls } from './tools/callTool';
 import { Commands, ContextKeys, Settings } from './ids';
 import { knownIcon, warmIcons } from './icons';
@@ -201,7 +200,7 @@ export function registerCommands(
     vscode.commands.registerCommand(Commands.readResource, () => readResourceCommand(host)),
     vscode.commands.registerCommand(Commands.openResource, async (node?: TreeNode) => {
       if (node?.kind === 'resource') await openResource(node.server, node.resource);
-      else if (node?.kind === 'template') await fillTemplate(node.server, node.template);
+      else if (node?.kind === 'template') await fillTemplate(node.server, node.template, (text) => host.redact(text));
       else await readResourceCommand(host);
     }),
     vscode.commands.registerCommand(Commands.getPrompt, (node?: TreeNode) =>
@@ -268,7 +267,7 @@ async function rerun(
       fromTemplate(vscode.l10n.t('MCP Host: {0} is not available now.'), host.shown(`${serverName} › ${toolName}`)),
     );
   if (edit) {
-    const edited = await askArguments(`${serverName} › ${toolName}`, tool.inputSchema, args);
+    const edited = await tools.askArguments(server, tool, args);
     if (edited) await tools.call(server, tool, edited);
   } else await tools.call(server, tool, args);
 }

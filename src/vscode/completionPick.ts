@@ -1,9 +1,30 @@
 import * as vscode from 'vscode';
-import { forDisplay, fromTemplate, McpError, nothingToRedact, type CompleteReference, type McpClient } from '../core';
+import { forDisplay, fromTemplate, McpError, type CompleteReference, type McpClient, type Redact } from '../core';
 import { createShownQuickPick, type ShownPickItem } from './quickPicks';
 
-/** The server's suggestions, its argument's description and the person's own text, as a picker shows them. */
-const display = (text: string) => forDisplay(text, nothingToRedact);
+export type CompletionItem = ShownPickItem & { value: string };
+
+/**
+ * The picker's rows: what the person typed, the server's suggestions, "leave empty" for an
+ * optional value, and the hint under the first row. Each row keeps its value (what is sent); its
+ * label is what is shown: through `redact` (the host's secrets), its schemes broken.
+ */
+export function completionItems(
+  typed: string,
+  suggestions: readonly string[],
+  options: { required: boolean; hint?: string; redact: Redact },
+): CompletionItem[] {
+  const display = (text: string) => forDisplay(text, options.redact);
+  const items: CompletionItem[] = [];
+  if (typed && !suggestions.includes(typed))
+    items.push({ label: display(typed), description: fromTemplate(vscode.l10n.t('as typed')), value: typed });
+  for (const s of suggestions)
+    items.push({ label: display(s), description: fromTemplate(vscode.l10n.t('suggested by the server')), value: s });
+  if (!typed && !options.required) items.push({ label: display(''), description: fromTemplate(vscode.l10n.t('leave empty')), value: '' });
+  // Under the first row (a separator would be hidden while the list is filtered).
+  if (options.hint && items[0]) items[0] = { ...items[0], detail: display(options.hint) };
+  return items;
+}
 
 /**
  * Asks for one value with suggestions from `completion/complete` as the person types; what they
@@ -21,11 +42,13 @@ export function askWithCompletion(opts: {
   log: (message: string) => void;
   /** What the value is for (a template's description), shown with the choices. */
   hint?: string;
+  /** The host's: the server's suggestions and descriptions are shown through it. */
+  redact: Redact;
 }): Promise<string | undefined> {
   const canComplete = !!opts.client.serverCapabilities?.completions;
+  const display = (text: string) => forDisplay(text, opts.redact);
   return new Promise((resolve) => {
-    // Each row keeps its value: the label is what is shown (schemes broken), the value what is sent.
-    const qp = createShownQuickPick<ShownPickItem & { value: string }>();
+    const qp = createShownQuickPick<CompletionItem>();
     qp.title = display(opts.title);
     qp.placeholder = display(opts.prompt);
     qp.ignoreFocusOut = true;
@@ -33,16 +56,7 @@ export function askWithCompletion(opts: {
     let suggestions: string[] = [];
     let generation = 0;
     const render = () => {
-      const typed = qp.value;
-      const items: Array<ShownPickItem & { value: string }> = [];
-      if (typed && !suggestions.includes(typed))
-        items.push({ label: display(typed), description: fromTemplate(vscode.l10n.t('as typed')), value: typed });
-      for (const s of suggestions)
-        items.push({ label: display(s), description: fromTemplate(vscode.l10n.t('suggested by the server')), value: s });
-      if (!typed && !opts.required) items.push({ label: display(''), description: fromTemplate(vscode.l10n.t('leave empty')), value: '' });
-      // Under the first row (a separator would be hidden while the list is filtered).
-      if (opts.hint && items[0]) items[0] = { ...items[0], detail: display(opts.hint) };
-      qp.items = items;
+      qp.items = completionItems(qp.value, suggestions, opts);
     };
     const fetch = async () => {
       if (!canComplete) return render();

@@ -9,11 +9,12 @@ import {
   launchCovers,
   launchSummary,
   McpError,
-  nothingToRedact,
   type AcceptedLaunch,
   type LaunchSummary,
   type PolicyGrant,
+  type Redact,
   type ServerDefinition,
+  type ShownText,
 } from '../core';
 import { askModal, notify } from './notifications';
 
@@ -146,13 +147,23 @@ function grantLines(grant: PolicyGrant): string[] {
   return lines;
 }
 
+/**
+ * The launch consent as the modal shows it: shown whole (what runs must be read in full). The
+ * values it shows are masked already; `redact` (the host's) hides a secret it knows that the
+ * settings spell out elsewhere, such as another server's token copied into an argument.
+ */
+export function launchConsentText(launch: LaunchSummary, redact: Redact): { question: ShownText; detail: ShownText } {
+  return {
+    question: fromTemplate(vscode.l10n.t('Start the MCP server "{0}"?'), forDisplay(launch.def.name, redact)),
+    detail: forDisplay(consentDetail(launch), redact, Number.POSITIVE_INFINITY),
+  };
+}
+
 /** The default `HostUi.allowLaunch`. */
-export async function askWithModal(launch: LaunchSummary): Promise<ConsentAnswer> {
+export async function askWithModal(launch: LaunchSummary, redact: Redact): Promise<ConsentAnswer> {
   const allow = vscode.l10n.t('Allow');
   const always = vscode.l10n.t('Always Allow in This Workspace');
-  // Shown whole (what runs must be read in full); the values it shows are masked already.
-  const detail = forDisplay(consentDetail(launch), nothingToRedact, Number.POSITIVE_INFINITY);
-  const question = fromTemplate(vscode.l10n.t('Start the MCP server "{0}"?'), forDisplay(launch.def.name, nothingToRedact));
+  const { question, detail } = launchConsentText(launch, redact);
   const asked = Date.now();
   let pick = await askModal('warning', question, detail, allow, always);
   // A modal raised while the web workbench is still loading can come back dismissed at once,
@@ -160,7 +171,7 @@ export async function askWithModal(launch: LaunchSummary): Promise<ConsentAnswer
   if (pick === undefined && Date.now() - asked < MODAL_TOO_FAST_MS) {
     pick = await notify(
       'warning',
-      forDisplay(`${question} ${detail.replace(/\n+/g, ' ')}`, nothingToRedact, Number.POSITIVE_INFINITY),
+      forDisplay(`${question} ${detail.replace(/\n+/g, ' ')}`, redact, Number.POSITIVE_INFINITY),
       allow,
       always,
     );

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { defaultFenceMode, thisMachine, type AskReason, type GateRequest } from '../core/policy/gate';
+import { defaultFenceMode, thisMachine, type AskReason, type GateContext, type GateRequest } from '../core/policy/gate';
 import { nameOf, runGated, type AskAnswer, type GatedResult } from '../core/policy/run';
 import { auditedServer } from '../core/policy/serverRequests';
 import type { AuditSink, FencedPath, FenceMode, Outcome } from '../core/policy/types';
@@ -7,10 +7,11 @@ import {
   forDisplay,
   fromTemplate,
   launchHash,
-  nothingToRedact,
+  type Redact,
   type Root,
   type ServerDefinition,
   type ServerHandle,
+  type ShownText,
   type Tool,
 } from '../core';
 import type { OutsideRootsQuestion, ToolAsker, ToolConfirmation } from './answers';
@@ -51,10 +52,14 @@ export function serverIdentity(def: ServerDefinition): string {
   return [def.origin.scope, def.origin.folderUri ?? '', def.name, launchHash(def)].join('\u0000');
 }
 
-/** `mcpHost.roots.fence` from the user's (or machine's) settings only: a workspace cannot loosen it. Undefined when unset. */
-export function fenceSetting(): FenceMode | undefined {
+/**
+ * The fence for a request from `origin`: `mcpHost.roots.fence` from the user's (or machine's)
+ * settings only, so a workspace cannot loosen it; unset, the origin's default (the person is
+ * asked, an app or the chat is refused). The editor gate and the chat gateway both fence with it.
+ */
+export function fenceMode(origin: GateContext['origin']): FenceMode {
   const value = vscode.workspace.getConfiguration(Settings.section).inspect<string>('roots.fence')?.globalValue;
-  return FENCE_MODES.find((m) => m === value);
+  return FENCE_MODES.find((m) => m === value) ?? defaultFenceMode(origin);
 }
 
 /**
@@ -81,7 +86,7 @@ export class EditorGate {
         origin: r.origin,
         policy: def,
         alwaysAllowed: toolKey !== undefined && this.memento.get<string[]>(ALWAYS_KEY, []).includes(toolKey),
-        fence: fenceSetting() ?? defaultFenceMode(r.origin),
+        fence: fenceMode(r.origin),
         roots,
         machine: thisMachine(),
       },
@@ -185,22 +190,24 @@ export function toolConfirmationText(tool: Tool, annotationsTrusted: boolean): s
     : `${vscode.l10n.t('The tool is not marked read-only.')}${hint}`;
 }
 
+/** The outside-roots question as the modal shows it: the arguments and the paths they name shown whole, the host's secrets redacted. */
+export function outsideRootsQuestion(q: OutsideRootsQuestion, redact: Redact): { question: ShownText; detail: ShownText } {
+  const what = forDisplay(q.name, redact);
+  const server = forDisplay(q.server, redact);
+  return {
+    question:
+      q.asker === 'app'
+        ? fromTemplate(vscode.l10n.t('The app of the MCP server "{1}" asks for {0} with a path outside the roots. Allow it?'), what, server)
+        : fromTemplate(vscode.l10n.t('Send {0} to the MCP server "{1}" with a path outside the roots?'), what, server),
+    detail: forDisplay(outsideRootsDetail(q), redact, Number.POSITIVE_INFINITY),
+  };
+}
+
 /** The default `HostUi.allowOutsideRoots`: one modal; "Always" is offered only for the tool's confirmation. */
-export async function askOutsideRoots(q: OutsideRootsQuestion): Promise<ToolConfirmation> {
+export async function askOutsideRoots(q: OutsideRootsQuestion, redact: Redact): Promise<ToolConfirmation> {
   const once = vscode.l10n.t('Allow Once');
   const always = vscode.l10n.t('Always Allow This Tool');
-  const what = forDisplay(q.name, nothingToRedact);
-  const server = forDisplay(q.server, nothingToRedact);
-  const question =
-    q.asker === 'app'
-      ? fromTemplate(vscode.l10n.t('The app of the MCP server "{1}" asks for {0} with a path outside the roots. Allow it?'), what, server)
-      : fromTemplate(vscode.l10n.t('Send {0} to the MCP server "{1}" with a path outside the roots?'), what, server);
-  // The person's own arguments and the paths they name, shown whole.
-  const pick = await askModal(
-    'warning',
-    question,
-    forDisplay(outsideRootsDetail(q), nothingToRedact, Number.POSITIVE_INFINITY),
-    ...(q.tool ? [once, always] : [once]),
-  );
+  const { question, detail } = outsideRootsQuestion(q, redact);
+  const pick = await askModal('warning', question, detail, ...(q.tool ? [once, always] : [once]));
   return pick === once ? 'once' : pick === always ? 'always' : 'cancel';
 }

@@ -323,7 +323,12 @@ export class McpHost implements vscode.Disposable {
     let provider = this.auth.get(server);
     if (!provider) {
       provider = new LazyOAuth(() =>
-        loadOAuth().createOAuthProvider(server, this.secrets.storage, (m) => this.logs.channel(server).info(`[auth] ${m}`)),
+        loadOAuth().createOAuthProvider(
+          server,
+          this.secrets.storage,
+          (m) => this.logs.channel(server).info(`[auth] ${m}`),
+          (text) => this.redact(text),
+        ),
       );
       this.auth.set(server, provider);
     }

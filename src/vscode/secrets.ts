@@ -8,12 +8,12 @@ import {
   encodeStoredInput,
   forDisplay,
   fromTemplate,
-  nothingToRedact,
   McpError,
   Redactor,
   resolveVariables,
   secretValuesOf,
   type InputDefinition,
+  type Redact,
   type ServerDefinition,
 } from '../core';
 import { inputDefinitionFor } from './settings';
@@ -189,22 +189,18 @@ export function askWithInputBox(
 }
 
 /** The default `HostUi.allowInputReuse`. */
-export async function askToReuse(server: string, id: string, firstGivenTo: string): Promise<ReuseAnswer> {
+export async function askToReuse(server: string, id: string, firstGivenTo: string, redact: Redact): Promise<ReuseAnswer> {
   const allow = vscode.l10n.t('Allow');
   const enter = vscode.l10n.t('Enter a New Value');
-  const name = forDisplay(server, nothingToRedact);
+  const name = forDisplay(server, redact);
   const pick = await askModal(
     'warning',
-    fromTemplate(
-      vscode.l10n.t('The MCP server "{0}" wants the value you stored for {1}'),
-      name,
-      forDisplay(`\${input:${id}}`, nothingToRedact),
-    ),
+    fromTemplate(vscode.l10n.t('The MCP server "{0}" wants the value you stored for {1}'), name, forDisplay(`\${input:${id}}`, redact)),
     fromTemplate(
       vscode.l10n.t(
         'That value was first given to {0}. Allow sends it to "{1}" too (remembered); Enter a New Value keeps a separate value for "{1}".',
       ),
-      forDisplay(firstGivenTo, nothingToRedact),
+      forDisplay(firstGivenTo, redact),
       name,
     ),
     allow,

@@ -3,6 +3,9 @@ import type { CreateMessageParams, InputDefinition, LaunchSummary, ShownText, To
 import type { MaskFinding } from '../core/policy/types';
 import type {
   AppPrompts,
+  ArgumentAnswer,
+  ArgumentEntry,
+  ArgumentStep,
   ConsentAnswer,
   OutsideRootsQuestion,
   ReuseAnswer,
@@ -37,6 +40,10 @@ export interface HostUi {
     annotationsTrusted: boolean,
     asker: ToolAsker,
   ): Promise<ToolConfirmation>;
+  /** Call Tool on a tool that takes arguments: how the person gives them; undefined cancels the call. */
+  pickArgumentEntry(server: string, tool: Tool): Promise<ArgumentEntry | undefined>;
+  /** One argument of a tool about to be called (Call Tool step by step, Edit and Run Again); undefined cancels the call. */
+  askArgument(step: ArgumentStep): Promise<ArgumentAnswer>;
   /** A request whose arguments (or URI) name paths outside the roots, under `mcpHost.roots.fence` "ask"; Cancel sends nothing. */
   allowOutsideRoots(question: OutsideRootsQuestion): Promise<ToolConfirmation>;
   /** The progress notification's Cancel, for a call that runs as a task: cancel it, or let it run on. */

@@ -6,28 +6,34 @@ import { askOutsideRoots } from './gate';
 import { askConsent, pickModelWithQuickPick, reviewInEditor } from './sampling/prompts';
 import { askToReuse, askWithInputBox } from './secrets';
 import { windowUi } from './setup/ui';
+import { windowArgumentInput } from './tools/argumentInput';
 import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
+import type { Redact } from '../core';
 import type { HostUi } from './ui';
 import { notify } from './notifications';
 import { askSaveLocation } from './windowInputs';
 
-/** The real questions: VS Code's modals, quick inputs and editors. One per activation. */
-export function createWindowUi(documentActions: DocumentActions): HostUi {
+/**
+ * The real questions: VS Code's modals, quick inputs and editors. One per activation. `redact` is
+ * the host's (the secrets of every server it resolved), for the server text they show.
+ */
+export function createWindowUi(documentActions: DocumentActions, redact: Redact): HostUi {
   return {
-    allowLaunch: askWithModal,
+    ...windowArgumentInput(redact),
+    allowLaunch: (launch) => askWithModal(launch, redact),
     askInput: askWithInputBox,
-    allowInputReuse: askToReuse,
-    confirmTool: confirmWithModal,
-    allowOutsideRoots: askOutsideRoots,
-    cancelOrBackground: askCancelOrBackground,
+    allowInputReuse: (server, id, firstGivenTo) => askToReuse(server, id, firstGivenTo, redact),
+    confirmTool: (server, tool, args, trusted, asker) => confirmWithModal(server, tool, args, trusted, asker, redact),
+    allowOutsideRoots: (question) => askOutsideRoots(question, redact),
+    cancelOrBackground: (server, tool) => askCancelOrBackground(server, tool, redact),
     announceCall: notify,
     notify,
-    allowSampling: askConsent,
+    allowSampling: (server, params, masked) => askConsent(server, params, masked, redact),
     pickSamplingModel: pickModelWithQuickPick,
-    reviewSampling: (server, params, masked) => reviewInEditor(documentActions, server, params, masked),
+    reviewSampling: (server, params, masked) => reviewInEditor(documentActions, server, params, masked, redact),
     saveLocation: async (suggested, filters) => askSaveLocation({ defaultUri: suggested, filters }),
-    elicitation: new LazyElicitationUi(),
+    elicitation: new LazyElicitationUi(redact),
     setup: windowUi,
-    apps: windowAppPrompts,
+    apps: windowAppPrompts(redact),
   };
 }

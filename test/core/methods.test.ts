@@ -1,14 +1,17 @@
 import { strict as assert } from 'node:assert';
 import {
   ClientRequests,
+  ListChanges,
   Notifications,
   ServerRequests,
+  listsInvalidatedBy,
   traitsOf,
   type ClientRequestMethod,
   type MethodTraits,
 } from '../../src/core/protocol/methods';
 import { isCacheableMethod } from '../../src/core/client/cache';
 import { missingCapability } from '../../src/core/client/capabilities';
+import { listenFilter, refusedParts } from '../../src/core/client/listen';
 import type { ServerCapabilities } from '../../src/core/protocol/types';
 import type { McpConnection } from '../../src/core/jsonrpc/connection';
 import type { ListToolsResult } from '../../src/core/protocol/methods';
@@ -112,5 +115,32 @@ describe('method traits on the typed client requests', () => {
       'prompts/get': 'name',
     });
     assert.equal(traitsOf('sampling/createMessage'), undefined, 'a server request is not a client request');
+  });
+
+  it('name the change notification that makes each list stale, and only lists have one', () => {
+    const invalidatedBy = Object.fromEntries(
+      requests.filter((r) => r.traits.invalidatedBy).map((r) => [r.method, r.traits.invalidatedBy?.notification.method]),
+    );
+    assert.deepEqual(invalidatedBy, {
+      'tools/list': 'notifications/tools/list_changed',
+      'prompts/list': 'notifications/prompts/list_changed',
+      'resources/list': 'notifications/resources/list_changed',
+      'resources/templates/list': 'notifications/resources/list_changed',
+    });
+    assert.deepEqual(listsInvalidatedBy(ListChanges.tools), ['tools/list']);
+    assert.deepEqual(listsInvalidatedBy(ListChanges.prompts), ['prompts/list']);
+    assert.deepEqual(listsInvalidatedBy(ListChanges.resources), ['resources/list', 'resources/templates/list']);
+    for (const change of Object.values(ListChanges)) {
+      assert.ok(Object.values(Notifications).includes(change.notification), change.notification.method);
+    }
+  });
+
+  it('are where the listen filter comes from: each change asked for exactly when its capability offers it', () => {
+    for (const change of Object.values(ListChanges)) {
+      const capabilities = { [change.offeredBy]: { listChanged: true } } as ServerCapabilities;
+      assert.deepEqual(listenFilter(capabilities, []), { [change.listenKey]: true }, change.offeredBy);
+      assert.deepEqual(refusedParts({ [change.listenKey]: true }, {}), [change.listenKey]);
+    }
+    assert.equal(listenFilter({ tools: {}, prompts: { listChanged: false } }, []), undefined);
   });
 });

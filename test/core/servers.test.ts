@@ -267,6 +267,21 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     assert.equal(h.client, undefined);
   });
 
+  it('refreshes the lists a change notification makes stale: resources/list_changed reads resources and templates again', async () => {
+    const h = make({ command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'app-server.mjs')] });
+    await h.start();
+    const refreshed: string[] = [];
+    h.onDidChangeLists((kind) => refreshed.push(kind));
+    const both = Promise.all([
+      nextEvent(h.onDidChangeLists, 5000, (kind) => kind === 'resources'),
+      nextEvent(h.onDidChangeLists, 5000, (kind) => kind === 'templates'),
+    ]);
+    await h.client!.callTool('bump-ui', { how: 'list' });
+    await both;
+    // Refreshes start together on the notification; tools/list is not among them.
+    assert.deepEqual([...new Set(refreshed)].sort(), ['resources', 'templates']);
+  });
+
   it('sends logging/setLevel after the handshake and on each change, only to servers that declare logging, without a restart', async () => {
     // Which levels each server received, as it reports on stderr.
     const received = new Map<string, string[]>();

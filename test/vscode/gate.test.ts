@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { AuditRecord } from '../../src/core';
 import type { AuditLog } from '../../src/core/policy/audit';
 import type { OutsideRootsQuestion } from '../../src/vscode/answers';
-import { outsideRootsDetail } from '../../src/vscode/gate';
+import { fenceMode, outsideRootsDetail } from '../../src/vscode/gate';
 import { toResourceUri } from '../../src/vscode/resources/uri';
 import type { HostUi } from '../../src/vscode/ui';
 import { api, running, serverScript, setServers, waitFor } from './helpers';
@@ -75,6 +75,19 @@ describe('the gate in a real VS Code: the roots fence, the audit, "always" by se
   after(async () => {
     const a = await api();
     Object.assign(a.ui, saved);
+  });
+
+  it('fences each origin with the user setting, and with its own default when that is unset (editor gate and chat gateway alike)', async () => {
+    const origins = ['person', 'app', 'chat'] as const;
+    assert.deepEqual(
+      origins.map((o) => fenceMode(o)),
+      ['ask', 'block', 'block'],
+    );
+    await config().update('roots.fence', 'off', vscode.ConfigurationTarget.Global);
+    assert.deepEqual(
+      origins.map((o) => fenceMode(o)),
+      ['off', 'off', 'off'],
+    );
   });
 
   it('asks for a path outside the roots in one modal: Cancel sends nothing, Allow Once sends, and every call is audited', async () => {

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { toResourceUri } from '../../src/vscode/resources/uri';
 import * as path from 'node:path';
 import { openResource } from '../../src/vscode/resources/readResource';
+import type { ArgumentAnswer, ArgumentStep } from '../../src/vscode/answers';
 import { api, startEverything, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 /** Waits until `uri` is the active tab, shown by VS Code's image preview, then closes it. */
@@ -37,6 +38,58 @@ describe('tools, resources and prompts in a real VS Code', function () {
     const before = a.tools.history.length;
     assert.equal(await a.tools.call(ev, sum, { a: 'one', b: 2 }), undefined, 'invalid arguments are refused');
     assert.equal(a.tools.history.length, before, 'and nothing was sent');
+  });
+
+  it('asks a tool’s arguments one by one through HostUi (how, each argument, Back), and Edit and Run Again starts from the last ones', async () => {
+    const a = await api();
+    const ev = await running(a, 'everything');
+    const sum = ev.tools.find((t) => t.name === 'get-sum')!;
+    const { pickArgumentEntry, askArgument, confirmTool } = a.ui;
+    const entries: string[] = [];
+    const steps: ArgumentStep[] = [];
+    // a = 2, then Back from b: a is asked again with 2 filled in and becomes 3; b = 4.
+    const answers: ArgumentAnswer[] = [{ value: 2 }, 'back', { value: 3 }, { value: 4 }];
+    a.ui.pickArgumentEntry = async (server, tool) => {
+      entries.push(`${server} › ${tool.name}`);
+      return 'steps';
+    };
+    a.ui.askArgument = async (step) => {
+      steps.push(step);
+      return answers.shift();
+    };
+    a.ui.confirmTool = async () => 'once';
+    try {
+      const previous = a.tools.history[0];
+      await a.tools.run(ev, sum);
+      assert.deepEqual(entries, ['everything › get-sum']);
+      assert.deepEqual(
+        steps.map((s) => [s.title, s.spec.name, s.current, s.canGoBack]),
+        [
+          ['everything › get-sum (1/2)', 'a', undefined, false],
+          ['everything › get-sum (2/2)', 'b', undefined, true],
+          ['everything › get-sum (1/2)', 'a', 2, false],
+          ['everything › get-sum (2/2)', 'b', undefined, true],
+        ],
+      );
+      // The history keeps the last 20 calls, newest first: the call is the new first one.
+      assert.notEqual(a.tools.history[0], previous);
+      assert.deepEqual(a.tools.history[0].args, { a: 3, b: 4 });
+      assert.equal(a.tools.history[0].outcome, 'ok');
+
+      // Edit and Run Again asks each argument with the last call's value filled in; a cancel sends nothing.
+      steps.length = 0;
+      a.ui.askArgument = async (step) => {
+        steps.push(step);
+        return undefined;
+      };
+      assert.equal(await a.tools.askArguments(ev, sum, { a: 3, b: 4 }), undefined);
+      assert.deepEqual(
+        steps.map((s) => [s.spec.name, s.current]),
+        [['a', 3]],
+      );
+    } finally {
+      Object.assign(a.ui, { pickArgumentEntry, askArgument, confirmTool });
+    }
   });
 
   it('asks before a tool that is not read-only, and Cancel sends nothing', async () => {

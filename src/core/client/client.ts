@@ -1,7 +1,15 @@
 import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
 import { McpConnection, type ConnectionStats, type RequestOptions, type TraceEvent } from '../jsonrpc/connection';
 import { ErrorCode, McpError } from '../protocol/errors';
-import { ClientRequests, Notifications, type ClientRequestMethod, type PaginatedParams } from '../protocol/methods';
+import {
+  ClientRequests,
+  ListChanges,
+  Notifications,
+  listsInvalidatedBy,
+  type ClientRequestMethod,
+  type ListChangeKind,
+  type PaginatedParams,
+} from '../protocol/methods';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -60,6 +68,8 @@ export const MAX_LIST_PAGES = 1_000;
 /** …and takes at most this many bytes of items (UTF-8 JSON) over all of them: each page may be as large as a message. */
 export const MAX_LIST_BYTES = 64 * 1024 * 1024;
 
+const LIST_CHANGE_KINDS = Object.keys(ListChanges) as ListChangeKind[];
+
 /**
  * An MCP client over one transport: one typed method per request, pagination, and one send
  * pipeline (the capability choke point, then the era's session: ./legacySession.ts or
@@ -76,9 +86,12 @@ export class McpClient {
   private listenedResources: string[] = [];
 
   private readonly logMessageEmitter = new Emitter<LoggingMessageNotificationParams>();
-  private readonly toolsChangedEmitter = new Emitter<void>();
-  private readonly promptsChangedEmitter = new Emitter<void>();
-  private readonly resourcesChangedEmitter = new Emitter<void>();
+  private readonly listChangedEmitters: Record<ListChangeKind, Emitter<void>> = {
+    tools: new Emitter<void>(),
+    prompts: new Emitter<void>(),
+    resources: new Emitter<void>(),
+  };
+  private readonly listsStaleEmitter = new Emitter<readonly ClientRequestMethod[]>();
   private readonly resourceUpdatedEmitter = new Emitter<ResourceUpdatedNotificationParams>();
   private readonly elicitations = new ElicitationCompletions();
   private readonly logEmitter = new Emitter<LogEntry>();
@@ -95,9 +108,11 @@ export class McpClient {
   readonly onDidClose = this.closeEmitter.event;
   /** `notifications/message` from the server. */
   readonly onLogMessage = this.logMessageEmitter.event;
-  readonly onToolsListChanged = this.toolsChangedEmitter.event;
-  readonly onPromptsListChanged = this.promptsChangedEmitter.event;
-  readonly onResourcesListChanged = this.resourcesChangedEmitter.event;
+  readonly onToolsListChanged = this.listChangedEmitters.tools.event;
+  readonly onPromptsListChanged = this.listChangedEmitters.prompts.event;
+  readonly onResourcesListChanged = this.listChangedEmitters.resources.event;
+  /** A list change came: the list requests whose answers it made stale (their `invalidatedBy` trait), to be asked again. */
+  readonly onListsStale = this.listsStaleEmitter.event;
   readonly onResourceUpdated = this.resourceUpdatedEmitter.event;
   /** `notifications/elicitation/complete`: the elicitation id the server says is finished. */
   readonly onElicitationComplete = this.elicitations.onComplete;
@@ -217,27 +232,19 @@ export class McpClient {
       source: 'protocol',
       message: 'listening again after a gap: reading what the listen covers again',
     });
-    if (acknowledged.toolsListChanged) this.toolsChanged();
-    if (acknowledged.promptsListChanged) this.promptsChanged();
-    if (acknowledged.resourcesListChanged) this.resourcesChanged();
+    for (const kind of LIST_CHANGE_KINDS) if (acknowledged[ListChanges[kind].listenKey]) this.listChanged(kind);
     for (const uri of Array.isArray(acknowledged.resourceSubscriptions) ? acknowledged.resourceSubscriptions : []) {
       if (typeof uri === 'string') this.resourceUpdated({ uri });
     }
   }
 
-  private toolsChanged(): void {
-    this.toolsByName.clear();
-    this.resultCache?.invalidateList(ClientRequests.listTools.method);
-    this.toolsChangedEmitter.fire();
-  }
-  private promptsChanged(): void {
-    this.resultCache?.invalidateList(ClientRequests.listPrompts.method);
-    this.promptsChangedEmitter.fire();
-  }
-  private resourcesChanged(): void {
-    this.resultCache?.invalidateList(ClientRequests.listResources.method);
-    this.resultCache?.invalidateList(ClientRequests.listResourceTemplates.method);
-    this.resourcesChangedEmitter.fire();
+  /** The cache forgets first, so whoever the events make ask again reaches the server. */
+  private listChanged(kind: ListChangeKind): void {
+    const stale = listsInvalidatedBy(ListChanges[kind]);
+    if (stale.includes(ClientRequests.listTools.method)) this.toolsByName.clear();
+    for (const method of stale) this.resultCache?.invalidateList(method);
+    this.listChangedEmitters[kind].fire();
+    this.listsStaleEmitter.fire(stale);
   }
   private resourceUpdated(p: ResourceUpdatedNotificationParams): void {
     if (typeof p?.uri === 'string') this.resultCache?.invalidateRead(p.uri);
@@ -259,9 +266,8 @@ export class McpClient {
     this.transportLog.dispose();
     for (const emitter of [
       this.logMessageEmitter,
-      this.toolsChangedEmitter,
-      this.promptsChangedEmitter,
-      this.resourcesChangedEmitter,
+      ...Object.values(this.listChangedEmitters),
+      this.listsStaleEmitter,
       this.resourceUpdatedEmitter,
       this.elicitations,
       this.logEmitter,
@@ -483,10 +489,9 @@ export class McpClient {
       if (task && typeof task.taskId === 'string' && typeof task.status === 'string') this.taskStatusEmitter.fire(task);
     });
     c.onNotification(Notifications.message, (p) => this.logMessageEmitter.fire(p));
-    // The cache forgets first, so whoever the event makes ask again reaches the server.
-    c.onNotification(Notifications.toolsListChanged, (p) => this.acceptsChange(p) && this.toolsChanged());
-    c.onNotification(Notifications.promptsListChanged, (p) => this.acceptsChange(p) && this.promptsChanged());
-    c.onNotification(Notifications.resourcesListChanged, (p) => this.acceptsChange(p) && this.resourcesChanged());
+    for (const kind of LIST_CHANGE_KINDS) {
+      c.onNotification(ListChanges[kind].notification, (p: unknown) => this.acceptsChange(p) && this.listChanged(kind));
+    }
     c.onNotification(Notifications.resourceUpdated, (p) => this.acceptsChange(p) && this.resourceUpdated(p));
     c.onNotification(Notifications.subscriptionsAcknowledged, (p) => this.session?.acknowledge(p));
     c.onNotification(Notifications.elicitationComplete, (p: { elicitationId?: unknown } | undefined) => {

@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '../protocol/errors';
+import { ListChanges } from '../protocol/methods';
 import type { Meta, RequestId, ServerCapabilities, SubscriptionFilter } from '../protocol/types';
 import { MetaKeys } from '../protocol/versions';
 import type { LogEntry } from '../transport/transport';
@@ -50,9 +51,7 @@ interface Listen {
  */
 export function listenFilter(capabilities: ServerCapabilities, resources: Iterable<string>): SubscriptionFilter | undefined {
   const filter: SubscriptionFilter = {};
-  if (capabilities.tools?.listChanged) filter.toolsListChanged = true;
-  if (capabilities.prompts?.listChanged) filter.promptsListChanged = true;
-  if (capabilities.resources?.listChanged) filter.resourcesListChanged = true;
+  for (const change of Object.values(ListChanges)) if (capabilities[change.offeredBy]?.listChanged) filter[change.listenKey] = true;
   const uris = capabilities.resources?.subscribe ? [...new Set(resources)].sort() : [];
   if (uris.length) filter.resourceSubscriptions = uris;
   return Object.keys(filter).length ? filter : undefined;
@@ -61,8 +60,8 @@ export function listenFilter(capabilities: ServerCapabilities, resources: Iterab
 /** What was asked for and not acknowledged, in words for the log. */
 export function refusedParts(asked: SubscriptionFilter, acknowledged: SubscriptionFilter | undefined): string[] {
   const refused: string[] = [];
-  for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
-    if (asked[key] && acknowledged?.[key] !== true) refused.push(key);
+  for (const { listenKey } of Object.values(ListChanges)) {
+    if (asked[listenKey] && acknowledged?.[listenKey] !== true) refused.push(listenKey);
   }
   const granted = new Set(Array.isArray(acknowledged?.resourceSubscriptions) ? acknowledged.resourceSubscriptions : []);
   for (const uri of asked.resourceSubscriptions ?? []) if (!granted.has(uri)) refused.push(uri);

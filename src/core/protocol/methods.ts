@@ -71,6 +71,56 @@ export interface CallToolRequestParams extends CallToolParams {
   task?: TaskMetadata;
 }
 
+/** Notifications either side may send; the comments say who sends which. */
+export const Notifications = {
+  /** Both ways. */
+  cancelled: new McpNotificationType<'notifications/cancelled', CancelledNotificationParams>('notifications/cancelled'),
+  /** Both ways. */
+  progress: new McpNotificationType<'notifications/progress', ProgressNotificationParams>('notifications/progress'),
+  /** Client → server, once after initialize. */
+  initialized: new McpNotificationType<'notifications/initialized', undefined>('notifications/initialized'),
+  /** Client → server. */
+  rootsListChanged: new McpNotificationType<'notifications/roots/list_changed', undefined>('notifications/roots/list_changed'),
+  /** Both ways: a task one side runs for the other changed. */
+  taskStatus: new McpNotificationType<'notifications/tasks/status', Task>('notifications/tasks/status'),
+  /** Server → client from here on. */
+  message: new McpNotificationType<'notifications/message', LoggingMessageNotificationParams>('notifications/message'),
+  toolsListChanged: new McpNotificationType<'notifications/tools/list_changed', undefined>('notifications/tools/list_changed'),
+  promptsListChanged: new McpNotificationType<'notifications/prompts/list_changed', undefined>('notifications/prompts/list_changed'),
+  resourcesListChanged: new McpNotificationType<'notifications/resources/list_changed', undefined>('notifications/resources/list_changed'),
+  resourceUpdated: new McpNotificationType<'notifications/resources/updated', ResourceUpdatedNotificationParams>(
+    'notifications/resources/updated',
+  ),
+  /** 2026-07-28: the first message of a `subscriptions/listen`: what the server will send on it. */
+  subscriptionsAcknowledged: new McpNotificationType<
+    'notifications/subscriptions/acknowledged',
+    { notifications?: SubscriptionFilter; _meta?: Meta }
+  >('notifications/subscriptions/acknowledged'),
+  elicitationComplete: new McpNotificationType<'notifications/elicitation/complete', { elicitationId?: string }>(
+    'notifications/elicitation/complete',
+  ),
+} as const;
+
+/**
+ * A server's notification that some of its lists changed: which notification it is, the capability
+ * that says the server sends it (`capabilities[offeredBy].listChanged`), and its key in a 2026-07-28
+ * `subscriptions/listen` filter. Which lists it makes stale is the `invalidatedBy` trait of each list
+ * request, and nowhere else.
+ */
+export interface ListChange {
+  readonly notification: McpNotificationType<string, undefined>;
+  readonly offeredBy: 'tools' | 'prompts' | 'resources';
+  readonly listenKey: 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged';
+}
+
+/** The three list changes a server may send. */
+export const ListChanges = {
+  tools: { notification: Notifications.toolsListChanged, offeredBy: 'tools', listenKey: 'toolsListChanged' },
+  prompts: { notification: Notifications.promptsListChanged, offeredBy: 'prompts', listenKey: 'promptsListChanged' },
+  resources: { notification: Notifications.resourcesListChanged, offeredBy: 'resources', listenKey: 'resourcesListChanged' },
+} as const satisfies Record<string, ListChange>;
+export type ListChangeKind = keyof typeof ListChanges;
+
 /** A capability of the server, as a path into its `capabilities` ('resources.subscribe' is `capabilities.resources.subscribe`). */
 export type ServerCapabilityPath =
   'tools' | 'resources' | 'resources.subscribe' | 'prompts' | 'completions' | 'logging' | 'tasks.list' | 'tasks.cancel';
@@ -91,6 +141,8 @@ export interface MethodTraits {
   readonly legacyOnly?: boolean;
   /** The param that 2026-07-28's `Mcp-Name` header repeats. */
   readonly namedBy?: 'name' | 'uri';
+  /** A list whose answer this change notification makes stale: the cache drops it, and whoever shows it asks again. */
+  readonly invalidatedBy?: ListChange;
 }
 
 /** A request the client sends, with its {@link MethodTraits}. */
@@ -111,7 +163,11 @@ export const ClientRequests = {
   discover: new ClientRequestType<'server/discover', { _meta?: Meta }, DiscoverResult>('server/discover', NONE),
   initialize: new ClientRequestType<'initialize', InitializeParams, InitializeResult>('initialize', NONE),
   ping: new ClientRequestType<'ping', undefined, EmptyResult>('ping', { requires: null, legacyOnly: true }),
-  listTools: new ClientRequestType<'tools/list', PaginatedParams, ListToolsResult>('tools/list', { requires: 'tools', cacheable: true }),
+  listTools: new ClientRequestType<'tools/list', PaginatedParams, ListToolsResult>('tools/list', {
+    requires: 'tools',
+    cacheable: true,
+    invalidatedBy: ListChanges.tools,
+  }),
   /** A task-augmented call is answered with the task instead of the result. */
   callTool: new ClientRequestType<'tools/call', CallToolRequestParams, CallToolResult | CreateTaskResult>('tools/call', {
     requires: 'tools',
@@ -121,10 +177,11 @@ export const ClientRequests = {
   listResources: new ClientRequestType<'resources/list', PaginatedParams, ListResourcesResult>('resources/list', {
     requires: 'resources',
     cacheable: true,
+    invalidatedBy: ListChanges.resources,
   }),
   listResourceTemplates: new ClientRequestType<'resources/templates/list', PaginatedParams, ListResourceTemplatesResult>(
     'resources/templates/list',
-    { requires: 'resources', cacheable: true },
+    { requires: 'resources', cacheable: true, invalidatedBy: ListChanges.resources },
   ),
   readResource: new ClientRequestType<'resources/read', { uri: string }, ReadResourceResult>('resources/read', {
     requires: 'resources',
@@ -143,6 +200,7 @@ export const ClientRequests = {
   listPrompts: new ClientRequestType<'prompts/list', PaginatedParams, ListPromptsResult>('prompts/list', {
     requires: 'prompts',
     cacheable: true,
+    invalidatedBy: ListChanges.prompts,
   }),
   getPrompt: new ClientRequestType<'prompts/get', { name: string; arguments?: Record<string, string> }, GetPromptResult>('prompts/get', {
     requires: 'prompts',
@@ -185,36 +243,6 @@ export const ServerRequests = {
   cancelTask: new McpRequestType<'tasks/cancel', Partial<TaskIdParams>, Task>('tasks/cancel'),
 } as const;
 
-/** Notifications either side may send; the comments say who sends which. */
-export const Notifications = {
-  /** Both ways. */
-  cancelled: new McpNotificationType<'notifications/cancelled', CancelledNotificationParams>('notifications/cancelled'),
-  /** Both ways. */
-  progress: new McpNotificationType<'notifications/progress', ProgressNotificationParams>('notifications/progress'),
-  /** Client → server, once after initialize. */
-  initialized: new McpNotificationType<'notifications/initialized', undefined>('notifications/initialized'),
-  /** Client → server. */
-  rootsListChanged: new McpNotificationType<'notifications/roots/list_changed', undefined>('notifications/roots/list_changed'),
-  /** Both ways: a task one side runs for the other changed. */
-  taskStatus: new McpNotificationType<'notifications/tasks/status', Task>('notifications/tasks/status'),
-  /** Server → client from here on. */
-  message: new McpNotificationType<'notifications/message', LoggingMessageNotificationParams>('notifications/message'),
-  toolsListChanged: new McpNotificationType<'notifications/tools/list_changed', undefined>('notifications/tools/list_changed'),
-  promptsListChanged: new McpNotificationType<'notifications/prompts/list_changed', undefined>('notifications/prompts/list_changed'),
-  resourcesListChanged: new McpNotificationType<'notifications/resources/list_changed', undefined>('notifications/resources/list_changed'),
-  resourceUpdated: new McpNotificationType<'notifications/resources/updated', ResourceUpdatedNotificationParams>(
-    'notifications/resources/updated',
-  ),
-  /** 2026-07-28: the first message of a `subscriptions/listen`: what the server will send on it. */
-  subscriptionsAcknowledged: new McpNotificationType<
-    'notifications/subscriptions/acknowledged',
-    { notifications?: SubscriptionFilter; _meta?: Meta }
-  >('notifications/subscriptions/acknowledged'),
-  elicitationComplete: new McpNotificationType<'notifications/elicitation/complete', { elicitationId?: string }>(
-    'notifications/elicitation/complete',
-  ),
-} as const;
-
 type Values<T> = T[keyof T];
 /** Every method the client may send as a request. */
 export type ClientRequestMethod = Values<typeof ClientRequests>['method'];
@@ -226,4 +254,9 @@ const CLIENT_REQUESTS_BY_METHOD: ReadonlyMap<string, ClientRequestType<ClientReq
 /** The traits of a method the client sends; undefined for a method that is not one. */
 export function traitsOf(method: string): MethodTraits | undefined {
   return CLIENT_REQUESTS_BY_METHOD.get(method)?.traits;
+}
+
+/** The list requests whose answers a change notification makes stale (their `invalidatedBy`). */
+export function listsInvalidatedBy(change: ListChange): ClientRequestMethod[] {
+  return [...CLIENT_REQUESTS_BY_METHOD.values()].filter((type) => type.traits.invalidatedBy === change).map((type) => type.method);
 }

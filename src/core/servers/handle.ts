@@ -3,6 +3,7 @@ import { McpClient, type ClientHandlers } from '../client/client';
 import { EraVerdicts, protocolToUse, type ProtocolChoice } from '../client/era';
 import type { TraceEvent } from '../jsonrpc/connection';
 import { ErrorCode, McpError } from '../protocol/errors';
+import { ClientRequests, type ClientRequestMethod } from '../protocol/methods';
 import { isModernProtocolVersion } from '../protocol/versions';
 import type {
   Implementation,
@@ -66,6 +67,15 @@ export interface RestartPolicy {
 export const DEFAULT_RESTART_POLICY: RestartPolicy = { maxRestarts: 3, windowMs: 5 * 60_000, baseDelayMs: 1000 };
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'templates';
+
+/** The request each list of the handle comes from: a change notification refreshes the lists it makes stale. */
+const LIST_REQUESTS: Record<ListKind, ClientRequestMethod> = {
+  tools: ClientRequests.listTools.method,
+  prompts: ClientRequests.listPrompts.method,
+  resources: ClientRequests.listResources.method,
+  templates: ClientRequests.listResourceTemplates.method,
+};
+const LIST_KINDS = Object.keys(LIST_REQUESTS) as ListKind[];
 
 /** Thrown inside a start that a stop (or dispose) overtook; never leaves the handle. */
 class StartAborted extends Error {}
@@ -412,11 +422,8 @@ export class ServerHandle {
       client.onLogMessage((m) => this.logMessageEmitter.fire(m)),
       client.onResourceUpdated((p) => this.resourceUpdatedEmitter.fire(p.uri)),
       client.onElicitationComplete((id) => this.elicitationCompleteEmitter.fire(id)),
-      client.onToolsListChanged(() => void this.refresh('tools')),
-      client.onPromptsListChanged(() => void this.refresh('prompts')),
-      client.onResourcesListChanged(() => {
-        void this.refresh('resources');
-        void this.refresh('templates');
+      client.onListsStale((stale) => {
+        for (const kind of LIST_KINDS) if (stale.includes(LIST_REQUESTS[kind])) void this.refresh(kind);
       }),
     );
     return launch;

@@ -7,11 +7,12 @@ import {
   forDisplay,
   fromTemplate,
   localOriginsAllowed,
-  nothingToRedact,
   uiResourcesOf,
   McpError,
   type CallToolResult,
+  type Redact,
   type ServerHandle,
+  type ShownText,
   type Tool,
 } from '../../core';
 import type { McpHost } from '../host';
@@ -198,16 +199,27 @@ export class AppPanels implements vscode.Disposable {
   }
 }
 
-/** The default `HostUi.apps`: a modal for permissions, a notification with Copy, the save dialog. */
-export const windowAppPrompts: AppPrompts = {
+/** What an app's ui/message or ui/update-model-context shows: the app's text, cut, with the host's secrets redacted. */
+export function appMessageText(server: string, kind: 'message' | 'modelContext', text: string, redact: Redact): ShownText {
+  const parts = [forDisplay(server, redact), forDisplay(text, redact, 500)] as const;
+  return kind === 'message'
+    ? fromTemplate(vscode.l10n.t('The app of "{0}" sends a message (there is no chat here; nothing was sent on): {1}'), ...parts)
+    : fromTemplate(
+        vscode.l10n.t('The app of "{0}" updates the model context (there is no model here; nothing was sent on): {1}'),
+        ...parts,
+      );
+}
+
+/** The default `HostUi.apps`: a modal for permissions, a notification with Copy, the save dialog; server text through `redact`. */
+export const windowAppPrompts = (redact: Redact): AppPrompts => ({
   async grant(server, asked) {
     const allow = vscode.l10n.t('Allow');
     const pick = await askModal(
       'warning',
       fromTemplate(
         vscode.l10n.t('The app of the MCP server "{0}" asks for: {1}'),
-        forDisplay(server, nothingToRedact),
-        forDisplay(asked.join(', '), nothingToRedact),
+        forDisplay(server, redact),
+        forDisplay(asked.join(', '), redact),
       ),
       fromTemplate(vscode.l10n.t('Without them the app still opens, with these browser features turned off.')),
       allow,
@@ -216,15 +228,7 @@ export const windowAppPrompts: AppPrompts = {
   },
   show(server, kind, text) {
     const copy = vscode.l10n.t('Copy');
-    const parts = [forDisplay(server, nothingToRedact), forDisplay(text, nothingToRedact, 500)] as const;
-    const what =
-      kind === 'message'
-        ? fromTemplate(vscode.l10n.t('The app of "{0}" sends a message (there is no chat here; nothing was sent on): {1}'), ...parts)
-        : fromTemplate(
-            vscode.l10n.t('The app of "{0}" updates the model context (there is no model here; nothing was sent on): {1}'),
-            ...parts,
-          );
-    void notify('info', what, copy).then((pick) => {
+    void notify('info', appMessageText(server, kind, text, redact), copy).then((pick) => {
       if (pick === copy) void vscode.env.clipboard.writeText(text);
     });
   },
@@ -233,4 +237,4 @@ export const windowAppPrompts: AppPrompts = {
       defaultUri: vscode.Uri.file(suggested.replace(/[\\/:*?"<>|]/g, '_')),
       saveLabel: vscode.l10n.t('Save'),
     }),
-};
+});

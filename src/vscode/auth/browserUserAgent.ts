@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as vscode from 'vscode';
 import type { OAuthUserAgent } from '../../core';
-import { forDisplay, fromTemplate, nothingToRedact } from '../../core/render/shownText';
+import { forDisplay, fromTemplate, type Redact } from '../../core/render/shownText';
 import { askModal } from '../notifications';
 
 const CALLBACK_PATH = '/callback';
@@ -16,6 +16,7 @@ export class BrowserUserAgent implements OAuthUserAgent {
 
   constructor(
     private readonly server: string,
+    private readonly redact: Redact,
     port = 33418,
   ) {
     this.redirectUri = `http://127.0.0.1:${port}${CALLBACK_PATH}`;
@@ -27,8 +28,8 @@ export class BrowserUserAgent implements OAuthUserAgent {
       'info',
       fromTemplate(
         vscode.l10n.t('The MCP server "{0}" needs you to sign in at {1}.'),
-        forDisplay(this.server, nothingToRedact),
-        forDisplay(authorizationUrl.host, nothingToRedact),
+        forDisplay(this.server, this.redact),
+        forDisplay(authorizationUrl.host, this.redact),
       ),
       fromTemplate(
         vscode.l10n.t(

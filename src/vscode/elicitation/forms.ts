@@ -1,15 +1,13 @@
 import * as vscode from 'vscode';
 import type * as Core from '../../core';
 import type { ElicitationValue, FormField } from '../../core';
-import { forDisplay, fromTemplate, joinShown, nothingToRedact, SHOWN_MAX, withIcon, type ShownText } from '../../core/render/shownText';
+import { forDisplay, fromTemplate, joinShown, withIcon, type Redact, type ShownText } from '../../core/render/shownText';
 import { askModal, withProgressNotification } from '../notifications';
 import { createShownQuickPick, type ShownPickItem, type ShownQuickPick } from '../quickPicks';
 import { untilAborted } from './abort';
+import { formConsentText, type Display } from './consentText';
 import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from './steps';
 import { createTextInput } from '../windowInputs';
-
-/** A form's texts (the server's question, its field titles) as a modal shows them; no secret of ours is in them. */
-const display = (text: string, max?: number): ShownText => forDisplay(text, nothingToRedact, max);
 
 /**
  * The entry of dist/forms.js: the quick inputs of an elicitation form, loaded on the first form a
@@ -21,8 +19,9 @@ export type FormHelpers = Pick<
   'describeFieldValue' | 'formatPropertyValue' | 'multiSelectProblem' | 'parsePropertyInput' | 'pickedValues'
 >;
 
-export function createQuickInputUi(helpers: FormHelpers): ElicitationUi & { readonly open: Set<vscode.QuickInput> } {
-  return new QuickInputUi(helpers);
+/** `redact` is the host's: a form's texts (the server's question, its field titles and descriptions) are shown through it. */
+export function createQuickInputUi(helpers: FormHelpers, redact: Redact): ElicitationUi & { readonly open: Set<vscode.QuickInput> } {
+  return new QuickInputUi(helpers, (text, max) => forDisplay(text, redact, max));
 }
 
 /** The real questions: modals for consent, quick picks and input boxes for the fields. */
@@ -30,28 +29,16 @@ class QuickInputUi implements ElicitationUi {
   /** The quick inputs open now, so a test can see a withdrawn form close. */
   readonly open = new Set<vscode.QuickInput>();
 
-  constructor(private readonly helpers: FormHelpers) {}
+  constructor(
+    private readonly helpers: FormHelpers,
+    private readonly display: Display,
+  ) {}
 
   async consent(server: string, message: string, fields: FormField[], signal: AbortSignal): Promise<'respond' | 'decline' | undefined> {
     const respond = vscode.l10n.t('Respond');
     const decline = vscode.l10n.t('Decline');
-    const names = fields.map((f) => f.title);
-    const pick = await untilAborted(
-      askModal(
-        'info',
-        fromTemplate(vscode.l10n.t('The MCP server "{0}" asks for information'), display(server)),
-        joinShown(
-          [
-            display(message, SHOWN_MAX * 4),
-            names.length ? fromTemplate(vscode.l10n.t('Fields: {0}'), display(names.join(', '))) : undefined,
-          ],
-          '\n',
-        ),
-        respond,
-        decline,
-      ),
-      signal,
-    );
+    const { question, detail } = formConsentText(server, message, fields, this.display);
+    const pick = await untilAborted(askModal('info', question, detail, respond, decline), signal);
     return pick === respond ? 'respond' : pick === decline ? 'decline' : undefined;
   }
 
@@ -77,24 +64,25 @@ class QuickInputUi implements ElicitationUi {
     if (!step.problem)
       items.push({
         label: withIcon('send', fromTemplate(vscode.l10n.t('Send'))),
-        description: fromTemplate(vscode.l10n.t('to {0}'), display(step.server)),
+        description: fromTemplate(vscode.l10n.t('to {0}'), this.display(step.server)),
         answer: 'send',
       });
     step.fields.forEach((f, i) => {
       const value = step.content[f.name];
       items.push({
-        label: withIcon('edit', fromTemplate(vscode.l10n.t('Edit {0}'), display(f.title))),
-        description: value === undefined ? fromTemplate(vscode.l10n.t('(not given)')) : display(this.helpers.describeFieldValue(f, value)),
+        label: withIcon('edit', fromTemplate(vscode.l10n.t('Edit {0}'), this.display(f.title))),
+        description:
+          value === undefined ? fromTemplate(vscode.l10n.t('(not given)')) : this.display(this.helpers.describeFieldValue(f, value)),
         answer: { edit: i },
       });
     });
     items.push({ label: withIcon('close', fromTemplate(vscode.l10n.t('Cancel'))), answer: undefined });
     const placeholder = step.problem
-      ? fromTemplate(vscode.l10n.t('Cannot send yet: {0}'), display(step.problem))
+      ? fromTemplate(vscode.l10n.t('Cannot send yet: {0}'), this.display(step.problem))
       : fromTemplate(vscode.l10n.t('Review your answers; nothing is sent before you choose Send'));
     // The review has no Back: every field is one of its rows.
     return this.quickPick<Item, ReviewAnswer>(
-      display(step.title),
+      this.display(step.title),
       placeholder,
       items,
       false,
@@ -110,8 +98,8 @@ class QuickInputUi implements ElicitationUi {
     const pick = await untilAborted(
       askModal(
         'warning',
-        fromTemplate(vscode.l10n.t('The MCP server "{0}" wants you to open a page on {1}'), display(server), display(url.host)),
-        joinShown([display(message), display(url.toString())], '\n'),
+        fromTemplate(vscode.l10n.t('The MCP server "{0}" wants you to open a page on {1}'), this.display(server), this.display(url.host)),
+        joinShown([this.display(message), this.display(url.toString())], '\n'),
         open,
         decline,
       ),
@@ -133,8 +121,8 @@ class QuickInputUi implements ElicitationUi {
         vscode.l10n.t(
           '{0}: finish in the browser; {1} runs again when the server says the page is done (Cancel to retry or stop yourself).',
         ),
-        display(server),
-        display(what),
+        this.display(server),
+        this.display(what),
       ),
       true,
       (_progress, token) =>
@@ -149,8 +137,8 @@ class QuickInputUi implements ElicitationUi {
     const pick = await untilAborted(
       askModal(
         'info',
-        fromTemplate(vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.'), display(what)),
-        fromTemplate(vscode.l10n.t('Retry {0} with the same arguments?'), display(`${server} › ${what}`)),
+        fromTemplate(vscode.l10n.t('MCP Host: {0} can run once you have finished in the browser.'), this.display(what)),
+        fromTemplate(vscode.l10n.t('Retry {0} with the same arguments?'), this.display(`${server} › ${what}`)),
         retry,
       ),
       signal,
@@ -162,7 +150,7 @@ class QuickInputUi implements ElicitationUi {
     type Item = ShownPickItem & { answer: FieldAnswer };
     const f = step.field;
     const items: Item[] = choices.map((c) => ({
-      label: display(c.label),
+      label: this.display(c.label),
       description: c.value === f.schema.default ? fromTemplate(vscode.l10n.t('default')) : undefined,
       answer: { value: c.value as ElicitationValue },
     }));
@@ -174,8 +162,8 @@ class QuickInputUi implements ElicitationUi {
       });
     const start = step.current ?? f.schema.default;
     return this.quickPick<Item, FieldAnswer>(
-      display(step.title),
-      display(promptFor(f)),
+      this.display(step.title),
+      this.display(promptFor(f)),
       items,
       false,
       signal,
@@ -191,10 +179,14 @@ class QuickInputUi implements ElicitationUi {
   private pickMany(step: FieldStep, f: FormField & { kind: 'multi' }, signal: AbortSignal): Promise<FieldAnswer> {
     type Item = ShownPickItem & { value: string };
     const picked = this.helpers.pickedValues(f, step.current);
-    const items: Item[] = f.choices.map((c) => ({ label: display(c.label), value: String(c.value), picked: picked.includes(c.value) }));
-    const prompt = display(promptFor(f));
+    const items: Item[] = f.choices.map((c) => ({
+      label: this.display(c.label),
+      value: String(c.value),
+      picked: picked.includes(c.value),
+    }));
+    const prompt = this.display(promptFor(f));
     return this.quickPick<Item, FieldAnswer>(
-      display(step.title),
+      this.display(step.title),
       prompt,
       items,
       true,
@@ -204,7 +196,7 @@ class QuickInputUi implements ElicitationUi {
         if (values.length === 0 && !f.required) return 'skip';
         const problem = this.helpers.multiSelectProblem(f, values.length);
         if (problem) {
-          qp.placeholder = joinShown([fromTemplate(vscode.l10n.t('Not yet: {0}'), display(problem)), prompt], ' — ');
+          qp.placeholder = joinShown([fromTemplate(vscode.l10n.t('Not yet: {0}'), this.display(problem)), prompt], ' — ');
           return KEEP_OPEN;
         }
         return { value: values };
@@ -244,12 +236,12 @@ class QuickInputUi implements ElicitationUi {
   private type(step: FieldStep, signal: AbortSignal): Promise<FieldAnswer> {
     const f = step.field;
     const box = createTextInput();
-    box.title = step.title;
-    box.prompt = promptFor(f);
+    box.title = this.display(step.title);
+    box.prompt = this.display(promptFor(f));
     box.ignoreFocusOut = true;
     const start = step.current ?? f.schema.default;
     box.value = start === undefined ? '' : this.helpers.formatPropertyValue(start);
-    box.placeholder = f.title;
+    box.placeholder = this.display(f.title);
     if (step.canGoBack) box.buttons = [vscode.QuickInputButtons.Back];
     const check = (text: string): string | undefined => {
       if (text === '') return f.required ? vscode.l10n.t('This field is required') : undefined;

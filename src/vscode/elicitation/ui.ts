@@ -1,5 +1,13 @@
 import type * as vscode from 'vscode';
-import { describeFieldValue, formatPropertyValue, multiSelectProblem, parsePropertyInput, pickedValues, type FormField } from '../../core';
+import {
+  describeFieldValue,
+  formatPropertyValue,
+  multiSelectProblem,
+  parsePropertyInput,
+  pickedValues,
+  type FormField,
+  type Redact,
+} from '../../core';
 import type * as FormsModule from './forms';
 import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from './steps';
 
@@ -10,14 +18,20 @@ import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } 
 export class LazyElicitationUi implements ElicitationUi {
   private loaded: ReturnType<typeof FormsModule.createQuickInputUi> | undefined;
 
+  /** `redact`: the host's, for the server's texts the forms show. */
+  constructor(private readonly redact: Redact) {}
+
   private get real(): ReturnType<typeof FormsModule.createQuickInputUi> {
-    this.loaded ??= (require('./forms.js') as typeof FormsModule).createQuickInputUi({
-      describeFieldValue,
-      formatPropertyValue,
-      multiSelectProblem,
-      parsePropertyInput,
-      pickedValues,
-    });
+    this.loaded ??= (require('./forms.js') as typeof FormsModule).createQuickInputUi(
+      {
+        describeFieldValue,
+        formatPropertyValue,
+        multiSelectProblem,
+        parsePropertyInput,
+        pickedValues,
+      },
+      this.redact,
+    );
     return this.loaded;
   }
 

@@ -15,8 +15,8 @@ import type { ChatGateway } from '../../core/gateway/sdkGateway';
 import type { ChatForwarder } from '../../core/gateway/forward';
 import type { ChatCall, SharedServer } from '../../core/gateway/shared';
 import { CHAT_POLICY_SETTINGS, chatMcpAccessAllows, chatWithheldBy } from './chatPolicy';
-import { defaultFenceMode, thisMachine } from '../../core/policy/gate';
-import { fenceSetting } from '../gate';
+import { thisMachine } from '../../core/policy/gate';
+import { fenceMode } from '../gate';
 import type * as GatewayModule from './lazy';
 import { configuredMasker } from '../audit';
 import type { McpHost } from '../host';
@@ -177,7 +177,7 @@ export class ChatSharing implements vscode.Disposable {
         policy: handle.definition,
         alwaysAllowed: false,
         // The person's own setting (user or machine settings only, as for their calls), else the chat's default: block.
-        fence: fenceSetting() ?? defaultFenceMode('chat'),
+        fence: fenceMode('chat'),
         roots: host.rootsOf(handle.definition),
         machine: thisMachine(),
       }),

@@ -42,6 +42,7 @@ export class PromptActions {
         required: !!a.required,
         context: args,
         log: (message) => server.log('warning', message),
+        redact: (text) => this.host.redact(text),
       });
       if (value === undefined) return undefined;
       if (value !== '') args[a.name] = value;

@@ -5,6 +5,7 @@ import {
   templateVariables,
   withIcon,
   titleAndName,
+  type Redact,
   type Resource,
   type ResourceTemplate,
   type ServerHandle,
@@ -39,7 +40,8 @@ export async function openResource(
   return uri;
 }
 
-export async function fillTemplate(server: ServerHandle, template: ResourceTemplate): Promise<vscode.Uri | undefined> {
+/** `redact`: the host's, for the template's texts and the server's suggestions. */
+export async function fillTemplate(server: ServerHandle, template: ResourceTemplate, redact: Redact): Promise<vscode.Uri | undefined> {
   const client = server.client;
   if (!client) return undefined;
   const values: Record<string, string> = {};
@@ -56,6 +58,7 @@ export async function fillTemplate(server: ServerHandle, template: ResourceTempl
       context: values,
       hint: template.description ? `${name}: ${template.description.split('\n')[0]}` : undefined,
       log: (message) => server.log('warning', message),
+      redact,
     });
     if (value === undefined) return undefined;
     values[name] = value;
@@ -108,7 +111,7 @@ export async function readResourceCommand(host: McpHost): Promise<void> {
   });
   if (!pick) return;
   if (pick.resource) await openResource(pick.server, pick.resource);
-  else if (pick.template) await fillTemplate(pick.server, pick.template);
+  else if (pick.template) await fillTemplate(pick.server, pick.template, (text) => host.redact(text));
 }
 
 function lastName(uri: string, fallback: string): string {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { SamplingDecision } from '../answers';
-import { forDisplay, fromTemplate, nothingToRedact, type CreateMessageParams } from '../../core';
+import { forDisplay, fromTemplate, nothingToRedact, type CreateMessageParams, type Redact, type ShownText } from '../../core';
 import { askModal, notify } from '../notifications';
 import { pickOne } from '../quickPicks';
 import type { DocumentActions } from '../documentActions';
@@ -14,23 +14,33 @@ function maskedNote(masked: readonly MaskFinding[]): string {
   return masked.length ? vscode.l10n.t('Masked before sending: {0}', describeFindings(masked)) : '';
 }
 
-/** The person's answer to a sampling request; `review` opens it for editing first. */
+/** The sampling consent as the modal shows it: what was masked, and the request with the host's secrets redacted. */
+export function samplingConsentText(
+  server: string,
+  params: CreateMessageParams,
+  masked: readonly MaskFinding[],
+  redact: Redact,
+): { question: ShownText; detail: ShownText } {
+  const detail = [maskedNote(masked), describeRequest(server, params)].filter(Boolean).join('\n\n');
+  return {
+    question: fromTemplate(vscode.l10n.t('The MCP server "{0}" wants to use your language model'), forDisplay(server, redact)),
+    detail: forDisplay(detail, redact, 3000),
+  };
+}
 
-export async function askConsent(server: string, params: CreateMessageParams, masked: MaskFinding[]): Promise<SamplingDecision> {
+/** The person's answer to a sampling request; `review` opens it for editing first. */
+export async function askConsent(
+  server: string,
+  params: CreateMessageParams,
+  masked: MaskFinding[],
+  redact: Redact,
+): Promise<SamplingDecision> {
   const once = vscode.l10n.t('Allow Once');
   const always = vscode.l10n.t('Always Allow for This Server');
   const review = vscode.l10n.t('Review…');
   const deny = vscode.l10n.t('Deny');
-  const detail = [maskedNote(masked), describeRequest(server, params)].filter(Boolean).join('\n\n');
-  const pick = await askModal(
-    'warning',
-    fromTemplate(vscode.l10n.t('The MCP server "{0}" wants to use your language model'), forDisplay(server, nothingToRedact)),
-    forDisplay(detail, nothingToRedact, 3000),
-    once,
-    always,
-    review,
-    deny,
-  );
+  const { question, detail } = samplingConsentText(server, params, masked, redact);
+  const pick = await askModal('warning', question, detail, once, always, review, deny);
   return pick === once ? 'once' : pick === always ? 'always' : pick === review ? 'review' : 'deny';
 }
 
@@ -52,6 +62,7 @@ export async function reviewInEditor(
   server: string,
   params: CreateMessageParams,
   masked: MaskFinding[],
+  redact: Redact,
 ): Promise<CreateMessageParams | undefined> {
   const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(params, null, 2)}\n` });
   await showDocument(doc, { preview: false });
@@ -63,12 +74,12 @@ export async function reviewInEditor(
         masked.length
           ? fromTemplate(
               vscode.l10n.t('Review the sampling request of "{0}" ({1}). Edit the messages if you like, then allow or deny.'),
-              forDisplay(server, nothingToRedact),
-              forDisplay(maskedNote(masked), nothingToRedact),
+              forDisplay(server, redact),
+              forDisplay(maskedNote(masked), redact),
             )
           : fromTemplate(
               vscode.l10n.t('Review the sampling request of "{0}". Edit the messages if you like, then allow or deny.'),
-              forDisplay(server, nothingToRedact),
+              forDisplay(server, redact),
             ),
         [allow, fromTemplate(vscode.l10n.t('Deny'))],
       );
@@ -79,10 +90,7 @@ export async function reviewInEditor(
         // Only the messages and system prompt are the person's to change; limits stay as the policy set them.
         return { ...params, messages: edited.messages, systemPrompt: edited.systemPrompt };
       } catch (e) {
-        void notify(
-          'error',
-          fromTemplate(vscode.l10n.t('The request is not valid JSON: {0}'), forDisplay((e as Error).message, nothingToRedact)),
-        );
+        void notify('error', fromTemplate(vscode.l10n.t('The request is not valid JSON: {0}'), forDisplay((e as Error).message, redact)));
       }
     }
   } finally {

@@ -4,7 +4,6 @@ import {
   isToolOfferedToPerson,
   fromTemplate,
   joinShown,
-  withIcon,
   McpError,
   templateArguments,
   titleAndName,
@@ -12,7 +11,7 @@ import {
   type CallToolResult,
   type McpClient,
   forDisplay,
-  nothingToRedact,
+  type Redact,
   type ServerHandle,
   type ShownText,
   type Tool,
@@ -129,31 +128,17 @@ export class ToolCalls implements vscode.Disposable {
   /** The whole flow for one tool; `args` skips asking (rerun). */
   async run(server: ServerHandle, tool: Tool, args?: Record<string, unknown>): Promise<void> {
     if (!args) {
-      const how = Object.keys(tool.inputSchema?.properties ?? {}).length
-        ? await pickOne(
-            [
-              {
-                label: withIcon('list-ordered', fromTemplate(vscode.l10n.t('Step by step'))),
-                description: fromTemplate(vscode.l10n.t('one input per argument')),
-                json: false,
-              },
-              {
-                label: withIcon('json', fromTemplate(vscode.l10n.t('Edit as JSON'))),
-                description: fromTemplate(vscode.l10n.t('the whole argument object in an editor')),
-                json: true,
-              },
-            ],
-            {
-              title: this.host.shown(`${server.name} › ${tool.name}`),
-              placeHolder: fromTemplate(vscode.l10n.t('How do you want to give the arguments?')),
-            },
-          )
-        : { json: false };
+      const how = Object.keys(tool.inputSchema?.properties ?? {}).length ? await this.ui.pickArgumentEntry(server.name, tool) : 'steps';
       if (!how) return;
-      args = how.json ? await this.argsFromJsonEditor(server, tool) : await askArguments(`${server.name} › ${tool.name}`, tool.inputSchema);
+      args = how === 'json' ? await this.argsFromJsonEditor(server, tool) : await this.askArguments(server, tool);
       if (!args) return;
     }
     await this.call(server, tool, args);
+  }
+
+  /** The tool's arguments one by one (`HostUi.askArgument`), starting from `initial`; undefined when the person cancels. */
+  askArguments(server: ServerHandle, tool: Tool, initial?: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    return askArguments((step) => this.ui.askArgument(step), `${server.name} › ${tool.name}`, tool.inputSchema, initial);
   }
 
   /** Validates, confirms, calls with progress and shows the result. Nothing is sent if a check fails. */
@@ -491,6 +476,29 @@ export async function toolPickItems(
   }));
 }
 
+/**
+ * The tool confirmation as the modal shows it. The arguments are shown whole (the person's own, or
+ * an app's), with the host's secrets redacted: an app that passes a token along shows `***`.
+ */
+export function toolConfirmationQuestion(
+  server: string,
+  tool: Tool,
+  args: Record<string, unknown>,
+  annotationsTrusted: boolean,
+  asker: ToolAsker,
+  redact: Redact,
+): { question: ShownText; detail: ShownText } {
+  const why = toolConfirmationText(tool, annotationsTrusted);
+  const parts = [forDisplay(tool.name, redact), forDisplay(server, redact)] as const;
+  return {
+    question:
+      asker === 'app'
+        ? fromTemplate(vscode.l10n.t('The app of the MCP server "{1}" asks to run the tool "{0}". Run it?'), ...parts)
+        : fromTemplate(vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?'), ...parts),
+    detail: forDisplay(`${why}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}`, redact, Number.POSITIVE_INFINITY),
+  };
+}
+
 /** The default `HostUi.confirmTool`. */
 export async function confirmWithModal(
   server: string,
@@ -498,42 +506,22 @@ export async function confirmWithModal(
   args: Record<string, unknown>,
   annotationsTrusted: boolean,
   asker: ToolAsker,
+  redact: Redact,
 ): Promise<'once' | 'always' | 'cancel'> {
   const once = vscode.l10n.t('Allow Once');
   const always = vscode.l10n.t('Always Allow This Tool');
-  const why = toolConfirmationText(tool, annotationsTrusted);
-  const pick = await askModal(
-    'warning',
-    asker === 'app'
-      ? fromTemplate(
-          vscode.l10n.t('The app of the MCP server "{1}" asks to run the tool "{0}". Run it?'),
-          forDisplay(tool.name, nothingToRedact),
-          forDisplay(server, nothingToRedact),
-        )
-      : fromTemplate(
-          vscode.l10n.t('Run the tool "{0}" of the MCP server "{1}"?'),
-          forDisplay(tool.name, nothingToRedact),
-          forDisplay(server, nothingToRedact),
-        ),
-    // The arguments are the person's own, shown whole.
-    forDisplay(`${why}\n\n${vscode.l10n.t('Arguments:')}\n${JSON.stringify(args, null, 2)}`, nothingToRedact, Number.POSITIVE_INFINITY),
-    once,
-    always,
-  );
+  const { question, detail } = toolConfirmationQuestion(server, tool, args, annotationsTrusted, asker, redact);
+  const pick = await askModal('warning', question, detail, once, always);
   return pick === once ? 'once' : pick === always ? 'always' : 'cancel';
 }
 
 /** The default `HostUi.cancelOrBackground`. */
-export async function askCancelOrBackground(server: string, tool: Tool): Promise<'cancel' | 'background'> {
+export async function askCancelOrBackground(server: string, tool: Tool, redact: Redact): Promise<'cancel' | 'background'> {
   const cancel = vscode.l10n.t('Cancel Task');
   const background = vscode.l10n.t('Run in Background');
   const pick = await askModal(
     'warning',
-    fromTemplate(
-      vscode.l10n.t('Cancel the task of {0} on "{1}"?'),
-      forDisplay(tool.name, nothingToRedact),
-      forDisplay(server, nothingToRedact),
-    ),
+    fromTemplate(vscode.l10n.t('Cancel the task of {0} on "{1}"?'), forDisplay(tool.name, redact), forDisplay(server, redact)),
     fromTemplate(
       vscode.l10n.t(
         'It runs on the server as a task. In the background it goes on, stays in the Tasks group of the MCP Servers view (with Cancel), and a notification offers its result when it ends.',
