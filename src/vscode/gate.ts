@@ -68,7 +68,17 @@ export function fenceMode(origin: GateContext['origin']): FenceMode {
  * settings and stored answers the gate decides with, asks the person through `HostUi`, audits
  * into the host's log and tells the person why the fence refused.
  */
+/** How many allowed reads outside the roots a window remembers (the oldest forgotten first). */
+const MAX_REMEMBERED_READS = 500;
+
 export class EditorGate {
+  /**
+   * The person's "Allow" of a read outside the roots, per server and exact URI, for this window:
+   * an open document's refreshes read the same URI again and are not asked about again. Tools are
+   * never remembered for a path; a new window asks again.
+   */
+  private readonly allowedReads = new Set<string>();
+
   constructor(
     private readonly host: GateHost,
     private readonly memento: vscode.Memento,
@@ -112,6 +122,11 @@ export class EditorGate {
     const request = r.request;
     const confirm = reasons.find((x) => x.kind === 'confirmTool');
     const outside = reasons.flatMap((x) => (x.kind === 'outsideRoots' ? x.findings : []));
+    const readKey =
+      r.origin === 'person' && request.method === 'resources/read'
+        ? `${serverIdentity(r.server.definition)}\u0000${request.uri}`
+        : undefined;
+    if (readKey && !confirm && this.allowedReads.has(readKey)) return 'remembered';
     let answer: ToolConfirmation;
     if (outside.length) {
       answer = await this.host.ui.allowOutsideRoots({
@@ -130,6 +145,10 @@ export class EditorGate {
       answer = await this.host.ui.confirmTool(r.server.name, request.tool, request.arguments, confirm.annotationsTrusted, r.origin);
     } else return 'refuse';
     if (answer === 'cancel') return 'refuse';
+    if (readKey) {
+      if (this.allowedReads.size >= MAX_REMEMBERED_READS) this.allowedReads.delete(this.allowedReads.values().next().value!);
+      this.allowedReads.add(readKey);
+    }
     if (answer === 'always' && confirm && toolKey) {
       await addToStoredList(this.memento, ALWAYS_KEY, toolKey);
       return 'always';

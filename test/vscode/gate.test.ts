@@ -213,6 +213,33 @@ describe('the gate in a real VS Code: the roots fence, the audit, "always" by se
     assert.equal(records[2].name, 'file:///etc/passwd');
   });
 
+  it('asks once about a read outside the roots: the same URI read again (a refresh) reuses the answer, audited as allowed-always', async () => {
+    const a = await api();
+    await setServers({ 'fence-reread': everything() });
+    await watch('fence-reread');
+    const asked: string[] = [];
+    a.ui.allowOutsideRoots = async (q) => (asked.push(q.name), 'once');
+    a.ui.notify = async () => undefined;
+    const read = () => Promise.resolve(vscode.workspace.fs.readFile(toResourceUri('fence-reread', 'file:///etc/hostname', 'hostname')));
+    // server-everything has no such resource: each read reaches it and fails there, after the gate let it through.
+    await read().catch(() => undefined);
+    await read().catch(() => undefined);
+    assert.deepEqual(asked, ['file:///etc/hostname'], 'asked once');
+    const records = await waitFor(async () => {
+      const r = (await auditRecords('fence-reread')).filter((x) => x.method === 'resources/read');
+      return r.length >= 2 && r;
+    }, 'the audit records');
+    assert.deepEqual(
+      records.map((r) => r.decision),
+      ['asked-allowed', 'allowed-always'],
+    );
+    // Another URI outside the roots is asked about.
+    await Promise.resolve(vscode.workspace.fs.readFile(toResourceUri('fence-reread', 'file:///etc/passwd', 'passwd'))).catch(
+      () => undefined,
+    );
+    assert.deepEqual(asked, ['file:///etc/hostname', 'file:///etc/passwd']);
+  });
+
   it("refuses an app's call outside the roots by default, and audits it with origin app", async () => {
     const a = await api();
     await setServers({ 'fence-app': everything() });

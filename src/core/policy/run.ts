@@ -9,8 +9,11 @@ import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { decide, type AskReason, type GateContext, type GateRequest } from './gate';
 import type { AuditedServer, AuditEntry, AuditSink, Decision, FencedPath, Outcome } from './types';
 
-/** The person's answer to an ask: run it this once, run it and remember ("always"), or refuse. */
-export type AskAnswer = 'once' | 'always' | 'refuse';
+/**
+ * The person's answer to an ask: run it this once, run it and remember ("always"), or refuse;
+ * `remembered` when nobody was asked now because an earlier answer covers it (audited as allowed-always).
+ */
+export type AskAnswer = 'once' | 'always' | 'remembered' | 'refuse';
 
 export interface GatedRun<T> {
   request: GateRequest;
@@ -100,7 +103,7 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
       record('asked-refused', { kind: 'not-sent' }, 0, fenced);
       return { sent: false, decision: 'asked-refused', reason: 'the person refused it', fenced };
     }
-    decision = 'asked-allowed';
+    decision = answer === 'remembered' ? 'allowed-always' : 'asked-allowed';
   } else decision = verdict.decision;
 
   const started = now();
