@@ -113,11 +113,12 @@ function listTests(dir, re) {
  * (test/vscode/*.test.ts + the Mocha runner, bundled) and out/index.js (the extensionTestsPath, which
  * turns on source maps for stack traces before loading the bundle). Keeping the bundle inside the
  * runner extension lets VS Code attribute the suites' `require('vscode')` to that extension.
+ * `manifest` replaces the runner's package.json (bench/chat-vscode.mjs adds a contribution to it).
  */
-async function buildRunnerExtension(files, outDir) {
+async function buildRunnerExtension(files, outDir, manifest = runnerManifest()) {
   const esbuild = require(path.join(h.REPO, 'node_modules', 'esbuild'));
   fs.mkdirSync(path.join(outDir, 'out'), { recursive: true });
-  fs.copyFileSync(path.join(__dirname, 'runner-ext', 'package.json'), path.join(outDir, 'package.json'));
+  fs.writeFileSync(path.join(outDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const entry = path.join(outDir, 'entry.js');
   const lines = [
     `const { runSuites } = require(${JSON.stringify(path.join(__dirname, 'exthost-runner.ts'))});`,
@@ -144,6 +145,11 @@ async function buildRunnerExtension(files, outDir) {
   const index = path.join(outDir, 'out', 'index.js');
   fs.writeFileSync(index, "'use strict';\nprocess.setSourceMapsEnabled?.(true);\nmodule.exports = require('./suites.js');\n");
   return index;
+}
+
+/** test/harness/runner-ext/package.json: the manifest of the extension the suites run as. */
+function runnerManifest() {
+  return JSON.parse(fs.readFileSync(path.join(__dirname, 'runner-ext', 'package.json'), 'utf8'));
 }
 
 /**
@@ -229,11 +235,12 @@ function installChineseLanguagePack(paths, { dir, base, extensionsDir, userDataD
 /**
  * Runs extension-host suites in the VS Code server of `paths` (a code-server install). `name` labels the
  * run (its folder under base, its logs); `machineSettings` are written to the server's machine settings
- * before the window opens; `env` is added to the suites' environment.
+ * before the window opens; `env` is added to the suites' environment; `manifest` is the runner
+ * extension's package.json (default test/harness/runner-ext's).
  */
 async function runExtHost(
   paths,
-  { base, extensionsDir, files = listTests(PHASES.exthost.dir, PHASES.exthost.re), name = 'exthost', machineSettings, env = {} },
+  { base, extensionsDir, files = listTests(PHASES.exthost.dir, PHASES.exthost.re), name = 'exthost', machineSettings, env = {}, manifest },
 ) {
   if (!files.length) {
     h.log(`${name}: no suites`);
@@ -243,7 +250,7 @@ async function runExtHost(
   const dir = path.join(base, name);
   fs.mkdirSync(dir, { recursive: true });
   const runnerExt = path.join(dir, 'runner-ext');
-  const testsEntry = await buildRunnerExtension(files, runnerExt);
+  const testsEntry = await buildRunnerExtension(files, runnerExt, manifest);
   h.log(`${name}: bundled ${files.length} suite file(s) in ${((Date.now() - t) / 1000).toFixed(1)}s`);
   const { workspaceFile, resultsFile, env: suiteEnv } = prepareSuiteRun(dir, name, grep);
   const extensionEnvironment = {
@@ -296,7 +303,11 @@ async function runExtHost(
         );
       const started = loaded && (await h.waitFor(() => fs.existsSync(resultsFile) || server.exited, startupTimeout, 500));
       if (started === true && fs.existsSync(resultsFile)) {
-        code = await Promise.race([exited, h.sleep(overall).then(() => 'timeout')]);
+        let timer;
+        const timedOut = new Promise((r) => (timer = setTimeout(() => r('timeout'), overall)));
+        code = await Promise.race([exited, timedOut]);
+        // A caller that goes on (bench/chat-vscode.mjs) must not be kept alive by the run's deadline.
+        clearTimeout(timer);
         await page.close().catch(() => {});
         break;
       }
@@ -526,7 +537,7 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { buildRunnerExtension, listTests, prepareSuiteRun, testTitles, grepRegExp, PHASES };
+module.exports = { buildRunnerExtension, runExtHost, listTests, prepareSuiteRun, testTitles, grepRegExp, PHASES };
 
 if (require.main === module) {
   for (const sig of ['SIGINT', 'SIGTERM']) {
