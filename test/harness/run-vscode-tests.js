@@ -153,16 +153,18 @@ function runnerManifest() {
 }
 
 /**
- * Packages test/harness/models-ext (the deterministic test models as an extension of their own) into
- * a VSIX in outDir, for the e2e profile: Playwright cannot reach the suites' in-process registration.
+ * Bundles and packages a test-only extension of test/harness (`folder`: its package.json and
+ * extension.ts) into a VSIX in outDir, for the e2e profile, where Playwright cannot reach what the
+ * extension-host suites register in-process: models-ext (the deterministic test models) and chat-ext
+ * (VS Code's own MCP client calling a shared server's tool as the chat does).
  */
-async function buildModelsExtension(outDir) {
+async function buildTestExtension(folder, outDir) {
   const esbuild = require(path.join(h.REPO, 'node_modules', 'esbuild'));
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(path.join(outDir, 'out'), { recursive: true });
-  fs.copyFileSync(path.join(__dirname, 'models-ext', 'package.json'), path.join(outDir, 'package.json'));
+  fs.copyFileSync(path.join(__dirname, folder, 'package.json'), path.join(outDir, 'package.json'));
   await esbuild.build({
-    entryPoints: [path.join(__dirname, 'models-ext', 'extension.ts')],
+    entryPoints: [path.join(__dirname, folder, 'extension.ts')],
     outfile: path.join(outDir, 'out', 'extension.js'),
     bundle: true,
     platform: 'node',
@@ -171,7 +173,7 @@ async function buildModelsExtension(outDir) {
     external: ['vscode'],
     logLevel: 'error',
   });
-  const vsix = path.join(outDir, 'mcp-host-test-models.vsix');
+  const vsix = path.join(outDir, `${JSON.parse(fs.readFileSync(path.join(outDir, 'package.json'), 'utf8')).name}.vsix`);
   packageTestExtension(outDir, vsix);
   return vsix;
 }
@@ -402,9 +404,13 @@ async function runE2E(paths, { base, extensionsDir }) {
   const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'e2e', 'workspace'), path.join(dir, 'workspace'));
   const userDataDir = path.join(dir, 'user-data');
   // Installed only now: in the extension-host run the suites register the same model vendor themselves.
-  const modelsVsix = await buildModelsExtension(path.join(dir, 'models-ext'));
-  h.installVsix(paths, modelsVsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
+  for (const folder of ['models-ext', 'chat-ext']) {
+    const vsix = await buildTestExtension(folder, path.join(dir, folder));
+    h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
+  }
   process.env.MCP_HOST_TEST_MODELS_LOG = path.join(dir, 'models-requests.jsonl');
+  // One line per call the chat-ext makes as the chat (test/harness/chat-ext).
+  process.env.MCP_HOST_TEST_CHAT_LOG = path.join(dir, 'chat-calls.jsonl');
   // One line per extension host that starts (each window has its own): its vscode.env.language.
   process.env.MCP_HOST_TEST_ENV_LOG = path.join(dir, 'extension-host-env.jsonl');
   fs.rmSync(process.env.MCP_HOST_TEST_ENV_LOG, { force: true });
