@@ -49,6 +49,9 @@ describe('sharing a server with VS Code chat', function () {
     assert.ok(!names.some((n) => n.endsWith('remove')), `the denied tool is offered: ${names.join()}`);
     assert.ok(!names.some((n) => n.endsWith('app_helper')), `the app-only tool is offered: ${names.join()}`);
 
+    // Not read-only to VS Code (this entry does not trust annotations), so VS Code confirms the call:
+    // while extension tests run its dialog service answers "yes" unseen; test/e2e/14-chat-sharing.test.js
+    // answers the real dialog.
     const echo = names.find((n) => n.endsWith('echo'))!;
     const result = await lm().invokeTool(echo, { input: { text: 'from the chat' }, toolInvocationToken: undefined });
     assert.equal(textOf(result), 'from the chat');
