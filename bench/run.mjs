@@ -13,6 +13,9 @@
 //
 // - the chat gateway (issue 22, bench/gateway.ts): the SDK's client through MCP Host's gateway against
 //   the same call made directly to the server; `--only gateway` runs it alone.
+// - the chat gateway in the real VS Code (issue 22, bench/chat-vscode.mjs): `vscode.lm.invokeTool` of
+//   a shared server's tool against the same server offered to VS Code directly, through the
+//   real-VS-Code harness; `--only chat-vscode` runs it alone (and records it in bench/results.json).
 //
 //   node bench/run.mjs [--reps N] [--only name,name] [--baseline REF | --no-baseline] [--no-extension]
 import { spawn } from 'node:child_process';
@@ -21,6 +24,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBaseline, buildBench } from './build.mjs';
+import { measureChatInVsCode, printChatInVsCode } from './chat-vscode.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
@@ -96,6 +100,7 @@ const fmtMb = (kb) => `${(kb / 1024).toFixed(0)}`;
 
 async function main() {
   if (only?.length === 1 && only[0] === 'gateway') return printGateway(await runGatewayBench());
+  if (only?.length === 1 && only[0] === 'chat-vscode') return recordChatVscode(await measureChatInVsCode());
   process.stdout.write('Building the benchmark clients…\n');
   await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
   let baselineNote;
@@ -161,6 +166,7 @@ async function main() {
   }
 
   const gateway = !only || only.includes('gateway') ? await runGatewayBench() : undefined;
+  const chatVscode = !only || only.includes('chat-vscode') ? await measureChatInVsCode() : previous?.chatVscode;
   const report = {
     date: new Date().toISOString(),
     node: process.version,
@@ -173,10 +179,25 @@ async function main() {
     workloads: results,
     ...(extension ? { extension } : {}),
     ...(gateway ? { gateway } : {}),
+    ...(chatVscode ? { chatVscode } : {}),
   };
   fs.writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   printTable(report, previous);
   if (gateway) printGateway(gateway);
+  if (chatVscode) printChatInVsCode(chatVscode);
+}
+
+/** `--only chat-vscode`: its figures replace the last ones in bench/results.json, the rest of the file stays. */
+function recordChatVscode(chatVscode) {
+  const file = path.join(here, 'results.json');
+  let report = {};
+  try {
+    report = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    // no results yet: the file holds this workload alone
+  }
+  fs.writeFileSync(file, `${JSON.stringify({ ...report, chatVscode }, null, 2)}\n`);
+  printChatInVsCode(chatVscode);
 }
 
 /** Issue 22's target: the chat gateway costs at most 1.3× the direct path (ratio of medians in one run). */

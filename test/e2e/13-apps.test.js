@@ -20,6 +20,7 @@ const {
   clickDialogButton,
   runCommand,
   waitForOutputChannel,
+  allowServers,
 } = require('./helpers');
 
 const VANILLA = path.join(h.REPO, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs');
@@ -47,37 +48,6 @@ async function appFrame(page, selector, timeout = 60_000) {
           .join(', ')}`,
       );
     await page.waitForTimeout(250);
-  }
-}
-
-/**
- * Allows the first start of every workspace server that asks, until the status bar counts at least
- * `count` servers, all running (earlier suites may have left servers of their own in the user settings).
- */
-async function allowServers(page, count, timeout = 120_000) {
-  const consent = page.locator('.monaco-dialog-box', { hasText: /Start the MCP server "/ });
-  const counts = page.locator('.part.statusbar .statusbar-item', { hasText: /^\s*\d+\/\d+\s*$/ });
-  const allRunning = async () => {
-    for (const text of await counts.allInnerTexts().catch(() => [])) {
-      const [running, total] = text.trim().split('/').map(Number);
-      if (running === total && total >= count) return true;
-    }
-    return false;
-  };
-  const deadline = Date.now() + timeout;
-  while (!(await allRunning())) {
-    if (Date.now() > deadline)
-      throw new Error(
-        `not all ${count} servers run (status bar: ${(await counts.allInnerTexts().catch(() => [])).join(', ') || 'no count'})`,
-      );
-    // One consent per server, one after another in the same dialog: click, then look again.
-    if (await consent.first().isVisible())
-      await consent
-        .first()
-        .locator('.monaco-button', { hasText: /^Allow$/ })
-        .click({ timeout: 5_000 })
-        .catch(() => {});
-    await page.waitForTimeout(500);
   }
 }
 

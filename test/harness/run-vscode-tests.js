@@ -113,11 +113,12 @@ function listTests(dir, re) {
  * (test/vscode/*.test.ts + the Mocha runner, bundled) and out/index.js (the extensionTestsPath, which
  * turns on source maps for stack traces before loading the bundle). Keeping the bundle inside the
  * runner extension lets VS Code attribute the suites' `require('vscode')` to that extension.
+ * `manifest` replaces the runner's package.json (bench/chat-vscode.mjs adds a contribution to it).
  */
-async function buildRunnerExtension(files, outDir) {
+async function buildRunnerExtension(files, outDir, manifest = runnerManifest()) {
   const esbuild = require(path.join(h.REPO, 'node_modules', 'esbuild'));
   fs.mkdirSync(path.join(outDir, 'out'), { recursive: true });
-  fs.copyFileSync(path.join(__dirname, 'runner-ext', 'package.json'), path.join(outDir, 'package.json'));
+  fs.writeFileSync(path.join(outDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const entry = path.join(outDir, 'entry.js');
   const lines = [
     `const { runSuites } = require(${JSON.stringify(path.join(__dirname, 'exthost-runner.ts'))});`,
@@ -146,17 +147,24 @@ async function buildRunnerExtension(files, outDir) {
   return index;
 }
 
+/** test/harness/runner-ext/package.json: the manifest of the extension the suites run as. */
+function runnerManifest() {
+  return JSON.parse(fs.readFileSync(path.join(__dirname, 'runner-ext', 'package.json'), 'utf8'));
+}
+
 /**
- * Packages test/harness/models-ext (the deterministic test models as an extension of their own) into
- * a VSIX in outDir, for the e2e profile: Playwright cannot reach the suites' in-process registration.
+ * Bundles and packages a test-only extension of test/harness (`folder`: its package.json and
+ * extension.ts) into a VSIX in outDir, for the e2e profile, where Playwright cannot reach what the
+ * extension-host suites register in-process: models-ext (the deterministic test models) and chat-ext
+ * (VS Code's own MCP client calling a shared server's tool as the chat does).
  */
-async function buildModelsExtension(outDir) {
+async function buildTestExtension(folder, outDir) {
   const esbuild = require(path.join(h.REPO, 'node_modules', 'esbuild'));
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(path.join(outDir, 'out'), { recursive: true });
-  fs.copyFileSync(path.join(__dirname, 'models-ext', 'package.json'), path.join(outDir, 'package.json'));
+  fs.copyFileSync(path.join(__dirname, folder, 'package.json'), path.join(outDir, 'package.json'));
   await esbuild.build({
-    entryPoints: [path.join(__dirname, 'models-ext', 'extension.ts')],
+    entryPoints: [path.join(__dirname, folder, 'extension.ts')],
     outfile: path.join(outDir, 'out', 'extension.js'),
     bundle: true,
     platform: 'node',
@@ -165,7 +173,7 @@ async function buildModelsExtension(outDir) {
     external: ['vscode'],
     logLevel: 'error',
   });
-  const vsix = path.join(outDir, 'mcp-host-test-models.vsix');
+  const vsix = path.join(outDir, `${JSON.parse(fs.readFileSync(path.join(outDir, 'package.json'), 'utf8')).name}.vsix`);
   packageTestExtension(outDir, vsix);
   return vsix;
 }
@@ -229,11 +237,12 @@ function installChineseLanguagePack(paths, { dir, base, extensionsDir, userDataD
 /**
  * Runs extension-host suites in the VS Code server of `paths` (a code-server install). `name` labels the
  * run (its folder under base, its logs); `machineSettings` are written to the server's machine settings
- * before the window opens; `env` is added to the suites' environment.
+ * before the window opens; `env` is added to the suites' environment; `manifest` is the runner
+ * extension's package.json (default test/harness/runner-ext's).
  */
 async function runExtHost(
   paths,
-  { base, extensionsDir, files = listTests(PHASES.exthost.dir, PHASES.exthost.re), name = 'exthost', machineSettings, env = {} },
+  { base, extensionsDir, files = listTests(PHASES.exthost.dir, PHASES.exthost.re), name = 'exthost', machineSettings, env = {}, manifest },
 ) {
   if (!files.length) {
     h.log(`${name}: no suites`);
@@ -243,7 +252,7 @@ async function runExtHost(
   const dir = path.join(base, name);
   fs.mkdirSync(dir, { recursive: true });
   const runnerExt = path.join(dir, 'runner-ext');
-  const testsEntry = await buildRunnerExtension(files, runnerExt);
+  const testsEntry = await buildRunnerExtension(files, runnerExt, manifest);
   h.log(`${name}: bundled ${files.length} suite file(s) in ${((Date.now() - t) / 1000).toFixed(1)}s`);
   const { workspaceFile, resultsFile, env: suiteEnv } = prepareSuiteRun(dir, name, grep);
   const extensionEnvironment = {
@@ -296,7 +305,11 @@ async function runExtHost(
         );
       const started = loaded && (await h.waitFor(() => fs.existsSync(resultsFile) || server.exited, startupTimeout, 500));
       if (started === true && fs.existsSync(resultsFile)) {
-        code = await Promise.race([exited, h.sleep(overall).then(() => 'timeout')]);
+        let timer;
+        const timedOut = new Promise((r) => (timer = setTimeout(() => r('timeout'), overall)));
+        code = await Promise.race([exited, timedOut]);
+        // A caller that goes on (bench/chat-vscode.mjs) must not be kept alive by the run's deadline.
+        clearTimeout(timer);
         await page.close().catch(() => {});
         break;
       }
@@ -391,9 +404,13 @@ async function runE2E(paths, { base, extensionsDir }) {
   const workspace = h.prepareWorkspace(path.join(h.REPO, 'test', 'e2e', 'workspace'), path.join(dir, 'workspace'));
   const userDataDir = path.join(dir, 'user-data');
   // Installed only now: in the extension-host run the suites register the same model vendor themselves.
-  const modelsVsix = await buildModelsExtension(path.join(dir, 'models-ext'));
-  h.installVsix(paths, modelsVsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
+  for (const folder of ['models-ext', 'chat-ext']) {
+    const vsix = await buildTestExtension(folder, path.join(dir, folder));
+    h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
+  }
   process.env.MCP_HOST_TEST_MODELS_LOG = path.join(dir, 'models-requests.jsonl');
+  // One line per call the chat-ext makes as the chat (test/harness/chat-ext).
+  process.env.MCP_HOST_TEST_CHAT_LOG = path.join(dir, 'chat-calls.jsonl');
   // One line per extension host that starts (each window has its own): its vscode.env.language.
   process.env.MCP_HOST_TEST_ENV_LOG = path.join(dir, 'extension-host-env.jsonl');
   fs.rmSync(process.env.MCP_HOST_TEST_ENV_LOG, { force: true });
@@ -526,7 +543,7 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { buildRunnerExtension, listTests, prepareSuiteRun, testTitles, grepRegExp, PHASES };
+module.exports = { buildRunnerExtension, runExtHost, listTests, prepareSuiteRun, testTitles, grepRegExp, PHASES };
 
 if (require.main === module) {
   for (const sig of ['SIGINT', 'SIGTERM']) {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, repoRoot, setServers, waitFor } from './helpers';
+import { api, channelText, repoRoot, setServers, waitFor } from './helpers';
 
 /** What VS Code 1.139 offers that @types/vscode 1.90 does not name. */
 interface LmTools {
@@ -20,11 +20,17 @@ const sharedTools = () => lm().tools.filter((t) => /^mcp_.*(echo|read_file|remov
 
 describe('sharing a server with VS Code chat', function () {
   this.timeout(180_000);
-  after(async () => setServers(undefined));
+  const setTrace = (level: string | undefined) =>
+    vscode.workspace.getConfiguration('mcpHost').update('trace', level, vscode.ConfigurationTarget.Global);
+  after(async () => {
+    await setServers(undefined);
+    await setTrace(undefined);
+  });
 
   it("offers the shared server's allowed tools to VS Code's own MCP client, and every call meets MCP Host's gate", async () => {
     const seam = await api();
     assert.ok(seam.sharing.available, 'this VS Code has no MCP server definition provider API');
+    await setTrace('messages');
     await setServers({ up: upstream() });
     await waitFor(() => seam.host.registry.get('up')?.state.kind === 'running', 'up to run');
     // VS Code reads the provider's definitions again after its change event, in its own time: a start
@@ -43,6 +49,9 @@ describe('sharing a server with VS Code chat', function () {
     assert.ok(!names.some((n) => n.endsWith('remove')), `the denied tool is offered: ${names.join()}`);
     assert.ok(!names.some((n) => n.endsWith('app_helper')), `the app-only tool is offered: ${names.join()}`);
 
+    // Not read-only to VS Code (this entry does not trust annotations), so VS Code confirms the call:
+    // while extension tests run its dialog service answers "yes" unseen; test/e2e/14-chat-sharing.test.js
+    // answers the real dialog.
     const echo = names.find((n) => n.endsWith('echo'))!;
     const result = await lm().invokeTool(echo, { input: { text: 'from the chat' }, toolInvocationToken: undefined });
     assert.equal(textOf(result), 'from the chat');
@@ -56,6 +65,23 @@ describe('sharing a server with VS Code chat', function () {
     const fenced = await lm().invokeTool(readFile, { input: { path: '/etc/passwd' }, toolInvocationToken: undefined });
     assert.match(textOf(fenced), /outside the roots/);
     await waitFor(() => seam.tools.history.find((r) => r.by === 'chat' && r.tool === 'read_file' && r.outcome === 'failed'), 'the refusal');
+
+    // The protocol trace marks both as the chat's, beside the server's messages: the call that ran
+    // and the one the fence refused (which never reached the server).
+    const logUri = (seam.host as unknown as { context: vscode.ExtensionContext }).context.logUri;
+    const byChat = (text: string) => text.split('\n').filter((line) => /^\S+ \[up\] ⇠ by the chat: tools\/call /.test(line));
+    const traced = await waitFor(() => {
+      const lines = byChat(channelText(logUri, 'MCP Host Trace'));
+      return lines.some((l) => l.includes('read_file → refused')) && lines;
+    }, "the chat's calls in the protocol trace");
+    assert.ok(
+      traced.some((l) => l.endsWith('tools/call echo → ok')),
+      traced.join('\n'),
+    );
+    assert.match(
+      traced.find((l) => l.includes('read_file'))!,
+      /read_file → refused: .*root/,
+    );
 
     await seam.sharing.setShared(seam.host.registry.get('up')!, false);
     await waitFor(() => sharedTools().length === 0 || undefined, 'the tools to go with Stop Sharing');

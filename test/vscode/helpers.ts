@@ -42,6 +42,24 @@ export async function api(): Promise<McpHostTestSeam> {
   return exported.testing;
 }
 
+/**
+ * What VS Code wrote of the output channel `name` (e.g. "MCP Host Trace") to its files, which it
+ * keeps beside the extension's own log folder (`logUri`); empty until the channel reached the disk.
+ */
+export function channelText(logUri: vscode.Uri, name: string): string {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      // VS Code leaves out of the file name the characters file systems refuse, such as ':'.
+      else if (entry.name.endsWith(`${name.replace(/[\\/:*?"<>|]/g, '')}.log`)) found.push(full);
+    }
+  };
+  walk(path.dirname(logUri.fsPath));
+  return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
 export async function setServers(value: Record<string, unknown> | undefined, target = vscode.ConfigurationTarget.Global): Promise<void> {
   await vscode.workspace.getConfiguration('mcpHost').update('servers', value, target);
 }

@@ -1,25 +1,9 @@
 import { strict as assert } from 'node:assert';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { setServerLogLevel } from '../../src/vscode/logLevel';
-import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
+import { api, channelText, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
-/** The files VS Code writes the output channels to: beside this extension's own log folder. */
-function channelFiles(logUri: vscode.Uri, name: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      // VS Code leaves out of the file name the characters file systems refuse, such as ':'.
-      else if (entry.name.endsWith(`${name.replace(/[\\/:*?"<>|]/g, '')}.log`)) found.push(full);
-    }
-  };
-  walk(path.dirname(logUri.fsPath));
-  return found;
-}
-const read = (files: string[]) => files.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
 // eslint-disable-next-line no-control-regex
 const BREAKERS = /[\r\u000b\u000c\u001b\u0085\u2028\u2029]/;
 
@@ -45,11 +29,11 @@ describe('trace and server log: a hostile server cannot forge lines', function (
     const logUri = (a.host as unknown as { context: vscode.ExtensionContext }).context.logUri;
     // The channels reach their files a little later; wait for the last line each should have.
     const traceText = await waitFor(() => {
-      const t = read(channelFiles(logUri, 'MCP Host Trace'));
+      const t = channelText(logUri, 'MCP Host Trace');
       return t.includes('tools/call #') && t.includes('→ ping #3') && t;
     }, 'the trace file to show the failed call');
     const logText = await waitFor(() => {
-      const t = read(channelFiles(logUri, 'MCP Host: hostile'));
+      const t = channelText(logUri, 'MCP Host: hostile');
       return t.includes('[stderr] stderr line') && t.includes('{"key') && t.includes('[evil') && t;
     }, 'the server log to show the forged messages');
 

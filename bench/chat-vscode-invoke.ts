@@ -1,0 +1,168 @@
+// Runs inside the real VS Code's extension host (bench/chat-vscode.mjs bundles it as the only suite of
+// the harness's runner extension, whose manifest then declares the provider below): the cost of sharing
+// a server with VS Code's chat, measured the way the chat calls, `vscode.lm.invokeTool` through VS
+// Code's own MCP client. The same fixture (test/fixtures/gateway-upstream.mjs) twice:
+// - direct: offered by this extension's own MCP server definition provider as a stdio server, so VS
+//   Code runs it and talks to it itself;
+// - shared: one of MCP Host's servers with `shareWithChat`, which VS Code reaches through MCP Host's
+//   gateway (its HTTP client → the gateway → the gate → MCP Host's client → the same stdio server).
+// Both `echo`s are read-only to VS Code (the fixture marks it `readOnlyHint`, and the shared entry
+// trusts annotations, so MCP Host passes the hint on): neither side has a confirmation to get through.
+// After a warm-up, `CALLS` sequential calls on each side, in `BLOCKS` interleaved blocks (direct then
+// shared, then shared then direct, …), each call timed alone. Writes p50/p90 of each and the ratios
+// to $MCP_HOST_BENCH_OUT as JSON. Never part of `npm test`: it times things.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+/** The id bench/chat-vscode.mjs declares in the runner's `contributes.mcpServerDefinitionProviders`. */
+const DIRECT_PROVIDER_ID = process.env.MCP_HOST_BENCH_PROVIDER ?? '';
+const CALLS = Number(process.env.MCP_HOST_BENCH_CALLS || 200);
+const BLOCKS = Number(process.env.MCP_HOST_BENCH_BLOCKS || 4);
+const WARMUP = Number(process.env.MCP_HOST_BENCH_WARMUP || 50);
+
+/** What VS Code 1.139 offers that @types/vscode 1.90 does not name. */
+interface McpStdioDefinitionLike {
+  label: string;
+}
+interface McpBenchApi {
+  lm: {
+    tools: ReadonlyArray<{ name: string }>;
+    invokeTool(name: string, options: { input: object; toolInvocationToken: undefined }): Thenable<{ content: unknown[] }>;
+    registerMcpServerDefinitionProvider(
+      id: string,
+      provider: {
+        provideMcpServerDefinitions(): McpStdioDefinitionLike[];
+        resolveMcpServerDefinition(d: McpStdioDefinitionLike): McpStdioDefinitionLike;
+      },
+    ): vscode.Disposable;
+  };
+  McpStdioServerDefinition: new (label: string, command: string, args: string[]) => McpStdioDefinitionLike;
+}
+const api = () => vscode as unknown as McpBenchApi;
+
+const repo = () => {
+  const root = process.env.MCP_HOST_REPO;
+  if (!root) throw new Error('MCP_HOST_REPO is not set: run through bench/chat-vscode.mjs');
+  return root;
+};
+const textOf = (result: { content: unknown[] }) => result.content.map((c) => (c as { value?: string }).value ?? '').join('');
+/**
+ * VS Code names a server's tools `mcp_<prefix>_<tool>`, the prefix from the server's `serverInfo`
+ * (title, else name, 13 characters at most): the fixture's own name for the direct one, the
+ * gateway's title for the shared one.
+ */
+const PREFIXES = { direct: 'gateway-upstr', shared: 'mcp_host' };
+const toolOf = (side: keyof typeof PREFIXES) =>
+  api().lm.tools.find((t) => new RegExp(`^mcp_${PREFIXES[side]}\\d*_echo$`).test(t.name))?.name;
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+const summary = (samples: number[]) => ({
+  p50: percentile(samples, 50),
+  p90: percentile(samples, 90),
+  min: Math.min(...samples),
+  max: Math.max(...samples),
+});
+
+async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: () => string, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** How MCP Host's gateway listens in this window: a Unix socket in its global storage when the path is short enough, else TCP. */
+function gatewayTransport(): 'socket' | 'tcp' {
+  const logs = process.env.MCP_HOST_VSCODE_LOGS;
+  if (!logs) return 'tcp';
+  const storage = path.join(logs, '..', 'User', 'globalStorage', 'mcp-host.mcp-host');
+  const sockets = fs.existsSync(storage) ? fs.readdirSync(storage).filter((f) => /^gw-.*\.sock$/.test(f)) : [];
+  return sockets.length ? 'socket' : 'tcp';
+}
+
+describe('chat-vscode bench', function () {
+  this.timeout(600_000);
+  const disposables: vscode.Disposable[] = [];
+  after(async () => {
+    for (const d of disposables.splice(0)) d.dispose();
+    await vscode.workspace.getConfiguration('mcpHost').update('servers', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it(`times ${CALLS} sequential vscode.lm.invokeTool calls of a shared server's echo against the same server offered directly`, async () => {
+    const fixture = path.join(repo(), 'test', 'fixtures', 'gateway-upstream.mjs');
+    const { lm, McpStdioServerDefinition } = api();
+    // Both run by the extension host's own Node, the one VS Code would run `node` with here.
+    const direct = new McpStdioServerDefinition('direct', process.execPath, [fixture]);
+    disposables.push(
+      lm.registerMcpServerDefinitionProvider(DIRECT_PROVIDER_ID, {
+        provideMcpServerDefinitions: () => [direct],
+        resolveMcpServerDefinition: (d) => d,
+      }),
+    );
+    await vscode.workspace
+      .getConfiguration('mcpHost')
+      .update(
+        'servers',
+        { shared: { command: process.execPath, args: [fixture], shareWithChat: true, trustAnnotations: true } },
+        vscode.ConfigurationTarget.Global,
+      );
+    // VS Code reads both providers in its own time; a start asked for before it has a definition starts nothing.
+    const tools = await waitFor(
+      async () => {
+        const both = [toolOf('direct'), toolOf('shared')];
+        if (both.every(Boolean)) return both as [string, string];
+        await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+        return undefined;
+      },
+      () =>
+        `both echo tools in vscode.lm.tools (there: ${api()
+          .lm.tools.map((t) => t.name)
+          .filter((n) => n.startsWith('mcp_'))
+          .join(', ')})`,
+    );
+    const sides = { direct: tools[0], shared: tools[1] };
+
+    let n = 0;
+    const call = async (tool: string): Promise<number> => {
+      const text = `n${n++}`;
+      const started = performance.now();
+      const result = await lm.invokeTool(tool, { input: { text }, toolInvocationToken: undefined });
+      const ms = performance.now() - started;
+      // A timing of anything but the real call would be worthless.
+      if (textOf(result) !== text) throw new Error(`${tool} answered ${JSON.stringify(textOf(result))} to ${text}`);
+      return ms;
+    };
+    for (let i = 0; i < WARMUP; i++) for (const tool of Object.values(sides)) await call(tool);
+
+    const samples: Record<keyof typeof sides, number[]> = { direct: [], shared: [] };
+    const perBlock = Math.ceil(CALLS / BLOCKS);
+    for (let block = 0; block < BLOCKS; block++) {
+      const order: Array<keyof typeof sides> = block % 2 === 0 ? ['direct', 'shared'] : ['shared', 'direct'];
+      for (const side of order)
+        for (let i = 0; i < perBlock && samples[side].length < CALLS; i++) samples[side].push(await call(sides[side]));
+    }
+    const directMs = summary(samples.direct);
+    const sharedMs = summary(samples.shared);
+    const result = {
+      vscode: vscode.version,
+      calls: CALLS,
+      blocks: BLOCKS,
+      warmup: WARMUP,
+      gatewayTransport: gatewayTransport(),
+      tools: sides,
+      directMs,
+      sharedMs,
+      ratioP50: sharedMs.p50 / directMs.p50,
+      ratioP90: sharedMs.p90 / directMs.p90,
+    };
+    const out = process.env.MCP_HOST_BENCH_OUT;
+    if (!out) throw new Error('MCP_HOST_BENCH_OUT is not set: run through bench/chat-vscode.mjs');
+    fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  });
+});

@@ -1,0 +1,110 @@
+// The chat gateway measured in the real VS Code (issue 22), for `npm run bench -- --only chat-vscode`:
+// bench/chat-vscode-invoke.ts runs inside VS Code 1.139's extension host, through the real-VS-Code
+// harness (test/harness/: its cached code-server, VS Code server and Chromium; install.sh is
+// idempotent), with the release VSIX of MCP Host installed. It times `vscode.lm.invokeTool` of a shared
+// server's `echo` against the same fixture offered to VS Code directly by a provider of the runner
+// extension (declared in its manifest here), and writes p50/p90 of each side.
+//
+// MCP Host's gateway listens on a Unix socket in its global storage when that path fits in
+// `sockaddr_un` (as in a usual profile), else on 127.0.0.1: the harness's deep scratch folders give
+// TCP, a short one under the system's temporary folder gives the socket. Both are measured, each in
+// a VS Code of its own.
+//
+//   node bench/chat-vscode.mjs [--calls N]
+import { createRequire } from 'node:module';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const h = require(path.join(here, '..', 'test', 'harness', 'lib.js'));
+const { runExtHost } = require(path.join(here, '..', 'test', 'harness', 'run-vscode-tests.js'));
+
+/** Issue 22's target for the chat's own calls: the shared server's p50 at most 1.10 × the direct one's. */
+export const CHAT_VSCODE_MAX = 1.1;
+const PROVIDER_ID = 'mcpHostBench.direct';
+
+/** The harness's runner manifest with the direct server's provider declared, as VS Code requires before it registers. */
+function benchManifest() {
+  const manifest = JSON.parse(fs.readFileSync(path.join(here, '..', 'test', 'harness', 'runner-ext', 'package.json'), 'utf8'));
+  manifest.contributes = {
+    ...manifest.contributes,
+    mcpServerDefinitionProviders: [{ id: PROVIDER_ID, label: 'MCP Host bench: the fixture, direct' }],
+  };
+  return manifest;
+}
+
+/** One VS Code, one measurement: the bench body's JSON, with the load around it. */
+async function measureOnce(paths, vsix, { base, transport, calls }) {
+  const extensionsDir = path.join(base, 'extensions');
+  h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
+  const out = path.join(base, 'chat-vscode.json');
+  const loadBefore = os.loadavg()[0];
+  const r = await runExtHost(paths, {
+    base,
+    extensionsDir,
+    // Short: the socket path of the gateway lies under it (see above).
+    name: 'cv',
+    files: [path.join(here, 'chat-vscode-invoke.ts')],
+    manifest: benchManifest(),
+    env: { MCP_HOST_BENCH_OUT: out, MCP_HOST_BENCH_PROVIDER: PROVIDER_ID, MCP_HOST_BENCH_CALLS: String(calls) },
+  });
+  if (r.failed || !fs.existsSync(out)) throw new Error(`the in-VS-Code bench (${transport}) failed: ${(r.failures ?? []).join('; ')}`);
+  const result = JSON.parse(fs.readFileSync(out, 'utf8'));
+  const notes = [];
+  if (result.gatewayTransport !== transport)
+    notes.push(
+      `asked for the gateway on ${transport}, it listened on ${result.gatewayTransport} (scratch folder ${base.length} characters long)`,
+    );
+  return { ...result, loadAverage: [loadBefore, os.loadavg()[0]], notes };
+}
+
+export async function measureChatInVsCode({ calls = 200 } = {}) {
+  const paths = h.install();
+  const vsix = h.buildVsix();
+  const runs = [];
+  const short = fs.mkdtempSync(path.join(os.tmpdir(), 'mhb-'));
+  try {
+    runs.push(await measureOnce(paths, vsix, { base: short, transport: 'socket', calls }));
+  } finally {
+    fs.rmSync(short, { recursive: true, force: true });
+  }
+  runs.push(await measureOnce(paths, vsix, { base: h.scratch('bench-chat-vscode'), transport: 'tcp', calls }));
+  h.killAllGroups();
+  return { max: CHAT_VSCODE_MAX, runs, measured: new Date().toISOString() };
+}
+
+export function printChatInVsCode(result) {
+  const [first] = result.runs;
+  console.log(
+    `\nChat gateway in VS Code ${first.vscode} (issue 22, measured ${result.measured}): ${first.calls} sequential vscode.lm.invokeTool calls of echo on each side, in ${first.blocks} interleaved blocks, after ${first.warmup} each to warm up`,
+  );
+  const ms = (s) => `p50 ${s.p50.toFixed(2)} ms, p90 ${s.p90.toFixed(2)} ms (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
+  for (const run of result.runs) {
+    console.log(`  gateway on ${run.gatewayTransport} (load average ${run.loadAverage.map((l) => l.toFixed(2)).join(' → ')})`);
+    console.log(`    direct (VS Code runs the stdio server)  ${ms(run.directMs)}`);
+    console.log(`    shared (through MCP Host's gateway)     ${ms(run.sharedMs)}`);
+    const met = run.ratioP50 <= result.max;
+    console.log(
+      `    shared/direct p50 ${run.ratioP50.toFixed(2)} ≤ ${result.max.toFixed(2)}  ${met ? 'met' : 'NOT MET'}   (p90 ${run.ratioP90.toFixed(2)})`,
+    );
+    for (const note of run.notes) console.log(`    note: ${note}`);
+  }
+}
+
+// `node bench/chat-vscode.mjs` measures this alone.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const i = process.argv.indexOf('--calls');
+  measureChatInVsCode(i === -1 ? {} : { calls: Number(process.argv[i + 1]) }).then(
+    (r) => {
+      printChatInVsCode(r);
+      process.exit(0);
+    },
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
