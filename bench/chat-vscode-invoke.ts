@@ -5,12 +5,15 @@
 // - direct: offered by this extension's own MCP server definition provider as a stdio server, so VS
 //   Code runs it and talks to it itself;
 // - shared: one of MCP Host's servers with `shareWithChat`, which VS Code reaches through MCP Host's
-//   gateway (its HTTP client → the gateway → the gate → MCP Host's client → the same stdio server).
+//   gateway (its HTTP client → the gateway → the gate → MCP Host's client → the same stdio server);
+// - floor: VS Code's own HTTP client against bench/http-floor.mjs, an endpoint that answers at once
+//   with no server behind it, offered by the same provider: what any HTTP server costs VS Code here.
 // Both `echo`s are read-only to VS Code (the fixture marks it `readOnlyHint`, and the shared entry
 // trusts annotations, so MCP Host passes the hint on): neither side has a confirmation to get through.
 // After a warm-up, `CALLS` sequential calls on each side, in `BLOCKS` interleaved blocks (direct then
 // shared, then shared then direct, …), each call timed alone. Writes p50/p90 of each and the ratios
 // to $MCP_HOST_BENCH_OUT as JSON. Never part of `npm test`: it times things.
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -38,6 +41,7 @@ interface McpBenchApi {
     ): vscode.Disposable;
   };
   McpStdioServerDefinition: new (label: string, command: string, args: string[]) => McpStdioDefinitionLike;
+  McpHttpServerDefinition: new (label: string, uri: vscode.Uri) => McpStdioDefinitionLike;
 }
 const api = () => vscode as unknown as McpBenchApi;
 
@@ -52,7 +56,7 @@ const textOf = (result: { content: unknown[] }) => result.content.map((c) => (c 
  * (title, else name, 13 characters at most): the fixture's own name for the direct one, the
  * gateway's title for the shared one.
  */
-const PREFIXES = { direct: 'gateway-upstr', shared: 'mcp_host' };
+const PREFIXES = { direct: 'gateway-upstr', shared: 'mcp_host', floor: 'floor' };
 const toolOf = (side: keyof typeof PREFIXES) =>
   api().lm.tools.find((t) => new RegExp(`^mcp_${PREFIXES[side]}\\d*_echo$`).test(t.name))?.name;
 
@@ -96,12 +100,22 @@ describe('chat-vscode bench', function () {
 
   it(`times ${CALLS} sequential vscode.lm.invokeTool calls of a shared server's echo against the same server offered directly`, async () => {
     const fixture = path.join(repo(), 'test', 'fixtures', 'gateway-upstream.mjs');
-    const { lm, McpStdioServerDefinition } = api();
+    const { lm, McpStdioServerDefinition, McpHttpServerDefinition } = api();
     // Both run by the extension host's own Node, the one VS Code would run `node` with here.
     const direct = new McpStdioServerDefinition('direct', process.execPath, [fixture]);
+    const floorServer = spawn(process.execPath, [path.join(repo(), 'bench', 'http-floor.mjs')], { stdio: ['ignore', 'pipe', 'ignore'] });
+    disposables.push({ dispose: () => void floorServer.kill() });
+    const floorPort = await new Promise<number>((resolve, reject) => {
+      floorServer.stdout.on('data', (chunk: Buffer) => {
+        const m = /listening (\d+)/.exec(chunk.toString());
+        if (m) resolve(Number(m[1]));
+      });
+      floorServer.once('exit', () => reject(new Error('bench/http-floor.mjs exited')));
+    });
+    const floor = new McpHttpServerDefinition('floor', vscode.Uri.parse(`http://127.0.0.1:${floorPort}/mcp`));
     disposables.push(
       lm.registerMcpServerDefinitionProvider(DIRECT_PROVIDER_ID, {
-        provideMcpServerDefinitions: () => [direct],
+        provideMcpServerDefinitions: () => [direct, floor],
         resolveMcpServerDefinition: (d) => d,
       }),
     );
@@ -115,8 +129,8 @@ describe('chat-vscode bench', function () {
     // VS Code reads both providers in its own time; a start asked for before it has a definition starts nothing.
     const tools = await waitFor(
       async () => {
-        const both = [toolOf('direct'), toolOf('shared')];
-        if (both.every(Boolean)) return both as [string, string];
+        const all = [toolOf('direct'), toolOf('shared'), toolOf('floor')];
+        if (all.every(Boolean)) return all as [string, string, string];
         await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
         return undefined;
       },
@@ -126,7 +140,7 @@ describe('chat-vscode bench', function () {
           .filter((n) => n.startsWith('mcp_'))
           .join(', ')})`,
     );
-    const sides = { direct: tools[0], shared: tools[1] };
+    const sides = { direct: tools[0], shared: tools[1], floor: tools[2] };
 
     let n = 0;
     const call = async (tool: string): Promise<number> => {
@@ -140,15 +154,18 @@ describe('chat-vscode bench', function () {
     };
     for (let i = 0; i < WARMUP; i++) for (const tool of Object.values(sides)) await call(tool);
 
-    const samples: Record<keyof typeof sides, number[]> = { direct: [], shared: [] };
+    const samples: Record<keyof typeof sides, number[]> = { direct: [], shared: [], floor: [] };
     const perBlock = Math.ceil(CALLS / BLOCKS);
+    const names = Object.keys(sides) as Array<keyof typeof sides>;
     for (let block = 0; block < BLOCKS; block++) {
-      const order: Array<keyof typeof sides> = block % 2 === 0 ? ['direct', 'shared'] : ['shared', 'direct'];
+      // Rotated, so no side always runs first.
+      const order = [...names.slice(block % names.length), ...names.slice(0, block % names.length)];
       for (const side of order)
         for (let i = 0; i < perBlock && samples[side].length < CALLS; i++) samples[side].push(await call(sides[side]));
     }
     const directMs = summary(samples.direct);
     const sharedMs = summary(samples.shared);
+    const floorMs = summary(samples.floor);
     const result = {
       vscode: vscode.version,
       calls: CALLS,
@@ -158,7 +175,10 @@ describe('chat-vscode bench', function () {
       tools: sides,
       directMs,
       sharedMs,
+      floorMs,
       ratioP50: sharedMs.p50 / directMs.p50,
+      floorRatioP50: floorMs.p50 / directMs.p50,
+      sharedVsFloorP50: sharedMs.p50 / floorMs.p50,
       ratioP90: sharedMs.p90 / directMs.p90,
     };
     const out = process.env.MCP_HOST_BENCH_OUT;

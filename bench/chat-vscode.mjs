@@ -86,10 +86,15 @@ export function printChatInVsCode(result) {
     console.log(`  gateway on ${run.gatewayTransport} (load average ${run.loadAverage.map((l) => l.toFixed(2)).join(' → ')})`);
     console.log(`    direct (VS Code runs the stdio server)  ${ms(run.directMs)}`);
     console.log(`    shared (through MCP Host's gateway)     ${ms(run.sharedMs)}`);
+    if (run.floorMs) console.log(`    floor (VS Code's HTTP client, no server) ${ms(run.floorMs)}`);
     const met = run.ratioP50 <= result.max;
     console.log(
       `    shared/direct p50 ${run.ratioP50.toFixed(2)} ≤ ${result.max.toFixed(2)}  ${met ? 'met' : 'NOT MET'}   (p90 ${run.ratioP90.toFixed(2)})`,
     );
+    if (run.floorMs)
+      console.log(
+        `    floor/direct p50 ${run.floorRatioP50.toFixed(2)}: any HTTP server costs VS Code this much; shared/floor p50 ${run.sharedVsFloorP50.toFixed(2)}`,
+      );
     for (const note of run.notes) console.log(`    note: ${note}`);
   }
 }
