@@ -155,9 +155,13 @@ describe("VS Code's own chat client and a shared server, in the workbench", func
 
   it("shows the shared server and the tools MCP Host offers in VS Code's own tool picker", async () => {
     const { page } = ctx();
-    // MCP Host's servers view beside it: the server marked as shared.
+    // A quiet workbench for the picture: no editors or panel the earlier suites left open.
+    await runCommand(page, 'View: Close All Editors');
+    const hidePanel = page.locator('.part.panel [aria-label^="Hide Panel"], .part.panel [aria-label^="Close Panel"]').first();
+    if (await hidePanel.isVisible()) await hidePanel.click();
+    // MCP Host's servers view beside it: the shared one marked so.
     await page.locator('.activitybar .action-item a[aria-label^="MCP Host"]').click();
-    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'chat-shared' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'shared with chat' }).first().waitFor({ timeout: 30_000 });
     await page.keyboard.press('Control+Alt+I');
     const configure = page.locator('.part.auxiliarybar [aria-label^="Configure Tools"]').first();
     await configure.waitFor({ timeout: 30_000 });
