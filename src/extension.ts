@@ -60,7 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const prompts = new PromptActions(host, output.docs);
   const setup = new ServerSetup(host, log, ui);
   const apps = new AppPanels(host, tools, log, ui);
-  const sharing = new ChatSharing(host, tools, context.globalStorageUri);
+  const sharing = new ChatSharing(host, tools, context.globalStorageUri, context.globalState);
   context.subscriptions.push(
     log,
     documentActions,

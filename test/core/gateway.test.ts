@@ -153,6 +153,39 @@ for (const kind of ['socket', 'tcp'] as const) {
       }
     });
 
+    it("refuses once a call VS Code may not have confirmed: its list still says read-only after the person stopped trusting the server's annotations", async () => {
+      const trusting = await connect(TOKEN);
+      await trusting.listTools();
+      const told = shared.forwarder.shared.toldReadOnly;
+      assert.ok(told.has('echo'), 'VS Code was told echo is read-only');
+      // The person turns trustAnnotations off: a new policy, the chat's session ends, and VS Code keeps its old list.
+      const untrusted = upstreamHandle({ trustAnnotations: false });
+      await untrusted.start();
+      try {
+        shared = share(untrusted, { toldReadOnly: told });
+        await gateway.closeSessions('up');
+        const client = await connect(TOKEN);
+        const relist = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+        const refused = await client.callTool({ name: 'echo', arguments: { text: 'unasked' } });
+        assert.equal(refused.isError, true);
+        assert.match(textOf(refused), /still says it is read-only, so VS Code may not have asked you/);
+        await relist;
+        const listed = (await client.listTools()).tools.find((t) => t.name === 'echo');
+        assert.equal(listed?.annotations?.readOnlyHint, undefined);
+        assert.equal(told.has('echo'), false, 'VS Code has the new list');
+        assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'asked' } })), 'asked');
+        assert.deepEqual(
+          shared.audit.filter((e) => e.name === 'echo').map((e) => [e.decision, e.outcome.kind]),
+          [
+            ['refused', 'not-sent'],
+            ['allowed', 'ok'],
+          ],
+        );
+      } finally {
+        await untrusted.dispose();
+      }
+    });
+
     it('refuses a denied tool and a path outside the roots as isError results, audited with origin chat', async () => {
       const client = await connect(TOKEN);
       const denied = await client.callTool({ name: 'remove', arguments: {} });

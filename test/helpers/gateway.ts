@@ -20,7 +20,7 @@ import {
 } from '../../src/core';
 import { createMasker } from '../../src/core/policy/mask';
 import { ChatForwarder } from '../../src/core/gateway/forward';
-import type { ChatCall, SharedServer } from '../../src/core/gateway/shared';
+import { toldReadOnlyInMemory, type ChatCall, type SharedServer, type ToldReadOnly } from '../../src/core/gateway/shared';
 import type { GatewayAddress } from '../../src/core/gateway/sdkGateway';
 
 export const UPSTREAM = path.resolve(__dirname, '..', 'fixtures', 'gateway-upstream.mjs');
@@ -46,7 +46,10 @@ export interface Shared {
   calls: ChatCall[];
 }
 
-export function share(handle: ServerHandle, options: { roots?: Root[]; fence?: FenceMode; requestTimeoutMs?: number } = {}): Shared {
+export function share(
+  handle: ServerHandle,
+  options: { roots?: Root[]; fence?: FenceMode; requestTimeoutMs?: number; toldReadOnly?: ToldReadOnly } = {},
+): Shared {
   const audit: AuditEntry[] = [];
   const calls: ChatCall[] = [];
   const masker = createMasker().masker;
@@ -66,6 +69,7 @@ export function share(handle: ServerHandle, options: { roots?: Root[]; fence?: F
     masker: () => masker,
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     onChatCall: (c) => void calls.push(c),
+    toldReadOnly: options.toldReadOnly ?? toldReadOnlyInMemory(),
   };
   return { forwarder: new ChatForwarder(shared), audit, calls };
 }

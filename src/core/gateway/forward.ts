@@ -52,16 +52,26 @@ function refusal(method: string, name: string, reason: string): McpError {
 
 /** One shared server's requests from the chat (one per server, shared by every session of the chat). */
 export class ChatForwarder {
+  private readonly staleListeners = new Set<() => void>();
+
   constructor(readonly shared: SharedServer) {}
+
+  /** VS Code's list of the tools is out of date in a way that matters (a read-only mark MCP Host no longer gives): its sessions are told to list again. */
+  onToolsStale(listener: () => void): Disposable {
+    this.staleListeners.add(listener);
+    return { dispose: () => void this.staleListeners.delete(listener) };
+  }
 
   private client(signal?: AbortSignal): Promise<McpClient> {
     return runningClient(this.shared.handle, this.shared.requestTimeoutMs, signal);
   }
 
   private gated<T>(request: GateRequest, send: () => Promise<T>, outcomeOf?: (r: T) => Outcome, auditedArguments?: unknown) {
+    const context = this.shared.gateContext();
+    if (request.method === 'tools/call') context.chatSawReadOnly = this.shared.toldReadOnly.has(request.tool.name);
     return runGated({
       request,
-      context: this.shared.gateContext(),
+      context,
       server: this.shared.audited(),
       audit: this.shared.audit,
       send,
@@ -75,7 +85,9 @@ export class ChatForwarder {
     const { handle } = this.shared;
     // The handle keeps the list fresh (list_changed); ask the server only when it has none yet.
     const tools = handle.tools.length || !client.serverCapabilities?.tools ? handle.tools : await client.listTools();
-    return toolsForChat(tools, this.shared.gateContext().policy);
+    const offered = toolsForChat(tools, this.shared.gateContext().policy);
+    this.shared.toldReadOnly.told(offered.map((t) => ({ name: t.name, readOnly: t.annotations?.readOnlyHint === true })));
+    return offered;
   }
 
   /** A call, decided by the gate; a refusal, and a failure of the server, come back as an `isError` result the model can read. */
@@ -117,6 +129,8 @@ export class ChatForwarder {
       );
       if (!run.sent) {
         told({ kind: 'not-sent' }, run.reason);
+        // VS Code's list said read-only when MCP Host no longer does: it is told to list again, and asks next time.
+        if (run.decision === 'refused' && this.shared.toldReadOnly.has(name)) for (const l of this.staleListeners) l();
         return refusedResult(handle.name, name, run.reason);
       }
       told(run.result.isError ? { kind: 'isError' } : { kind: 'ok' });

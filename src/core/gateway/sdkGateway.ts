@@ -190,6 +190,7 @@ export class ChatGateway {
               : () => server.sendResourceListChanged();
         send().catch(() => undefined);
       }),
+      forwarder.onToolsStale(() => void server.sendToolListChanged().catch(() => undefined)),
       handle.onResourceUpdated((uri) => {
         if (opened.subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => undefined);
       }),

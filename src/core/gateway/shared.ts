@@ -35,6 +35,32 @@ export interface SharedServer {
   readonly requestTimeoutMs: number;
   /** Told of every tools/call the chat made, refused ones included. */
   onChatCall?(call: ChatCall): void;
+  /**
+   * The tools VS Code was last told are read-only (in a tools/list answer), kept across sessions
+   * and windows as VS Code keeps its list: VS Code skips its confirmation for them until it lists again.
+   */
+  readonly toldReadOnly: ToldReadOnly;
+}
+
+/** Which of a shared server's tools VS Code's last list marked read-only. */
+export interface ToldReadOnly {
+  has(tool: string): boolean;
+  /** Records what a tools/list answer told VS Code: each listed tool's read-only hint. */
+  told(tools: ReadonlyArray<{ name: string; readOnly: boolean }>): void;
+}
+
+/** A memory of it for one process (the plain-Node tests and the bench; the editor keeps it in its global state). */
+export function toldReadOnlyInMemory(): ToldReadOnly {
+  const readOnly = new Set<string>();
+  return {
+    has: (tool) => readOnly.has(tool),
+    told: (tools) => {
+      for (const t of tools) {
+        if (t.readOnly) readOnly.add(t.name);
+        else readOnly.delete(t.name);
+      }
+    },
+  };
 }
 
 /**

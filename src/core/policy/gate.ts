@@ -31,6 +31,12 @@ export interface GateContext {
   /** The roots `roots/list` answers for this server. */
   roots: readonly Root[];
   machine: FenceEnvironment;
+  /**
+   * The chat only: VS Code was last told that this tool is read-only, so it may have called it
+   * without asking the person. Unless the tool is (trusted) read-only now, the call is refused once
+   * and VS Code is told to list the tools again.
+   */
+  chatSawReadOnly?: boolean;
 }
 
 /** Why the person must be asked: a tool that is not (trusted) read-only, or paths outside the roots. */
@@ -72,6 +78,16 @@ export async function decide(request: GateRequest, context: GateContext): Promis
       return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is not for apps (its visibility is model-only)` };
     if ((context.origin === 'person' || context.origin === 'chat') && !isToolForPerson(tool)) {
       return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is for its app only (its visibility is app-only)` };
+    }
+    const trustedReadOnly = tool.annotations?.readOnlyHint === true && context.policy.trustAnnotations;
+    if (context.origin === 'chat' && context.chatSawReadOnly && !trustedReadOnly) {
+      return {
+        kind: 'refuse',
+        decision: 'refused',
+        reason:
+          `VS Code's list of ${tool.name} still says it is read-only, so VS Code may not have asked you; ` +
+          'MCP Host no longer trusts that and has told VS Code to list the tools again: call it again to be asked',
+      };
     }
   }
   if (context.fence !== 'off') {

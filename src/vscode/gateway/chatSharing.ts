@@ -13,10 +13,11 @@ import * as vscode from 'vscode';
 import { definitionHash, fromTemplate, forDisplay, nothingToRedact, type ServerDefinition, type ServerHandle } from '../../core';
 import type { ChatGateway } from '../../core/gateway/sdkGateway';
 import type { ChatForwarder } from '../../core/gateway/forward';
-import type { ChatCall, SharedServer } from '../../core/gateway/shared';
+import type { ChatCall, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
 import { CHAT_POLICY_SETTINGS, chatMcpAccessAllows, chatWithheldBy } from './chatPolicy';
 import { thisMachine } from '../../core/policy/gate';
-import { fenceMode } from '../gate';
+import { fenceMode, serverIdentity } from '../gate';
+import { changeStoredList } from '../storedList';
 import type * as GatewayModule from './lazy';
 import { configuredMasker } from '../audit';
 import type { McpHost } from '../host';
@@ -28,6 +29,9 @@ import type { ToolCalls } from '../tools/callTool';
 /** The id in package.json's `contributes.mcpServerDefinitionProviders`. */
 export const PROVIDER_ID = 'mcpHost.sharedServers';
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** Where the tools VS Code was last told are read-only are kept, and how many at most (the oldest dropped). */
+const TOLD_READ_ONLY_KEY = 'mcpHost.chatToldReadOnly';
+const MAX_TOLD_READ_ONLY = 2000;
 /** A Unix socket path longer than this does not fit in `sockaddr_un` on every platform: 127.0.0.1 then. */
 const MAX_SOCKET_PATH = 100;
 
@@ -70,6 +74,7 @@ export class ChatSharing implements vscode.Disposable {
     private readonly host: McpHost,
     private readonly tools: ToolCalls,
     private readonly storage: vscode.Uri,
+    private readonly memento: vscode.Memento,
   ) {
     const api = mcpApi();
     if (!api) return;
@@ -187,6 +192,27 @@ export class ChatSharing implements vscode.Disposable {
       masker: configuredMasker,
       requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       onChatCall: (call) => this.recordCall(call),
+      toldReadOnly: this.toldReadOnly(handle),
+    };
+  }
+
+  /**
+   * Which tools VS Code was last told are read-only, in the global state: VS Code keeps its list
+   * across windows, so a policy changed while it was closed is still caught (../../core/policy/gate.ts).
+   */
+  private toldReadOnly(handle: ServerHandle): ToldReadOnly {
+    const keyOf = (tool: string) => `${serverIdentity(handle.definition)}\u0000${tool}`;
+    return {
+      has: (tool) => this.memento.get<string[]>(TOLD_READ_ONLY_KEY, []).includes(keyOf(tool)),
+      told: (tools) => {
+        const add = tools.filter((t) => t.readOnly).map((t) => keyOf(t.name));
+        const drop = new Set(tools.filter((t) => !t.readOnly).map((t) => keyOf(t.name)));
+        const current = this.memento.get<string[]>(TOLD_READ_ONLY_KEY, []);
+        if (add.every((k) => current.includes(k)) && !current.some((k) => drop.has(k))) return;
+        void changeStoredList(this.memento, TOLD_READ_ONLY_KEY, (stored) =>
+          [...stored.filter((k) => !drop.has(k) && !add.includes(k)), ...add].slice(-MAX_TOLD_READ_ONLY),
+        );
+      },
     };
   }
 
