@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { AuditLog, verifyAuditFile } from '../core/policy/audit';
 import { createMasker } from '../core/policy/mask';
 import type { AuditedServer, AuditSink, ServerRequestMethod } from '../core/policy/types';
-import { elicitationSummary, samplingSummary, startServerRequest } from '../core/policy/serverRequests';
+import { auditedRoots, elicitationSummary, samplingSummary, startServerRequest } from '../core/policy/serverRequests';
 import { runConformance } from './conformance';
 
 const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
@@ -134,13 +134,7 @@ function cliRoots(cwd: string, roots: string[]): Root[] {
 export function cliHandlers(cwd: string, roots: string[] = [], audit?: { sink: AuditSink; server: AuditedServer }): ClientHandlers {
   const record = (method: ServerRequestMethod, summary?: unknown) => audit && startServerRequest(audit.sink, audit.server, method, summary);
   return {
-    listRoots: () => {
-      const r = record('roots/list');
-      if (r) r.decision = 'allowed';
-      const answer = cliRoots(cwd, roots);
-      r?.end({ kind: 'ok' });
-      return answer;
-    },
+    listRoots: () => (audit ? auditedRoots(audit.sink, audit.server, () => cliRoots(cwd, roots)) : cliRoots(cwd, roots)),
     createMessage: async (params) => {
       const error = new McpError(-1, 'User rejected sampling request: the command-line client has no language model');
       record('sampling/createMessage', samplingSummary(params))?.end({ kind: 'error', code: error.code });
@@ -196,6 +190,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     return 2;
   }
   const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, err);
+  const audited = cliServer(args.stdio ?? args.http!);
   const newClient = (choice: ProtocolChoice): McpClient => {
     // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
     const transport: Transport = words
@@ -203,7 +198,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       : new HttpTransport({ url: args.http!, headers });
     const made = new McpClient(transport, {
       clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
-      handlers: cliHandlers(process.cwd(), args.roots, audit && { sink: audit, server: cliServer(args.stdio ?? args.http!) }),
+      handlers: cliHandlers(process.cwd(), args.roots, audit && { sink: audit, server: audited }),
       requestTimeoutMs: args.timeoutMs,
       protocol: choice,
       probeTimeoutMs: words ? STDIO_PROBE_TIMEOUT_MS : undefined,
@@ -250,7 +245,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
           roots: cliRoots(process.cwd(), args.roots),
           machine: thisMachine(),
         },
-        server: cliServer(args.stdio ?? args.http!),
+        server: audited,
         audit,
         auditedArguments:
           (request.method === 'tools/call' || request.method === 'prompts/get') && Object.keys(request.arguments).length

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { AuditedServer, AuditSink } from '../core/policy/types';
-import { auditedServer, auditedServerMethod, startServerRequest } from '../core/policy/serverRequests';
+import { auditedRoots, auditedServer, auditedServerMethod, startServerRequest } from '../core/policy/serverRequests';
 import { auditFile, createAuditLog, configuredMasker } from './audit';
 import { EditorGate } from './gate';
 import { extraRoots } from './roots';
@@ -221,7 +221,7 @@ export class McpHost implements vscode.Disposable {
       prepare: (d, signal) => this.prepare(d, signal),
       createTransport: (d) => this.createTransport(d),
       handlers: (d) => ({
-        listRoots: () => this.auditedRoots(audited, () => this.rootsOf(d)),
+        listRoots: () => auditedRoots(this.audit, audited, () => this.rootsOf(d)),
         elicit: (params, signal) => this.elicitation.handle(d.name, params, signal, audited),
         urlElicitationRequired: (pages, wait, request, signal) => this.elicitation.urlRequired(d.name, pages, wait, request, signal),
         // Sampling is declared only where it can be answered: a "deny" server would only ever be refused.
@@ -247,20 +247,6 @@ export class McpHost implements vscode.Disposable {
     handle.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire({ server: def.name, uri }));
     handle.onElicitationComplete((elicitationId) => this.elicitationCompleteEmitter.fire({ server: def.name, elicitationId }));
     return handle;
-  }
-
-  /** `roots/list` always answers (the roots are the person's own folders and settings); the audit keeps who asked and when. */
-  private auditedRoots(server: AuditedServer, roots: () => Root[]): Root[] {
-    const audit = startServerRequest(this.audit, server, 'roots/list');
-    audit.decision = 'allowed';
-    try {
-      const answer = roots();
-      audit.end({ kind: 'ok' });
-      return answer;
-    } catch (error) {
-      audit.failed(error);
-      throw error;
-    }
   }
 
   /** A server asked what it was not offered (sampling of a `deny` server, say): refused by the connection, recorded here. */

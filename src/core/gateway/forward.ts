@@ -8,7 +8,7 @@
 import type { Disposable } from 'vscode-jsonrpc/node';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { outcomeOfError, runGated } from '../policy/run';
-import type { GateRequest } from '../policy/gate';
+import { isTrustedReadOnly, type GateRequest } from '../policy/gate';
 import type { Outcome } from '../policy/types';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type {
@@ -130,7 +130,8 @@ export class ChatForwarder {
       if (!run.sent) {
         told({ kind: 'not-sent' }, run.reason);
         // VS Code's list said read-only when MCP Host no longer does: it is told to list again, and asks next time.
-        if (run.decision === 'refused' && this.shared.toldReadOnly.has(name)) for (const l of this.staleListeners) l();
+        if (this.shared.toldReadOnly.has(name) && !isTrustedReadOnly(tool, this.shared.handle.definition))
+          for (const l of this.staleListeners) l();
         return refusedResult(handle.name, name, run.reason);
       }
       told(run.result.isError ? { kind: 'isError' } : { kind: 'ok' });

@@ -61,6 +61,11 @@ export function thisMachine(): FenceEnvironment {
   return { platform: process.platform, realpath: (p) => realpath(p), home: homedir() };
 }
 
+/** Whether the tool may run without a confirmation because it says it is read-only and the person trusts its server's annotations. */
+export function isTrustedReadOnly(tool: Tool, policy: Pick<GateContext['policy'], 'trustAnnotations'>): boolean {
+  return tool.annotations?.readOnlyHint === true && policy.trustAnnotations;
+}
+
 /** A completion's arguments as the server reads them: the earlier answers and the one being typed. */
 function completedArguments(params: CompleteParams): Record<string, string> {
   return { ...params.context?.arguments, [params.argument.name]: params.argument.value };
@@ -79,8 +84,7 @@ export async function decide(request: GateRequest, context: GateContext): Promis
     if ((context.origin === 'person' || context.origin === 'chat') && !isToolForPerson(tool)) {
       return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is for its app only (its visibility is app-only)` };
     }
-    const trustedReadOnly = tool.annotations?.readOnlyHint === true && context.policy.trustAnnotations;
-    if (context.origin === 'chat' && context.chatSawReadOnly && !trustedReadOnly) {
+    if (context.origin === 'chat' && context.chatSawReadOnly && !isTrustedReadOnly(tool, context.policy)) {
       return {
         kind: 'refuse',
         decision: 'refused',
@@ -116,8 +120,7 @@ export async function decide(request: GateRequest, context: GateContext): Promis
   // every tool we do not pass on as (trusted) read-only.
   if (request.method === 'tools/call' && context.origin !== 'cli' && context.origin !== 'chat') {
     const { tool } = request;
-    const trustedReadOnly = tool.annotations?.readOnlyHint === true && context.policy.trustAnnotations;
-    if (!trustedReadOnly && !context.policy.autoApprove.includes(tool.name)) {
+    if (!isTrustedReadOnly(tool, context.policy) && !context.policy.autoApprove.includes(tool.name)) {
       if (context.alwaysAllowed) return reasons.length ? { kind: 'ask', reasons } : { kind: 'allow', decision: 'allowed-always' };
       reasons.push({ kind: 'confirmTool', annotationsTrusted: context.policy.trustAnnotations });
     }

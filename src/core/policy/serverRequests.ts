@@ -86,6 +86,20 @@ export function startServerRequest(
   return record;
 }
 
+/** `roots/list` is always answered (the roots are the person's own folders and settings); the record keeps who asked and when. */
+export function auditedRoots<T>(sink: AuditSink | undefined, server: AuditedServer, roots: () => T): T {
+  const record = startServerRequest(sink, server, 'roots/list');
+  record.decision = 'allowed';
+  try {
+    const answer = roots();
+    record.end({ kind: 'ok' });
+    return answer;
+  } catch (error) {
+    record.failed(error);
+    throw error;
+  }
+}
+
 /** The audit's name for a request we refused because nothing answers it; undefined for those it does not audit. */
 export function auditedServerMethod(method: string): ServerRequestMethod | undefined {
   return method === 'sampling/createMessage' || method === 'elicitation/create' || method === 'roots/list' ? method : undefined;
