@@ -62,15 +62,15 @@ export function fenceMode(origin: GateContext['origin']): FenceMode {
   return FENCE_MODES.find((m) => m === value) ?? defaultFenceMode(origin);
 }
 
+/** How many allowed reads outside the roots a window remembers (the oldest forgotten first). */
+const MAX_REMEMBERED_READS = 500;
+
 /**
  * The editor's side of the one gate (../core/policy/run.ts): every tools/call, resources/read,
  * prompts/get and resources/subscribe the editor sends goes through `run`, which reads the
  * settings and stored answers the gate decides with, asks the person through `HostUi`, audits
  * into the host's log and tells the person why the fence refused.
  */
-/** How many allowed reads outside the roots a window remembers (the oldest forgotten first). */
-const MAX_REMEMBERED_READS = 500;
-
 export class EditorGate {
   /**
    * The person's "Allow" of a read outside the roots, per server and exact URI, for this window:

@@ -15,7 +15,7 @@ export const CHAT_POLICY_SETTINGS = ['chat.mcp.access', 'chat.mcp.allowedServers
  * `chat.mcp.access`: `none` (or `false`) turns MCP off in the chat, `registry` allows only servers
  * from the configured registry, which ours are not.
  */
-export function chatMcpAccessAllows(): boolean {
+function chatMcpAccessAllows(): boolean {
   const access = vscode.workspace.getConfiguration('chat').get<unknown>('mcp.access');
   return access === undefined || access === true || access === 'all';
 }

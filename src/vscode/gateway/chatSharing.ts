@@ -14,7 +14,7 @@ import { definitionHash, fromTemplate, forDisplay, nothingToRedact, type ServerD
 import type { ChatGateway } from '../../core/gateway/sdkGateway';
 import type { ChatForwarder } from '../../core/gateway/forward';
 import type { ChatCall, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
-import { CHAT_POLICY_SETTINGS, chatMcpAccessAllows, chatWithheldBy } from './chatPolicy';
+import { CHAT_POLICY_SETTINGS, chatWithheldBy } from './chatPolicy';
 import { thisMachine } from '../../core/policy/gate';
 import { fenceMode, serverIdentity } from '../gate';
 import { changeStoredList } from '../storedList';
@@ -201,7 +201,12 @@ export class ChatSharing implements vscode.Disposable {
    * across windows, so a policy changed while it was closed is still caught (../../core/policy/gate.ts).
    */
   private toldReadOnly(handle: ServerHandle): ToldReadOnly {
-    const keyOf = (tool: string) => `${serverIdentity(handle.definition)}\u0000${tool}`;
+    // The identity hashes the launch: once per definition, not on every call the chat makes.
+    let identity: { def: ServerDefinition; id: string } | undefined;
+    const keyOf = (tool: string): string => {
+      if (identity?.def !== handle.definition) identity = { def: handle.definition, id: serverIdentity(handle.definition) };
+      return `${identity.id}\u0000${tool}`;
+    };
     return {
       has: (tool) => this.memento.get<string[]>(TOLD_READ_ONLY_KEY, []).includes(keyOf(tool)),
       told: (tools) => {
@@ -254,25 +259,23 @@ export class ChatSharing implements vscode.Disposable {
       void notify('warning', fromTemplate(vscode.l10n.t('MCP Host: sharing a server with the chat needs VS Code 1.101 or newer.')));
       return;
     }
-    if (share && !chatMcpAccessAllows()) {
-      void notify(
-        'warning',
-        fromTemplate(vscode.l10n.t('MCP Host: VS Code\'s "chat.mcp.access" setting does not allow MCP servers in the chat.')),
-      );
-    }
+    // Shared all the same (the entry is the person's), but the chat is not offered it while one of VS Code's settings says no.
     const withheld = share ? chatWithheldBy(server) : undefined;
-    if (withheld === 'chat.mcp.deniedServers' || withheld === 'chat.mcp.allowedServers') {
+    if (withheld) {
+      const name = forDisplay(server.name, nothingToRedact);
       void notify(
         'warning',
-        withheld === 'chat.mcp.deniedServers'
-          ? fromTemplate(
-              vscode.l10n.t('MCP Host: "{0}" is denied by VS Code\'s "chat.mcp.deniedServers": the chat is not offered it.'),
-              forDisplay(server.name, nothingToRedact),
-            )
-          : fromTemplate(
-              vscode.l10n.t('MCP Host: "{0}" is not in VS Code\'s "chat.mcp.allowedServers": the chat is not offered it.'),
-              forDisplay(server.name, nothingToRedact),
-            ),
+        withheld === 'chat.mcp.access'
+          ? fromTemplate(vscode.l10n.t('MCP Host: VS Code\'s "chat.mcp.access" setting does not allow MCP servers in the chat.'))
+          : withheld === 'chat.mcp.deniedServers'
+            ? fromTemplate(
+                vscode.l10n.t('MCP Host: "{0}" is denied by VS Code\'s "chat.mcp.deniedServers": the chat is not offered it.'),
+                name,
+              )
+            : fromTemplate(
+                vscode.l10n.t('MCP Host: "{0}" is not in VS Code\'s "chat.mcp.allowedServers": the chat is not offered it.'),
+                name,
+              ),
       );
     }
     await updateServerEntry(server.definition, ({ shareWithChat: _old, ...rest }) => (share ? { ...rest, shareWithChat: true } : rest));
