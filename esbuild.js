@@ -59,6 +59,8 @@ async function main() {
     esbuild.build({ ...common, entryPoints: ['src/vscode/elicitation/forms.ts'], outfile: 'dist/forms.js', external: ['vscode'] }),
     // The chat gateway: the SDK's server and Streamable HTTP transport, required by dist/extension.js on the first server shared with the chat (src/vscode/gateway/chatSharing.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/gateway/lazy.ts'], outfile: 'dist/gateway.js', external: ['vscode'] }),
+    // The relay VS Code starts for each shared server (stdio to the gateway's socket): Node's own modules only (src/core/gateway/relay.ts).
+    esbuild.build({ ...common, entryPoints: ['src/core/gateway/relay.ts'], outfile: 'dist/relay.js' }),
     esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   ]);
   if (analyze) console.log(await esbuild.analyzeMetafile(extension.metafile, { verbose: false }));

@@ -1,40 +1,64 @@
 import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
+import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerHandle } from '../../src/core';
 import { ChatGateway, type GatewayAddress } from '../../src/core/gateway/sdkGateway';
-import { gatewayClient, share, upstreamHandle, type Shared } from '../helpers/gateway';
-import { eventually } from '../helpers/servers';
+import { RelayTransport } from '../../src/core/gateway/relaySession';
+import { gatewayClient, relayClient, share, upstreamHandle, type Shared } from '../helpers/gateway';
+import { ROOT, eventually } from '../helpers/servers';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const SECRET = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
 const textOf = (result: unknown): string =>
   ((result as { content: Array<{ type: string; text?: string }> }).content ?? []).map((c) => c.text ?? '').join('\n');
 
-for (const kind of ['socket', 'tcp'] as const) {
-  describe(`chat gateway over ${kind === 'socket' ? 'a Unix domain socket' : '127.0.0.1'}`, function () {
+const KINDS = {
+  socket: 'HTTP on a Unix domain socket',
+  tcp: 'HTTP on 127.0.0.1',
+  relay: 'stdio to the relay, on a Unix domain socket',
+  'relay-tcp': 'stdio to the relay, on 127.0.0.1',
+} as const;
+
+for (const kind of Object.keys(KINDS) as Array<keyof typeof KINDS>) {
+  const relay = kind === 'relay' || kind === 'relay-tcp';
+  describe(`chat gateway, ${KINDS[kind]}`, function () {
     this.timeout(60_000);
     let handle: ServerHandle;
     let shared: Shared;
     let gateway: ChatGateway;
     const clients: Client[] = [];
     const route = ChatGateway.pathOf('up');
-    const connect = async (token: string | undefined) => {
-      const client = await gatewayClient(gateway.address, route, token);
+    const connectTo = async (serverId: string, token: string | undefined) => {
+      const client = relay
+        ? await relayClient(gateway.relayAddress, serverId, token)
+        : await gatewayClient(gateway.address, ChatGateway.pathOf(serverId), token);
       clients.push(client);
       return client;
     };
+    const connect = (token: string | undefined) => connectTo('up', token);
+
+    // The relay is tested as shipped.
+    if (relay) before(() => execFileSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT }));
 
     beforeEach(async () => {
       handle = upstreamHandle();
       await handle.start();
       shared = share(handle);
-      const socketPath = kind === 'socket' ? path.join(mkdtempSync(path.join(tmpdir(), 'gw-')), 'g.sock') : undefined;
-      gateway = await ChatGateway.start({ token: TOKEN, socketPath, forwarderFor: (id) => (id === 'up' ? shared.forwarder : undefined) });
-      assert.equal(gateway.address.kind, kind);
+      const dir = mkdtempSync(path.join(tmpdir(), 'gw-'));
+      const onSocket = kind === 'socket' || kind === 'relay';
+      gateway = await ChatGateway.start({
+        token: TOKEN,
+        socketPath: onSocket ? path.join(dir, 'g.sock') : undefined,
+        relaySocketPath: onSocket ? path.join(dir, 'r.sock') : undefined,
+        forwarderFor: (id) => (id === 'up' ? shared.forwarder : undefined),
+      });
+      assert.equal((relay ? gateway.relayAddress : gateway.address).kind, onSocket ? 'socket' : 'tcp');
     });
     afterEach(async () => {
       await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
@@ -43,7 +67,8 @@ for (const kind of ['socket', 'tcp'] as const) {
     });
 
     it('refuses a request without the token, or with a wrong one, with a JSON-RPC error and never 401/403', async () => {
-      await assert.rejects(connect(undefined), /no valid token/);
+      // The relay started without its token does not connect at all (VS Code shows its stderr and exit code).
+      await assert.rejects(connect(undefined), relay ? /Connection closed/ : /no valid token/);
       await assert.rejects(connect('wrong-token'), /no valid token/);
       if (kind === 'tcp') {
         const port = (gateway.address as Extract<GatewayAddress, { kind: 'tcp' }>).port;
@@ -58,7 +83,7 @@ for (const kind of ['socket', 'tcp'] as const) {
       }
       assert.equal(gateway.sessionCount(), 0);
       // The token opens only the routes of shared servers.
-      await assert.rejects(gatewayClient(gateway.address, ChatGateway.pathOf('other'), TOKEN), /not shared/);
+      await assert.rejects(connectTo('other', TOKEN), /not shared/);
     });
 
     // Over TCP only: fetch speaks to it as any HTTP client would (the socket's fetch is the helper's).
@@ -337,5 +362,139 @@ for (const kind of ['socket', 'tcp'] as const) {
       assert.equal(gateway.sessionCount('up'), 0);
       await assert.rejects(client.listTools());
     });
+
+    if (relay)
+      it('reads the relay’s lines as the stdio framing: a wrong first line is refused, a broken line skipped, a split message whole', async () => {
+        const raw = async (hello: string) => {
+          const target = ChatGateway.relayTarget(gateway.relayAddress);
+          const tcp = /^127\.0\.0\.1:(\d+)$/.exec(target);
+          const socket = tcp ? net.connect({ host: '127.0.0.1', port: Number(tcp[1]) }) : net.connect({ path: target });
+          await once(socket, 'connect');
+          const lines: Array<{ id?: number; result?: unknown; error?: { code: number; message: string } }> = [];
+          let buffered = '';
+          socket.on('data', (chunk: Buffer) => {
+            buffered += chunk.toString('utf8');
+            for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+              lines.push(JSON.parse(buffered.slice(0, end)));
+              buffered = buffered.slice(end + 1);
+            }
+          });
+          socket.write(hello);
+          return { socket, lines };
+        };
+        const initialize = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        });
+
+        const wrong = await raw(`${JSON.stringify({ mcpHostRelay: 1, token: 'nope', server: 'up' })}\n${initialize}\n`);
+        await once(wrong.socket, 'close');
+        assert.equal(wrong.lines[0].error?.code, -32600);
+        assert.match(wrong.lines[0].error?.message ?? '', /no valid token/);
+
+        const right = await raw(`${JSON.stringify({ mcpHostRelay: 1, token: TOKEN, server: 'up' })}\n${initialize}\n`);
+        await eventually(async () => right.lines.find((l) => l.id === 1));
+        right.socket.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\nnot json\n[1,2]\n`);
+        // One call in three writes, the cut inside a two-byte character.
+        const call = Buffer.from(
+          `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'é, whole' } } })}\n`,
+        );
+        const cut = call.indexOf(Buffer.from('é')) + 1;
+        right.socket.write(call.subarray(0, 10));
+        right.socket.write(call.subarray(10, cut));
+        right.socket.write(call.subarray(cut));
+        const answer = await eventually(async () => right.lines.find((l) => l.id === 2));
+        assert.equal(textOf(answer.result), 'é, whole');
+        right.socket.destroy();
+        await eventually(async () => (gateway.sessionCount('up') === 0 ? true : undefined));
+      });
+
+    if (relay)
+      it('ends the session when the relay goes, and the relay when its session ends', async () => {
+        const client = await connect(TOKEN);
+        assert.equal(gateway.sessionCount('up'), 1);
+        await client.close();
+        await eventually(async () => (gateway.sessionCount('up') === 0 ? true : undefined));
+
+        const next = await connect(TOKEN);
+        assert.ok((next.transport as { pid?: number | null }).pid, 'the relay runs');
+        const exited = new Promise<void>((resolve) => (next.onclose = resolve));
+        await gateway.closeSessions('up');
+        await exited;
+      });
   });
 }
+
+describe('the relay transport’s framing', () => {
+  /** A socket stand-in: each `feed` is one 'data' event, so a cut lands exactly where the test puts it. */
+  const open = async () => {
+    const socket = Object.assign(new EventEmitter(), {
+      written: [] as string[],
+      ended: false,
+      write(text: string) {
+        this.written.push(text);
+        return true;
+      },
+      end() {
+        this.ended = true;
+      },
+      resume() {},
+    });
+    const transport = new RelayTransport(socket as unknown as net.Socket);
+    const messages: unknown[] = [];
+    const errors: string[] = [];
+    transport.onmessage = (m) => messages.push(m);
+    transport.onerror = (e) => errors.push(e.message);
+    await transport.start();
+    return { socket, transport, messages, errors, feed: (chunk: Buffer) => socket.emit('data', chunk) };
+  };
+
+  it('joins a message cut inside a character, and one spread over many chunks', async () => {
+    const { messages, errors, feed } = await open();
+    const line = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { text: 'é€😀' } })}\n`);
+    // Every cut: inside the two-, three- and four-byte characters included.
+    for (let cut = 1; cut < line.length; cut++) {
+      feed(line.subarray(0, cut));
+      feed(line.subarray(cut));
+    }
+    // One byte at a time.
+    for (let i = 0; i < line.length; i++) feed(line.subarray(i, i + 1));
+    assert.deepEqual(errors, []);
+    assert.equal(messages.length, line.length);
+    for (const m of messages) assert.equal((m as { params: { text: string } }).params.text, 'é€😀');
+  });
+
+  it('delivers several messages of one chunk in order, skips blank and broken lines, and says why', async () => {
+    const { messages, errors, feed } = await open();
+    feed(
+      Buffer.from(
+        '{"jsonrpc":"2.0","id":1,"method":"a"}\n\n  \nnot json\n[1]\n{"id":2}\n{"jsonrpc":"2.0","id":3,"method":"b"}\n{"jsonrpc":"2.0",',
+      ),
+    );
+    feed(Buffer.from('"id":4,"method":"c"}\r\n'));
+    assert.deepEqual(
+      messages.map((m) => (m as { id: number }).id),
+      [1, 3, 4],
+    );
+    assert.deepEqual(errors, [
+      'a line that is not JSON',
+      'a line that is not one JSON-RPC 2.0 message',
+      'a line that is not one JSON-RPC 2.0 message',
+    ]);
+  });
+
+  it('ends the connection on a line longer than the limit instead of holding it, and sends nothing after', async () => {
+    const { socket, transport, errors, feed } = await open();
+    let closed = false;
+    transport.onclose = () => (closed = true);
+    const mb = Buffer.alloc(1024 * 1024, 'a');
+    for (let i = 0; i < 17 && !closed; i++) feed(mb);
+    assert.ok(closed);
+    assert.ok(socket.ended);
+    assert.match(errors[0], /more than 16777216 bytes/);
+    await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    assert.deepEqual(socket.written, []);
+  });
+});

@@ -48,6 +48,7 @@ const MAX_SETUP_BUNDLE_BYTES = 60_000;
 const MAX_FORMS_BUNDLE_BYTES = 12_000;
 // The chat gateway: the MCP SDK's server, its Streamable HTTP transport (with Hono's Node adapter) and zod; loaded on the first share.
 const MAX_GATEWAY_BUNDLE_BYTES = 500_000;
+const MAX_RELAY_BUNDLE_BYTES = 4_000;
 // Ajv with its three dialects, formats and fast-uri.
 const MAX_SCHEMA_BUNDLE_BYTES = 200_000;
 const repo = path.resolve(__dirname, '..', '..');
@@ -152,6 +153,14 @@ describe('VSIX package', function () {
     assert.ok(gateway.length < MAX_GATEWAY_BUNDLE_BYTES, `dist/gateway.js is ${gateway.length} bytes`);
     const main = files.get(`extension/${pkg.main.replace(/^\.\//, '')}`)!.toString('utf8');
     assert.doesNotMatch(main, /Server already initialized/, 'the SDK server transport is not in the main bundle as well');
+  });
+
+  it(`ships the relay VS Code starts for a shared server: small, and Node's own modules only (under ${MAX_RELAY_BUNDLE_BYTES / 1000} KB)`, () => {
+    const relay = files.get('extension/dist/relay.js');
+    assert.ok(relay, 'dist/relay.js is not in the package');
+    assert.ok(relay.length < MAX_RELAY_BUNDLE_BYTES, `dist/relay.js is ${relay.length} bytes`);
+    const required = [...relay.toString('utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+    assert.deepEqual([...new Set(required)], ['node:net']);
   });
 
   it(`keeps Add, Import and Remove Server in a bundle of their own, loaded when one of those commands runs (under ${MAX_SETUP_BUNDLE_BYTES / 1000} KB)`, () => {

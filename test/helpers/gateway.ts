@@ -1,11 +1,13 @@
 // What the chat gateway's tests and bench share: the upstream fixture as a real ServerHandle, the
-// gateway in front of it, and the SDK's client speaking to the gateway over its socket or TCP.
+// gateway in front of it, and the SDK's client speaking to the gateway over its socket or TCP, or
+// over stdio to the relay VS Code would start (dist/relay.js, built by the caller).
 import * as http from 'node:http';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   ServerHandle,
@@ -21,7 +23,11 @@ import {
 import { createMasker } from '../../src/core/policy/mask';
 import { ChatForwarder } from '../../src/core/gateway/forward';
 import { toldReadOnlyInMemory, type ChatCall, type SharedServer, type ToldReadOnly } from '../../src/core/gateway/shared';
-import type { GatewayAddress } from '../../src/core/gateway/sdkGateway';
+import { ChatGateway, type GatewayAddress } from '../../src/core/gateway/sdkGateway';
+import { ROOT } from './servers';
+
+/** The relay as shipped (`node esbuild.js` builds it). */
+export const RELAY = path.join(ROOT, 'dist', 'relay.js');
 
 export const UPSTREAM = path.resolve(__dirname, '..', 'fixtures', 'gateway-upstream.mjs');
 
@@ -108,6 +114,16 @@ export async function gatewayClient(address: GatewayAddress, route: string, toke
     requestInit: { headers },
     ...(address.kind === 'socket' ? { fetch: socketFetch(address.path) } : {}),
   });
+  const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+/** The SDK's client over stdio to the relay, as VS Code starts it for a shared server. */
+export async function relayClient(address: GatewayAddress, serverId: string, token: string | undefined): Promise<Client> {
+  const env: Record<string, string> = { MCP_HOST_GATEWAY: ChatGateway.relayTarget(address) };
+  if (token !== undefined) env.MCP_HOST_GATEWAY_TOKEN = token;
+  const transport = new StdioClientTransport({ command: process.execPath, args: [RELAY, serverId], env, stderr: 'pipe' });
   const client = new Client({ name: 'gateway-test', version: '1.0.0' });
   await client.connect(transport);
   return client;

@@ -1,17 +1,20 @@
 /**
- * The gateway VS Code's own MCP client talks to: one Node `http` server in the extension host,
- * on a Unix domain socket / Windows named pipe when it can, else 127.0.0.1 on a random port, with
- * one route per shared server (`/mcp/<id>`). Every request must carry the window's bearer token;
- * one without it is refused with a JSON-RPC error and HTTP 400, never 401/403 (VS Code's client
- * would start OAuth discovery on those). Each session is the official SDK's low-level `Server`,
- * whose handlers only forward to a `ChatForwarder`, over our own Streamable HTTP framing
- * (./httpSession.ts: why it is not the SDK's transport is written there).
+ * The gateway VS Code's own MCP client talks to, in the extension host, two ways in:
+ * - the relays (./relay.ts), stdio servers VS Code starts, each piping one chat session to the
+ *   relay listener (./relaySession.ts: its first line carries the token and the server's id);
+ * - one Node `http` server with one route per shared server (`/mcp/<id>`), every request carrying
+ *   the window's bearer token; one without it is refused with a JSON-RPC error and HTTP 400, never
+ *   401/403 (VS Code's client would start OAuth discovery on those).
+ * Both listen on a Unix domain socket / Windows named pipe when they can, else 127.0.0.1 on a
+ * random port. Each session is the official SDK's low-level `Server`, whose handlers only forward
+ * to a `ChatForwarder`, over our own framings: the stdio one for a relay (./relaySession.ts) and
+ * Streamable HTTP for HTTP (./httpSession.ts); why they are not the SDK's transports is written there.
  *
  * This module and the SDK are bundled apart (dist/gateway.js) and loaded on the first share.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import * as net from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -30,9 +33,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Disposable } from 'vscode-jsonrpc/node';
 import { ErrorCode, McpError } from '../protocol/errors';
-import type { CompleteParams, Implementation } from '../protocol/types';
+import type { CompleteParams } from '../protocol/types';
 import type { ChatForwarder, ForwardOptions } from './forward';
 import { GatewayHttpSession, refuse as refuseWith } from './httpSession';
+import { acceptRelay, tokenMatches, type RelayTransport, type RelayVerdict } from './relaySession';
 
 /**
  * JSON-RPC code of a request the gateway itself refuses (no token, a server not shared, no
@@ -50,15 +54,16 @@ export interface GatewayOptions {
   token: string;
   /** A socket path or pipe name to listen on; 127.0.0.1 on a random port when absent or when it cannot be used. */
   socketPath?: string;
+  /** The same for the relays' listener (./relay.ts); it must differ from `socketPath`. */
+  relaySocketPath?: string;
   /** The forwarder of a route's server, or undefined when that server is not shared (any more). */
   forwarderFor(id: string): ChatForwarder | undefined;
-  serverInfo?: Implementation;
 }
 
 interface Session {
   id: string;
   serverId: string;
-  transport: GatewayHttpSession;
+  transport: GatewayHttpSession | RelayTransport;
   server: Server;
   subscriptions: Map<string, Disposable>;
   listeners: Disposable[];
@@ -67,35 +72,43 @@ interface Session {
 export class ChatGateway {
   private readonly sessions = new Map<string, Session>();
   private readonly token: Buffer;
+  private readonly relayToken: Buffer;
 
   private constructor(
     private readonly http: http.Server,
     readonly address: GatewayAddress,
+    private readonly relays: net.Server,
+    /** Where the relays VS Code starts connect (./relay.ts). */
+    readonly relayAddress: GatewayAddress,
     private readonly options: GatewayOptions,
   ) {
     this.token = Buffer.from(`Bearer ${options.token}`);
+    this.relayToken = Buffer.from(options.token);
   }
 
-  /** Listens on the socket when one is given and usable, else on 127.0.0.1. */
+  /** Listens on the sockets when they are given and usable, else on 127.0.0.1. */
   static async start(options: GatewayOptions): Promise<ChatGateway> {
     const server = http.createServer();
     server.keepAliveTimeout = 60_000;
-    let address: GatewayAddress | undefined;
-    if (options.socketPath) {
-      const socketPath = options.socketPath;
-      address = await listen(server, { path: socketPath }).then(
-        (): GatewayAddress => ({ kind: 'socket', path: socketPath }),
-        () => undefined,
-      );
-    }
-    if (!address) {
-      await listen(server, { host: '127.0.0.1', port: 0 });
-      address = { kind: 'tcp', host: '127.0.0.1', port: (server.address() as AddressInfo).port };
-    }
-    const gateway = new ChatGateway(server, address, options);
-    // Nobody can reach it before this: the address and the token are not handed out yet.
+    const relays = net.createServer();
+    const address = await listenOn(server, options.socketPath);
+    const relayAddress = await listenOn(relays, options.relaySocketPath);
+    const gateway = new ChatGateway(server, address, relays, relayAddress, options);
+    // Nobody can reach it before this: the addresses and the token are not handed out yet.
     server.on('request', (req, res) => void gateway.handle(req, res));
+    relays.on('connection', (socket) =>
+      acceptRelay(
+        socket,
+        (hello) => gateway.checkRelay(hello),
+        (serverId, transport) => gateway.openRelaySession(serverId, transport),
+      ),
+    );
     return gateway;
+  }
+
+  /** How a relay is told where to connect (MCP_HOST_GATEWAY). */
+  static relayTarget(address: GatewayAddress): string {
+    return address.kind === 'socket' ? address.path : `127.0.0.1:${address.port}`;
   }
 
   /** The HTTP path of a shared server's route. */
@@ -103,14 +116,19 @@ export class ChatGateway {
     return `/mcp/${encodeURIComponent(id)}`;
   }
 
-  /** The sessions open now, per server id (tests and the bench look). */
-  sessionCount(serverId?: string): number {
-    return [...this.sessions.values()].filter((s) => serverId === undefined || s.serverId === serverId).length;
+  /** The sessions open now, per server id and way in (tests look). */
+  sessionCount(serverId?: string, via?: 'relay' | 'http'): number {
+    return [...this.sessions.values()].filter(
+      (s) =>
+        (serverId === undefined || s.serverId === serverId) &&
+        (via === undefined || (s.transport instanceof GatewayHttpSession ? 'http' : 'relay') === via),
+    ).length;
   }
 
-  /** How many of a session's requests wait for their answer (tests look). */
+  /** How many of a session's requests wait for their answer (tests look; HTTP sessions only). */
   waitingIn(sessionId: string): number {
-    return this.sessions.get(sessionId)?.transport.waiting ?? 0;
+    const transport = this.sessions.get(sessionId)?.transport;
+    return transport instanceof GatewayHttpSession ? transport.waiting : 0;
   }
 
   /** Ends every session of a server (sharing stopped, its settings changed): the chat's next request starts a new one. */
@@ -120,10 +138,27 @@ export class ChatGateway {
 
   async close(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((s) => this.endSession(s)));
-    await new Promise<void>((resolve) => {
-      this.http.close(() => resolve());
-      this.http.closeAllConnections();
-    });
+    await Promise.all([
+      new Promise<void>((resolve) => {
+        this.http.close(() => resolve());
+        this.http.closeAllConnections();
+      }),
+      new Promise<void>((resolve) => this.relays.close(() => resolve())),
+    ]);
+  }
+
+  private checkRelay(hello: { token?: unknown; server?: unknown } | undefined): RelayVerdict {
+    if (!hello || !tokenMatches(hello.token, this.relayToken))
+      return { ok: false, reason: 'MCP Host gateway: this relay has no valid token for this window' };
+    if (typeof hello.server !== 'string' || !this.options.forwarderFor(hello.server))
+      return { ok: false, reason: 'MCP Host gateway: this server is not shared with the chat' };
+    return { ok: true, serverId: hello.server };
+  }
+
+  private async openRelaySession(serverId: string, transport: RelayTransport): Promise<void> {
+    const forwarder = this.options.forwarderFor(serverId);
+    if (!forwarder) throw McpError.invalidRequest('this server is not shared with the chat');
+    await this.openSession(serverId, forwarder, transport, randomUUID());
   }
 
   private hasToken(req: http.IncomingMessage): boolean {
@@ -145,12 +180,14 @@ export class ChatGateway {
       const sessionId = req.headers['mcp-session-id'];
       if (typeof sessionId === 'string') {
         const session = this.sessions.get(sessionId);
-        if (!session || session.serverId !== serverId) {
+        // A relay's session is not reachable over HTTP.
+        if (!session || session.serverId !== serverId || !(session.transport instanceof GatewayHttpSession)) {
           // The spec's answer to an ended session: the client starts a new one.
           return refuseWith(res, 404, ErrorCode.ConnectionClosed, 'Session ended');
         }
-        if (req.method === 'POST') return session.transport.handlePost(req, res, await readJson(req));
-        if (req.method === 'GET') return session.transport.handleGet(req, res);
+        const { transport } = session;
+        if (req.method === 'POST') return transport.handlePost(req, res, await readJson(req));
+        if (req.method === 'GET') return transport.handleGet(req, res);
         if (req.method === 'DELETE') {
           await this.endSession(session);
           res.writeHead(200).end();
@@ -163,23 +200,29 @@ export class ChatGateway {
       if ((body as { method?: unknown } | null)?.method !== 'initialize') {
         return refuse(res, 'MCP Host gateway: this request has no session (initialize first)');
       }
-      const session = await this.openSession(serverId, forwarder);
-      session.transport.handlePost(req, res, body);
+      const transport = new GatewayHttpSession(randomUUID());
+      await this.openSession(serverId, forwarder, transport, transport.sessionId);
+      transport.handlePost(req, res, body);
     } catch (error) {
       if (!res.headersSent) refuse(res, `MCP Host gateway: ${McpError.from(error).message}`);
       else res.end();
     }
   }
 
-  private async openSession(serverId: string, forwarder: ChatForwarder): Promise<Session> {
+  private async openSession(
+    serverId: string,
+    forwarder: ChatForwarder,
+    transport: GatewayHttpSession | RelayTransport,
+    id: string,
+  ): Promise<Session> {
     const capabilities = capabilitiesFor(forwarder);
-    const server = new Server(this.options.serverInfo ?? { name: forwarder.shared.handle.name, version: '1.0.0' }, { capabilities });
-    const transport = new GatewayHttpSession(randomUUID());
-    const opened: Session = { id: transport.sessionId, serverId, transport, server, subscriptions: new Map(), listeners: [] };
+    // VS Code names the tools after the server's title or name (`mcp_<name>_<tool>`): the person's name for the server, as in both lists.
+    const { handle } = forwarder.shared;
+    const server = new Server({ name: handle.name, version: handle.client?.serverInfo?.version ?? '0.0.0' }, { capabilities });
+    const opened: Session = { id, serverId, transport, server, subscriptions: new Map(), listeners: [] };
     this.sessions.set(opened.id, opened);
     transport.onclose = () => void this.endSession(opened);
     wireHandlers(server, capabilities, forwarder, opened);
-    const { handle } = forwarder.shared;
     opened.listeners.push(
       handle.onDidChangeLists((kind) => {
         const send =
@@ -309,7 +352,20 @@ function wireHandlers(server: Server, caps: ServerCapabilities, forwarder: ChatF
   }
 }
 
-function listen(server: http.Server, at: { path: string } | { host: string; port: number }): Promise<void> {
+/** Listens on the socket when one is given and usable, else on 127.0.0.1 on a random port. */
+async function listenOn(server: net.Server, socketPath: string | undefined): Promise<GatewayAddress> {
+  if (socketPath) {
+    const listening = await listen(server, { path: socketPath }).then(
+      () => true,
+      () => false,
+    );
+    if (listening) return { kind: 'socket', path: socketPath };
+  }
+  await listen(server, { host: '127.0.0.1', port: 0 });
+  return { kind: 'tcp', host: '127.0.0.1', port: (server.address() as net.AddressInfo).port };
+}
+
+function listen(server: net.Server, at: { path: string } | { host: string; port: number }): Promise<void> {
   return new Promise((resolve, reject) => {
     const failed = (error: Error): void => reject(error);
     server.once('error', failed);
