@@ -18,6 +18,7 @@ import type { HostUi } from './vscode/ui';
 import { createWindowUi } from './vscode/windowUi';
 import { createMainLog } from './vscode/logs';
 import { createApi, extensionExports, type McpHostApi } from './vscode/api';
+import { watchCachedSettings } from './vscode/settingCache';
 
 let host: McpHost | undefined;
 
@@ -48,6 +49,7 @@ export interface McpHostTestSeam {
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
 export async function activate(context: vscode.ExtensionContext): Promise<McpHostApi> {
   const started = performance.now();
+  context.subscriptions.push(watchCachedSettings());
   // The host is made below with the UI; until then no secret is known, so there is nothing to redact.
   const log = createMainLog({ redact: (text) => host?.redact(text) ?? text });
   const documentActions = new DocumentActions();
@@ -60,7 +62,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const prompts = new PromptActions(host, output.docs);
   const setup = new ServerSetup(host, log, ui);
   const apps = new AppPanels(host, tools, log, ui);
-  const sharing = new ChatSharing(host, tools, context.globalStorageUri, context.globalState);
+  const sharing = new ChatSharing(host, tools, context.globalStorageUri, context.globalState, context.asAbsolutePath('dist/relay.js'));
   context.subscriptions.push(
     log,
     documentActions,

@@ -6,30 +6,25 @@ import { createMasker, type MaskingPattern } from '../core/policy/mask';
 import type { AuditRecord, Masker } from '../core/policy/types';
 import { forDisplay, fromTemplate, nothingToRedact } from '../core';
 import { Settings } from './ids';
+import { cachedSetting } from './settingCache';
 import { notify } from './notifications';
 import { pickOne, type ShownPickItem } from './quickPicks';
 import type { OutputDocuments } from './outputDocuments';
 import { showDocument } from './windowInputs';
 import type { HostUi } from './ui';
 
-let cached: { key: string; masker: Masker } | undefined;
-
 /**
  * The masker of the person's settings (`mcpHost.masking.patterns` and the built-in shapes), built
- * again whenever the setting changed since the last call; invalid patterns are named once per
- * change in the extension host's log. The one place every part that masks (sampling, the audit
- * log, result documents, the chat gateway) gets it from.
+ * again when the setting changes; invalid patterns are named once per change in the extension
+ * host's log. The one place every part that masks (sampling, the audit log, result documents, the
+ * chat gateway) gets it from.
  */
-export function configuredMasker(): Masker {
-  const patterns = vscode.workspace.getConfiguration(Settings.section).get<MaskingPattern[]>('masking.patterns', []);
-  const list = Array.isArray(patterns) ? patterns : [];
-  const key = JSON.stringify(list);
-  if (cached?.key === key) return cached.masker;
-  const { masker, problems } = createMasker(list);
+export const configuredMasker = cachedSetting(`${Settings.section}.${Settings.maskingPatterns}`, (): Masker => {
+  const patterns = vscode.workspace.getConfiguration(Settings.section).get<MaskingPattern[]>(Settings.maskingPatterns, []);
+  const { masker, problems } = createMasker(Array.isArray(patterns) ? patterns : []);
   for (const problem of problems) console.warn(`MCP Host: mcpHost.masking.patterns: ${problem}`);
-  cached = { key, masker };
   return masker;
-}
+});
 
 /** A masker that is always the one of the settings at the moment it masks (for the audit log, which lives as long as the extension). */
 const settingsMasker: Masker = {

@@ -18,6 +18,7 @@ import type { OutsideRootsQuestion, ToolAsker, ToolConfirmation } from './answer
 import { Settings } from './ids';
 import { askModal } from './notifications';
 import { addToStoredList } from './storedList';
+import { cachedSetting } from './settingCache';
 import type { HostUi } from './ui';
 
 /** What the gate needs of the host; the host hands itself in (no import of host.ts, which owns the gate). */
@@ -58,9 +59,14 @@ export function serverIdentity(def: ServerDefinition): string {
  * asked, an app or the chat is refused). The editor gate and the chat gateway both fence with it.
  */
 export function fenceMode(origin: GateContext['origin']): FenceMode {
-  const value = vscode.workspace.getConfiguration(Settings.section).inspect<string>('roots.fence')?.globalValue;
-  return FENCE_MODES.find((m) => m === value) ?? defaultFenceMode(origin);
+  return chosenFenceMode() ?? defaultFenceMode(origin);
 }
+
+/** The person's `mcpHost.roots.fence` (user or machine settings), cached until it changes: read on every call. */
+const chosenFenceMode = cachedSetting(`${Settings.section}.${Settings.rootsFence}`, (): FenceMode | undefined => {
+  const value = vscode.workspace.getConfiguration(Settings.section).inspect<string>(Settings.rootsFence)?.globalValue;
+  return FENCE_MODES.find((m) => m === value);
+});
 
 /** How many allowed reads outside the roots a window remembers (the oldest forgotten first). */
 const MAX_REMEMBERED_READS = 500;

@@ -56,6 +56,7 @@ export const Settings = {
   rootsFence: 'roots.fence',
   rootsExtra: 'roots.extra',
   maskingPatterns: 'masking.patterns',
+  chatConnection: 'chat.connection',
 } as const;
 
 export const TRACE_LANGUAGE_ID = 'mcp-trace';

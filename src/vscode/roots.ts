@@ -3,12 +3,13 @@ import * as vscode from 'vscode';
 import { parseExtraRoots } from '../core/policy/roots';
 import type { Root } from '../core';
 import { Settings } from './ids';
+import { cachedSetting } from './settingCache';
 
 const warned = new Set<string>();
 
-/** `mcpHost.roots.extra` from the user's (or machine's) settings only: a workspace cannot widen the roots. */
-export function extraRoots(): Root[] {
-  const value = vscode.workspace.getConfiguration(Settings.section).inspect<unknown>('roots.extra')?.globalValue;
+/** `mcpHost.roots.extra` from the user's (or machine's) settings only: a workspace cannot widen the roots. Cached until it changes. */
+export const extraRoots = cachedSetting(`${Settings.section}.${Settings.rootsExtra}`, (): readonly Root[] => {
+  const value = vscode.workspace.getConfiguration(Settings.section).inspect<unknown>(Settings.rootsExtra)?.globalValue;
   const { roots, problems } = parseExtraRoots(value, homedir());
   for (const problem of problems) {
     if (warned.has(problem)) continue;
@@ -16,4 +17,4 @@ export function extraRoots(): Root[] {
     console.warn(`MCP Host: mcpHost.roots.extra: ${problem}`);
   }
   return roots;
-}
+});

@@ -9,6 +9,7 @@ import {
   type ServerOrigin,
 } from '../core';
 import { Settings } from './ids';
+import { cachedSetting } from './settingCache';
 
 export interface ConfiguredServers {
   definitions: ServerDefinition[];
@@ -42,10 +43,11 @@ export function readConfiguredServers(): ConfiguredServers {
   return { definitions: mergeDefinitions(layers), diagnostics };
 }
 
-export function traceLevel(): 'off' | 'messages' | 'verbose' {
+/** Read on every message a server sends or is sent: cached until the setting changes. */
+export const traceLevel = cachedSetting(`${Settings.section}.${Settings.trace}`, (): 'off' | 'messages' | 'verbose' => {
   const v = vscode.workspace.getConfiguration(Settings.section).get<string>(Settings.trace, 'off');
   return v === 'messages' || v === 'verbose' ? v : 'off';
-}
+});
 
 export function restartPolicySettings(): { maxRestarts: number; windowMs: number } {
   const c = vscode.workspace.getConfiguration(Settings.section);

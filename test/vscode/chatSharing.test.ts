@@ -55,6 +55,9 @@ describe('sharing a server with VS Code chat', function () {
     const echo = names.find((n) => n.endsWith('echo'))!;
     const result = await lm().invokeTool(echo, { input: { text: 'from the chat' }, toolInvocationToken: undefined });
     assert.equal(textOf(result), 'from the chat');
+    // By default VS Code runs MCP Host's relay as a stdio server: its session is the relay's.
+    assert.equal(await seam.sharing.sessionCount('up', 'relay'), 1);
+    assert.equal(await seam.sharing.sessionCount('up', 'http'), 0);
     const record = await waitFor(
       () => seam.tools.history.find((r) => r.by === 'chat' && r.tool === 'echo'),
       'the chat call in the history',
@@ -85,5 +88,33 @@ describe('sharing a server with VS Code chat', function () {
 
     await seam.sharing.setShared(seam.host.registry.get('up')!, false);
     await waitFor(() => sharedTools().length === 0 || undefined, 'the tools to go with Stop Sharing');
+    // The relay's session ended with it.
+    await waitFor(async () => (await seam.sharing.sessionCount('up', 'relay')) === 0 || undefined, 'the relay to go');
+  });
+
+  it('offers the same gate over HTTP when mcpHost.chat.connection is http', async () => {
+    const seam = await api();
+    const connection = (value: string | undefined) =>
+      vscode.workspace.getConfiguration('mcpHost').update('chat.connection', value, vscode.ConfigurationTarget.Global);
+    await connection('http');
+    try {
+      await setServers({ overhttp: upstream() });
+      await waitFor(() => seam.host.registry.get('overhttp')?.state.kind === 'running', 'overhttp to run');
+      const echo = await waitFor(async () => {
+        const found = lm().tools.find((t) => /^mcp_overhttp\d*_echo$/.test(t.name))?.name;
+        if (!found) await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+        return found;
+      }, "overhttp's echo in vscode.lm.tools, named after the server");
+      const result = await lm().invokeTool(echo, { input: { text: 'over http' }, toolInvocationToken: undefined });
+      assert.equal(textOf(result), 'over http');
+      assert.equal(await seam.sharing.sessionCount('overhttp', 'http'), 1);
+      assert.equal(await seam.sharing.sessionCount('overhttp', 'relay'), 0);
+      const readFile = lm().tools.find((t) => /^mcp_overhttp\d*_read_file$/.test(t.name))!.name;
+      const fenced = await lm().invokeTool(readFile, { input: { path: '/etc/passwd' }, toolInvocationToken: undefined });
+      assert.match(textOf(fenced), /outside the roots/);
+    } finally {
+      await setServers(undefined);
+      await connection(undefined);
+    }
   });
 });

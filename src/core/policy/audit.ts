@@ -50,7 +50,8 @@ export class AuditLog implements AuditSink {
 
   append(entry: AuditEntry): void {
     this.queue.push(entry);
-    this.draining ??= this.drain();
+    // Written once the call that appended it has had its answer sent: hashing and writing are off its path.
+    this.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
   }
 
   /** Resolves when every record appended so far is on disk (or failed). */

@@ -1,10 +1,13 @@
 /**
  * Sharing servers with VS Code's chat: the servers whose settings say `shareWithChat` are offered
  * to VS Code's own MCP client (`vscode.lm.registerMcpServerDefinitionProvider`, VS Code 1.101+,
- * detected at run time) as HTTP servers at MCP Host's gateway, so every call the chat's agent
- * makes meets the person's policy (../../core/gateway/). The gateway and the SDK load on the first
- * share (dist/gateway.js). The token is handed over only in `resolveMcpServerDefinition`: VS Code
- * caches what `provideMcpServerDefinitions` returns in the workspace's storage.
+ * detected at run time) as servers at MCP Host's gateway, so every call the chat's agent makes
+ * meets the person's policy (../../core/gateway/). By default each is a stdio server VS Code
+ * starts, MCP Host's relay (dist/relay.js), piped to the gateway's socket; `mcpHost.chat.connection`
+ * `http` offers the gateway's HTTP route instead (VS Code's HTTP client is the slower of its two).
+ * The gateway and the SDK load on the first share (dist/gateway.js). The token (and for the relay,
+ * the gateway's address) is handed over only in `resolveMcpServerDefinition`: VS Code caches what
+ * `provideMcpServerDefinitions` returns in the workspace's storage.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -36,12 +39,20 @@ const MAX_TOLD_READ_ONLY = 2000;
 const MAX_SOCKET_PATH = 100;
 
 /** What VS Code 1.101+ offers; the installed @types/vscode predates it. */
-interface McpDefinitionLike {
+interface McpHttpDefinitionLike {
   label: string;
   uri: vscode.Uri;
   headers: Record<string, string>;
   version?: string;
 }
+interface McpStdioDefinitionLike {
+  label: string;
+  command: string;
+  args: string[];
+  env: Record<string, string | number | null>;
+  version?: string;
+}
+type McpDefinitionLike = McpHttpDefinitionLike | McpStdioDefinitionLike;
 interface McpProvider {
   onDidChangeMcpServerDefinitions: vscode.Event<void>;
   provideMcpServerDefinitions(token: vscode.CancellationToken): Promise<McpDefinitionLike[]>;
@@ -49,13 +60,32 @@ interface McpProvider {
 }
 type McpApi = {
   lm: { registerMcpServerDefinitionProvider(id: string, provider: McpProvider): vscode.Disposable };
-  McpHttpServerDefinition: new (label: string, uri: vscode.Uri, headers?: Record<string, string>, version?: string) => McpDefinitionLike;
+  McpHttpServerDefinition: new (
+    label: string,
+    uri: vscode.Uri,
+    headers?: Record<string, string>,
+    version?: string,
+  ) => McpHttpDefinitionLike;
+  McpStdioServerDefinition: new (
+    label: string,
+    command: string,
+    args?: string[],
+    env?: Record<string, string | number | null>,
+    version?: string,
+  ) => McpStdioDefinitionLike;
 };
+
+/** How VS Code's client reaches the gateway (`mcpHost.chat.connection`). */
+type Connection = 'relay' | 'http';
+const connection = (): Connection =>
+  vscode.workspace.getConfiguration(Settings.section).get<string>(Settings.chatConnection) === 'http' ? 'http' : 'relay';
 
 /** VS Code's MCP API, or undefined before 1.101. */
 export function mcpApi(): McpApi | undefined {
   const api = vscode as unknown as Partial<McpApi> & { lm?: Partial<McpApi['lm']> };
-  return typeof api.lm?.registerMcpServerDefinitionProvider === 'function' && typeof api.McpHttpServerDefinition === 'function'
+  return typeof api.lm?.registerMcpServerDefinitionProvider === 'function' &&
+    typeof api.McpHttpServerDefinition === 'function' &&
+    typeof api.McpStdioServerDefinition === 'function'
     ? (api as McpApi)
     : undefined;
 }
@@ -69,12 +99,16 @@ export class ChatSharing implements vscode.Disposable {
   /** What each shared server was offered as (its definition and state), to tell VS Code only of real changes and end stale sessions. */
   private offered = new Map<string, string>();
   private module: typeof GatewayModule | undefined;
+  /** Counts the changes of the settings the chat's sessions were opened under: part of each definition's version. */
+  private policyEpoch = 0;
 
   constructor(
     private readonly host: McpHost,
     private readonly tools: ToolCalls,
     private readonly storage: vscode.Uri,
     private readonly memento: vscode.Memento,
+    /** dist/relay.js, which VS Code starts for each shared server (../../core/gateway/relay.ts). */
+    private readonly relayPath: string,
   ) {
     const api = mcpApi();
     if (!api) return;
@@ -86,12 +120,15 @@ export class ChatSharing implements vscode.Disposable {
       }),
       host.onDidChange(() => this.reconcile()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        // The policy the chat's sessions were opened under changed: they end, and VS Code opens new ones.
+        // The policy the chat's sessions were opened under changed: they end, and VS Code (seeing new
+        // versions) starts the servers anew and lists their tools again.
         if (
           e.affectsConfiguration(`${Settings.section}.${Settings.rootsFence}`) ||
           e.affectsConfiguration(`${Settings.section}.${Settings.rootsExtra}`) ||
-          CHAT_POLICY_SETTINGS.some((key) => e.affectsConfiguration(key))
+          CHAT_POLICY_SETTINGS.some((key) => e.affectsConfiguration(key)) ||
+          e.affectsConfiguration(`${Settings.section}.${Settings.chatConnection}`)
         ) {
+          this.policyEpoch++;
           void this.closeAll();
           this.changed.fire();
         }
@@ -113,13 +150,27 @@ export class ChatSharing implements vscode.Disposable {
     const shared = this.sharedServers();
     if (!shared.length) return [];
     const gateway = await this.gateway();
-    return shared.map((s) => new api.McpHttpServerDefinition(s.name, this.uriOf(gateway, s.name), {}, definitionHash(s.definition)));
+    const how = connection();
+    // The version changes with the definition, the connection and the policy's settings: VS Code then starts the server anew.
+    return shared.map((s) => {
+      const version = `${definitionHash(s.definition)}:${how}:${this.policyEpoch}`;
+      return how === 'http'
+        ? new api.McpHttpServerDefinition(s.name, this.uriOf(gateway, s.name), {}, version)
+        : // The extension host's own runtime runs the relay: Node here, Electron (as Node) in the desktop VS Code.
+          new api.McpStdioServerDefinition(s.name, process.execPath, [this.relayPath, s.name], { ELECTRON_RUN_AS_NODE: '1' }, version);
+    });
   }
 
   private async resolve(def: McpDefinitionLike): Promise<McpDefinitionLike | undefined> {
     if (!this.sharedServers().some((s) => s.name === def.label)) return undefined;
-    await this.gateway();
-    def.headers = { ...def.headers, Authorization: `Bearer ${this.token}` };
+    const gateway = await this.gateway();
+    if ('headers' in def) def.headers = { ...def.headers, Authorization: `Bearer ${this.token}` };
+    else
+      def.env = {
+        ...def.env,
+        MCP_HOST_GATEWAY: this.loaded().ChatGateway.relayTarget(gateway.relayAddress),
+        MCP_HOST_GATEWAY_TOKEN: this.token,
+      };
     return def;
   }
 
@@ -139,23 +190,22 @@ export class ChatSharing implements vscode.Disposable {
   private gateway(): Promise<ChatGateway> {
     this.gatewayStart ??= (async () => {
       const name = `gw-${randomBytes(6).toString('hex')}`;
-      let socketPath: string | undefined;
-      if (process.platform === 'win32') socketPath = `\\\\.\\pipe\\mcp-host-${name}`;
-      else {
-        const candidate = path.join(this.storage.fsPath, `${name}.sock`);
-        if (candidate.length <= MAX_SOCKET_PATH) {
-          await fs.mkdir(this.storage.fsPath, { recursive: true }).catch(() => undefined);
-          socketPath = candidate;
-        }
-      }
+      await fs.mkdir(this.storage.fsPath, { recursive: true }).catch(() => undefined);
       return this.loaded().ChatGateway.start({
         token: this.token,
-        socketPath,
+        socketPath: this.socketPath(name),
+        relaySocketPath: this.socketPath(`${name}-relay`),
         forwarderFor: (id) => this.forwarderFor(id),
-        serverInfo: { name: 'mcp-host-gateway', title: 'MCP Host', version: '1.0.0' },
       });
     })();
     return this.gatewayStart;
+  }
+
+  /** A named pipe on Windows; a socket in the extension's storage elsewhere, when its path fits (else 127.0.0.1). */
+  private socketPath(name: string): string | undefined {
+    if (process.platform === 'win32') return `\\\\.\\pipe\\mcp-host-${name}`;
+    const candidate = path.join(this.storage.fsPath, `${name}.sock`);
+    return candidate.length <= MAX_SOCKET_PATH ? candidate : undefined;
   }
 
   private forwarderFor(name: string): ChatForwarder | undefined {
@@ -191,7 +241,8 @@ export class ChatSharing implements vscode.Disposable {
       // The masker of the settings at this moment (configuredMasker rebuilds it when the patterns change).
       masker: configuredMasker,
       requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      onChatCall: (call) => this.recordCall(call),
+      // After the chat has its answer: the history, the trace and the log are not on the call's path.
+      onChatCall: (call) => void setImmediate(() => this.recordCall(call)),
       toldReadOnly: this.toldReadOnly(handle),
     };
   }
@@ -243,6 +294,11 @@ export class ChatSharing implements vscode.Disposable {
       if (!this.host.servers.includes(handle) || !now.has(handle.name)) this.forwarders.delete(handle);
     this.offered = now;
     if (differs) this.changed.fire();
+  }
+
+  /** The chat's sessions of a shared server open now, by way in (tests look). */
+  async sessionCount(name: string, via: 'relay' | 'http'): Promise<number> {
+    return this.gatewayStart ? (await this.gatewayStart).sessionCount(name, via) : 0;
   }
 
   private async closeSessions(name: string): Promise<void> {

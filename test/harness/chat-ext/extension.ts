@@ -12,8 +12,8 @@ interface LmTools {
   invokeTool(name: string, options: { input: object; toolInvocationToken: undefined }): Thenable<{ content: unknown[] }>;
 }
 const lm = () => vscode.lm as unknown as LmTools;
-/** VS Code names a shared server's tools after the gateway's serverInfo title, "MCP Host": `mcp_mcp_host_<tool>`. */
-const sharedEcho = () => lm().tools.find((t) => /^mcp_mcp_host\d*_echo$/.test(t.name))?.name;
+/** VS Code names a shared server's tools after the name the gateway gives it, the server's own in MCP Host ("chat-shared"). */
+const sharedEcho = () => lm().tools.find((t) => /^mcp_chat-shared\d*_echo$/.test(t.name))?.name;
 
 let calls = 0;
 
