@@ -5,16 +5,22 @@
 // - direct: offered by this extension's own MCP server definition provider as a stdio server, so VS
 //   Code runs it and talks to it itself;
 // - shared: one of MCP Host's servers with `shareWithChat`, which VS Code reaches through MCP Host's
-//   gateway (its HTTP client → the gateway → the gate → MCP Host's client → the same stdio server);
+//   gateway, measured once per `mcpHost.chat.connection`: `relay` (VS Code's stdio client → MCP Host's
+//   relay process → the gateway's socket → the gate → MCP Host's client → the same stdio server),
+//   then `http` (VS Code's HTTP client → the gateway's HTTP route → the same);
 // - floor: VS Code's own HTTP client against bench/http-floor.mjs, an endpoint that answers at once
-//   with no server behind it, offered by the same provider: what any HTTP server costs VS Code here.
+//   with no server behind it, offered by the same provider: what any HTTP server costs VS Code here;
+// - relay floor: VS Code's stdio client against MCP Host's relay (dist/relay.js) piped to a socket in
+//   this extension host that answers at once: what the relay's extra process costs, with no gateway.
 // Both `echo`s are read-only to VS Code (the fixture marks it `readOnlyHint`, and the shared entry
 // trusts annotations, so MCP Host passes the hint on): neither side has a confirmation to get through.
-// After a warm-up, `CALLS` sequential calls on each side, in `BLOCKS` interleaved blocks (direct then
-// shared, then shared then direct, …), each call timed alone. Writes p50/p90 of each and the ratios
-// to $MCP_HOST_BENCH_OUT as JSON. Never part of `npm test`: it times things.
+// For each connection, after a warm-up, `CALLS` sequential calls on each side, in `BLOCKS` interleaved
+// blocks (direct, shared, floor, then shared, floor, direct, …), each call timed alone. Writes p50/p90
+// of each and the ratios to $MCP_HOST_BENCH_OUT as JSON. Never part of `npm test`: it times things.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 
@@ -40,7 +46,7 @@ interface McpBenchApi {
       },
     ): vscode.Disposable;
   };
-  McpStdioServerDefinition: new (label: string, command: string, args: string[]) => McpStdioDefinitionLike;
+  McpStdioServerDefinition: new (label: string, command: string, args: string[], env?: Record<string, string>) => McpStdioDefinitionLike;
   McpHttpServerDefinition: new (label: string, uri: vscode.Uri) => McpStdioDefinitionLike;
 }
 const api = () => vscode as unknown as McpBenchApi;
@@ -54,11 +60,14 @@ const textOf = (result: { content: unknown[] }) => result.content.map((c) => (c 
 /**
  * VS Code names a server's tools `mcp_<prefix>_<tool>`, the prefix from the server's `serverInfo`
  * (title, else name, 13 characters at most): the fixture's own name for the direct one, the
- * gateway's title for the shared one.
+ * server's name in MCP Host for the shared one (the gateway names it so).
  */
-const PREFIXES = { direct: 'gateway-upstr', shared: 'mcp_host', floor: 'floor' };
-const toolOf = (side: keyof typeof PREFIXES) =>
-  api().lm.tools.find((t) => new RegExp(`^mcp_${PREFIXES[side]}\\d*_echo$`).test(t.name))?.name;
+const toolOf = (prefix: string) => api().lm.tools.find((t) => new RegExp(`^mcp_${prefix}\\d*_echo$`).test(t.name))?.name;
+/** Each connection shares the fixture under its own name, so its tool shows only once VS Code has that connection's definition. */
+const CONNECTIONS = [
+  { connection: 'relay', server: 'shared' },
+  { connection: 'http', server: 'sharedhttp' },
+] as const;
 
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -90,12 +99,90 @@ function gatewayTransport(): 'socket' | 'tcp' {
   return sockets.length ? 'socket' : 'tcp';
 }
 
+/**
+ * The relay floor: dist/relay.js as VS Code starts it for a shared server, its socket answered here,
+ * at once, with no SDK and no gate (initialize, tools/list with one read-only echo, every call).
+ */
+async function relayFloorDefinition(
+  Stdio: McpBenchApi['McpStdioServerDefinition'],
+): Promise<vscode.Disposable & { definition: McpStdioDefinitionLike }> {
+  const socketPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rf-')), 'r.sock');
+  const server = net.createServer((socket) => {
+    socket.setNoDelay?.(true);
+    let buffered = '';
+    let hello = false;
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 1);
+        if (!hello) {
+          hello = true;
+          continue;
+        }
+        const m = JSON.parse(line) as {
+          id?: number | string;
+          method: string;
+          params?: { protocolVersion?: string; arguments?: { text?: string } };
+        };
+        if (m.id === undefined) continue;
+        const result =
+          m.method === 'initialize'
+            ? {
+                protocolVersion: m.params?.protocolVersion,
+                capabilities: { tools: {} },
+                serverInfo: { name: 'relay-floor', version: '1.0.0' },
+              }
+            : m.method === 'tools/list'
+              ? {
+                  tools: [
+                    {
+                      name: 'echo',
+                      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+                      annotations: { readOnlyHint: true },
+                    },
+                  ],
+                }
+              : { content: [{ type: 'text', text: String(m.params?.arguments?.text ?? '') }] };
+        socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: m.id, result })}\n`);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  const definition = new Stdio('relay-floor', process.execPath, [path.join(repo(), 'dist', 'relay.js'), 'floor'], {
+    MCP_HOST_GATEWAY: socketPath,
+    MCP_HOST_GATEWAY_TOKEN: 'floor',
+  });
+  return { definition, dispose: () => void server.close() };
+}
+
+/** A CPU profile of this extension host while `run` runs (MCP_HOST_BENCH_PROFILE: where it goes). */
+async function profiled(file: string, run: () => Promise<void>): Promise<void> {
+  const inspector = await import('node:inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (e, r) => (e ? reject(e) : resolve(r))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 100 });
+  await post('Profiler.start');
+  const started = performance.now();
+  await run();
+  const wall = performance.now() - started;
+  const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+  fs.writeFileSync(file, JSON.stringify(profile));
+  fs.writeFileSync(`${file}.wall`, String(wall));
+  session.disconnect();
+}
+
 describe('chat-vscode bench', function () {
   this.timeout(600_000);
   const disposables: vscode.Disposable[] = [];
   after(async () => {
     for (const d of disposables.splice(0)) d.dispose();
     await vscode.workspace.getConfiguration('mcpHost').update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('mcpHost').update('chat.connection', undefined, vscode.ConfigurationTarget.Global);
   });
 
   it(`times ${CALLS} sequential vscode.lm.invokeTool calls of a shared server's echo against the same server offered directly`, async () => {
@@ -113,35 +200,16 @@ describe('chat-vscode bench', function () {
       floorServer.once('exit', () => reject(new Error('bench/http-floor.mjs exited')));
     });
     const floor = new McpHttpServerDefinition('floor', vscode.Uri.parse(`http://127.0.0.1:${floorPort}/mcp`));
+    const relayFloor = await relayFloorDefinition(McpStdioServerDefinition);
+    disposables.push(relayFloor);
     disposables.push(
       lm.registerMcpServerDefinitionProvider(DIRECT_PROVIDER_ID, {
-        provideMcpServerDefinitions: () => [direct, floor],
+        provideMcpServerDefinitions: () => [direct, floor, relayFloor.definition],
         resolveMcpServerDefinition: (d) => d,
       }),
     );
-    await vscode.workspace
-      .getConfiguration('mcpHost')
-      .update(
-        'servers',
-        { shared: { command: process.execPath, args: [fixture], shareWithChat: true, trustAnnotations: true } },
-        vscode.ConfigurationTarget.Global,
-      );
-    // VS Code reads both providers in its own time; a start asked for before it has a definition starts nothing.
-    const tools = await waitFor(
-      async () => {
-        const all = [toolOf('direct'), toolOf('shared'), toolOf('floor')];
-        if (all.every(Boolean)) return all as [string, string, string];
-        await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
-        return undefined;
-      },
-      () =>
-        `both echo tools in vscode.lm.tools (there: ${api()
-          .lm.tools.map((t) => t.name)
-          .filter((n) => n.startsWith('mcp_'))
-          .join(', ')})`,
-    );
-    const sides = { direct: tools[0], shared: tools[1], floor: tools[2] };
-
+    const config = () => vscode.workspace.getConfiguration('mcpHost');
+    const phases = [];
     let n = 0;
     const call = async (tool: string): Promise<number> => {
       const text = `n${n++}`;
@@ -152,34 +220,69 @@ describe('chat-vscode bench', function () {
       if (textOf(result) !== text) throw new Error(`${tool} answered ${JSON.stringify(textOf(result))} to ${text}`);
       return ms;
     };
-    for (let i = 0; i < WARMUP; i++) for (const tool of Object.values(sides)) await call(tool);
+    for (const { connection, server } of CONNECTIONS) {
+      await config().update('chat.connection', connection, vscode.ConfigurationTarget.Global);
+      await config().update(
+        'servers',
+        { [server]: { command: process.execPath, args: [fixture], shareWithChat: true, trustAnnotations: true } },
+        vscode.ConfigurationTarget.Global,
+      );
+      // VS Code reads both providers in its own time; a start asked for before it has a definition starts nothing.
+      const tools = await waitFor(
+        async () => {
+          const all = [toolOf('gateway-upstr'), toolOf(server), toolOf('floor'), toolOf('relay-floor')];
+          if (all.every(Boolean)) return all as [string, string, string, string];
+          await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+          return undefined;
+        },
+        () =>
+          `the three echo tools in vscode.lm.tools (there: ${api()
+            .lm.tools.map((t) => t.name)
+            .filter((name) => name.startsWith('mcp_'))
+            .join(', ')})`,
+      );
+      const sides = { direct: tools[0], shared: tools[1], floor: tools[2], relayFloor: tools[3] };
+      for (let i = 0; i < WARMUP; i++) for (const tool of Object.values(sides)) await call(tool);
 
-    const samples: Record<keyof typeof sides, number[]> = { direct: [], shared: [], floor: [] };
-    const perBlock = Math.ceil(CALLS / BLOCKS);
-    const names = Object.keys(sides) as Array<keyof typeof sides>;
-    for (let block = 0; block < BLOCKS; block++) {
-      // Rotated, so no side always runs first.
-      const order = [...names.slice(block % names.length), ...names.slice(0, block % names.length)];
-      for (const side of order)
-        for (let i = 0; i < perBlock && samples[side].length < CALLS; i++) samples[side].push(await call(sides[side]));
+      const samples: Record<keyof typeof sides, number[]> = { direct: [], shared: [], floor: [], relayFloor: [] };
+      const perBlock = Math.ceil(CALLS / BLOCKS);
+      const names = Object.keys(sides) as Array<keyof typeof sides>;
+      for (let block = 0; block < BLOCKS; block++) {
+        // Rotated, so no side always runs first.
+        const order = [...names.slice(block % names.length), ...names.slice(0, block % names.length)];
+        for (const side of order)
+          for (let i = 0; i < perBlock && samples[side].length < CALLS; i++) samples[side].push(await call(sides[side]));
+      }
+      const profile = process.env.MCP_HOST_BENCH_PROFILE;
+      if (profile)
+        await profiled(`${profile}-${connection}.cpuprofile`, async () => {
+          for (let i = 0; i < CALLS; i++) await call(sides.shared);
+        });
+      const directMs = summary(samples.direct);
+      const sharedMs = summary(samples.shared);
+      const floorMs = summary(samples.floor);
+      const relayFloorMs = summary(samples.relayFloor);
+      phases.push({
+        connection,
+        tools: sides,
+        directMs,
+        sharedMs,
+        floorMs,
+        relayFloorMs,
+        relayFloorRatioP50: relayFloorMs.p50 / directMs.p50,
+        ratioP50: sharedMs.p50 / directMs.p50,
+        floorRatioP50: floorMs.p50 / directMs.p50,
+        sharedVsFloorP50: sharedMs.p50 / floorMs.p50,
+        ratioP90: sharedMs.p90 / directMs.p90,
+      });
     }
-    const directMs = summary(samples.direct);
-    const sharedMs = summary(samples.shared);
-    const floorMs = summary(samples.floor);
     const result = {
       vscode: vscode.version,
       calls: CALLS,
       blocks: BLOCKS,
       warmup: WARMUP,
       gatewayTransport: gatewayTransport(),
-      tools: sides,
-      directMs,
-      sharedMs,
-      floorMs,
-      ratioP50: sharedMs.p50 / directMs.p50,
-      floorRatioP50: floorMs.p50 / directMs.p50,
-      sharedVsFloorP50: sharedMs.p50 / floorMs.p50,
-      ratioP90: sharedMs.p90 / directMs.p90,
+      phases,
     };
     const out = process.env.MCP_HOST_BENCH_OUT;
     if (!out) throw new Error('MCP_HOST_BENCH_OUT is not set: run through bench/chat-vscode.mjs');

@@ -1,7 +1,8 @@
 // The chat gateway's cost (issue 22): the SDK's client calling `echo` on test/fixtures/gateway-upstream.mjs
-// directly (stdio, as VS Code would run the server itself; and over Streamable HTTP, the gateway's own
-// transport) against the same call through MCP Host's gateway (Streamable HTTP on 127.0.0.1 and on
-// a Unix socket → the gate → our client → the same stdio server), sequential and 256 in flight,
+// directly (stdio, as VS Code would run the server itself; and over Streamable HTTP) against the same
+// call through MCP Host's gateway (stdio to the relay, dist/relay.js, on a Unix socket: the default
+// way VS Code reaches it; Streamable HTTP on 127.0.0.1 and on a Unix socket → the gate → our client
+// → the same stdio server), sequential and 256 in flight,
 // interleaved. Beside them the floor of HTTP with this client: bench/http-floor.mjs, an endpoint
 // that answers at once with no server behind it. Prints JSON (one line) with medians and the
 // ratios; bench/run.mjs shows them with the target (≤ 1.3×).
@@ -15,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ChatGateway } from '../src/core/gateway/sdkGateway';
-import { UPSTREAM, gatewayClient, share, upstreamHandle } from '../test/helpers/gateway';
+import { UPSTREAM, gatewayClient, relayClient, share, upstreamHandle } from '../test/helpers/gateway';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -61,14 +62,18 @@ async function main(): Promise<void> {
   const { forwarder } = share(handle);
   const forwarderFor = (id: string) => (id === 'up' ? forwarder : undefined);
   const tcp = await ChatGateway.start({ token: TOKEN, forwarderFor });
+  const dir = mkdtempSync(path.join(tmpdir(), 'gwb-'));
   const socket = await ChatGateway.start({
     token: TOKEN,
-    socketPath: path.join(mkdtempSync(path.join(tmpdir(), 'gwb-')), 'g.sock'),
+    socketPath: path.join(dir, 'g.sock'),
+    relaySocketPath: path.join(dir, 'r.sock'),
     forwarderFor,
   });
   const viaTcp = await gatewayClient(tcp.address, ChatGateway.pathOf('up'), TOKEN);
   const viaSocket = await gatewayClient(socket.address, ChatGateway.pathOf('up'), TOKEN);
-  const paths = { direct, directHttp, floorHttp: floor, tcp: viaTcp, socket: viaSocket };
+  // bench/run.mjs builds dist/relay.js first.
+  const viaRelay = await relayClient(socket.relayAddress, 'up', TOKEN);
+  const paths = { direct, directHttp, floorHttp: floor, relay: viaRelay, tcp: viaTcp, socket: viaSocket };
 
   // Warm-up: every path once, so JIT and connections are not in the first repetition.
   for (const client of Object.values(paths)) await sequential(client);
@@ -93,6 +98,8 @@ async function main(): Promise<void> {
     medianMs: medians,
     ratios: {
       // The target's measure: the same client and transport on both sides, the server behind the gateway or not.
+      relayVsDirectSequential: ratio('relay', 'sequential'),
+      relayVsDirectConcurrent: ratio('relay', 'concurrent'),
       tcpVsDirectHttpSequential: medians.tcp.sequential / medians.directHttp.sequential,
       tcpVsDirectHttpConcurrent: medians.tcp.concurrent / medians.directHttp.concurrent,
       socketVsDirectHttpSequential: medians.socket.sequential / medians.directHttp.sequential,
@@ -109,7 +116,7 @@ async function main(): Promise<void> {
     },
   };
   console.log(JSON.stringify(result));
-  await Promise.all([direct.close(), directHttp.close(), floor.close(), viaTcp.close(), viaSocket.close()]);
+  await Promise.all([direct.close(), directHttp.close(), floor.close(), viaRelay.close(), viaTcp.close(), viaSocket.close()]);
   httpServer.child.kill();
   floorServer.child.kill();
   await Promise.all([tcp.close(), socket.close()]);
