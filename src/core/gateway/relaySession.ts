@@ -147,7 +147,7 @@ function parseHello(line: Buffer): Partial<RelayHello> | undefined {
   }
 }
 
-/** Whether a relay's token is the window's (compared in constant time). */
+/** Whether a relay's token or an HTTP request's Authorization is the window's (compared in constant time). */
 export function tokenMatches(given: unknown, token: Buffer): boolean {
   if (typeof given !== 'string') return false;
   const bytes = Buffer.from(given);

@@ -12,7 +12,7 @@
  *
  * This module and the SDK are bundled apart (dist/gateway.js) and loaded on the first share.
  */
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -162,8 +162,7 @@ export class ChatGateway {
   }
 
   private hasToken(req: http.IncomingMessage): boolean {
-    const given = Buffer.from(req.headers.authorization ?? '');
-    return given.length === this.token.length && timingSafeEqual(given, this.token);
+    return tokenMatches(req.headers.authorization, this.token);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
