@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { AuditedServer, AuditSink } from '../core/policy/types';
+import type { AuditLog } from '../core/policy/audit';
 import { auditedRoots, auditedServer, auditedServerMethod, startServerRequest } from '../core/policy/serverRequests';
 import { auditFile, createAuditLog, configuredMasker } from './audit';
 import { EditorGate } from './gate';
@@ -77,6 +78,7 @@ export class McpHost implements vscode.Disposable {
   readonly eraVerdicts: EraVerdicts;
   /** Where every decided request and every request a server made of us is recorded (the gate appends to it). */
   readonly audit: AuditSink;
+  private readonly auditLog: AuditLog;
   readonly auditFile: string;
   /** The one gate every tools/call, resources/read, prompts/get and resources/subscribe of the editor passes. */
   readonly gate: EditorGate;
@@ -110,7 +112,8 @@ export class McpHost implements vscode.Disposable {
     });
     this.logs = new ServerLogs(this.secrets);
     this.auditFile = auditFile(context);
-    this.audit = createAuditLog(this.auditFile, (text) => this.secrets.redact(text));
+    this.auditLog = createAuditLog(this.auditFile, (text) => this.secrets.redact(text));
+    this.audit = this.auditLog;
     this.gate = new EditorGate(this, context.globalState);
     this.trace = new ProtocolTrace(traceLevel, this.secrets);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
@@ -325,6 +328,8 @@ export class McpHost implements vscode.Disposable {
   async dispose(): Promise<void> {
     await this.registry.dispose();
     for (const d of this.disposables.splice(0)) d.dispose();
+    // The servers' last records (their stops among them) are written, and the file is closed.
+    await this.auditLog.close();
   }
 }
 

@@ -131,6 +131,47 @@ describe('audit log', () => {
     );
   });
 
+  it('writes a log the person deleted or moved away anew at its path, and never to the file that went', async () => {
+    const log = new AuditLog({ file });
+    log.append(entry('person', undefined, 'first'));
+    await log.flushed();
+    await fs.rm(file);
+    log.append(entry('chat', undefined, 'after-delete'));
+    await log.flushed();
+    const recreated = (await fs.readFile(file, 'utf8')).trimEnd().split('\n');
+    assert.deepEqual(
+      recreated.map((l) => (JSON.parse(l) as { name: string }).name),
+      ['after-delete'],
+    );
+    const moved = path.join(dir, 'kept.jsonl');
+    await fs.rename(file, moved);
+    log.append(entry('chat', undefined, 'after-move'));
+    await log.flushed();
+    assert.deepEqual(
+      (await fs.readFile(file, 'utf8'))
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { name: string }).name),
+      ['after-move'],
+    );
+    assert.equal((await fs.readFile(moved, 'utf8')).trimEnd().split('\n').length, 1, 'nothing more went to the moved file');
+    if (process.platform !== 'win32') assert.equal((await fs.stat(file)).mode & 0o777, 0o600);
+  });
+
+  it('writes every record of one turn in order, chained, and opens the file again after close', async () => {
+    const log = new AuditLog({ file });
+    for (let i = 0; i < 50; i++) log.append(entry('chat', { i }));
+    await log.close();
+    log.append(entry('cli', { i: 50 }));
+    await log.close();
+    const verdict = verifyAudit(await fs.readFile(file, 'utf8'));
+    assert.ok(verdict.ok, JSON.stringify(verdict));
+    assert.deepEqual(
+      verdict.records.map((r) => (r.arguments as { i: number }).i),
+      Array.from({ length: 51 }, (_, i) => i),
+    );
+  });
+
   it('reports a write error once and keeps taking records', async () => {
     await fs.mkdir(file);
     const errors: Error[] = [];
