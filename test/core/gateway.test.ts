@@ -1,14 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerHandle } from '../../src/core';
-import { ChatGateway, type GatewayAddress } from '../../src/core/gateway/sdkGateway';
+import { ChatGateway, removeStaleSockets, type GatewayAddress } from '../../src/core/gateway/sdkGateway';
 import { RelayTransport } from '../../src/core/gateway/relaySession';
 import { gatewayClient, relayClient, share, upstreamHandle, type Shared } from '../helpers/gateway';
 import { ROOT, eventually } from '../helpers/servers';
@@ -496,5 +496,36 @@ describe('the relay transport’s framing', () => {
     assert.match(errors[0], /more than 16777216 bytes/);
     await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
     assert.deepEqual(socket.written, []);
+  });
+});
+
+describe('stale gateway sockets', () => {
+  it('removes the socket files a crashed window left, and keeps a live window’s and files that are not the gateway’s', async function () {
+    if (process.platform === 'win32') this.skip();
+    const dir = mkdtempSync(path.join(tmpdir(), 'gw-stale-'));
+    const at = (name: string) => path.join(dir, name);
+    // A listener killed before it could close leaves its file, as a crashed extension host does.
+    const leaveBehind = (file: string) =>
+      execFileSync(process.execPath, [
+        '-e',
+        `require('net').createServer().listen(${JSON.stringify(file)}, () => process.kill(process.pid, 'SIGKILL'))`,
+      ]);
+    for (const name of ['gw-0a1b2c3d4e5f.sock', 'gw-0a1b2c3d4e5f-relay.sock', 'other.sock']) {
+      try {
+        leaveBehind(at(name));
+      } catch {
+        // Killed, as meant.
+      }
+    }
+    const live = net.createServer();
+    await new Promise<void>((resolve) => live.listen(at('gw-ffffffffffff.sock'), resolve));
+    try {
+      assert.equal(await removeStaleSockets(dir), 2);
+      assert.deepEqual(readdirSync(dir).sort(), ['gw-ffffffffffff.sock', 'other.sock']);
+      assert.equal(await removeStaleSockets(dir), 0, 'the live one is never taken');
+    } finally {
+      await new Promise((resolve) => live.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -322,7 +322,7 @@ describe('VSIX package', function () {
     assert.deepEqual(appsExports, ['openAppPanel']);
     assert.deepEqual(setupExports.sort(), ['addServer', 'editServerSettings', 'importServers', 'removeServer']);
     assert.deepEqual(formsExports, ['createQuickInputUi']);
-    assert.deepEqual(gatewayExports.sort(), ['ChatForwarder', 'ChatGateway']);
+    assert.deepEqual(gatewayExports.sort(), ['ChatForwarder', 'ChatGateway', 'removeStaleSockets']);
     assert.deepEqual(schemaExports, ['schemaCompiler']);
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     const outside = requested.filter(

@@ -13,8 +13,10 @@
  * This module and the SDK are bundled apart (dist/gateway.js) and loaded on the first share.
  */
 import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
+import * as path from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -349,6 +351,46 @@ function wireHandlers(server: Server, caps: ServerCapabilities, forwarder: ChatF
       wire(async (p: CompleteParams, extra) => (await forwarder.complete(p, optionsOf(extra))) as never),
     );
   }
+}
+
+/** The gateway's socket files (./chatSharing names them `gw-<hex>.sock` and `gw-<hex>-relay.sock`). */
+const GATEWAY_SOCKET = /^gw-[0-9a-f]+(?:-relay)?\.sock$/;
+
+/**
+ * Removes the gateway socket files in `dir` nobody listens on any more: a window that ended
+ * cleanly removed its own, one whose extension host crashed left them behind. A socket another
+ * open window listens on answers, and stays. Returns how many were removed.
+ */
+export async function removeStaleSockets(dir: string): Promise<number> {
+  if (process.platform === 'win32') return 0;
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const removed = await Promise.all(
+    names
+      .filter((name) => GATEWAY_SOCKET.test(name))
+      .map(async (name) => {
+        const file = path.join(dir, name);
+        if (!(await refusesConnections(file))) return false;
+        return fs.unlink(file).then(
+          () => true,
+          () => false,
+        );
+      }),
+  );
+  return removed.filter(Boolean).length;
+}
+
+/** Whether a socket file is there with nobody listening on it (ECONNREFUSED); anything else counts as alive. */
+function refusesConnections(file: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ path: file });
+    const done = (refused: boolean): void => {
+      socket.destroy();
+      resolve(refused);
+    };
+    socket.once('connect', () => done(false));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code === 'ECONNREFUSED'));
+    socket.setTimeout(2000, () => done(false));
+  });
 }
 
 /** Listens on the socket when one is given and usable, else on 127.0.0.1 on a random port. */

@@ -191,6 +191,8 @@ export class ChatSharing implements vscode.Disposable {
     this.gatewayStart ??= (async () => {
       const name = `gw-${randomBytes(6).toString('hex')}`;
       await fs.mkdir(this.storage.fsPath, { recursive: true }).catch(() => undefined);
+      // What a crashed window left in the shared storage folder goes before this window adds its own.
+      await this.loaded().removeStaleSockets(this.storage.fsPath);
       return this.loaded().ChatGateway.start({
         token: this.token,
         socketPath: this.socketPath(name),
