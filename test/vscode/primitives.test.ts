@@ -301,8 +301,17 @@ describe('tools, resources and prompts in a real VS Code', function () {
     const link = /\[(content-\d+\.png)\]\(\1\)/.exec(doc.getText());
     assert.ok(link, doc.getText());
     assert.doesNotMatch(doc.getText(), /base64/, 'the image is linked, not inlined');
-    // The Markdown link provider (what a click uses) finds the relative link.
-    const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri);
+    // The Markdown link provider (what a click uses) finds the relative link; run first, the
+    // Markdown extension may still be starting, and its first answer is empty.
+    let links: vscode.DocumentLink[] = [];
+    await waitFor(
+      async () => {
+        links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri);
+        return links.some((l) => doc.getText(l.range) === link[1]);
+      },
+      'the Markdown link provider to find the image link',
+      20_000,
+    ).catch(() => undefined);
     assert.ok(
       links.some((l) => doc.getText(l.range) === link[1]),
       `links: ${links.map((l) => doc.getText(l.range)).join(', ')}`,

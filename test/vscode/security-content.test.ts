@@ -1,6 +1,8 @@
 // A hostile server's text, in the real VS Code: no document we open has a link that acts, and a
 // resource opens in an editor chosen by its MIME type, never by the name the server gave it.
 import { strict as assert } from 'node:assert';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LINK_BREAK, neutraliseLinks, type ShownText } from '../../src/core';
@@ -93,17 +95,22 @@ describe('a hostile server’s content in a real VS Code', function () {
     }, 'the Markdown link provider and the editor link detection to find the raw links');
     assert.ok(schemes.has('command') && schemes.has('file'));
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-    // The editor's own link detection, in any language and inside code blocks too.
-    const plain = await vscode.workspace.openTextDocument({
-      language: 'plaintext',
-      content: '    file:///etc/passwd\n```\nhttps://evil.example/x\n```\n',
-    });
-    // An untitled document may reuse the name of the one just closed, and the first answer can be about the old text: wait for the answer about this text.
-    const bare = await waitFor(async () => {
-      const found = (await links(plain.uri)).map((l) => l.target?.toString(true)).sort();
-      return found.length === 2 && found;
-    }, 'the editor to find exactly the bare file: and https: links');
-    assert.deepEqual(bare, ['file:///etc/passwd', 'https://evil.example/x']);
+    // The editor's own link detection, in any language and inside code blocks too. A file of its
+    // own: an untitled document may take the name of the one just closed, and the link detection
+    // then went on answering about the old text.
+    const file = path.join(os.tmpdir(), `mcp-host-links-${process.pid}-${Date.now()}.txt`);
+    await fs.writeFile(file, '    file:///etc/passwd\n```\nhttps://evil.example/x\n```\n');
+    try {
+      const plain = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+      assert.equal(plain.languageId, 'plaintext');
+      const bare = await waitFor(async () => {
+        const found = (await links(plain.uri)).map((l) => l.target?.toString(true)).sort();
+        return found.length === 2 && found;
+      }, 'the editor to find exactly the bare file: and https: links');
+      assert.deepEqual(bare, ['file:///etc/passwd', 'https://evil.example/x']);
+    } finally {
+      await fs.rm(file, { force: true });
+    }
   });
 
   it('opens a tool result with no link that acts, and keeps our own resource link', async () => {
