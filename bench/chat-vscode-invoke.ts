@@ -12,6 +12,10 @@
 //   with no server behind it, offered by the same provider: what any HTTP server costs VS Code here;
 // - relay floor: VS Code's stdio client against MCP Host's relay (dist/relay.js) piped to a socket in
 //   this extension host that answers at once: what the relay's extra process costs, with no gateway.
+// - hop floor: the relay again, and this extension host piping the bytes of its socket to a copy of
+//   the fixture of its own, parsing nothing: what any way through a relay and the extension host to a
+//   running server costs, with no gateway, no gate and no client. Shared minus hop floor is what MCP
+//   Host's gateway itself costs; hop floor over direct is what no gateway behind a relay can go under.
 // Both `echo`s are read-only to VS Code (the fixture marks it `readOnlyHint`, and the shared entry
 // trusts annotations, so MCP Host passes the hint on): neither side has a confirmation to get through.
 // For each connection, after a warm-up, `CALLS` sequential calls on each side, in `BLOCKS` interleaved
@@ -67,7 +71,7 @@ const toolOf = (prefix: string) => api().lm.tools.find((t) => new RegExp(`^mcp_$
 const CONNECTIONS = [
   { connection: 'relay', server: 'shared' },
   { connection: 'http', server: 'sharedhttp' },
-] as const;
+].filter(({ connection }) => (process.env.MCP_HOST_BENCH_CONNECTIONS ?? 'relay,http').split(',').includes(connection));
 
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -157,6 +161,55 @@ async function relayFloorDefinition(
   return { definition, dispose: () => void server.close() };
 }
 
+/**
+ * The hop floor (above): the relay, its first line dropped, then every byte both ways between its
+ * socket and a copy of the fixture this extension host runs, under the name `hop-floor`.
+ */
+async function hopFloorDefinition(
+  Stdio: McpBenchApi['McpStdioServerDefinition'],
+  fixture: string,
+): Promise<vscode.Disposable & { definition: McpStdioDefinitionLike }> {
+  const socketPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hf-')), 'h.sock');
+  const children = new Set<ReturnType<typeof spawn>>();
+  const server = net.createServer((socket) => {
+    socket.setNoDelay?.(true);
+    const child = spawn(process.execPath, [fixture], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, GATEWAY_UPSTREAM_NAME: 'hop-floor' },
+    });
+    children.add(child);
+    let head: Buffer | undefined = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      if (!head) return void child.stdin.write(chunk);
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf(0x0a);
+      if (end === -1) return;
+      const rest = head.subarray(end + 1);
+      head = undefined;
+      if (rest.length) child.stdin.write(rest);
+    });
+    child.stdout.on('data', (chunk: Buffer) => socket.write(chunk));
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => child.kill());
+    child.on('exit', () => {
+      children.delete(child);
+      socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  const definition = new Stdio('hop-floor', process.execPath, [path.join(repo(), 'dist', 'relay.js'), 'floor'], {
+    MCP_HOST_GATEWAY: socketPath,
+    MCP_HOST_GATEWAY_TOKEN: 'floor',
+  });
+  return {
+    definition,
+    dispose: () => {
+      for (const child of children) child.kill();
+      server.close();
+    },
+  };
+}
+
 /** A CPU profile of this extension host while `run` runs (MCP_HOST_BENCH_PROFILE: where it goes). */
 async function profiled(file: string, run: () => Promise<void>): Promise<void> {
   const inspector = await import('node:inspector');
@@ -202,9 +255,11 @@ describe('chat-vscode bench', function () {
     const floor = new McpHttpServerDefinition('floor', vscode.Uri.parse(`http://127.0.0.1:${floorPort}/mcp`));
     const relayFloor = await relayFloorDefinition(McpStdioServerDefinition);
     disposables.push(relayFloor);
+    const hopFloor = await hopFloorDefinition(McpStdioServerDefinition, fixture);
+    disposables.push(hopFloor);
     disposables.push(
       lm.registerMcpServerDefinitionProvider(DIRECT_PROVIDER_ID, {
-        provideMcpServerDefinitions: () => [direct, floor, relayFloor.definition],
+        provideMcpServerDefinitions: () => [direct, floor, relayFloor.definition, hopFloor.definition],
         resolveMcpServerDefinition: (d) => d,
       }),
     );
@@ -230,21 +285,21 @@ describe('chat-vscode bench', function () {
       // VS Code reads both providers in its own time; a start asked for before it has a definition starts nothing.
       const tools = await waitFor(
         async () => {
-          const all = [toolOf('gateway-upstr'), toolOf(server), toolOf('floor'), toolOf('relay-floor')];
-          if (all.every(Boolean)) return all as [string, string, string, string];
+          const all = [toolOf('gateway-upstr'), toolOf(server), toolOf('floor'), toolOf('relay-floor'), toolOf('hop-floor')];
+          if (all.every(Boolean)) return all as [string, string, string, string, string];
           await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
           return undefined;
         },
         () =>
-          `the three echo tools in vscode.lm.tools (there: ${api()
+          `the five echo tools in vscode.lm.tools (there: ${api()
             .lm.tools.map((t) => t.name)
             .filter((name) => name.startsWith('mcp_'))
             .join(', ')})`,
       );
-      const sides = { direct: tools[0], shared: tools[1], floor: tools[2], relayFloor: tools[3] };
+      const sides = { direct: tools[0], shared: tools[1], floor: tools[2], relayFloor: tools[3], hopFloor: tools[4] };
       for (let i = 0; i < WARMUP; i++) for (const tool of Object.values(sides)) await call(tool);
 
-      const samples: Record<keyof typeof sides, number[]> = { direct: [], shared: [], floor: [], relayFloor: [] };
+      const samples: Record<keyof typeof sides, number[]> = { direct: [], shared: [], floor: [], relayFloor: [], hopFloor: [] };
       const perBlock = Math.ceil(CALLS / BLOCKS);
       const names = Object.keys(sides) as Array<keyof typeof sides>;
       for (let block = 0; block < BLOCKS; block++) {
@@ -262,6 +317,7 @@ describe('chat-vscode bench', function () {
       const sharedMs = summary(samples.shared);
       const floorMs = summary(samples.floor);
       const relayFloorMs = summary(samples.relayFloor);
+      const hopFloorMs = summary(samples.hopFloor);
       phases.push({
         connection,
         tools: sides,
@@ -269,7 +325,10 @@ describe('chat-vscode bench', function () {
         sharedMs,
         floorMs,
         relayFloorMs,
+        hopFloorMs,
         relayFloorRatioP50: relayFloorMs.p50 / directMs.p50,
+        hopFloorRatioP50: hopFloorMs.p50 / directMs.p50,
+        sharedVsHopFloorP50: sharedMs.p50 / hopFloorMs.p50,
         ratioP50: sharedMs.p50 / directMs.p50,
         floorRatioP50: floorMs.p50 / directMs.p50,
         sharedVsFloorP50: sharedMs.p50 / floorMs.p50,

@@ -11,7 +11,10 @@
 // TCP, a short one under the system's temporary folder gives the socket. Both are measured, each in
 // a VS Code of its own.
 //
-//   node bench/chat-vscode.mjs [--calls N]
+//   node bench/chat-vscode.mjs [--calls N] [--relay-only]
+//
+// --relay-only: the socket's VS Code and the relay connection alone. MCP_HOST_BENCH_PROFILE=1: a CPU
+// profile of the extension host during extra shared calls, in .harness/bench-chat-vscode-profiles/.
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -38,7 +41,7 @@ function benchManifest() {
 }
 
 /** One VS Code, one measurement: the bench body's JSON, with the load around it. */
-async function measureOnce(paths, vsix, { base, transport, calls }) {
+async function measureOnce(paths, vsix, { base, transport, calls, connections, profiles }) {
   const extensionsDir = path.join(base, 'extensions');
   h.installVsix(paths, vsix, { extensionsDir, userDataDir: path.join(base, 'install-user-data'), base });
   const out = path.join(base, 'chat-vscode.json');
@@ -54,7 +57,9 @@ async function measureOnce(paths, vsix, { base, transport, calls }) {
       MCP_HOST_BENCH_OUT: out,
       MCP_HOST_BENCH_PROVIDER: PROVIDER_ID,
       MCP_HOST_BENCH_CALLS: String(calls),
-      ...(process.env.MCP_HOST_BENCH_PROFILE ? { MCP_HOST_BENCH_PROFILE: path.join(base, 'profile') } : {}),
+      ...(connections ? { MCP_HOST_BENCH_CONNECTIONS: connections } : {}),
+      // Beside the scratch folders (the socket's is removed after its run): profile-<transport>-<connection>.cpuprofile.
+      ...(profiles ? { MCP_HOST_BENCH_PROFILE: path.join(profiles, `profile-${transport}`) } : {}),
     },
   });
   if (r.failed || !fs.existsSync(out)) throw new Error(`the in-VS-Code bench (${transport}) failed: ${(r.failures ?? []).join('; ')}`);
@@ -67,17 +72,20 @@ async function measureOnce(paths, vsix, { base, transport, calls }) {
   return { ...result, loadAverage: [loadBefore, os.loadavg()[0]], notes };
 }
 
-export async function measureChatInVsCode({ calls = 200 } = {}) {
+/** `relayOnly`: the socket's VS Code and the relay connection alone (a quicker look, not the whole figure). */
+export async function measureChatInVsCode({ calls = 200, relayOnly = false } = {}) {
   const paths = h.install();
   const vsix = h.buildVsix();
   const runs = [];
+  const profiles = process.env.MCP_HOST_BENCH_PROFILE ? h.scratch('bench-chat-vscode-profiles') : undefined;
+  const options = { calls, connections: relayOnly ? 'relay' : undefined, profiles };
   const short = fs.mkdtempSync(path.join(os.tmpdir(), 'mhb-'));
   try {
-    runs.push(await measureOnce(paths, vsix, { base: short, transport: 'socket', calls }));
+    runs.push(await measureOnce(paths, vsix, { base: short, transport: 'socket', ...options }));
   } finally {
     fs.rmSync(short, { recursive: true, force: true });
   }
-  runs.push(await measureOnce(paths, vsix, { base: h.scratch('bench-chat-vscode'), transport: 'tcp', calls }));
+  if (!relayOnly) runs.push(await measureOnce(paths, vsix, { base: h.scratch('bench-chat-vscode'), transport: 'tcp', ...options }));
   h.killAllGroups();
   return { max: CHAT_VSCODE_MAX, runs, measured: new Date().toISOString() };
 }
@@ -97,10 +105,15 @@ export function printChatInVsCode(result) {
       console.log(`      shared (through MCP Host's gateway)     ${ms(phase.sharedMs)}`);
       console.log(`      floor (VS Code's HTTP client, no server) ${ms(phase.floorMs)}`);
       console.log(`      relay floor (the relay, no gateway)     ${ms(phase.relayFloorMs)}`);
+      if (phase.hopFloorMs) console.log(`      hop floor (relay → piped → the server)  ${ms(phase.hopFloorMs)}`);
       const met = phase.ratioP50 <= result.max;
       console.log(
         `      shared/direct p50 ${phase.ratioP50.toFixed(2)} ≤ ${result.max.toFixed(2)}  ${met ? 'met' : 'NOT MET'}   (p90 ${phase.ratioP90.toFixed(2)}); floor/direct p50 ${phase.floorRatioP50.toFixed(2)}; relay floor/direct p50 ${phase.relayFloorRatioP50.toFixed(2)}`,
       );
+      if (phase.hopFloorMs)
+        console.log(
+          `      hop floor/direct p50 ${phase.hopFloorRatioP50.toFixed(2)} (no gateway behind a relay goes under it); shared/hop floor p50 ${phase.sharedVsHopFloorP50.toFixed(2)} (the gateway's own cost)`,
+        );
     }
     for (const note of run.notes) console.log(`    note: ${note}`);
   }
@@ -109,7 +122,10 @@ export function printChatInVsCode(result) {
 // `node bench/chat-vscode.mjs` measures this alone.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const i = process.argv.indexOf('--calls');
-  measureChatInVsCode(i === -1 ? {} : { calls: Number(process.argv[i + 1]) }).then(
+  measureChatInVsCode({
+    ...(i === -1 ? {} : { calls: Number(process.argv[i + 1]) }),
+    relayOnly: process.argv.includes('--relay-only'),
+  }).then(
     (r) => {
       printChatInVsCode(r);
       process.exit(0);
