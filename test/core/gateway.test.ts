@@ -382,6 +382,14 @@ for (const kind of Object.keys(KINDS) as Array<keyof typeof KINDS>) {
           socket.write(hello);
           return { socket, lines };
         };
+        // How many slow calls the upstream saw cancelled, asked on the raw connection (each time with an id of its own).
+        let nextId = 100;
+        const callCount = async (conn: Awaited<ReturnType<typeof raw>>): Promise<number> => {
+          const id = nextId++;
+          conn.socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'cancelled_count' } })}\n`);
+          const reply = await eventually(async () => conn.lines.find((l) => l.id === id));
+          return Number(textOf(reply.result));
+        };
         const initialize = JSON.stringify({
           jsonrpc: '2.0',
           id: 1,
@@ -407,6 +415,27 @@ for (const kind of Object.keys(KINDS) as Array<keyof typeof KINDS>) {
         right.socket.write(call.subarray(cut));
         const answer = await eventually(async () => right.lines.find((l) => l.id === 2));
         assert.equal(textOf(answer.result), 'é, whole');
+        // A tools/call that is not one (a name that is no string) is the SDK's to refuse, as any request it cannot take
+        // (it answers -32603 with its schema's complaint), and the session goes on.
+        right.socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 7 } })}\n`);
+        const refused = await eventually(async () => right.lines.find((l) => l.id === 3));
+        assert.ok(refused.error && refused.result === undefined, JSON.stringify(refused));
+        assert.match(refused.error.message, /name/);
+        // A call the chat cancels gets no answer, and the server is told.
+        const before = await callCount(right);
+        right.socket.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow', arguments: { steps: 50, ms: 100 } } })}\n`,
+        );
+        await new Promise((r) => setTimeout(r, 150));
+        right.socket.write(
+          `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5, reason: 'test' } })}\n`,
+        );
+        assert.equal(await eventually(async () => ((await callCount(right)) > before ? before + 1 : undefined)), before + 1);
+        assert.equal(
+          right.lines.find((l) => l.id === 5),
+          undefined,
+          'a cancelled call is not answered',
+        );
         right.socket.destroy();
         await eventually(async () => (gateway.sessionCount('up') === 0 ? true : undefined));
       });

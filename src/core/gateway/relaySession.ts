@@ -36,6 +36,8 @@ export class RelayTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
+  /** Sees each message first; one it returns true for is its own, and never reaches `onmessage`. */
+  intercept?: (message: JSONRPCMessage) => boolean;
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
   private ended = false;
@@ -77,6 +79,7 @@ export class RelayTransport implements Transport {
       this.onerror?.(new Error('a line that is not one JSON-RPC 2.0 message'));
       return;
     }
+    if (this.intercept?.(message as JSONRPCMessage)) return;
     this.onmessage?.(message as JSONRPCMessage);
   }
 

@@ -9,6 +9,8 @@
  * random port. Each session is the official SDK's low-level `Server`, whose handlers only forward
  * to a `ChatForwarder`, over our own framings: the stdio one for a relay (./relaySession.ts) and
  * Streamable HTTP for HTTP (./httpSession.ts); why they are not the SDK's transports is written there.
+ * On a relay's session, tools/call (the chat's call, the one that is timed) is answered by the same
+ * forwarder without the SDK's schema checks (`relayToolCalls`).
  *
  * This module and the SDK are bundled apart (dist/gateway.js) and loaded on the first share.
  */
@@ -31,9 +33,11 @@ import {
   SubscribeRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   UnsubscribeRequestSchema,
+  type JSONRPCMessage,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Disposable } from 'vscode-jsonrpc/node';
+import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { CompleteParams } from '../protocol/types';
 import type { ChatForwarder, ForwardOptions } from './forward';
@@ -224,6 +228,11 @@ export class ChatGateway {
     this.sessions.set(opened.id, opened);
     transport.onclose = () => void this.endSession(opened);
     wireHandlers(server, capabilities, forwarder, opened);
+    if (capabilities.tools && !(transport instanceof GatewayHttpSession)) {
+      const calls = relayToolCalls(forwarder, transport);
+      transport.intercept = calls.intercept;
+      opened.listeners.push(calls);
+    }
     opened.listeners.push(
       handle.onDidChangeLists((kind) => {
         const send =
@@ -391,6 +400,65 @@ function refusesConnections(file: string): Promise<boolean> {
     socket.once('error', (error: NodeJS.ErrnoException) => done(error.code === 'ECONNREFUSED'));
     socket.setTimeout(2000, () => done(false));
   });
+}
+
+/**
+ * A relay session's tools/call, answered by the forwarder without the SDK's server: the SDK checks
+ * every message against its schemas (whether it is a response, an error, a request; then the
+ * request's own; then the result's), the largest part of the gateway's own work on a chat call in
+ * VS Code's extension host (bench/chat-vscode.mjs profiles it). The same forwarder and the same
+ * answers as the SDK's handler (`wireHandlers`): progress to the chat's token, no answer once the
+ * chat cancelled it, an error as `{ code, message }`. A tools/call whose params are not a tool
+ * call's (or that asks for a task, or reuses an id still in flight) is left to the SDK, which
+ * answers it as before; so is every other message. Disposing aborts what is in flight.
+ */
+function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Disposable & { intercept(message: JSONRPCMessage): boolean } {
+  const inFlight = new Map<string | number, AbortController>();
+  const isId = (v: unknown): v is string | number => typeof v === 'string' || typeof v === 'number';
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const intercept = (message: JSONRPCMessage): boolean => {
+    const m = message as { id?: unknown; method?: unknown; params?: unknown };
+    if (m.method === 'notifications/cancelled') {
+      const requestId = isObject(m.params) ? m.params.requestId : undefined;
+      const controller = isId(requestId) ? inFlight.get(requestId) : undefined;
+      if (!controller) return false;
+      controller.abort(new McpError(REQUEST_CANCELLED, 'cancelled by the chat'));
+      return true;
+    }
+    const { id, params } = m;
+    if (m.method !== 'tools/call' || !isId(id) || inFlight.has(id) || !isObject(params)) return false;
+    if (typeof params.name !== 'string' || (params.arguments !== undefined && !isObject(params.arguments)) || params.task !== undefined)
+      return false;
+    const controller = new AbortController();
+    inFlight.set(id, controller);
+    const token = isObject(params._meta) ? params._meta.progressToken : undefined;
+    const answer = (reply: { result: unknown } | { error: { code: number; message: string } }): void => {
+      inFlight.delete(id);
+      if (!controller.signal.aborted) void transport.send({ jsonrpc: '2.0', id, ...reply } as JSONRPCMessage);
+    };
+    forwarder
+      .callTool(params.name, (params.arguments as Record<string, unknown> | undefined) ?? {}, {
+        signal: controller.signal,
+        onProgress: isId(token)
+          ? (p) => void transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, ...p } })
+          : undefined,
+      })
+      .then(
+        (result) => answer({ result }),
+        (error: unknown) => {
+          const e = McpError.from(error);
+          answer({ error: { code: e.code, message: e.message } });
+        },
+      );
+    return true;
+  };
+  return {
+    intercept,
+    dispose: () => {
+      for (const controller of inFlight.values()) controller.abort(new McpError(REQUEST_CANCELLED, 'the chat’s session ended'));
+      inFlight.clear();
+    },
+  };
 }
 
 /** Listens on the socket when one is given and usable, else on 127.0.0.1 on a random port. */
