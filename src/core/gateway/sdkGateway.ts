@@ -38,8 +38,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Disposable } from 'vscode-jsonrpc/node';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
+import { classifyMessage, isId, isObject } from '../protocol/classify';
 import { ErrorCode, McpError } from '../protocol/errors';
-import type { CompleteParams } from '../protocol/types';
+import type { CompleteParams, RequestId } from '../protocol/types';
 import type { ChatForwarder, ForwardOptions } from './forward';
 import { GatewayHttpSession, refuse as refuseWith } from './httpSession';
 import { acceptRelay, tokenMatches, type RelayTransport, type RelayVerdict } from './relaySession';
@@ -413,25 +414,23 @@ function refusesConnections(file: string): Promise<boolean> {
  * answers it as before; so is every other message. Disposing aborts what is in flight.
  */
 function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Disposable & { intercept(message: JSONRPCMessage): boolean } {
-  const inFlight = new Map<string | number, AbortController>();
-  const isId = (v: unknown): v is string | number => typeof v === 'string' || typeof v === 'number';
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const inFlight = new Map<RequestId, AbortController>();
   const intercept = (message: JSONRPCMessage): boolean => {
-    const m = message as { id?: unknown; method?: unknown; params?: unknown };
-    if (m.method === 'notifications/cancelled') {
+    const m = classifyMessage(message);
+    if (m.kind === 'notification' && m.method === 'notifications/cancelled') {
       const requestId = isObject(m.params) ? m.params.requestId : undefined;
       const controller = isId(requestId) ? inFlight.get(requestId) : undefined;
       if (!controller) return false;
       controller.abort(new McpError(REQUEST_CANCELLED, 'cancelled by the chat'));
       return true;
     }
+    if (m.kind !== 'request' || m.method !== 'tools/call' || inFlight.has(m.id) || !isObject(m.params)) return false;
     const { id, params } = m;
-    if (m.method !== 'tools/call' || !isId(id) || inFlight.has(id) || !isObject(params)) return false;
     if (typeof params.name !== 'string' || (params.arguments !== undefined && !isObject(params.arguments)) || params.task !== undefined)
       return false;
     const controller = new AbortController();
     inFlight.set(id, controller);
-    const token = isObject(params._meta) ? params._meta.progressToken : undefined;
+    const token = isObject(params._meta) && isId(params._meta.progressToken) ? params._meta.progressToken : undefined;
     const answer = (reply: { result: unknown } | { error: { code: number; message: string } }): void => {
       inFlight.delete(id);
       if (!controller.signal.aborted) void transport.send({ jsonrpc: '2.0', id, ...reply } as JSONRPCMessage);
@@ -439,9 +438,10 @@ function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Di
     forwarder
       .callTool(params.name, (params.arguments as Record<string, unknown> | undefined) ?? {}, {
         signal: controller.signal,
-        onProgress: isId(token)
-          ? (p) => void transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, ...p } })
-          : undefined,
+        onProgress:
+          token !== undefined
+            ? (p) => void transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, ...p } })
+            : undefined,
       })
       .then(
         (result) => answer({ result }),

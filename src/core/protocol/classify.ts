@@ -18,8 +18,10 @@ export type ClassifiedMessage =
   /** `id` is set when the value carried a usable one: a reply to it (or a failure of our request with that id) is due. */
   | { kind: 'invalid'; reason: string; id?: RequestId };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+/** A JSON object: not null, not an array. */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A JSON-RPC id (or a progress token, the same shape): a string or a finite number. */
+export const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
 /**
  * Judges one parsed JSON value against JSON-RPC 2.0 as the seed describes it: requests carry an

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { isObject } from '../protocol/classify';
 import { stableStringify } from '../protocol/stableStringify';
 import type { InputDefinition } from './schema';
 
@@ -193,10 +194,6 @@ function stringsIn(value: unknown): string[] {
 function dedupe(notes: ImportNote[]): ImportNote[] {
   const seen = new Set<string>();
   return notes.filter((n) => !seen.has(stableStringify(n)) && Boolean(seen.add(stableStringify(n))));
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** What to do with a picked server whose name is already taken. */
