@@ -415,12 +415,18 @@ for (const kind of Object.keys(KINDS) as Array<keyof typeof KINDS>) {
         right.socket.write(call.subarray(cut));
         const answer = await eventually(async () => right.lines.find((l) => l.id === 2));
         assert.equal(textOf(answer.result), 'é, whole');
-        // A tools/call that is not one (a name that is no string) is the SDK's to refuse, as any request it cannot take
-        // (it answers -32603 with its schema's complaint), and the session goes on.
-        right.socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 7 } })}\n`);
-        const refused = await eventually(async () => right.lines.find((l) => l.id === 3));
-        assert.ok(refused.error && refused.result === undefined, JSON.stringify(refused));
-        assert.match(refused.error.message, /name/);
+        // A tools/call that is not one (a name that is no string, arguments that are no object, no params) is
+        // refused as Invalid Params, and the session goes on.
+        const malformed = [{ name: 7 }, { name: 'echo', arguments: ['x'] }, undefined];
+        malformed.forEach((params, i) =>
+          right.socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 30 + i, method: 'tools/call', params })}\n`),
+        );
+        for (const i of malformed.keys()) {
+          const refused = await eventually(async () => right.lines.find((l) => l.id === 30 + i));
+          assert.equal(refused.result, undefined, JSON.stringify(refused));
+          assert.equal(refused.error?.code, -32602, JSON.stringify(refused));
+          assert.match(refused.error?.message ?? '', /string "name"/);
+        }
         // A call the chat cancels gets no answer, and the server is told.
         const before = await callCount(right);
         right.socket.write(

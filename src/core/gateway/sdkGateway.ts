@@ -413,6 +413,8 @@ function refusesConnections(file: string): Promise<boolean> {
  * call's (or that asks for a task, or reuses an id still in flight) is left to the SDK, which
  * answers it as before; so is every other message. Disposing aborts what is in flight.
  */
+const MALFORMED_CALL = 'tools/call needs params with a string "name" and, if any, object "arguments"';
+
 function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Disposable & { intercept(message: JSONRPCMessage): boolean } {
   const inFlight = new Map<RequestId, AbortController>();
   const intercept = (message: JSONRPCMessage): boolean => {
@@ -424,10 +426,15 @@ function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Di
       controller.abort(new McpError(REQUEST_CANCELLED, 'cancelled by the chat'));
       return true;
     }
-    if (m.kind !== 'request' || m.method !== 'tools/call' || inFlight.has(m.id) || !isObject(m.params)) return false;
+    if (m.kind !== 'request' || m.method !== 'tools/call' || inFlight.has(m.id)) return false;
     const { id, params } = m;
-    if (typeof params.name !== 'string' || (params.arguments !== undefined && !isObject(params.arguments)) || params.task !== undefined)
-      return false;
+    // A call that asks for a task is the SDK's (it declares and answers tasks).
+    if (isObject(params) && params.task !== undefined) return false;
+    if (!isObject(params) || typeof params.name !== 'string' || (params.arguments !== undefined && !isObject(params.arguments))) {
+      // Invalid Params, as the spec has it (the SDK's server answers -32603 with its schema's complaint).
+      void transport.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: MALFORMED_CALL } } as JSONRPCMessage);
+      return true;
+    }
     const controller = new AbortController();
     inFlight.set(id, controller);
     const token = isObject(params._meta) && isId(params._meta.progressToken) ? params._meta.progressToken : undefined;
