@@ -30,6 +30,11 @@ export function registerCommands(
   setup: ServerSetup,
   sharing: ChatSharing,
 ): vscode.Disposable[] {
+  // Audit records are written a little after their calls (../core/policy/offPath.ts): the audit commands read the file once they are all in.
+  const withAuditWritten = (read: () => unknown) => async () => {
+    await host.auditWritten();
+    return read();
+  };
   const withServer =
     (action: (server: ServerHandle) => unknown, filter: (s: ServerHandle) => boolean = () => true, noneFits?: () => ShownText) =>
     async (node?: TreeNode | string) => {
@@ -230,9 +235,18 @@ export function registerCommands(
       if (node?.kind === 'task') node.entry.toBackground?.();
     }),
     vscode.commands.registerCommand(Commands.showSamplingHistory, () => host.sampling.showHistory(docs)),
-    vscode.commands.registerCommand(Commands.showAuditLog, () => showAuditLog(host.auditFile, docs)),
-    vscode.commands.registerCommand(Commands.verifyAuditLog, () => verifyAuditLog(host.auditFile)),
-    vscode.commands.registerCommand(Commands.exportAuditLog, () => exportAuditLog(host.auditFile, host.ui)),
+    vscode.commands.registerCommand(
+      Commands.showAuditLog,
+      withAuditWritten(() => showAuditLog(host.auditFile, docs)),
+    ),
+    vscode.commands.registerCommand(
+      Commands.verifyAuditLog,
+      withAuditWritten(() => verifyAuditLog(host.auditFile)),
+    ),
+    vscode.commands.registerCommand(
+      Commands.exportAuditLog,
+      withAuditWritten(() => exportAuditLog(host.auditFile, host.ui)),
+    ),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();
       void notify('info', fromTemplate(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.')));

@@ -324,6 +324,11 @@ export class McpHost implements vscode.Disposable {
     return provider;
   }
 
+  /** Resolves when every audit record made so far is in the file (they are written a little after their calls): read it then. */
+  auditWritten(): Promise<void> {
+    return this.auditLog.flushed();
+  }
+
   /** Stops every server (and its process tree) before the channels they log to go away. */
   async dispose(): Promise<void> {
     await this.registry.dispose();

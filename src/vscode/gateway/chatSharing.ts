@@ -19,6 +19,7 @@ import type { ChatForwarder } from '../../core/gateway/forward';
 import type { ChatCall, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy } from './chatPolicy';
 import { thisMachine } from '../../core/policy/gate';
+import { OffPath } from '../../core/policy/offPath';
 import { fenceMode, serverIdentity } from '../gate';
 import { changeStoredList } from '../storedList';
 import type * as GatewayModule from './lazy';
@@ -93,7 +94,11 @@ export function mcpApi(): McpApi | undefined {
 export class ChatSharing implements vscode.Disposable {
   private readonly token = randomBytes(32).toString('base64url');
   private readonly changed = new vscode.EventEmitter<void>();
-  private readonly disposables: vscode.Disposable[] = [this.changed];
+  /** The chat's calls, for the history, the trace and the log, a short while after their answers. */
+  private readonly chatCalls = new OffPath<ChatCall>((calls) => {
+    for (const call of calls) this.recordCall(call);
+  });
+  private readonly disposables: vscode.Disposable[] = [this.changed, this.chatCalls];
   private gatewayStart: Promise<ChatGateway> | undefined;
   private readonly forwarders = new Map<ServerHandle, ChatForwarder>();
   /** What each shared server was offered as (its definition and state), to tell VS Code only of real changes and end stale sessions. */
@@ -243,8 +248,8 @@ export class ChatSharing implements vscode.Disposable {
       // The masker of the settings at this moment (configuredMasker rebuilds it when the patterns change).
       masker: configuredMasker,
       requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      // After the chat has its answer: the history, the trace and the log are not on the call's path.
-      onChatCall: (call) => void setImmediate(() => this.recordCall(call)),
+      // Off the call's path, with the audit (../../core/policy/offPath.ts): the history, the trace and the log.
+      onChatCall: (call) => this.chatCalls.add(call),
       toldReadOnly: this.toldReadOnly(handle),
     };
   }
