@@ -403,6 +403,8 @@ function refusesConnections(file: string): Promise<boolean> {
   });
 }
 
+const MALFORMED_CALL = 'tools/call needs params with a string "name" and, if any, object "arguments"';
+
 /**
  * A relay session's tools/call, answered by the forwarder without the SDK's server: the SDK checks
  * every message against its schemas (whether it is a response, an error, a request; then the
@@ -410,11 +412,10 @@ function refusesConnections(file: string): Promise<boolean> {
  * VS Code's extension host (bench/chat-vscode.mjs profiles it). The same forwarder and the same
  * answers as the SDK's handler (`wireHandlers`): progress to the chat's token, no answer once the
  * chat cancelled it, an error as `{ code, message }`. A tools/call whose params are not a tool
- * call's (or that asks for a task, or reuses an id still in flight) is left to the SDK, which
- * answers it as before; so is every other message. Disposing aborts what is in flight.
+ * call's is refused here as Invalid Params; one that asks for a task, or reuses an id still in
+ * flight, is left to the SDK, which answers it as before; so is every other message. Disposing
+ * aborts what is in flight.
  */
-const MALFORMED_CALL = 'tools/call needs params with a string "name" and, if any, object "arguments"';
-
 function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Disposable & { intercept(message: JSONRPCMessage): boolean } {
   const inFlight = new Map<RequestId, AbortController>();
   const intercept = (message: JSONRPCMessage): boolean => {
