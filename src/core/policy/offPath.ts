@@ -5,7 +5,7 @@
  * answer to VS Code (the relay's reply reaches the same thread), and work run then delays the chat's
  * next step. Measured in VS Code 1.139 (bench/chat-vscode.mjs, variants side by side in the same
  * VS Codes): the audit and the history in the next turn cost a chat call 0.01–0.15 × direct more
- * than none at all; batched 25 ms later, 0.00–0.04.
+ * than none at all; batched 25 ms later, 0.00–0.06.
  */
 
 /** How long after its first item a batch is done: short enough that the log and the history look immediate. */
