@@ -23,6 +23,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stats } from './stats.mjs';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -97,12 +98,6 @@ export async function measureChatInVsCode({ calls = 200, relayOnly = false, runs
 
 const RATIOS = ['ratioP50', 'hopFloorRatioP50', 'relayFloorRatioP50', 'sharedVsHopFloorP50'];
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 /** Per gateway transport and connection measured more than once: the median of each ratio over its runs. */
 function mediansOf(runs) {
   const groups = new Map();
@@ -116,7 +111,7 @@ function mediansOf(runs) {
     .map(([key, phases]) => ({
       key,
       runs: phases.length,
-      ...Object.fromEntries(RATIOS.map((r) => [r, median(phases.map((p) => p[r]).filter((v) => v !== undefined))])),
+      ...Object.fromEntries(RATIOS.map((r) => [r, stats(phases.map((p) => p[r])).median])),
     }));
 }
 
@@ -159,9 +154,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const i = process.argv.indexOf(name);
     return i === -1 ? undefined : Number(process.argv[i + 1]);
   };
+  const calls = arg('--calls');
+  const runs = arg('--runs');
   measureChatInVsCode({
-    ...(arg('--calls') === undefined ? {} : { calls: arg('--calls') }),
-    ...(arg('--runs') === undefined ? {} : { runs: arg('--runs') }),
+    ...(calls === undefined ? {} : { calls }),
+    ...(runs === undefined ? {} : { runs }),
     relayOnly: process.argv.includes('--relay-only'),
   }).then(
     (r) => {

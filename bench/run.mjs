@@ -25,6 +25,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBaseline, buildBench } from './build.mjs';
 import { measureChatInVsCode, printChatInVsCode } from './chat-vscode.mjs';
+import { stats } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
@@ -86,13 +87,6 @@ function runChild(program, workload) {
       else reject(new Error(`${program} ${workload} exited with ${code}: ${err.trim().split('\n').slice(-5).join('\n')}`));
     });
   });
-}
-
-function stats(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { median, min: sorted[0], max: sorted[sorted.length - 1], samples };
 }
 
 const fmtMs = (s) => (s ? `${s.median.toFixed(0)} (${s.min.toFixed(0)}–${s.max.toFixed(0)})` : '—');
