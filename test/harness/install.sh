@@ -9,7 +9,7 @@
 # the compatibility smoke test uses it for the oldest VS Code that engines.vscode claims.
 # Prints nothing but progress on stderr; safe to run many times (a warm run takes about a second).
 # Environment: HARNESS_DIR (default <repo>/.harness), HARNESS_NPM_CACHE (default $HARNESS_DIR/npm-cache),
-#   CODE_SERVER_VERSION, NODE_MAJOR (default 24), HARNESS_SKIP_APT=1.
+#   CODE_SERVER_VERSION, NODE_MAJOR (default 24), HARNESS_SKIP_APT=1 (see debian-packages.sh).
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 H="${HARNESS_DIR:-$REPO/.harness}"
@@ -40,18 +40,10 @@ export npm_config_cache="${HARNESS_NPM_CACHE:-$H/npm-cache}" npm_config_update_n
 exec 9>"$H/.install.lock"
 flock 9 2>/dev/null || true
 
-# ---- Debian packages
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ "${#missing[@]}" -gt 0 ] && [ "${HARNESS_SKIP_APT:-}" != 1 ]; then
-  log "apt-get install ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$H/apt.log" 2>&1 || { tail -40 "$H/apt.log" >&2; exit 1; }
-fi
-command -v chromium >/dev/null || { log "chromium is missing (need /usr/bin/chromium)"; exit 1; }
+# ---- Debian packages (or one message saying what to install, when this user or system cannot)
+source "$REPO/test/harness/debian-packages.sh"
+ensure_debian_packages "$H/apt.log" "${APT_PACKAGES[@]}"
+command -v chromium >/dev/null || { log "chromium is missing: install Chromium so that 'chromium' is on PATH"; exit 1; }
 
 # ---- node@<major> (a registry package that ships the binary)
 ND="$H/node$NODE_MAJOR"
