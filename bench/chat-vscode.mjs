@@ -13,8 +13,8 @@
 //
 //   node bench/chat-vscode.mjs [--calls N] [--runs N] [--relay-only]
 //
-// One VS Code's ratio moves by more than the 10 % the target allows from one run to the next (the
-// README's bench paragraph): --runs N measures the socket's VS Code N times, each a fresh one, and
+// One VS Code's ratio moves by more than the 10 % the target allows from one run to the next;
+// --runs N measures the socket's VS Code N times, each a fresh one, and
 // prints the median of each ratio over them beside every run's own.
 // --relay-only: the socket's VS Code and the relay connection alone. MCP_HOST_BENCH_PROFILE=1: a CPU
 // profile of the extension host during extra shared calls, in .harness/bench-chat-vscode-profiles/.

@@ -17,8 +17,8 @@ import { deterministicChecks, runSoak, type SoakOptions, type SoakReport } from 
  * least 16 bytes, 16 KB per 1,000 calls. A launch kept after its restart or crash (its client,
  * connection, transport and child process: about 40 KB, measured by keeping 20 of them) is some
  * 8 KB per 1,000 calls at one restart or crash per 5,000 calls of a server. A 3-minute run without a
- * leak measured 0.07 KB, and one with each request kept in an array (about 48 bytes) 47 KB
- * (README): 2 KB is far above the noise and below any of those.
+ * leak measured 0.07 KB, and one with each request kept in an array (about 48 bytes) 47 KB:
+ * 2 KB is far above the noise and below any of those.
  */
 const MAX_SLOPE_BYTES_PER_1000_CALLS = 2048;
 /** Fewer samples than this in the second half do not make a slope worth judging. */

@@ -3,7 +3,7 @@ import type { ServerDefinition, ServerState } from '../core';
 
 /**
  * What another extension gets from `vscode.extensions.getExtension('mcp-host.mcp-host')?.exports`
- * (README, "API for other extensions"). Read only on purpose: the servers run on the person's
+ * (docs/api.md). Read only on purpose: the servers run on the person's
  * consent, so starting, stopping or calling them stays with the person's own commands.
  */
 export interface McpHostApi {

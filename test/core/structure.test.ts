@@ -6,7 +6,7 @@ import { ESLint } from 'eslint';
 import madge from 'madge';
 
 /**
- * The rules of the code's shape that the tools enforce (README, Development): src/core never imports
+ * The rules of the code's shape that the tools enforce (docs/development.md, "The core's boundary"): src/core never imports
  * 'vscode', and the import graph of src/core has no cycle, neither between files nor between folders.
  */
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -264,7 +264,7 @@ function taskItem(server: ServerHandle, entry: ToolTask, shown: (text: string) =
 
 /**
  * A tool's tooltip is plain text, never Markdown: the server's description shows as written, so
- * no image loads and no link appears (README, "Server content is data").
+ * no image loads and no link appears (docs/security.md, "Server content is data").
  */
 function toolTooltip(tool: Tool, shown: (text: string, max?: number) => ShownText): ShownText {
   const hints = [
