@@ -3,6 +3,22 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src/cli/main';
+import { MAX_ENDED_RECEIVER_TASKS, MAX_LIVE_RECEIVER_TASKS, MAX_TASK_POLL_MS, MIN_TASK_POLL_MS } from '../../src/core/client/tasks';
+import { MAX_LIST_BYTES, MAX_LIST_PAGES } from '../../src/core/client/client';
+import { ERA_VERDICT_MAX_AGE_MS } from '../../src/core/client/era';
+import { MAX_INPUT_REQUESTS_PER_ROUND } from '../../src/core/client/inputRequests';
+import { LISTEN_RETRY_MAX_MS } from '../../src/core/client/listen';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../src/core/jsonrpc/connection';
+import { ICON_FETCH_TIMEOUT_MS, MAX_ICON_BYTES, MAX_ICON_FETCHES } from '../../src/core/render/icons';
+import { SHOWN_MAX } from '../../src/core/render/shownText';
+import {
+  SAMPLING_HISTORY_MAX_BYTES,
+  SAMPLING_HISTORY_MAX_ENTRIES,
+  SAMPLING_HISTORY_MAX_REQUEST_BYTES,
+} from '../../src/core/sampling/history';
+import { MIN_REDACTED_LENGTH } from '../../src/core/servers/secrets';
+import { MAX_REDIRECTS } from '../../src/core/transport/nodeFetch';
+import { MAX_STDERR_LINE } from '../../src/core/transport/stdio';
 import { INPUTS_SETTING_SCHEMA, parseServerDefinitions, SERVER_ENTRY_SCHEMA, SERVERS_SETTING_SCHEMA } from '../../src/core';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -287,5 +303,49 @@ describe('the documentation keeps up with the code', () => {
       }
     }
     assert.deepEqual(broken, []);
+  });
+});
+
+describe("the documentation's figures are the code's", () => {
+  /** A page's text with every run of white space (line breaks too) as one space. */
+  const flat = (name: string) => readDoc(name).replace(/\s+/g, ' ');
+  const KB = 1024;
+  const MB = 1024 * 1024;
+  const checks: [page: string, phrase: string, constant: string][] = [
+    ['docs/security.md', `of at most ${MAX_ICON_BYTES / KB} KB`, 'MAX_ICON_BYTES'],
+    ['docs/security.md', `within ${ICON_FETCH_TIMEOUT_MS / 1000} s`, 'ICON_FETCH_TIMEOUT_MS'],
+    ['docs/security.md', `once per session (at most ${MAX_ICON_FETCHES})`, 'MAX_ICON_FETCHES'],
+    [
+      'docs/security.md',
+      `the last ${SAMPLING_HISTORY_MAX_ENTRIES} exchanges and at most ${SAMPLING_HISTORY_MAX_BYTES / MB} MB`,
+      'SAMPLING_HISTORY_MAX_ENTRIES, SAMPLING_HISTORY_MAX_BYTES',
+    ],
+    ['docs/security.md', `a request over ${SAMPLING_HISTORY_MAX_REQUEST_BYTES / MB} MB`, 'SAMPLING_HISTORY_MAX_REQUEST_BYTES'],
+    ['README.md', `(the last ${SAMPLING_HISTORY_MAX_ENTRIES}, at most ${SAMPLING_HISTORY_MAX_BYTES / MB} MB)`, 'SAMPLING_HISTORY_*'],
+    ['docs/security.md', `at most ${MAX_LIVE_RECEIVER_TASKS} tasks`, 'MAX_LIVE_RECEIVER_TASKS'],
+    ['docs/security.md', `at most ${MAX_ENDED_RECEIVER_TASKS} ended ones`, 'MAX_ENDED_RECEIVER_TASKS'],
+    ['docs/security.md', `${MAX_LIST_PAGES.toLocaleString('en')} pages and ${MAX_LIST_BYTES / MB} MB`, 'MAX_LIST_PAGES, MAX_LIST_BYTES'],
+    ['docs/security.md', `cut at ${SHOWN_MAX.toLocaleString('en')} characters`, 'SHOWN_MAX'],
+    ['docs/security.md', `shorter than ${MIN_REDACTED_LENGTH} characters`, 'MIN_REDACTED_LENGTH'],
+    ['docs/security.md', `longer than ${MAX_STDERR_LINE / KB} Ki characters`, 'MAX_STDERR_LINE'],
+    ['docs/protocol.md', `between ${MIN_TASK_POLL_MS / 1000} and ${MAX_TASK_POLL_MS / 1000} s`, 'MIN_TASK_POLL_MS, MAX_TASK_POLL_MS'],
+    ['docs/protocol.md', `at most ${MAX_REDIRECTS}:`, 'MAX_REDIRECTS'],
+    ['docs/protocol.md', `at most ${MAX_INPUT_REQUESTS_PER_ROUND} inputs each`, 'MAX_INPUT_REQUESTS_PER_ROUND'],
+    ['docs/protocol.md', `doubles up to ${LISTEN_RETRY_MAX_MS / 1000} seconds`, 'LISTEN_RETRY_MAX_MS'],
+    ['README.md', `for ${ERA_VERDICT_MAX_AGE_MS / 86_400_000} days`, 'ERA_VERDICT_MAX_AGE_MS'],
+    ['README.md', `| \`${DEFAULT_REQUEST_TIMEOUT_MS}\` |`, 'DEFAULT_REQUEST_TIMEOUT_MS (requestTimeoutMs)'],
+  ];
+  for (const [page, phrase, constant] of checks) {
+    it(`${page} says "${phrase}" (${constant})`, () => {
+      assert.ok(
+        flat(page).includes(phrase),
+        `${page} should say "${phrase}", as ${constant} in src/core has it; change the text where it says otherwise`,
+      );
+    });
+  }
+
+  it('states no benchmark figure in prose: they are in bench/results.json', () => {
+    const timings = [...flat('docs/benchmarks.md').matchAll(/\b\d[\d,.]*\s?(?:ms|×|x direct|calls\/s)(?!\w)/g)].map((m) => m[0]);
+    assert.deepEqual(timings, []);
   });
 });
