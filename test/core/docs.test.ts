@@ -335,6 +335,29 @@ describe("the documentation's figures are the code's", () => {
     });
   }
 
+  it('names the versions the manifest and the harness use', () => {
+    const install = fs.readFileSync(path.join(ROOT, 'test', 'harness', 'install.sh'), 'utf8');
+    const codeServer = /^DEFAULT_CS_VERSION=(\S+)$/m.exec(install)?.[1];
+    const nodeMajor = /NODE_MAJOR="\$\{NODE_MAJOR:-(\d+)\}"/.exec(install)?.[1];
+    const oldest = /SMOKE_TARGETS = \[\{ codeServer: '([^']+)', node: (\d+) \}/.exec(
+      fs.readFileSync(path.join(ROOT, 'test', 'harness', 'run-vscode-tests.js'), 'utf8'),
+    );
+    assert.ok(codeServer && nodeMajor && oldest, 'could not read the versions from install.sh and run-vscode-tests.js');
+    const conformance = (name: string) => /(\d+\.\d+\.\d+[\w.-]*)$/.exec(String(pkg.devDependencies[name]))![1];
+    const wanted: [string, string][] = [
+      ['README.md', `(\`engines.vscode\` is \`${pkg.engines.vscode}\``],
+      ['docs/development.md', `Node ${nodeMajor} and code-server ${codeServer}`],
+      ['docs/development.md', `code-server ${oldest[1]}`],
+      ['docs/development.md', `with Node ${oldest[2]} for the check of the oldest VS Code`],
+      ['docs/protocol.md', `the suite ${conformance('@modelcontextprotocol/conformance')},`],
+      ['docs/protocol.md', `${conformance('@modelcontextprotocol/conformance-next')} with \`--spec-version 2026-07-28\``],
+    ];
+    const missing = wanted
+      .filter(([page, phrase]) => !flat(page).includes(phrase))
+      .map(([page, phrase]) => `${page} should say "${phrase}"`);
+    assert.deepEqual(missing, []);
+  });
+
   it('states no benchmark figure in prose: they are in bench/results.json', () => {
     const timings = [...flat('docs/benchmarks.md').matchAll(/\b\d[\d,.]*\s?(?:ms|×|x direct|calls\/s)(?!\w)/g)].map((m) => m[0]);
     assert.deepEqual(timings, []);
