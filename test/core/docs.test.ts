@@ -358,6 +358,26 @@ describe("the documentation's figures are the code's", () => {
     assert.deepEqual(missing, []);
   });
 
+  it("states the editor's tool-call limits as src/vscode/tools/callTool.ts has them", () => {
+    // The editor layer imports vscode, so its constants are read from the source text.
+    const source = fs.readFileSync(path.join(ROOT, 'src', 'vscode', 'tools', 'callTool.ts'), 'utf8');
+    const minutes = (name: string) => {
+      const m = new RegExp(`const ${name} = (\\d+) \\* 60_000;`).exec(source);
+      assert.ok(m, `src/vscode/tools/callTool.ts no longer has "const ${name} = N * 60_000;"`);
+      return Number(m[1]);
+    };
+    const history = Number(/const HISTORY_SIZE = (\d+);/.exec(source)?.[1]);
+    const readmeText = flat('README.md');
+    assert.ok(readmeText.includes(`silent for ${minutes('INTERACTIVE_IDLE_MS')} minutes`), 'README: INTERACTIVE_IDLE_MS');
+    assert.ok(readmeText.includes(`at most ${minutes('MAX_CALL_MS')} minutes in all`), 'README: MAX_CALL_MS');
+    assert.ok(readmeText.includes(`the last ${history} calls`), 'README: HISTORY_SIZE');
+    assert.ok(flat('docs/usage.md').includes(`(the last ${history} calls)`), 'docs/usage.md: HISTORY_SIZE');
+    assert.ok(
+      flat('docs/security.md').includes(`${minutes('INTERACTIVE_IDLE_MS')} minutes of silence, ${minutes('MAX_CALL_MS')} in all`),
+      'docs/security.md: INTERACTIVE_IDLE_MS, MAX_CALL_MS',
+    );
+  });
+
   it('states no benchmark figure in prose: they are in bench/results.json', () => {
     const timings = [...flat('docs/benchmarks.md').matchAll(/\b\d[\d,.]*\s?(?:ms|×|x direct|calls\/s)(?!\w)/g)].map((m) => m[0]);
     assert.deepEqual(timings, []);
