@@ -378,6 +378,28 @@ describe("the documentation's figures are the code's", () => {
     );
   });
 
+  it('states the limits private to their files as the source has them', () => {
+    /** `const NAME = 1_000;` or `= 30 * 60_000;` in a source file, as a number. */
+    const constant = (file: string, name: string) => {
+      const m = new RegExp(`const ${name} = ([\\d_ *]+);`).exec(fs.readFileSync(path.join(ROOT, 'src', file), 'utf8'));
+      assert.ok(m, `src/${file} no longer has "const ${name} = …;"`);
+      return m[1].split('*').reduce((product, factor) => product * Number(factor.trim().replace(/_/g, '')), 1);
+    };
+    const checks: [page: string, phrase: string][] = [
+      ['docs/protocol.md', `for at most ${constant('core/client/statelessSession.ts', 'MAX_INPUT_ROUNDS')} rounds`],
+      [
+        'docs/protocol.md',
+        `At most ${constant('core/client/cache.ts', 'DEFAULT_MAX_ENTRIES')} answers and ${constant('core/client/cache.ts', 'DEFAULT_MAX_CONTENT_CHARS') / 1e6} million characters`,
+      ],
+      ['docs/security.md', `at most ${constant('core/client/cache.ts', 'DEFAULT_MAX_GENERATIONS').toLocaleString('en')} invalidated URIs`],
+      ['docs/apps.md', `for at most ${constant('vscode/apps/appPanels.ts', 'APP_INIT_TIMEOUT_MS') / 1000} seconds`],
+    ];
+    const missing = checks
+      .filter(([page, phrase]) => !flat(page).includes(phrase))
+      .map(([page, phrase]) => `${page} should say "${phrase}"`);
+    assert.deepEqual(missing, []);
+  });
+
   it('states no benchmark figure in prose: they are in bench/results.json', () => {
     const timings = [...flat('docs/benchmarks.md').matchAll(/\b\d[\d,.]*\s?(?:ms|×|x direct|calls\/s)(?!\w)/g)].map((m) => m[0]);
     assert.deepEqual(timings, []);
