@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The browser demo: MCP Host in a real VS Code (code-server 4.139.1 = VS Code 1.139.1) on 127.0.0.1.
 // Run it with `bash scripts/demo-vscode.sh` (which installs npm dependencies first).
-//   --port N     port to listen on (default 8080, or the next free one)
+//   --port N     port to listen on (default 8080; when 8080 is taken, a free port the system picks)
 //   --check      start, verify the workbench is served, save media/screenshots/demo.png, stop
 //   --no-build   reuse the existing <name>-<version>.vsix (or HARNESS_VSIX)
 //   --rebuild    build the VSIX even if nothing it is made from changed since the demo last built it
