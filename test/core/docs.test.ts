@@ -70,8 +70,6 @@ function entryPropertyPaths(): Map<string, SchemaNode> {
   return paths;
 }
 
-const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
-
 /**
  * What differs between a documented list and the true one, as sentences that say what to do:
  * each expected name missing, each name that should not be there, each name listed twice.
@@ -91,14 +89,27 @@ function exactList(
 }
 
 describe('the documentation keeps up with the manifest', () => {
-  it('documents every property of a server entry, and no other', () => {
+  it('documents every property of a server entry, once, and no other', () => {
     const documented = documentedNames(section(readme, '### A server entry in `mcpHost.servers`'));
-    assert.deepEqual(sorted(documented), sorted(entryPropertyPaths().keys()));
+    const problems = exactList(documented, [...entryPropertyPaths().keys()], {
+      missing: (name) =>
+        `add a row "| \`${name}\` | for | type | default | meaning |" under "### A server entry in \`mcpHost.servers\`" in README.md`,
+      extra: (name) =>
+        `remove the row of \`${name}\` under "### A server entry in \`mcpHost.servers\`" in README.md: the entry's schema has no such property`,
+      twice: (name) => `\`${name}\` has more than one row under "### A server entry in \`mcpHost.servers\`" in README.md`,
+    });
+    assert.deepEqual(problems, []);
   });
 
-  it('documents every property of an input, and no other', () => {
+  it('documents every property of an input, once, and no other', () => {
     const documented = documentedNames(section(readme, '### An input in `mcpHost.inputs`'));
-    assert.deepEqual(sorted(documented), sorted(Object.keys(INPUTS_SETTING_SCHEMA.additionalProperties.properties)));
+    const problems = exactList(documented, Object.keys(INPUTS_SETTING_SCHEMA.additionalProperties.properties), {
+      missing: (name) => `add a row "| \`${name}\` | type | default | meaning |" under "### An input in \`mcpHost.inputs\`" in README.md`,
+      extra: (name) =>
+        `remove the row of \`${name}\` under "### An input in \`mcpHost.inputs\`" in README.md: an input has no such property`,
+      twice: (name) => `\`${name}\` has more than one row under "### An input in \`mcpHost.inputs\`" in README.md`,
+    });
+    assert.deepEqual(problems, []);
   });
 
   it('documents every setting the extension contributes, once, and no other', () => {
