@@ -1,9 +1,10 @@
 import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
-import { AuditLog, verifyAuditFile } from '../core/policy/audit';
+import { AuditLog } from '../core/policy/audit';
+import { verifyAuditFile } from '../core/policy/auditVerify';
 import { createMasker, type MaskingPattern } from '../core/policy/mask';
-import type { AuditRecord, Masker } from '../core/policy/types';
+import type { AnyAuditRecord, AuditRecord, Masker } from '../core/policy/types';
 import { forDisplay, fromTemplate, nothingToRedact } from '../core';
 import { Settings } from './ids';
 import { cachedSetting } from './settingCache';
@@ -76,7 +77,8 @@ function describe(record: AuditRecord): string {
 
 export async function showAuditLog(file: string, docs: OutputDocuments): Promise<void> {
   const verdict = await verifyAuditFile(file).catch(() => undefined);
-  const records = verdict?.ok ? verdict.records : await readRecords(file);
+  // Requests only: a rotation record is how the chain crosses files.
+  const records = (verdict?.ok ? verdict.records : await readRecords(file)).filter((r): r is AuditRecord => r.kind === undefined);
   const values = (pick: (r: AuditRecord) => string) => [...new Set(records.map(pick))];
   // Server names in the records were written by the gate, already redacted and masked; still shown as server text.
   const shownText = (text: string) => forDisplay(text, nothingToRedact);
@@ -105,14 +107,14 @@ export async function showAuditLog(file: string, docs: OutputDocuments): Promise
   await showDocument(uri, { preview: false });
 }
 
-async function readRecords(file: string): Promise<AuditRecord[]> {
+async function readRecords(file: string): Promise<AnyAuditRecord[]> {
   const text = await fs.readFile(file, 'utf8').catch(() => '');
   return text
     .split('\n')
     .filter((l) => l.trim())
     .flatMap((l) => {
       try {
-        return [JSON.parse(l) as AuditRecord];
+        return [JSON.parse(l) as AnyAuditRecord];
       } catch {
         return [];
       }
