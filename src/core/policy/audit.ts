@@ -44,7 +44,8 @@ export interface AuditLogOptions {
   keep?: number;
   /**
    * The audit file's key: each record gets `mac`, HMAC-SHA256 of its hash under it. A function is
-   * asked once, at the first write (again after it failed; a batch without its key is not written).
+   * asked once, at the first write, and again for the next batch after it failed (reported once;
+   * that batch is written without MACs rather than lost).
    */
   key?: Buffer | (() => Promise<Buffer>);
   /** The lock across writers (./auditLock.ts). */
@@ -70,6 +71,7 @@ export class AuditLog implements AuditSink {
   /** The file's end as this writer left it: when its size is still that, nobody appended since, and its head is known. */
   private known: { dev: number; ino: number; size: number; head: string } | undefined;
   private key: Promise<Buffer | undefined> | undefined;
+  private keyReported = false;
 
   constructor(private readonly options: AuditLogOptions) {}
 
@@ -121,7 +123,13 @@ export class AuditLog implements AuditSink {
       while (this.queue.length) {
         const lines = this.queue.splice(0).map((entry) => this.cleaned(entry));
         try {
-          const key = await this.resolveKey();
+          // Without its key a batch is still written, without MACs (verifying with the key then names where they stop).
+          const key = await this.resolveKey().catch((error: unknown) => {
+            if (!this.keyReported)
+              this.options.onError?.(new Error(`the audit key is not available, records are written without MACs: ${errorMessage(error)}`));
+            this.keyReported = true;
+            return undefined;
+          });
           const release = await acquireLock(this.options.file, this.options.lock);
           let head: string;
           try {
@@ -182,11 +190,12 @@ export class AuditLog implements AuditSink {
       const bytes = Buffer.byteLength(next.text);
       if (size + chunk.length > 0 && size + Buffer.byteLength(chunk) + bytes > maxBytes) {
         write();
+        const previous = fileNumber(open.fd);
         const rotation: RotationEntry = {
           kind: 'rotation',
           time: new Date().toISOString(),
-          file: fileNumber(open.fd) + 1,
-          previous: { file: fileNumber(open.fd), head },
+          file: previous + 1,
+          previous: { file: previous, head },
         };
         open = this.rotate();
         size = 0;
@@ -261,6 +270,10 @@ export class AuditLog implements AuditSink {
     this.failing = true;
     this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
   }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function writeAll(fd: number, text: string): void {
