@@ -363,7 +363,8 @@ describe('audit log', () => {
 
     it('reports a failing streak once, again after a success, and writes the next batch after each fault', async () => {
       const errors: Error[] = [];
-      const log = new AuditLog({ file, onError: (e) => errors.push(e) });
+      // Short lock bounds: the folder in the lock's place below is given up on soon.
+      const log = new AuditLog({ file, lock: { staleMs: 100, timeoutMs: 200 }, onError: (e) => errors.push(e) });
       await fs.mkdir(file);
       log.append(entry('person', undefined, 'lost-1'));
       await log.flushed();
@@ -413,6 +414,32 @@ describe('audit log', () => {
       const verdict = verifyAudit(await fs.readFile(file, 'utf8'), FIRST_PREV, key);
       assert.ok(verdict.ok, JSON.stringify(verdict));
       assert.deepEqual(verdict.macs, { checked: true, unsigned: 2 });
+    });
+
+    it('goes on when the error handler and the written handler throw', async () => {
+      await fs.mkdir(file);
+      const log = new AuditLog({
+        file,
+        onError: () => {
+          throw new Error('handler broke');
+        },
+        onWritten: () => {
+          throw new Error('remembering broke');
+        },
+      });
+      log.append(entry('person', undefined, 'lost'));
+      await log.flushed();
+      await fs.rmdir(file);
+      log.append(entry('person', undefined, 'lands'));
+      await log.flushed();
+      log.append(entry('person', undefined, 'lands-too'));
+      await log.flushed();
+      const verdict = verifyAudit(await fs.readFile(file, 'utf8'));
+      assert.ok(verdict.ok, JSON.stringify(verdict));
+      assert.deepEqual(
+        requests(verdict.records).map((r) => r.name),
+        ['lands', 'lands-too'],
+      );
     });
 
     it('starts a line of its own after a line a crash cut short, linked to the last whole record', async () => {

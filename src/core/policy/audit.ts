@@ -126,7 +126,7 @@ export class AuditLog implements AuditSink {
           // Without its key a batch is still written, without MACs (verifying with the key then names where they stop).
           const key = await this.resolveKey().catch((error: unknown) => {
             if (!this.keyReported)
-              this.options.onError?.(new Error(`the audit key is not available, records are written without MACs: ${errorMessage(error)}`));
+              this.tell(new Error(`the audit key is not available, records are written without MACs: ${errorMessage(error)}`));
             this.keyReported = true;
             return undefined;
           });
@@ -268,7 +268,16 @@ export class AuditLog implements AuditSink {
   private report(error: unknown): void {
     if (this.failing) return;
     this.failing = true;
-    this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+    this.tell(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  /** The person's handler, which must not stop the writer either. */
+  private tell(error: Error): void {
+    try {
+      this.options.onError?.(error);
+    } catch {
+      // Nobody to tell: the next batch is still written.
+    }
   }
 }
 
