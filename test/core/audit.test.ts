@@ -228,19 +228,14 @@ describe('audit log', () => {
   }
 
   describe('several writers, one chain', () => {
-    it('two processes appending to one file at once leave one chain of every record', async function () {
-      this.timeout(60_000);
-      const count = 240;
-      const key = randomBytes(32).toString('hex');
+    /** Two writer processes started together, each appending `count` records; resolves when both are done. */
+    async function twoWriters(count: number, key: string, ...rotation: string[]): Promise<void> {
       const writers = [0, 1].map(() => {
-        const child = spawn(
-          process.execPath,
-          ['-r', 'tsx/cjs', path.join(ROOT, 'test', 'fixtures', 'audit-writer.ts'), file, String(count), key],
-          {
-            cwd: ROOT,
-            stdio: ['pipe', 'pipe', 'pipe'],
-          },
-        );
+        const script = path.join(ROOT, 'test', 'fixtures', 'audit-writer.ts');
+        const child = spawn(process.execPath, ['-r', 'tsx/cjs', script, file, String(count), key, ...rotation], {
+          cwd: ROOT,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
         let stderr = '';
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         const ready = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
@@ -253,15 +248,45 @@ describe('audit log', () => {
       // Both go at once.
       for (const w of writers) w.child.stdin.write('go\n');
       for (const { code, stderr } of await Promise.all(writers.map((w) => w.exited))) assert.equal(code, 0, stderr);
+    }
+
+    /** How often the chain goes from one writer to the other: more than once when they really wrote at the same time. */
+    const turns = (records: AnyAuditRecord[]) => {
+      const byWriter = requests(records).map((r) => r.server.name);
+      assert.equal(new Set(byWriter).size, 2, 'both writers are in the chain');
+      return byWriter.filter((w, i) => i > 0 && w !== byWriter[i - 1]).length;
+    };
+
+    it('two processes appending to one file at once leave one chain of every record', async function () {
+      this.timeout(60_000);
+      const count = 240;
+      const key = randomBytes(32).toString('hex');
+      await twoWriters(count, key);
       const verdict = await verifyAuditFile(file, { key: Buffer.from(key, 'hex') });
       assert.ok(verdict.ok, JSON.stringify(verdict));
       assert.equal(verdict.records.length, 2 * count);
-      const byWriter = requests(verdict.records).map((r) => r.server.name);
-      assert.equal(new Set(byWriter).size, 2, 'both writers are in the chain');
-      // They really wrote at the same time: the chain goes from one to the other and back.
-      const turns = byWriter.filter((w, i) => i > 0 && w !== byWriter[i - 1]).length;
-      assert.ok(turns >= 2, `the writers took ${turns} turns`);
+      const taken = turns(verdict.records);
+      assert.ok(taken >= 2, `the writers took ${taken} turns`);
       await assert.rejects(fs.stat(`${file}.lock`), 'the lock is released');
+    });
+
+    it('two processes rotating one file while they append keep one chain across the files', async function () {
+      this.timeout(60_000);
+      const count = 150;
+      const key = randomBytes(32).toString('hex');
+      await twoWriters(count, key, '6000', '200');
+      assert.ok(await fs.stat(rotatedName(file, 2)), 'the log rotated more than once');
+      const verdict = await verifyAuditFile(file, { key: Buffer.from(key, 'hex'), keep: 200 });
+      assert.ok(verdict.ok, JSON.stringify(verdict));
+      assert.equal(requests(verdict.records).length, 2 * count);
+      assert.equal(verdict.firstFile, 0, 'no file was lost');
+      const numbers = verdict.records.flatMap((r) => (r.kind === 'rotation' ? [r.file] : []));
+      assert.deepEqual(
+        numbers,
+        numbers.map((_, i) => i + 1),
+        'each rotation numbers its file one after the last',
+      );
+      assert.ok(turns(verdict.records) >= 2);
     });
 
     it('links its next batch to a record another writer appended since its own last one', async () => {
@@ -279,6 +304,18 @@ describe('audit log', () => {
         requests(verdict.records).map((r) => r.name),
         ['a', 'b', 'c'],
       );
+    });
+
+    it('takes a lock older than its bound, whoever holds it', async () => {
+      await fs.writeFile(`${file}.lock`, JSON.stringify({ pid: process.pid, host: 'another-host', time: '2026-01-01T00:00:00.000Z' }));
+      const old = new Date(Date.now() - 60_000);
+      await fs.utimes(`${file}.lock`, old, old);
+      const errors: Error[] = [];
+      const log = new AuditLog({ file, lock: { staleMs: 1_000, timeoutMs: 30_000 }, onError: (e) => errors.push(e) });
+      log.append(entry('person', undefined, 'after-old-lock'));
+      await log.flushed();
+      assert.equal(errors.length, 0, errors.join('; '));
+      assert.match(await fs.readFile(file, 'utf8'), /after-old-lock/);
     });
 
     it('takes a lock its holder left behind (the process is gone), and waits for one that is held', async () => {
