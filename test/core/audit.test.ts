@@ -381,6 +381,8 @@ describe('audit log', () => {
       });
       log.append(entry('person', { token: 'raw-secret-value' }, 'first'));
       await log.flushed();
+      log.append(entry('person', { token: 'raw-secret-value' }, 'again'));
+      await log.flushed();
       throwing = false;
       log.append(entry('person', { n: 2 }, 'second'));
       await log.flushed();
@@ -392,10 +394,11 @@ describe('audit log', () => {
         requests(verdict.records).map((r) => [r.name, r.arguments]),
         [
           ['[not recorded: it could not be masked]', '[not recorded: it could not be masked]'],
+          ['[not recorded: it could not be masked]', '[not recorded: it could not be masked]'],
           ['second', { n: 2 }],
         ],
       );
-      assert.equal(errors.length, 1);
+      assert.equal(errors.length, 1, 'said once, not once per batch');
     });
 
     it('reports a failing streak once, again after a success, and writes the next batch after each fault', async () => {

@@ -72,6 +72,7 @@ export class AuditLog implements AuditSink {
   private known: { dev: number; ino: number; size: number; head: string } | undefined;
   private key: Promise<Buffer | undefined> | undefined;
   private keyReported = false;
+  private maskReported = false;
 
   constructor(private readonly options: AuditLogOptions) {}
 
@@ -111,7 +112,9 @@ export class AuditLog implements AuditSink {
         out[field] = this.options.masker ? this.options.masker.maskValue(bounded).value : bounded;
       } catch (error) {
         out[field] = NOT_CLEANED;
-        this.report(error);
+        // The record is still written: said once, not once per batch.
+        if (!this.maskReported) this.tell(new Error(`an audit record could not be masked, written without it: ${errorMessage(error)}`));
+        this.maskReported = true;
       }
     }
     return out as unknown as AuditLine;
@@ -173,6 +176,7 @@ export class AuditLog implements AuditSink {
     let { head, size } = end;
     // A line cut short by a crash stays on a line of its own (it fails verification there), not glued to ours.
     let chunk = end.complete ? '' : '\n';
+    let chunkBytes = chunk.length;
     const record = (line: AuditLine): { text: string; hash: string } => {
       const linked = { ...line, prev: head };
       const hash = recordHash(linked);
@@ -181,14 +185,15 @@ export class AuditLog implements AuditSink {
     };
     const write = (): void => {
       writeAll(open.fd, chunk);
-      size += Buffer.byteLength(chunk);
+      size += chunkBytes;
       chunk = '';
+      chunkBytes = 0;
     };
     for (const line of lines) {
       let next = record(line);
       // `prev` and `hash` are 64 hex digits whatever they are: the length is known before the chain is.
       const bytes = Buffer.byteLength(next.text);
-      if (size + chunk.length > 0 && size + Buffer.byteLength(chunk) + bytes > maxBytes) {
+      if (size + chunkBytes > 0 && size + chunkBytes + bytes > maxBytes) {
         write();
         const previous = fileNumber(open.fd);
         const rotation: RotationEntry = {
@@ -201,10 +206,12 @@ export class AuditLog implements AuditSink {
         size = 0;
         const first = record(rotation);
         chunk += first.text;
+        chunkBytes += Buffer.byteLength(first.text);
         head = first.hash;
         next = record(line);
       }
       chunk += next.text;
+      chunkBytes += bytes;
       head = next.hash;
     }
     write();
