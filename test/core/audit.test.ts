@@ -456,6 +456,33 @@ describe('audit log', () => {
       assert.deepEqual(verdict.macs, { checked: true, unsigned: 2 });
     });
 
+    it('makes the folder again when it was deleted, and writes; a file where the folder should be is a reported fault', async () => {
+      const errors: Error[] = [];
+      const nested = path.join(dir, 'logs', 'audit.jsonl');
+      const log = new AuditLog({ file: nested, onError: (e) => errors.push(e) });
+      log.append(entry('person', undefined, 'first'));
+      await log.flushed();
+      await fs.rm(path.join(dir, 'logs'), { recursive: true });
+      log.append(entry('person', undefined, 'after-folder-deleted'));
+      await log.flushed();
+      assert.equal(errors.length, 0, errors.join('; '));
+      await fs.rm(path.join(dir, 'logs'), { recursive: true });
+      await fs.writeFile(path.join(dir, 'logs'), 'not a folder');
+      log.append(entry('person', undefined, 'lost'));
+      await log.flushed();
+      assert.equal(errors.length, 1);
+      assert.match(errors[0].message, /ENOTDIR|EEXIST/);
+      await fs.rm(path.join(dir, 'logs'));
+      log.append(entry('person', undefined, 'lands'));
+      await log.flushed();
+      const verdict = verifyAudit(await fs.readFile(nested, 'utf8'));
+      assert.ok(verdict.ok, JSON.stringify(verdict));
+      assert.deepEqual(
+        requests(verdict.records).map((r) => r.name),
+        ['lands'],
+      );
+    });
+
     it('goes on when the error handler and the written handler throw', async () => {
       await fs.mkdir(file);
       const log = new AuditLog({

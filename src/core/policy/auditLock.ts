@@ -13,6 +13,7 @@
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { dirname } from 'node:path';
 
 export interface LockOptions {
   /** A lock older than this is taken as left behind, whoever holds it (10 s). */
@@ -49,8 +50,12 @@ function tryLock(path: string): (() => void) | undefined {
   try {
     fd = fs.openSync(path, 'wx', 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return undefined;
+    if (code !== 'ENOENT') throw error;
+    // The log's folder was deleted: made again, as the log itself would be.
+    fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    return tryLock(path);
   }
   let ino: number;
   try {
