@@ -17,16 +17,18 @@ import {
   type ProtocolChoice,
   type Transport,
 } from '../core';
-import { createHash } from 'node:crypto';
-import { AuditLog, verifyAuditFile } from '../core/policy/audit';
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { AuditLog } from '../core/policy/audit';
+import { recordsAfterHead, verifyAuditFile } from '../core/policy/auditVerify';
 import { createMasker } from '../core/policy/mask';
 import type { AuditedServer, AuditSink, ServerRequestMethod } from '../core/policy/types';
 import { auditedRoots, elicitationSummary, samplingSummary, startServerRequest } from '../core/policy/serverRequests';
 import { runConformance } from './conformance';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
-       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
-       mcp-host audit verify <file>
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--verbose] <verb> [args]
+       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--verbose] <verb> [args]
+       mcp-host audit verify <file> [--head <hash>] [--audit-key <keyfile>]
 
 Verbs:
   info                          server info, capabilities, protocol version and era, instructions
@@ -52,8 +54,15 @@ root and nothing is fenced.
 warning, error, critical, alert, emergency): logging/setLevel to a 2025-11-25 server, the level
 in every request's _meta to a 2026-07-28 one; with --verbose they are printed on stderr.
 --audit appends a chained record of each call, read and prompt (origin "cli"), and of each
-roots, sampling and elicitation request of the server (origin "server"), to the file;
-audit verify checks such a file (and its rotated files) and exits 1 at the first broken line.
+roots, sampling and elicitation request of the server (origin "server"), to the file; several
+writers (CLI runs, VS Code windows) may share it: each append takes <file>.lock.
+--audit-key KEYFILE gives each record a MAC under the key in KEYFILE (64 hex digits; created,
+mode 0600, when missing). Every writer of one audit file must use the same key.
+audit verify checks such a file (and its rotated files), prints "N records, chain intact, head
+<hash of the last record>", and exits 1 at the first broken line. Keep the head: with
+--head HASH it exits 0 only if the record with that hash is still in the chain (and says how
+many follow it), so records cut from the end are caught. With --audit-key it also checks every
+record's MAC (a re-hashed record fails); without it the MACs are not checked.
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
 const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'];
@@ -70,6 +79,7 @@ interface CliArgs {
   roots: string[];
   fence?: string;
   audit?: string;
+  auditKey?: string;
   verb?: string;
   rest: string[];
 }
@@ -88,6 +98,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--root') args.roots.push(argv[++i] ?? '');
     else if (a === '--fence') args.fence = argv[++i];
     else if (a === '--audit') args.audit = argv[++i];
+    else if (a === '--audit-key') args.auditKey = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -189,7 +200,18 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write(`--protocol needs one of ${PROTOCOLS.join(', ')}\n`);
     return 2;
   }
-  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, err);
+  if (args.auditKey !== undefined && args.audit === undefined) {
+    err.write('--audit-key needs --audit\n');
+    return 2;
+  }
+  let key: Buffer | undefined;
+  try {
+    key = args.auditKey === undefined ? undefined : await readAuditKey(args.auditKey, true);
+  } catch (error) {
+    err.write(`error: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err);
   const audited = cliServer(args.stdio ?? args.http!);
   const newClient = (choice: ProtocolChoice): McpClient => {
     // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
@@ -285,24 +307,63 @@ function cliServer(server: string): AuditedServer {
 }
 
 /** The --audit file; a write error is a warning, and the command goes on. */
-function cliAuditLog(file: string, err: NodeJS.WritableStream): AuditLog {
+function cliAuditLog(file: string, key: Buffer | undefined, err: NodeJS.WritableStream): AuditLog {
   const { masker } = createMasker();
-  return new AuditLog({ file, masker, onError: (e) => err.write(`warning: the audit log could not be written: ${e.message}\n`) });
+  return new AuditLog({ file, masker, key, onError: (e) => err.write(`warning: the audit log could not be written: ${e.message}\n`) });
+}
+
+/** The key of --audit-key: 32 bytes as 64 hex digits; created (mode 0600) when missing and `create` is set. */
+async function readAuditKey(file: string, create: boolean): Promise<Buffer> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if (!create || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    text = randomBytes(32).toString('hex');
+    // 'wx': two runs creating it at once keep the first one's key.
+    await fs.writeFile(file, `${text}\n`, { mode: 0o600, flag: 'wx' }).catch(async (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+      text = await fs.readFile(file, 'utf8');
+    });
+  }
+  if (!/^[0-9a-f]{64}$/i.test(text.trim())) throw new Error(`${file} does not hold an audit key (64 hex digits)`);
+  return Buffer.from(text.trim(), 'hex');
 }
 
 async function runAuditVerb(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
-  if (argv[0] !== 'verify' || !argv[1]) {
-    err.write('Usage: mcp-host audit verify <file>\n');
+  const [verb, file, ...flags] = argv;
+  let head: string | undefined;
+  let keyFile: string | undefined;
+  let unknown = false;
+  for (let i = 0; i < flags.length; i++) {
+    if (flags[i] === '--head') head = flags[++i] ?? '';
+    else if (flags[i] === '--audit-key') keyFile = flags[++i] ?? '';
+    else unknown = true;
+  }
+  if (verb !== 'verify' || !file || unknown || (head !== undefined && !/^[0-9a-f]{64}$/.test(head)) || keyFile === '') {
+    err.write('Usage: mcp-host audit verify <file> [--head <64-hex hash>] [--audit-key <keyfile>]\n');
     return 2;
   }
   try {
-    const verdict = await verifyAuditFile(argv[1]);
-    if (verdict.ok) {
-      out.write(`${verdict.records.length} records, chain intact\n`);
-      return 0;
+    const key = keyFile === undefined ? undefined : await readAuditKey(keyFile, false);
+    const verdict = await verifyAuditFile(file, { key });
+    if (!verdict.ok) {
+      err.write(`${verdict.file}:${verdict.line}: ${verdict.reason}\n`);
+      return 1;
     }
-    err.write(`${verdict.file}:${verdict.line}: ${verdict.reason}\n`);
-    return 1;
+    out.write(`${verdict.records.length} records, chain intact, head ${verdict.head}\n`);
+    if (!verdict.macs.checked) out.write('MACs not checked (no --audit-key)\n');
+    else if (verdict.macs.unsigned) out.write(`MACs valid; the first ${verdict.macs.unsigned} records carry none (written before MACs)\n`);
+    else out.write('MACs valid\n');
+    if (verdict.firstFile > 0) out.write(`the oldest file kept is number ${verdict.firstFile}: the ones before it were rotated away\n`);
+    if (head === undefined) return 0;
+    const after = recordsAfterHead(verdict.records, head);
+    if (after === undefined) {
+      err.write(`head ${head} is not in the chain: records were cut from the log (or it was replaced)\n`);
+      return 1;
+    }
+    out.write(`head ${head} found; ${after} records follow it\n`);
+    return 0;
   } catch (error) {
     err.write(`error: ${(error as Error).message}\n`);
     return 1;

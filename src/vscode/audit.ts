@@ -1,10 +1,11 @@
 import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
-import { AuditLog, verifyAuditFile } from '../core/policy/audit';
+import { AuditLog } from '../core/policy/audit';
+import { recordsAfterHead, verifyAuditFile } from '../core/policy/auditVerify';
 import { createMasker, type MaskingPattern } from '../core/policy/mask';
-import type { AuditRecord, Masker } from '../core/policy/types';
-import { forDisplay, fromTemplate, nothingToRedact } from '../core';
+import type { AnyAuditRecord, AuditRecord, Masker } from '../core/policy/types';
+import { forDisplay, fromTemplate, nothingToRedact, type ShownText } from '../core';
 import { Settings } from './ids';
 import { cachedSetting } from './settingCache';
 import { notify } from './notifications';
@@ -12,6 +13,7 @@ import { pickOne, type ShownPickItem } from './quickPicks';
 import type { OutputDocuments } from './outputDocuments';
 import { showDocument } from './windowInputs';
 import type { HostUi } from './ui';
+import type { AuditTrust } from './auditTrust';
 
 /**
  * The masker of the person's settings (`mcpHost.masking.patterns` and the built-in shapes), built
@@ -49,13 +51,18 @@ export function auditFile(context: vscode.ExtensionContext): string {
   return chosen && chosen.trim() ? chosen : path.join(context.globalStorageUri.fsPath, 'audit.jsonl');
 }
 
-/** One audit log for the extension's lifetime; a disk error is shown once, and calls go on. */
-export function createAuditLog(file: string, redact: (text: string) => string): AuditLog {
+/**
+ * One audit log for the extension's lifetime, its records MAC'd under the file's key and its head
+ * remembered (./auditTrust.ts); a failing write is shown once per streak, and calls go on.
+ */
+export function createAuditLog(file: string, redact: (text: string) => string, trust: AuditTrust): AuditLog {
   void fs.mkdir(path.dirname(file), { recursive: true }).catch(() => undefined);
   return new AuditLog({
     file,
     redact,
     masker: settingsMasker,
+    key: () => trust.key(),
+    onWritten: (head) => trust.remember(head),
     onError: (error) =>
       void notify(
         'warning',
@@ -76,7 +83,8 @@ function describe(record: AuditRecord): string {
 
 export async function showAuditLog(file: string, docs: OutputDocuments): Promise<void> {
   const verdict = await verifyAuditFile(file).catch(() => undefined);
-  const records = verdict?.ok ? verdict.records : await readRecords(file);
+  // Requests only: a rotation record is how the chain crosses files.
+  const records = (verdict?.ok ? verdict.records : await readRecords(file)).filter((r): r is AuditRecord => r.kind === undefined);
   const values = (pick: (r: AuditRecord) => string) => [...new Set(records.map(pick))];
   // Server names in the records were written by the gate, already redacted and masked; still shown as server text.
   const shownText = (text: string) => forDisplay(text, nothingToRedact);
@@ -105,26 +113,39 @@ export async function showAuditLog(file: string, docs: OutputDocuments): Promise
   await showDocument(uri, { preview: false });
 }
 
-async function readRecords(file: string): Promise<AuditRecord[]> {
+async function readRecords(file: string): Promise<AnyAuditRecord[]> {
   const text = await fs.readFile(file, 'utf8').catch(() => '');
   return text
     .split('\n')
     .filter((l) => l.trim())
     .flatMap((l) => {
       try {
-        return [JSON.parse(l) as AuditRecord];
+        return [JSON.parse(l) as AnyAuditRecord];
       } catch {
         return [];
       }
     });
 }
 
-export async function verifyAuditLog(file: string): Promise<void> {
-  const verdict = await verifyAuditFile(file).catch((error: Error) => ({ ok: false as const, file, line: 0, reason: error.message }));
-  if (verdict.ok) void notify('info', fromTemplate(vscode.l10n.t('Audit log: {0} records, chain intact.'), verdict.records.length));
-  else
-    void notify(
-      'error',
+/**
+ * Verify Audit Log: the chain, the MACs (with the file's key, when one was made), and the head this
+ * window wrote last, which must still be in the chain. Returns what it showed (for tests).
+ */
+export async function verifyAuditLog(file: string, trust: AuditTrust): Promise<{ ok: boolean; message: string }> {
+  const key = await trust.existingKey().catch(() => undefined);
+  const verdict = await verifyAuditFile(file, { key }).catch((error: Error) => ({
+    ok: false as const,
+    file,
+    line: 0,
+    reason: error.message,
+  }));
+  const show = (ok: boolean, message: ShownText) => {
+    void notify(ok ? 'info' : 'error', message);
+    return { ok, message: message as string };
+  };
+  if (!verdict.ok) {
+    return show(
+      false,
       fromTemplate(
         vscode.l10n.t('Audit log broken at {0}, line {1}: {2}'),
         forDisplay(verdict.file, nothingToRedact),
@@ -132,6 +153,63 @@ export async function verifyAuditLog(file: string): Promise<void> {
         forDisplay(verdict.reason, nothingToRedact),
       ),
     );
+  }
+  const remembered = trust.rememberedHead();
+  if (remembered && recordsAfterHead(verdict.records, remembered) === undefined) {
+    return show(
+      false,
+      fromTemplate(
+        vscode.l10n.t(
+          'Audit log cut: the last record MCP Host wrote ({0}) is not in it. Records were removed from its end (or older files deleted), or the log was replaced.',
+        ),
+        forDisplay(remembered, nothingToRedact),
+      ),
+    );
+  }
+  const macs = !verdict.macs.checked
+    ? vscode.l10n.t('MACs not checked (no key yet)')
+    : verdict.macs.unsigned
+      ? vscode.l10n.t('MACs valid from record {0} on (the ones before were written without)', verdict.macs.unsigned + 1)
+      : vscode.l10n.t('MACs valid');
+  return show(
+    true,
+    fromTemplate(
+      vscode.l10n.t('Audit log: {0} records, chain intact, {1}, head {2}.'),
+      verdict.records.length,
+      forDisplay(macs, nothingToRedact),
+      forDisplay(verdict.head, nothingToRedact),
+    ),
+  );
+}
+
+/**
+ * Export Audit Key: the file's key as 64 hex digits in a file of mode 0600, for
+ * `mcp-host audit verify FILE --audit-key KEYFILE` (and for CLI runs writing to the same file).
+ */
+export async function exportAuditKey(file: string, trust: AuditTrust, ui: Pick<HostUi, 'saveLocation'>): Promise<void> {
+  const target = await ui.saveLocation(vscode.Uri.file(path.join(path.dirname(file), 'audit.key')), { Key: ['key'] });
+  if (!target) return;
+  try {
+    const key = await trust.key();
+    await fs.writeFile(target.fsPath, `${key.toString('hex')}\n`, { mode: 0o600 });
+    // A file that existed keeps its mode on write.
+    await fs.chmod(target.fsPath, 0o600);
+    void notify(
+      'info',
+      fromTemplate(
+        vscode.l10n.t('Audit key exported to {0}. Whoever has it can rewrite the audit log undetected: keep it as you keep a password.'),
+        forDisplay(target.fsPath, nothingToRedact),
+      ),
+    );
+  } catch (error) {
+    void notify(
+      'error',
+      fromTemplate(
+        vscode.l10n.t('MCP Host: the audit key could not be exported: {0}'),
+        forDisplay((error as Error).message, nothingToRedact),
+      ),
+    );
+  }
 }
 
 export async function exportAuditLog(file: string, ui: Pick<HostUi, 'saveLocation'>): Promise<void> {

@@ -3,7 +3,7 @@ import type { ServerLog } from './logs';
 import { fromTemplate, joinShown, McpError, withIcon, renderServerInfo, type ServerHandle, type ShownText } from '../core';
 import { notify } from './notifications';
 import { pickOne, type ShownPickItem } from './quickPicks';
-import { exportAuditLog, showAuditLog, verifyAuditLog } from './audit';
+import { exportAuditKey, exportAuditLog, showAuditLog, verifyAuditLog } from './audit';
 import type { McpHost } from './host';
 import type { OutputDocuments } from './outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
@@ -241,12 +241,13 @@ export function registerCommands(
     ),
     vscode.commands.registerCommand(
       Commands.verifyAuditLog,
-      withAuditWritten(() => verifyAuditLog(host.auditFile)),
+      withAuditWritten(() => verifyAuditLog(host.auditFile, host.auditTrust)),
     ),
     vscode.commands.registerCommand(
       Commands.exportAuditLog,
       withAuditWritten(() => exportAuditLog(host.auditFile, host.ui)),
     ),
+    vscode.commands.registerCommand(Commands.exportAuditKey, () => exportAuditKey(host.auditFile, host.auditTrust, host.ui)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();
       void notify('info', fromTemplate(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.')));

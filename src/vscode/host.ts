@@ -3,6 +3,7 @@ import type { AuditedServer, AuditSink } from '../core/policy/types';
 import type { AuditLog } from '../core/policy/audit';
 import { auditedRoots, auditedServer, auditedServerMethod, startServerRequest } from '../core/policy/serverRequests';
 import { auditFile, createAuditLog, configuredMasker } from './audit';
+import { AuditTrust } from './auditTrust';
 import { EditorGate } from './gate';
 import { extraRoots } from './roots';
 import {
@@ -80,6 +81,8 @@ export class McpHost implements vscode.Disposable {
   readonly audit: AuditSink;
   private readonly auditLog: AuditLog;
   readonly auditFile: string;
+  /** The audit file's key and the head this window wrote last. */
+  readonly auditTrust: AuditTrust;
   /** The one gate every tools/call, resources/read, prompts/get and resources/subscribe of the editor passes. */
   readonly gate: EditorGate;
   private readonly disposables: vscode.Disposable[] = [];
@@ -112,7 +115,8 @@ export class McpHost implements vscode.Disposable {
     });
     this.logs = new ServerLogs(this.secrets);
     this.auditFile = auditFile(context);
-    this.auditLog = createAuditLog(this.auditFile, (text) => this.secrets.redact(text));
+    this.auditTrust = new AuditTrust(this.auditFile, context.secrets, context.globalState);
+    this.auditLog = createAuditLog(this.auditFile, (text) => this.secrets.redact(text), this.auditTrust);
     this.audit = this.auditLog;
     this.gate = new EditorGate(this, context.globalState);
     this.trace = new ProtocolTrace(traceLevel, this.secrets);

@@ -29,6 +29,7 @@ export const Commands = {
   showAuditLog: 'mcpHost.showAuditLog',
   verifyAuditLog: 'mcpHost.verifyAuditLog',
   exportAuditLog: 'mcpHost.exportAuditLog',
+  exportAuditKey: 'mcpHost.exportAuditKey',
   shareWithChat: 'mcpHost.shareWithChat',
   stopSharingWithChat: 'mcpHost.stopSharingWithChat',
 } as const;

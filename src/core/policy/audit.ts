@@ -1,26 +1,37 @@
 /**
  * The audit log: one JSON line per request the gate decided on and per request a server made of
- * us, each chained to the one before by a SHA-256 (`prev` / `hash`), so an edited, deleted or
- * reordered line is found by `verifyAudit`. Writing is queued and done off the call's path, about
- * 25 ms after the first record queued (./offPath.ts): a call never waits for the disk, every record
- * queued by then goes in one write, and a crash loses at most the records of those 25 ms.
+ * us, each chained to the one before by a SHA-256 (`prev` / `hash`) and, with the file's key, a
+ * MAC, so an edited, deleted or reordered line is found by `verifyAudit` (./auditVerify.ts).
+ * Writing is queued and done off the call's path, about 25 ms after the first record queued
+ * (./offPath.ts): a call never waits for the disk, every record queued by then goes in one write,
+ * and a crash loses at most the records of those 25 ms.
  *
- * The file stays open between writes, and each write is a synchronous append of a few hundred
- * bytes: about 10 µs, where opening, appending and closing it with the promise API cost the
+ * Several writers (VS Code windows, CLI runs) may share the file: each batch takes the file's lock
+ * (./auditLock.ts), links to the record that is really last (read from the file's end, unless the
+ * file is still as this writer left it), appends and releases, all in synchronous steps. The file
+ * stays open between writes: a batch costs an fstat, the lock's create and remove, and one append
+ * of a few hundred bytes, where opening, appending and closing it with the promise API cost the
  * extension host about 0.2 ms of its thread for each record (bench/chat-vscode.mjs profiles it;
  * every chat call is one). Before each write the path is checked against the open file: a log the
- * person deleted or moved away is created anew at its path, never written to where nobody looks.
+ * person deleted, moved away or another writer rotated is opened anew at its path.
+ *
+ * It never stops: a batch that fails (disk, lock, key) is reported and dropped, and the next one is
+ * written; a value too deep or too large, or one masking throws on, is written as a placeholder.
  */
-import { createHash } from 'node:crypto';
 import * as fsSync from 'node:fs';
-import { promises as fs } from 'node:fs';
-import { stableStringify } from '../protocol/stableStringify';
+import { acquireLock, type LockOptions } from './auditLock';
+import { DEFAULT_KEEP, FIRST_PREV, recordHash, recordMac, rotatedName } from './auditVerify';
 import { OffPath } from './offPath';
-import type { AuditEntry, AuditRecord, AuditSink, Masker } from './types';
+import type { AnyAuditRecord, AuditLine, AuditSink, Masker, RotationEntry } from './types';
 
-export const FIRST_PREV = '0'.repeat(64);
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
-const DEFAULT_KEEP = 5;
+/** Arguments nested deeper are cut there: a record is written whatever a caller sends. */
+export const MAX_AUDITED_DEPTH = 64;
+/** And so are arguments with more values than this (a value that refers to itself, a huge array). */
+const MAX_AUDITED_VALUES = 100_000;
+const TOO_DEEP = `[not recorded: nested deeper than ${MAX_AUDITED_DEPTH} levels]`;
+const TOO_MANY = `[not recorded: more than ${MAX_AUDITED_VALUES} values]`;
+const NOT_CLEANED = '[not recorded: it could not be masked]';
 
 export interface AuditLogOptions {
   file: string;
@@ -31,41 +42,48 @@ export interface AuditLogOptions {
   maxBytes?: number;
   /** How many rotated files (`audit.1.jsonl` …) are kept (5). */
   keep?: number;
-  /** The first disk error, once; later records are still tried. */
+  /**
+   * The audit file's key: each record gets `mac`, HMAC-SHA256 of its hash under it. A function is
+   * asked once, at the first write, and again for the next batch after it failed (reported once;
+   * that batch is written without MACs rather than lost).
+   */
+  key?: Buffer | (() => Promise<Buffer>);
+  /** The lock across writers (./auditLock.ts). */
+  lock?: LockOptions;
+  /** A batch failed: reported once, and again after a batch that succeeded; later records are still written. */
   onError?: (error: Error) => void;
+  /** A batch is in the file: the hash of its last record, the file's head now. */
+  onWritten?: (head: string) => void;
 }
 
-export function recordHash(record: Omit<AuditRecord, 'hash'>): string {
-  return createHash('sha256').update(stableStringify(record)).digest('hex');
-}
-
-/** `audit.jsonl` → `audit.2.jsonl`. */
-export function rotatedName(file: string, n: number): string {
-  const dot = file.lastIndexOf('.');
-  const slash = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
-  return dot > slash + 1 ? `${file.slice(0, dot)}.${n}${file.slice(dot)}` : `${file}.${n}`;
+/** The open file, and which file it is (to tell it from another at the same path). */
+interface OpenLog {
+  fd: number;
+  dev: number;
+  ino: number;
 }
 
 export class AuditLog implements AuditSink {
-  private readonly queue: AuditEntry[] = [];
+  private readonly queue: AuditLine[] = [];
   private draining: Promise<void> | undefined;
-  private opened = false;
-  private lastHash = FIRST_PREV;
-  private size = 0;
-  private errorReported = false;
-  /** The open file, and which file it is (to tell it from another at the same path). */
-  private fd: { fd: number; dev: number; ino: number } | undefined;
+  private failing = false;
+  private fd: OpenLog | undefined;
+  /** The file's end as this writer left it: when its size is still that, nobody appended since, and its head is known. */
+  private known: { dev: number; ino: number; size: number; head: string } | undefined;
+  private key: Promise<Buffer | undefined> | undefined;
+  private keyReported = false;
+  private maskReported = false;
 
   constructor(private readonly options: AuditLogOptions) {}
 
   /** Hashing and writing wait until the call that appended the record is done with (./offPath.ts). */
-  private readonly later = new OffPath<AuditEntry>((entries) => {
+  private readonly later = new OffPath<AuditLine>((entries) => {
     this.queue.push(...entries);
     // In a turn of its own: `drain` clears `draining` when it is done, which must come after this assignment.
     this.draining ??= Promise.resolve().then(() => this.drain());
   });
 
-  append(entry: AuditEntry): void {
+  append(entry: AuditLine): void {
     this.later.add(entry);
   }
 
@@ -81,93 +99,143 @@ export class AuditLog implements AuditSink {
     this.closeFile();
   }
 
-  /** The entry as written: secrets redacted, then masked. */
-  private cleaned(entry: AuditEntry): AuditEntry {
-    const redact = this.options.redact;
-    // Each string is redacted on its own (a secret with a quote or a backslash is matched as it is, not as JSON escapes it).
-    const redactStrings = (v: unknown): unknown =>
-      typeof v === 'string'
-        ? redact!(v)
-        : Array.isArray(v)
-          ? v.map(redactStrings)
-          : v && typeof v === 'object'
-            ? Object.fromEntries(Object.entries(v).map(([k, item]) => [k, redactStrings(item)]))
-            : v;
-    const clean = <T>(value: T): T => {
-      const redacted = redact ? (redactStrings(value) as T) : value;
-      return this.options.masker ? this.options.masker.maskValue(redacted).value : redacted;
-    };
-    const out: AuditEntry = { ...entry };
-    if (entry.name !== undefined) out.name = clean(entry.name);
-    if (entry.arguments !== undefined) out.arguments = clean(entry.arguments);
-    if (entry.fenced !== undefined) out.fenced = clean(entry.fenced);
-    return out;
+  /**
+   * The line as written: cut at `MAX_AUDITED_DEPTH`, secrets redacted, then masked. Never throws:
+   * a part that cannot be cleaned is written as a placeholder, never as it came.
+   */
+  private cleaned(entry: AuditLine): AuditLine {
+    const out = { ...entry } as Record<string, unknown>;
+    for (const field of ['name', 'arguments', 'fenced']) {
+      if (out[field] === undefined) continue;
+      try {
+        const bounded = boundedCopy(out[field], this.options.redact);
+        out[field] = this.options.masker ? this.options.masker.maskValue(bounded).value : bounded;
+      } catch (error) {
+        out[field] = NOT_CLEANED;
+        // The record is still written: said once, not once per batch.
+        if (!this.maskReported) this.tell(new Error(`an audit record could not be masked, written without it: ${errorMessage(error)}`));
+        this.maskReported = true;
+      }
+    }
+    return out as unknown as AuditLine;
   }
 
   private async drain(): Promise<void> {
-    if (!this.opened) await this.open();
-    const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_BYTES;
-    // The lines of one write: they start at `chainStart`, so a failed write takes its records out of the chain.
-    let chunk = '';
-    let chunkBytes = 0;
-    let chainStart = this.lastHash;
-    const write = (): void => {
-      if (!chunk) return;
-      if (this.writeOut(chunk)) this.size += chunkBytes;
-      else this.lastHash = chainStart;
-      chunk = '';
-      chunkBytes = 0;
-      chainStart = this.lastHash;
-    };
-    // `draining` is cleared in the same turn the queue is found empty, so no append is stranded.
-    for (let entry = this.queue.shift(); entry; entry = this.queue.shift()) {
-      const cleaned = this.cleaned(entry);
-      const next = (): { line: string; hash: string } => {
-        const withoutHash = { ...cleaned, prev: this.lastHash };
-        const hash = recordHash(withoutHash);
-        return { line: `${JSON.stringify({ ...withoutHash, hash } satisfies AuditRecord)}\n`, hash };
-      };
-      let record = next();
-      // `prev` and `hash` are 64 hex digits whatever they are: the length is known before the chain is.
-      const bytes = Buffer.byteLength(record.line);
-      if (this.size + chunkBytes > 0 && this.size + chunkBytes + bytes > maxBytes) {
-        write();
-        if (this.size > 0) await this.rotate().catch((error: unknown) => this.report(error));
-        // Linked to the last record written (a failed write took its records out of the chain).
-        record = next();
+    try {
+      // `draining` is cleared in the same turn the queue is found empty, so no append is stranded.
+      while (this.queue.length) {
+        const lines = this.queue.splice(0).map((entry) => this.cleaned(entry));
+        try {
+          // Without its key a batch is still written, without MACs (verifying with the key then names where they stop).
+          const key = await this.resolveKey().catch((error: unknown) => {
+            if (!this.keyReported)
+              this.tell(new Error(`the audit key is not available, records are written without MACs: ${errorMessage(error)}`));
+            this.keyReported = true;
+            return undefined;
+          });
+          const release = await acquireLock(this.options.file, this.options.lock);
+          let head: string;
+          try {
+            head = this.appendLocked(lines, key);
+          } finally {
+            release();
+          }
+          this.failing = false;
+          this.options.onWritten?.(head);
+        } catch (error) {
+          // What this writer knew of the file may be wrong now: the next batch reads its end again.
+          this.known = undefined;
+          this.closeFile();
+          this.report(error);
+        }
       }
-      chunk += record.line;
-      chunkBytes += bytes;
-      this.lastHash = record.hash;
+    } finally {
+      this.draining = undefined;
     }
-    write();
-    this.draining = undefined;
   }
 
-  /** Appends the text to the file at the path (opened or opened anew); false when it could not. */
-  private writeOut(text: string): boolean {
-    try {
-      const open = this.openFile();
-      const bytes = Buffer.from(text, 'utf8');
-      for (let done = 0; done < bytes.length;) done += fsSync.writeSync(open.fd, bytes, done, bytes.length - done);
-      return true;
-    } catch (error) {
-      // A half-failed write leaves no file open that may no longer be the log.
-      this.closeFile();
-      this.report(error);
-      return false;
+  private resolveKey(): Promise<Buffer | undefined> {
+    const key = this.options.key;
+    this.key ??= Promise.resolve()
+      .then(() => (typeof key === 'function' ? key() : key))
+      .catch((error: unknown) => {
+        this.key = undefined;
+        throw error;
+      });
+    return this.key;
+  }
+
+  /**
+   * Under the lock: links the lines to what is really last in the file (another writer may have
+   * appended since), rotates when the file would grow past its size, appends; the new head.
+   */
+  private appendLocked(lines: AuditLine[], key: Buffer | undefined): string {
+    const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_BYTES;
+    let open = this.openFile();
+    const end = this.endOf(open);
+    let { head, size } = end;
+    // A line cut short by a crash stays on a line of its own (it fails verification there), not glued to ours.
+    let chunk = end.complete ? '' : '\n';
+    let chunkBytes = chunk.length;
+    const record = (line: AuditLine): { text: string; hash: string } => {
+      const linked = { ...line, prev: head };
+      const hash = recordHash(linked);
+      const written: AnyAuditRecord = key ? { ...linked, hash, mac: recordMac(key, hash) } : { ...linked, hash };
+      return { text: `${JSON.stringify(written)}\n`, hash };
+    };
+    const write = (): void => {
+      writeAll(open.fd, chunk);
+      size += chunkBytes;
+      chunk = '';
+      chunkBytes = 0;
+    };
+    for (const line of lines) {
+      let next = record(line);
+      // `prev` and `hash` are 64 hex digits whatever they are: the length is known before the chain is.
+      const bytes = Buffer.byteLength(next.text);
+      if (size + chunkBytes > 0 && size + chunkBytes + bytes > maxBytes) {
+        write();
+        const previous = fileNumber(open.fd);
+        const rotation: RotationEntry = {
+          kind: 'rotation',
+          time: new Date().toISOString(),
+          file: previous + 1,
+          previous: { file: previous, head },
+        };
+        open = this.rotate();
+        size = 0;
+        const first = record(rotation);
+        chunk += first.text;
+        chunkBytes += Buffer.byteLength(first.text);
+        head = first.hash;
+        next = record(line);
+      }
+      chunk += next.text;
+      chunkBytes += bytes;
+      head = next.hash;
     }
+    write();
+    this.known = { dev: open.dev, ino: open.ino, size, head };
+    return head;
+  }
+
+  /** The head of the open file and its size: known when nobody appended since our last write, else read from its end. */
+  private endOf(open: OpenLog): { head: string; size: number; complete: boolean } {
+    const size = fsSync.fstatSync(open.fd).size;
+    const known = this.known;
+    if (known && known.dev === open.dev && known.ino === open.ino && known.size === size) return { head: known.head, size, complete: true };
+    return { ...lastRecordHash(open.fd, size), size };
   }
 
   /** The open file when it is still the one at the path, else the path opened (created) for appending. */
-  private openFile(): { fd: number; dev: number; ino: number } {
+  private openFile(): OpenLog {
     const at = fsSync.statSync(this.options.file, { throwIfNoEntry: false });
     if (this.fd && at && at.dev === this.fd.dev && at.ino === this.fd.ino) return this.fd;
     // Deleted, moved, or replaced since it was opened (or never opened): a file of its own at the path.
     this.closeFile();
-    const fd = fsSync.openSync(this.options.file, 'a', 0o600);
+    // Read too: the last record is read from the open file.
+    const fd = fsSync.openSync(this.options.file, 'a+', 0o600);
     const stat = fsSync.fstatSync(fd);
-    this.size = stat.size;
     this.fd = { fd, dev: stat.dev, ino: stat.ino };
     return this.fd;
   }
@@ -182,111 +250,131 @@ export class AuditLog implements AuditSink {
     this.fd = undefined;
   }
 
-  /** Continues the chain of a file that exists: its last line's hash, its size. */
-  private async open(): Promise<void> {
-    this.opened = true;
-    try {
-      const text = await fs.readFile(this.options.file, 'utf8');
-      this.size = Buffer.byteLength(text);
-      const last = text.trimEnd().split('\n').pop();
-      if (last) this.lastHash = (JSON.parse(last) as AuditRecord).hash ?? FIRST_PREV;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.report(error);
-    }
-  }
-
-  private async rotate(): Promise<void> {
+  /** Shifts the rotated files by one, the oldest kept dropped, and opens a new file at the path. */
+  private rotate(): OpenLog {
     this.closeFile();
+    const file = this.options.file;
     const keep = this.options.keep ?? DEFAULT_KEEP;
-    await fs.rm(rotatedName(this.options.file, keep), { force: true });
+    fsSync.rmSync(rotatedName(file, keep), { force: true });
     for (let n = keep - 1; n >= 1; n--) {
-      await fs.rename(rotatedName(this.options.file, n), rotatedName(this.options.file, n + 1)).catch(() => undefined);
+      try {
+        fsSync.renameSync(rotatedName(file, n), rotatedName(file, n + 1));
+      } catch {
+        // A gap in the rotated files: it shows as a broken chain when verified.
+      }
     }
-    // Gone already (the person deleted it): the next write starts a file of its own.
-    await fs.rename(this.options.file, rotatedName(this.options.file, 1)).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
-    this.size = 0;
+    try {
+      fsSync.renameSync(file, rotatedName(file, 1));
+    } catch (error) {
+      // Gone already (the person deleted it): the new file starts at the path.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    return this.openFile();
   }
 
   private report(error: unknown): void {
-    if (this.errorReported) return;
-    this.errorReported = true;
-    this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+    if (this.failing) return;
+    this.failing = true;
+    this.tell(error instanceof Error ? error : new Error(String(error)));
   }
-}
 
-export type AuditVerdict = { ok: true; records: AuditRecord[] } | { ok: false; line: number; reason: string };
-
-/**
- * Checks every line's hash and its link to the line before. `prev` is what the first line must
- * link to: 64 zeros for a log that was never rotated, the last hash of the older file otherwise.
- */
-export function verifyAudit(text: string, prev: string = FIRST_PREV): AuditVerdict {
-  const records: AuditRecord[] = [];
-  let expected = prev;
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  for (const [index, raw] of lines.entries()) {
-    const line = index + 1;
-    let record: AuditRecord;
+  /** The person's handler, which must not stop the writer either. */
+  private tell(error: Error): void {
     try {
-      record = JSON.parse(raw) as AuditRecord;
+      this.options.onError?.(error);
     } catch {
-      return { ok: false, line, reason: 'not JSON' };
+      // Nobody to tell: the next batch is still written.
     }
-    if (!record || typeof record !== 'object' || typeof record.hash !== 'string') {
-      return { ok: false, line, reason: 'no hash' };
-    }
-    const { hash, ...rest } = record;
-    if (recordHash(rest) !== hash) return { ok: false, line, reason: 'the record was changed (its hash does not match)' };
-    if (record.prev !== expected) {
-      return { ok: false, line, reason: 'the chain is broken (a record before it was removed, added or moved)' };
-    }
-    expected = hash;
-    records.push(record);
   }
-  return { ok: true, records };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let done = 0; done < bytes.length;) done += fsSync.writeSync(fd, bytes, done, bytes.length - done);
+}
+
+const TAIL_BLOCK = 64 * 1024;
+
+/**
+ * The hash of the file's last record, read from its end (never the whole file), and whether the
+ * file ends with a whole line. A last line that is not a record (cut short by a crash) is passed
+ * over for the one before it.
+ */
+function lastRecordHash(fd: number, size: number): { head: string; complete: boolean } {
+  if (size === 0) return { head: FIRST_PREV, complete: true };
+  let tail = Buffer.alloc(0);
+  let start = size;
+  // Enough to hold the last two lines: three newlines, or the start of the file.
+  while (start > 0 && countNewlines(tail) < 3) {
+    const from = Math.max(0, start - TAIL_BLOCK);
+    const block = Buffer.alloc(start - from);
+    fsSync.readSync(fd, block, 0, block.length, from);
+    tail = Buffer.concat([block, tail]);
+    start = from;
+  }
+  const complete = tail[tail.length - 1] === 0x0a;
+  const lines = tail.toString('utf8').split('\n');
+  // The first piece may be the end of a longer line; it is used only when it starts the file.
+  for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
+    try {
+      const hash = (JSON.parse(lines[i]) as { hash?: unknown }).hash;
+      if (typeof hash === 'string') return { head: hash, complete };
+    } catch {
+      // Not a record: the one before it.
+    }
+  }
+  return { head: FIRST_PREV, complete };
+}
+
+function countNewlines(buffer: Buffer): number {
+  let count = 0;
+  for (let at = buffer.indexOf(0x0a); at >= 0; at = buffer.indexOf(0x0a, at + 1)) count++;
+  return count;
+}
+
+/** The number of the file open at `fd`: its rotation record says it; a file without one is the first, 0. */
+function fileNumber(fd: number): number {
+  // A rotation record is short and starts its file: a longer first line is another record.
+  const block = Buffer.alloc(4096);
+  const read = fsSync.readSync(fd, block, 0, block.length, 0);
+  const newline = block.subarray(0, read).indexOf(0x0a);
+  try {
+    const first = JSON.parse(block.subarray(0, newline).toString('utf8')) as Partial<RotationEntry>;
+    return newline > 0 && first.kind === 'rotation' && typeof first.file === 'number' ? first.file : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /**
- * Verifies a log with its rotated files, oldest first, as one chain; a broken line is named by
- * its file. The oldest file kept may link to one already deleted by rotation: its first `prev` is
- * taken as given.
+ * A copy of a JSON value, built without recursion: strings redacted, anything nested deeper than
+ * `MAX_AUDITED_DEPTH` (or past `MAX_AUDITED_VALUES` values) replaced by a placeholder.
  */
-export async function verifyAuditFile(
-  file: string,
-  keep = DEFAULT_KEEP,
-): Promise<{ ok: true; records: AuditRecord[] } | { ok: false; file: string; line: number; reason: string }> {
-  const files: string[] = [];
-  for (let n = keep; n >= 1; n--) {
-    const older = rotatedName(file, n);
-    if (
-      await fs.stat(older).then(
-        () => true,
-        () => false,
-      )
-    )
-      files.push(older);
+function boundedCopy(value: unknown, redact: ((text: string) => string) | undefined): unknown {
+  const root: Record<string, unknown> = {};
+  const stack: Array<{ from: unknown; into: Record<string, unknown>; key: string; depth: number }> = [
+    { from: value, into: root, key: 'value', depth: 0 },
+  ];
+  let values = 0;
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const { from, into, key, depth } = item;
+    let copy: unknown;
+    if (++values > MAX_AUDITED_VALUES) copy = TOO_MANY;
+    else if (typeof from === 'string') copy = redact ? redact(from) : from;
+    else if (!from || typeof from !== 'object') copy = from;
+    else if (depth >= MAX_AUDITED_DEPTH) copy = TOO_DEEP;
+    else {
+      const made: Record<string, unknown> = Array.isArray(from) ? (new Array(from.length) as unknown as Record<string, unknown>) : {};
+      // Pushed last first, so each object's keys are copied in their order.
+      for (const [k, v] of Object.entries(from).reverse()) stack.push({ from: v, into: made, key: k, depth: depth + 1 });
+      copy = made;
+    }
+    // A key such as `__proto__` stays a key of its own.
+    Object.defineProperty(into, key, { value: copy, enumerable: true, writable: true, configurable: true });
   }
-  files.push(file);
-  const records: AuditRecord[] = [];
-  let prev: string | undefined;
-  for (const part of files) {
-    const text = await fs.readFile(part, 'utf8');
-    const start = prev ?? (files.length > 1 && part !== file ? firstPrev(text) : FIRST_PREV);
-    const verdict = verifyAudit(text, start);
-    if (!verdict.ok) return { ...verdict, file: part };
-    records.push(...verdict.records);
-    prev = verdict.records.length ? verdict.records[verdict.records.length - 1].hash : start;
-  }
-  return { ok: true, records };
-}
-
-function firstPrev(text: string): string {
-  try {
-    return (JSON.parse(text.split('\n', 1)[0]) as AuditRecord).prev ?? FIRST_PREV;
-  } catch {
-    return FIRST_PREV;
-  }
+  return root.value;
 }

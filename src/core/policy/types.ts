@@ -48,8 +48,13 @@ export type Decision = 'allowed' | 'allowed-always' | 'asked-allowed' | 'asked-r
 /** How a request ended. `not-sent`: the gate refused it, nothing reached the server. */
 export type Outcome = { kind: 'ok' } | { kind: 'isError' } | { kind: 'error'; code: number } | { kind: 'cancelled' } | { kind: 'not-sent' };
 
-/** One line of the audit log, before the chain fields are added. */
+/**
+ * A request record before the chain fields are added: a request the gate decided on, or one a
+ * server made of us. It carries no `kind` (records written before kinds existed look the same, so
+ * their hashes still verify); every other record names its kind.
+ */
 export interface AuditEntry {
+  kind?: undefined;
   /** ISO 8601. */
   time: string;
   origin: Origin;
@@ -67,13 +72,40 @@ export interface AuditEntry {
   fenced?: FencedPath[];
 }
 
-/** An audit line as written: the entry, the previous line's hash, and its own. */
-export interface AuditRecord extends AuditEntry {
+/**
+ * The first record of a file the log rotated into: it links to the last record of the file before
+ * (`prev`, as every record does) and names that file's number and head, so a verifier holding a
+ * head can tell which file went missing. Files are numbered from 0 (the first file of a log).
+ */
+export interface RotationEntry {
+  kind: 'rotation';
+  time: string;
+  /** This file's number. */
+  file: number;
+  previous: { file: number; head: string };
+}
+
+/**
+ * Every kind of audit line before the chain fields are added. Open: a new kind of record (a tool
+ * definition changed, or accepted) is one more member with a `kind` of its own.
+ */
+export type AuditLine = AuditEntry | RotationEntry;
+
+/** What the chain adds to each line. */
+export interface AuditChain {
   /** `hash` of the previous record; 64 zeros for the first one of a chain. */
   prev: string;
-  /** SHA-256 (hex) of the canonical JSON of this record without `hash`. */
+  /** SHA-256 (hex) of the canonical JSON of this record without `hash` and `mac`. */
   hash: string;
+  /** HMAC-SHA256 (hex) of `hash` under the audit file's key; absent when the log was written without a key. */
+  mac?: string;
 }
+
+/** A request line as written: the entry and its chain fields. */
+export interface AuditRecord extends AuditEntry, AuditChain {}
+
+/** Any line as written. */
+export type AnyAuditRecord = AuditLine & AuditChain;
 
 /** Where the gate sends what it decided; the audit log is one, a test's array another. */
 export interface AuditSink {
