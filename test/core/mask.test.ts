@@ -151,6 +151,7 @@ const untouched: Array<[string, string]> = [
   ['a Stripe-like word', 'task_live_update and desk_test_run'],
   ['a URL with a port and no user-info', 'https://example.com:8443/path@v2'],
   ['a URL with only a user', 'ssh://git@github.com/org/repo.git'],
+  ['a file named like a key, then a colon', 'cat: /etc/passwd: Permission denied; C:\\keys\\token: missing'],
   ['a PGP public key block', '-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF\n-----END PGP PUBLIC KEY BLOCK-----'],
 ];
 

@@ -140,9 +140,9 @@ function secretValueKind(key: string, value: string): string | undefined {
 /**
  * `key=value`, `key: value`, `"key": "value"` (JSON, YAML, env, query strings, headers) and
  * `--key value` / `--key=value` (command lines) where the key names a secret (`secretKeyKind`);
- * the key stays, the value goes.
+ * the key stays, the value goes. A name after a path separator is a file (`/etc/passwd: denied`), not a key.
  */
-const PAIR_KEY = /(?<![A-Za-z0-9_.-])(--?)?(["']?)([A-Za-z][A-Za-z0-9_.-]{0,63})\2([ \t]{0,5}[:=][ \t]{0,5}|[ \t]{1,5})/g;
+const PAIR_KEY = /(?<![A-Za-z0-9_./\\-])(--?)?(["']?)([A-Za-z][A-Za-z0-9_.-]{0,63})\2([ \t]{0,5}[:=][ \t]{0,5}|[ \t]{1,5})/g;
 const PAIR_VALUE = /"(?:[^"\\\n]|\\.){1,1024}"|'[^'\n]{1,1024}'|[^\s"',;&}\]]{1,1024}/y;
 
 const pairDetector: Detector = {
