@@ -26,9 +26,11 @@ interface Detector {
 
 /** A regex detector: the whole match is masked, or only what follows group 1 (a key or header name kept). */
 function regexDetector(kind: string, pattern: RegExp, keepsFirstGroup = false): Detector {
+  // One regex per detector: a detector's spans are read to the end before the next detector starts.
+  const re = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
   return {
     *find(text) {
-      const re = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+      re.lastIndex = 0;
       for (let m = re.exec(text); m; m = re.exec(text)) {
         if (m[0] === '') {
           re.lastIndex++;
@@ -115,8 +117,12 @@ const NOT_SECRET_TOKEN_AFTER = new Set([
 /** Values that say something about a secret without being one (`password: required`, fetch's `credentials: include`). */
 const NOT_A_SECRET_VALUE = /^(?:true|false|null|none|nil|undefined|required|optional|include|omit|same-origin)$/i;
 
+/** Every key `secretKeyKind` accepts contains one of these: most keys are ruled out without splitting them into words. */
+const SECRET_HINT = /pass|pwd|secret|token|key|credential|auth/i;
+
 /** What kind of secret a key's value is, or undefined when the key names none (`maxTokens`, `nextToken`, `passwordPolicy`). */
 export function secretKeyKind(key: string): string | undefined {
+  if (!SECRET_HINT.test(key)) return undefined;
   const words = wordsOf(key);
   const last = words.at(-1);
   const before = words.at(-2);
@@ -147,11 +153,14 @@ const PAIR_VALUE = /"(?:[^"\\\n]|\\.){1,1024}"|'[^'\n]{1,1024}'|[^\s"',;&}\]]{1,
 
 const pairDetector: Detector = {
   *find(text) {
-    const keys = new RegExp(PAIR_KEY.source, 'g');
+    const keys = PAIR_KEY;
+    keys.lastIndex = 0;
     for (let m = keys.exec(text); m; m = keys.exec(text)) {
       const [, flag, , key, separator] = m;
       // `--token VALUE`: whitespace separates a flag from its value, nothing else from a key.
       if (!flag && !/[:=]/.test(separator)) continue;
+      // Only a secret's value is read: reading every key's would cost its length at every key (`a:a:a:…`).
+      if (secretKeyKind(key) === undefined) continue;
       PAIR_VALUE.lastIndex = keys.lastIndex;
       const value = PAIR_VALUE.exec(text)?.[0];
       if (value === undefined || (flag && !/[:=]/.test(separator) && value.startsWith('-'))) continue;
@@ -246,12 +255,14 @@ class PatternMasker implements Masker {
     const spans = this.spans(parts.join(''), counts);
     const out: string[] = [];
     let offset = 0;
+    let first = 0;
     for (const part of parts) {
       const end = offset + part.length;
       let text = '';
       let at = offset;
-      for (const span of spans) {
-        if (span.end <= offset || span.start >= end) continue;
+      while (first < spans.length && spans[first].end <= offset) first++;
+      for (let s = first; s < spans.length && spans[s].start < end; s++) {
+        const span = spans[s];
         const from = Math.max(span.start, offset);
         text += part.slice(at - offset, from - offset);
         // The marker goes where the secret starts; a later part only loses its share of it.
@@ -317,21 +328,20 @@ class PatternMasker implements Masker {
 
   /** The spans to mask, in order and not overlapping; counted by kind in the order of the detectors. */
   private spans(text: string, counts: Map<string, number>): Span[] {
-    // Sorted by start and never overlapping, so sorted by end too: a binary search finds a new span's neighbours.
-    const taken: Span[] = [];
+    // Each detector's spans come in order: merged into the ones taken so far in one pass, dropped where they overlap one.
+    let taken: Span[] = [];
     for (const detector of this.detectors) {
+      const merged: Span[] = [];
+      let i = 0;
       for (const span of detector.find(text)) {
-        let low = 0;
-        let high = taken.length;
-        while (low < high) {
-          const mid = (low + high) >>> 1;
-          if (taken[mid].start < span.start) low = mid + 1;
-          else high = mid;
-        }
-        if ((low > 0 && taken[low - 1].end > span.start) || (low < taken.length && taken[low].start < span.end)) continue;
-        taken.splice(low, 0, span);
+        while (i < taken.length && taken[i].start < span.start) merged.push(taken[i++]);
+        const before = merged.at(-1);
+        if ((before && before.end > span.start) || (i < taken.length && taken[i].start < span.end)) continue;
+        merged.push(span);
         counts.set(span.kind, (counts.get(span.kind) ?? 0) + 1);
       }
+      while (i < taken.length) merged.push(taken[i++]);
+      taken = merged;
     }
     return taken;
   }
