@@ -62,6 +62,8 @@ const masked: Array<[string, string, string[], string?]> = [
   ['x-api-key header', 'x-api-key: k-123456', ['api-key'], 'x-api-key: [masked: api-key]'],
   ['X-Auth-Token header', 'X-Auth-Token: 0a1b2c', ['token'], 'X-Auth-Token: [masked: token]'],
   ['APIKey', 'APIKey=abc', ['api-key'], 'APIKey=[masked: api-key]'],
+  ['id_token', '"id_token":"x.y.z"', ['token'], '"id_token":[masked: token]'],
+  ['a dotted key', 'spring.datasource.password=pw1', ['password'], 'spring.datasource.password=[masked: password]'],
   ['auth', '{"auth": "ann:hunter2"}', ['secret'], '{"auth": [masked: secret]}'],
   ['credentials', 'credentials = "ann:hunter2"', ['secret'], 'credentials = [masked: secret]'],
   ['passphrase', 'PASSPHRASE=correct-horse', ['password'], 'PASSPHRASE=[masked: password]'],
@@ -152,6 +154,7 @@ const untouched: Array<[string, string]> = [
   ['a URL with a port and no user-info', 'https://example.com:8443/path@v2'],
   ['a URL with only a user', 'ssh://git@github.com/org/repo.git'],
   ['a file named like a key, then a colon', 'cat: /etc/passwd: Permission denied; C:\\keys\\token: missing'],
+  ['40 characters with no access key id beside them', `id: ${chars(36)}/K7+`],
   ['a PGP public key block', '-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF\n-----END PGP PUBLIC KEY BLOCK-----'],
 ];
 
