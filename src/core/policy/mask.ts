@@ -121,7 +121,7 @@ const NOT_A_SECRET_VALUE = /^(?:true|false|null|none|nil|undefined|required|opti
 const SECRET_HINT = /pass|pwd|secret|token|key|credential|auth/i;
 
 /** What kind of secret a key's value is, or undefined when the key names none (`maxTokens`, `nextToken`, `passwordPolicy`). */
-export function secretKeyKind(key: string): string | undefined {
+function secretKeyKind(key: string): string | undefined {
   if (!SECRET_HINT.test(key)) return undefined;
   const words = wordsOf(key);
   const last = words.at(-1);
