@@ -72,6 +72,7 @@ const masked: Array<[string, string, string[], string?]> = [
   ['--token VALUE', 'node server.js --token abc123 --port 3000', ['token'], 'node server.js --token [masked: token] --port 3000'],
   ['--password VALUE', 'psql --password hunter2', ['password'], 'psql --password [masked: password]'],
   ['--api-key=VALUE', 'tool --api-key=xyz789 run', ['api-key'], 'tool --api-key=[masked: api-key] run'],
+  ['a quoted flag and value', '"node" "s.js" "--token" "abc123"', ['token'], '"node" "s.js" "--token" [masked: token]'],
   ['--client-secret VALUE', 'login --client-secret "a b"', ['secret'], 'login --client-secret [masked: secret]'],
   // URL user-info, any scheme.
   [
@@ -87,6 +88,7 @@ const masked: Array<[string, string, string[], string?]> = [
     ['url-password'],
     'mongodb+srv://u:[masked: url-password]@cluster0.example.net/db',
   ],
+  ['a password with an unencoded @', 'postgres://u:p@ss@db/x', ['url-password'], 'postgres://u:[masked: url-password]@db/x'],
   ['redis user-info without a user', 'redis://:s3cret@cache:6379', ['url-password'], 'redis://:[masked: url-password]@cache:6379'],
   // Stripe.
   ['Stripe live secret key', `sk_live_${chars(24)}`, ['stripe-key']],

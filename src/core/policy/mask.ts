@@ -148,7 +148,7 @@ function secretValueKind(key: string, value: string): string | undefined {
  * `--key value` / `--key=value` (command lines) where the key names a secret (`secretKeyKind`);
  * the key stays, the value goes. A name after a path separator is a file (`/etc/passwd: denied`), not a key.
  */
-const PAIR_KEY = /(?<![A-Za-z0-9_./\\-])(--?)?(["']?)([A-Za-z][A-Za-z0-9_.-]{0,63})\2([ \t]{0,5}[:=][ \t]{0,5}|[ \t]{1,5})/g;
+const PAIR_KEY = /(?<![A-Za-z0-9_./\\-])(["']?)(--?)?([A-Za-z][A-Za-z0-9_.-]{0,63})\1([ \t]{0,5}[:=][ \t]{0,5}|[ \t]{1,5})/g;
 const PAIR_VALUE = /"(?:[^"\\\n]|\\.){1,1024}"|'[^'\n]{1,1024}'|[^\s"',;&}\]]{1,1024}/y;
 
 const pairDetector: Detector = {
@@ -156,7 +156,7 @@ const pairDetector: Detector = {
     const keys = PAIR_KEY;
     keys.lastIndex = 0;
     for (let m = keys.exec(text); m; m = keys.exec(text)) {
-      const [, flag, , key, separator] = m;
+      const [, , flag, key, separator] = m;
       // `--token VALUE`: whitespace separates a flag from its value, nothing else from a key.
       if (!flag && !/[:=]/.test(separator)) continue;
       // Only a secret's value is read: reading every key's would cost its length at every key (`a:a:a:…`).
@@ -201,9 +201,10 @@ const BUILT_IN: readonly Detector[] = [
   ),
   regexDetector('authorization', /(\bBearer\s{1,5})[A-Za-z0-9._~+/-]{16,4096}=*/g, true),
   // `scheme://user:password@host` in any scheme (https, postgres, mongodb+srv, redis, amqp…): the user stays.
+  // The password runs to the last `@` before the host, so an unencoded `@` in it leaves nothing behind.
   regexDetector(
     'url-password',
-    /(\b[A-Za-z][A-Za-z0-9+.-]{1,31}:\/\/[^\s:/?#@[\]"'<>]{0,256}:)(?!\[masked)[^\s/?#@"'<>]{1,512}(?=@)/g,
+    /(\b[A-Za-z][A-Za-z0-9+.-]{1,31}:\/\/[^\s:/?#@[\]"'<>]{0,256}:)(?!\[masked)[^\s/?#"'<>]{1,512}(?=@)/g,
     true,
   ),
   pairDetector,
