@@ -154,6 +154,27 @@ describe('masking on every way to the chat (a real server behind the gateway, by
     assert.equal(result._meta.secretKey, '[masked: secret]');
   });
 
+  it('masks why a server is not running (its initialize error echoed its command line)', async () => {
+    const hostile = path.resolve(__dirname, '..', 'fixtures', 'hostile-content-server.mjs');
+    const failing = upstreamHandle({ args: [hostile, '--fail-initialize', '--token', SECRET] });
+    await failing.start().catch(() => undefined);
+    try {
+      const forwarder = share(failing).forwarder;
+      const result = await forwarder.callTool('hostile', {}, { signal: new AbortController().signal });
+      assert.equal(result.isError, true);
+      const wire = JSON.stringify(result);
+      assert.match(wire, /not running/);
+      noSecret(wire);
+      await assert.rejects(forwarder.readResource('hostile://docs/x.svg', { signal: new AbortController().signal }), (e: Error) => {
+        assert.match(e.message, /not running/);
+        noSecret(e.message);
+        return true;
+      });
+    } finally {
+      await failing.dispose();
+    }
+  });
+
   it('masks the lists the chat reads: tools, resources, templates and prompts, keeping the names it calls', async () => {
     for (const method of ['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list']) {
       const { answer, wire } = await request(method);
