@@ -68,6 +68,7 @@ const masked: Array<[string, string, string[], string?]> = [
   ['credentials', 'credentials = "ann:hunter2"', ['secret'], 'credentials = [masked: secret]'],
   ['passphrase', 'PASSPHRASE=correct-horse', ['password'], 'PASSPHRASE=[masked: password]'],
   ['a password that is not a path', 'pwd=hunter2', ['password'], 'pwd=[masked: password]'],
+  ['a password that starts with $', 'password=$ecret1', ['password'], 'password=[masked: password]'],
   // Command lines.
   ['--token VALUE', 'node server.js --token abc123 --port 3000', ['token'], 'node server.js --token [masked: token] --port 3000'],
   ['--password VALUE', 'psql --password hunter2', ['password'], 'psql --password [masked: password]'],
@@ -157,6 +158,20 @@ const untouched: Array<[string, string]> = [
   ['a URL with only a user', 'ssh://git@github.com/org/repo.git'],
   ['a file named like a key, then a colon', 'cat: /etc/passwd: Permission denied; C:\\keys\\token: missing'],
   ['40 characters with no access key id beside them', `id: ${chars(36)}/K7+`],
+  [
+    'where a secret comes from, not the secret',
+    [
+      'GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }}',
+      'password: {{ vault_password }}',
+      'API_KEY=$API_KEY',
+      'token=$(cat ~/.token)',
+      'set PASSWORD=%PASSWORD%',
+      'apiKey: "<your-api-key>"',
+      'const token = process.env.TOKEN;',
+      'password = os.environ["DB_PASSWORD"]',
+      'secret: ***',
+    ].join('\n'),
+  ],
   ['a PGP public key block', '-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF\n-----END PGP PUBLIC KEY BLOCK-----'],
 ];
 

@@ -114,6 +114,14 @@ const NOT_SECRET_TOKEN_AFTER = new Set([
   'completion',
 ]);
 
+/**
+ * Values that name where a secret comes from instead of holding it: `${{ secrets.TOKEN }}`,
+ * `{{ token }}`, `$(cat key)`, `$GITHUB_TOKEN`, `%API_KEY%`, `<your-token>`, `process.env.TOKEN`,
+ * `os.environ["TOKEN"]`, `***`. Masking them would only garble a workflow or a program the model reads.
+ */
+const SECRET_REFERENCE =
+  /^(?:\$\{|\{\{|\$\(|\$[A-Z_][A-Z0-9_]*$|%[A-Za-z_][A-Za-z0-9_]*%$|<[^<>]{1,64}>$|\*+$|process\.env\b|os\.environ\b|os\.getenv\b|System\.getenv\b|env\.[A-Za-z_])/;
+
 /** Values that say something about a secret without being one (`password: required`, fetch's `credentials: include`). */
 const NOT_A_SECRET_VALUE = /^(?:true|false|null|none|nil|undefined|required|optional|include|omit|same-origin)$/i;
 
@@ -137,7 +145,7 @@ function secretValueKind(key: string, value: string): string | undefined {
   const kind = secretKeyKind(key);
   if (kind === undefined) return undefined;
   const bare = /^(["'])(.*)\1$/s.exec(value)?.[2] ?? value;
-  if (bare === '' || bare.startsWith('[masked:') || NOT_A_SECRET_VALUE.test(bare)) return undefined;
+  if (bare === '' || bare.startsWith('[masked:') || NOT_A_SECRET_VALUE.test(bare) || SECRET_REFERENCE.test(bare)) return undefined;
   // `PWD=/home/me`: the shell's working directory, not a password.
   if (wordsOf(key).at(-1) === 'pwd' && /^(?:[/~]|[A-Za-z]:[\\/])/.test(bare)) return undefined;
   return kind;
