@@ -71,6 +71,7 @@ const SECRET_WORD: Record<string, string> = {
   credential: 'secret',
   credentials: 'secret',
   auth: 'secret',
+  authorization: 'authorization',
 };
 
 /** `… key` names a secret after one of these words (`api key`, `private key`, `secret access key`). */
@@ -122,6 +123,8 @@ const NOT_SECRET_TOKEN_AFTER = new Set([
 const SECRET_REFERENCE =
   /^(?:\$\{|\{\{|\$\(|\$[A-Z_][A-Z0-9_]*$|%[A-Za-z_][A-Za-z0-9_]*%$|<[^<>]{1,64}>$|\*+$|process\.env\b|os\.environ\b|os\.getenv\b|System\.getenv\b|env\.[A-Za-z_])/;
 
+const AUTH_SCHEME = /^(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256)$/i;
+
 /** Values that say something about a secret without being one (`password: required`, fetch's `credentials: include`). */
 const NOT_A_SECRET_VALUE = /^(?:true|false|null|none|nil|undefined|required|optional|include|omit|same-origin)$/i;
 
@@ -146,6 +149,8 @@ function secretValueKind(key: string, value: string): string | undefined {
   if (kind === undefined) return undefined;
   const bare = /^(["'])(.*)\1$/s.exec(value)?.[2] ?? value;
   if (bare === '' || bare.startsWith('[masked:') || NOT_A_SECRET_VALUE.test(bare) || SECRET_REFERENCE.test(bare)) return undefined;
+  // `Authorization: Bearer …` in text: the scheme is no secret, and the `authorization` detector masks what follows it.
+  if (kind === 'authorization' && AUTH_SCHEME.test(bare)) return undefined;
   // `PWD=/home/me`: the shell's working directory, not a password.
   if (wordsOf(key).at(-1) === 'pwd' && /^(?:[/~]|[A-Za-z]:[\\/])/.test(bare)) return undefined;
   return kind;
