@@ -212,7 +212,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     return 2;
   }
   const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err);
-  const audited = cliServer(args.stdio ?? args.http!);
+  const audited = cliServer(words ? { words, cwd: process.cwd() } : { url: args.http!, headers });
   const newClient = (choice: ProtocolChoice): McpClient => {
     // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
     const transport: Transport = words
@@ -300,10 +300,29 @@ export async function runCli(argv: string[], out = process.stdout, err = process
   }
 }
 
-/** The server as the CLI's audit names it: its command line or URL, masked, and a hash of it. */
-function cliServer(server: string): AuditedServer {
+/**
+ * The server as the CLI's audit names it: the command's base name or the URL's host, never its
+ * arguments, query or headers (a `--token VALUE` or `?key=` would be written in every record), and
+ * a hash of the whole launch (command, arguments and working folder, or URL and headers), so two
+ * launches can be told apart without being readable. The environment is inherited, not part of it.
+ */
+export function cliServer(launch: { words: string[]; cwd: string } | { url: string; headers: Record<string, string> }): AuditedServer {
   const { masker } = createMasker();
-  return { name: masker.maskText(server).text, scope: 'user', definition: createHash('sha256').update(server).digest('hex') };
+  let name: string;
+  if ('words' in launch) name = launch.words[0].split(/[\\/]/).pop() || 'stdio';
+  else {
+    try {
+      name = new URL(launch.url).host || 'http';
+    } catch {
+      name = 'http';
+    }
+  }
+  const hashed = 'words' in launch ? ['stdio', launch.words, launch.cwd] : ['http', launch.url, Object.entries(launch.headers).sort()];
+  return {
+    name: masker.maskText(name).text,
+    scope: 'user',
+    definition: createHash('sha256').update(JSON.stringify(hashed)).digest('hex'),
+  };
 }
 
 /** The --audit file; a write error is a warning, and the command goes on. */

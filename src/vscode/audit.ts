@@ -31,6 +31,7 @@ export const configuredMasker = cachedSetting(`${Settings.section}.${Settings.ma
 /** A masker that is always the one of the settings at the moment it masks (for the audit log, which lives as long as the extension). */
 const settingsMasker: Masker = {
   maskText: (text) => configuredMasker().maskText(text),
+  maskParts: (parts) => configuredMasker().maskParts(parts),
   maskValue: (value) => configuredMasker().maskValue(value),
 };
 

@@ -372,6 +372,7 @@ describe('audit log', () => {
         file,
         masker: {
           maskText: (t) => masker.maskText(t),
+          maskParts: (parts) => masker.maskParts(parts),
           maskValue: (v) => {
             if (throwing) throw new Error('masker broke');
             return masker.maskValue(v);

@@ -52,6 +52,63 @@ const masked: Array<[string, string, string[], string?]> = [
   ['api_key= pair', 'API_KEY=abcdef', ['api-key'], 'API_KEY=[masked: api-key]'],
   ['JSON text pair', '{"password": "p\\"w", "user": "ann"}', ['password'], '{"password": [masked: password], "user": "ann"}'],
   ['quoted single pair', "apikey: 'x y z'", ['api-key'], 'apikey: [masked: api-key]'],
+  // camelCase, kebab and snake keys, in JSON text, env lines and headers.
+  ['JSON accessToken', '{"accessToken": "abc.def-1"}', ['token'], '{"accessToken": [masked: token]}'],
+  ['JSON clientSecret', '{"clientSecret":"s3cr3t"}', ['secret'], '{"clientSecret":[masked: secret]}'],
+  ['refreshToken', 'refreshToken=rt-123', ['token'], 'refreshToken=[masked: token]'],
+  ['sessionToken', '"sessionToken": "FwoGZXIvYXdz"', ['token'], '"sessionToken": [masked: token]'],
+  ['client_secret in a query', '?client_id=app&client_secret=xyz&x=1', ['secret'], '?client_id=app&client_secret=[masked: secret]&x=1'],
+  ['privateKey', "privateKey: 'MIIEvQIBADAN'", ['private-key'], 'privateKey: [masked: private-key]'],
+  ['x-api-key header', 'x-api-key: k-123456', ['api-key'], 'x-api-key: [masked: api-key]'],
+  ['X-Auth-Token header', 'X-Auth-Token: 0a1b2c', ['token'], 'X-Auth-Token: [masked: token]'],
+  ['APIKey', 'APIKey=abc', ['api-key'], 'APIKey=[masked: api-key]'],
+  ['id_token', '"id_token":"x.y.z"', ['token'], '"id_token":[masked: token]'],
+  ['an Authorization value without a scheme', 'Authorization: 0a1b2c3d', ['authorization'], 'Authorization: [masked: authorization]'],
+  ['a dotted key', 'spring.datasource.password=pw1', ['password'], 'spring.datasource.password=[masked: password]'],
+  ['auth', '{"auth": "ann:hunter2"}', ['secret'], '{"auth": [masked: secret]}'],
+  ['credentials', 'credentials = "ann:hunter2"', ['secret'], 'credentials = [masked: secret]'],
+  ['passphrase', 'PASSPHRASE=correct-horse', ['password'], 'PASSPHRASE=[masked: password]'],
+  ['a password that is not a path', 'pwd=hunter2', ['password'], 'pwd=[masked: password]'],
+  ['a password that starts with $', 'password=$ecret1', ['password'], 'password=[masked: password]'],
+  // Command lines.
+  ['--token VALUE', 'node server.js --token abc123 --port 3000', ['token'], 'node server.js --token [masked: token] --port 3000'],
+  ['--password VALUE', 'psql --password hunter2', ['password'], 'psql --password [masked: password]'],
+  ['--api-key=VALUE', 'tool --api-key=xyz789 run', ['api-key'], 'tool --api-key=[masked: api-key] run'],
+  ['a quoted flag and value', '"node" "s.js" "--token" "abc123"', ['token'], '"node" "s.js" "--token" [masked: token]'],
+  ['--client-secret VALUE', 'login --client-secret "a b"', ['secret'], 'login --client-secret [masked: secret]'],
+  // URL user-info, any scheme.
+  [
+    'https user-info',
+    'clone https://ann:hunter2@git.example.com/r.git',
+    ['url-password'],
+    'clone https://ann:[masked: url-password]@git.example.com/r.git',
+  ],
+  ['postgres user-info', 'postgres://app:pa55w0rd@db:5432/main', ['url-password'], 'postgres://app:[masked: url-password]@db:5432/main'],
+  [
+    'mongodb+srv user-info',
+    'mongodb+srv://u:p%40ss@cluster0.example.net/db',
+    ['url-password'],
+    'mongodb+srv://u:[masked: url-password]@cluster0.example.net/db',
+  ],
+  ['a password with an unencoded @', 'postgres://u:p@ss@db/x', ['url-password'], 'postgres://u:[masked: url-password]@db/x'],
+  ['redis user-info without a user', 'redis://:s3cret@cache:6379', ['url-password'], 'redis://:[masked: url-password]@cache:6379'],
+  // Stripe.
+  ['Stripe live secret key', `sk_live_${chars(24)}`, ['stripe-key']],
+  ['Stripe test secret key', `key sk_test_${chars(24)} end`, ['stripe-key'], 'key [masked: stripe-key] end'],
+  ['Stripe restricted key', `rk_live_${chars(24)}`, ['stripe-key']],
+  // Private keys: PGP, and a PEM block cut short (no END line).
+  [
+    'PGP private key block',
+    ['-----BEGIN PGP PRIVATE KEY BLOCK-----', '', chars(64), '=abcd', '-----END PGP PRIVATE KEY BLOCK-----', 'after'].join('\n'),
+    ['private-key'],
+    '[masked: private-key]\nafter',
+  ],
+  [
+    'PEM block without its END line',
+    `before\n-----BEGIN PRIVATE KEY-----\n${chars(64)}\n${chars(20)}`,
+    ['private-key'],
+    'before\n[masked: private-key]',
+  ],
 ];
 
 /** [what, text]: must come out unchanged. */
@@ -76,6 +133,47 @@ const untouched: Array<[string, string]> = [
   ['a key that only contains the word', 'tokens=5, maxTokens: 100, passwordless=true'],
   ['an empty JSON value', '{"password": ""}'],
   ['a path with slashes', '/home/user/secret/notes.txt'],
+  // Things that look like secrets to a careless pattern and are ordinary output.
+  ['PWD, the working directory', 'PWD=/home/me\nOLDPWD=/tmp'],
+  ['PWD on Windows', 'PWD=C:\\Users\\me'],
+  ['a pagination cursor next_token', '{"items": [], "next_token": "b2Zmc2V0PTIw"}'],
+  ['a pagination cursor nextToken', 'nextToken=abc123'],
+  ['a pagination cursor pageToken', '"pageToken": "CAoQAA"'],
+  ['a pagination cursor nextPageToken', 'nextPageToken: CAoQAA'],
+  ['a cursor', '{"cursor": "eyJvZmZzZXQiOjEwfQ"}'],
+  ['a progress token', '"progressToken": "p-17"'],
+  ['a cancellation token', 'cancellationToken: tok-1'],
+  ['token counts', 'tokens: 123, maxTokens: 4096, max_tokens=10, token_count=5, total_tokens: 9'],
+  ['a tokenizer', 'tokenizer: cl100k_base'],
+  ['a password policy', 'passwordPolicy: "min 8", password_length=12, passwordRequired: true'],
+  ['a secret reference', 'secretName: prod-db, secret_ref=vault/kv'],
+  ['flags without a value', 'password: required, token: optional, auth: none'],
+  ['fetch credentials mode', "{ credentials: 'include' }"],
+  ['a token type', '"token_type": "Bearer", "token_endpoint": "https://as.example/token"'],
+  ['a public key', "publicKey: 'MIIBIjAN', key: value"],
+  ['a flag followed by another flag', 'cli --token --verbose'],
+  ['the word password in prose', 'Enter your password below and press Enter'],
+  ['a Stripe publishable key', `pk_live_${chars(24)}`],
+  ['a Stripe-like word', 'task_live_update and desk_test_run'],
+  ['a URL with a port and no user-info', 'https://example.com:8443/path@v2'],
+  ['a URL with only a user', 'ssh://git@github.com/org/repo.git'],
+  ['a file named like a key, then a colon', 'cat: /etc/passwd: Permission denied; C:\\keys\\token: missing'],
+  ['40 characters with no access key id beside them', `id: ${chars(36)}/K7+`],
+  [
+    'where a secret comes from, not the secret',
+    [
+      'GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }}',
+      'password: {{ vault_password }}',
+      'API_KEY=$API_KEY',
+      'token=$(cat ~/.token)',
+      'set PASSWORD=%PASSWORD%',
+      'apiKey: "<your-api-key>"',
+      'const token = process.env.TOKEN;',
+      'password = os.environ["DB_PASSWORD"]',
+      'secret: ***',
+    ].join('\n'),
+  ],
+  ['a PGP public key block', '-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF\n-----END PGP PUBLIC KEY BLOCK-----'],
 ];
 
 describe('masking: built-in shapes', () => {
@@ -123,6 +221,72 @@ describe('masking: built-in shapes', () => {
     assert.equal(describeFindings(out.found), '1 × github-token, 1 × password, 2 × api-key');
   });
 
+  it('masks values under camelCase, kebab and snake secret keys, and leaves cursors, counts and the working directory', () => {
+    const out = masker.maskValue({
+      accessToken: 'at-1',
+      clientSecret: 'cs-1',
+      'x-api-key': 'k-1',
+      refresh_token: 'rt-1',
+      headers: { Authorization: 'Basic dXNlcjpwYXNz' },
+      nextToken: 'page-2',
+      next_token: 'page-2',
+      pageToken: 'page-2',
+      cursor: 'page-2',
+      maxTokens: 4096,
+      tokenizer: 'o200k',
+      env: { PWD: '/home/me', DB_PASSWORD: 'hunter2' },
+    });
+    assert.deepEqual(out.value, {
+      accessToken: '[masked: token]',
+      clientSecret: '[masked: secret]',
+      'x-api-key': '[masked: api-key]',
+      refresh_token: '[masked: token]',
+      headers: { Authorization: '[masked: authorization]' },
+      nextToken: 'page-2',
+      next_token: 'page-2',
+      pageToken: 'page-2',
+      cursor: 'page-2',
+      maxTokens: 4096,
+      tokenizer: 'o200k',
+      env: { PWD: '/home/me', DB_PASSWORD: '[masked: password]' },
+    });
+  });
+
+  it('masks a secret used as an object key, keeping two such keys apart', () => {
+    const a = `ghp_${chars(36)}`;
+    const b = `ghp_${chars(40)}`;
+    const out = masker.maskValue({ [a]: { scope: 'repo' }, [b]: 1, plain: 2 });
+    assert.ok(!JSON.stringify(out.value).includes('ghp_'), JSON.stringify(out.value));
+    assert.deepEqual(Object.values(out.value as object), [{ scope: 'repo' }, 1, 2]);
+    assert.equal(Object.keys(out.value as object).length, 3);
+    assert.equal(describeFindings(out.found), '2 × github-token');
+  });
+
+  it('keeps a __proto__ key a key, and keeps the order of keys', () => {
+    const value = JSON.parse('{"a": 1, "__proto__": {"password": "x"}, "z": 2}') as object;
+    const out = masker.maskValue(value).value as Record<string, unknown>;
+    assert.deepEqual(Object.keys(out), ['a', '__proto__', 'z']);
+    assert.equal(Object.getPrototypeOf(out), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(out, '__proto__')?.value, { password: '[masked: password]' });
+  });
+
+  it('walks a value nested 3,000 deep without overflowing the stack', () => {
+    let deep: unknown = { token: `ghp_${chars(36)}` };
+    for (let i = 0; i < 3000; i++) deep = i % 2 ? { next: deep } : [deep];
+    const out = masker.maskValue(deep);
+    let inner: unknown = out.value;
+    for (let i = 0; i < 3000; i++) inner = Array.isArray(inner) ? inner[0] : (inner as { next: unknown }).next;
+    assert.deepEqual(inner, { token: '[masked: token]' });
+  });
+
+  it('masks a secret split across parts where it lies, and keeps the number of parts', () => {
+    const token = `ghp_${chars(36)}`;
+    const out = masker.maskParts([`key ${token.slice(0, 10)}`, token.slice(10), ' then password=', 'hunter2 end', 'x']);
+    assert.deepEqual(out.parts, ['key [masked: github-token]', '', ' then password=', '[masked: password] end', 'x']);
+    // Each part alone too: a secret that follows a word character of the part before.
+    assert.deepEqual(masker.maskParts(['x', token]).parts, ['x', '[masked: github-token]']);
+  });
+
   it('stays linear on long adversarial text (no catastrophic backtracking)', () => {
     const parts = [
       'eyJ'.repeat(20000),
@@ -133,6 +297,13 @@ describe('masking: built-in shapes', () => {
       'Authorization: Bearer '.repeat(5000),
       `${'AKIA' + 'A'.repeat(16)} `.repeat(5000),
       '_'.repeat(100000) + 'token',
+      'a:'.repeat(50000),
+      '--token '.repeat(10000),
+      'x://'.repeat(20000) + 'a:b',
+      'https://u:' + 'p'.repeat(100000),
+      '-----BEGIN PGP PRIVATE KEY BLOCK-----'.repeat(2000),
+      'sk_live_'.repeat(10000),
+      `${'"accessToken":'.repeat(10000)}`,
     ];
     // Not a wall-clock assertion: an exponential pattern would not finish at all within mocha's timeout.
     for (const text of parts) masker.maskText(text);

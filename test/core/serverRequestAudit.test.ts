@@ -79,6 +79,17 @@ describe('what a server asks of us, as the audit and a model see it', () => {
     assert.equal(describeFindings(found), '2 × aws-access-key, 1 × github-token, 1 × password');
   });
 
+  it('masks a request nested 3,000 deep without overflowing the stack', () => {
+    let deep: unknown = { type: 'text', text: `deep ${GH}` };
+    for (let i = 0; i < 3000; i++) deep = { type: 'tool_result', toolUseId: 'x', content: [deep] };
+    const params = { maxTokens: 5, messages: [{ role: 'user', content: deep }] } as unknown as CreateMessageParams;
+    const { request, found } = maskSamplingRequest(params, masker);
+    let inner = request.messages[0].content as unknown as { content: unknown[]; text?: string };
+    for (let i = 0; i < 3000; i++) inner = inner.content[0] as typeof inner;
+    assert.equal(inner.text, 'deep [masked: github-token]');
+    assert.equal(describeFindings(found), '1 × github-token');
+  });
+
   it('finds nothing in a request without secrets, and changes nothing', () => {
     const params: CreateMessageParams = {
       maxTokens: 5,

@@ -24,7 +24,7 @@ import type {
   Tool,
 } from '../protocol/types';
 import type { McpClient } from '../client/client';
-import { promptForChat, readForChat, refusedResult, resultForChat, toolsForChat } from './forChat';
+import { errorForChat, listForChat, promptForChat, readForChat, refusedResult, resultForChat, toolsForChat } from './forChat';
 import { findTool, runningClient, type SharedServer } from './shared';
 
 export interface ForwardOptions {
@@ -62,6 +62,13 @@ export class ChatForwarder {
     return { dispose: () => void this.staleListeners.delete(listener) };
   }
 
+  /** What goes to the chat when a request fails: the error with its message masked (a server may echo a secret in it). */
+  private masked<T>(run: () => Promise<T>): Promise<T> {
+    return run().catch((error: unknown) => {
+      throw errorForChat(error, this.shared.masker());
+    });
+  }
+
   private client(signal?: AbortSignal): Promise<McpClient> {
     return runningClient(this.shared.handle, this.shared.requestTimeoutMs, signal);
   }
@@ -80,7 +87,11 @@ export class ChatForwarder {
     });
   }
 
-  async listTools(options?: Pick<ForwardOptions, 'signal'>): Promise<Tool[]> {
+  listTools(options?: Pick<ForwardOptions, 'signal'>): Promise<Tool[]> {
+    return this.masked(async () => listForChat(await this.offeredTools(options), this.shared.masker()));
+  }
+
+  private async offeredTools(options?: Pick<ForwardOptions, 'signal'>): Promise<Tool[]> {
     const client = await this.client(options?.signal);
     const { handle } = this.shared;
     // The handle keeps the list fresh (list_changed); ask the server only when it has none yet.
@@ -103,7 +114,7 @@ export class ChatForwarder {
       const e = McpError.from(error);
       if (e.code === REQUEST_CANCELLED) throw e;
       told(outcomeOfError(e));
-      return refusedResult(handle.name, name, e.message);
+      return resultForChat(refusedResult(handle.name, name, e.message), this.shared.masker());
     }
     const masker = this.shared.masker();
     try {
@@ -118,7 +129,14 @@ export class ChatForwarder {
           (
             await client.callTool(name, args, {
               signal: options.signal,
-              onProgress: options.onProgress && ((p) => options.onProgress!({ progress: p.progress, total: p.total, message: p.message })),
+              onProgress:
+                options.onProgress &&
+                ((p) =>
+                  options.onProgress!({
+                    progress: p.progress,
+                    total: p.total,
+                    message: p.message === undefined ? undefined : masker.maskText(p.message).text,
+                  })),
               resetTimeoutOnProgress: true,
               timeoutMs: this.shared.requestTimeoutMs,
             })
@@ -132,7 +150,7 @@ export class ChatForwarder {
         // VS Code's list said read-only when MCP Host no longer does: it is told to list again, and asks next time.
         if (this.shared.toldReadOnly.has(name) && !isTrustedReadOnly(tool, this.shared.handle.definition))
           for (const l of this.staleListeners) l();
-        return refusedResult(handle.name, name, run.reason);
+        return resultForChat(refusedResult(handle.name, name, run.reason), masker);
       }
       told(run.result.isError ? { kind: 'isError' } : { kind: 'ok' });
       return resultForChat(run.result, masker);
@@ -147,56 +165,68 @@ export class ChatForwarder {
     }
   }
 
-  async listResources(options?: Pick<ForwardOptions, 'signal'>): Promise<Resource[]> {
-    const client = await this.client(options?.signal);
-    return listOrEmpty(() => client.listResources());
+  listResources(options?: Pick<ForwardOptions, 'signal'>): Promise<Resource[]> {
+    return this.masked(async () => {
+      const client = await this.client(options?.signal);
+      return listForChat(await listOrEmpty(() => client.listResources()), this.shared.masker());
+    });
   }
 
-  async listResourceTemplates(options?: Pick<ForwardOptions, 'signal'>): Promise<ResourceTemplate[]> {
-    const client = await this.client(options?.signal);
-    return listOrEmpty(() => client.listResourceTemplates());
+  listResourceTemplates(options?: Pick<ForwardOptions, 'signal'>): Promise<ResourceTemplate[]> {
+    return this.masked(async () => {
+      const client = await this.client(options?.signal);
+      return listForChat(await listOrEmpty(() => client.listResourceTemplates()), this.shared.masker());
+    });
   }
 
-  async readResource(uri: string, options: ForwardOptions): Promise<ReadResourceResult> {
-    const client = await this.client(options.signal);
-    const run = await this.gated({ method: 'resources/read', uri }, () => client.readResource(uri, { signal: options.signal }));
-    if (!run.sent) throw refusal('resources/read', uri, run.reason);
-    return readForChat(run.result, this.shared.masker());
+  readResource(uri: string, options: ForwardOptions): Promise<ReadResourceResult> {
+    return this.masked(async () => {
+      const client = await this.client(options.signal);
+      const run = await this.gated({ method: 'resources/read', uri }, () => client.readResource(uri, { signal: options.signal }));
+      if (!run.sent) throw refusal('resources/read', uri, run.reason);
+      return readForChat(run.result, this.shared.masker());
+    });
   }
 
   /** Subscribes through the handle (one subscription per URI however many hold it); the returned disposable unsubscribes. */
-  async subscribe(uri: string, options: ForwardOptions): Promise<Disposable> {
-    const { handle } = this.shared;
-    await this.client(options.signal);
-    let held: Disposable | undefined;
-    const run = await this.gated({ method: 'resources/subscribe', uri }, async () => {
-      held = handle.subscribeResource(uri);
+  subscribe(uri: string, options: ForwardOptions): Promise<Disposable> {
+    return this.masked(async () => {
+      const { handle } = this.shared;
+      await this.client(options.signal);
+      let held: Disposable | undefined;
+      const run = await this.gated({ method: 'resources/subscribe', uri }, async () => {
+        held = handle.subscribeResource(uri);
+      });
+      if (!run.sent || !held) throw refusal('resources/subscribe', uri, run.sent ? 'not subscribed' : run.reason);
+      return held;
     });
-    if (!run.sent || !held) throw refusal('resources/subscribe', uri, run.sent ? 'not subscribed' : run.reason);
-    return held;
   }
 
-  async listPrompts(options?: Pick<ForwardOptions, 'signal'>): Promise<Prompt[]> {
-    const client = await this.client(options?.signal);
-    return listOrEmpty(() => client.listPrompts());
+  listPrompts(options?: Pick<ForwardOptions, 'signal'>): Promise<Prompt[]> {
+    return this.masked(async () => {
+      const client = await this.client(options?.signal);
+      return listForChat(await listOrEmpty(() => client.listPrompts()), this.shared.masker());
+    });
   }
 
-  async getPrompt(name: string, args: Record<string, string>, options: ForwardOptions): Promise<GetPromptResult> {
-    const client = await this.client(options.signal);
-    const run = await this.gated({ method: 'prompts/get', name, arguments: args }, () =>
-      client.getPrompt(name, args, { signal: options.signal }),
-    );
-    if (!run.sent) throw refusal('prompts/get', name, run.reason);
-    return promptForChat(run.result, this.shared.masker());
+  getPrompt(name: string, args: Record<string, string>, options: ForwardOptions): Promise<GetPromptResult> {
+    return this.masked(async () => {
+      const client = await this.client(options.signal);
+      const run = await this.gated({ method: 'prompts/get', name, arguments: args }, () =>
+        client.getPrompt(name, args, { signal: options.signal }),
+      );
+      if (!run.sent) throw refusal('prompts/get', name, run.reason);
+      return promptForChat(run.result, this.shared.masker());
+    });
   }
 
   /** Completion values are offered to the chat as text: masked like everything else it reads. */
-  async complete(params: CompleteParams, options: ForwardOptions): Promise<CompleteResult> {
-    const client = await this.client(options.signal);
-    const run = await this.gated({ method: 'completion/complete', params }, () => client.complete(params, { signal: options.signal }));
-    if (!run.sent) throw refusal('completion/complete', params.argument.name, run.reason);
-    const result = run.result;
-    const masker = this.shared.masker();
-    return { ...result, completion: { ...result.completion, values: result.completion.values.map((v) => masker.maskText(v).text) } };
+  complete(params: CompleteParams, options: ForwardOptions): Promise<CompleteResult> {
+    return this.masked(async () => {
+      const client = await this.client(options.signal);
+      const run = await this.gated({ method: 'completion/complete', params }, () => client.complete(params, { signal: options.signal }));
+      if (!run.sent) throw refusal('completion/complete', params.argument.name, run.reason);
+      return this.shared.masker().maskValue(run.result).value;
+    });
   }
 }

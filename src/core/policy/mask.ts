@@ -1,6 +1,11 @@
 /**
  * Masking (the seed's 数据脱敏): well-known secret shapes and the person's own patterns become
  * `[masked: kind]` in what leaves MCP Host for a language model and in the audit log.
+ * docs/security-masking.md is the table of what each detector catches and leaves alone.
+ *
+ * Every detector finds spans of the original text; where two overlap, the one listed first wins,
+ * so a text can be masked as one piece or in parts (`maskParts`: a secret split across two
+ * content blocks) with the same result.
  *
  * Every built-in pattern is linear: each variable-length run is bounded and starts only where a
  * run of its characters starts (a lookbehind or `\b`), so a long adversarial string costs a
@@ -8,76 +13,215 @@
  */
 import type { Masker, MaskFinding } from './types';
 
-interface Detector {
+/** What a detector found: `[start, end)` of the text, masked as `[masked: kind]`. */
+interface Span {
+  start: number;
+  end: number;
   kind: string;
-  /** Global. */
-  pattern: RegExp;
-  /** Group 1 is kept (a key or header name) and only the rest is masked. */
-  keepsFirstGroup?: boolean;
-  /** The kind from the match itself (a `password=` pair says `password`). */
-  kindOf?: (keep: string) => string;
+}
+
+interface Detector {
+  find(text: string): Iterable<Span>;
+}
+
+/** A regex detector: the whole match is masked, or only what follows group 1 (a key or header name kept). */
+function regexDetector(kind: string, pattern: RegExp, keepsFirstGroup = false): Detector {
+  // One regex per detector: a detector's spans are read to the end before the next detector starts.
+  const re = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+  return {
+    *find(text) {
+      re.lastIndex = 0;
+      for (let m = re.exec(text); m; m = re.exec(text)) {
+        if (m[0] === '') {
+          re.lastIndex++;
+          continue;
+        }
+        const start = m.index + (keepsFirstGroup && m[1] ? m[1].length : 0);
+        yield { start, end: m.index + m[0].length, kind };
+      }
+    },
+  };
 }
 
 const TOKEN = 'A-Za-z0-9_-';
-const SECRET_KEY = String.raw`(?:[A-Za-z0-9-]{0,40}_)?(password|passwd|pwd|secret|token|api[_-]?key|apikey)`;
+const PRIVATE_KEY_LABEL = '[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?';
 
-function pairKind(keep: string): string {
-  const word = /(password|passwd|pwd|secret|token|api[_-]?key|apikey)["']?\s*[:=]/i.exec(keep)?.[1].toLowerCase() ?? 'secret';
-  if (word.startsWith('pass') || word === 'pwd') return 'password';
-  if (word.startsWith('api')) return 'api-key';
-  return word;
+/**
+ * A key's words: `clientSecret`, `client_secret`, `X-Client-Secret` and `APIKey` all split into
+ * lower-case words (`client secret`, `x client secret`, `api key`).
+ */
+function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
-/** Order matters: a shape that contains another (the AWS pair, a header's token) comes first. */
-const BUILT_IN: readonly Detector[] = [
-  {
-    kind: 'private-key',
-    pattern: /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]{0,16384}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----/g,
-  },
-  {
-    // The 40-character secret right beside an access key id (`AKIA… , wJalr…`), or under its usual name.
-    kind: 'aws-secret-key',
-    pattern: /(\b(?:AKIA|ASIA)[A-Z0-9]{16}["']?[\s,;:=|]{1,10}["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
-    keepsFirstGroup: true,
-  },
-  {
-    kind: 'aws-secret-key',
-    pattern: /(\baws_?secret_?access_?key["']?\s{0,5}[:=]\s{0,5}["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi,
-    keepsFirstGroup: true,
-  },
-  { kind: 'aws-access-key', pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g },
-  {
-    kind: 'github-token',
-    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/g,
-  },
-  { kind: 'gitlab-token', pattern: new RegExp(`\\bglpat-[${TOKEN}]{20,255}(?![${TOKEN}])`, 'g') },
-  { kind: 'slack-token', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,255}(?![A-Za-z0-9-])/g },
-  { kind: 'google-api-key', pattern: new RegExp(`\\bAIza[${TOKEN}]{35}(?![${TOKEN}])`, 'g') },
-  {
-    kind: 'jwt',
-    pattern: new RegExp(`(?<![.${TOKEN}])eyJ[${TOKEN}]{5,4096}\\.eyJ[${TOKEN}]{5,8192}\\.[${TOKEN}]{10,4096}(?![${TOKEN}])`, 'g'),
-  },
-  { kind: 'api-key', pattern: new RegExp(`(?<![${TOKEN}])sk-[${TOKEN}]{20,255}(?![${TOKEN}])`, 'g') },
-  {
-    kind: 'authorization',
-    pattern: /(\b(?:proxy-)?authorization["']?\s{0,5}[:=]\s{0,5}["']?(?:Bearer|Basic|Token|Digest)\s{1,5})[A-Za-z0-9._~+/=-]{6,4096}/gi,
-    keepsFirstGroup: true,
-  },
-  { kind: 'authorization', pattern: /(\bBearer\s{1,5})[A-Za-z0-9._~+/-]{16,4096}=*/g, keepsFirstGroup: true },
-  {
-    // `password=hunter2`, `api_key: "…"`, `"secret": "…"` (JSON text); the key stays, the value goes.
-    kind: 'secret',
-    pattern: new RegExp(
-      String.raw`((?<![A-Za-z0-9_-])["']?${SECRET_KEY}["']?[ \t]{0,5}[:=][ \t]{0,5})("(?!\[masked)(?:[^"\\\n]|\\.){1,1024}"|'[^'\n]{1,1024}'|(?!\[masked)[^\s"',;&}\]]{1,1024})`,
-      'gi',
-    ),
-    kindOf: pairKind,
-    keepsFirstGroup: true,
-  },
-];
+/** A key whose last word is one of these names a secret. */
+const SECRET_WORD: Record<string, string> = {
+  password: 'password',
+  passwd: 'password',
+  pwd: 'password',
+  passphrase: 'password',
+  secret: 'secret',
+  token: 'token',
+  apikey: 'api-key',
+  credential: 'secret',
+  credentials: 'secret',
+  auth: 'secret',
+  authorization: 'authorization',
+};
 
-/** A key of a JSON object whose string value is a secret whatever it looks like. */
-const SECRET_NAME = new RegExp(`^${SECRET_KEY}$`, 'i');
+/** `… key` names a secret after one of these words (`api key`, `private key`, `secret access key`). */
+const SECRET_KEY_AFTER: Record<string, string> = {
+  api: 'api-key',
+  private: 'private-key',
+  secret: 'secret',
+  access: 'secret',
+  signing: 'secret',
+  encryption: 'secret',
+  master: 'secret',
+  account: 'secret',
+  shared: 'secret',
+};
+
+/** `… token` is no secret after these: a page cursor (`nextToken`, `pageToken`), a progress token, a count (`maxToken`). */
+const NOT_SECRET_TOKEN_AFTER = new Set([
+  'next',
+  'page',
+  'continuation',
+  'continue',
+  'sync',
+  'resume',
+  'cursor',
+  'more',
+  'prev',
+  'previous',
+  'start',
+  'after',
+  'before',
+  'pagination',
+  'progress',
+  'cancellation',
+  'max',
+  'min',
+  'num',
+  'total',
+  'input',
+  'output',
+  'prompt',
+  'completion',
+]);
+
+/**
+ * Values that name where a secret comes from instead of holding it: `${{ secrets.TOKEN }}`,
+ * `{{ token }}`, `$(cat key)`, `$GITHUB_TOKEN`, `%API_KEY%`, `<your-token>`, `process.env.TOKEN`,
+ * `os.environ["TOKEN"]`, `***`. Masking them would only garble a workflow or a program the model reads.
+ */
+const SECRET_REFERENCE =
+  /^(?:\$\{|\{\{|\$\(|\$[A-Z_][A-Z0-9_]*$|%[A-Za-z_][A-Za-z0-9_]*%$|<[^<>]{1,64}>$|\*+$|process\.env\b|os\.environ\b|os\.getenv\b|System\.getenv\b|env\.[A-Za-z_])/;
+
+const AUTH_SCHEME = /^(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256)$/i;
+
+/** Values that say something about a secret without being one (`password: required`, fetch's `credentials: include`). */
+const NOT_A_SECRET_VALUE = /^(?:true|false|null|none|nil|undefined|required|optional|include|omit|same-origin)$/i;
+
+/** Every key `secretKeyKind` accepts contains one of these: most keys are ruled out without splitting them into words. */
+const SECRET_HINT = /pass|pwd|secret|token|key|credential|auth/i;
+
+/** What kind of secret a key's value is, or undefined when the key names none (`maxTokens`, `nextToken`, `passwordPolicy`). */
+function secretKeyKind(key: string): string | undefined {
+  if (!SECRET_HINT.test(key)) return undefined;
+  const words = wordsOf(key);
+  const last = words.at(-1);
+  const before = words.at(-2);
+  if (last === undefined) return undefined;
+  if (last === 'key') return before === undefined ? undefined : SECRET_KEY_AFTER[before];
+  if (last === 'token' && before !== undefined && NOT_SECRET_TOKEN_AFTER.has(before)) return undefined;
+  return SECRET_WORD[last];
+}
+
+/** Whether a value under a secret key is the secret (the value as written, quotes included), and what kind it is. */
+function secretValueKind(key: string, value: string): string | undefined {
+  const kind = secretKeyKind(key);
+  if (kind === undefined) return undefined;
+  const bare = /^(["'])(.*)\1$/s.exec(value)?.[2] ?? value;
+  if (bare === '' || bare.startsWith('[masked:') || NOT_A_SECRET_VALUE.test(bare) || SECRET_REFERENCE.test(bare)) return undefined;
+  // `Authorization: Bearer …` in text: the scheme is no secret, and the `authorization` detector masks what follows it.
+  if (kind === 'authorization' && AUTH_SCHEME.test(bare)) return undefined;
+  // `PWD=/home/me`: the shell's working directory, not a password.
+  if (wordsOf(key).at(-1) === 'pwd' && /^(?:[/~]|[A-Za-z]:[\\/])/.test(bare)) return undefined;
+  return kind;
+}
+
+/**
+ * `key=value`, `key: value`, `"key": "value"` (JSON, YAML, env, query strings, headers) and
+ * `--key value` / `--key=value` (command lines) where the key names a secret (`secretKeyKind`);
+ * the key stays, the value goes. A name after a path separator is a file (`/etc/passwd: denied`), not a key.
+ */
+const PAIR_KEY = /(?<![A-Za-z0-9_./\\-])(["']?)(--?)?([A-Za-z][A-Za-z0-9_.-]{0,63})\1([ \t]{0,5}[:=][ \t]{0,5}|[ \t]{1,5})/g;
+const PAIR_VALUE = /"(?:[^"\\\n]|\\.){1,1024}"|'[^'\n]{1,1024}'|[^\s"',;&}\]]{1,1024}/y;
+
+const pairDetector: Detector = {
+  *find(text) {
+    const keys = PAIR_KEY;
+    keys.lastIndex = 0;
+    for (let m = keys.exec(text); m; m = keys.exec(text)) {
+      const [, , flag, key, separator] = m;
+      // `--token VALUE`: whitespace separates a flag from its value, nothing else from a key.
+      if (!flag && !/[:=]/.test(separator)) continue;
+      // Only a secret's value is read: reading every key's would cost its length at every key (`a:a:a:…`).
+      if (secretKeyKind(key) === undefined) continue;
+      PAIR_VALUE.lastIndex = keys.lastIndex;
+      const value = PAIR_VALUE.exec(text)?.[0];
+      if (value === undefined || (flag && !/[:=]/.test(separator) && value.startsWith('-'))) continue;
+      const kind = secretValueKind(key, value);
+      if (kind === undefined) continue;
+      yield { start: keys.lastIndex, end: keys.lastIndex + value.length, kind };
+      keys.lastIndex += value.length;
+    }
+  },
+};
+
+/** Order matters: where two detectors find overlapping spans, the one listed first wins. */
+const BUILT_IN: readonly Detector[] = [
+  // With its END line, or (cut short) to the end of the text, at most 16 KiB.
+  regexDetector(
+    'private-key',
+    new RegExp(`-----BEGIN ${PRIVATE_KEY_LABEL}-----(?:[\\s\\S]{0,16384}?-----END ${PRIVATE_KEY_LABEL}-----|[\\s\\S]{0,16384})`, 'g'),
+  ),
+  // The 40-character secret right beside an access key id (`AKIA… , wJalr…`), or under its usual name.
+  regexDetector('aws-secret-key', /(\b(?:AKIA|ASIA)[A-Z0-9]{16}["']?[\s,;:=|]{1,10}["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g, true),
+  regexDetector('aws-secret-key', /(\baws_?secret_?access_?key["']?\s{0,5}[:=]\s{0,5}["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi, true),
+  regexDetector('aws-access-key', /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g),
+  regexDetector('github-token', /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/g),
+  regexDetector('gitlab-token', new RegExp(`\\bglpat-[${TOKEN}]{20,255}(?![${TOKEN}])`, 'g')),
+  regexDetector('slack-token', /\bxox[abprs]-[A-Za-z0-9-]{10,255}(?![A-Za-z0-9-])/g),
+  regexDetector('google-api-key', new RegExp(`\\bAIza[${TOKEN}]{35}(?![${TOKEN}])`, 'g')),
+  // Stripe's secret and restricted keys; its publishable `pk_` keys are public by design.
+  regexDetector('stripe-key', /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{10,255}(?![A-Za-z0-9_])/g),
+  regexDetector(
+    'jwt',
+    new RegExp(`(?<![.${TOKEN}])eyJ[${TOKEN}]{5,4096}\\.eyJ[${TOKEN}]{5,8192}\\.[${TOKEN}]{10,4096}(?![${TOKEN}])`, 'g'),
+  ),
+  regexDetector('api-key', new RegExp(`(?<![${TOKEN}])sk-[${TOKEN}]{20,255}(?![${TOKEN}])`, 'g')),
+  regexDetector(
+    'authorization',
+    /(\b(?:proxy-)?authorization["']?\s{0,5}[:=]\s{0,5}["']?(?:Bearer|Basic|Token|Digest)\s{1,5})[A-Za-z0-9._~+/=-]{6,4096}/gi,
+    true,
+  ),
+  regexDetector('authorization', /(\bBearer\s{1,5})[A-Za-z0-9._~+/-]{16,4096}=*/g, true),
+  // `scheme://user:password@host` in any scheme (https, postgres, mongodb+srv, redis, amqp…): the user stays.
+  // The password runs to the last `@` before the host, so an unencoded `@` in it leaves nothing behind.
+  regexDetector(
+    'url-password',
+    /(\b[A-Za-z][A-Za-z0-9+.-]{1,31}:\/\/[^\s:/?#@[\]"'<>]{0,256}:)(?!\[masked)[^\s/?#"'<>]{1,512}(?=@)/g,
+    true,
+  ),
+  pairDetector,
+];
 
 /** A person's pattern from `mcpHost.masking.patterns`: a regex, or one with the kind it shows. */
 export type MaskingPattern = string | { kind?: string; pattern: string };
@@ -104,7 +248,7 @@ export function createMasker(patterns: readonly MaskingPattern[] = []): MaskerSe
         problems.push(`${source}: matches the empty text`);
         continue;
       }
-      own.push({ kind, pattern });
+      own.push(regexDetector(kind, pattern));
     } catch (error) {
       problems.push(`${source}: ${(error as Error).message}`);
     }
@@ -117,42 +261,103 @@ class PatternMasker implements Masker {
 
   maskText(text: string): { text: string; found: MaskFinding[] } {
     const counts = new Map<string, number>();
-    const out = this.maskInto(text, counts);
-    return { text: out, found: findings(counts) };
+    return { text: this.maskInto(text, counts), found: findings(counts) };
+  }
+
+  maskParts(parts: readonly string[]): { parts: string[]; found: MaskFinding[] } {
+    const counts = new Map<string, number>();
+    const spans = this.spans(parts.join(''), counts);
+    const out: string[] = [];
+    let offset = 0;
+    let first = 0;
+    for (const part of parts) {
+      const end = offset + part.length;
+      let text = '';
+      let at = offset;
+      while (first < spans.length && spans[first].end <= offset) first++;
+      for (let s = first; s < spans.length && spans[s].start < end; s++) {
+        const span = spans[s];
+        const from = Math.max(span.start, offset);
+        text += part.slice(at - offset, from - offset);
+        // The marker goes where the secret starts; a later part only loses its share of it.
+        if (span.start >= offset) text += `[masked: ${span.kind}]`;
+        at = Math.min(span.end, end);
+      }
+      text += part.slice(at - offset);
+      out.push(text);
+      offset = end;
+    }
+    // A secret that starts a part may follow a word character of the one before (`x` + `ghp_…`), where the joined text hides it.
+    return { parts: out.map((p) => this.maskInto(p, counts)), found: findings(counts) };
   }
 
   maskValue<T>(value: T): { value: T; found: MaskFinding[] } {
     const counts = new Map<string, number>();
-    const walk = (v: unknown, key: string | undefined): unknown => {
-      if (typeof v === 'string') {
-        if (key !== undefined && v !== '' && !v.startsWith('[masked:') && SECRET_NAME.test(key)) {
-          const kind = pairKind(`${key}=`);
+    // No recursion: a value nested thousands deep is walked with a stack of its own, not the call stack's.
+    const root: { value?: unknown } = {};
+    const todo: Array<{ from: unknown; key: string | undefined; put: (v: unknown) => void }> = [
+      { from: value, key: undefined, put: (v) => (root.value = v) },
+    ];
+    for (let item = todo.pop(); item; item = todo.pop()) {
+      const { from, key, put } = item;
+      if (typeof from === 'string') {
+        const kind = key === undefined ? undefined : secretValueKind(key, from);
+        if (kind !== undefined) {
           counts.set(kind, (counts.get(kind) ?? 0) + 1);
-          return `[masked: ${kind}]`;
+          put(`[masked: ${kind}]`);
+        } else put(this.maskInto(from, counts));
+      } else if (Array.isArray(from)) {
+        const out: unknown[] = new Array(from.length);
+        put(out);
+        // Pushed last to first, so they are masked (and counted) first to last.
+        for (let i = from.length - 1; i >= 0; i--) todo.push({ from: from[i], key: undefined, put: (x) => (out[i] = x) });
+      } else if (from && typeof from === 'object') {
+        const out: Record<string, unknown> = {};
+        put(out);
+        const children: typeof todo = [];
+        for (const [k, v] of Object.entries(from as Record<string, unknown>)) {
+          // A secret used as a key is masked too; two that mask alike stay two keys.
+          let name = this.maskInto(k, counts);
+          for (let n = 2; name !== k && Object.hasOwn(out, name); n++) name = `${this.maskInto(k, new Map())} (${n})`;
+          // Defined, not assigned: a `__proto__` key stays a key. Defined now, so the keys keep their order.
+          Object.defineProperty(out, name, { value: undefined, enumerable: true, writable: true, configurable: true });
+          children.push({ from: v, key: k, put: (x) => (out[name] = x) });
         }
-        return this.maskInto(v, counts);
-      }
-      if (Array.isArray(v)) return v.map((item) => walk(item, undefined));
-      if (v && typeof v === 'object') {
-        return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, item]) => [k, walk(item, k)]));
-      }
-      return v;
-    };
-    return { value: walk(value, undefined) as T, found: findings(counts) };
+        for (let i = children.length - 1; i >= 0; i--) todo.push(children[i]);
+      } else put(from);
+    }
+    return { value: root.value as T, found: findings(counts) };
   }
 
   private maskInto(text: string, counts: Map<string, number>): string {
-    let out = text;
-    for (const { kind, pattern, kindOf, keepsFirstGroup } of this.detectors) {
-      pattern.lastIndex = 0;
-      out = out.replace(pattern, (_match: string, ...rest: unknown[]) => {
-        const keep = keepsFirstGroup && typeof rest[0] === 'string' ? rest[0] : '';
-        const shown = kindOf ? kindOf(keep) : kind;
-        counts.set(shown, (counts.get(shown) ?? 0) + 1);
-        return `${keep}[masked: ${shown}]`;
-      });
+    const spans = this.spans(text, counts);
+    let out = '';
+    let at = 0;
+    for (const span of spans) {
+      out += `${text.slice(at, span.start)}[masked: ${span.kind}]`;
+      at = span.end;
     }
-    return out;
+    return spans.length ? out + text.slice(at) : text;
+  }
+
+  /** The spans to mask, in order and not overlapping; counted by kind in the order of the detectors. */
+  private spans(text: string, counts: Map<string, number>): Span[] {
+    // Each detector's spans come in order: merged into the ones taken so far in one pass, dropped where they overlap one.
+    let taken: Span[] = [];
+    for (const detector of this.detectors) {
+      const merged: Span[] = [];
+      let i = 0;
+      for (const span of detector.find(text)) {
+        while (i < taken.length && taken[i].start < span.start) merged.push(taken[i++]);
+        const before = merged.at(-1);
+        if ((before && before.end > span.start) || (i < taken.length && taken[i].start < span.end)) continue;
+        merged.push(span);
+        counts.set(span.kind, (counts.get(span.kind) ?? 0) + 1);
+      }
+      while (i < taken.length) merged.push(taken[i++]);
+      taken = merged;
+    }
+    return taken;
   }
 }
 

@@ -105,6 +105,9 @@ export function auditedServerMethod(method: string): ServerRequestMethod | undef
   return method === 'sampling/createMessage' || method === 'elicitation/create' || method === 'roots/list' ? method : undefined;
 }
 
+/** How deep `maskSamplingRequest` follows blocks itself before the masker's stack-free walk takes over. */
+const MAX_WALK_DEPTH = 64;
+
 /** Keys whose strings are not text for a model: kinds, roles, media bytes, the ids that pair a tool call with its result. */
 const NOT_TEXT = new Set(['type', 'role', 'mimeType', 'data', 'blob', 'id', 'toolUseId', 'name']);
 
@@ -123,9 +126,15 @@ export function maskSamplingRequest(params: CreateMessageParams, masker: Masker)
     add(masked.found);
     return masked.text;
   };
-  const walk = (value: unknown, key: string | undefined): unknown => {
+  const walk = (value: unknown, key: string | undefined, depth = 0): unknown => {
     if (typeof value === 'string') return key !== undefined && NOT_TEXT.has(key) ? value : text(value);
-    if (Array.isArray(value)) return value.map((v) => walk(v, undefined));
+    if (depth > MAX_WALK_DEPTH && value && typeof value === 'object') {
+      // Deeper than any real exchange: every string masked (ids too) by the masker's own walk, which has no recursion.
+      const masked = masker.maskValue(value);
+      add(masked.found);
+      return masked.value;
+    }
+    if (Array.isArray(value)) return value.map((v) => walk(v, undefined, depth + 1));
     if (!value || typeof value !== 'object') return value;
     const block = value as Record<string, unknown>;
     return Object.fromEntries(
@@ -136,7 +145,7 @@ export function maskSamplingRequest(params: CreateMessageParams, masker: Masker)
           add(masked.found);
           return [k, masked.value];
         }
-        return [k, k === '_meta' ? v : walk(v, k)];
+        return [k, k === '_meta' ? v : walk(v, k, depth + 1)];
       }),
     );
   };
