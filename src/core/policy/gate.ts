@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import type { CompleteParams, Root, Tool } from '../protocol/types';
 import { isToolForApp, isToolForPerson } from '../apps/toolUi';
 import type { ServerDefinition } from '../servers/definition';
-import { isToolOffered } from '../servers/launch';
+import { isToolOffered } from './offered';
 import { pathsOutsideRoots, resourceOutsideRoots, type FenceEnvironment } from './fence';
 import type { FencedPath, FenceMode, Origin } from './types';
 
