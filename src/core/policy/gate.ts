@@ -67,7 +67,7 @@ export function isTrustedReadOnly(tool: Tool, policy: Pick<GateContext['policy']
 }
 
 /** A completion's arguments as the server reads them: the earlier answers and the one being typed. */
-function completedArguments(params: CompleteParams): Record<string, string> {
+export function completedArguments(params: CompleteParams): Record<string, string> {
   return { ...params.context?.arguments, [params.argument.name]: params.argument.value };
 }
 
