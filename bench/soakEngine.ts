@@ -302,7 +302,7 @@ class SoakServer {
 
   /** What the running connection still holds, before the registry stops it. */
   finalState(): number {
-    const client = this.handle.client;
+    const client = this.handle.rawClient;
     if (!client) return 0;
     this.tally.pipeListenerGrowth += streamListeners(client, this.handle) - this.listenersAtStart;
     return statsSum(client);

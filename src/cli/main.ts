@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { thisMachine, type GateRequest } from '../core/policy/gate';
-import { runGated } from '../core/policy/run';
+import { thisMachine } from '../core/policy/gate';
+import { GatedServer } from '../core/policy/gated';
+import type { GatedResult } from '../core/policy/run';
 import {
   HttpTransport,
   LOGGING_LEVELS,
@@ -15,6 +16,7 @@ import {
   type LoggingLevel,
   type Root,
   type ProtocolChoice,
+  type ServerClient,
   type Transport,
 } from '../core';
 import { createHash, randomBytes } from 'node:crypto';
@@ -252,36 +254,27 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       // A 2026-07-28 server logs nothing unless a request names a level; --verbose wants every line, as a 2025 server sends by default.
       await client.setLoggingLevel('debug');
     }
-    const run = () => runVerb(client, args.verb!, args.rest, { ...init, era: client.era }, err);
-    const request = await gatedRequest(client, args.verb, args.rest, fenced);
+    // The same gate as the editor's: there is nobody to ask, so the fence blocks (--root) or is off.
+    const gate = new GatedServer({ name: audited.name, rawClient: client }, 'cli', {
+      context: () => ({
+        policy: { tools: {}, autoApprove: [], trustAnnotations: false },
+        alwaysAllowed: false,
+        fence: fenced ? 'block' : 'off',
+        roots: cliRoots(process.cwd(), args.roots),
+        machine: thisMachine(),
+      }),
+      server: () => audited,
+      audit,
+    });
+    const gated = await gatedVerb(gate, client, args.verb, args.rest, fenced, err);
     let result: unknown;
-    if (request) {
-      // The same gate as the editor's: there is nobody to ask, so the fence blocks (--root) or is off.
-      const gated = await runGated({
-        request,
-        context: {
-          origin: 'cli',
-          policy: { tools: {}, autoApprove: [], trustAnnotations: false },
-          alwaysAllowed: false,
-          fence: fenced ? 'block' : 'off',
-          roots: cliRoots(process.cwd(), args.roots),
-          machine: thisMachine(),
-        },
-        server: audited,
-        audit,
-        auditedArguments:
-          (request.method === 'tools/call' || request.method === 'prompts/get') && Object.keys(request.arguments).length
-            ? request.arguments
-            : undefined,
-        send: run,
-        outcomeOf: (r) => ((r as CallToolResult).isError ? { kind: 'isError' } : { kind: 'ok' }),
-      });
+    if (gated) {
       if (!gated.sent) {
         err.write(`refused (nothing was sent): ${gated.reason}\n`);
         return 1;
       }
       result = gated.result;
-    } else result = await run();
+    } else result = await runVerb(client, args.verb, { ...init, era: client.era });
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     if (args.verb === 'call' && (result as CallToolResult).isError) {
       // A tool failure is a result, not a protocol error: printed whole, and the exit code says so.
@@ -396,21 +389,33 @@ function promptArguments(text: string | undefined): Record<string, string> {
 }
 
 /**
- * The request the gate decides on for a verb that sends one (call, read, prompt), else undefined.
- * The tool's schema (its `format: uri` properties) is asked for only when the fence is on.
+ * A verb that sends a gated request (call, read, prompt), sent through the gate; undefined for the
+ * other verbs. The tool's schema (its `format: uri` properties) is asked for only when the fence is on.
  */
-async function gatedRequest(client: McpClient, verb: string, rest: string[], fenced: boolean): Promise<GateRequest | undefined> {
+async function gatedVerb(
+  gate: GatedServer,
+  client: ServerClient,
+  verb: string,
+  rest: string[],
+  fenced: boolean,
+  err: NodeJS.WritableStream,
+): Promise<GatedResult<unknown> | undefined> {
   if (verb === 'call' && rest[0]) {
     const listed = fenced ? (await client.listTools()).find((t) => t.name === rest[0]) : undefined;
     const tool = listed ?? { name: rest[0], inputSchema: { type: 'object' as const } };
-    return { method: 'tools/call', tool, arguments: parseJsonObject(rest[1], 'The tool arguments') };
+    const run = await gate.callTool(tool, parseJsonObject(rest[1], 'The tool arguments'), { validateInput: true });
+    if (!run.sent) return run;
+    const check = run.result.structuredContentCheck;
+    if (check && !check.ok) err.write(`warning: structuredContent does not match the outputSchema: ${check.message}\n`);
+    return { ...run, result: run.result.result };
   }
-  if (verb === 'read' && rest[0]) return { method: 'resources/read', uri: rest[0] };
-  if (verb === 'prompt' && rest[0]) return { method: 'prompts/get', name: rest[0], arguments: promptArguments(rest[1]) };
+  if (verb === 'read' && rest[0]) return gate.readResource(rest[0]);
+  if (verb === 'prompt' && rest[0]) return gate.getPrompt(rest[0], promptArguments(rest[1]));
   return undefined;
 }
 
-async function runVerb(client: McpClient, verb: string, rest: string[], init: unknown, err: NodeJS.WritableStream): Promise<unknown> {
+/** The verbs that send no gated request (and the gated ones given no name). */
+async function runVerb(client: ServerClient, verb: string, init: unknown): Promise<unknown> {
   switch (verb) {
     case 'info':
       return init;
@@ -418,26 +423,18 @@ async function runVerb(client: McpClient, verb: string, rest: string[], init: un
       return client.ping();
     case 'tools':
       return client.listTools();
-    case 'call': {
-      if (!rest[0]) throw McpError.invalidParams('call needs a tool name');
-      const outcome = await client.callTool(rest[0], parseJsonObject(rest[1], 'The tool arguments'), { validateInput: true });
-      if (outcome.structuredContentCheck && !outcome.structuredContentCheck.ok) {
-        err.write(`warning: structuredContent does not match the outputSchema: ${outcome.structuredContentCheck.message}\n`);
-      }
-      return outcome.result;
-    }
+    case 'call':
+      throw McpError.invalidParams('call needs a tool name');
     case 'resources':
       return client.listResources();
     case 'templates':
       return client.listResourceTemplates();
     case 'read':
-      if (!rest[0]) throw McpError.invalidParams('read needs a resource URI');
-      return client.readResource(rest[0]);
+      throw McpError.invalidParams('read needs a resource URI');
     case 'prompts':
       return client.listPrompts();
     case 'prompt':
-      if (!rest[0]) throw McpError.invalidParams('prompt needs a prompt name');
-      return client.getPrompt(rest[0], promptArguments(rest[1]));
+      throw McpError.invalidParams('prompt needs a prompt name');
     default:
       throw McpError.invalidParams(`Unknown verb '${verb}'. Run with --help for the list.`);
   }

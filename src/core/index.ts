@@ -59,3 +59,4 @@ export * from './net/loopback';
 export * from './client/era';
 export * from './transport/headerParams';
 export * from './policy/types';
+export * from './policy/offered';

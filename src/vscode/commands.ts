@@ -205,7 +205,8 @@ export function registerCommands(
     vscode.commands.registerCommand(Commands.readResource, () => readResourceCommand(host)),
     vscode.commands.registerCommand(Commands.openResource, async (node?: TreeNode) => {
       if (node?.kind === 'resource') await openResource(node.server, node.resource);
-      else if (node?.kind === 'template') await fillTemplate(node.server, node.template, (text) => host.redact(text));
+      else if (node?.kind === 'template')
+        await fillTemplate(node.server, host.gate.serverFor(node.server, 'person'), node.template, (text) => host.redact(text));
       else await readResourceCommand(host);
     }),
     vscode.commands.registerCommand(Commands.getPrompt, (node?: TreeNode) =>

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { forDisplay, fromTemplate, McpError, type CompleteReference, type McpClient, type Redact } from '../core';
+import { forDisplay, fromTemplate, McpError, type CompleteReference, type Redact, type ServerClient } from '../core';
+import type { GatedServer } from '../core/policy/gated';
 import { createShownQuickPick, type ShownPickItem } from './quickPicks';
 
 export type CompletionItem = ShownPickItem & { value: string };
@@ -28,10 +29,12 @@ export function completionItems(
 
 /**
  * Asks for one value with suggestions from `completion/complete` as the person types; what they
- * typed is always a choice too. Earlier answers go along as context.
+ * typed is always a choice too. Earlier answers go along as context. Each request goes through the
+ * person's gate (`gate`): fenced and audited like their other requests, never asked about.
  */
 export function askWithCompletion(opts: {
-  client: McpClient;
+  client: ServerClient;
+  gate: GatedServer;
   ref: CompleteReference;
   argument: string;
   title: string;
@@ -63,11 +66,12 @@ export function askWithCompletion(opts: {
       const mine = ++generation;
       qp.busy = true;
       try {
-        const r = await opts.client.complete(
+        const r = await opts.gate.complete(
           { ref: opts.ref, argument: { name: opts.argument, value: qp.value }, context: { arguments: opts.context } },
           { timeoutMs: 5000 },
         );
-        if (mine === generation) suggestions = r.completion.values.slice(0, 100);
+        if (mine === generation) suggestions = r.sent ? r.result.completion.values.slice(0, 100) : [];
+        if (!r.sent) opts.log(`completion/complete for ${opts.argument} was not sent: ${r.reason}`);
       } catch (e) {
         if (mine === generation) suggestions = [];
         // Typing goes on without suggestions; the log says why there are none.

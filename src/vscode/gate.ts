@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import { defaultFenceMode, thisMachine, type AskReason, type GateContext, type GateRequest } from '../core/policy/gate';
-import { nameOf, runGated, type AskAnswer, type GatedResult } from '../core/policy/run';
+import { GatedServer } from '../core/policy/gated';
+import { nameOf, type AskAnswer } from '../core/policy/run';
 import { auditedServer } from '../core/policy/serverRequests';
-import type { AuditSink, FencedPath, FenceMode, Outcome } from '../core/policy/types';
+import type { AuditSink, FencedPath, FenceMode } from '../core/policy/types';
 import {
   forDisplay,
   fromTemplate,
@@ -31,14 +32,10 @@ export interface GateHost {
 }
 
 /** One request from the editor: the person's own (palette, tree, history, rerun, open documents) or an MCP App's. */
-export interface EditorRequest<T> {
+interface EditorRequest {
   server: ServerHandle;
   origin: ToolAsker;
   request: GateRequest;
-  send: () => Promise<T>;
-  outcomeOf?: (result: T) => Outcome;
-  /** False where nobody should be asked again (a subscription that follows a read): an `ask` verdict is then refused. */
-  askable?: boolean;
 }
 
 const ALWAYS_KEY = 'mcpHost.alwaysAllowedTools';
@@ -72,10 +69,11 @@ const chosenFenceMode = cachedSetting(`${Settings.section}.${Settings.rootsFence
 const MAX_REMEMBERED_READS = 500;
 
 /**
- * The editor's side of the one gate (../core/policy/run.ts): every tools/call, resources/read,
- * prompts/get and resources/subscribe the editor sends goes through `run`, which reads the
- * settings and stored answers the gate decides with, asks the person through `HostUi`, audits
- * into the host's log and tells the person why the fence refused.
+ * The editor's side of the one gate (../core/policy/gated.ts): every tools/call, resources/read,
+ * prompts/get, resources/subscribe and completion/complete the editor sends goes through the
+ * `GatedServer` that `serverFor` makes, which reads the settings and stored answers the gate
+ * decides with, asks the person through `HostUi`, audits into the host's log and tells the person
+ * why the fence refused.
  */
 export class EditorGate {
   /**
@@ -90,42 +88,35 @@ export class EditorGate {
     private readonly memento: vscode.Memento,
   ) {}
 
-  async run<T>(r: EditorRequest<T>): Promise<GatedResult<T>> {
-    const def = r.server.definition;
-    const request = r.request;
-    const toolKey = request.method === 'tools/call' ? `${serverIdentity(def)}\u0000${request.tool.name}` : undefined;
-    const roots = this.host.rootsOf(def);
-    const args = request.method === 'tools/call' || request.method === 'prompts/get' ? request.arguments : undefined;
-    const result = await runGated({
-      request,
-      context: {
-        origin: r.origin,
-        policy: def,
-        alwaysAllowed: toolKey !== undefined && this.memento.get<string[]>(ALWAYS_KEY, []).includes(toolKey),
-        fence: fenceMode(r.origin),
-        roots,
-        machine: thisMachine(),
+  /** `server` as `origin` (the person, or an MCP App) sends to it: every gated request of theirs goes through this. */
+  serverFor(server: ServerHandle, origin: ToolAsker): GatedServer {
+    const toolKeyOf = (request: GateRequest): string | undefined =>
+      request.method === 'tools/call' ? `${serverIdentity(server.definition)}\u0000${request.tool.name}` : undefined;
+    return new GatedServer(server, origin, {
+      context: (request) => {
+        const toolKey = toolKeyOf(request);
+        return {
+          policy: server.definition,
+          alwaysAllowed: toolKey !== undefined && this.memento.get<string[]>(ALWAYS_KEY, []).includes(toolKey),
+          fence: fenceMode(origin),
+          roots: this.host.rootsOf(server.definition),
+          machine: thisMachine(),
+        };
       },
-      server: auditedServer(def),
-      audit: this.host.audit,
+      server: () => auditedServer(server.definition),
       // The audit log redacts the server's secrets and masks before it writes (../core/policy/audit.ts).
-      auditedArguments: args && Object.keys(args).length ? args : undefined,
-      ask: r.askable === false ? undefined : (reasons) => this.ask(r, reasons, roots, toolKey),
-      send: r.send,
-      outcomeOf: r.outcomeOf,
+      audit: this.host.audit,
+      ask: (request, reasons) => this.ask({ server, origin, request }, reasons, toolKeyOf(request)),
+      onRefused: (request, refusal) => {
+        if (refusal.decision === 'fenced') this.tellFenced({ server, request }, refusal.fenced ?? []);
+      },
     });
-    if (!result.sent && result.decision === 'fenced') this.tellFenced(r, result.fenced ?? [], roots);
-    return result;
   }
 
   /** One question for every reason; "always" remembers the tool's confirmation only, never a path outside the roots. */
-  private async ask(
-    r: Pick<EditorRequest<unknown>, 'server' | 'origin' | 'request'>,
-    reasons: AskReason[],
-    roots: Root[],
-    toolKey: string | undefined,
-  ): Promise<AskAnswer> {
+  private async ask(r: EditorRequest, reasons: AskReason[], toolKey: string | undefined): Promise<AskAnswer> {
     const request = r.request;
+    const roots = this.host.rootsOf(r.server.definition);
     const confirm = reasons.find((x) => x.kind === 'confirmTool');
     const outside = reasons.flatMap((x) => (x.kind === 'outsideRoots' ? x.findings : []));
     const readKey =
@@ -162,7 +153,8 @@ export class EditorGate {
     return 'once';
   }
 
-  private tellFenced(r: Pick<EditorRequest<unknown>, 'server' | 'request'>, fenced: FencedPath[], roots: Root[]): void {
+  private tellFenced(r: Pick<EditorRequest, 'server' | 'request'>, fenced: FencedPath[]): void {
+    const roots = this.host.rootsOf(r.server.definition);
     const shown = (text: string) => forDisplay(text, (t) => this.host.redact(t));
     void this.host.ui.notify(
       'error',

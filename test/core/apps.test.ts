@@ -18,9 +18,12 @@ import {
   uiExtensionCapability,
   uiResourcesOf,
   withFrameCsp,
+  type AuditEntry,
   type McpClient,
   type TextContent,
 } from '../../src/core';
+import { thisMachine } from '../../src/core/policy/gate';
+import { GatedServer } from '../../src/core/policy/gated';
 import { ROOT, closeAll, connect, eventually } from '../helpers/servers';
 
 const vanilla = {
@@ -30,6 +33,9 @@ const vanilla = {
 };
 const fixture = { command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'app-server.mjs')] };
 const withApps = { handlers: { extensions: uiExtensionCapability() } };
+
+/** A plain read for the cache, where the gate is not the subject. */
+const readOf = (client: McpClient) => (uri: string) => client.readResource(uri);
 
 /** How many resources/read requests the client sent for `uri`. */
 function countReads(client: McpClient, uri: string): () => number {
@@ -55,13 +61,13 @@ describe('MCP Apps (core)', function () {
       assert.equal(uri, 'ui://get-time/mcp-app.html');
       assert.ok(isToolForPerson(tool) && isToolForApp(tool), 'no visibility means both');
       const reads = countReads(client, uri!);
-      const cache = uiResourcesOf(client);
+      const cache = uiResourcesOf(client, readOf(client));
       const app = await cache.get(uri!);
       assert.match(app.html, /<html/i);
       assert.deepEqual(app.permissions, []);
       assert.equal(await cache.get(uri!), app, 'the second open comes from the cache');
       assert.equal(reads(), 1);
-      assert.equal(uiResourcesOf(client), cache, 'one cache per connection');
+      assert.equal(uiResourcesOf(client, readOf(client)), cache, 'one cache per connection');
       // Every inline script of the real app gets a hash, so the host page's policy lets exactly those run.
       assert.ok(inlineScriptHashes(app.html).length >= 1);
       const result = await client.callTool('get-time', {});
@@ -194,7 +200,7 @@ describe('MCP Apps (core)', function () {
       const { client } = await connect(fixture, withApps);
       const uri = 'ui://hostile/app.html';
       const reads = countReads(client, uri);
-      const cache = uiResourcesOf(client);
+      const cache = uiResourcesOf(client, readOf(client));
       assert.match((await cache.get(uri)).html, /Hostile app v1/);
       await cache.get(uri);
       assert.equal(reads(), 1);
@@ -208,9 +214,38 @@ describe('MCP Apps (core)', function () {
       assert.equal(reads(), 3);
     });
 
+    it("reads an app's ui:// resource through the app's gate: decided and audited like any read", async () => {
+      const { client } = await connect(fixture, withApps);
+      const entries: AuditEntry[] = [];
+      const gate = new GatedServer({ name: 'apps', rawClient: client }, 'app', {
+        context: () => ({
+          policy: { tools: {}, autoApprove: [], trustAnnotations: false },
+          alwaysAllowed: false,
+          fence: 'block',
+          roots: [],
+          machine: thisMachine(),
+        }),
+        server: () => ({ name: 'apps', scope: 'user', definition: 'h' }),
+        audit: { append: (e) => entries.push(e) },
+      });
+      const read = async (uri: string) => {
+        const run = await gate.readResource(uri);
+        if (!run.sent) throw new Error(run.reason);
+        return run.result;
+      };
+      const cache = uiResourcesOf(client, read);
+      assert.match((await cache.get('ui://hostile/app.html')).html, /Hostile app/);
+      await cache.get('ui://hostile/app.html');
+      assert.deepEqual(
+        entries.map((e) => [e.origin, e.method, e.name, e.decision, e.outcome.kind]),
+        [['app', 'resources/read', 'ui://hostile/app.html', 'allowed', 'ok']],
+        'one audited read; the second open comes from the cache',
+      );
+    });
+
     it('does not keep a failed read, and refuses what is not a ui:// app', async () => {
       const { client } = await connect(fixture, withApps);
-      const cache = uiResourcesOf(client);
+      const cache = uiResourcesOf(client, readOf(client));
       await assert.rejects(cache.get('file:///etc/passwd'), /not a ui:\/\/ resource/);
       await assert.rejects(cache.get('ui://hostile/missing.html'), /no resource/);
       assert.deepEqual(cache.cached, []);
@@ -218,7 +253,7 @@ describe('MCP Apps (core)', function () {
 
     it('drops CSP entries that are not origins, and builds both policies from the rest', async () => {
       const { client } = await connect(fixture, withApps);
-      const app = await uiResourcesOf(client).get('ui://hostile/app.html');
+      const app = await uiResourcesOf(client, readOf(client)).get('ui://hostile/app.html');
       assert.deepEqual(app.permissions, ['clipboardWrite']);
       assert.equal(app.prefersBorder, true);
       const csp = checkCsp(app.csp, { localAllowed: false });

@@ -181,9 +181,9 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
       const messages: string[] = [];
       handle.onLogMessage((m) => messages.push(`${m.level} ${String(m.data)}`));
       await handle.start();
-      assert.equal(text((await handle.client!.callTool('chatty', {})).result), 'done');
+      assert.equal(text((await handle.rawClient!.callTool('chatty', {})).result), 'done');
       handle.setLogLevel('debug');
-      assert.equal(text((await handle.client!.callTool('chatty', {})).result), 'done');
+      assert.equal(text((await handle.rawClient!.callTool('chatty', {})).result), 'done');
       const calls = sent(trace).filter((m) => m.method === 'tools/call');
       assert.deepEqual(
         calls.map((c) => (c.params?._meta as Record<string, unknown>)[MetaKeys.logLevel]),
@@ -204,7 +204,7 @@ describe('protocol era per server (2026-07-28 beside 2025-11-25)', function () {
       const { handle, trace } = handleFor(v2StdioServer());
       const lines: string[] = [];
       handle.onLog((e) => lines.push(`${e.level} ${e.message}`));
-      handle.subscribeResource('fixture://hello');
+      await handle.subscribeResource('fixture://hello', async (client) => void (await client.subscribeResource('fixture://hello')));
       await handle.start();
       handle.setLogLevel('debug');
       await handle.refresh('tools');

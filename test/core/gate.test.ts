@@ -1,9 +1,11 @@
 import { strict as assert } from 'node:assert';
 import type { Tool } from '../../src/core/protocol/types';
 import { decide, defaultFenceMode, type GateContext } from '../../src/core/policy/gate';
+import { GatedServer } from '../../src/core/policy/gated';
 import { runGated } from '../../src/core/policy/run';
 import type { AuditEntry } from '../../src/core/policy/types';
 import { McpError } from '../../src/core/protocol/errors';
+import { closeAll, connect, everythingServer } from '../helpers/servers';
 
 const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({ name, inputSchema: { type: 'object' }, ...extra });
 const ctx = (over: Partial<GateContext> = {}): GateContext => ({
@@ -210,6 +212,64 @@ describe('runGated (core/policy/run): decide, ask, send, audit', () => {
     assert.deepEqual(
       entries.map((e) => e.outcome),
       [{ kind: 'error', code: -32602 }, { kind: 'cancelled' }],
+    );
+  });
+});
+
+describe('GatedServer (core/policy/gated): the only way to send', function () {
+  this.timeout(30_000);
+  afterEach(closeAll);
+  const server = { name: 'everything', scope: 'user' as const, definition: 'h' };
+
+  it('sends completion/complete only when the gate allows it, never asks about it, and audits what was typed', async () => {
+    const { client } = await connect(everythingServer());
+    const wire: unknown[] = [];
+    client.onTrace((e) => {
+      const m = e.message as { method?: string; params?: { argument?: unknown } };
+      if (e.direction === 'out' && m.method === 'completion/complete') wire.push(m.params?.argument);
+    });
+    const entries: AuditEntry[] = [];
+    let asked = 0;
+    const { origin: _, ...context } = ctx();
+    const gate = new GatedServer({ name: 'everything', rawClient: client }, 'person', {
+      context: () => context,
+      server: () => server,
+      audit: { append: (e) => entries.push(e) },
+      ask: async () => (asked++, 'once'),
+    });
+    const ref = { type: 'ref/prompt' as const, name: 'completable-prompt' };
+    const inside = await gate.complete({ ref, argument: { name: 'department', value: 'E' } });
+    assert.deepEqual(inside.sent && inside.result.completion.values, ['Engineering']);
+    // An earlier answer names a file outside the roots: the person's fence would ask, but nobody is asked while typing.
+    const outside = await gate.complete({
+      ref,
+      argument: { name: 'name', value: '' },
+      context: { arguments: { department: '/etc/passwd' } },
+    });
+    assert.equal(outside.sent, false);
+    assert.equal(asked, 0);
+    assert.deepEqual(wire, [{ name: 'department', value: 'E' }], 'only the allowed one reached the server');
+    assert.deepEqual(
+      entries.map((e) => [e.origin, e.method, e.name, e.decision, e.outcome.kind, e.arguments]),
+      [
+        ['person', 'completion/complete', 'completable-prompt › department', 'allowed', 'ok', { department: 'E' }],
+        ['person', 'completion/complete', 'completable-prompt › name', 'refused', 'not-sent', { department: '/etc/passwd', name: '' }],
+      ],
+    );
+  });
+
+  it('refuses to send while the server does not run, and audits the failure', async () => {
+    const entries: AuditEntry[] = [];
+    const { origin: _, ...context } = ctx();
+    const gate = new GatedServer({ name: 'stopped', rawClient: undefined }, 'app', {
+      context: () => context,
+      server: () => server,
+      audit: { append: (e) => entries.push(e) },
+    });
+    await assert.rejects(gate.readResource('ui://stopped/app.html'), (e: McpError) => e.code === -32000);
+    assert.deepEqual(
+      entries.map((e) => [e.origin, e.decision, e.outcome]),
+      [['app', 'allowed', { kind: 'error', code: -32000 }]],
     );
   });
 });

@@ -266,11 +266,12 @@ describe('subscriptions/listen (2026-07-28)', function () {
         handlers: () => ({}),
       });
       try {
-        const subscription = handle.subscribeResource('fixture://counter');
+        // A 2026-07-28 server gets the URI on the listen; no resources/subscribe is sent.
+        const subscription = await handle.subscribeResource('fixture://counter', async () => assert.fail('resources/subscribe sent'));
         await handle.start();
         assert.equal(handle.client?.era, 'modern');
         for (let round = 1; round <= 2; round++) {
-          const client = handle.client!;
+          const client = handle.rawClient!;
           await acknowledgedListen(client, { resources: ['fixture://counter'] });
           const updated = nextEvent(handle.onResourceUpdated);
           await client.callTool('bump');
@@ -283,7 +284,7 @@ describe('subscriptions/listen (2026-07-28)', function () {
           if (round === 1) await handle.restart();
         }
         subscription.dispose();
-        await acknowledgedListen(handle.client!, { resources: [] });
+        await acknowledgedListen(handle.rawClient!, { resources: [] });
       } finally {
         await handle.dispose();
       }

@@ -276,7 +276,7 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
       nextEvent(h.onDidChangeLists, 5000, (kind) => kind === 'resources'),
       nextEvent(h.onDidChangeLists, 5000, (kind) => kind === 'templates'),
     ]);
-    await h.client!.callTool('bump-ui', { how: 'list' });
+    await h.rawClient!.callTool('bump-ui', { how: 'list' });
     await both;
     // Refreshes start together on the notification; tools/list is not among them.
     assert.deepEqual([...new Set(refreshed)].sort(), ['resources', 'templates']);
@@ -384,7 +384,7 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     // Each tools/call crashes the server; each crash restarts it until the budget is spent.
     for (let crash = 1; crash <= 3; crash++) {
       await until(h, (s) => s.kind === 'running');
-      await h.client!.callTool('work').catch(() => undefined);
+      await h.rawClient!.callTool('work').catch(() => undefined);
       await until(h, (s) => s.kind === 'error');
       const state = h.state as Extract<ServerState, { kind: 'error' }>;
       assert.match(state.message, /exited with code 3/);

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ESLint } from 'eslint';
 import madge from 'madge';
+import ts from 'typescript';
 
 /**
  * The rules of the code's shape that the tools enforce (docs/development.md, "The core's boundary"): src/core never imports
@@ -124,5 +125,74 @@ describe('code structure: rules the tools enforce', function () {
     };
     for (const start of edges.keys()) visit(start, [start]);
     assert.deepEqual(cycles, [], 'folders of src/core that import each other');
+  });
+});
+
+/** The requests only the gate sends: McpClient's methods that test/core/structure.test.ts keeps inside src/core/policy and src/core/client. */
+const GATED_METHODS = ['callTool', 'readResource', 'getPrompt', 'subscribeResource', 'complete'];
+
+/**
+ * Every use in `src` of the McpClient methods that send a gated request, and of `ServerHandle.rawClient`, found by the type checker
+ * (so a cast, a `Pick<McpClient, …>`, a bound or stored method is found as well as a plain call;
+ * another class's `callTool` is not). Returns `file:line method` relative to the repository.
+ */
+function rawGatedUses(root: string): string[] {
+  const configFile = ts.readConfigFile(path.join(root, 'tsconfig.json'), (f) => ts.sys.readFile(f));
+  const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);
+  const files = parsed.fileNames.filter((f) => path.relative(root, f).split(path.sep)[0] === 'src');
+  const program = ts.createProgram(files, parsed.options);
+  const checker = program.getTypeChecker();
+  const clientFile = path.join(root, 'src', 'core', 'client', 'client.ts');
+  const handleFile = path.join(root, 'src', 'core', 'servers', 'handle.ts');
+  // The handle's whole client: reading it is the first step to a raw send.
+  const isRawClientGetter = (declaration: ts.Declaration): boolean =>
+    ts.isGetAccessorDeclaration(declaration) &&
+    path.resolve(declaration.getSourceFile().fileName) === handleFile &&
+    declaration.name.getText() === 'rawClient';
+  const isGatedMethod = (declaration: ts.Declaration): boolean =>
+    ts.isMethodDeclaration(declaration) &&
+    path.resolve(declaration.getSourceFile().fileName) === clientFile &&
+    ts.isClassDeclaration(declaration.parent) &&
+    declaration.parent.name?.text === 'McpClient' &&
+    GATED_METHODS.includes(declaration.name.getText());
+  const uses: string[] = [];
+  for (const source of program.getSourceFiles()) {
+    const file = path.relative(root, source.fileName);
+    if (file.startsWith('..') || file.split(path.sep)[0] !== 'src') continue;
+    const visit = (node: ts.Node): void => {
+      const names = [...GATED_METHODS, 'rawClient'];
+      if (ts.isIdentifier(node) && names.includes(node.text) && !(node.parent && ts.isMethodDeclaration(node.parent))) {
+        const symbol = checker.getSymbolAtLocation(node);
+        if (symbol?.declarations?.some((d) => isGatedMethod(d) || isRawClientGetter(d))) {
+          const { line } = source.getLineAndCharacterOfPosition(node.getStart());
+          uses.push(`${file.split(path.sep).join('/')}:${line + 1} ${node.text}`);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return uses;
+}
+
+describe('code structure: the gate is the only way to send', function () {
+  this.timeout(180_000);
+
+  it('no file outside src/core/policy and src/core/client sends tools/call, resources/read, prompts/get, resources/subscribe or completion/complete on the raw client', function () {
+    const uses = rawGatedUses(ROOT);
+    // The control: the conformance client (the one named exception) calls the raw client, and the scan sees it.
+    assert.ok(
+      uses.some((u) => u.startsWith('src/cli/conformance.ts:')),
+      `the scan does not see src/cli/conformance.ts's call: ${uses.join('\n')}`,
+    );
+    const outside = uses.filter(
+      (u) =>
+        !u.startsWith('src/core/policy/') &&
+        !u.startsWith('src/core/client/') &&
+        !u.startsWith('src/cli/conformance.ts:') &&
+        // The handle reads its own whole client, to subscribe again and to unsubscribe (never through `client`, which lacks them).
+        !/^src\/core\/servers\/handle\.ts:\d+ rawClient$/.test(u),
+    );
+    assert.deepEqual(outside, [], 'send these through a GatedServer (src/core/policy/gated.ts)');
   });
 });

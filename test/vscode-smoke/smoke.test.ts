@@ -61,7 +61,7 @@ describe(`smoke on VS Code ${vscode.version}`, function () {
   it('calls a tool through the running server', async () => {
     const api = vscode.extensions.getExtension<Exports>(id)!.exports.testing;
     const server = api.host.registry.get('smoke')!;
-    const { result } = await server.client!.callTool('echo', { message: 'hello from the smoke test' });
+    const { result } = await server.rawClient!.callTool('echo', { message: 'hello from the smoke test' });
     const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
     assert.match(text, /hello from the smoke test/);
   });

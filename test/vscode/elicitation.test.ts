@@ -57,7 +57,7 @@ describe('elicitation in a real VS Code', function () {
       { command: 'node', args: [serverScript('server-everything'), 'stdio'] },
       'trigger-elicitation-request',
     );
-    const { result } = await ev.client!.callTool('trigger-elicitation-request', {});
+    const { result } = await ev.rawClient!.callTool('trigger-elicitation-request', {});
     const text = resultText(result);
     assert.match(text, /- Name: Ada Lovelace/, 'the value edited in the review was sent');
     assert.match(text, /- Favorite Integer: 42/, 'a default was pre-filled and kept');
@@ -96,7 +96,7 @@ describe('elicitation in a real VS Code', function () {
     });
     const h = await server('forms', fixture(), 'ask');
     const schema = { type: 'object', properties: { word: { type: 'string', minLength: 3 } }, required: ['word'] };
-    const { result } = await h.client!.callTool('ask', { schema });
+    const { result } = await h.rawClient!.callTool('ask', { schema });
     assert.deepEqual(JSON.parse(resultText(result)), { action: 'accept', content: { word: 'abc' } });
     assert.match(reviews[0].problem ?? '', /word/, 'the review said why it could not send');
     assert.equal(reviews[1].problem, reviews[0].problem, 'a Send with a problem was not sent');
@@ -107,7 +107,7 @@ describe('elicitation in a real VS Code', function () {
     const a = await withUi({});
     const ui = real as unknown as { open: Set<unknown> };
     const h = await server('forms', fixture(), 'ask-then-cancel');
-    const call = h.client!.callTool('ask-then-cancel', { afterMs: 2000 });
+    const call = h.rawClient!.callTool('ask-then-cancel', { afterMs: 2000 });
     await waitFor(() => ui.open.size === 1, 'the first field to be asked');
     const { result } = await call;
     assert.equal(resultText(result), 'the server cancelled its form');
@@ -127,7 +127,7 @@ describe('elicitation in a real VS Code', function () {
       },
     });
     const h = await server('forms', fixture(), 'ask-url');
-    const { result } = await h.client!.callTool('ask-url', { completeAfterMs: 300 });
+    const { result } = await h.rawClient!.callTool('ask-url', { completeAfterMs: 300 });
     assert.deepEqual(JSON.parse(resultText(result)), { action: 'cancel' });
     assert.equal(asked, 1);
     assert.equal(a.host.elicitation.history[0].outcome, 'withdrawn');
@@ -144,15 +144,15 @@ describe('elicitation in a real VS Code', function () {
         neverCompletes ? (manualRetries++, Promise.resolve('retry' as const)) : real.waitForPages(server, what, allCompleted, signal),
     });
     const h = await server('forms', fixture(), 'needs-page');
-    const prompt = await h.client!.getPrompt('gated', { key: 'p1' });
+    const prompt = await h.rawClient!.getPrompt('gated', { key: 'p1' });
     assert.equal((prompt.messages[0].content as { text: string }).text, 'the gated prompt');
-    const { result } = await h.client!.callTool('needs-page', { key: 't1' });
+    const { result } = await h.rawClient!.callTool('needs-page', { key: 't1' });
     assert.equal(resultText(result), 'done after the page');
     assert.equal(pages.length, 2);
     assert.match(pages[0], /^https:\/\/example\.test\/finish\//);
     assert.equal(manualRetries, 0);
     neverCompletes = true;
-    const manual = await h.client!.callTool('needs-page', { key: 't2', completeAfterMs: -1 });
+    const manual = await h.rawClient!.callTool('needs-page', { key: 't2', completeAfterMs: -1 });
     assert.equal(resultText(manual.result), 'done after the page', 'Retry is the fallback when no completion comes');
     assert.equal(manualRetries, 1);
   });

@@ -136,7 +136,7 @@ describe('the gate in a real VS Code: the roots fence, the audit, "always" by se
     const extra = await fs.mkdtemp(path.join(os.tmpdir(), 'mcp-gate-extra-'));
     const uri = vscode.Uri.file(extra).toString();
     const rootsListed = async () => {
-      const { result } = await h.client!.callTool('get-roots-list', {});
+      const { result } = await h.rawClient!.callTool('get-roots-list', {});
       return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
     };
     await waitFor(async () => {
@@ -238,6 +238,32 @@ describe('the gate in a real VS Code: the roots fence, the audit, "always" by se
       () => undefined,
     );
     assert.deepEqual(asked, ['file:///etc/hostname', 'file:///etc/passwd']);
+  });
+
+  it("audits the person's argument completion in Get Prompt: each completion/complete the picker sends goes through the gate", async () => {
+    const a = await api();
+    await setServers({ 'gate-complete': everything() });
+    const h = await running(a, 'gate-complete');
+    const wire: string[] = [];
+    traces.push(
+      h.onTrace((e) => {
+        const m = e.message as { method?: string; params?: { ref?: { name?: string }; argument?: { name?: string } } };
+        if (e.direction === 'out' && m.method === 'completion/complete') wire.push(`${m.params?.ref?.name} › ${m.params?.argument?.name}`);
+      }),
+    );
+    // The picker asks for suggestions for the empty value as soon as it opens.
+    const asked = a.prompts.run({ server: h, prompt: { name: 'completable-prompt', arguments: [{ name: 'department', required: true }] } });
+    const records = await waitFor(async () => {
+      const r = (await auditRecords('gate-complete')).filter((x) => x.method === 'completion/complete');
+      return r.length >= 1 && r;
+    }, 'an audit record of the completion request');
+    assert.deepEqual(
+      records.map((r) => [r.origin, r.name, r.decision, r.outcome.kind]),
+      [['person', 'completable-prompt › department', 'allowed', 'ok']],
+    );
+    assert.deepEqual(wire, ['completable-prompt › department'], 'what was sent is what was audited');
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    assert.equal(await asked, undefined);
   });
 
   it("refuses an app's call outside the roots by default, and audits it with origin app", async () => {

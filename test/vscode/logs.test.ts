@@ -25,7 +25,7 @@ describe('trace and server log: a hostile server cannot forge lines', function (
     await trace();
     await setServers({ hostile: { command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'raw-server.mjs'), 'forge'] } });
     const h = await running(a, 'hostile');
-    await assert.rejects(h.client!.callTool('work', {}), /failed/);
+    await assert.rejects(h.rawClient!.callTool('work', {}), /failed/);
     const logUri = (a.host as unknown as { context: vscode.ExtensionContext }).context.logUri;
     // The channels reach their files a little later; wait for the last line each should have.
     const traceText = await waitFor(() => {

@@ -225,7 +225,7 @@ describe('tools, resources and prompts in a real VS Code', function () {
     await vscode.window.showTextDocument(doc);
     const first = doc.getText();
     assert.match(first, /^Resource 1: This is a plaintext resource created at /);
-    await ev.client!.callTool('toggle-subscriber-updates', {});
+    await ev.rawClient!.callTool('toggle-subscriber-updates', {});
     try {
       // The text carries the time of reading, so a re-read after an update shows as a change.
       await waitFor(
@@ -234,7 +234,7 @@ describe('tools, resources and prompts in a real VS Code', function () {
         20_000,
       );
     } finally {
-      await ev.client!.callTool('toggle-subscriber-updates', {});
+      await ev.rawClient!.callTool('toggle-subscriber-updates', {});
       sub.dispose();
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     }

@@ -58,7 +58,7 @@ describe('a server’s secret in the questions it causes is redacted', function 
         properties: { word: { type: 'string', title: `Word for ${SECRET}`, description: `Paste ${SECRET} here` } },
         required: ['word'],
       };
-      const call = server.client!.callTool('ask', { schema, message: `Confirm ${SECRET}` });
+      const call = server.rawClient!.callTool('ask', { schema, message: `Confirm ${SECRET}` });
       const open = (ui as unknown as { open: Set<vscode.InputBox> }).open;
       const box = await waitFor(() => [...open][0], 'the form’s input box');
       assertRedacted('the input box', { title: box.title, prompt: box.prompt, placeholder: box.placeholder });

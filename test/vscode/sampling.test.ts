@@ -58,7 +58,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
       asked.push(`${server}:${params.maxTokens}`);
       return 'once';
     };
-    const { result } = await ev.client!.callTool('trigger-sampling-request', { prompt: 'Say hello', maxTokens: 77 });
+    const { result } = await ev.rawClient!.callTool('trigger-sampling-request', { prompt: 'Say hello', maxTokens: 77 });
     assert.deepEqual(asked, ['everything:77']);
     assert.match(resultText(result), /\[test-echo-large\] I read: .*Say hello/);
     const [req] = await recorded();
@@ -77,7 +77,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   it('returns a refusal to the server when the person denies', async () => {
     const { a, ev } = await samplingTool();
     a.ui.allowSampling = async () => 'deny';
-    const { result } = await ev.client!.callTool('trigger-sampling-request', { prompt: 'x' });
+    const { result } = await ev.rawClient!.callTool('trigger-sampling-request', { prompt: 'x' });
     assert.equal(result.isError, true);
     assert.match(resultText(result), /User rejected sampling request/);
     assert.deepEqual(await recorded(), [], 'no model was called');
@@ -86,7 +86,7 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   it('mode allow skips the prompt', async () => {
     const { a, ev } = await samplingTool({ mode: 'allow', models: ['test-echo-large'] });
     a.ui.allowSampling = async () => assert.fail('must not ask');
-    const ok = await ev.client!.callTool('trigger-sampling-request', { prompt: 'fine' });
+    const ok = await ev.rawClient!.callTool('trigger-sampling-request', { prompt: 'fine' });
     assert.notEqual(ok.result.isError, true, resultText(ok.result));
   });
 
@@ -198,9 +198,9 @@ describe('sampling through vscode.lm in a real VS Code', function () {
 
   it('refuses past the rate limit and keeps to the allowlist', async () => {
     const { a, ev } = await samplingTool({ mode: 'allow', models: ['test-other'], maxRequestsPerMinute: 1 }, 'limited');
-    const first = await ev.client!.callTool('trigger-sampling-request', { prompt: 'one' });
+    const first = await ev.rawClient!.callTool('trigger-sampling-request', { prompt: 'one' });
     assert.match(resultText(first.result), /\[test-other-mini\]/, 'the allowlist picked the other model');
-    const second = await ev.client!.callTool('trigger-sampling-request', { prompt: 'two' });
+    const second = await ev.rawClient!.callTool('trigger-sampling-request', { prompt: 'two' });
     assert.equal(second.result.isError, true);
     assert.match(resultText(second.result), /rate limit/);
     assert.equal((await recorded()).length, 1);
@@ -208,11 +208,11 @@ describe('sampling through vscode.lm in a real VS Code', function () {
   });
   it('spends the hourly token budget, counted by the model, then refuses', async () => {
     const { a, ev } = await samplingTool({ mode: 'allow', models: ['test-echo'], maxTokensPerHour: 20 }, 'budgeted');
-    const first = await ev.client!.callTool('trigger-sampling-request', { prompt: 'spend some tokens please' });
+    const first = await ev.rawClient!.callTool('trigger-sampling-request', { prompt: 'spend some tokens please' });
     assert.notEqual(first.result.isError, true, resultText(first.result));
     const spent = a.host.sampling.history[0];
     assert.ok((spent.tokensIn ?? 0) + (spent.tokensOut ?? 0) >= 20, `the first exchange used ${spent.tokensIn}+${spent.tokensOut} tokens`);
-    const second = await ev.client!.callTool('trigger-sampling-request', { prompt: 'more' });
+    const second = await ev.rawClient!.callTool('trigger-sampling-request', { prompt: 'more' });
     assert.equal(second.result.isError, true);
     assert.match(resultText(second.result), /token budget spent: \d+ of 20 tokens/);
     assert.equal((await recorded()).length, 1, 'the refused request never reached a model');
@@ -290,12 +290,12 @@ describe('sampling through vscode.lm in a real VS Code', function () {
       ...params,
       messages: [{ role: 'user', content: { type: 'text', text: 'edited by the person' } }],
     });
-    const { result } = await ev.client!.callTool('trigger-sampling-request', { prompt: 'original' });
+    const { result } = await ev.rawClient!.callTool('trigger-sampling-request', { prompt: 'original' });
     assert.match(resultText(result), /I read: edited by the person/);
     const [req] = await recorded();
     assert.ok(!req.messages.some((m) => m.text.includes('original')), 'the original text was not sent');
     a.ui.reviewSampling = async () => undefined;
-    const refused = await ev.client!.callTool('trigger-sampling-request', { prompt: 'closed the review' });
+    const refused = await ev.rawClient!.callTool('trigger-sampling-request', { prompt: 'closed the review' });
     assert.match(resultText(refused.result), /User rejected sampling request/);
   });
 

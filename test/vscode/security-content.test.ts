@@ -86,7 +86,7 @@ describe('a hostile server’s content in a real VS Code', function () {
   it('finds command: and file: links in the same text opened as a plain Markdown file (the check can fail)', async () => {
     const a = await api();
     const hostile = await running(a, 'hostile');
-    const text = (await hostile.client!.getPrompt('hostile', {})).description ?? '';
+    const text = (await hostile.rawClient!.getPrompt('hostile', {})).description ?? '';
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
     await vscode.window.showTextDocument(doc);
     const schemes = await waitFor(async () => {
@@ -151,7 +151,7 @@ describe('a hostile server’s content in a real VS Code', function () {
   it('opens the sampling history with no link that acts', async () => {
     const a = await api();
     const hostile = await running(a, 'hostile');
-    const text = (await hostile.client!.getPrompt('hostile', {})).description ?? '';
+    const text = (await hostile.rawClient!.getPrompt('hostile', {})).description ?? '';
     const record: SamplingRecord = {
       server: 'hostile',
       at: Date.now(),
@@ -233,7 +233,7 @@ describe('a hostile server’s content in a real VS Code', function () {
     );
     assert.equal(fromResourceUri(structure).resourceUri, 'demo://resource/static/document/structure.md');
     const text = Buffer.from(await vscode.workspace.fs.readFile(structure)).toString('utf8');
-    const expected = (await ev.client!.readResource('demo://resource/static/document/structure.md')).contents[0];
+    const expected = (await ev.rawClient!.readResource('demo://resource/static/document/structure.md')).contents[0];
     assert.equal(text, 'text' in expected ? neutraliseLinks(expected.text) : undefined);
     assert.notEqual(text, doc.getText());
   });

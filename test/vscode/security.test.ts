@@ -106,10 +106,10 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
     });
     const s = await running(a, 'secret-echo');
     // The server really has both values (so the assertions below can fail)...
-    const { result } = await s.client!.callTool('leak', { typedByThePerson: inputSecret });
+    const { result } = await s.rawClient!.callTool('leak', { typedByThePerson: inputSecret });
     assert.ok(text(result).includes(inputSecret) && text(result).includes(envSecret), text(result));
     // ...and an error from it carries them too.
-    await assert.rejects(s.client!.callTool('fail', {}), (e: Error) => e.message.includes(envSecret));
+    await assert.rejects(s.rawClient!.callTool('fail', {}), (e: Error) => e.message.includes(envSecret));
 
     const logs = await waitFor(() => {
       const t = writtenLogs();
@@ -195,7 +195,7 @@ describe('security: secrets, consent and Workspace Trust in a real VS Code', fun
       assert.equal(consents.length, 1, 'consent is asked once per session');
       const owner = a.host.registry.get('owner')!;
       await owner.restart();
-      const { result } = await owner.client!.callTool('leak', {});
+      const { result } = await owner.rawClient!.callTool('leak', {});
       assert.equal(text(result), `result leaks ${ownerValue}`, 'the owner keeps its own value');
 
       // A changed header asks for consent again.

@@ -75,7 +75,7 @@ describe('what servers ask of us, audited and masked, in a real VS Code', functi
     await vscode.workspace
       .getConfiguration('mcpHost')
       .update('masking.patterns', [{ kind: 'ticket', pattern: 'PRJ-[0-9]{4}' }], vscode.ConfigurationTarget.Global);
-    const { result } = await ev.client!.callTool('trigger-sampling-request', {
+    const { result } = await ev.rawClient!.callTool('trigger-sampling-request', {
       prompt: `deploy with ${AWS} and ${GH} for PRJ-1234`,
       maxTokens: 60,
     });
@@ -118,7 +118,7 @@ describe('what servers ask of us, audited and masked, in a real VS Code', functi
         await ev.refresh('tools');
         return ev.tools.some((t) => t.name === 'trigger-elicitation-request');
       }, 'the elicitation tool');
-      await ev.client!.callTool('trigger-elicitation-request', {});
+      await ev.rawClient!.callTool('trigger-elicitation-request', {});
     } finally {
       a.ui.elicitation = real;
     }

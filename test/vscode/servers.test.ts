@@ -113,7 +113,7 @@ describe('servers from settings in a real VS Code', function () {
       return ev.tools.some((t) => t.name === 'get-roots-list');
     }, 'get-roots-list');
     assert.ok(roots);
-    const { result } = await ev.client!.callTool('get-roots-list', {});
+    const { result } = await ev.rawClient!.callTool('get-roots-list', {});
     assert.ok(text(result).includes(folder().uri.toString()), text(result));
     assert.ok(text(result).includes(folder().name));
   });
@@ -126,13 +126,13 @@ describe('servers from settings in a real VS Code', function () {
     const added = path.join(env.out, `added-root-${Date.now()}`);
     fs.mkdirSync(added, { recursive: true });
     const addedUri = vscode.Uri.file(added);
-    const allowed = async () => text((await fsServer.client!.callTool('list_allowed_directories', {})).result);
+    const allowed = async () => text((await fsServer.rawClient!.callTool('list_allowed_directories', {})).result);
     assert.ok(!(await allowed()).includes(added));
     assert.ok(vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders!.length, 0, { uri: addedUri, name: 'added' }));
     try {
       await waitFor(async () => (await allowed()).includes(added), 'server-filesystem to allow the new folder');
       await waitFor(
-        async () => text((await ev.client!.callTool('get-roots-list', {})).result).includes(addedUri.toString()),
+        async () => text((await ev.rawClient!.callTool('get-roots-list', {})).result).includes(addedUri.toString()),
         'server-everything to list the new root',
       );
     } finally {

@@ -50,7 +50,7 @@ describe('a 2026-07-28 server in a real VS Code: its questions arrive inside res
     assert.equal(h.client?.era, 'modern');
     const elicitationsBefore = a.host.elicitation.history.length;
 
-    const { result } = await h.client!.callTool('interview', {});
+    const { result } = await h.rawClient!.callTool('interview', {});
     const text = resultText(result);
     const folder = vscode.workspace.workspaceFolders![0].uri.toString();
     assert.match(text, /^name=Ada poem=\[test-echo-large\] I read: .*A poem, please.* roots=\S+ confirm=accept$/s);
@@ -79,7 +79,7 @@ describe('a 2026-07-28 server in a real VS Code: its questions arrive inside res
     const h = await running(a, 'refused');
     const before = models.requests.length;
     // We declared no sampling to this server, so it refuses the call (-32021) instead of asking.
-    await assert.rejects(h.client!.callTool('interview', {}), (e: { code?: number }) => e.code === -32021);
+    await assert.rejects(h.rawClient!.callTool('interview', {}), (e: { code?: number }) => e.code === -32021);
     assert.equal(models.requests.length, before, 'no model was asked');
   });
 });

@@ -35,12 +35,12 @@ describe('an open resource document after a restart', function () {
     const updates: string[] = [];
     const sub = a.host.onResourceUpdated((u) => updates.push(u.uri));
     const first = doc.getText();
-    await h.client!.callTool('toggle-subscriber-updates', {});
+    await h.rawClient!.callTool('toggle-subscriber-updates', {});
     try {
       // The text carries the time of reading, so a re-read after an update shows as a change.
       await waitFor(() => updates.includes(resource) && doc.getText() !== first, 'the open document to refresh after the restart', 20_000);
     } finally {
-      await h.client!.callTool('toggle-subscriber-updates', {});
+      await h.rawClient!.callTool('toggle-subscriber-updates', {});
       sub.dispose();
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     }
@@ -69,7 +69,7 @@ describe('an open resource document of a 2026-07-28 server', function () {
         'a listen that carries the resource',
         20_000,
       );
-      await handle.client!.callTool('bump', {});
+      await handle.rawClient!.callTool('bump', {});
       await waitFor(
         () => doc.getText() === 'touched 1 times',
         `the open document to show the update (it shows ${JSON.stringify(doc.getText())})`,

@@ -3,8 +3,6 @@
  * `_meta.ui` says. Written from the spec; the SDK's own helpers live in a bundle the core must not load.
  */
 import type { Tool } from '../protocol/types';
-import type { ServerDefinition } from '../servers/definition';
-import { isToolOffered } from '../servers/launch';
 
 /** The extension's id, the key under `capabilities.extensions`. */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
@@ -57,9 +55,4 @@ export function isToolForApp(tool: Pick<Tool, '_meta'>): boolean {
 /** What the client declares under `capabilities.extensions` for MCP Apps. */
 export function uiExtensionCapability(): Record<string, object> {
   return { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } };
-}
-
-/** Whether the palette and the tree offer the tool: allowed by the server's policy and not app-only. */
-export function isToolOfferedToPerson(def: ServerDefinition, tool: Tool): boolean {
-  return isToolOffered(def, tool.name) && isToolForPerson(tool);
 }

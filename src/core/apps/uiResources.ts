@@ -2,6 +2,7 @@ import type { McpUiResourceCsp } from '@modelcontextprotocol/ext-apps/app-bridge
 import type { Disposable } from 'vscode-jsonrpc/node';
 import type { McpClient } from '../client/client';
 import { McpError } from '../protocol/errors';
+import type { ReadResourceResult } from '../protocol/types';
 import { APP_MIME_TYPE } from './toolUi';
 
 /** `_meta.ui.csp` of an app resource: the origins it may reach beyond itself (the SDK's type; no code of it loads here). */
@@ -20,7 +21,10 @@ export interface AppResource {
   prefersBorder?: boolean;
 }
 
-type UiClient = Pick<McpClient, 'readResource' | 'onResourcesListChanged' | 'onResourceUpdated' | 'onDidClose'>;
+type UiClient = Pick<McpClient, 'onResourcesListChanged' | 'onResourceUpdated' | 'onDidClose'>;
+
+/** Reads one `ui://` resource: through the gate (`GatedServer.readResource`), so the read is decided and audited like any other. */
+export type UiRead = (uri: string) => Promise<ReadResourceResult>;
 
 /**
  * The app resources of one connection, read through `resources/read` once and kept until the
@@ -31,7 +35,10 @@ export class UiResourceCache {
   private readonly entries = new Map<string, Promise<AppResource>>();
   private readonly listeners: Disposable[];
 
-  constructor(private readonly client: UiClient) {
+  constructor(
+    client: UiClient,
+    private readonly readResource: UiRead,
+  ) {
     this.listeners = [
       client.onResourcesListChanged(() => this.entries.clear()),
       client.onResourceUpdated((p) => this.entries.delete(p.uri)),
@@ -64,7 +71,7 @@ export class UiResourceCache {
 
   private async read(uri: string): Promise<AppResource> {
     if (!uri.startsWith('ui://')) throw McpError.invalidParams(`${uri} is not a ui:// resource`);
-    const result = await this.client.readResource(uri);
+    const result = await this.readResource(uri);
     const item = result?.contents?.find((c) => c.uri === uri) ?? result?.contents?.[0];
     if (!item) throw McpError.invalidParams(`The server returned no contents for ${uri}`);
     if (item.mimeType?.split(';')[0]?.trim().toLowerCase() !== 'text/html' || !/profile=mcp-app/i.test(item.mimeType ?? '')) {
@@ -84,11 +91,11 @@ export class UiResourceCache {
 
 const caches = new WeakMap<object, UiResourceCache>();
 
-/** The cache of one connection (one McpClient), created on first use. */
-export function uiResourcesOf(client: UiClient): UiResourceCache {
+/** The cache of one connection (one McpClient), created on first use; `read` reads what it does not hold. */
+export function uiResourcesOf(client: UiClient, read: UiRead): UiResourceCache {
   let cache = caches.get(client);
   if (!cache) {
-    cache = new UiResourceCache(client);
+    cache = new UiResourceCache(client, read);
     caches.set(client, cache);
   }
   return cache;

@@ -63,6 +63,12 @@ export interface ToolCallOutcome {
   task?: Task;
 }
 
+/** The requests only a gate sends (src/core/policy/gated.ts): the client a server's handle hands out lacks them. */
+type GatedClientMethod = 'callTool' | 'readResource' | 'getPrompt' | 'subscribeResource' | 'complete';
+
+/** A running server's client as the editor, the gateway and the CLI see it: everything but the gated requests. */
+export type ServerClient = Omit<McpClient, GatedClientMethod>;
+
 /** A list call follows at most this many pages… */
 export const MAX_LIST_PAGES = 1_000;
 /** …and takes at most this many bytes of items (UTF-8 JSON) over all of them: each page may be as large as a message. */

@@ -6,7 +6,7 @@
  */
 import { isToolForPerson } from '../apps/toolUi';
 import type { ServerDefinition } from '../servers/definition';
-import { isToolOffered } from '../servers/launch';
+import { isToolOffered } from '../policy/offered';
 import type { CallToolResult, ContentBlock, GetPromptResult, ReadResourceResult, Tool } from '../protocol/types';
 import type { Masker } from '../policy/types';
 import { McpError } from '../protocol/errors';

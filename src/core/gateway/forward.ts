@@ -1,14 +1,15 @@
 /**
  * The gateway's requests, forwarded to the person's connection of one shared server through the
- * gate: every tools/call, resources/read, resources/subscribe, prompts/get and completion/complete runs `runGated` with
- * origin `chat` and nobody to ask (VS Code confirmed the call itself), so the fence, the deny
+ * gate: every tools/call, resources/read, resources/subscribe, prompts/get and completion/complete goes through the
+ * `GatedServer` of origin `chat` (../policy/gated.ts), with nobody to ask (VS Code confirmed the call itself), so the fence, the deny
  * lists and the audit apply to the chat exactly as they do to everyone else. No SDK here: the
  * wire side is ./sdkGateway.ts.
  */
 import type { Disposable } from 'vscode-jsonrpc/node';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
-import { outcomeOfError, runGated } from '../policy/run';
-import { isTrustedReadOnly, type GateRequest } from '../policy/gate';
+import { GatedServer } from '../policy/gated';
+import { outcomeOfError } from '../policy/run';
+import { isTrustedReadOnly } from '../policy/gate';
 import type { Outcome } from '../policy/types';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type {
@@ -23,7 +24,7 @@ import type {
   ResourceTemplate,
   Tool,
 } from '../protocol/types';
-import type { McpClient } from '../client/client';
+import type { ServerClient } from '../client/client';
 import { errorForChat, listForChat, promptForChat, readForChat, refusedResult, resultForChat, toolsForChat } from './forChat';
 import { findTool, runningClient, type SharedServer } from './shared';
 
@@ -53,8 +54,19 @@ function refusal(method: string, name: string, reason: string): McpError {
 /** One shared server's requests from the chat (one per server, shared by every session of the chat). */
 export class ChatForwarder {
   private readonly staleListeners = new Set<() => void>();
+  private readonly gate: GatedServer;
 
-  constructor(readonly shared: SharedServer) {}
+  constructor(readonly shared: SharedServer) {
+    this.gate = new GatedServer(shared.handle, 'chat', {
+      context: (request) => {
+        const context = shared.gateContext();
+        if (request.method === 'tools/call') context.chatSawReadOnly = shared.toldReadOnly.has(request.tool.name);
+        return context;
+      },
+      server: () => shared.audited(),
+      audit: shared.audit,
+    });
+  }
 
   /** VS Code's list of the tools is out of date in a way that matters (a read-only mark MCP Host no longer gives): its sessions are told to list again. */
   onToolsStale(listener: () => void): Disposable {
@@ -69,22 +81,9 @@ export class ChatForwarder {
     });
   }
 
-  private client(signal?: AbortSignal): Promise<McpClient> {
+  /** The running client, waited for while the server comes back; the gated requests then go through `gate`. */
+  private client(signal?: AbortSignal): Promise<ServerClient> {
     return runningClient(this.shared.handle, this.shared.requestTimeoutMs, signal);
-  }
-
-  private gated<T>(request: GateRequest, send: () => Promise<T>, outcomeOf?: (r: T) => Outcome, auditedArguments?: unknown) {
-    const context = this.shared.gateContext();
-    if (request.method === 'tools/call') context.chatSawReadOnly = this.shared.toldReadOnly.has(request.tool.name);
-    return runGated({
-      request,
-      context,
-      server: this.shared.audited(),
-      audit: this.shared.audit,
-      send,
-      outcomeOf,
-      auditedArguments,
-    });
   }
 
   listTools(options?: Pick<ForwardOptions, 'signal'>): Promise<Tool[]> {
@@ -107,7 +106,7 @@ export class ChatForwarder {
     const at = Date.now();
     const told = (outcome: Outcome, refused?: string): void =>
       this.shared.onChatCall?.({ server: handle.name, tool: name, args, at, outcome, refused });
-    let client: McpClient;
+    let client: ServerClient;
     try {
       client = await this.client(options.signal);
     } catch (error) {
@@ -123,28 +122,19 @@ export class ChatForwarder {
         told({ kind: 'not-sent' }, 'no such tool');
         return refusedResult(handle.name, name, `${handle.name} has no tool named ${JSON.stringify(name)}`);
       }
-      const run = await this.gated(
-        { method: 'tools/call', tool, arguments: args },
-        async () =>
-          (
-            await client.callTool(name, args, {
-              signal: options.signal,
-              onProgress:
-                options.onProgress &&
-                ((p) =>
-                  options.onProgress!({
-                    progress: p.progress,
-                    total: p.total,
-                    message: p.message === undefined ? undefined : masker.maskText(p.message).text,
-                  })),
-              resetTimeoutOnProgress: true,
-              timeoutMs: this.shared.requestTimeoutMs,
-            })
-          ).result,
-        (r) => (r.isError ? { kind: 'isError' } : { kind: 'ok' }),
-        // The audit sink redacts the server's secrets and masks before it writes.
-        args,
-      );
+      const run = await this.gate.callTool(tool, args, {
+        signal: options.signal,
+        onProgress:
+          options.onProgress &&
+          ((p) =>
+            options.onProgress!({
+              progress: p.progress,
+              total: p.total,
+              message: p.message === undefined ? undefined : masker.maskText(p.message).text,
+            })),
+        resetTimeoutOnProgress: true,
+        timeoutMs: this.shared.requestTimeoutMs,
+      });
       if (!run.sent) {
         told({ kind: 'not-sent' }, run.reason);
         // VS Code's list said read-only when MCP Host no longer does: it is told to list again, and asks next time.
@@ -152,8 +142,9 @@ export class ChatForwarder {
           for (const l of this.staleListeners) l();
         return resultForChat(refusedResult(handle.name, name, run.reason), masker);
       }
-      told(run.result.isError ? { kind: 'isError' } : { kind: 'ok' });
-      return resultForChat(run.result, masker);
+      const { result } = run.result;
+      told(result.isError ? { kind: 'isError' } : { kind: 'ok' });
+      return resultForChat(result, masker);
     } catch (error) {
       const e = McpError.from(error);
       told(outcomeOfError(e));
@@ -181,8 +172,8 @@ export class ChatForwarder {
 
   readResource(uri: string, options: ForwardOptions): Promise<ReadResourceResult> {
     return this.masked(async () => {
-      const client = await this.client(options.signal);
-      const run = await this.gated({ method: 'resources/read', uri }, () => client.readResource(uri, { signal: options.signal }));
+      await this.client(options.signal);
+      const run = await this.gate.readResource(uri, { signal: options.signal });
       if (!run.sent) throw refusal('resources/read', uri, run.reason);
       return readForChat(run.result, this.shared.masker());
     });
@@ -191,14 +182,10 @@ export class ChatForwarder {
   /** Subscribes through the handle (one subscription per URI however many hold it); the returned disposable unsubscribes. */
   subscribe(uri: string, options: ForwardOptions): Promise<Disposable> {
     return this.masked(async () => {
-      const { handle } = this.shared;
       await this.client(options.signal);
-      let held: Disposable | undefined;
-      const run = await this.gated({ method: 'resources/subscribe', uri }, async () => {
-        held = handle.subscribeResource(uri);
-      });
-      if (!run.sent || !held) throw refusal('resources/subscribe', uri, run.sent ? 'not subscribed' : run.reason);
-      return held;
+      const run = await this.gate.subscribe(uri);
+      if (!run.sent) throw refusal('resources/subscribe', uri, run.reason);
+      return run.result;
     });
   }
 
@@ -211,10 +198,8 @@ export class ChatForwarder {
 
   getPrompt(name: string, args: Record<string, string>, options: ForwardOptions): Promise<GetPromptResult> {
     return this.masked(async () => {
-      const client = await this.client(options.signal);
-      const run = await this.gated({ method: 'prompts/get', name, arguments: args }, () =>
-        client.getPrompt(name, args, { signal: options.signal }),
-      );
+      await this.client(options.signal);
+      const run = await this.gate.getPrompt(name, args, { signal: options.signal });
       if (!run.sent) throw refusal('prompts/get', name, run.reason);
       return promptForChat(run.result, this.shared.masker());
     });
@@ -223,8 +208,8 @@ export class ChatForwarder {
   /** Completion values are offered to the chat as text: masked like everything else it reads. */
   complete(params: CompleteParams, options: ForwardOptions): Promise<CompleteResult> {
     return this.masked(async () => {
-      const client = await this.client(options.signal);
-      const run = await this.gated({ method: 'completion/complete', params }, () => client.complete(params, { signal: options.signal }));
+      await this.client(options.signal);
+      const run = await this.gate.complete(params, { signal: options.signal });
       if (!run.sent) throw refusal('completion/complete', params.argument.name, run.reason);
       return this.shared.masker().maskValue(run.result).value;
     });

@@ -4,7 +4,7 @@
  * where those requests are recorded. Editor-free: the editor layer builds one per shared server
  * (src/vscode/gateway/), the plain-Node tests build theirs from a real `ServerHandle`.
  */
-import type { McpClient } from '../client/client';
+import type { ServerClient } from '../client/client';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { Tool } from '../protocol/types';
@@ -68,8 +68,8 @@ export function toldReadOnlyInMemory(): ToldReadOnly {
  * within `timeoutMs`; otherwise a clear error. Only a server asked to run is waited for (starting,
  * restarting, due to restart after a crash): a stopped one fails at once, since nobody asked it to run.
  */
-export function runningClient(handle: ServerHandle, timeoutMs: number, signal?: AbortSignal): Promise<McpClient> {
-  const usable = (): McpClient | undefined => {
+export function runningClient(handle: ServerHandle, timeoutMs: number, signal?: AbortSignal): Promise<ServerClient> {
+  const usable = (): ServerClient | undefined => {
     const client = handle.client;
     return client && !client.isClosed ? client : undefined;
   };
@@ -78,7 +78,7 @@ export function runningClient(handle: ServerHandle, timeoutMs: number, signal?: 
   const now = usable();
   if (now) return Promise.resolve(now);
   if (!comingBack()) return Promise.reject(notRunning(handle));
-  return new Promise<McpClient>((resolve, reject) => {
+  return new Promise<ServerClient>((resolve, reject) => {
     const end = (error?: McpError): void => {
       clearTimeout(timer);
       subscription.dispose();
@@ -108,6 +108,6 @@ function notRunning(handle: ServerHandle): McpError {
 }
 
 /** The tool as listed now; a name the list does not have is looked up once more (a list_changed may be on its way). */
-export async function findTool(handle: ServerHandle, client: McpClient, name: string): Promise<Tool | undefined> {
+export async function findTool(handle: ServerHandle, client: ServerClient, name: string): Promise<Tool | undefined> {
   return handle.tools.find((t) => t.name === name) ?? (await client.listTools()).find((t) => t.name === name);
 }

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import type { CompleteParams, Root, Tool } from '../protocol/types';
 import { isToolForApp, isToolForPerson } from '../apps/toolUi';
 import type { ServerDefinition } from '../servers/definition';
-import { isToolOffered } from '../servers/launch';
+import { isToolOffered } from './offered';
 import { pathsOutsideRoots, resourceOutsideRoots, type FenceEnvironment } from './fence';
 import type { FencedPath, FenceMode, Origin } from './types';
 
@@ -67,7 +67,7 @@ export function isTrustedReadOnly(tool: Tool, policy: Pick<GateContext['policy']
 }
 
 /** A completion's arguments as the server reads them: the earlier answers and the one being typed. */
-function completedArguments(params: CompleteParams): Record<string, string> {
+export function completedArguments(params: CompleteParams): Record<string, string> {
   return { ...params.context?.arguments, [params.argument.name]: params.argument.value };
 }
 

@@ -1,5 +1,5 @@
 import { Emitter, type Disposable } from 'vscode-jsonrpc/node';
-import { McpClient, type ClientHandlers } from '../client/client';
+import { McpClient, type ClientHandlers, type ServerClient } from '../client/client';
 import { EraVerdicts, protocolToUse, type ProtocolChoice } from '../client/era';
 import type { TraceEvent } from '../jsonrpc/connection';
 import { ErrorCode, McpError } from '../protocol/errors';
@@ -77,6 +77,18 @@ const LIST_REQUESTS: Record<ListKind, ClientRequestMethod> = {
 };
 const LIST_KINDS = Object.keys(LIST_REQUESTS) as ListKind[];
 
+/**
+ * How one holder of a subscription sends `resources/subscribe` on a connection: the first time
+ * inside the gated request that registered it, again on every new connection through the gate,
+ * audited (src/core/policy/gated.ts). Rejects when it was not sent.
+ */
+export type SubscribeSender = (client: McpClient, when: 'first' | 'again') => Promise<void>;
+
+/** Whether subscriptions go as resources/subscribe: 2026-07-28 replaced it with the client's one subscriptions/listen, which carries every URI (setListenedResources). */
+function sendsSubscribe(client: McpClient): boolean {
+  return !!client.serverCapabilities?.resources?.subscribe && client.era !== 'modern';
+}
+
 /** Thrown inside a start that a stop (or dispose) overtook; never leaves the handle. */
 class StartAborted extends Error {}
 
@@ -110,8 +122,8 @@ export class ServerHandle {
   private crashes: number[] = [];
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
-  /** Resources someone wants updates of, with how many holders: subscribed again on every new connection. */
-  private readonly subscribed = new Map<string, number>();
+  /** Resources someone wants updates of, with their holders (oldest first): subscribed again on every new connection. */
+  private readonly subscribed = new Map<string, Array<{ send: SubscribeSender }>>();
   private _logLevel: LoggingLevel;
   private readonly eraVerdicts: EraVerdicts;
   private _eraDecision: EraDecision | undefined;
@@ -207,8 +219,13 @@ export class ServerHandle {
     return this.wanted === 'running' && !this.disposed;
   }
 
-  /** The client of the running launch. */
-  get client(): McpClient | undefined {
+  /** The client of the running launch, without the gated requests: those go through a `GatedServer` (src/core/policy/gated.ts). */
+  get client(): ServerClient | undefined {
+    return this.rawClient;
+  }
+
+  /** The running launch's whole client, gated requests included: only src/core/policy sends with it (test/core/structure.test.ts). */
+  get rawClient(): McpClient | undefined {
     return this._state.kind === 'running' ? this._state.launch.client : undefined;
   }
 
@@ -256,29 +273,41 @@ export class ServerHandle {
 
   /**
    * Keeps `notifications/resources/updated` coming for `uri` until the returned disposable is
-   * disposed by every holder: subscribed now if the server runs, and again after each restart
-   * and each session renewal. Servers without `resources.subscribe` are not asked.
+   * disposed by every holder: subscribed now if the server runs (the first holder's `send`, which
+   * this waits for: a failure releases the hold and rejects), and again after each restart and
+   * each session renewal (the oldest holder's `send`). Servers without `resources.subscribe` are not asked.
    */
-  subscribeResource(uri: string): Disposable {
-    const holders = this.subscribed.get(uri) ?? 0;
-    this.subscribed.set(uri, holders + 1);
-    if (holders === 0) this.current?.client.setListenedResources(this.subscribed.keys());
-    if (holders === 0 && this.client) this.sendSubscribe(this.client, uri);
+  async subscribeResource(uri: string, send: SubscribeSender): Promise<Disposable> {
+    const holder = { send };
+    const holders = this.subscribed.get(uri) ?? [];
+    holders.push(holder);
+    this.subscribed.set(uri, holders);
+    if (holders.length === 1) this.current?.client.setListenedResources(this.subscribed.keys());
     let released = false;
-    return {
+    const held: Disposable = {
       dispose: () => {
         if (released) return;
         released = true;
-        const left = (this.subscribed.get(uri) ?? 1) - 1;
-        if (left > 0) return void this.subscribed.set(uri, left);
+        const left = (this.subscribed.get(uri) ?? []).filter((h) => h !== holder);
+        if (left.length > 0) return void this.subscribed.set(uri, left);
         this.subscribed.delete(uri);
         this.current?.client.setListenedResources(this.subscribed.keys());
-        const client = this.client;
-        if (client?.serverCapabilities?.resources?.subscribe && client.era !== 'modern') {
+        const client = this.rawClient;
+        if (client && sendsSubscribe(client)) {
           client.unsubscribeResource(uri).catch((e) => this.log('debug', `unsubscribe ${uri}: ${McpError.from(e).message}`));
         }
       },
     };
+    const client = this.rawClient;
+    if (holders.length === 1 && client && sendsSubscribe(client)) {
+      try {
+        await send(client, 'first');
+      } catch (error) {
+        held.dispose();
+        throw error;
+      }
+    }
+    return held;
   }
 
   /** The resources kept subscribed, for tests and diagnostics. */
@@ -286,16 +315,14 @@ export class ServerHandle {
     return [...this.subscribed.keys()];
   }
 
+  /** A new connection knows none of the subscriptions: each is sent again by its oldest holder, through that holder's gate. */
   private resubscribe(client: McpClient): void {
-    for (const uri of this.subscribed.keys()) this.sendSubscribe(client, uri);
-  }
-
-  private sendSubscribe(client: McpClient, uri: string): void {
-    // 2026-07-28 replaced resources/subscribe with the client's one subscriptions/listen, which carries every URI (setListenedResources).
-    if (!client.serverCapabilities?.resources?.subscribe || client.era === 'modern') return;
-    client.subscribeResource(uri).catch((e) => {
-      if (this.current?.client === client) this.log('warning', `subscribe ${uri}: ${McpError.from(e).message}`);
-    });
+    if (!sendsSubscribe(client)) return;
+    for (const [uri, holders] of this.subscribed) {
+      holders[0]?.send(client, 'again').catch((e) => {
+        if (this.current?.client === client) this.log('warning', `subscribe ${uri}: ${McpError.from(e).message}`);
+      });
+    }
   }
 
   /** A stop and a start, asked together so that nothing asked later comes between them. */

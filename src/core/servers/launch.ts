@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
-import zeptomatch from 'zeptomatch';
 import { McpError } from '../protocol/errors';
 import type { Root } from '../protocol/types';
 import type { StdioServerParams } from '../transport/stdio';
@@ -33,12 +32,4 @@ export function rootsFor(def: ServerDefinition, workspaceRoots: Root[], baseDir?
   });
   const seen = new Set<string>();
   return [...workspaceRoots, ...extra].filter((r) => !seen.has(r.uri) && seen.add(r.uri));
-}
-
-/** Whether the tool is offered under the server's allow/deny lists (names or globs). */
-export function isToolOffered(def: ServerDefinition, toolName: string): boolean {
-  const matches = (patterns: string[] | undefined) => patterns?.some((p) => zeptomatch(p, toolName));
-  if (matches(def.tools.deny)) return false;
-  if (def.tools.allow && def.tools.allow.length > 0) return !!matches(def.tools.allow);
-  return true;
 }

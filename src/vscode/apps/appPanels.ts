@@ -10,6 +10,7 @@ import {
   uiResourcesOf,
   McpError,
   type CallToolResult,
+  type ReadResourceResult,
   type Redact,
   type ServerHandle,
   type ShownText,
@@ -84,7 +85,8 @@ export class AppPanels implements vscode.Disposable {
       return existing;
     }
     try {
-      const app = await uiResourcesOf(client).get(uri);
+      // The app's own ui:// resource is read through the app's gate, audited like its other requests.
+      const app = await uiResourcesOf(client, (ui) => this.readForApp(server, ui)).get(uri);
       this.module ??= require('./apps.js') as PanelModule;
       const panel = await this.module.openAppPanel({
         server: server.name,
@@ -128,23 +130,20 @@ export class AppPanels implements vscode.Disposable {
     this.host.logs.channel(server).warn(`[app] ${text}`);
   }
 
+  /** A resources/read for an app (its ui:// page, or what it asks for), through the app's gate; throws when refused. */
+  private async readForApp(server: ServerHandle, uri: string): Promise<ReadResourceResult> {
+    if (!server.client) throw McpError.connectionClosed(`${server.name} is not running`);
+    const gated = await this.host.gate.serverFor(server, 'app').readResource(uri);
+    if (!gated.sent) throw McpError.invalidRequest(gated.reason);
+    return gated.result;
+  }
+
   private policyFor(server: ServerHandle): AppPolicy {
     const name = server.name;
     return {
       callTool: (tool, args): Promise<CallToolResult> => this.tools.callForApp(server, tool, args),
       resources: () => ({ resources: server.resources, resourceTemplates: server.templates }),
-      readResource: async (uri) => {
-        const client = server.client;
-        if (!client) throw McpError.connectionClosed(`${name} is not running`);
-        const gated = await this.host.gate.run({
-          server,
-          origin: 'app',
-          request: { method: 'resources/read', uri },
-          send: () => client.readResource(uri),
-        });
-        if (!gated.sent) throw McpError.invalidRequest(gated.reason);
-        return gated.result;
-      },
+      readResource: (uri) => this.readForApp(server, uri),
       openLink: async (text) => {
         this.record(name, 'openLink', text);
         let url: URL;

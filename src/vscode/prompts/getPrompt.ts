@@ -30,11 +30,13 @@ export class PromptActions {
       void notify('error', fromTemplate(vscode.l10n.t('MCP Host: "{0}" is not running.'), this.host.shown(server.name)));
       return undefined;
     }
+    const gate = this.host.gate.serverFor(server, 'person');
     const args: Record<string, string> = {};
     const list = prompt.arguments ?? [];
     for (const [i, a] of list.entries()) {
       const value = await askWithCompletion({
         client,
+        gate,
         ref: { type: 'ref/prompt', name: prompt.name },
         argument: a.name,
         title: `${server.name} › ${prompt.name} (${i + 1}/${list.length})`,
@@ -48,12 +50,7 @@ export class PromptActions {
       if (value !== '') args[a.name] = value;
     }
     try {
-      const gated = await this.host.gate.run({
-        server,
-        origin: 'person',
-        request: { method: 'prompts/get', name: prompt.name, arguments: args },
-        send: () => client.getPrompt(prompt.name, args),
-      });
+      const gated = await gate.getPrompt(prompt.name, args);
       // The fence's refusal is told by the gate; the person's own Cancel needs no word.
       if (!gated.sent) return undefined;
       const result = gated.result;

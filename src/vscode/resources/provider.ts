@@ -74,12 +74,7 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
     const handle = this.host.registry.get(server)!;
     let bytes: Buffer;
     try {
-      const gated = await this.host.gate.run({
-        server: handle,
-        origin: 'person',
-        request: { method: 'resources/read', uri: resourceUri },
-        send: () => client.readResource(resourceUri),
-      });
+      const gated = await this.host.gate.serverFor(handle, 'person').readResource(resourceUri);
       if (!gated.sent) throw vscode.FileSystemError.NoPermissions(this.host.shown(gated.reason));
       const result = gated.result;
       const content = result.contents.find((c) => c.uri === resourceUri) ?? result.contents[0];
@@ -193,16 +188,16 @@ export class ResourceFileSystem extends ReadOnlyFileSystem implements vscode.Dis
   /**
    * Subscribes through the gate, without asking again (the read before it asked): a `file:` URI
    * outside the roots is not watched. What the gate allows is the handle's subscription, which
-   * sends `resources/subscribe` now or once the server runs, and again after restarts.
+   * sends `resources/subscribe` now or once the server runs, and again after restarts, each time
+   * through this gate again. A failure is the server log's.
    */
   private async subscribe(entry: Watched, handle: ServerHandle): Promise<void> {
-    const gated = await this.host.gate.run({
-      server: handle,
-      origin: 'person',
-      request: { method: 'resources/subscribe', uri: entry.resourceUri },
-      askable: false,
-      send: async () => handle.subscribeResource(entry.resourceUri),
-    });
+    let gated;
+    try {
+      gated = await this.host.gate.serverFor(handle, 'person').subscribe(entry.resourceUri);
+    } catch (error) {
+      return handle.log('warning', `subscribe ${entry.resourceUri}: ${McpError.from(error).message}`);
+    }
     if (!gated.sent) return;
     // The document closed, or the server changed, while the gate decided.
     if (entry.handle !== handle || this.watched.get(key(entry.server, entry.resourceUri)) !== entry) return gated.result.dispose();

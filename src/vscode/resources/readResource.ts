@@ -11,6 +11,7 @@ import {
   type ServerHandle,
 } from '../../core';
 import { knownIcon, warmIcons } from '../icons';
+import type { GatedServer } from '../../core/policy/gated';
 import { askWithCompletion } from '../completionPick';
 import type { McpHost } from '../host';
 import { notify } from '../notifications';
@@ -40,8 +41,13 @@ export async function openResource(
   return uri;
 }
 
-/** `redact`: the host's, for the template's texts and the server's suggestions. */
-export async function fillTemplate(server: ServerHandle, template: ResourceTemplate, redact: Redact): Promise<vscode.Uri | undefined> {
+/** `gate`: the person's, for the completion requests; `redact`: the host's, for the template's texts and the server's suggestions. */
+export async function fillTemplate(
+  server: ServerHandle,
+  gate: GatedServer,
+  template: ResourceTemplate,
+  redact: Redact,
+): Promise<vscode.Uri | undefined> {
   const client = server.client;
   if (!client) return undefined;
   const values: Record<string, string> = {};
@@ -49,6 +55,7 @@ export async function fillTemplate(server: ServerHandle, template: ResourceTempl
   for (const [i, name] of names.entries()) {
     const value = await askWithCompletion({
       client,
+      gate,
       ref: { type: 'ref/resource', uri: template.uriTemplate },
       argument: name,
       title: `${server.name} › ${template.name}: ${name} (${i + 1}/${names.length})`,
@@ -111,7 +118,8 @@ export async function readResourceCommand(host: McpHost): Promise<void> {
   });
   if (!pick) return;
   if (pick.resource) await openResource(pick.server, pick.resource);
-  else if (pick.template) await fillTemplate(pick.server, pick.template, (text) => host.redact(text));
+  else if (pick.template)
+    await fillTemplate(pick.server, host.gate.serverFor(pick.server, 'person'), pick.template, (text) => host.redact(text));
 }
 
 function lastName(uri: string, fallback: string): string {

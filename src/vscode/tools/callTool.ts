@@ -8,8 +8,8 @@ import {
   templateArguments,
   titleAndName,
   renderToolResult,
+  type CallToolOptions,
   type CallToolResult,
-  type McpClient,
   forDisplay,
   type Redact,
   type ServerHandle,
@@ -160,13 +160,12 @@ export class ToolCalls implements vscode.Disposable {
       );
       return undefined;
     }
-    const gated = await this.host.gate.run({
-      server,
-      origin: 'person',
-      request: { method: 'tools/call', tool, arguments: args },
-      send: () => this.send(client, server, tool, args),
-      outcomeOf: ({ end }) => outcomeOfEnding(end),
-    });
+    const gated = await this.host.gate.serverFor(server, 'person').callToolAround(
+      tool,
+      args,
+      (send) => this.send(send, server, tool, args),
+      ({ end }) => outcomeOfEnding(end),
+    );
     if (gated.sent) return gated.result.record;
     this.remember({ server: server.name, tool: tool.name, args, at: Date.now() }, gated.decision);
     if (gated.decision === 'denied' || gated.decision === 'refused')
@@ -185,9 +184,9 @@ export class ToolCalls implements vscode.Disposable {
     this.history.splice(HISTORY_SIZE);
   }
 
-  /** Sends an allowed call with its progress notification and shows how it ended. */
+  /** Sends an allowed call (`sendCall`, the gate's) with its progress notification and shows how it ended. */
   private async send(
-    client: McpClient,
+    sendCall: (options: CallToolOptions) => Promise<ToolCallOutcome>,
     server: ServerHandle,
     tool: Tool,
     args: Record<string, unknown>,
@@ -195,7 +194,7 @@ export class ToolCalls implements vscode.Disposable {
     const record: CallRecord = { server: server.name, tool: tool.name, args, at: Date.now() };
     this.remember(record);
     const call = new RunningCall(record);
-    const ending = this.runCall(client, server, tool, args, call);
+    const ending = this.runCall(sendCall, server, tool, call);
     // The notification shows the call until it ends or goes to the background; the call itself goes on either way.
     await withProgressNotification(
       joinShown([this.host.shown(server.name), this.host.shown(tool.title ?? tool.name)], ' › '),
@@ -233,18 +232,13 @@ export class ToolCalls implements vscode.Disposable {
     const check = client.checkToolArguments(tool, args);
     if (!check.ok && check.kind !== 'unusableSchema') throw McpError.invalidParams(`invalid arguments for ${name}: ${check.message}`);
     const record: CallRecord = { server: server.name, tool: name, args, at: Date.now(), by: 'app' };
-    const gated = await this.host.gate.run({
-      server,
-      origin: 'app',
-      request: { method: 'tools/call', tool, arguments: args },
-      send: async () => {
+    const gated = await this.host.gate.serverFor(server, 'app').callToolAround(
+      tool,
+      args,
+      async (send) => {
         this.remember(record);
         try {
-          const outcome = await client.callTool(name, args, {
-            timeoutMs: INTERACTIVE_IDLE_MS,
-            resetTimeoutOnProgress: true,
-            maxTotalTimeoutMs: MAX_CALL_MS,
-          });
+          const outcome = await send({ timeoutMs: INTERACTIVE_IDLE_MS, resetTimeoutOnProgress: true, maxTotalTimeoutMs: MAX_CALL_MS });
           record.outcome = outcome.result.isError ? 'isError' : 'ok';
           return outcome.result;
         } catch (error) {
@@ -252,8 +246,8 @@ export class ToolCalls implements vscode.Disposable {
           throw error;
         }
       },
-      outcomeOf: (result) => (result.isError ? { kind: 'isError' } : { kind: 'ok' }),
-    });
+      (result) => (result.isError ? { kind: 'isError' } : { kind: 'ok' }),
+    );
     if (gated.sent) return gated.result;
     this.remember(record, gated.decision);
     throw McpError.invalidRequest(gated.decision === 'asked-refused' ? `the person did not allow ${name}` : gated.reason);
@@ -261,17 +255,16 @@ export class ToolCalls implements vscode.Disposable {
 
   /** Runs the call to its end; the progress and task statuses go to the notification (while there is one) and the tree. */
   private async runCall(
-    client: McpClient,
+    sendCall: (options: CallToolOptions) => Promise<ToolCallOutcome>,
     server: ServerHandle,
     tool: Tool,
-    args: Record<string, unknown>,
     call: RunningCall,
   ): Promise<CallEnding> {
     const { record, controller } = call;
     let last = 0;
     const shown = (text: string) => this.host.shown(text);
     try {
-      const outcome = await client.callTool(tool.name, args, {
+      const outcome = await sendCall({
         signal: controller.signal,
         timeoutMs: INTERACTIVE_IDLE_MS,
         resetTimeoutOnProgress: true,

@@ -1,0 +1,155 @@
+/**
+ * The only way to send the five gated requests (tools/call, resources/read, prompts/get,
+ * resources/subscribe, completion/complete). A `GatedServer` is one server as one origin (the
+ * person, an MCP App, VS Code's chat, the CLI) sees it: it owns the gate's context, the ask
+ * callback and the audit sink, computes the audited arguments and the outcome in one place, and
+ * sends on the connection's whole client only when the gate allowed the request. The handle hands
+ * everyone else a client without those five methods (`ServerClient`), and
+ * test/core/structure.test.ts fails when a file outside src/core/policy and src/core/client calls
+ * them on the whole one.
+ */
+import type { Disposable } from 'vscode-jsonrpc/node';
+import type { CachingRequestOptions } from '../client/cache';
+import type { CallToolOptions, McpClient, ToolCallOutcome } from '../client/client';
+import type { RequestOptions } from '../jsonrpc/connection';
+import { McpError } from '../protocol/errors';
+import type { CompleteParams, CompleteResult, GetPromptResult, ReadResourceResult, Tool } from '../protocol/types';
+import type { SubscribeSender } from '../servers/handle';
+import { completedArguments, type AskReason, type GateContext, type GateRequest } from './gate';
+import { runGated, type AskAnswer, type GatedResult } from './run';
+import type { AuditedServer, AuditSink, Outcome } from './types';
+
+/** Who a gated server sends for; the server's own requests of us are answered elsewhere (./serverRequests.ts). */
+export type GatedOrigin = GateContext['origin'];
+
+/** Where gated requests go: a `ServerHandle` (its running connection and its subscriptions), or the CLI's one connection. */
+export interface GatedTarget {
+  readonly name: string;
+  /** The running connection's whole client, gated methods included; undefined while it does not run. */
+  readonly rawClient: McpClient | undefined;
+  /** Keeps a subscription across restarts (a `ServerHandle`); absent where nothing can be subscribed. */
+  subscribeResource?(uri: string, send: SubscribeSender): Promise<Disposable>;
+}
+
+export interface GatedServerOptions {
+  /** The gate's context for one request, read afresh each time (settings and stored answers change); the origin is the gated server's. */
+  context(request: GateRequest): Omit<GateContext, 'origin'>;
+  /** The server as the audit names it. */
+  server(): AuditedServer;
+  audit?: AuditSink;
+  /** Asks the person about every reason at once; absent where nobody can be asked (the chat, the CLI): an `ask` verdict is then refused. */
+  ask?(request: GateRequest, reasons: AskReason[]): Promise<AskAnswer>;
+  /** Told of every request the gate refused, with the refusal (the editor says why the fence refused). */
+  onRefused?(request: GateRequest, refusal: Extract<GatedResult<unknown>, { sent: false }>): void;
+}
+
+/** What a tool result counts as in the audit. */
+function toolOutcome(outcome: ToolCallOutcome): Outcome {
+  return outcome.result.isError ? { kind: 'isError' } : { kind: 'ok' };
+}
+
+/** The arguments as the audit records them (the sink redacts and masks them): a call's or a prompt's, a completion's answers so far. */
+function auditedArguments(request: GateRequest): Record<string, unknown> | undefined {
+  const args =
+    request.method === 'tools/call' || request.method === 'prompts/get'
+      ? request.arguments
+      : request.method === 'completion/complete'
+        ? completedArguments(request.params)
+        : undefined;
+  return args && Object.keys(args).length ? args : undefined;
+}
+
+/** One server as one origin sends to it: every request decided by the gate, asked where the origin can be asked, audited. */
+export class GatedServer {
+  constructor(
+    private readonly target: GatedTarget,
+    readonly origin: GatedOrigin,
+    private readonly options: GatedServerOptions,
+  ) {}
+
+  /** A tool call; the audit counts an `isError` result as such. */
+  callTool(tool: Tool, args: Record<string, unknown>, options?: CallToolOptions): Promise<GatedResult<ToolCallOutcome>> {
+    return this.run({ method: 'tools/call', tool, arguments: args }, (client) => client().callTool(tool.name, args, options), toolOutcome);
+  }
+
+  /**
+   * A tool call whose sending the caller surrounds (the person's progress notification and result
+   * document): `around` gets the call, bound to this tool and these arguments, and may send it once;
+   * `outcomeOf` says how what it returns counts in the audit.
+   */
+  callToolAround<T>(
+    tool: Tool,
+    args: Record<string, unknown>,
+    around: (send: (options?: CallToolOptions) => Promise<ToolCallOutcome>) => Promise<T>,
+    outcomeOf: (result: T) => Outcome,
+  ): Promise<GatedResult<T>> {
+    return this.run(
+      { method: 'tools/call', tool, arguments: args },
+      (client) => around((options) => client().callTool(tool.name, args, options)),
+      outcomeOf,
+    );
+  }
+
+  readResource(uri: string, options?: CachingRequestOptions): Promise<GatedResult<ReadResourceResult>> {
+    return this.run({ method: 'resources/read', uri }, (client) => client().readResource(uri, options));
+  }
+
+  getPrompt(name: string, args: Record<string, string>, options?: RequestOptions): Promise<GatedResult<GetPromptResult>> {
+    return this.run({ method: 'prompts/get', name, arguments: args }, (client) => client().getPrompt(name, args, options));
+  }
+
+  /** Suggestions while someone types: never asked about (an `ask` verdict refuses it, and no suggestions come). */
+  complete(params: CompleteParams, options?: RequestOptions): Promise<GatedResult<CompleteResult>> {
+    return this.run({ method: 'completion/complete', params }, (client) => client().complete(params, options), undefined, {
+      askable: false,
+    });
+  }
+
+  /**
+   * Keeps `notifications/resources/updated` coming for `uri` until the disposable is disposed. The
+   * gate decides now, and again each time the handle sends `resources/subscribe` on a new
+   * connection (a restart, a renewed session): each of those is audited, and one the gate refuses
+   * then is not sent. Never asked: a subscription follows a read that was (an `ask` verdict refuses it).
+   */
+  subscribe(uri: string): Promise<GatedResult<Disposable>> {
+    const request: GateRequest = { method: 'resources/subscribe', uri };
+    const subscribeTo = this.target.subscribeResource?.bind(this.target);
+    if (!subscribeTo) return Promise.reject(McpError.invalidRequest(`${this.target.name} keeps no subscriptions`));
+    const send: SubscribeSender = async (client, when) => {
+      // The first one is sent inside the run below, which decided it and audits it.
+      if (when === 'first') return void (await client.subscribeResource(uri));
+      const again = await this.run(request, () => client.subscribeResource(uri), undefined, { askable: false });
+      if (!again.sent) throw McpError.invalidRequest(`the gate refused it: ${again.reason}`);
+    };
+    // Held also while the server does not run: the handle sends it once it does, through `send`.
+    return this.run(request, () => subscribeTo(uri, send), undefined, { askable: false });
+  }
+
+  private async run<T>(
+    request: GateRequest,
+    /** Sends on the running connection's client, which `client()` gives (it throws while the server does not run). */
+    send: (client: () => McpClient) => Promise<T>,
+    outcomeOf?: (result: T) => Outcome,
+    how: { askable?: boolean } = {},
+  ): Promise<GatedResult<T>> {
+    const { options } = this;
+    const ask = options.ask?.bind(options);
+    const result = await runGated({
+      request,
+      context: { ...options.context(request), origin: this.origin },
+      server: options.server(),
+      audit: options.audit,
+      auditedArguments: auditedArguments(request),
+      ask: how.askable === false || !ask ? undefined : (reasons) => ask(request, reasons),
+      send: () =>
+        send(() => {
+          const client = this.target.rawClient;
+          if (!client) throw McpError.connectionClosed(`${this.target.name} is not running`);
+          return client;
+        }),
+      outcomeOf,
+    });
+    if (!result.sent) options.onRefused?.(request, result);
+    return result;
+  }
+}
