@@ -105,6 +105,7 @@ export class EditorGate {
         fence: fenceMode(r.origin),
         roots,
         machine: thisMachine(),
+        serverCwd: r.server.workingFolder,
       },
       server: auditedServer(def),
       audit: this.host.audit,
