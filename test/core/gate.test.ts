@@ -119,7 +119,7 @@ describe('the gate (core/policy/gate)', () => {
       assert.deepEqual(v, {
         kind: 'refuse',
         decision: 'refused',
-        reason: `the arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels; nothing was sent`,
+        reason: `the arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels`,
         oversized: true,
       });
     }

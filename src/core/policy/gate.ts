@@ -107,7 +107,7 @@ function measured(request: GateRequest): unknown {
 export async function decide(request: GateRequest, context: GateContext): Promise<Verdict> {
   // First, and without recursion: nothing below (the fence, the audit, validation, the writer) may see a value over the limits.
   const oversized = argumentLimitProblem(measured(request));
-  if (oversized) return { kind: 'refuse', decision: 'refused', reason: `${oversized}; nothing was sent`, oversized: true };
+  if (oversized) return { kind: 'refuse', decision: 'refused', reason: oversized, oversized: true };
   const reasons: AskReason[] = [];
   if (request.method === 'tools/call') {
     const { tool } = request;
