@@ -209,6 +209,23 @@ describe('the roots fence against a careless server (adversary)', function () {
     assert.equal(typeof call.arguments, 'string', 'a short placeholder, not the arguments');
   });
 
+  it('prompt arguments nested 5,000 levels deep (too deep to write out as JSON text): refused and audited, no crash', () => {
+    const audit = path.join(top, 'audit-prompt.jsonl');
+    const deep = `{"data":${'['.repeat(5000)}1${']'.repeat(5000)}}`;
+    const r = cli(['--audit', audit], 'prompt', 'p', deep);
+    assert.deepEqual(accesses(), []);
+    assert.equal(r.code, 1, r.stderr);
+    assert.doesNotMatch(r.stderr, /RangeError|call stack/);
+    assert.match(r.stderr, /refused \(nothing was sent\): the arguments are nested deeper than 64 levels/);
+    const record = fs
+      .readFileSync(audit, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { origin: string; method: string; decision: string; arguments?: unknown })
+      .find((x) => x.origin === 'cli');
+    assert.deepEqual([record?.method, record?.decision, typeof record?.arguments], ['prompts/get', 'refused', 'string']);
+  });
+
   describe('resources/subscribe and completion/complete (the core gate, as the CLI builds it)', () => {
     let client: McpClient;
     const context = (): GateContext => ({
