@@ -98,6 +98,8 @@ export const MAX_SYMLINKS = 40;
 const NAME_MAX = 255;
 /** How many textual readings of one string are checked at most (trimmed, cut at NUL, decoded, and their combinations). */
 const MAX_VARIANTS = 16;
+/** How many strings are looked up at once. */
+const CONCURRENT_CHECKS = 16;
 /** Schemes whose URLs name another machine: under a name that does not mean a path, never a path. */
 const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:']);
 /** What trimming removes, as JavaScript's `trim`, Python's `strip` and a C parser skipping control characters would. */
@@ -204,11 +206,8 @@ function readingsOf(text: string, place: Place, env: FenceEnvironment): Reading[
     const core = (nul >= 0 ? text.slice(0, nul) : text).replace(EDGE, '');
     // Several lines are prose or code (a file's content), not a path; a web URL names another machine.
     if (core === '' || LINE_BREAK.test(core)) return [];
-    try {
-      if (WEB_SCHEMES.has(new URL(core).protocol)) return [];
-    } catch {
-      // not a URL: read on
-    }
+    const scheme = /^([a-z][a-z0-9+.-]*:)/i.exec(core)?.[1].toLowerCase();
+    if (scheme && WEB_SCHEMES.has(scheme) && URL.canParse(core)) return [];
   }
   const readings: Reading[] = [];
   for (const variant of textVariants(text)) {
@@ -344,7 +343,6 @@ class Resolver {
 }
 
 class Checker {
-  readonly found: FencedPath[] = [];
   private readonly resolver: Resolver;
   /** The roots and the working folder, resolved the first time a string is checked. */
   private prepared?: Promise<{ roots: string[][]; bases: Array<{ path: string; resolved: string[] | undefined }> }>;
@@ -376,10 +374,10 @@ class Checker {
     return this.prepared;
   }
 
-  /** Checks one string; the first reading found outside every root is recorded. */
-  async check(pointer: string, value: string, place: Place): Promise<void> {
+  /** Checks one string: the first reading found outside every root, or undefined when every reading is inside. */
+  async check(pointer: string, value: string, place: Place): Promise<FencedPath | undefined> {
     const readings = readingsOf(value, place, this.ctx);
-    if (readings.length === 0) return;
+    if (readings.length === 0) return undefined;
     const p = this.resolver.p;
     const { roots, bases } = await this.prepare();
     const seen = new Set<string>();
@@ -389,8 +387,7 @@ class Checker {
       if (anchors.length === 0) {
         // Nothing to be relative to (no root, no working folder): a path is outside; a word is no path.
         if (place.pathNamed || p.normalize(reading.path).split(/[\\/]/)[0] === '..') {
-          this.found.push({ pointer, value, resolved: reading.path });
-          return;
+          return { pointer, value, resolved: reading.path };
         }
         continue;
       }
@@ -406,12 +403,12 @@ class Checker {
           // A word under an ordinary name that stays in the server's folder names nothing we fence.
           if (!place.pathNamed && base?.resolved && realSegments && isWithin(realSegments, base.resolved)) continue;
           if (!realSegments || !roots.some((root) => isWithin(realSegments, root))) {
-            this.found.push({ pointer, value, resolved: real ?? `${p.normalize(candidate)} (more than ${MAX_SYMLINKS} symlinks)` });
-            return;
+            return { pointer, value, resolved: real ?? `${p.normalize(candidate)} (more than ${MAX_SYMLINKS} symlinks)` };
           }
         }
       }
     }
+    return undefined;
   }
 
   /** Absolute on its own: `/x`, `C:\x`, `\\server\share`; not `\x` or `C:x` on Windows, which depend on the base's drive. */
@@ -460,10 +457,11 @@ export async function pathsOutsideRoots(args: unknown, ctx: FenceContext, schema
     pathNamed: boolean;
   }
   const stack: Frame[] = [{ value: args, pointer: '', schema: asSchema(schema), pathNamed: false }];
+  const strings: Array<{ pointer: string; value: string; place: Place }> = [];
   while (stack.length > 0) {
     const { value, pointer, schema: s, pathNamed } = stack.pop()!;
     if (typeof value === 'string') {
-      await checker.check(pointer, value, { pathNamed: pathNamed || isUriFormat(s) });
+      strings.push({ pointer, value, place: { pathNamed: pathNamed || isUriFormat(s) } });
     } else if (Array.isArray(value)) {
       const items = s?.items;
       // Items of `paths: [...]` are paths as their property is. Pushed last first, so they are checked in order.
@@ -485,7 +483,17 @@ export async function pathsOutsideRoots(args: unknown, ctx: FenceContext, schema
       for (let i = frames.length - 1; i >= 0; i--) stack.push(frames[i]);
     }
   }
-  return checker.found;
+  // Looked up a few at a time (the file system answers in parallel), reported in the order they sit in.
+  const found: Array<FencedPath | undefined> = new Array<FencedPath | undefined>(strings.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < strings.length) {
+      const i = next++;
+      found[i] = await checker.check(strings[i].pointer, strings[i].value, strings[i].place);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHECKS, strings.length) }, worker));
+  return found.filter((f): f is FencedPath => f !== undefined);
 }
 
 /**
@@ -503,6 +511,6 @@ function isServerScheme(uri: string): boolean {
 export async function resourceOutsideRoots(uri: string, ctx: FenceContext): Promise<FencedPath[]> {
   if (isServerScheme(uri)) return [];
   const checker = new Checker(ctx);
-  await checker.check('', uri, { pathNamed: true });
-  return checker.found;
+  const found = await checker.check('', uri, { pathNamed: true });
+  return found ? [found] : [];
 }
