@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { thisMachine } from '../core/policy/gate';
 import { GatedServer } from '../core/policy/gated';
 import type { GatedResult } from '../core/policy/run';
+import { argumentLimitProblem } from '../core/policy/limits';
 import {
   HttpTransport,
   LOGGING_LEVELS,
@@ -47,8 +48,9 @@ Verbs:
 only knows that; --header adds a header to every request and may be repeated.
 --root DIR (repeatable) sets the roots the CLI answers (roots/list) and turns the roots fence
 on: a call, read or prompt whose arguments name a path outside every root is refused before
-it is sent. --fence off turns the fence off again; without --root the current directory is the
-root and nothing is fenced.
+it is sent; a stdio server runs in the first --root. --fence off turns the fence off again;
+without --root the current directory is the root and nothing is fenced. Arguments nested deeper
+than 64 levels, or over 4 MiB of text, are refused before anything else.
 --protocol is auto (ask with server/discover, else initialize), 2026-07-28 or 2025-11-25.
 --timeout is the per-request timeout (60000); --grace how long each shutdown step waits
 (stdin closed, then SIGTERM, then SIGKILL; 500).
@@ -214,11 +216,14 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     return 2;
   }
   const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err);
-  const audited = cliServer(words ? { words, cwd: process.cwd() } : { url: args.http!, headers });
+  // A stdio server runs in the first --root, so a relative path means for it what it means for the
+  // fence (the fence checks it against this folder and every root); an HTTP server has no folder of ours.
+  const serverCwd = words ? path.resolve(process.cwd(), args.roots[0] ?? '.') : undefined;
+  const audited = cliServer(words ? { words, cwd: serverCwd! } : { url: args.http!, headers });
   const newClient = (choice: ProtocolChoice): McpClient => {
     // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
     const transport: Transport = words
-      ? new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 })
+      ? new StdioTransport({ command: words[0], args: words.slice(1), cwd: serverCwd, shutdownGraceMs: args.graceMs ?? 500 })
       : new HttpTransport({ url: args.http!, headers });
     const made = new McpClient(transport, {
       clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
@@ -262,6 +267,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
         fence: fenced ? 'block' : 'off',
         roots: cliRoots(process.cwd(), args.roots),
         machine: thisMachine(),
+        serverCwd,
       }),
       server: () => audited,
       audit,
@@ -382,9 +388,14 @@ async function runAuditVerb(argv: string[], out: NodeJS.WritableStream, err: Nod
   }
 }
 
-/** The prompt arguments as the protocol carries them: strings, other JSON values as their JSON text. */
+/**
+ * The prompt arguments as the protocol carries them: strings, other JSON values as their JSON text.
+ * Arguments over the gate's limits are left as they are (not written out as text, which recurses),
+ * for the gate to refuse and audit.
+ */
 function promptArguments(text: string | undefined): Record<string, string> {
   const raw = parseJsonObject(text, 'The prompt arguments');
+  if (argumentLimitProblem(raw)) return raw as Record<string, string>;
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
 }
 

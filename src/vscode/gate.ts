@@ -101,6 +101,7 @@ export class EditorGate {
           fence: fenceMode(origin),
           roots: this.host.rootsOf(server.definition),
           machine: thisMachine(),
+          serverCwd: server.workingFolder,
         };
       },
       server: () => auditedServer(server.definition),

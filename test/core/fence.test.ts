@@ -1,23 +1,23 @@
 import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { thisMachine } from '../../src/core/policy/gate';
 import { isPathName, pathsOutsideRoots, resourceOutsideRoots, type FenceContext } from '../../src/core/policy/fence';
 
-/** A simulated machine where every path exists as written (no symlinks). */
-const everythingExists = async (p: string) => p;
+/** A simulated machine without a single symlink. */
+const noLinks = { lstat: async () => undefined, readlink: async () => Promise.reject(new Error('EINVAL')) };
 
 const posix = (roots: string[], platform: NodeJS.Platform = 'linux'): FenceContext => ({
   platform,
-  realpath: everythingExists,
+  ...noLinks,
   home: '/home/me',
   roots: roots.map((r) => ({ uri: `file://${r}` })),
 });
 const windows = (roots: string[]): FenceContext => ({
   platform: 'win32',
-  realpath: everythingExists,
+  ...noLinks,
   home: 'C:\\Users\\me',
   roots: roots.map((uri) => ({ uri })),
 });
@@ -139,10 +139,180 @@ const cases: Case[] = [
   { name: 'no roots: every path is outside', args: { path: 'a.txt' }, ctx: posix([]), outside: [['/path', 'a.txt']] },
 ];
 
+/**
+ * A simulated file system: `links` maps a path to its symlink target, `exists` lists what else is
+ * there. Lookups are recorded, so a case can tell the fence looked component by component.
+ */
+function simulated(base: FenceContext, links: Record<string, string>, exists: string[] = []): FenceContext {
+  const fold = (p: string) => (base.platform === 'win32' ? p.toLowerCase() : p);
+  const linkOf = new Map(Object.entries(links).map(([k, v]) => [fold(k), v]));
+  // The folders that hold a link or an entry exist too.
+  const there = new Set<string>();
+  const sep = base.platform === 'win32' ? /[\\/]/ : /\//;
+  for (const entry of [...Object.keys(links), ...exists]) {
+    const parts = entry.split(sep);
+    for (let i = 2; i <= parts.length; i++) there.add(fold(parts.slice(0, i).join(base.platform === 'win32' ? '\\' : '/')));
+  }
+  return {
+    ...base,
+    lstat: async (p) =>
+      linkOf.has(fold(p)) ? { isSymbolicLink: () => true } : there.has(fold(p)) ? { isSymbolicLink: () => false } : undefined,
+    readlink: async (p) => {
+      const target = linkOf.get(fold(p));
+      if (target === undefined) throw new Error('EINVAL');
+      return target;
+    },
+  };
+}
+
+/** The issue's attacks and their relatives, on simulated machines (POSIX and Windows). */
+const adversarial: Case[] = [
+  // Whitespace and control characters: a server that trims reads the absolute path.
+  { name: 'a leading space', args: { path: ' /home/me/.ssh/id_rsa' }, ctx: WS, outside: [['/path', '/home/me/.ssh/id_rsa']] },
+  { name: 'a leading tab', args: { path: '\t/etc/passwd' }, ctx: WS, outside: [['/path', '/etc/passwd']] },
+  { name: 'a leading newline', args: { path: '\n/etc/passwd' }, ctx: WS, outside: [['/path', '/etc/passwd']] },
+  { name: 'a leading BOM and NBSP', args: { path: '\ufeff\u00a0/etc/passwd' }, ctx: WS, outside: [['/path', '/etc/passwd']] },
+  { name: 'a leading space under an ordinary name', args: { q: ' /etc/passwd' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  { name: 'a percent-encoded leading space', args: { path: '%20/etc/passwd' }, ctx: WS, outside: [['/path', '/etc/passwd']] },
+  // Symlinks, resolved as the kernel does.
+  {
+    name: 'ws/linkdir/../secret: .. leaves from the link target',
+    args: { path: '/ws/linkdir/../secret' },
+    ctx: simulated(WS, { '/ws/linkdir': '/outside' }, ['/outside']),
+    outside: [['/path', '/secret']],
+  },
+  {
+    name: 'a relative link target',
+    args: { path: 'rel/x' },
+    ctx: simulated(WS, { '/ws/rel': '../outside' }, ['/outside']),
+    outside: [['/path', '/outside/x']],
+  },
+  {
+    name: 'a dangling link: its target counts',
+    args: { path: 'dangling' },
+    ctx: simulated(WS, { '/ws/dangling': '/home/me/.ssh/authorized_keys' }, ['/home', '/home/me', '/home/me/.ssh']),
+    outside: [['/path', '/home/me/.ssh/authorized_keys']],
+  },
+  {
+    name: 'a dangling link to another link, dangling too',
+    args: { path: 'a' },
+    ctx: simulated(WS, { '/ws/a': '/ws/b', '/ws/b': '/etc/new' }),
+    outside: [['/path', '/etc/new']],
+  },
+  {
+    name: 'a link loop: refused',
+    args: { path: 'loop/x' },
+    ctx: simulated(WS, { '/ws/loop': '/ws/loop2', '/ws/loop2': '/ws/loop' }),
+    outside: [['/path', '/ws/loop/x (more than 40 symlinks)']],
+  },
+  {
+    name: '40 links are followed, inside',
+    args: { path: 'l0' },
+    ctx: simulated(WS, Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`/ws/l${i}`, i === 39 ? '/ws/end' : `/ws/l${i + 1}`]))),
+    outside: [],
+  },
+  {
+    name: 'a link under an ordinary name',
+    args: { q: 'secretlink' },
+    ctx: simulated(WS, { '/ws/secretlink': '/secret' }),
+    outside: [['/q', '/secret']],
+  },
+  {
+    name: 'a NUL byte: the C reading is the link',
+    args: { path: 'secretlink\u0000.txt' },
+    ctx: simulated(WS, { '/ws/secretlink': '/secret' }),
+    outside: [['/path', '/secret']],
+  },
+  {
+    name: 'a link as a key',
+    args: { map: { secretlink: 1 } },
+    ctx: simulated(WS, { '/ws/secretlink': '/secret' }),
+    outside: [['/map/secretlink', '/secret']],
+  },
+  {
+    name: 'file: URI, ..%2f after a link',
+    args: { uri: 'file:///ws/linkdir/..%2fsecret' },
+    ctx: simulated(WS, { '/ws/linkdir': '/outside' }, ['/outside']),
+    // The first reading found outside: the pathname as given, the link followed (decoded, it is /secret).
+    outside: [['/uri', '/outside/..%2fsecret']],
+  },
+  // The server's working folder.
+  {
+    name: 'relative: against the working folder too',
+    args: { path: 'a.txt' },
+    ctx: { ...WS, cwd: '/srv' },
+    outside: [['/path', '/srv/a.txt']],
+  },
+  { name: 'relative: the working folder is a root', args: { path: 'a.txt' }, ctx: { ...WS, cwd: '/ws' }, outside: [] },
+  { name: 'a word is no path, wherever the server runs', args: { q: 'hello world' }, ctx: { ...WS, cwd: '/srv' }, outside: [] },
+  {
+    name: 'a traversal under an ordinary name leaves the working folder',
+    args: { q: '../x' },
+    ctx: { ...WS, cwd: '/srv' },
+    outside: [['/q', '/x']],
+  },
+  // URIs.
+  { name: 'file://localhost/…', args: { x: 'file://localhost/etc/passwd' }, ctx: WS, outside: [['/x', '/etc/passwd']] },
+  { name: 'file:/x (one slash)', args: { x: 'file:/etc/passwd' }, ctx: WS, outside: [['/x', '/etc/passwd']] },
+  { name: 'file: URI with a host the server ignores', args: { x: 'file://evil/ws/a' }, ctx: WS, outside: [['/x', '/evil/ws/a']] },
+  {
+    name: 'file: URI: the query read as path by a naive server',
+    args: { uri: 'file:///ws/a?/../../etc' },
+    ctx: WS,
+    outside: [['/uri', '/etc']],
+  },
+  { name: 'file: URI with surrounding spaces', args: { x: '  file:///etc/passwd ' }, ctx: WS, outside: [['/x', '/etc/passwd']] },
+  { name: 'a scheme-like prefix under a path name', args: { path: 'x-y:/../../etc' }, ctx: WS, outside: [['/path', '/etc']] },
+  { name: 'a web URL under an ordinary name is not a path', args: { q: 'https://example.com/../../../../etc' }, ctx: WS, outside: [] },
+  // Homes, keys, nesting.
+  { name: '~user under a path name', args: { path: '~root/.ssh/id_rsa' }, ctx: WS, outside: [['/path', '/home/root/.ssh/id_rsa']] },
+  { name: 'an absolute key', args: { m: { '/etc/passwd': true } }, ctx: WS, outside: [['/m/~1etc~1passwd', '/etc/passwd']] },
+  { name: 'keys of a path-named map are paths', args: { files: { '../x': 'content' } }, ctx: WS, outside: [['/files/..~1x', '/x']] },
+  { name: 'nested arrays', args: { items: [[[['inside'], ['/etc/x']]]] }, ctx: WS, outside: [['/items/0/0/1/0', '/etc/x']] },
+  { name: 'backslashes read as separators on POSIX', args: { q: '..\\..\\etc' }, ctx: WS, outside: [['/q', '/etc']] },
+  {
+    name: 'a file content of several lines under an ordinary name is not a path',
+    args: { content: '/* licence */\nexport {};\n' },
+    ctx: WS,
+    outside: [],
+  },
+  // Windows, simulated.
+  { name: 'Windows: a trailing dot on the root is the root', args: { path: 'C:\\Users\\me\\ws.\\a.txt' }, ctx: WIN, outside: [] },
+  { name: 'Windows: ".. " is ..', args: { path: '.. \\.. \\x' }, ctx: WIN, outside: [['/path', 'c:\\Users\\x']] },
+  { name: 'Windows: \\\\?\\ prefix inside', args: { path: '\\\\?\\C:\\Users\\me\\ws\\a' }, ctx: WIN, outside: [] },
+  {
+    name: 'Windows: \\\\?\\ prefix outside',
+    args: { q: '\\\\?\\C:\\Windows\\win.ini' },
+    ctx: WIN,
+    outside: [['/q', 'C:\\Windows\\win.ini']],
+  },
+  {
+    name: 'Windows: a rooted path on the base drive',
+    args: { path: '\\Windows\\win.ini' },
+    ctx: WIN,
+    outside: [['/path', 'c:\\Windows\\win.ini']],
+  },
+  { name: 'Windows: drive-relative on another drive', args: { path: 'D:secret' }, ctx: WIN, outside: [['/path', 'D:\\secret']] },
+  { name: 'Windows: leading space', args: { path: ' C:\\Windows' }, ctx: WIN, outside: [['/path', 'C:\\Windows']] },
+  {
+    name: 'Windows: a junction, then ..',
+    args: { path: 'j\\..\\x' },
+    ctx: simulated(WIN, { 'c:\\Users\\me\\ws\\j': 'C:\\outside' }, ['C:\\outside']),
+    outside: [['/path', 'C:\\x']],
+  },
+  {
+    name: 'Windows: a link target with the \\\\?\\ prefix',
+    args: { path: 'j\\x' },
+    ctx: simulated(WIN, { 'c:\\Users\\me\\ws\\j': '\\\\?\\D:\\data' }),
+    outside: [['/path', 'D:\\data\\x']],
+  },
+  { name: 'Windows: ~', args: { path: '~\\.ssh' }, ctx: WIN, outside: [['/path', 'C:\\Users\\me\\.ssh']] },
+];
+
 describe('roots fence (core/policy/fence)', () => {
   it('has a table of at least 30 cases', () => assert.ok(cases.length >= 30, String(cases.length)));
 
-  for (const c of cases) {
+  for (const c of [...cases, ...adversarial]) {
     it(c.name, async () => {
       const found = await pathsOutsideRoots(c.args, c.ctx, c.schema);
       assert.deepEqual(
@@ -170,6 +340,11 @@ describe('roots fence (core/policy/fence)', () => {
     );
     assert.deepEqual(await resourceOutsideRoots('file:///ws/a.txt', WS), []);
     assert.deepEqual(await resourceOutsideRoots('test://static/resource/1', WS), []);
+    // A server's own scheme is its namespace, wherever the server runs; a file: URI behind it is not.
+    assert.deepEqual(await resourceOutsideRoots('note://one', { ...WS, cwd: '/srv' }), []);
+    assert.equal((await resourceOutsideRoots(' file:///etc/passwd', WS)).length, 1);
+    assert.equal((await resourceOutsideRoots('%66ile:///etc/passwd', WS)).length, 1);
+    assert.equal((await resourceOutsideRoots('/etc/passwd', WS)).length, 1);
   });
 
   describe('symlinks (a real temporary directory)', () => {
@@ -182,8 +357,7 @@ describe('roots fence (core/policy/fence)', () => {
       symlinkSync(path.join(dir, 'secret'), path.join(dir, 'ws', 'link'), 'dir');
       symlinkSync(path.join(dir, 'ws'), path.join(dir, 'ws-link'), 'dir');
       ctx = {
-        platform: process.platform,
-        realpath: (p) => realpath(p),
+        ...thisMachine(),
         home: dir,
         roots: [{ uri: pathToFileURL(path.join(dir, 'ws')).href }],
       };

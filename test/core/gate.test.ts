@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import type { Tool } from '../../src/core/protocol/types';
 import { decide, defaultFenceMode, type GateContext } from '../../src/core/policy/gate';
 import { GatedServer } from '../../src/core/policy/gated';
-import { runGated } from '../../src/core/policy/run';
+import { MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH } from '../../src/core/policy/limits';
+import { OVERSIZED_ARGUMENTS, runGated } from '../../src/core/policy/run';
 import type { AuditEntry } from '../../src/core/policy/types';
 import { McpError } from '../../src/core/protocol/errors';
 import { closeAll, connect, everythingServer } from '../helpers/servers';
@@ -14,7 +15,7 @@ const ctx = (over: Partial<GateContext> = {}): GateContext => ({
   alwaysAllowed: false,
   fence: 'ask',
   roots: [{ uri: 'file:///ws' }],
-  machine: { platform: 'linux', realpath: async (p) => p, home: '/home/me' },
+  machine: { platform: 'linux', lstat: async () => undefined, readlink: async () => Promise.reject(new Error('EINVAL')), home: '/home/me' },
   ...over,
 });
 const call = (t: Tool, args: Record<string, unknown> = {}) => ({ method: 'tools/call' as const, tool: t, arguments: args });
@@ -92,6 +93,49 @@ describe('the gate (core/policy/gate)', () => {
     const prompt = await decide({ method: 'prompts/get', name: 'p', arguments: { file: '/etc/passwd' } }, ctx({ fence: 'block' }));
     assert.equal(prompt.kind, 'refuse');
   });
+
+  it("fences a completion's ref.uri and its values", async () => {
+    const complete = (uri: string, value: string) => ({
+      method: 'completion/complete' as const,
+      params: { ref: { type: 'ref/resource' as const, uri }, argument: { name: 'name', value } },
+    });
+    const byRef = await decide(complete('file:///etc/{name}', ''), ctx({ fence: 'block' }));
+    assert.deepEqual(byRef.kind === 'refuse' && byRef.fenced?.map((f) => f.pointer), ['/ref/uri']);
+    const byValue = await decide(complete('file:///ws/{name}', '../../etc'), ctx({ fence: 'block' }));
+    assert.deepEqual(byValue.kind === 'refuse' && byValue.fenced?.map((f) => f.pointer), ['/name']);
+    assert.equal((await decide(complete('file:///ws/{name}', 'src'), ctx({ fence: 'block' }))).kind, 'allow');
+  });
+
+  it("checks a relative path against the server's working folder as well as the roots", async () => {
+    const args = { path: 'notes.txt' };
+    assert.equal((await decide(call(tool('read'), args), ctx({ origin: 'cli', serverCwd: '/ws' }))).kind, 'allow');
+    const v = await decide(call(tool('read'), args), ctx({ origin: 'cli', serverCwd: '/srv' }));
+    assert.deepEqual(v.kind === 'refuse' && v.fenced?.map((f) => f.resolved), ['/srv/notes.txt']);
+  });
+
+  it('refuses arguments over the limits first, whatever the fence and origin', async () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    for (const fence of ['off', 'block'] as const) {
+      const v = await decide(call(tool('w'), { deep }), ctx({ origin: 'cli', fence }));
+      assert.deepEqual(v, {
+        kind: 'refuse',
+        decision: 'refused',
+        reason: `the arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels`,
+        oversized: true,
+      });
+    }
+    let ok: unknown = 'x';
+    for (let i = 0; i < MAX_ARGUMENT_DEPTH - 1; i++) ok = { a: ok };
+    assert.equal((await decide(call(tool('w'), ok as Record<string, unknown>), ctx({ origin: 'cli' }))).kind, 'allow');
+    const big = await decide({ method: 'resources/read', uri: `file:///ws/${'a'.repeat(MAX_ARGUMENT_CHARS)}` }, ctx());
+    assert.match(big.kind === 'refuse' ? big.reason : '', /more than 4194304 characters/);
+    const many = await decide(
+      { method: 'prompts/get', name: 'p', arguments: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, ''])) },
+      ctx(),
+    );
+    assert.match(many.kind === 'refuse' ? many.reason : '', /more than 100000 values/);
+  });
 });
 
 describe('runGated (core/policy/run): decide, ask, send, audit', () => {
@@ -131,6 +175,26 @@ describe('runGated (core/policy/run): decide, ask, send, audit', () => {
         outcome: { kind: 'isError' },
         ms: 0,
       },
+    );
+  });
+
+  it('audits arguments over the limits with a placeholder, never the arguments', async () => {
+    const { entries, sink } = sinkOf();
+    let deep: unknown = 'x';
+    for (let i = 0; i < 3000; i++) deep = { a: deep };
+    const r = await runGated({
+      request: call(tool('w'), { deep }),
+      context: ctx({ origin: 'cli', fence: 'off' }),
+      server,
+      audit: sink,
+      auditedArguments: { deep },
+      send: async () => assert.fail('sent'),
+      now: clock,
+    });
+    assert.equal(r.sent, false);
+    assert.deepEqual(
+      entries.map((e) => [e.decision, e.outcome.kind, e.arguments]),
+      [['refused', 'not-sent', OVERSIZED_ARGUMENTS]],
     );
   });
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import {
@@ -251,6 +251,21 @@ describe('ServerHandle and ServerRegistry against real processes', function () {
     assert.ok(launch.client.isClosed);
     assert.equal(closed, 1);
     assert.equal(h.client, undefined);
+  });
+
+  it('knows the folder a running stdio server was started in, where the fence resolves its relative paths', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'mcp-cwd-'));
+    const h = make({ ...fixture('plain'), cwd: folder });
+    assert.equal(h.workingFolder, undefined);
+    await h.start();
+    assert.equal(h.workingFolder, folder);
+    await h.stop();
+    rmSync(folder, { recursive: true, force: true });
+    assert.equal(h.workingFolder, undefined);
+    // Without a cwd it runs in ours (the extension host's, the CLI's).
+    const inherited = make(fixture('plain'));
+    await inherited.start();
+    assert.equal(inherited.workingFolder, process.cwd());
   });
 
   it('starts, lists, and stops', async () => {

@@ -2,8 +2,6 @@
 // gateway in front of it, and the SDK's client speaking to the gateway over its socket or TCP, or
 // over stdio to the relay VS Code would start (dist/relay.js, built by the caller).
 import * as http from 'node:http';
-import { realpath } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,6 +18,7 @@ import {
   type LaunchContext,
   type Root,
 } from '../../src/core';
+import { thisMachine } from '../../src/core/policy/gate';
 import { createMasker } from '../../src/core/policy/mask';
 import { ChatForwarder } from '../../src/core/gateway/forward';
 import { toldReadOnlyInMemory, type ChatCall, type SharedServer, type ToldReadOnly } from '../../src/core/gateway/shared';
@@ -68,7 +67,8 @@ export function share(
       alwaysAllowed: false,
       fence: options.fence ?? 'block',
       roots: options.roots ?? [{ uri: 'file:///work/project' }],
-      machine: { platform: process.platform, realpath: (p) => realpath(p), home: homedir() },
+      machine: thisMachine(),
+      serverCwd: handle.workingFolder,
     }),
     audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition }),
     audit: { append: (e) => void audit.push(e) },

@@ -1,32 +1,50 @@
 /**
- * The roots fence (the seed's "roots are a hard fence"): which strings of a request's arguments
- * name a file-system path, and which of those lie outside every root. Pure: the file system
- * (symlinks) and the platform are handed in, so the same table of cases runs in plain Node for
- * POSIX, macOS and Windows.
+ * The roots fence (the seed's "roots are a hard fence"): which strings of a request name a file
+ * outside every root, read the way servers and the kernel read them. Every string, key or value,
+ * at any depth, is a candidate; each is read in every plausible way (as given, trimmed, cut at a
+ * NUL, percent-decoded; as a `file:` URI through the WHATWG parser and as a naive one; `~`
+ * expanded; relative to the server's working folder and to every root) and every reading must
+ * land inside a root. A reading is resolved as the kernel resolves a path, one component at a
+ * time with `lstat` and `readlink`, so a `..` after a symlink leaves from the link's target and a
+ * dangling link counts where it points. The file system and the platform are handed in, so the
+ * same cases run in plain Node for POSIX, macOS and Windows. See docs/security-fence.md.
  */
 import * as nodePath from 'node:path';
 import type { Root } from '../protocol/types';
 import type { FencedPath } from './types';
 
+/** What `lstat` tells the fence: whether the entry is a symlink. */
+export interface LinkStat {
+  isSymbolicLink(): boolean;
+}
+
 /** What the fence needs of the machine it guards. */
 export interface FenceEnvironment {
   /** The platform whose path rules apply: separators, drive letters, case (win32 and darwin ignore it). */
   platform: NodeJS.Platform;
-  /** `fs.promises.realpath`: the path with every symlink resolved; rejects when it does not exist. */
-  realpath(path: string): Promise<string>;
+  /** `fs.promises.lstat`, resolving undefined where nothing is (or nothing can be seen). */
+  lstat(path: string): Promise<LinkStat | undefined>;
+  /** `fs.promises.readlink`: a symlink's target as stored. */
+  readlink(path: string): Promise<string>;
   /** What `~` means. */
   home: string;
 }
 
-/** The roots (as `roots/list` answers them) and the machine. */
+/** The roots (as `roots/list` answers them), the server's working folder and the machine. */
 export interface FenceContext extends FenceEnvironment {
   roots: readonly Root[];
+  /**
+   * Where the server resolves a relative path: a stdio server's working folder. Undefined for a
+   * server without one of ours (HTTP): a relative path is then checked against every root.
+   */
+  cwd?: string;
 }
 
 /** A JSON Schema, as much of it as the fence reads. */
 interface SchemaLike {
   format?: unknown;
   properties?: unknown;
+  additionalProperties?: unknown;
   items?: unknown;
 }
 
@@ -49,6 +67,7 @@ const PATH_WORDS = new Set([
   'dest',
   'location',
   'uri',
+  'url',
   'pathname',
   'filepath',
   'dirname',
@@ -72,147 +91,344 @@ export function isPathName(name: string): boolean {
   return words.length > 1 && PATH_WORDS.has(singular(`${words.at(-2)}${last}`));
 }
 
-const FILE_URI = /^file:/i;
-/** A URI of another scheme (`https://…`, `mailto:`): never a path. Drive letters (`C:`) are one letter, schemes two or more. */
-const OTHER_URI = /^[a-z][a-z0-9+.-]+:/i;
+const URI_FORMATS = new Set(['uri', 'uri-reference', 'iri', 'iri-reference']);
+/** Linux's limit on symlinks followed in one lookup (ELOOP); past it the path resolves to nothing, and counts as outside. */
+export const MAX_SYMLINKS = 40;
+/** No file system has names longer (NAME_MAX): such a component cannot exist, so it is not looked up. */
+const NAME_MAX = 255;
+/** How many textual readings of one string are checked at most (trimmed, cut at NUL, decoded, and their combinations). */
+const MAX_VARIANTS = 16;
+/** How many strings are looked up at once. */
+const CONCURRENT_CHECKS = 16;
+/** Schemes whose URLs name another machine: under a name that does not mean a path, never a path. */
+const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:']);
+/** What trimming removes, as JavaScript's `trim`, Python's `strip` and a C parser skipping control characters would. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is trimmed
+const EDGE = /^[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]+|[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]+$/g;
+const LINE_BREAK = /[\r\n\u0085\u2028\u2029]/;
 
-/** Whether a string, wherever it sits, looks like a path on its own: absolute, UNC, `~`, or with a `..` segment. */
-function looksLikePath(text: string): boolean {
-  if (/[\r\n]/.test(text) || OTHER_URI.test(text)) return false;
-  if (text.startsWith('/') || text.startsWith('\\\\') || /^[a-z]:[\\/]/i.test(text)) return true;
-  if (text === '~' || /^~[\\/]/.test(text)) return true;
-  return text.split(/[\\/]/).includes('..');
+type PathApi = typeof nodePath.posix;
+const api = (platform: NodeJS.Platform): PathApi => (platform === 'win32' ? nodePath.win32 : nodePath.posix);
+
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 }
 
-/** `file:` URI to a path of the platform; undefined when it is not a usable file URI. */
-function fileUriToPath(uri: string, windows: boolean): string | undefined {
+/** The string as servers may read it: as given, trimmed, cut at the first NUL (C string APIs), percent-decoded, and combinations. */
+function textVariants(text: string): string[] {
+  const seen = new Set([text]);
+  const queue = [text];
+  while (queue.length > 0 && seen.size < MAX_VARIANTS) {
+    const t = queue.shift()!;
+    const nul = t.indexOf('\u0000');
+    for (const next of [t.replace(EDGE, ''), nul >= 0 ? t.slice(0, nul) : t, decoded(t) ?? t]) {
+      if (!seen.has(next) && seen.size < MAX_VARIANTS) {
+        seen.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  return [...seen];
+}
+
+/** A Windows path without its `\\?\` or `\\.\` prefix (`\\?\UNC\server\share` is `\\server\share`). */
+function withoutDevicePrefix(text: string): string {
+  const m = /^[\\/]{2}[?.][\\/](.*)$/s.exec(text);
+  if (!m) return text;
+  return /^unc[\\/]/i.test(m[1]) ? `\\\\${m[1].slice(4)}` : m[1];
+}
+
+/** The paths a `file:` URI names: the WHATWG parser's (host kept and ignored, decoded and not) and a naive split's (query and fragment kept). */
+function fileUriPaths(uri: string, windows: boolean): string[] {
+  const out: string[] = [];
+  const add = (path: string) => {
+    for (const p of [path, decoded(path) ?? path]) {
+      const local = windows && /^\/[a-z](:|%3a)/i.test(p) ? p.slice(1) : p;
+      out.push(local);
+    }
+  };
+  let url: URL | undefined;
+  try {
+    url = new URL(uri);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol === 'file:') {
+    const host = url.hostname;
+    const path = decoded(url.pathname) ?? url.pathname;
+    if (host && host !== 'localhost') out.push(windows ? `\\\\${host}${path.replace(/\//g, '\\')}` : `//${host}${path}`);
+    add(url.pathname);
+  }
+  const naive = /^file:(?:\/\/[^/?#\\]*)?(.*)$/is.exec(uri);
+  if (naive) add(naive[1]);
+  return out;
+}
+
+/** The folder a root's `file:` URI names (ours, well formed); undefined for other schemes, which fence nothing. */
+function rootPathOf(uri: string, windows: boolean): string | undefined {
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
     return undefined;
   }
-  let pathname: string;
-  try {
-    pathname = decodeURIComponent(url.pathname);
-  } catch {
-    return undefined;
-  }
-  if (!windows) return url.hostname ? `//${url.hostname}${pathname}` : pathname;
-  if (url.hostname) return `\\\\${url.hostname}${pathname.replace(/\//g, '\\')}`;
-  return /^\/[a-z]:/i.test(pathname) ? pathname.slice(1).replace(/\//g, '\\') : pathname.replace(/\//g, '\\');
+  if (url.protocol !== 'file:') return undefined;
+  const path = decoded(url.pathname);
+  if (path === undefined) return undefined;
+  const host = url.hostname === 'localhost' ? '' : url.hostname;
+  if (!windows) return host ? `//${host}${path}` : path;
+  if (host) return `\\\\${host}${path.replace(/\//g, '\\')}`;
+  return (/^\/[a-z]:/i.test(path) ? path.slice(1) : path).replace(/\//g, '\\');
 }
 
-function decodedOrSame(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+/** One way of reading a string: a path (absolute, or relative to a base folder) of the platform. */
+interface Reading {
+  path: string;
+  /** From a URI or `~`: always absolute, never relative to a base. */
+  absoluteOnly?: boolean;
 }
 
-/** The segments compared: the root part (`/`, `C:\`, `\\server\share\`) and each name, in the platform's case rule. */
+/** How a string sits in the arguments: under a name (or schema format) that means a path, or not. */
+interface Place {
+  pathNamed: boolean;
+}
+
+/** Every reading of a string as a path, or none when it is not read as one (prose, a web URL under an ordinary name). */
+function readingsOf(text: string, place: Place, env: FenceEnvironment): Reading[] {
+  const windows = env.platform === 'win32';
+  const p = api(env.platform);
+  if (!place.pathNamed) {
+    const nul = text.indexOf('\u0000');
+    const core = (nul >= 0 ? text.slice(0, nul) : text).replace(EDGE, '');
+    // Several lines are prose or code (a file's content), not a path; a web URL names another machine.
+    if (core === '' || LINE_BREAK.test(core)) return [];
+    const scheme = /^([a-z][a-z0-9+.-]*:)/i.exec(core)?.[1].toLowerCase();
+    if (scheme && WEB_SCHEMES.has(scheme) && URL.canParse(core)) return [];
+  }
+  const readings: Reading[] = [];
+  for (const variant of textVariants(text)) {
+    if (variant === '') continue;
+    if (/^file:/i.test(variant)) {
+      for (const path of fileUriPaths(variant, windows)) readings.push({ path: windows ? withoutDevicePrefix(path) : path });
+    }
+    const home = /^~(?:$|[\\/])/.test(variant) && (windows || !variant.startsWith('~\\'));
+    const otherHome = place.pathNamed && /^~[^\\/~]+(?:$|[\\/])/.test(variant);
+    if (home) readings.push({ path: p.join(env.home, variant.slice(1)), absoluteOnly: true });
+    else if (otherHome) readings.push({ path: p.join(p.dirname(env.home), variant.slice(1)), absoluteOnly: true });
+    readings.push({ path: windows ? withoutDevicePrefix(variant) : variant });
+    // A server that turns Windows separators into its own.
+    if (!windows && variant.includes('\\')) readings.push({ path: variant.replace(/\\/g, '/') });
+  }
+  return readings;
+}
+
+/** A path's root (`/`, `C:\`, `\\server\share\`) and its components, nothing normalised (a `..` stays a `..`). */
+function splitPath(path: string, p: PathApi): { root: string; names: string[] } {
+  const root = p.parse(path).root;
+  const names = path.slice(root.length).split(p === nodePath.win32 ? /[\\/]/ : '/');
+  return { root: p === nodePath.win32 ? root.replace(/\//g, '\\') : root, names };
+}
+
+/** A Windows name as Windows opens it: trailing dots and spaces dropped (`.. ` is `..`, `secret.` is `secret`). */
+function win32Name(name: string): string {
+  if (/^[. ]+$/.test(name)) {
+    const t = name.replace(/ +$/, '');
+    return t === '.' || t === '..' ? t : name;
+  }
+  return name.replace(/[. ]+$/, '');
+}
+
+/** The segments compared: the root part and each name, in the platform's case rule. */
 function segments(absolute: string, env: FenceEnvironment): string[] {
-  const p = env.platform === 'win32' ? nodePath.win32 : nodePath.posix;
-  const normal = p.normalize(absolute);
-  const { root } = p.parse(normal);
-  const names = normal.slice(root.length).split(p.sep).filter(Boolean);
-  const all = [root.replace(/[\\/]+/g, p.sep), ...names];
-  return env.platform === 'win32' || env.platform === 'darwin' ? all.map((s) => s.toLowerCase()) : all;
+  const p = api(env.platform);
+  const { root, names } = splitPath(absolute, p);
+  const all = [root, ...names.filter((n) => n !== '' && n !== '.')];
+  const named = env.platform === 'win32' ? all.map(win32Name) : all;
+  return env.platform === 'win32' || env.platform === 'darwin' ? named.map((s) => s.toLowerCase()) : named;
 }
 
 function isWithin(candidate: string[], root: string[]): boolean {
   return root.length <= candidate.length && root.every((s, i) => s === candidate[i]);
 }
 
-/** The path with symlinks of its longest existing prefix resolved; the rest, which does not exist yet, kept. */
-async function resolveLinks(absolute: string, env: FenceEnvironment): Promise<string> {
-  const p = env.platform === 'win32' ? nodePath.win32 : nodePath.posix;
-  let existing = p.normalize(absolute);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      const real = await env.realpath(existing);
-      return rest.length ? p.join(real, ...rest.reverse()) : real;
-    } catch {
-      const parent = p.dirname(existing);
-      if (parent === existing) return p.normalize(absolute);
-      rest.push(p.basename(existing));
-      existing = parent;
-    }
+/**
+ * Resolves paths as the kernel does, caching what it looked up for the request being decided.
+ * A path resolves to the real path it reaches (a part that does not exist kept as written), or to
+ * undefined when it passes more than {@link MAX_SYMLINKS} symlinks.
+ */
+class Resolver {
+  private readonly stats = new Map<string, Promise<LinkStat | undefined>>();
+  private readonly resolved = new Map<string, Promise<string | undefined>>();
+  readonly p: PathApi;
+  constructor(private readonly env: FenceEnvironment) {
+    this.p = api(env.platform);
   }
-}
 
-/** The roots as resolved absolute paths of the platform (roots of other schemes fence nothing). */
-async function rootPaths(ctx: FenceContext): Promise<string[]> {
-  const windows = ctx.platform === 'win32';
-  const paths = ctx.roots
-    .map((r) => (FILE_URI.test(r.uri) ? fileUriToPath(r.uri, windows) : undefined))
-    .filter((p): p is string => p !== undefined);
-  return Promise.all(paths.map((p) => resolveLinks(p, ctx)));
-}
+  resolve(absolute: string): Promise<string | undefined> {
+    let result = this.resolved.get(absolute);
+    if (!result) {
+      result = this.walk(absolute);
+      this.resolved.set(absolute, result);
+    }
+    return result;
+  }
 
-/** One reading of a value as an absolute path: `file:` URIs decoded, `~` expanded, relative paths against the first root. */
-function absoluteOf(value: string, ctx: FenceContext, firstRoot: string | undefined): string {
-  const p = ctx.platform === 'win32' ? nodePath.win32 : nodePath.posix;
-  if (FILE_URI.test(value)) return fileUriToPath(value, ctx.platform === 'win32') ?? value;
-  if (value === '~' || /^~[\\/]/.test(value)) return p.join(ctx.home, value.slice(1));
-  if (p.isAbsolute(value)) return p.resolve(firstRoot ?? p.sep, value);
-  // Without a root a relative path has nothing to be inside of: it stays as given and so is outside.
-  return firstRoot === undefined ? value : p.resolve(firstRoot, value);
+  private lstat(path: string): Promise<LinkStat | undefined> {
+    let stat = this.stats.get(path);
+    if (!stat) {
+      stat = this.env.lstat(path).catch(() => undefined);
+      this.stats.set(path, stat);
+    }
+    return stat;
+  }
+
+  /** One component at a time: a symlink's target replaces it (and is resolved in turn), `..` leaves the real folder reached so far. */
+  private async walk(absolute: string): Promise<string | undefined> {
+    const p = this.p;
+    const windows = this.env.platform === 'win32';
+    const start = splitPath(absolute, p);
+    let current = start.root;
+    const pending = start.names.reverse();
+    let links = 0;
+    let missing = false;
+    while (pending.length > 0) {
+      const raw = pending.pop()!;
+      const name = windows ? win32Name(raw) : raw;
+      if (name === '' || name === '.') continue;
+      if (name === '..') {
+        current = p.dirname(current);
+        // Climbing back may reach what exists again: look again from here.
+        missing = false;
+        continue;
+      }
+      const next = p.join(current, name);
+      if (missing || name.length > NAME_MAX) {
+        missing = true;
+        current = next;
+        continue;
+      }
+      const stat = await this.lstat(next);
+      if (!stat) {
+        missing = true;
+        current = next;
+        continue;
+      }
+      if (!stat.isSymbolicLink()) {
+        current = next;
+        continue;
+      }
+      if (++links > MAX_SYMLINKS) return undefined;
+      let target: string;
+      try {
+        target = await this.env.readlink(next);
+      } catch {
+        current = next;
+        missing = true;
+        continue;
+      }
+      if (windows) target = withoutDevicePrefix(target);
+      const link = splitPath(target, p);
+      if (link.root) {
+        // `\x` on Windows is rooted on the link's own drive.
+        current = windows && /^[\\/]$/.test(link.root) ? p.parse(current).root : link.root;
+      }
+      pending.push(...link.names.reverse());
+    }
+    return current;
+  }
 }
 
 class Checker {
-  readonly found: FencedPath[] = [];
-  /** The roots resolved (symlinks and all), the first time a value is a path: most calls carry none, and cost no realpath. */
-  private resolvedRoots?: Promise<{ roots: string[][]; first: string | undefined }>;
-  constructor(private readonly ctx: FenceContext) {}
-
-  private roots(): Promise<{ roots: string[][]; first: string | undefined }> {
-    this.resolvedRoots ??= rootPaths(this.ctx).then((paths) => ({ roots: paths.map((r) => segments(r, this.ctx)), first: paths[0] }));
-    return this.resolvedRoots;
+  private readonly resolver: Resolver;
+  /** The roots and the working folder, resolved the first time a string is checked. */
+  private prepared?: Promise<{ roots: string[][]; bases: Array<{ path: string; resolved: string[] | undefined }> }>;
+  constructor(private readonly ctx: FenceContext) {
+    this.resolver = new Resolver(ctx);
   }
 
-  /** Checks one string known to be a path; its literal and, for plain paths, its percent-decoded reading must both be inside. */
-  async check(pointer: string, value: string): Promise<void> {
-    const readings = FILE_URI.test(value) ? [value] : [...new Set([value, decodedOrSame(value)])];
-    const { roots, first } = await this.roots();
+  private prepare() {
+    this.prepared ??= (async () => {
+      const p = this.resolver.p;
+      const windows = this.ctx.platform === 'win32';
+      const rootPaths = this.ctx.roots
+        .map((r) => rootPathOf(r.uri, windows))
+        .filter((r): r is string => r !== undefined && p.isAbsolute(r))
+        .map((r) => p.normalize(r));
+      const roots: string[][] = [];
+      for (const r of rootPaths) {
+        const real = await this.resolver.resolve(r);
+        if (real !== undefined) roots.push(segments(real, this.ctx));
+      }
+      const bases = [...(this.ctx.cwd === undefined ? [] : [this.ctx.cwd]), ...rootPaths];
+      const resolvedBases = [];
+      for (const base of [...new Set(bases)]) {
+        const real = await this.resolver.resolve(base);
+        resolvedBases.push({ path: base, resolved: real === undefined ? undefined : segments(real, this.ctx) });
+      }
+      return { roots, bases: resolvedBases };
+    })();
+    return this.prepared;
+  }
+
+  /** Checks one string: the first reading found outside every root, or undefined when every reading is inside. */
+  async check(pointer: string, value: string, place: Place): Promise<FencedPath | undefined> {
+    const readings = readingsOf(value, place, this.ctx);
+    if (readings.length === 0) return undefined;
+    const p = this.resolver.p;
+    const { roots, bases } = await this.prepare();
+    const seen = new Set<string>();
     for (const reading of readings) {
-      const absolute = absoluteOf(reading, this.ctx, first);
-      const resolved = await resolveLinks(absolute, this.ctx);
-      const candidate = segments(resolved, this.ctx);
-      if (!roots.some((root) => isWithin(candidate, root))) {
-        this.found.push({ pointer, value, resolved });
-        return;
+      const absolute = this.isFullyAbsolute(reading.path) || reading.absoluteOnly;
+      const anchors: Array<{ path: string; resolved: string[] | undefined } | undefined> = absolute ? [undefined] : bases;
+      if (anchors.length === 0) {
+        // Nothing to be relative to (no root, no working folder): a path is outside; a word is no path.
+        if (place.pathNamed || p.normalize(reading.path).split(/[\\/]/)[0] === '..') {
+          return { pointer, value, resolved: reading.path };
+        }
+        continue;
+      }
+      for (const base of anchors) {
+        // Normalised first (path.resolve, os.path.abspath) and as the kernel gets it (`..` after a link leaves the link's target).
+        const raw = base ? this.rawJoin(base.path, reading.path) : reading.path;
+        const lexical = p.resolve(raw);
+        for (const candidate of lexical === raw ? [lexical] : [lexical, raw]) {
+          if (seen.has(candidate)) continue;
+          seen.add(candidate);
+          const real = await this.resolver.resolve(candidate);
+          const realSegments = real === undefined ? undefined : segments(real, this.ctx);
+          // A word under an ordinary name that stays in the server's folder names nothing we fence.
+          if (!place.pathNamed && base?.resolved && realSegments && isWithin(realSegments, base.resolved)) continue;
+          if (!realSegments || !roots.some((root) => isWithin(realSegments, root))) {
+            return { pointer, value, resolved: real ?? `${p.normalize(candidate)} (more than ${MAX_SYMLINKS} symlinks)` };
+          }
+        }
       }
     }
+    return undefined;
   }
 
-  async walk(value: unknown, pointer: string, schema: SchemaLike | undefined, pathByName: boolean): Promise<void> {
-    if (typeof value === 'string') {
-      const format = schema?.format;
-      const bySchema = format === 'uri' || format === 'uri-reference';
-      if (value === '') return;
-      if (FILE_URI.test(value)) return this.check(pointer, value);
-      if ((pathByName || bySchema) && !OTHER_URI.test(value)) return this.check(pointer, value);
-      if (looksLikePath(value) || looksLikePath(decodedOrSame(value))) return this.check(pointer, value);
-      return;
+  /** Absolute on its own: `/x`, `C:\x`, `\\server\share`; not `\x` or `C:x` on Windows, which depend on the base's drive. */
+  private isFullyAbsolute(path: string): boolean {
+    if (this.ctx.platform !== 'win32') return path.startsWith('/');
+    return /^[a-z]:[\\/]/i.test(path) || /^[\\/]{2}[^\\/]/.test(path);
+  }
+
+  /** The base and the path joined as text, nothing normalised, as the kernel receives a relative path from that folder. */
+  private rawJoin(base: string, path: string): string {
+    const p = this.resolver.p;
+    if (this.ctx.platform !== 'win32') return path.startsWith('/') ? path : `${base}/${path}`;
+    if (/^[\\/]/.test(path)) return `${p.parse(base).root.replace(/[\\/]+$/, '')}${path}`;
+    // `C:x`: relative to the base when it is on that drive, else (no working folder of ours there) to the drive's root.
+    const drive = /^([a-z]:)(.*)$/is.exec(path);
+    if (drive) {
+      const sameDrive = p.parse(base).root.slice(0, 2).toLowerCase() === drive[1].toLowerCase();
+      return sameDrive ? `${base}\\${drive[2]}` : `${drive[1]}\\${drive[2]}`;
     }
-    if (Array.isArray(value)) {
-      const items = schema?.items;
-      for (const [i, item] of value.entries()) {
-        const itemSchema = Array.isArray(items) ? (items[i] as SchemaLike | undefined) : (items as SchemaLike | undefined);
-        // Items of `paths: [...]` are paths as their property is.
-        await this.walk(item, `${pointer}/${i}`, asSchema(itemSchema), pathByName);
-      }
-      return;
-    }
-    if (typeof value === 'object' && value !== null) {
-      const properties = asSchema(schema)?.properties as Record<string, unknown> | undefined;
-      for (const [key, item] of Object.entries(value)) {
-        await this.walk(item, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, asSchema(properties?.[key]), isPathName(key));
-      }
-    }
+    return `${base}\\${path}`;
   }
 }
 
@@ -220,17 +436,81 @@ function asSchema(value: unknown): SchemaLike | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as SchemaLike) : undefined;
 }
 
-/** Every path in the arguments (any depth) that lies outside every root; `schema` is the tool's `inputSchema`, when there is one. */
-export async function pathsOutsideRoots(args: unknown, ctx: FenceContext, schema?: unknown): Promise<FencedPath[]> {
-  const checker = new Checker(ctx);
-  await checker.walk(args, '', asSchema(schema), false);
-  return checker.found;
+function isUriFormat(schema: SchemaLike | undefined): boolean {
+  return typeof schema?.format === 'string' && URI_FORMATS.has(schema.format);
 }
 
-/** A resource URI itself (resources/read, resources/subscribe): a `file:` URI outside every root; other schemes are the server's own. */
-export async function resourceOutsideRoots(uri: string, ctx: FenceContext): Promise<FencedPath[]> {
-  if (!FILE_URI.test(uri)) return [];
+/** JSON pointer escaping of one key. */
+const escapeKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Every string of the arguments (any depth, keys included) that names something outside every
+ * root; `schema` is the tool's `inputSchema`, when there is one. Walks with an explicit stack:
+ * the gate has already refused arguments over the limits (./limits.ts), and no depth recurses here.
+ */
+export async function pathsOutsideRoots(args: unknown, ctx: FenceContext, schema?: unknown): Promise<FencedPath[]> {
   const checker = new Checker(ctx);
-  await checker.check('', uri);
-  return checker.found;
+  interface Frame {
+    value: unknown;
+    pointer: string;
+    schema: SchemaLike | undefined;
+    pathNamed: boolean;
+  }
+  const stack: Frame[] = [{ value: args, pointer: '', schema: asSchema(schema), pathNamed: false }];
+  const strings: Array<{ pointer: string; value: string; place: Place }> = [];
+  while (stack.length > 0) {
+    const { value, pointer, schema: s, pathNamed } = stack.pop()!;
+    if (typeof value === 'string') {
+      strings.push({ pointer, value, place: { pathNamed: pathNamed || isUriFormat(s) } });
+    } else if (Array.isArray(value)) {
+      const items = s?.items;
+      // Items of `paths: [...]` are paths as their property is. Pushed last first, so they are checked in order.
+      for (let i = value.length - 1; i >= 0; i--) {
+        const itemSchema = asSchema(Array.isArray(items) ? items[i] : items);
+        stack.push({ value: value[i], pointer: `${pointer}/${i}`, schema: itemSchema, pathNamed });
+      }
+    } else if (typeof value === 'object' && value !== null) {
+      const properties = asSchema(s?.properties) as Record<string, unknown> | undefined;
+      const entries = Object.entries(value);
+      const frames: Frame[] = [];
+      for (const [key, item] of entries) {
+        const at = `${pointer}/${escapeKey(key)}`;
+        // A key is a string a server may read as a path too (`{"files": {"a.txt": …}}`): as a path when its object's name means one.
+        frames.push({ value: key, pointer: at, schema: undefined, pathNamed });
+        const itemSchema = asSchema(properties?.[key] ?? s?.additionalProperties);
+        frames.push({ value: item, pointer: at, schema: itemSchema, pathNamed: isPathName(key) });
+      }
+      for (let i = frames.length - 1; i >= 0; i--) stack.push(frames[i]);
+    }
+  }
+  // Looked up a few at a time (the file system answers in parallel), reported in the order they sit in.
+  const found: Array<FencedPath | undefined> = new Array<FencedPath | undefined>(strings.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < strings.length) {
+      const i = next++;
+      found[i] = await checker.check(strings[i].pointer, strings[i].value, strings[i].place);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHECKS, strings.length) }, worker));
+  return found.filter((f): f is FencedPath => f !== undefined);
+}
+
+/**
+ * Whether a resource URI is of the server's own scheme (`note://one`, `ui://app`): a name in its
+ * namespace, not a path of ours. Only a URI that starts right away with a scheme other than `file:`
+ * is; anything with leading space or control characters, or that any reading turns into a `file:`
+ * URI, is read as a path.
+ */
+function isServerScheme(uri: string): boolean {
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(uri);
+  return scheme !== null && scheme[1].toLowerCase() !== 'file' && !textVariants(uri).some((v) => /^\s*file:/i.test(v));
+}
+
+/** A resource URI itself (resources/read, resources/subscribe, a completion's ref.uri): read as a path in every way a server may. */
+export async function resourceOutsideRoots(uri: string, ctx: FenceContext): Promise<FencedPath[]> {
+  if (isServerScheme(uri)) return [];
+  const checker = new Checker(ctx);
+  const found = await checker.check('', uri, { pathNamed: true });
+  return found ? [found] : [];
 }

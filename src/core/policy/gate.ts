@@ -5,13 +5,14 @@
  * lists, tool visibility, autoApprove, trusted `readOnlyHint`, the stored "always" answers and
  * the roots fence.
  */
-import { realpath } from 'node:fs/promises';
+import { lstat, readlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { CompleteParams, Root, Tool } from '../protocol/types';
 import { isToolForApp, isToolForPerson } from '../apps/toolUi';
 import type { ServerDefinition } from '../servers/definition';
 import { isToolOffered } from './offered';
 import { pathsOutsideRoots, resourceOutsideRoots, type FenceEnvironment } from './fence';
+import { argumentLimitProblem } from './limits';
 import type { FencedPath, FenceMode, Origin } from './types';
 
 export type GateRequest =
@@ -32,6 +33,11 @@ export interface GateContext {
   roots: readonly Root[];
   machine: FenceEnvironment;
   /**
+   * The folder a stdio server runs in (absolute), where it resolves relative paths: the fence
+   * checks a relative path against it and against every root. Undefined for an HTTP server.
+   */
+  serverCwd?: string;
+  /**
    * The chat only: VS Code was last told that this tool is read-only, so it may have called it
    * without asking the person. Unless the tool is (trusted) read-only now, the call is refused once
    * and VS Code is told to list the tools again.
@@ -45,7 +51,14 @@ export type AskReason = { kind: 'confirmTool'; annotationsTrusted: boolean } | {
 export type Verdict =
   | { kind: 'allow'; decision: 'allowed' | 'allowed-always' }
   | { kind: 'ask'; reasons: AskReason[] }
-  | { kind: 'refuse'; decision: 'denied' | 'fenced' | 'refused'; reason: string; fenced?: FencedPath[] };
+  | {
+      kind: 'refuse';
+      decision: 'denied' | 'fenced' | 'refused';
+      reason: string;
+      fenced?: FencedPath[];
+      /** Over the limits of ./limits.ts: the arguments are not to be looked at again (nor audited). */
+      oversized?: boolean;
+    };
 
 /** The fence mode when the setting leaves it unset: the person is asked, an app or the chat is refused, the CLI's is its flags'. */
 export function defaultFenceMode(origin: GateContext['origin']): FenceMode {
@@ -58,7 +71,12 @@ function describe(findings: FencedPath[]): string {
 
 /** The machine this runs on, as the fence reads it: its platform, its symlinks, its home folder. */
 export function thisMachine(): FenceEnvironment {
-  return { platform: process.platform, realpath: (p) => realpath(p), home: homedir() };
+  return {
+    platform: process.platform,
+    lstat: (p) => lstat(p).catch(() => undefined),
+    readlink: (p) => readlink(p),
+    home: homedir(),
+  };
 }
 
 /** Whether the tool may run without a confirmation because it says it is read-only and the person trusts its server's annotations. */
@@ -71,8 +89,25 @@ export function completedArguments(params: CompleteParams): Record<string, strin
   return { ...params.context?.arguments, [params.argument.name]: params.argument.value };
 }
 
+/** Everything of a request a server reads: what the limits measure before anything else looks at it. */
+function measured(request: GateRequest): unknown {
+  switch (request.method) {
+    case 'tools/call':
+      return [request.tool.name, request.arguments];
+    case 'prompts/get':
+      return [request.name, request.arguments];
+    case 'completion/complete':
+      return request.params;
+    default:
+      return request.uri;
+  }
+}
+
 /** Decides one request. Nothing is sent by it; the caller asks, sends and audits with `runGated` (run.ts). */
 export async function decide(request: GateRequest, context: GateContext): Promise<Verdict> {
+  // First, and without recursion: nothing below (the fence, the audit, validation, the writer) may see a value over the limits.
+  const oversized = argumentLimitProblem(measured(request));
+  if (oversized) return { kind: 'refuse', decision: 'refused', reason: oversized, oversized: true };
   const reasons: AskReason[] = [];
   if (request.method === 'tools/call') {
     const { tool } = request;
@@ -95,14 +130,20 @@ export async function decide(request: GateRequest, context: GateContext): Promis
     }
   }
   if (context.fence !== 'off') {
-    const fence = { ...context.machine, roots: context.roots };
+    const fence = { ...context.machine, roots: context.roots, cwd: context.serverCwd };
     const findings =
       request.method === 'tools/call'
         ? await pathsOutsideRoots(request.arguments, fence, request.tool.inputSchema)
         : request.method === 'prompts/get'
           ? await pathsOutsideRoots(request.arguments, fence)
           : request.method === 'completion/complete'
-            ? await pathsOutsideRoots(completedArguments(request.params), fence)
+            ? [
+                // A resource template's URI is read by the server to complete against (its folder).
+                ...(request.params.ref.type === 'ref/resource'
+                  ? (await resourceOutsideRoots(request.params.ref.uri, fence)).map((f) => ({ ...f, pointer: '/ref/uri' }))
+                  : []),
+                ...(await pathsOutsideRoots(completedArguments(request.params), fence)),
+              ]
             : await resourceOutsideRoots(request.uri, fence);
     if (findings.length > 0) {
       if (context.fence === 'block' || context.origin === 'cli') {

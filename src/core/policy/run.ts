@@ -38,6 +38,10 @@ export interface GatedRun<T> {
 export type GatedResult<T> =
   { sent: true; decision: Decision; result: T } | { sent: false; decision: Decision; reason: string; fenced?: FencedPath[] };
 
+/** What the audit keeps of arguments over the limits (./limits.ts) instead of them. */
+export const OVERSIZED_ARGUMENTS = '[not recorded: over the size or depth limit]';
+const MAX_OVERSIZED_NAME = 200;
+
 /** What the audit names a request by: the tool, the prompt or the resource URI. */
 export function nameOf(request: GateRequest): string {
   switch (request.method) {
@@ -67,18 +71,21 @@ export function outcomeOfError(error: unknown): Outcome {
 export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
   const now = run.now ?? Date.now;
   const verdict = await decide(run.request, run.context);
+  // Arguments over the limits are never looked at again: the audit keeps a placeholder and a name cut short.
+  const oversized = verdict.kind === 'refuse' && verdict.oversized === true;
   const record = (decision: Decision, outcome: Outcome, ms: number, fenced?: FencedPath[]): void => {
     const entry: AuditEntry = {
       time: new Date(now()).toISOString(),
       origin: run.context.origin,
       server: run.server,
       method: run.request.method,
-      name: nameOf(run.request),
+      name: oversized ? nameOf(run.request).slice(0, MAX_OVERSIZED_NAME) : nameOf(run.request),
       decision,
       outcome,
       ms,
     };
-    if (run.auditedArguments !== undefined) entry.arguments = run.auditedArguments;
+    if (oversized) entry.arguments = OVERSIZED_ARGUMENTS;
+    else if (run.auditedArguments !== undefined) entry.arguments = run.auditedArguments;
     if (fenced?.length) entry.fenced = fenced;
     run.audit?.append(entry);
   };

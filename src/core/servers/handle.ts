@@ -209,6 +209,11 @@ export class ServerHandle {
     return this._state.kind === 'running' ? this._state.launch.pid : undefined;
   }
 
+  /** The folder the running stdio server was started in, where it resolves relative paths (the fence checks them there); undefined for HTTP. */
+  get workingFolder(): string | undefined {
+    return this._state.kind === 'running' ? this._state.launch.workingFolder : undefined;
+  }
+
   /** How the running connection's era was chosen (see {@link EraDecision}). */
   get eraDecision(): EraDecision | undefined {
     return this._state.kind === 'running' ? this._eraDecision : undefined;

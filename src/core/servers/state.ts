@@ -21,6 +21,11 @@ export class Launch {
     return (this.transport as { pid?: number }).pid;
   }
 
+  /** The folder a stdio server runs in; undefined for HTTP. */
+  get workingFolder(): string | undefined {
+    return (this.transport as { workingFolder?: string }).workingFolder;
+  }
+
   get isDisposed(): boolean {
     return this.ending !== undefined;
   }

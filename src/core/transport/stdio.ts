@@ -1,4 +1,5 @@
 import { execFile, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as path from 'node:path';
 import { Emitter } from 'vscode-jsonrpc/node';
 import { NdjsonMessageReader, NdjsonMessageWriter, DEFAULT_MAX_LINE_BYTES } from './ndjson';
 import { McpError } from '../protocol/errors';
@@ -37,6 +38,7 @@ export class StdioTransport implements Transport {
   /** …and how many bytes of it were dropped beyond that. */
   private stderrDropped = 0;
   private stopping = false;
+  private startedIn: string | undefined;
   private closedState: TransportClosed | undefined;
   private exited: Promise<void> = Promise.resolve();
   private _reader: NdjsonMessageReader | undefined;
@@ -54,6 +56,10 @@ export class StdioTransport implements Transport {
   }
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+  /** The folder the server was started in (absolute), where it resolves relative paths; undefined before it starts. */
+  get workingFolder(): string | undefined {
+    return this.startedIn;
   }
   /** Listeners on the child's pipes, summed over every event: a figure that must not grow with traffic. */
   get streamListenerCount(): number {
@@ -80,6 +86,8 @@ export class StdioTransport implements Transport {
       if (v === null) delete env[k];
       else env[k] = v;
     }
+    // spawn resolves a relative cwd against ours, as of now.
+    this.startedIn = path.resolve(cwd ?? process.cwd());
     const child = spawnServer(command, args, {
       cwd,
       env,

@@ -242,6 +242,7 @@ export class ChatSharing implements vscode.Disposable {
         fence: fenceMode('chat'),
         roots: host.rootsOf(handle.definition),
         machine: thisMachine(),
+        serverCwd: handle.workingFolder,
       }),
       audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: hashOf(handle.definition) }),
       audit: host.audit,
