@@ -16,6 +16,7 @@ import {
   type Root,
   type ProtocolChoice,
   type Transport,
+  cliServerEnvironment,
 } from '../core';
 import { createHash } from 'node:crypto';
 import { AuditLog, verifyAuditFile } from '../core/policy/audit';
@@ -194,7 +195,12 @@ export async function runCli(argv: string[], out = process.stdout, err = process
   const newClient = (choice: ProtocolChoice): McpClient => {
     // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
     const transport: Transport = words
-      ? new StdioTransport({ command: words[0], args: words.slice(1), shutdownGraceMs: args.graceMs ?? 500 })
+      ? new StdioTransport({
+          command: words[0],
+          args: words.slice(1),
+          baseEnv: cliServerEnvironment(process.env),
+          shutdownGraceMs: args.graceMs ?? 500,
+        })
       : new HttpTransport({ url: args.http!, headers });
     const made = new McpClient(transport, {
       clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },

@@ -29,6 +29,7 @@ export * from './servers/launch';
 export * from './servers/grant';
 export * from './servers/import';
 export * from './servers/naming';
+export * from './servers/environment';
 export * from './schema/arguments';
 export * from './schema/jsonProblems';
 export * from './schema/elicitation';

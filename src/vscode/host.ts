@@ -27,6 +27,7 @@ import {
   type ShownText,
   type Transport,
   type UnhandledRequest,
+  editorServerEnvironment,
 } from '../core';
 import type * as OAuthModule from './auth/oauth';
 import { LaunchConsent } from './consent';
@@ -303,7 +304,8 @@ export class McpHost implements vscode.Disposable {
       return new HttpTransport({ url: def.url, headers: def.headers, authProvider: this.authFor(def.name) });
     }
     const params = await stdioParamsFor(def, folderFor(def)?.uri.fsPath);
-    return new StdioTransport({ ...params, shutdownGraceMs: SHUTDOWN_GRACE_MS });
+    // Only a small base of the extension host's environment and what the entry names: never VS Code's IPC hooks or tokens.
+    return new StdioTransport({ ...params, baseEnv: editorServerEnvironment(process.env), shutdownGraceMs: SHUTDOWN_GRACE_MS });
   }
 
   /** One OAuth provider per server: tokens in SecretStorage, sign-in in the browser. */
