@@ -17,6 +17,11 @@ import {
   type ProtocolChoice,
   type Transport,
   cliServerEnvironment,
+  sandboxedParams,
+  SandboxUnavailableError,
+  auditedSandbox,
+  type SandboxedParams,
+  type StdioServerParams,
 } from '../core';
 import { createHash } from 'node:crypto';
 import { AuditLog, verifyAuditFile } from '../core/policy/audit';
@@ -25,7 +30,7 @@ import type { AuditedServer, AuditSink, ServerRequestMethod } from '../core/poli
 import { auditedRoots, elicitationSummary, samplingSummary, startServerRequest } from '../core/policy/serverRequests';
 import { runConformance } from './conformance';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
        mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
        mcp-host audit verify <file>
 
@@ -46,6 +51,11 @@ only knows that; --header adds a header to every request and may be repeated.
 on: a call, read or prompt whose arguments name a path outside every root is refused before
 it is sent. --fence off turns the fence off again; without --root the current directory is the
 root and nothing is fenced.
+--sandbox (with --stdio only) runs the server in an operating-system sandbox whose boundary is
+the --root folders (else the current directory), whatever --fence says: it reads and writes
+them, reads the system and its own installation, uses its launcher's cache (npx: the npm cache,
+offline), sees an empty home and a private /tmp, has no network and no capabilities. Linux needs
+bubblewrap (bwrap); macOS uses sandbox-exec; elsewhere, or without them, it exits 1 and says why.
 --protocol is auto (ask with server/discover, else initialize), 2026-07-28 or 2025-11-25.
 --timeout is the per-request timeout (60000); --grace how long each shutdown step waits
 (stdin closed, then SIGTERM, then SIGKILL; 500).
@@ -71,12 +81,13 @@ interface CliArgs {
   roots: string[];
   fence?: string;
   audit?: string;
+  sandbox: boolean;
   verb?: string;
   rest: string[];
 }
 
 function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { verbose: false, headers: [], roots: [], rest: [] };
+  const args: CliArgs = { verbose: false, sandbox: false, headers: [], roots: [], rest: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--stdio') args.stdio = argv[++i];
@@ -89,6 +100,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--root') args.roots.push(argv[++i] ?? '');
     else if (a === '--fence') args.fence = argv[++i];
     else if (a === '--audit') args.audit = argv[++i];
+    else if (a === '--sandbox') args.sandbox = true;
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -119,6 +131,11 @@ function parseJsonObject(text: string | undefined, what: string): Record<string,
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw McpError.invalidParams(`${what} must be a JSON object`);
   return value as Record<string, unknown>;
+}
+
+/** The --root directories, or the current directory when there is none, as paths. */
+function cliRootPaths(cwd: string, roots: string[]): string[] {
+  return roots.length === 0 ? [cwd] : roots.map((r) => path.resolve(cwd, r));
 }
 
 /** The --root directories, or the current directory when there is none. */
@@ -184,24 +201,39 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write('--fence needs off or block\n');
     return 2;
   }
+  if (args.sandbox && !words) {
+    err.write('--sandbox works with --stdio only: an HTTP server is not a process mcp-host starts\n');
+    return 2;
+  }
   const fenced = args.roots.length > 0 && args.fence !== 'off';
   const protocol = (args.protocol ?? 'auto') as ProtocolChoice;
   if (!PROTOCOLS.includes(protocol)) {
     err.write(`--protocol needs one of ${PROTOCOLS.join(', ')}\n`);
     return 2;
   }
+  // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
+  let stdio: StdioServerParams | undefined = words && {
+    command: words[0],
+    args: words.slice(1),
+    baseEnv: cliServerEnvironment(process.env),
+    shutdownGraceMs: args.graceMs ?? 500,
+  };
+  let sandbox: SandboxedParams | undefined;
+  if (stdio && args.sandbox) {
+    try {
+      sandbox = sandboxedParams(stdio, cliRootPaths(process.cwd(), args.roots), undefined);
+    } catch (error) {
+      if (!(error instanceof SandboxUnavailableError)) throw error;
+      err.write(`error: --sandbox: ${error.message}\n`);
+      return 1;
+    }
+    stdio = sandbox.params;
+    if (args.verbose) err.write(`[cli] ${sandbox.description}\n`);
+  }
   const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, err);
-  const audited = cliServer(args.stdio ?? args.http!);
+  const audited = cliServer(args.stdio ?? args.http!, sandbox);
   const newClient = (choice: ProtocolChoice): McpClient => {
-    // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
-    const transport: Transport = words
-      ? new StdioTransport({
-          command: words[0],
-          args: words.slice(1),
-          baseEnv: cliServerEnvironment(process.env),
-          shutdownGraceMs: args.graceMs ?? 500,
-        })
-      : new HttpTransport({ url: args.http!, headers });
+    const transport: Transport = stdio ? new StdioTransport(stdio) : new HttpTransport({ url: args.http!, headers });
     const made = new McpClient(transport, {
       clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
       handlers: cliHandlers(process.cwd(), args.roots, audit && { sink: audit, server: audited }),
@@ -285,9 +317,14 @@ export async function runCli(argv: string[], out = process.stdout, err = process
 }
 
 /** The server as the CLI's audit names it: its command line or URL, masked, and a hash of it. */
-function cliServer(server: string): AuditedServer {
+function cliServer(server: string, sandbox: SandboxedParams | undefined): AuditedServer {
   const { masker } = createMasker();
-  return { name: masker.maskText(server).text, scope: 'user', definition: createHash('sha256').update(server).digest('hex') };
+  return {
+    name: masker.maskText(server).text,
+    scope: 'user',
+    definition: createHash('sha256').update(server).digest('hex'),
+    ...(sandbox && { sandbox: auditedSandbox(sandbox.reach) }),
+  };
 }
 
 /** The --audit file; a write error is a warning, and the command goes on. */
