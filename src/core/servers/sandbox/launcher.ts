@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { StdioServerParams } from '../../transport/stdio';
 import { bwrapArgs, type BwrapFacts } from './linux';
 import { seatbeltProfile } from './macos';
-import { computeReach, findOnPath, thisHost, type HostFacts } from './reach';
+import { computeReach, findOnPath, thisHost } from './reach';
 import { describeReach, type SandboxReach, type SandboxSettings } from './settings';
 
 /** Which sandbox this machine has, or why it has none (with what to install). */
@@ -137,4 +137,3 @@ function shortener(home: string): (p: string) => string {
   return (p) => (p === home ? '~' : p.startsWith(home + path.sep) ? `~${p.slice(home.length)}` : p);
 }
 
-export type { HostFacts };
