@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import * as vscode from 'vscode';
 import type { AuditedServer, AuditSink } from '../core/policy/types';
 import type { AuditLog } from '../core/policy/audit';
@@ -28,6 +29,9 @@ import {
   type Transport,
   type UnhandledRequest,
   editorServerEnvironment,
+  sandboxedParams,
+  SandboxUnavailableError,
+  type StdioServerParams,
 } from '../core';
 import type * as OAuthModule from './auth/oauth';
 import { LaunchConsent } from './consent';
@@ -303,9 +307,24 @@ export class McpHost implements vscode.Disposable {
     if (def.type === 'http') {
       return new HttpTransport({ url: def.url, headers: def.headers, authProvider: this.authFor(def.name) });
     }
-    const params = await stdioParamsFor(def, folderFor(def)?.uri.fsPath);
-    // Only a small base of the extension host's environment and what the entry names: never VS Code's IPC hooks or tokens.
-    return new StdioTransport({ ...params, baseEnv: editorServerEnvironment(process.env), shutdownGraceMs: SHUTDOWN_GRACE_MS });
+    const params: StdioServerParams = {
+      ...(await stdioParamsFor(def, folderFor(def)?.uri.fsPath)),
+      // Only a small base of the extension host's environment and what the entry names: never VS Code's IPC hooks or tokens.
+      baseEnv: editorServerEnvironment(process.env),
+      shutdownGraceMs: SHUTDOWN_GRACE_MS,
+    };
+    if (!def.sandboxEnabled) return new StdioTransport(params);
+    // The sandbox's boundary is the fence's list: the folders, mcpHost.roots.extra and the entry's own roots.
+    const roots = this.rootsOf(def).flatMap((r) => (r.uri.startsWith('file:') ? [fileURLToPath(r.uri)] : []));
+    try {
+      const sandboxed = sandboxedParams(params, roots, def.sandbox);
+      this.logs.channel(def.name).info(`[sandbox] ${sandboxed.description}`);
+      return new StdioTransport(sandboxed.params);
+    } catch (e) {
+      if (!(e instanceof SandboxUnavailableError)) throw e;
+      // Never started unsandboxed without the person's choice: the entry's sandboxEnabled says so.
+      throw McpError.invalidRequest(vscode.l10n.t('{0} asks for a sandbox and does not start without one: {1}', def.name, e.message));
+    }
   }
 
   /** One OAuth provider per server: tokens in SecretStorage, sign-in in the browser. */

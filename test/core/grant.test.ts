@@ -142,3 +142,36 @@ describe('launch consent: what a definition lets its server do without asking', 
     assert.ok(covers(rooted(['/data', '/srv']), rooted(['/srv'])), 'narrowed');
   });
 });
+
+describe('launch consent: the sandbox', () => {
+  const sandboxed = { ...base, sandboxEnabled: true };
+
+  it('a workspace server whose sandbox writes beyond its roots asks; narrowing lists and a user server do not', () => {
+    assert.equal(policyGrant(one(sandboxed)), undefined);
+    assert.equal(policyGrant(one({ ...sandboxed, sandbox: { filesystem: { denyRead: ['.env'], denyWrite: ['.git'] } } })), undefined);
+    const widened = { ...sandboxed, sandbox: { filesystem: { allowWrite: ['~', '/etc'] } } };
+    assert.deepEqual(policyGrant(one(widened))?.sandbox, { allowWrite: ['/etc', '~'] });
+    assert.equal(policyGrant(one(widened, 'user')), undefined);
+    // Unsandboxed, the lists do nothing, so there is nothing to consent to.
+    assert.equal(policyGrant(one({ ...base, sandbox: { filesystem: { allowWrite: ['~'] } } })), undefined);
+  });
+
+  it('an answer covers a narrower sandbox, not a wider one; the launch hash does not change with the sandbox', () => {
+    const wide = { ...sandboxed, sandbox: { filesystem: { allowWrite: ['~/notes', '/data'] } } };
+    const narrow = { ...sandboxed, sandbox: { filesystem: { allowWrite: ['/data'] } } };
+    assert.ok(covers(wide, narrow));
+    assert.ok(!covers(narrow, wide));
+    assert.ok(covers(wide, sandboxed));
+    assert.equal(acceptedLaunch(one(wide)).launch, acceptedLaunch(one(base)).launch);
+  });
+
+  it('the settings reject what VS Code would: unknown keys in sandbox, a non-boolean sandboxEnabled', () => {
+    const problem = (entry: Record<string, unknown>) => parseServerDefinitions({ s: entry }, { scope: 'user' }).diagnostics[0]?.message;
+    assert.equal(
+      problem({ ...base, sandboxEnabled: true, sandbox: { filesystem: { allowWrite: ['~/x'] }, network: { allowedDomains: [] } } }),
+      undefined,
+    );
+    assert.ok(problem({ ...base, sandbox: { filesystem: { allowRead: ['~'] } } }));
+    assert.ok(problem({ ...base, sandboxEnabled: 'yes' }));
+  });
+});

@@ -5,6 +5,7 @@ import { checkWith, type Validate } from '../schema/validator';
 import * as entryValidators from './entryValidators';
 import { SERVER_ENTRY_SCHEMA } from './schema';
 import { stableStringify } from '../protocol/stableStringify';
+import type { SandboxSettings } from './sandbox/settings';
 
 /** Where a definition came from. Workspace and folder definitions need trust and consent. */
 export type ServerScope = 'user' | 'workspace' | 'folder';
@@ -51,6 +52,10 @@ export interface StdioServerDefinition extends CommonDefinition {
   env: Record<string, string | null>;
   envFile?: string;
   cwd?: string;
+  /** Run in the operating-system sandbox whose boundary is the server's roots (src/core/servers/sandbox/). */
+  sandboxEnabled?: boolean;
+  /** VS Code's `sandbox` object: what the sandbox lets it reach beyond the roots. */
+  sandbox?: SandboxSettings;
 }
 
 export interface HttpServerDefinition extends CommonDefinition {
@@ -146,6 +151,9 @@ function toDefinition(name: string, e: Record<string, unknown>, origin: ServerOr
     env: (e.env as Record<string, string | null> | undefined) ?? {},
     envFile: e.envFile as string | undefined,
     cwd: e.cwd as string | undefined,
+    // Present only when on, so the hash of every definition written before the setting existed stays the same.
+    ...(e.sandboxEnabled === true ? { sandboxEnabled: true } : {}),
+    ...(e.sandbox !== undefined ? { sandbox: e.sandbox as SandboxSettings } : {}),
   };
 }
 
