@@ -148,6 +148,7 @@ function grantLines(grant: PolicyGrant): string[] {
   if (grant.tools?.deny) lines.push(`tools.deny: ${JSON.stringify(grant.tools.deny)}`);
   if (grant.roots)
     lines.push(`roots: ${JSON.stringify(grant.roots)}  (${vscode.l10n.t('its tools may be given paths in these folders without asking')})`);
+  if (grant.sandbox?.off) lines.push(`sandboxEnabled: false  (${vscode.l10n.t('it runs outside the sandbox, with all your rights')})`);
   if (grant.sandbox?.allowWrite)
     lines.push(
       `sandbox.filesystem.allowWrite: ${JSON.stringify(grant.sandbox.allowWrite)}  (${vscode.l10n.t('its sandbox also lets it read and write these')})`,

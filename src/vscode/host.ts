@@ -135,7 +135,11 @@ export class McpHost implements vscode.Disposable {
       this.resourceUpdatedEmitter,
       this.elicitationCompleteEmitter,
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${Settings.section}.${Settings.servers}`)) void this.reload();
+        if (
+          e.affectsConfiguration(`${Settings.section}.${Settings.servers}`) ||
+          e.affectsConfiguration(`${Settings.section}.${Settings.sandboxDefault}`)
+        )
+          void this.reload();
         if (e.affectsConfiguration(`${Settings.section}.roots.extra`)) void this.notifyRootsChanged();
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => {

@@ -3,6 +3,9 @@ import * as vscode from 'vscode';
 import {
   mergeDefinitions,
   parseServerDefinitions,
+  sandboxAvailability,
+  withSandboxDefault,
+  type SandboxDefault,
   type DefinitionDiagnostic,
   type InputDefinition,
   type ServerDefinition,
@@ -40,7 +43,20 @@ export function readConfiguredServers(): ConfiguredServers {
       add(value, { scope: 'folder', folderUri: folder.uri.toString() });
     }
   }
-  return { definitions: mergeDefinitions(layers), diagnostics };
+  const sandbox = sandboxDefault();
+  return { definitions: mergeDefinitions(layers).map((d) => withSandboxDefault(d, sandbox)), diagnostics };
+}
+
+let machineHasSandbox: boolean | undefined;
+/**
+ * `mcpHost.sandbox.default` from user settings only (a workspace cannot turn it off); unset, it is
+ * `workspace` where this machine has a sandbox and `off` where it has none.
+ */
+export function sandboxDefault(): SandboxDefault {
+  const set = vscode.workspace.getConfiguration(Settings.section).inspect<string>(Settings.sandboxDefault)?.globalValue;
+  if (set === 'off' || set === 'workspace' || set === 'all') return set;
+  machineHasSandbox ??= sandboxAvailability().ok;
+  return machineHasSandbox ? 'workspace' : 'off';
 }
 
 /** Read on every message a server sends or is sent: cached until the setting changes. */

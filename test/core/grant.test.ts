@@ -1,5 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { acceptedLaunch, launchCovers, launchSummary, parseServerDefinitions, policyGrant, type ServerDefinition } from '../../src/core';
+import {
+  acceptedLaunch,
+  launchCovers,
+  launchSummary,
+  parseServerDefinitions,
+  policyGrant,
+  withSandboxDefault,
+  type ServerDefinition,
+} from '../../src/core';
 
 const one = (entry: Record<string, unknown>, scope: 'user' | 'workspace' | 'folder' = 'workspace'): ServerDefinition => {
   const { definitions, diagnostics } = parseServerDefinitions({ s: entry }, { scope });
@@ -163,6 +171,25 @@ describe('launch consent: the sandbox', () => {
     assert.ok(!covers(narrow, wide));
     assert.ok(covers(wide, sandboxed));
     assert.equal(acceptedLaunch(one(wide)).launch, acceptedLaunch(one(base)).launch);
+  });
+
+  it("mcpHost.sandbox.default: workspace sandboxes a workspace's servers, not the person's; its own false then asks", () => {
+    const ws = withSandboxDefault(one(base), 'workspace');
+    assert.ok(ws.type === 'stdio' && ws.sandboxEnabled === true);
+    assert.equal(policyGrant(ws), undefined);
+    const user = withSandboxDefault(one(base, 'user'), 'workspace');
+    assert.ok(user.type === 'stdio' && !user.sandboxEnabled);
+    const all = withSandboxDefault(one(base, 'user'), 'all');
+    assert.ok(all.type === 'stdio' && all.sandboxEnabled === true);
+    const http = withSandboxDefault(one({ type: 'http', url: 'https://example.com/mcp' }), 'all');
+    assert.ok(!('sandboxEnabled' in http));
+    // A workspace that turns its own server's sandbox off: a loosening the consent shows, and an earlier answer does not cover.
+    const optOut = withSandboxDefault(one({ ...base, sandboxEnabled: false }), 'workspace');
+    assert.deepEqual(policyGrant(optOut)?.sandbox, { off: true });
+    assert.ok(!launchCovers(acceptedLaunch(ws), acceptedLaunch(optOut)));
+    assert.ok(launchCovers(acceptedLaunch(optOut), acceptedLaunch(ws)));
+    // With the default off, false is what would happen anyway.
+    assert.equal(policyGrant(withSandboxDefault(one({ ...base, sandboxEnabled: false }), 'off')), undefined);
   });
 
   it('the settings reject what VS Code would: unknown keys in sandbox, a non-boolean sandboxEnabled', () => {

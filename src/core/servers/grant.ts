@@ -28,7 +28,7 @@ export interface PolicyGrant {
    * A sandboxed server's `sandbox` settings that widen its sandbox beyond the roots: a workspace
    * could otherwise let its own server write the home folder. (No network is ever granted yet.)
    */
-  sandbox?: { allowWrite?: string[]; allowedDomains?: string[] };
+  sandbox?: { off?: true; allowWrite?: string[]; allowedDomains?: string[] };
 }
 
 /** A launch the person allowed: its `launchHash`, and the grant the consent showed (none for an answer given before grants were shown). */
@@ -71,9 +71,11 @@ export function policyGrant(def: ServerDefinition): PolicyGrant | undefined {
   };
 }
 
-/** What a sandboxed definition's `sandbox` adds to its reach (narrowing lists need no consent). */
+/** A sandbox turned off against the person's default, or what a sandboxed definition's `sandbox` adds to its reach (narrowing lists need no consent). */
 function sandboxWidening(def: ServerDefinition): PolicyGrant['sandbox'] {
-  if (def.type !== 'stdio' || !def.sandboxEnabled) return undefined;
+  if (def.type !== 'stdio') return undefined;
+  if (def.sandboxEnabled === false && def.sandboxByDefault) return { off: true };
+  if (!def.sandboxEnabled) return undefined;
   const allowWrite = set(def.sandbox?.filesystem?.allowWrite);
   const allowedDomains = set(def.sandbox?.network?.allowedDomains);
   if (!allowWrite && !allowedDomains) return undefined;
@@ -97,6 +99,7 @@ function grantCovers(accepted: PolicyGrant | undefined, wanted: PolicyGrant | un
     (!wanted.shareWithChat || accepted.shareWithChat === true) &&
     (!skipsToolQuestions || reachCovers(accepted.tools, wanted.tools)) &&
     (wanted.roots ?? []).every((r) => accepted.roots?.includes(r)) &&
+    (!wanted.sandbox?.off || accepted.sandbox?.off === true) &&
     (wanted.sandbox?.allowWrite ?? []).every((p) => accepted.sandbox?.allowWrite?.includes(p)) &&
     (wanted.sandbox?.allowedDomains ?? []).every((d) => accepted.sandbox?.allowedDomains?.includes(d))
   );

@@ -8,4 +8,5 @@ export {
   type SandboxedParams,
 } from './launcher';
 export { seatbeltProfile } from './macos';
+export { withSandboxDefault, type SandboxDefault } from './defaults';
 export { bwrapArgs } from './linux';

@@ -136,4 +136,3 @@ export function sandboxedParams(
 function shortener(home: string): (p: string) => string {
   return (p) => (p === home ? '~' : p.startsWith(home + path.sep) ? `~${p.slice(home.length)}` : p);
 }
-
