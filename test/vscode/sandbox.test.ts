@@ -3,7 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, repoRoot, running, setServers } from './helpers';
+import type { LaunchSummary } from '../../src/core';
+import { consentDetail } from '../../src/vscode/consent';
+import type { TreeNode } from '../../src/vscode/tree/nodes';
+import { api, repoRoot, running, setServers, waitFor } from './helpers';
 
 const HOSTILE = () => path.join(repoRoot(), 'test', 'fixtures', 'hostile-sandbox-server.mjs');
 const answer = (r: { content: Array<{ type: string; text?: string }> }): unknown => JSON.parse(r.content[0].text ?? 'null');
@@ -20,6 +23,7 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
   });
   after(async () => {
     await setServers(undefined);
+    await setServers(undefined, vscode.ConfigurationTarget.Workspace);
     fs.rmSync(outside, { recursive: true, force: true });
     fs.rmSync(path.join(inside, 'made-inside.txt'), { force: true });
   });
@@ -44,5 +48,30 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
     // Neither server sees the extension host's VS Code hooks (there are some in its environment).
     assert.ok(Object.keys(process.env).some((k) => k.startsWith('VSCODE_')));
     for (const s of [open, boxed]) assert.deepEqual(answer((await s.client!.callTool('editor_hooks', {})).result), []);
+  });
+
+  it('a workspace server started with the defaults is sandboxed: the consent and the tree say so, and it cannot read outside', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const a = await api();
+    const saved = a.ui.allowLaunch;
+    const asked: LaunchSummary[] = [];
+    a.ui.allowLaunch = async (launch) => {
+      asked.push(launch);
+      return 'allow';
+    };
+    try {
+      await setServers(
+        { 'ws-boxed': { command: 'node', args: [HOSTILE()], env: { HOSTILE_OUTSIDE: outside, HOSTILE_INSIDE: inside } } },
+        vscode.ConfigurationTarget.Workspace,
+      );
+      const s = await running(a, 'ws-boxed');
+      await waitFor(() => asked.length > 0, 'the consent');
+      assert.match(consentDetail(asked[0]), /Sandboxed: it reads and writes only its roots/);
+      const item = a.tree.getTreeItem({ kind: 'server', server: s } as TreeNode);
+      assert.match(String(item.description), /^sandboxed · /);
+      assert.equal((answer((await s.client!.callTool('read_outside', {})).result) as { ok: boolean }).ok, false);
+    } finally {
+      a.ui.allowLaunch = saved;
+    }
   });
 });
