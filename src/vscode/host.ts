@@ -197,6 +197,9 @@ export class McpHost implements vscode.Disposable {
   private async notifyRootsChanged(): Promise<void> {
     await Promise.all(
       this.servers.map(async (s) => {
+        // A sandbox is made at launch: the new roots reach the server's process only after a restart.
+        if (s.client && s.definition.type === 'stdio' && s.definition.sandboxEnabled)
+          this.logs.channel(s.name).warn('[sandbox] the roots changed; the sandbox keeps the old ones until the server restarts');
         try {
           await s.client?.sendRootsListChanged();
         } catch (e) {
