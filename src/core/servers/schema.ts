@@ -15,6 +15,7 @@ const sandbox = {
   properties: {
     filesystem: {
       type: 'object',
+      markdownDescription: 'Files and folders beyond the roots: writable, hidden or read-only.',
       properties: {
         allowWrite: sandboxPaths('Folders or files the server may also read and write.'),
         denyRead: sandboxPaths('Paths hidden from the server, even inside its roots.'),
