@@ -50,12 +50,16 @@ export function readConfiguredServers(): ConfiguredServers {
 let machineHasSandbox: boolean | undefined;
 /**
  * `mcpHost.sandbox.default` from user settings only (a workspace cannot turn it off); unset, it is
- * `workspace` where this machine has a sandbox and `off` where it has none.
+ * `workspace` where this machine has a sandbox MCP Host's tests run (bubblewrap on Linux) and `off`
+ * elsewhere: the macOS profile has not yet run on a Mac, so it is used only where it is asked for.
  */
 export function sandboxDefault(): SandboxDefault {
   const set = vscode.workspace.getConfiguration(Settings.section).inspect<string>(Settings.sandboxDefault)?.globalValue;
   if (set === 'off' || set === 'workspace' || set === 'all') return set;
-  machineHasSandbox ??= sandboxAvailability().ok;
+  if (machineHasSandbox === undefined) {
+    const availability = sandboxAvailability();
+    machineHasSandbox = availability.ok && availability.kind === 'bubblewrap';
+  }
   return machineHasSandbox ? 'workspace' : 'off';
 }
 
