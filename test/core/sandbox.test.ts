@@ -244,6 +244,12 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
     assert.equal((answerOf(JSON.parse(outsideRead.stdout) as CallToolResult) as { ok: boolean }).ok, false);
   });
 
+  it('a relative script path still starts when the current folder is outside the roots', async () => {
+    const relative = `${JSON.stringify(process.execPath)} ${path.relative(ROOT, HOSTILE)}`;
+    const r = await cli(['--sandbox', '--root', ws, '--stdio', relative, 'call', 'write_inside'], env, ROOT);
+    assert.equal(r.code, 0, r.stderr);
+  });
+
   it('server-filesystem runs its tools sandboxed (its own refusal outside the roots comes from roots/list, so proves nothing here)', async () => {
     const base = ['--sandbox', '--root', ws, '--stdio', line(filesystemServer(ws))];
     const write = await cli([...base, 'call', 'write_file', JSON.stringify({ path: path.join(ws, 'by-fs.txt'), content: 'from fs' })], env);

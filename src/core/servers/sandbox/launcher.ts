@@ -95,8 +95,8 @@ export function sandboxedParams(
     if (v === null) delete env[k];
     else env[k] = v;
   }
-  const { reach, command } = computeReach(
-    { command: params.command, args: params.args ?? [], cwd: params.cwd, env, roots, settings },
+  const { reach, command, args } = computeReach(
+    { command: params.command, args: params.args ?? [], cwd: params.cwd ?? process.cwd(), env, roots, settings },
     machine,
   );
   if (!command) throw new SandboxUnavailableError(`Command not found: ${params.command} (on the PATH ${env.PATH ?? '(none)'})`);
@@ -112,7 +112,7 @@ export function sandboxedParams(
       params: {
         ...params,
         command: availability.binary,
-        args: [...bwrapArgs(reach, machine), '--', command, ...(params.args ?? [])],
+        args: [...bwrapArgs(reach, machine), '--', command, ...args],
         cwd: reach.cwd,
         env: { ...params.env, ...offline, TMPDIR: '/tmp' },
       },
@@ -125,7 +125,7 @@ export function sandboxedParams(
     params: {
       ...params,
       command: availability.binary,
-      args: ['-p', seatbeltProfile(reach, fs.realpathSync(tmp)), command, ...(params.args ?? [])],
+      args: ['-p', seatbeltProfile(reach, fs.realpathSync(tmp)), command, ...args],
       cwd: reach.cwd,
       env: { ...params.env, ...offline, TMPDIR: tmp },
     },

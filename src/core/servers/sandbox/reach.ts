@@ -112,7 +112,7 @@ function expand(p: string, home: string, cwd: string): string {
  * runtime that runs it and its script's project read-only; the cache its launcher installs into
  * read-write; and the person's `sandbox` settings. Paths that do not exist are left out.
  */
-export function computeReach(req: SandboxRequest, host: HostFacts): { reach: SandboxReach; command: string | undefined } {
+export function computeReach(req: SandboxRequest, host: HostFacts): { reach: SandboxReach; command: string | undefined; args: string[] } {
   const home = host.realpath(host.home);
   const roots = req.roots.map((r) => host.realpath(r)).filter((r) => host.kind(r) === 'dir');
   const cwd = req.cwd ? host.realpath(req.cwd) : (roots[0] ?? home);
@@ -128,10 +128,16 @@ export function computeReach(req: SandboxRequest, host: HostFacts): { reach: San
     if (node && (NPM_LAUNCHERS.test(name) || command.endsWith('.js') || command.endsWith('.mjs') || command.endsWith('.cjs')))
       readOnly.push(installationOf(node, home));
   }
+  const args = [...req.args];
   if (INTERPRETERS.test(name)) {
-    const script = req.args.find((a) => !a.startsWith('-'));
-    const file = script === undefined ? undefined : path.resolve(cwd, script);
-    if (file && host.kind(file) === 'file') readOnly.push(installationOf(host.realpath(file), home, packageRootOf(host)));
+    const at = args.findIndex((a) => !a.startsWith('-'));
+    const file = at === -1 ? undefined : path.resolve(cwd, args[at]);
+    if (file && host.kind(file) === 'file') {
+      const script = host.realpath(file);
+      readOnly.push(installationOf(script, home, packageRootOf(host)));
+      // The process may start in another folder (its cwd is outside the reach): the script by its absolute path.
+      args[at] = script;
+    }
   }
   if (NPM_LAUNCHERS.test(name)) {
     const cache = req.env.npm_config_cache ?? req.env.NPM_CONFIG_CACHE ?? path.join(host.home, '.npm');
@@ -152,6 +158,7 @@ export function computeReach(req: SandboxRequest, host: HostFacts): { reach: San
   const reachable = [...readWrite, ...readOnly].some((p) => isWithin(cwd, p));
   return {
     command,
+    args,
     reach: {
       readWrite: existing(readWrite),
       readOnly: existing(readOnly),
