@@ -17,6 +17,9 @@
 //   a shared server's tool against the same server offered to VS Code directly, through the
 //   real-VS-Code harness; `--only chat-vscode` runs it alone (and records it in bench/results.json).
 //
+// - the sandbox (issue 35, bench/sandbox.ts): spawn + initialize of a stdio server plain and inside the
+//   operating-system sandbox, as a ratio; `--only sandbox` runs it alone.
+//
 //   node bench/run.mjs [--reps N] [--only name,name] [--baseline REF | --no-baseline] [--no-extension]
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -95,6 +98,7 @@ const fmtMb = (kb) => `${(kb / 1024).toFixed(0)}`;
 async function main() {
   if (only?.length === 1 && only[0] === 'gateway') return printGateway(await runGatewayBench());
   if (only?.length === 1 && only[0] === 'chat-vscode') return recordChatVscode(await measureChatInVsCode());
+  if (only?.length === 1 && only[0] === 'sandbox') return printSandbox(await runSandboxBench());
   process.stdout.write('Building the benchmark clients…\n');
   await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
   let baselineNote;
@@ -161,6 +165,7 @@ async function main() {
 
   const gateway = !only || only.includes('gateway') ? await runGatewayBench() : undefined;
   const chatVscode = !only || only.includes('chat-vscode') ? await measureChatInVsCode() : previous?.chatVscode;
+  const sandbox = !only || only.includes('sandbox') ? await runSandboxBench() : undefined;
   const report = {
     date: new Date().toISOString(),
     node: process.version,
@@ -174,11 +179,13 @@ async function main() {
     ...(extension ? { extension } : {}),
     ...(gateway ? { gateway } : {}),
     ...(chatVscode ? { chatVscode } : {}),
+    ...(sandbox ? { sandbox } : {}),
   };
   fs.writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   printTable(report, previous);
   if (gateway) printGateway(gateway);
   if (chatVscode) printChatInVsCode(chatVscode);
+  if (sandbox) printSandbox(sandbox);
 }
 
 /** `--only chat-vscode`: its figures replace the last ones in bench/results.json, the rest of the file stays. */
@@ -196,6 +203,27 @@ function recordChatVscode(chatVscode) {
 
 /** Issue 22's target: the chat gateway costs at most 1.3× the direct path (ratio of medians in one run). */
 const GATEWAY_MAX = 1.3;
+
+/** bench/sandbox.ts in its own process: spawn + initialize plain and sandboxed. */
+function runSandboxBench() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'sandbox.ts'), '--reps', String(reps)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`bench/sandbox.ts exited ${code}`)),
+    );
+  });
+}
+
+function printSandbox(s) {
+  if (s.unavailable) return console.log(`\nSandbox (issue 35): not measured, ${s.unavailable}`);
+  console.log(`\nSandbox (issue 35): spawn + initialize of a stdio server, ${s.kind}, medians of ${s.reps} × ${s.starts} starts`);
+  console.log(`  plain ${s.medianMs.plain.toFixed(1)} ms   sandboxed ${s.medianMs.sandboxed.toFixed(1)} ms   ratio ${s.ratio.toFixed(2)}`);
+}
 
 /** bench/gateway.ts in its own process: the SDK's client through the chat gateway against the same call made directly. */
 function runGatewayBench() {

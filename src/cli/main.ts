@@ -19,6 +19,12 @@ import {
   type ProtocolChoice,
   type ServerClient,
   type Transport,
+  cliServerEnvironment,
+  sandboxedParams,
+  SandboxUnavailableError,
+  auditedSandbox,
+  type SandboxedParams,
+  type StdioServerParams,
 } from '../core';
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -29,7 +35,7 @@ import type { AuditedServer, AuditSink, ServerRequestMethod } from '../core/poli
 import { auditedRoots, elicitationSummary, samplingSummary, startServerRequest } from '../core/policy/serverRequests';
 import { runConformance } from './conformance';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--verbose] <verb> [args]
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--verbose] <verb> [args]
        mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--verbose] <verb> [args]
        mcp-host audit verify <file> [--head <hash>] [--audit-key <keyfile>]
 
@@ -51,6 +57,11 @@ on: a call, read or prompt whose arguments name a path outside every root is ref
 it is sent; a stdio server runs in the first --root. --fence off turns the fence off again;
 without --root the current directory is the root and nothing is fenced. Arguments nested deeper
 than 64 levels, or over 4 MiB of text, are refused before anything else.
+--sandbox (with --stdio only) runs the server in an operating-system sandbox whose boundary is
+the --root folders (else the current directory), whatever --fence says: it reads and writes
+them, reads the system and its own installation, uses its launcher's cache (npx: the npm cache,
+offline), sees an empty home and a private /tmp, has no network and no capabilities. Linux needs
+bubblewrap (bwrap); macOS uses sandbox-exec; elsewhere, or without them, it exits 1 and says why.
 --protocol is auto (ask with server/discover, else initialize), 2026-07-28 or 2025-11-25.
 --timeout is the per-request timeout (60000); --grace how long each shutdown step waits
 (stdin closed, then SIGTERM, then SIGKILL; 500).
@@ -84,12 +95,13 @@ interface CliArgs {
   fence?: string;
   audit?: string;
   auditKey?: string;
+  sandbox: boolean;
   verb?: string;
   rest: string[];
 }
 
 function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { verbose: false, headers: [], roots: [], rest: [] };
+  const args: CliArgs = { verbose: false, sandbox: false, headers: [], roots: [], rest: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--stdio') args.stdio = argv[++i];
@@ -103,6 +115,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--fence') args.fence = argv[++i];
     else if (a === '--audit') args.audit = argv[++i];
     else if (a === '--audit-key') args.auditKey = argv[++i];
+    else if (a === '--sandbox') args.sandbox = true;
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -133,6 +146,11 @@ function parseJsonObject(text: string | undefined, what: string): Record<string,
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw McpError.invalidParams(`${what} must be a JSON object`);
   return value as Record<string, unknown>;
+}
+
+/** The --root directories, or the current directory when there is none, as paths. */
+function cliRootPaths(cwd: string, roots: string[]): string[] {
+  return roots.length === 0 ? [cwd] : roots.map((r) => path.resolve(cwd, r));
 }
 
 /** The --root directories, or the current directory when there is none. */
@@ -198,6 +216,10 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write('--fence needs off or block\n');
     return 2;
   }
+  if (args.sandbox && !words) {
+    err.write('--sandbox works with --stdio only: an HTTP server is not a process mcp-host starts\n');
+    return 2;
+  }
   const fenced = args.roots.length > 0 && args.fence !== 'off';
   const protocol = (args.protocol ?? 'auto') as ProtocolChoice;
   if (!PROTOCOLS.includes(protocol)) {
@@ -215,16 +237,33 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write(`error: ${(error as Error).message}\n`);
     return 2;
   }
-  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err);
   // A stdio server runs in the first --root, so a relative path means for it what it means for the
   // fence (the fence checks it against this folder and every root); an HTTP server has no folder of ours.
   const serverCwd = words ? path.resolve(process.cwd(), args.roots[0] ?? '.') : undefined;
-  const audited = cliServer(words ? { words, cwd: serverCwd! } : { url: args.http!, headers });
+  // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
+  let stdio: StdioServerParams | undefined = words && {
+    command: words[0],
+    args: words.slice(1),
+    cwd: serverCwd,
+    baseEnv: cliServerEnvironment(process.env),
+    shutdownGraceMs: args.graceMs ?? 500,
+  };
+  let sandbox: SandboxedParams | undefined;
+  if (stdio && args.sandbox) {
+    try {
+      sandbox = sandboxedParams(stdio, cliRootPaths(process.cwd(), args.roots), undefined);
+    } catch (error) {
+      if (!(error instanceof SandboxUnavailableError)) throw error;
+      err.write(`error: --sandbox: ${error.message}\n`);
+      return 1;
+    }
+    stdio = sandbox.params;
+    if (args.verbose) err.write(`[cli] ${sandbox.description}\n`);
+  }
+  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err);
+  const audited = cliServer(words ? { words, cwd: serverCwd! } : { url: args.http!, headers }, sandbox);
   const newClient = (choice: ProtocolChoice): McpClient => {
-    // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
-    const transport: Transport = words
-      ? new StdioTransport({ command: words[0], args: words.slice(1), cwd: serverCwd, shutdownGraceMs: args.graceMs ?? 500 })
-      : new HttpTransport({ url: args.http!, headers });
+    const transport: Transport = stdio ? new StdioTransport(stdio) : new HttpTransport({ url: args.http!, headers });
     const made = new McpClient(transport, {
       clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
       handlers: cliHandlers(process.cwd(), args.roots, audit && { sink: audit, server: audited }),
@@ -304,8 +343,12 @@ export async function runCli(argv: string[], out = process.stdout, err = process
  * arguments, query or headers (a `--token VALUE` or `?key=` would be written in every record), and
  * a hash of the whole launch (command, arguments and working folder, or URL and headers), so two
  * launches can be told apart without being readable. The environment is inherited, not part of it.
+ * A sandboxed server's limits are named too.
  */
-export function cliServer(launch: { words: string[]; cwd: string } | { url: string; headers: Record<string, string> }): AuditedServer {
+export function cliServer(
+  launch: { words: string[]; cwd: string } | { url: string; headers: Record<string, string> },
+  sandbox?: SandboxedParams,
+): AuditedServer {
   const { masker } = createMasker();
   let name: string;
   if ('words' in launch) name = launch.words[0].split(/[\\/]/).pop() || 'stdio';
@@ -321,6 +364,7 @@ export function cliServer(launch: { words: string[]; cwd: string } | { url: stri
     name: masker.maskText(name).text,
     scope: 'user',
     definition: createHash('sha256').update(JSON.stringify(hashed)).digest('hex'),
+    ...(sandbox && { sandbox: auditedSandbox(sandbox.reach) }),
   };
 }
 

@@ -29,6 +29,8 @@ export * from './servers/launch';
 export * from './servers/grant';
 export * from './servers/import';
 export * from './servers/naming';
+export * from './servers/environment';
+export * from './servers/sandbox';
 export * from './schema/arguments';
 export * from './schema/jsonProblems';
 export * from './schema/elicitation';

@@ -109,6 +109,10 @@ export function consentDetail(launch: LaunchSummary): string {
     parts.push(`${heading}\n${launch.entries.map((e) => line(e, launch.commandLine !== undefined ? '=' : ': ')).join('\n')}`);
   }
   if (launch.envFile !== undefined) parts.push(vscode.l10n.t('Environment file: {0}', launch.envFile));
+  if (launch.def.type === 'stdio' && launch.def.sandboxEnabled)
+    parts.push(
+      vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.'),
+    );
   if (launch.grant)
     parts.push(`${vscode.l10n.t("This server's settings also loosen your policy:")}\n${grantLines(launch.grant).join('\n')}`);
   parts.push(
@@ -144,6 +148,15 @@ function grantLines(grant: PolicyGrant): string[] {
   if (grant.tools?.deny) lines.push(`tools.deny: ${JSON.stringify(grant.tools.deny)}`);
   if (grant.roots)
     lines.push(`roots: ${JSON.stringify(grant.roots)}  (${vscode.l10n.t('its tools may be given paths in these folders without asking')})`);
+  if (grant.sandbox?.off) lines.push(`sandboxEnabled: false  (${vscode.l10n.t('it runs outside the sandbox, with all your rights')})`);
+  if (grant.sandbox?.allowWrite)
+    lines.push(
+      `sandbox.filesystem.allowWrite: ${JSON.stringify(grant.sandbox.allowWrite)}  (${vscode.l10n.t('its sandbox also lets it read and write these')})`,
+    );
+  if (grant.sandbox?.allowedDomains)
+    lines.push(
+      `sandbox.network.allowedDomains: ${JSON.stringify(grant.sandbox.allowedDomains)}  (${vscode.l10n.t('not supported yet: it has no network')})`,
+    );
   return lines;
 }
 

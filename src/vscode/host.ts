@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import * as vscode from 'vscode';
 import type { AuditedServer, AuditSink } from '../core/policy/types';
 import type { AuditLog } from '../core/policy/audit';
@@ -28,6 +29,10 @@ import {
   type ShownText,
   type Transport,
   type UnhandledRequest,
+  editorServerEnvironment,
+  sandboxedParams,
+  SandboxUnavailableError,
+  type StdioServerParams,
 } from '../core';
 import type * as OAuthModule from './auth/oauth';
 import { LaunchConsent } from './consent';
@@ -134,7 +139,11 @@ export class McpHost implements vscode.Disposable {
       this.resourceUpdatedEmitter,
       this.elicitationCompleteEmitter,
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${Settings.section}.${Settings.servers}`)) void this.reload();
+        if (
+          e.affectsConfiguration(`${Settings.section}.${Settings.servers}`) ||
+          e.affectsConfiguration(`${Settings.section}.${Settings.sandboxDefault}`)
+        )
+          void this.reload();
         if (e.affectsConfiguration(`${Settings.section}.roots.extra`)) void this.notifyRootsChanged();
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
@@ -192,6 +201,9 @@ export class McpHost implements vscode.Disposable {
   private async notifyRootsChanged(): Promise<void> {
     await Promise.all(
       this.servers.map(async (s) => {
+        // A sandbox is made at launch: the new roots reach the server's process only after a restart.
+        if (s.client && s.definition.type === 'stdio' && s.definition.sandboxEnabled)
+          this.logs.channel(s.name).warn('[sandbox] the roots changed; the sandbox keeps the old ones until the server restarts');
         try {
           await s.client?.sendRootsListChanged();
         } catch (e) {
@@ -306,8 +318,24 @@ export class McpHost implements vscode.Disposable {
     if (def.type === 'http') {
       return new HttpTransport({ url: def.url, headers: def.headers, authProvider: this.authFor(def.name) });
     }
-    const params = await stdioParamsFor(def, folderFor(def)?.uri.fsPath);
-    return new StdioTransport({ ...params, shutdownGraceMs: SHUTDOWN_GRACE_MS });
+    const params: StdioServerParams = {
+      ...(await stdioParamsFor(def, folderFor(def)?.uri.fsPath)),
+      // Only a small base of the extension host's environment and what the entry names: never VS Code's IPC hooks or tokens.
+      baseEnv: editorServerEnvironment(process.env),
+      shutdownGraceMs: SHUTDOWN_GRACE_MS,
+    };
+    if (!def.sandboxEnabled) return new StdioTransport(params);
+    // The sandbox's boundary is the fence's list: the folders, mcpHost.roots.extra and the entry's own roots.
+    const roots = this.rootsOf(def).flatMap((r) => (r.uri.startsWith('file:') ? [fileURLToPath(r.uri)] : []));
+    try {
+      const sandboxed = sandboxedParams(params, roots, def.sandbox);
+      this.logs.channel(def.name).info(`[sandbox] ${sandboxed.description}`);
+      return new StdioTransport(sandboxed.params);
+    } catch (e) {
+      if (!(e instanceof SandboxUnavailableError)) throw e;
+      // Never started unsandboxed without the person's choice: the entry's sandboxEnabled says so.
+      throw McpError.invalidRequest(vscode.l10n.t('{0} asks for a sandbox and does not start without one: {1}', def.name, e.message));
+    }
   }
 
   /** One OAuth provider per server: tokens in SecretStorage, sign-in in the browser. */

@@ -58,6 +58,7 @@ export const Settings = {
   rootsExtra: 'roots.extra',
   maskingPatterns: 'masking.patterns',
   chatConnection: 'chat.connection',
+  sandboxDefault: 'sandbox.default',
 } as const;
 
 export const TRACE_LANGUAGE_ID = 'mcp-trace';

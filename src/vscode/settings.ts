@@ -3,6 +3,9 @@ import * as vscode from 'vscode';
 import {
   mergeDefinitions,
   parseServerDefinitions,
+  sandboxAvailability,
+  withSandboxDefault,
+  type SandboxDefault,
   type DefinitionDiagnostic,
   type InputDefinition,
   type ServerDefinition,
@@ -40,7 +43,24 @@ export function readConfiguredServers(): ConfiguredServers {
       add(value, { scope: 'folder', folderUri: folder.uri.toString() });
     }
   }
-  return { definitions: mergeDefinitions(layers), diagnostics };
+  const sandbox = sandboxDefault();
+  return { definitions: mergeDefinitions(layers).map((d) => withSandboxDefault(d, sandbox)), diagnostics };
+}
+
+let machineHasSandbox: boolean | undefined;
+/**
+ * `mcpHost.sandbox.default` from user settings only (a workspace cannot turn it off); unset, it is
+ * `workspace` where this machine has a sandbox MCP Host's tests run (bubblewrap on Linux) and `off`
+ * elsewhere: the macOS profile has not yet run on a Mac, so it is used only where it is asked for.
+ */
+export function sandboxDefault(): SandboxDefault {
+  const set = vscode.workspace.getConfiguration(Settings.section).inspect<string>(Settings.sandboxDefault)?.globalValue;
+  if (set === 'off' || set === 'workspace' || set === 'all') return set;
+  if (machineHasSandbox === undefined) {
+    const availability = sandboxAvailability();
+    machineHasSandbox = availability.ok && availability.kind === 'bubblewrap';
+  }
+  return machineHasSandbox ? 'workspace' : 'off';
 }
 
 /** Read on every message a server sends or is sent: cached until the setting changes. */

@@ -1,5 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { acceptedLaunch, launchCovers, launchSummary, parseServerDefinitions, policyGrant, type ServerDefinition } from '../../src/core';
+import {
+  acceptedLaunch,
+  launchCovers,
+  launchSummary,
+  parseServerDefinitions,
+  policyGrant,
+  withSandboxDefault,
+  type ServerDefinition,
+} from '../../src/core';
 
 const one = (entry: Record<string, unknown>, scope: 'user' | 'workspace' | 'folder' = 'workspace'): ServerDefinition => {
   const { definitions, diagnostics } = parseServerDefinitions({ s: entry }, { scope });
@@ -140,5 +148,57 @@ describe('launch consent: what a definition lets its server do without asking', 
     assert.equal(launchCovers(legacyAnswer(base), acceptedLaunch(one(rooted(['/'])))), false, 'so does an answer from before grants');
     assert.equal(covers(rooted(['/data']), rooted(['/data', '/'])), false, 'widened');
     assert.ok(covers(rooted(['/data', '/srv']), rooted(['/srv'])), 'narrowed');
+  });
+});
+
+describe('launch consent: the sandbox', () => {
+  const sandboxed = { ...base, sandboxEnabled: true };
+
+  it('a workspace server whose sandbox writes beyond its roots asks; narrowing lists and a user server do not', () => {
+    assert.equal(policyGrant(one(sandboxed)), undefined);
+    assert.equal(policyGrant(one({ ...sandboxed, sandbox: { filesystem: { denyRead: ['.env'], denyWrite: ['.git'] } } })), undefined);
+    const widened = { ...sandboxed, sandbox: { filesystem: { allowWrite: ['~', '/etc'] } } };
+    assert.deepEqual(policyGrant(one(widened))?.sandbox, { allowWrite: ['/etc', '~'] });
+    assert.equal(policyGrant(one(widened, 'user')), undefined);
+    // Unsandboxed, the lists do nothing, so there is nothing to consent to.
+    assert.equal(policyGrant(one({ ...base, sandbox: { filesystem: { allowWrite: ['~'] } } })), undefined);
+  });
+
+  it('an answer covers a narrower sandbox, not a wider one; the launch hash does not change with the sandbox', () => {
+    const wide = { ...sandboxed, sandbox: { filesystem: { allowWrite: ['~/notes', '/data'] } } };
+    const narrow = { ...sandboxed, sandbox: { filesystem: { allowWrite: ['/data'] } } };
+    assert.ok(covers(wide, narrow));
+    assert.ok(!covers(narrow, wide));
+    assert.ok(covers(wide, sandboxed));
+    assert.equal(acceptedLaunch(one(wide)).launch, acceptedLaunch(one(base)).launch);
+  });
+
+  it("mcpHost.sandbox.default: workspace sandboxes a workspace's servers, not the person's; its own false then asks", () => {
+    const ws = withSandboxDefault(one(base), 'workspace');
+    assert.ok(ws.type === 'stdio' && ws.sandboxEnabled === true);
+    assert.equal(policyGrant(ws), undefined);
+    const user = withSandboxDefault(one(base, 'user'), 'workspace');
+    assert.ok(user.type === 'stdio' && !user.sandboxEnabled);
+    const all = withSandboxDefault(one(base, 'user'), 'all');
+    assert.ok(all.type === 'stdio' && all.sandboxEnabled === true);
+    const http = withSandboxDefault(one({ type: 'http', url: 'https://example.com/mcp' }), 'all');
+    assert.ok(!('sandboxEnabled' in http));
+    // A workspace that turns its own server's sandbox off: a loosening the consent shows, and an earlier answer does not cover.
+    const optOut = withSandboxDefault(one({ ...base, sandboxEnabled: false }), 'workspace');
+    assert.deepEqual(policyGrant(optOut)?.sandbox, { off: true });
+    assert.ok(!launchCovers(acceptedLaunch(ws), acceptedLaunch(optOut)));
+    assert.ok(launchCovers(acceptedLaunch(optOut), acceptedLaunch(ws)));
+    // With the default off, false is what would happen anyway.
+    assert.equal(policyGrant(withSandboxDefault(one({ ...base, sandboxEnabled: false }), 'off')), undefined);
+  });
+
+  it('the settings reject what VS Code would: unknown keys in sandbox, a non-boolean sandboxEnabled', () => {
+    const problem = (entry: Record<string, unknown>) => parseServerDefinitions({ s: entry }, { scope: 'user' }).diagnostics[0]?.message;
+    assert.equal(
+      problem({ ...base, sandboxEnabled: true, sandbox: { filesystem: { allowWrite: ['~/x'] }, network: { allowedDomains: [] } } }),
+      undefined,
+    );
+    assert.ok(problem({ ...base, sandbox: { filesystem: { allowRead: ['~'] } } }));
+    assert.ok(problem({ ...base, sandboxEnabled: 'yes' }));
   });
 });

@@ -191,3 +191,24 @@ describe('importing servers from other clients', () => {
     assert.equal(describeEntry({ type: 'http', url: 'https://e.com/mcp' }), 'https://e.com/mcp');
   });
 });
+
+describe("importing VS Code's sandbox", () => {
+  it("copies mcp.json's top-level sandbox into each stdio entry, keeps sandboxEnabled, and leaves HTTP servers alone", () => {
+    const sandbox = { filesystem: { allowWrite: ['~/notes'], denyRead: ['.env'] }, network: { allowedDomains: ['api.example.com'] } };
+    const text = JSON.stringify({
+      sandbox,
+      servers: {
+        boxed: { command: 'node', args: ['a.js'], sandboxEnabled: true },
+        plain: { command: 'node', args: ['b.js'] },
+        remote: { type: 'http', url: 'https://example.com/mcp' },
+      },
+    });
+    const found = byName(parseImportFile(text, '.vscode/mcp.json', definitionProblem).candidates);
+    assert.deepEqual(found.boxed.entry, { command: 'node', args: ['a.js'], sandboxEnabled: true, sandbox });
+    assert.equal(found.boxed.problem, undefined);
+    assert.deepEqual(found.plain.entry, { command: 'node', args: ['b.js'], sandbox });
+    assert.deepEqual(found.remote.entry, { type: 'http', url: 'https://example.com/mcp' });
+    const def = parseServerDefinitions({ boxed: found.boxed.entry }, { scope: 'user' }).definitions[0];
+    assert.ok(def.type === 'stdio' && def.sandboxEnabled && def.sandbox?.filesystem?.allowWrite?.[0] === '~/notes');
+  });
+});

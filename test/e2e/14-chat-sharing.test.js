@@ -98,6 +98,8 @@ describe("VS Code's own chat client and a shared server, in the workbench", func
       command: 'node',
       args: [FIXTURE],
       env: { GATEWAY_UPSTREAM_CALL_LOG: upstreamLog },
+      // A workspace server runs in the sandbox by default: its call log is outside the roots, so it may write there.
+      sandbox: { filesystem: { allowWrite: [path.dirname(upstreamLog)] } },
       // Fewer tools for the picture, and a denied tool that must not show in VS Code's list.
       tools: { deny: ['remove', 'leak', 'add_tool', 'cancelled_count'] },
       shareWithChat: true,

@@ -5,6 +5,7 @@
  * (`mask.ts`) can be read, tested and replaced one at a time.
  */
 import type { ServerScope } from '../servers/definition';
+import type { SandboxLimits } from '../servers/sandbox/settings';
 
 /** Who caused a request: the person (palette, tree, history), an MCP App, VS Code's chat, the CLI, or the server itself (its own requests of us). */
 export type Origin = 'person' | 'app' | 'chat' | 'cli' | 'server';
@@ -24,6 +25,8 @@ export interface AuditedServer {
   scope: ServerScope;
   /** `definitionHash` of the server's definition. */
   definition: string;
+  /** Present when the server ran in the operating-system sandbox: its limits. */
+  sandbox?: SandboxLimits;
 }
 
 /** A path (or `file:` URI) found in a request's arguments that lies outside every root. */

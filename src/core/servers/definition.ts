@@ -5,6 +5,7 @@ import { checkWith, type Validate } from '../schema/validator';
 import * as entryValidators from './entryValidators';
 import { SERVER_ENTRY_SCHEMA } from './schema';
 import { stableStringify } from '../protocol/stableStringify';
+import type { SandboxSettings } from './sandbox/settings';
 
 /** Where a definition came from. Workspace and folder definitions need trust and consent. */
 export type ServerScope = 'user' | 'workspace' | 'folder';
@@ -51,6 +52,12 @@ export interface StdioServerDefinition extends CommonDefinition {
   env: Record<string, string | null>;
   envFile?: string;
   cwd?: string;
+  /** Run in the operating-system sandbox whose boundary is the server's roots (src/core/servers/sandbox/): as written, then with the person's default (`withSandboxDefault`). */
+  sandboxEnabled?: boolean;
+  /** Set by `withSandboxDefault` when the person's default would sandbox this server: a workspace's `false` is then a loosening. */
+  sandboxByDefault?: true;
+  /** VS Code's `sandbox` object: what the sandbox lets it reach beyond the roots. */
+  sandbox?: SandboxSettings;
 }
 
 export interface HttpServerDefinition extends CommonDefinition {
@@ -146,6 +153,9 @@ function toDefinition(name: string, e: Record<string, unknown>, origin: ServerOr
     env: (e.env as Record<string, string | null> | undefined) ?? {},
     envFile: e.envFile as string | undefined,
     cwd: e.cwd as string | undefined,
+    // Present only when written, so the hash of every definition written before the setting existed stays the same.
+    ...(typeof e.sandboxEnabled === 'boolean' ? { sandboxEnabled: e.sandboxEnabled } : {}),
+    ...(e.sandbox !== undefined ? { sandbox: e.sandbox as SandboxSettings } : {}),
   };
 }
 

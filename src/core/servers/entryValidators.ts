@@ -13,6 +13,30 @@ const schema31 = {
     env: { type: 'object', additionalProperties: { type: ['string', 'null'] } },
     envFile: { type: 'string' },
     cwd: { type: 'string' },
+    sandboxEnabled: { type: 'boolean' },
+    sandbox: {
+      type: 'object',
+      properties: {
+        filesystem: {
+          type: 'object',
+          properties: {
+            allowWrite: { type: 'array', items: { type: 'string' } },
+            denyRead: { type: 'array', items: { type: 'string' } },
+            denyWrite: { type: 'array', items: { type: 'string' } },
+          },
+          additionalProperties: false,
+        },
+        network: {
+          type: 'object',
+          properties: {
+            allowedDomains: { type: 'array', items: { type: 'string' } },
+            deniedDomains: { type: 'array', items: { type: 'string' } },
+          },
+          additionalProperties: false,
+        },
+      },
+      additionalProperties: false,
+    },
     enabled: { type: 'boolean' },
     autostart: { type: 'boolean' },
     startupTimeoutMs: { type: 'integer', minimum: 1000 },
@@ -246,11 +270,11 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.enabled !== undefined) {
-      if (typeof data.enabled !== 'boolean') {
+    if (data.sandboxEnabled !== undefined) {
+      if (typeof data.sandboxEnabled !== 'boolean') {
         const err11 = {
-          instancePath: instancePath + '/enabled',
-          schemaPath: '#/properties/enabled/type',
+          instancePath: instancePath + '/sandboxEnabled',
+          schemaPath: '#/properties/sandboxEnabled/type',
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
@@ -263,295 +287,290 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.autostart !== undefined) {
-      if (typeof data.autostart !== 'boolean') {
-        const err12 = {
-          instancePath: instancePath + '/autostart',
-          schemaPath: '#/properties/autostart/type',
-          keyword: 'type',
-          params: { type: 'boolean' },
-          message: 'must be boolean',
-        };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
-        }
-        errors++;
-      }
-    }
-    if (data.startupTimeoutMs !== undefined) {
-      let data10 = data.startupTimeoutMs;
-      if (!(typeof data10 == 'number' && !(data10 % 1) && !isNaN(data10))) {
-        const err13 = {
-          instancePath: instancePath + '/startupTimeoutMs',
-          schemaPath: '#/properties/startupTimeoutMs/type',
-          keyword: 'type',
-          params: { type: 'integer' },
-          message: 'must be integer',
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-      if (typeof data10 == 'number') {
-        if (data10 < 1000 || isNaN(data10)) {
-          const err14 = {
-            instancePath: instancePath + '/startupTimeoutMs',
-            schemaPath: '#/properties/startupTimeoutMs/minimum',
-            keyword: 'minimum',
-            params: { comparison: '>=', limit: 1000 },
-            message: 'must be >= 1000',
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-      }
-    }
-    if (data.requestTimeoutMs !== undefined) {
-      let data11 = data.requestTimeoutMs;
-      if (!(typeof data11 == 'number' && !(data11 % 1) && !isNaN(data11))) {
-        const err15 = {
-          instancePath: instancePath + '/requestTimeoutMs',
-          schemaPath: '#/properties/requestTimeoutMs/type',
-          keyword: 'type',
-          params: { type: 'integer' },
-          message: 'must be integer',
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-      if (typeof data11 == 'number') {
-        if (data11 < 1000 || isNaN(data11)) {
-          const err16 = {
-            instancePath: instancePath + '/requestTimeoutMs',
-            schemaPath: '#/properties/requestTimeoutMs/minimum',
-            keyword: 'minimum',
-            params: { comparison: '>=', limit: 1000 },
-            message: 'must be >= 1000',
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-      }
-    }
-    if (data.tools !== undefined) {
-      let data12 = data.tools;
-      if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
-        for (const key2 in data12) {
-          if (!(key2 === 'allow' || key2 === 'deny')) {
-            const err17 = {
-              instancePath: instancePath + '/tools',
-              schemaPath: '#/properties/tools/additionalProperties',
+    if (data.sandbox !== undefined) {
+      let data9 = data.sandbox;
+      if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
+        for (const key2 in data9) {
+          if (!(key2 === 'filesystem' || key2 === 'network')) {
+            const err12 = {
+              instancePath: instancePath + '/sandbox',
+              schemaPath: '#/properties/sandbox/additionalProperties',
               keyword: 'additionalProperties',
               params: { additionalProperty: key2 },
               message: 'must NOT have additional properties',
             };
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err12];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err12);
             }
             errors++;
           }
         }
-        if (data12.allow !== undefined) {
-          let data13 = data12.allow;
-          if (Array.isArray(data13)) {
-            const len1 = data13.length;
-            for (let i1 = 0; i1 < len1; i1++) {
-              if (typeof data13[i1] !== 'string') {
-                const err18 = {
-                  instancePath: instancePath + '/tools/allow/' + i1,
-                  schemaPath: '#/properties/tools/properties/allow/items/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
+        if (data9.filesystem !== undefined) {
+          let data10 = data9.filesystem;
+          if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
+            for (const key3 in data10) {
+              if (!(key3 === 'allowWrite' || key3 === 'denyRead' || key3 === 'denyWrite')) {
+                const err13 = {
+                  instancePath: instancePath + '/sandbox/filesystem',
+                  schemaPath: '#/properties/sandbox/properties/filesystem/additionalProperties',
+                  keyword: 'additionalProperties',
+                  params: { additionalProperty: key3 },
+                  message: 'must NOT have additional properties',
                 };
                 if (vErrors === null) {
-                  vErrors = [err18];
+                  vErrors = [err13];
                 } else {
-                  vErrors.push(err18);
+                  vErrors.push(err13);
+                }
+                errors++;
+              }
+            }
+            if (data10.allowWrite !== undefined) {
+              let data11 = data10.allowWrite;
+              if (Array.isArray(data11)) {
+                const len1 = data11.length;
+                for (let i1 = 0; i1 < len1; i1++) {
+                  if (typeof data11[i1] !== 'string') {
+                    const err14 = {
+                      instancePath: instancePath + '/sandbox/filesystem/allowWrite/' + i1,
+                      schemaPath: '#/properties/sandbox/properties/filesystem/properties/allowWrite/items/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err14];
+                    } else {
+                      vErrors.push(err14);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err15 = {
+                  instancePath: instancePath + '/sandbox/filesystem/allowWrite',
+                  schemaPath: '#/properties/sandbox/properties/filesystem/properties/allowWrite/type',
+                  keyword: 'type',
+                  params: { type: 'array' },
+                  message: 'must be array',
+                };
+                if (vErrors === null) {
+                  vErrors = [err15];
+                } else {
+                  vErrors.push(err15);
+                }
+                errors++;
+              }
+            }
+            if (data10.denyRead !== undefined) {
+              let data13 = data10.denyRead;
+              if (Array.isArray(data13)) {
+                const len2 = data13.length;
+                for (let i2 = 0; i2 < len2; i2++) {
+                  if (typeof data13[i2] !== 'string') {
+                    const err16 = {
+                      instancePath: instancePath + '/sandbox/filesystem/denyRead/' + i2,
+                      schemaPath: '#/properties/sandbox/properties/filesystem/properties/denyRead/items/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err16];
+                    } else {
+                      vErrors.push(err16);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err17 = {
+                  instancePath: instancePath + '/sandbox/filesystem/denyRead',
+                  schemaPath: '#/properties/sandbox/properties/filesystem/properties/denyRead/type',
+                  keyword: 'type',
+                  params: { type: 'array' },
+                  message: 'must be array',
+                };
+                if (vErrors === null) {
+                  vErrors = [err17];
+                } else {
+                  vErrors.push(err17);
+                }
+                errors++;
+              }
+            }
+            if (data10.denyWrite !== undefined) {
+              let data15 = data10.denyWrite;
+              if (Array.isArray(data15)) {
+                const len3 = data15.length;
+                for (let i3 = 0; i3 < len3; i3++) {
+                  if (typeof data15[i3] !== 'string') {
+                    const err18 = {
+                      instancePath: instancePath + '/sandbox/filesystem/denyWrite/' + i3,
+                      schemaPath: '#/properties/sandbox/properties/filesystem/properties/denyWrite/items/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err18];
+                    } else {
+                      vErrors.push(err18);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err19 = {
+                  instancePath: instancePath + '/sandbox/filesystem/denyWrite',
+                  schemaPath: '#/properties/sandbox/properties/filesystem/properties/denyWrite/type',
+                  keyword: 'type',
+                  params: { type: 'array' },
+                  message: 'must be array',
+                };
+                if (vErrors === null) {
+                  vErrors = [err19];
+                } else {
+                  vErrors.push(err19);
                 }
                 errors++;
               }
             }
           } else {
-            const err19 = {
-              instancePath: instancePath + '/tools/allow',
-              schemaPath: '#/properties/tools/properties/allow/type',
+            const err20 = {
+              instancePath: instancePath + '/sandbox/filesystem',
+              schemaPath: '#/properties/sandbox/properties/filesystem/type',
               keyword: 'type',
-              params: { type: 'array' },
-              message: 'must be array',
+              params: { type: 'object' },
+              message: 'must be object',
             };
             if (vErrors === null) {
-              vErrors = [err19];
+              vErrors = [err20];
             } else {
-              vErrors.push(err19);
+              vErrors.push(err20);
             }
             errors++;
           }
         }
-        if (data12.deny !== undefined) {
-          let data15 = data12.deny;
-          if (Array.isArray(data15)) {
-            const len2 = data15.length;
-            for (let i2 = 0; i2 < len2; i2++) {
-              if (typeof data15[i2] !== 'string') {
-                const err20 = {
-                  instancePath: instancePath + '/tools/deny/' + i2,
-                  schemaPath: '#/properties/tools/properties/deny/items/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
+        if (data9.network !== undefined) {
+          let data17 = data9.network;
+          if (data17 && typeof data17 == 'object' && !Array.isArray(data17)) {
+            for (const key4 in data17) {
+              if (!(key4 === 'allowedDomains' || key4 === 'deniedDomains')) {
+                const err21 = {
+                  instancePath: instancePath + '/sandbox/network',
+                  schemaPath: '#/properties/sandbox/properties/network/additionalProperties',
+                  keyword: 'additionalProperties',
+                  params: { additionalProperty: key4 },
+                  message: 'must NOT have additional properties',
                 };
                 if (vErrors === null) {
-                  vErrors = [err20];
+                  vErrors = [err21];
                 } else {
-                  vErrors.push(err20);
+                  vErrors.push(err21);
+                }
+                errors++;
+              }
+            }
+            if (data17.allowedDomains !== undefined) {
+              let data18 = data17.allowedDomains;
+              if (Array.isArray(data18)) {
+                const len4 = data18.length;
+                for (let i4 = 0; i4 < len4; i4++) {
+                  if (typeof data18[i4] !== 'string') {
+                    const err22 = {
+                      instancePath: instancePath + '/sandbox/network/allowedDomains/' + i4,
+                      schemaPath: '#/properties/sandbox/properties/network/properties/allowedDomains/items/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err22];
+                    } else {
+                      vErrors.push(err22);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err23 = {
+                  instancePath: instancePath + '/sandbox/network/allowedDomains',
+                  schemaPath: '#/properties/sandbox/properties/network/properties/allowedDomains/type',
+                  keyword: 'type',
+                  params: { type: 'array' },
+                  message: 'must be array',
+                };
+                if (vErrors === null) {
+                  vErrors = [err23];
+                } else {
+                  vErrors.push(err23);
+                }
+                errors++;
+              }
+            }
+            if (data17.deniedDomains !== undefined) {
+              let data20 = data17.deniedDomains;
+              if (Array.isArray(data20)) {
+                const len5 = data20.length;
+                for (let i5 = 0; i5 < len5; i5++) {
+                  if (typeof data20[i5] !== 'string') {
+                    const err24 = {
+                      instancePath: instancePath + '/sandbox/network/deniedDomains/' + i5,
+                      schemaPath: '#/properties/sandbox/properties/network/properties/deniedDomains/items/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err24];
+                    } else {
+                      vErrors.push(err24);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err25 = {
+                  instancePath: instancePath + '/sandbox/network/deniedDomains',
+                  schemaPath: '#/properties/sandbox/properties/network/properties/deniedDomains/type',
+                  keyword: 'type',
+                  params: { type: 'array' },
+                  message: 'must be array',
+                };
+                if (vErrors === null) {
+                  vErrors = [err25];
+                } else {
+                  vErrors.push(err25);
                 }
                 errors++;
               }
             }
           } else {
-            const err21 = {
-              instancePath: instancePath + '/tools/deny',
-              schemaPath: '#/properties/tools/properties/deny/type',
+            const err26 = {
+              instancePath: instancePath + '/sandbox/network',
+              schemaPath: '#/properties/sandbox/properties/network/type',
               keyword: 'type',
-              params: { type: 'array' },
-              message: 'must be array',
+              params: { type: 'object' },
+              message: 'must be object',
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err26];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err26);
             }
             errors++;
           }
         }
       } else {
-        const err22 = {
-          instancePath: instancePath + '/tools',
-          schemaPath: '#/properties/tools/type',
+        const err27 = {
+          instancePath: instancePath + '/sandbox',
+          schemaPath: '#/properties/sandbox/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-        };
-        if (vErrors === null) {
-          vErrors = [err22];
-        } else {
-          vErrors.push(err22);
-        }
-        errors++;
-      }
-    }
-    if (data.autoApprove !== undefined) {
-      let data17 = data.autoApprove;
-      if (Array.isArray(data17)) {
-        const len3 = data17.length;
-        for (let i3 = 0; i3 < len3; i3++) {
-          if (typeof data17[i3] !== 'string') {
-            const err23 = {
-              instancePath: instancePath + '/autoApprove/' + i3,
-              schemaPath: '#/properties/autoApprove/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-            };
-            if (vErrors === null) {
-              vErrors = [err23];
-            } else {
-              vErrors.push(err23);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err24 = {
-          instancePath: instancePath + '/autoApprove',
-          schemaPath: '#/properties/autoApprove/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-        };
-        if (vErrors === null) {
-          vErrors = [err24];
-        } else {
-          vErrors.push(err24);
-        }
-        errors++;
-      }
-    }
-    if (data.roots !== undefined) {
-      let data19 = data.roots;
-      if (Array.isArray(data19)) {
-        const len4 = data19.length;
-        for (let i4 = 0; i4 < len4; i4++) {
-          if (typeof data19[i4] !== 'string') {
-            const err25 = {
-              instancePath: instancePath + '/roots/' + i4,
-              schemaPath: '#/properties/roots/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-            };
-            if (vErrors === null) {
-              vErrors = [err25];
-            } else {
-              vErrors.push(err25);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err26 = {
-          instancePath: instancePath + '/roots',
-          schemaPath: '#/properties/roots/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-        };
-        if (vErrors === null) {
-          vErrors = [err26];
-        } else {
-          vErrors.push(err26);
-        }
-        errors++;
-      }
-    }
-    if (data.logLevel !== undefined) {
-      let data21 = data.logLevel;
-      if (!(
-        data21 === 'debug' ||
-        data21 === 'info' ||
-        data21 === 'notice' ||
-        data21 === 'warning' ||
-        data21 === 'error' ||
-        data21 === 'critical' ||
-        data21 === 'alert' ||
-        data21 === 'emergency'
-      )) {
-        const err27 = {
-          instancePath: instancePath + '/logLevel',
-          schemaPath: '#/properties/logLevel/enum',
-          keyword: 'enum',
-          params: { allowedValues: schema31.properties.logLevel.enum },
-          message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
           vErrors = [err27];
@@ -561,15 +580,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.protocol !== undefined) {
-      let data22 = data.protocol;
-      if (!(data22 === 'auto' || data22 === '2026-07-28' || data22 === '2025-11-25')) {
+    if (data.enabled !== undefined) {
+      if (typeof data.enabled !== 'boolean') {
         const err28 = {
-          instancePath: instancePath + '/protocol',
-          schemaPath: '#/properties/protocol/enum',
-          keyword: 'enum',
-          params: { allowedValues: schema31.properties.protocol.enum },
-          message: 'must be equal to one of the allowed values',
+          instancePath: instancePath + '/enabled',
+          schemaPath: '#/properties/enabled/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
         };
         if (vErrors === null) {
           vErrors = [err28];
@@ -579,11 +597,11 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.shareWithChat !== undefined) {
-      if (typeof data.shareWithChat !== 'boolean') {
+    if (data.autostart !== undefined) {
+      if (typeof data.autostart !== 'boolean') {
         const err29 = {
-          instancePath: instancePath + '/shareWithChat',
-          schemaPath: '#/properties/shareWithChat/type',
+          instancePath: instancePath + '/autostart',
+          schemaPath: '#/properties/autostart/type',
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
@@ -596,14 +614,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.trustAnnotations !== undefined) {
-      if (typeof data.trustAnnotations !== 'boolean') {
+    if (data.startupTimeoutMs !== undefined) {
+      let data24 = data.startupTimeoutMs;
+      if (!(typeof data24 == 'number' && !(data24 % 1) && !isNaN(data24))) {
         const err30 = {
-          instancePath: instancePath + '/trustAnnotations',
-          schemaPath: '#/properties/trustAnnotations/type',
+          instancePath: instancePath + '/startupTimeoutMs',
+          schemaPath: '#/properties/startupTimeoutMs/type',
           keyword: 'type',
-          params: { type: 'boolean' },
-          message: 'must be boolean',
+          params: { type: 'integer' },
+          message: 'must be integer',
         };
         if (vErrors === null) {
           vErrors = [err30];
@@ -612,79 +631,70 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         }
         errors++;
       }
-    }
-    if (data.sampling !== undefined) {
-      let data25 = data.sampling;
-      if (data25 && typeof data25 == 'object' && !Array.isArray(data25)) {
-        for (const key3 in data25) {
-          if (!(
-            key3 === 'mode' ||
-            key3 === 'models' ||
-            key3 === 'maxTokensPerRequest' ||
-            key3 === 'maxTokensPerHour' ||
-            key3 === 'maxRequestsPerMinute'
-          )) {
-            const err31 = {
-              instancePath: instancePath + '/sampling',
-              schemaPath: '#/properties/sampling/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key3 },
-              message: 'must NOT have additional properties',
-            };
-            if (vErrors === null) {
-              vErrors = [err31];
-            } else {
-              vErrors.push(err31);
-            }
-            errors++;
-          }
-        }
-        if (data25.mode !== undefined) {
-          let data26 = data25.mode;
-          if (!(data26 === 'ask' || data26 === 'allow' || data26 === 'deny')) {
-            const err32 = {
-              instancePath: instancePath + '/sampling/mode',
-              schemaPath: '#/properties/sampling/properties/mode/enum',
-              keyword: 'enum',
-              params: { allowedValues: schema31.properties.sampling.properties.mode.enum },
-              message: 'must be equal to one of the allowed values',
-            };
-            if (vErrors === null) {
-              vErrors = [err32];
-            } else {
-              vErrors.push(err32);
-            }
-            errors++;
-          }
-        }
-        if (data25.models !== undefined) {
-          let data27 = data25.models;
-          if (Array.isArray(data27)) {
-            const len5 = data27.length;
-            for (let i5 = 0; i5 < len5; i5++) {
-              if (typeof data27[i5] !== 'string') {
-                const err33 = {
-                  instancePath: instancePath + '/sampling/models/' + i5,
-                  schemaPath: '#/properties/sampling/properties/models/items/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                };
-                if (vErrors === null) {
-                  vErrors = [err33];
-                } else {
-                  vErrors.push(err33);
-                }
-                errors++;
-              }
-            }
+      if (typeof data24 == 'number') {
+        if (data24 < 1000 || isNaN(data24)) {
+          const err31 = {
+            instancePath: instancePath + '/startupTimeoutMs',
+            schemaPath: '#/properties/startupTimeoutMs/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 1000 },
+            message: 'must be >= 1000',
+          };
+          if (vErrors === null) {
+            vErrors = [err31];
           } else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.requestTimeoutMs !== undefined) {
+      let data25 = data.requestTimeoutMs;
+      if (!(typeof data25 == 'number' && !(data25 % 1) && !isNaN(data25))) {
+        const err32 = {
+          instancePath: instancePath + '/requestTimeoutMs',
+          schemaPath: '#/properties/requestTimeoutMs/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+        };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+      if (typeof data25 == 'number') {
+        if (data25 < 1000 || isNaN(data25)) {
+          const err33 = {
+            instancePath: instancePath + '/requestTimeoutMs',
+            schemaPath: '#/properties/requestTimeoutMs/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 1000 },
+            message: 'must be >= 1000',
+          };
+          if (vErrors === null) {
+            vErrors = [err33];
+          } else {
+            vErrors.push(err33);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.tools !== undefined) {
+      let data26 = data.tools;
+      if (data26 && typeof data26 == 'object' && !Array.isArray(data26)) {
+        for (const key5 in data26) {
+          if (!(key5 === 'allow' || key5 === 'deny')) {
             const err34 = {
-              instancePath: instancePath + '/sampling/models',
-              schemaPath: '#/properties/sampling/properties/models/type',
-              keyword: 'type',
-              params: { type: 'array' },
-              message: 'must be array',
+              instancePath: instancePath + '/tools',
+              schemaPath: '#/properties/tools/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key5 },
+              message: 'must NOT have additional properties',
             };
             if (vErrors === null) {
               vErrors = [err34];
@@ -694,118 +704,124 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data25.maxTokensPerRequest !== undefined) {
-          let data29 = data25.maxTokensPerRequest;
-          if (!(typeof data29 == 'number' && !(data29 % 1) && !isNaN(data29))) {
-            const err35 = {
-              instancePath: instancePath + '/sampling/maxTokensPerRequest',
-              schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/type',
+        if (data26.allow !== undefined) {
+          let data27 = data26.allow;
+          if (Array.isArray(data27)) {
+            const len6 = data27.length;
+            for (let i6 = 0; i6 < len6; i6++) {
+              if (typeof data27[i6] !== 'string') {
+                const err35 = {
+                  instancePath: instancePath + '/tools/allow/' + i6,
+                  schemaPath: '#/properties/tools/properties/allow/items/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                };
+                if (vErrors === null) {
+                  vErrors = [err35];
+                } else {
+                  vErrors.push(err35);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err36 = {
+              instancePath: instancePath + '/tools/allow',
+              schemaPath: '#/properties/tools/properties/allow/type',
               keyword: 'type',
-              params: { type: 'integer' },
-              message: 'must be integer',
+              params: { type: 'array' },
+              message: 'must be array',
             };
             if (vErrors === null) {
-              vErrors = [err35];
+              vErrors = [err36];
             } else {
-              vErrors.push(err35);
+              vErrors.push(err36);
             }
             errors++;
-          }
-          if (typeof data29 == 'number') {
-            if (data29 < 1 || isNaN(data29)) {
-              const err36 = {
-                instancePath: instancePath + '/sampling/maxTokensPerRequest',
-                schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/minimum',
-                keyword: 'minimum',
-                params: { comparison: '>=', limit: 1 },
-                message: 'must be >= 1',
-              };
-              if (vErrors === null) {
-                vErrors = [err36];
-              } else {
-                vErrors.push(err36);
-              }
-              errors++;
-            }
           }
         }
-        if (data25.maxTokensPerHour !== undefined) {
-          let data30 = data25.maxTokensPerHour;
-          if (!(typeof data30 == 'number' && !(data30 % 1) && !isNaN(data30))) {
-            const err37 = {
-              instancePath: instancePath + '/sampling/maxTokensPerHour',
-              schemaPath: '#/properties/sampling/properties/maxTokensPerHour/type',
+        if (data26.deny !== undefined) {
+          let data29 = data26.deny;
+          if (Array.isArray(data29)) {
+            const len7 = data29.length;
+            for (let i7 = 0; i7 < len7; i7++) {
+              if (typeof data29[i7] !== 'string') {
+                const err37 = {
+                  instancePath: instancePath + '/tools/deny/' + i7,
+                  schemaPath: '#/properties/tools/properties/deny/items/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                };
+                if (vErrors === null) {
+                  vErrors = [err37];
+                } else {
+                  vErrors.push(err37);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err38 = {
+              instancePath: instancePath + '/tools/deny',
+              schemaPath: '#/properties/tools/properties/deny/type',
               keyword: 'type',
-              params: { type: 'integer' },
-              message: 'must be integer',
+              params: { type: 'array' },
+              message: 'must be array',
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err38];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err38);
             }
             errors++;
-          }
-          if (typeof data30 == 'number') {
-            if (data30 < 1 || isNaN(data30)) {
-              const err38 = {
-                instancePath: instancePath + '/sampling/maxTokensPerHour',
-                schemaPath: '#/properties/sampling/properties/maxTokensPerHour/minimum',
-                keyword: 'minimum',
-                params: { comparison: '>=', limit: 1 },
-                message: 'must be >= 1',
-              };
-              if (vErrors === null) {
-                vErrors = [err38];
-              } else {
-                vErrors.push(err38);
-              }
-              errors++;
-            }
           }
         }
-        if (data25.maxRequestsPerMinute !== undefined) {
-          let data31 = data25.maxRequestsPerMinute;
-          if (!(typeof data31 == 'number' && !(data31 % 1) && !isNaN(data31))) {
-            const err39 = {
-              instancePath: instancePath + '/sampling/maxRequestsPerMinute',
-              schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/type',
+      } else {
+        const err39 = {
+          instancePath: instancePath + '/tools',
+          schemaPath: '#/properties/tools/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+        };
+        if (vErrors === null) {
+          vErrors = [err39];
+        } else {
+          vErrors.push(err39);
+        }
+        errors++;
+      }
+    }
+    if (data.autoApprove !== undefined) {
+      let data31 = data.autoApprove;
+      if (Array.isArray(data31)) {
+        const len8 = data31.length;
+        for (let i8 = 0; i8 < len8; i8++) {
+          if (typeof data31[i8] !== 'string') {
+            const err40 = {
+              instancePath: instancePath + '/autoApprove/' + i8,
+              schemaPath: '#/properties/autoApprove/items/type',
               keyword: 'type',
-              params: { type: 'integer' },
-              message: 'must be integer',
+              params: { type: 'string' },
+              message: 'must be string',
             };
             if (vErrors === null) {
-              vErrors = [err39];
+              vErrors = [err40];
             } else {
-              vErrors.push(err39);
+              vErrors.push(err40);
             }
             errors++;
-          }
-          if (typeof data31 == 'number') {
-            if (data31 < 1 || isNaN(data31)) {
-              const err40 = {
-                instancePath: instancePath + '/sampling/maxRequestsPerMinute',
-                schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/minimum',
-                keyword: 'minimum',
-                params: { comparison: '>=', limit: 1 },
-                message: 'must be >= 1',
-              };
-              if (vErrors === null) {
-                vErrors = [err40];
-              } else {
-                vErrors.push(err40);
-              }
-              errors++;
-            }
           }
         }
       } else {
         const err41 = {
-          instancePath: instancePath + '/sampling',
-          schemaPath: '#/properties/sampling/type',
+          instancePath: instancePath + '/autoApprove',
+          schemaPath: '#/properties/autoApprove/type',
           keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
+          params: { type: 'array' },
+          message: 'must be array',
         };
         if (vErrors === null) {
           vErrors = [err41];
@@ -815,12 +831,330 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.roots !== undefined) {
+      let data33 = data.roots;
+      if (Array.isArray(data33)) {
+        const len9 = data33.length;
+        for (let i9 = 0; i9 < len9; i9++) {
+          if (typeof data33[i9] !== 'string') {
+            const err42 = {
+              instancePath: instancePath + '/roots/' + i9,
+              schemaPath: '#/properties/roots/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+            };
+            if (vErrors === null) {
+              vErrors = [err42];
+            } else {
+              vErrors.push(err42);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err43 = {
+          instancePath: instancePath + '/roots',
+          schemaPath: '#/properties/roots/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+        };
+        if (vErrors === null) {
+          vErrors = [err43];
+        } else {
+          vErrors.push(err43);
+        }
+        errors++;
+      }
+    }
+    if (data.logLevel !== undefined) {
+      let data35 = data.logLevel;
+      if (!(
+        data35 === 'debug' ||
+        data35 === 'info' ||
+        data35 === 'notice' ||
+        data35 === 'warning' ||
+        data35 === 'error' ||
+        data35 === 'critical' ||
+        data35 === 'alert' ||
+        data35 === 'emergency'
+      )) {
+        const err44 = {
+          instancePath: instancePath + '/logLevel',
+          schemaPath: '#/properties/logLevel/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema31.properties.logLevel.enum },
+          message: 'must be equal to one of the allowed values',
+        };
+        if (vErrors === null) {
+          vErrors = [err44];
+        } else {
+          vErrors.push(err44);
+        }
+        errors++;
+      }
+    }
+    if (data.protocol !== undefined) {
+      let data36 = data.protocol;
+      if (!(data36 === 'auto' || data36 === '2026-07-28' || data36 === '2025-11-25')) {
+        const err45 = {
+          instancePath: instancePath + '/protocol',
+          schemaPath: '#/properties/protocol/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema31.properties.protocol.enum },
+          message: 'must be equal to one of the allowed values',
+        };
+        if (vErrors === null) {
+          vErrors = [err45];
+        } else {
+          vErrors.push(err45);
+        }
+        errors++;
+      }
+    }
+    if (data.shareWithChat !== undefined) {
+      if (typeof data.shareWithChat !== 'boolean') {
+        const err46 = {
+          instancePath: instancePath + '/shareWithChat',
+          schemaPath: '#/properties/shareWithChat/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+        };
+        if (vErrors === null) {
+          vErrors = [err46];
+        } else {
+          vErrors.push(err46);
+        }
+        errors++;
+      }
+    }
+    if (data.trustAnnotations !== undefined) {
+      if (typeof data.trustAnnotations !== 'boolean') {
+        const err47 = {
+          instancePath: instancePath + '/trustAnnotations',
+          schemaPath: '#/properties/trustAnnotations/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+        };
+        if (vErrors === null) {
+          vErrors = [err47];
+        } else {
+          vErrors.push(err47);
+        }
+        errors++;
+      }
+    }
+    if (data.sampling !== undefined) {
+      let data39 = data.sampling;
+      if (data39 && typeof data39 == 'object' && !Array.isArray(data39)) {
+        for (const key6 in data39) {
+          if (!(
+            key6 === 'mode' ||
+            key6 === 'models' ||
+            key6 === 'maxTokensPerRequest' ||
+            key6 === 'maxTokensPerHour' ||
+            key6 === 'maxRequestsPerMinute'
+          )) {
+            const err48 = {
+              instancePath: instancePath + '/sampling',
+              schemaPath: '#/properties/sampling/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key6 },
+              message: 'must NOT have additional properties',
+            };
+            if (vErrors === null) {
+              vErrors = [err48];
+            } else {
+              vErrors.push(err48);
+            }
+            errors++;
+          }
+        }
+        if (data39.mode !== undefined) {
+          let data40 = data39.mode;
+          if (!(data40 === 'ask' || data40 === 'allow' || data40 === 'deny')) {
+            const err49 = {
+              instancePath: instancePath + '/sampling/mode',
+              schemaPath: '#/properties/sampling/properties/mode/enum',
+              keyword: 'enum',
+              params: { allowedValues: schema31.properties.sampling.properties.mode.enum },
+              message: 'must be equal to one of the allowed values',
+            };
+            if (vErrors === null) {
+              vErrors = [err49];
+            } else {
+              vErrors.push(err49);
+            }
+            errors++;
+          }
+        }
+        if (data39.models !== undefined) {
+          let data41 = data39.models;
+          if (Array.isArray(data41)) {
+            const len10 = data41.length;
+            for (let i10 = 0; i10 < len10; i10++) {
+              if (typeof data41[i10] !== 'string') {
+                const err50 = {
+                  instancePath: instancePath + '/sampling/models/' + i10,
+                  schemaPath: '#/properties/sampling/properties/models/items/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                };
+                if (vErrors === null) {
+                  vErrors = [err50];
+                } else {
+                  vErrors.push(err50);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err51 = {
+              instancePath: instancePath + '/sampling/models',
+              schemaPath: '#/properties/sampling/properties/models/type',
+              keyword: 'type',
+              params: { type: 'array' },
+              message: 'must be array',
+            };
+            if (vErrors === null) {
+              vErrors = [err51];
+            } else {
+              vErrors.push(err51);
+            }
+            errors++;
+          }
+        }
+        if (data39.maxTokensPerRequest !== undefined) {
+          let data43 = data39.maxTokensPerRequest;
+          if (!(typeof data43 == 'number' && !(data43 % 1) && !isNaN(data43))) {
+            const err52 = {
+              instancePath: instancePath + '/sampling/maxTokensPerRequest',
+              schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+            };
+            if (vErrors === null) {
+              vErrors = [err52];
+            } else {
+              vErrors.push(err52);
+            }
+            errors++;
+          }
+          if (typeof data43 == 'number') {
+            if (data43 < 1 || isNaN(data43)) {
+              const err53 = {
+                instancePath: instancePath + '/sampling/maxTokensPerRequest',
+                schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 1 },
+                message: 'must be >= 1',
+              };
+              if (vErrors === null) {
+                vErrors = [err53];
+              } else {
+                vErrors.push(err53);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data39.maxTokensPerHour !== undefined) {
+          let data44 = data39.maxTokensPerHour;
+          if (!(typeof data44 == 'number' && !(data44 % 1) && !isNaN(data44))) {
+            const err54 = {
+              instancePath: instancePath + '/sampling/maxTokensPerHour',
+              schemaPath: '#/properties/sampling/properties/maxTokensPerHour/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+            };
+            if (vErrors === null) {
+              vErrors = [err54];
+            } else {
+              vErrors.push(err54);
+            }
+            errors++;
+          }
+          if (typeof data44 == 'number') {
+            if (data44 < 1 || isNaN(data44)) {
+              const err55 = {
+                instancePath: instancePath + '/sampling/maxTokensPerHour',
+                schemaPath: '#/properties/sampling/properties/maxTokensPerHour/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 1 },
+                message: 'must be >= 1',
+              };
+              if (vErrors === null) {
+                vErrors = [err55];
+              } else {
+                vErrors.push(err55);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data39.maxRequestsPerMinute !== undefined) {
+          let data45 = data39.maxRequestsPerMinute;
+          if (!(typeof data45 == 'number' && !(data45 % 1) && !isNaN(data45))) {
+            const err56 = {
+              instancePath: instancePath + '/sampling/maxRequestsPerMinute',
+              schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+            };
+            if (vErrors === null) {
+              vErrors = [err56];
+            } else {
+              vErrors.push(err56);
+            }
+            errors++;
+          }
+          if (typeof data45 == 'number') {
+            if (data45 < 1 || isNaN(data45)) {
+              const err57 = {
+                instancePath: instancePath + '/sampling/maxRequestsPerMinute',
+                schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 1 },
+                message: 'must be >= 1',
+              };
+              if (vErrors === null) {
+                vErrors = [err57];
+              } else {
+                vErrors.push(err57);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err58 = {
+          instancePath: instancePath + '/sampling',
+          schemaPath: '#/properties/sampling/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+        };
+        if (vErrors === null) {
+          vErrors = [err58];
+        } else {
+          vErrors.push(err58);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err42 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
+    const err59 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
     if (vErrors === null) {
-      vErrors = [err42];
+      vErrors = [err59];
     } else {
-      vErrors.push(err42);
+      vErrors.push(err59);
     }
     errors++;
   }

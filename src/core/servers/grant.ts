@@ -24,6 +24,11 @@ export interface PolicyGrant {
    * workspace could otherwise widen its own server's fence to `/` or the home folder.
    */
   roots?: string[];
+  /**
+   * A sandboxed server's `sandbox` settings that widen its sandbox beyond the roots: a workspace
+   * could otherwise let its own server write the home folder. (No network is ever granted yet.)
+   */
+  sandbox?: { off?: true; allowWrite?: string[]; allowedDomains?: string[] };
 }
 
 /** A launch the person allowed: its `launchHash`, and the grant the consent showed (none for an answer given before grants were shown). */
@@ -52,7 +57,8 @@ export function policyGrant(def: ServerDefinition): PolicyGrant | undefined {
   // The person's own servers' roots are the person's; a workspace's widen the fence, so they are shown.
   const roots = def.origin.scope === 'user' ? undefined : set(def.roots);
   const shareWithChat = def.shareWithChat && def.origin.scope !== 'user';
-  if (!sampling && !autoApprove.length && !trustAnnotations && !shareWithChat && !roots) return undefined;
+  const sandbox = def.origin.scope === 'user' ? undefined : sandboxWidening(def);
+  if (!sampling && !autoApprove.length && !trustAnnotations && !shareWithChat && !roots && !sandbox) return undefined;
   const reach = autoApprove.length || trustAnnotations ? { allow: set(def.tools.allow), deny: set(def.tools.deny) } : undefined;
   return {
     ...(sampling ? { sampling } : {}),
@@ -61,7 +67,19 @@ export function policyGrant(def: ServerDefinition): PolicyGrant | undefined {
     ...(shareWithChat ? { shareWithChat: true as const } : {}),
     ...(reach && (reach.allow || reach.deny) ? { tools: reach } : {}),
     ...(roots ? { roots } : {}),
+    ...(sandbox ? { sandbox } : {}),
   };
+}
+
+/** A sandbox turned off against the person's default, or what a sandboxed definition's `sandbox` adds to its reach (narrowing lists need no consent). */
+function sandboxWidening(def: ServerDefinition): PolicyGrant['sandbox'] {
+  if (def.type !== 'stdio') return undefined;
+  if (def.sandboxEnabled === false && def.sandboxByDefault) return { off: true };
+  if (!def.sandboxEnabled) return undefined;
+  const allowWrite = set(def.sandbox?.filesystem?.allowWrite);
+  const allowedDomains = set(def.sandbox?.network?.allowedDomains);
+  if (!allowWrite && !allowedDomains) return undefined;
+  return { ...(allowWrite ? { allowWrite } : {}), ...(allowedDomains ? { allowedDomains } : {}) };
 }
 
 /** Whether the person's answer for `accepted` also answers for `wanted`: the same launch, and a grant no wider. */
@@ -80,7 +98,10 @@ function grantCovers(accepted: PolicyGrant | undefined, wanted: PolicyGrant | un
     (!wanted.trustAnnotations || accepted.trustAnnotations) &&
     (!wanted.shareWithChat || accepted.shareWithChat === true) &&
     (!skipsToolQuestions || reachCovers(accepted.tools, wanted.tools)) &&
-    (wanted.roots ?? []).every((r) => accepted.roots?.includes(r))
+    (wanted.roots ?? []).every((r) => accepted.roots?.includes(r)) &&
+    (!wanted.sandbox?.off || accepted.sandbox?.off === true) &&
+    (wanted.sandbox?.allowWrite ?? []).every((p) => accepted.sandbox?.allowWrite?.includes(p)) &&
+    (wanted.sandbox?.allowedDomains ?? []).every((d) => accepted.sandbox?.allowedDomains?.includes(d))
   );
 }
 

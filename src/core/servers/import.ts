@@ -92,7 +92,16 @@ export function parseImportFile(text: string, source: string, check: EntryCheck)
   const candidates: ImportCandidate[] = [];
   if (isObject(doc.servers)) {
     const inputs = Array.isArray(doc.inputs) ? doc.inputs.filter(isObject) : [];
-    for (const [name, raw] of Object.entries(doc.servers)) candidates.push(candidate(name, raw, source, VSCODE_FIELDS, inputs, check));
+    // VS Code's `sandbox` sits at the top of mcp.json and covers its servers: each stdio entry gets its own copy (used where sandboxEnabled is on).
+    const sandbox = isObject(doc.sandbox) ? doc.sandbox : undefined;
+    for (const [name, raw] of Object.entries(doc.servers)) {
+      const found = candidate(name, raw, source, VSCODE_FIELDS, inputs, check);
+      if (sandbox && found.entry.type !== 'http' && found.entry.command !== undefined) {
+        found.entry.sandbox = structuredClone(sandbox);
+        found.problem = check(found.name, found.entry);
+      }
+      candidates.push(found);
+    }
   }
   if (isObject(doc.mcpServers)) {
     for (const [name, raw] of Object.entries(doc.mcpServers)) candidates.push(candidate(name, raw, source, MCP_SERVERS_FIELDS, [], check));
@@ -102,9 +111,9 @@ export function parseImportFile(text: string, source: string, check: EntryCheck)
 }
 
 /** Fields mapped one to one; anything else in a foreign entry is reported as dropped. */
-const VSCODE_FIELDS = ['type', 'command', 'args', 'env', 'envFile', 'cwd', 'url', 'headers'];
+const VSCODE_FIELDS = ['type', 'command', 'args', 'env', 'envFile', 'cwd', 'url', 'headers', 'sandboxEnabled'];
 /** Claude Desktop, Cursor, Cline and Roo Code put a few more fields beside the same core ones. */
-const MCP_SERVERS_FIELDS = [...VSCODE_FIELDS, 'disabled', 'autoApprove', 'alwaysAllow'];
+const MCP_SERVERS_FIELDS = ['type', 'command', 'args', 'env', 'envFile', 'cwd', 'url', 'headers', 'disabled', 'autoApprove', 'alwaysAllow'];
 
 /** The variables both sides resolve the same way. */
 const SUPPORTED_VARIABLE = /^(workspaceFolder|userHome|env:.+|input:.+)$/;
@@ -153,7 +162,8 @@ function mapEntry(raw: Record<string, unknown>, notes: ImportNote[]): Record<str
     entry.url = raw.url;
     if (raw.headers !== undefined) entry.headers = raw.headers;
     // A remote entry has no process: whatever stdio fields it carries cannot be used.
-    for (const field of ['command', 'args', 'env', 'envFile', 'cwd']) if (raw[field] !== undefined) notes.push({ kind: 'dropped', field });
+    for (const field of ['command', 'args', 'env', 'envFile', 'cwd', 'sandboxEnabled'])
+      if (raw[field] !== undefined) notes.push({ kind: 'dropped', field });
   } else {
     if (type === 'stdio') entry.type = 'stdio';
     entry.command = raw.command;
@@ -167,6 +177,7 @@ function mapEntry(raw: Record<string, unknown>, notes: ImportNote[]): Record<str
         : raw.env;
     if (raw.envFile !== undefined) entry.envFile = raw.envFile;
     if (raw.cwd !== undefined) entry.cwd = raw.cwd;
+    if (raw.sandboxEnabled === true) entry.sandboxEnabled = true;
     for (const field of ['url', 'headers']) if (raw[field] !== undefined) notes.push({ kind: 'dropped', field });
   }
   if (raw.disabled === true) entry.enabled = false;

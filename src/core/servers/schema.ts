@@ -5,6 +5,37 @@
  */
 const stringArray = { type: 'array', items: { type: 'string' } } as const;
 
+const sandboxPaths = (what: string) => ({ ...stringArray, markdownDescription: what, examples: [['~/notes', './build']] });
+
+/** VS Code's own `sandbox` object of `mcp.json`, per entry (VS Code puts it at the top of the file). */
+const sandbox = {
+  type: 'object',
+  markdownDescription:
+    'What the sandbox lets this server reach beyond its roots (see `sandboxEnabled`). Paths may start with `~/` or be relative to `cwd`.',
+  properties: {
+    filesystem: {
+      type: 'object',
+      markdownDescription: 'Files and folders beyond the roots: writable, hidden or read-only.',
+      properties: {
+        allowWrite: sandboxPaths('Folders or files the server may also read and write.'),
+        denyRead: sandboxPaths('Paths hidden from the server, even inside its roots.'),
+        denyWrite: sandboxPaths('Paths the server may read but never write, even inside its roots.'),
+      },
+      additionalProperties: false,
+    },
+    network: {
+      type: 'object',
+      markdownDescription: 'Not supported yet: a sandboxed server has no network at all.',
+      properties: {
+        allowedDomains: { ...stringArray, markdownDescription: 'Hosts (or `*.suffix`) the server may connect to. Not supported yet.' },
+        deniedDomains: { ...stringArray, markdownDescription: 'Hosts the server may never connect to.' },
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const;
+
 const VARIABLES = 'Strings may use `${workspaceFolder}`, `${userHome}`, `${env:NAME}` and `${input:ID}`.';
 
 const common = {
@@ -153,7 +184,7 @@ export const SERVER_ENTRY_SCHEMA = {
           type: 'object',
           additionalProperties: { type: ['string', 'null'] },
           markdownDescription:
-            "Environment variables set for the server, on top of the editor's. `null` removes one. Use `${input:ID}` for a secret.",
+            "Environment variables set for the server, on top of a small base of the editor's (`PATH`, `HOME`, `USER`, `SHELL`, `TERM`, `LANG`, `LC_*`, `TMPDIR`; never VS Code's own). `null` removes one. Use `${input:ID}` for a secret and `${env:NAME}` to pass one of the editor's on.",
           examples: [{ LOG_LEVEL: 'info', API_KEY: '${input:api-key}' }],
         },
         envFile: {
@@ -166,6 +197,13 @@ export const SERVER_ENTRY_SCHEMA = {
           markdownDescription: 'The working directory. Defaults to the first workspace folder.',
           examples: ['${workspaceFolder}'],
         },
+        sandboxEnabled: {
+          type: 'boolean',
+          default: false,
+          markdownDescription:
+            'Run the server in an operating-system sandbox (Linux: bubblewrap; macOS: sandbox-exec) whose boundary is its roots: it reads and writes them, reads the system and its own installation, sees an empty home and a private `/tmp`, and has no network. Where the machine has no sandbox the server does not start. Widened by `sandbox`.',
+        },
+        sandbox,
         ...common,
       },
       additionalProperties: false,

@@ -296,7 +296,9 @@ function serverItem(server: ServerHandle, redact: (text: string) => string): vsc
   const shared = server.definition.shareWithChat;
   const withheld = shared ? chatWithheldBy(server) : undefined;
   const badge = withheld ? vscode.l10n.t('withheld from chat by {0}', withheld) : vscode.l10n.t('shared with chat');
-  item.description = redact(shared ? `${badge} · ${describeServer(server)}` : describeServer(server));
+  const sandboxed = server.definition.type === 'stdio' && server.definition.sandboxEnabled === true;
+  const badges = [...(sandboxed ? [vscode.l10n.t('sandboxed')] : []), ...(shared ? [badge] : [])];
+  item.description = redact([...badges, describeServer(server)].join(' · '));
   // `.http` lets the menus offer what only an HTTP server has (Sign Out); `.shared`, Stop Sharing.
   item.contextValue = `server.${state.kind}${server.definition.type === 'http' ? '.http' : ''}${shared ? '.shared' : ''}`;
   item.tooltip = serverTooltip(server, redact);
@@ -364,6 +366,10 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
   md.appendMarkdown(
     `**${inline(server.name)}** — ${def.type === 'stdio' ? 'stdio' : inline(def.url)} (${scopeLabel(def.origin.scope)})\n\n`,
   );
+  if (def.type === 'stdio' && def.sandboxEnabled)
+    md.appendMarkdown(
+      `$(shield) ${vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.')}${def.sandbox?.filesystem?.allowWrite?.length ? ` ${vscode.l10n.t('Also writes: {0}', def.sandbox.filesystem.allowWrite.map((p) => inline(p)).join(', '))}` : ''}\n\n`,
+    );
   const c = server.client;
   if (c?.serverInfo) {
     md.appendMarkdown(

@@ -1,0 +1,12 @@
+export * from './settings';
+export {
+  sandboxAvailability,
+  sandboxedParams,
+  SandboxUnavailableError,
+  type SandboxAvailability,
+  type SandboxMachine,
+  type SandboxedParams,
+} from './launcher';
+export { seatbeltProfile } from './macos';
+export { withSandboxDefault, type SandboxDefault } from './defaults';
+export { bwrapArgs } from './linux';

@@ -1,0 +1,59 @@
+/**
+ * A stdio server's sandbox, in VS Code's own `mcp.json` terms: `sandboxEnabled` on the entry, and
+ * `sandbox` with `filesystem.allowWrite`, `filesystem.denyRead`, `filesystem.denyWrite`,
+ * `network.allowedDomains` and `network.deniedDomains` (paths may start with `~/`).
+ */
+export interface SandboxSettings {
+  filesystem?: { allowWrite?: string[]; denyRead?: string[]; denyWrite?: string[] };
+  network?: { allowedDomains?: string[]; deniedDomains?: string[] };
+}
+
+/** What a sandboxed server may reach: every path absolute, every list settled. */
+export interface SandboxReach {
+  /** Read and write: the roots, `filesystem.allowWrite`, the launcher's caches. */
+  readWrite: string[];
+  /** Read only: the server's own installation and the runtime it runs on (the system is implied). */
+  readOnly: string[];
+  denyRead: string[];
+  denyWrite: string[];
+  /** Hosts the server may connect to; empty means no network at all. */
+  allowedDomains: string[];
+  /** The folder the process starts in (inside the reach). */
+  cwd: string;
+  /** The person's home folder: hidden but for what the lists above name. */
+  home: string;
+  /** What of the settings could not be honoured, for the log and the consent. */
+  notes: string[];
+}
+
+/** The limits as a person reads them in a consent, a tooltip or the log: "sandboxed: reads and writes ws/, network: none". */
+export function describeReach(
+  reach: Pick<SandboxReach, 'readWrite' | 'allowedDomains' | 'denyRead' | 'denyWrite'>,
+  shorten = (p: string) => p,
+): string {
+  const parts = [`sandboxed: reads and writes ${reach.readWrite.map((p) => `${shorten(p)}/`).join(', ') || 'nothing'}`];
+  if (reach.denyRead.length) parts.push(`never reads ${reach.denyRead.map(shorten).join(', ')}`);
+  if (reach.denyWrite.length) parts.push(`never writes ${reach.denyWrite.map(shorten).join(', ')}`);
+  parts.push(`network: ${reach.allowedDomains.length ? reach.allowedDomains.join(', ') : 'none'}`);
+  return parts.join(', ');
+}
+
+/** The limits an audit record names for a sandboxed server: what it could write and read beyond the system, and where it could connect. */
+export interface SandboxLimits {
+  readWrite: string[];
+  readOnly: string[];
+  denyRead: string[];
+  denyWrite: string[];
+  /** Hosts; empty: no network. */
+  network: string[];
+}
+
+export function auditedSandbox(reach: SandboxReach): SandboxLimits {
+  return {
+    readWrite: reach.readWrite,
+    readOnly: reach.readOnly,
+    denyRead: reach.denyRead,
+    denyWrite: reach.denyWrite,
+    network: reach.allowedDomains,
+  };
+}

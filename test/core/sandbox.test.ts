@@ -1,0 +1,328 @@
+import { strict as assert } from 'node:assert';
+import { execFile, execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  editorServerEnvironment,
+  sandboxAvailability,
+  sandboxedParams,
+  seatbeltProfile,
+  SandboxUnavailableError,
+  type CallToolResult,
+  type SandboxMachine,
+  type SandboxReach,
+} from '../../src/core';
+import { ROOT, closeAll, connect, everythingServer, filesystemServer } from '../helpers/servers';
+
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+const HOSTILE = path.join(ROOT, 'test', 'fixtures', 'hostile-sandbox-server.mjs');
+const hostileLine = `${JSON.stringify(process.execPath)} ${JSON.stringify(HOSTILE)}`;
+
+/** The JSON a hostile tool answered with. */
+const answerOf = (result: CallToolResult): unknown => JSON.parse((result.content[0] as { text: string }).text);
+
+/** Runs dist/cli.js with `env` as its whole environment (asynchronously: the test's own listeners keep answering). */
+function cli(args: string[], env: NodeJS.ProcessEnv = process.env, cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 90_000, env, cwd }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+/** A hostile tool called through the CLI: the answer it gave. */
+async function cliTool(tool: string, extraArgs: string[], env?: NodeJS.ProcessEnv): Promise<unknown> {
+  const r = await cli(['--stdio', hostileLine, ...extraArgs, 'call', tool], env);
+  assert.equal(r.code, 0, `${tool}: ${r.stderr}`);
+  return answerOf(JSON.parse(r.stdout) as CallToolResult);
+}
+
+const HOOKS = {
+  VSCODE_IPC_HOOK: '/run/user/0/vscode-ipc-test.sock',
+  VSCODE_IPC_HOOK_CLI: '/run/user/0/vscode-ipc-cli-test.sock',
+  VSCODE_GIT_ASKPASS_MAIN: '/opt/vscode/askpass-main.js',
+  ELECTRON_RUN_AS_NODE: '1',
+};
+
+before(() => {
+  // The CLI is tested as shipped.
+  execFileSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT });
+});
+
+describe('stdio server environment', function () {
+  this.timeout(30_000);
+  afterEach(closeAll);
+
+  it('a server the editor starts sees the base and what its entry names, never VS Code hooks or other tokens', async () => {
+    const parent = { ...process.env, ...HOOKS, GITHUB_TOKEN: 'ghp_not_for_servers', LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' };
+    const { client } = await connect({
+      command: process.execPath,
+      args: [HOSTILE],
+      baseEnv: editorServerEnvironment(parent, 'linux'),
+      env: { NAMED_BY_ENTRY: 'yes' },
+    });
+    const names = answerOf((await client.callTool('env_names')).result) as string[];
+    for (const seen of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'NAMED_BY_ENTRY'])
+      assert.ok(names.includes(seen), `${seen} in ${names.join(',')}`);
+    for (const unseen of [...Object.keys(HOOKS), 'GITHUB_TOKEN']) assert.ok(!names.includes(unseen), `${unseen} leaked`);
+    assert.deepEqual(answerOf((await client.callTool('editor_hooks')).result), []);
+  });
+
+  it('on Windows the base keeps the system folders, whatever their case', () => {
+    const kept = editorServerEnvironment(
+      {
+        Path: 'C:\\Windows\\system32',
+        SystemRoot: 'C:\\Windows',
+        APPDATA: 'C:\\Users\\p\\AppData\\Roaming',
+        PATHEXT: '.COM;.EXE;.CMD',
+        ComSpec: 'C:\\Windows\\system32\\cmd.exe',
+        GITHUB_TOKEN: 'ghp_x',
+        VSCODE_IPC_HOOK: '\\\\.\\pipe\\vscode',
+      },
+      'win32',
+    );
+    assert.deepEqual(Object.keys(kept).sort(), ['APPDATA', 'ComSpec', 'PATHEXT', 'Path', 'SystemRoot']);
+  });
+
+  it('the CLI passes the shell environment on, minus VS Code hooks', async () => {
+    const env = { ...process.env, ...HOOKS, PERSON_SETTING: 'kept' };
+    const names = (await cliTool('env_names', [], env)) as string[];
+    assert.ok(names.includes('PERSON_SETTING'));
+    assert.deepEqual(await cliTool('editor_hooks', [], env), []);
+  });
+});
+
+/** A machine as the launcher sees it, for platforms this one is not. */
+function simulated(platform: NodeJS.Platform, files: Record<string, 'file' | 'dir'> = {}, probeOk = true): SandboxMachine {
+  return {
+    platform,
+    home: '/home/p',
+    uid: 1000,
+    kind: (p) => files[p] ?? 'none',
+    realpath: (p) => p,
+    readlink: () => undefined,
+    probe: () => ({ ok: probeOk, stderr: probeOk ? '' : 'bwrap: setting up uid map: Permission denied' }),
+  };
+}
+
+describe('sandbox availability and profiles (simulated platforms)', () => {
+  const server = { command: '/usr/bin/node', args: ['/srv/mcp/server.js'] };
+
+  it('Windows: refused with what to do instead, never started unsandboxed', () => {
+    const machine = simulated('win32');
+    const verdict = sandboxAvailability(machine);
+    assert.equal(verdict.ok, false);
+    assert.match(!verdict.ok ? verdict.reason : '', /no sandbox on Windows.*WSL.*"sandboxEnabled": false/);
+    assert.throws(() => sandboxedParams(server, ['C:\\ws'], undefined, machine), SandboxUnavailableError);
+  });
+
+  it('Linux without bubblewrap, or where it cannot make a namespace: refused, naming what to install or change', () => {
+    const none = sandboxAvailability(simulated('linux'));
+    assert.match(
+      !none.ok ? none.reason : '',
+      /bubblewrap \(bwrap\) is not installed; install bubblewrap \(Debian, Ubuntu: sudo apt install bubblewrap/,
+    );
+    const bwrap = Object.fromEntries((process.env.PATH ?? '').split(':').map((d) => [path.join(d, 'bwrap'), 'file' as const]));
+    const broken = sandboxAvailability(simulated('linux', bwrap, false));
+    assert.match(
+      !broken.ok ? broken.reason : '',
+      /cannot make a sandbox here \(bwrap: setting up uid map: Permission denied\).*user namespaces/,
+    );
+  });
+
+  it('macOS: a sandbox-exec profile that denies by default, writes only the roots and its temp, reads its installation, no network', () => {
+    const ok = sandboxAvailability(simulated('darwin', { '/usr/bin/sandbox-exec': 'file' }));
+    assert.deepEqual(ok, { ok: true, kind: 'seatbelt', binary: '/usr/bin/sandbox-exec' });
+    assert.equal(sandboxAvailability(simulated('darwin')).ok, false);
+    const reach: SandboxReach = {
+      readWrite: ['/Users/p/ws'],
+      readOnly: ['/opt/homebrew/lib/node_modules'],
+      denyRead: ['/Users/p/ws/.env'],
+      denyWrite: ['/Users/p/ws/.git'],
+      allowedDomains: [],
+      cwd: '/Users/p/ws',
+      home: '/Users/p',
+      notes: [],
+    };
+    const profile = seatbeltProfile(reach, '/private/tmp/mcp-host-sandbox-1').split('\n');
+    assert.equal(profile[1], '(deny default)');
+    const writes = profile.find((l) => l.startsWith('(allow file-read* file-write*'));
+    assert.equal(
+      writes,
+      '(allow file-read* file-write* (subpath "/Users/p/ws") (subpath "/private/tmp/mcp-host-sandbox-1") (literal "/dev/null") (literal "/dev/tty"))',
+    );
+    const reads = profile.find((l) => l.startsWith('(allow file-read* (literal "/")'));
+    assert.match(reads ?? '', /\(subpath "\/opt\/homebrew\/lib\/node_modules"\)/);
+    assert.doesNotMatch(reads ?? '', /"\/Users\/p"\)/, 'the home is not readable');
+    // Deny rules come after the allows (Seatbelt: the last matching rule wins).
+    assert.ok(profile.indexOf('(deny file-write* (subpath "/Users/p/ws/.git"))') > profile.indexOf(writes!));
+    assert.ok(profile.indexOf('(deny file-read* file-write* (subpath "/Users/p/ws/.env"))') > profile.indexOf(writes!));
+    assert.equal(profile.filter((l) => l.includes('network')).join('\n'), '(deny network*)');
+  });
+});
+
+const linuxSandbox = process.platform === 'linux' ? sandboxAvailability() : undefined;
+
+describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let ws: string;
+  let outside: string;
+  let home: string;
+  let listener: net.Server;
+  let dialled = 0;
+  let env: NodeJS.ProcessEnv;
+
+  before(async function () {
+    if (process.platform !== 'linux') this.skip();
+    // On Linux the sandbox must be there (npm test installs bubblewrap): its absence is a failure, not a skip.
+    assert.ok(linuxSandbox?.ok, linuxSandbox && !linuxSandbox.ok ? linuxSandbox.reason : '');
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-sandbox-')));
+    ws = path.join(dir, 'ws');
+    outside = path.join(dir, 'outside');
+    home = path.join(dir, 'home');
+    for (const d of [ws, outside, path.join(home, '.ssh')]) fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'outside secret');
+    fs.writeFileSync(path.join(home, '.ssh', 'id_test'), 'home secret');
+    listener = net.createServer((socket) => {
+      dialled++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    env = {
+      ...process.env,
+      ...HOOKS,
+      HOME: home,
+      HOSTILE_OUTSIDE: outside,
+      HOSTILE_INSIDE: ws,
+      HOSTILE_PORT: String((listener.address() as net.AddressInfo).port),
+    };
+  });
+  after(() => {
+    listener?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('without --sandbox the hostile server reaches everything (what the sandbox must stop)', async () => {
+    const plain = ['--root', ws, '--fence', 'off'];
+    assert.deepEqual(await cliTool('read_outside', plain, env), { ok: true, value: 'outside secret' });
+    assert.deepEqual(await cliTool('read_home', plain, env), { ok: true, value: 'home secret' });
+    const before = dialled;
+    assert.deepEqual(await cliTool('dial', plain, env), { ok: true });
+    assert.equal(dialled, before + 1);
+  });
+
+  it('with --sandbox each attempt fails, on disk and on the wire; writing inside the roots works; no capability', async () => {
+    const sandboxed = ['--sandbox', '--root', ws, '--fence', 'off'];
+    const dialledBefore = dialled;
+    const results = {
+      read_outside: await cliTool('read_outside', sandboxed, env),
+      read_home: await cliTool('read_home', sandboxed, env),
+      write_outside: await cliTool('write_outside', sandboxed, env),
+      dial: await cliTool('dial', sandboxed, env),
+      editor_hooks: await cliTool('editor_hooks', sandboxed, env),
+      write_inside: await cliTool('write_inside', sandboxed, env),
+      capabilities: await cliTool('capabilities', sandboxed, env),
+    };
+    assert.equal((results.read_outside as { ok: boolean }).ok, false);
+    assert.equal((results.read_home as { ok: boolean }).ok, false);
+    assert.equal((results.write_outside as { ok: boolean }).ok, false);
+    assert.ok(!fs.existsSync(path.join(outside, 'pwned.txt')), 'nothing written outside the roots');
+    assert.equal((results.dial as { ok: boolean }).ok, false);
+    assert.deepEqual(results.editor_hooks, []);
+    assert.equal(fs.readFileSync(path.join(ws, 'made-inside.txt'), 'utf8'), 'inside');
+    assert.equal((results.capabilities as { capEff: string }).capEff, '0000000000000000');
+    if (process.getuid?.() === 0) assert.notEqual((results.capabilities as { uid: string }).uid, '0', 'root is nobody inside');
+    assert.equal(dialled, dialledBefore, 'the listener was never dialled from the sandbox');
+  });
+
+  it('the current folder is the boundary without --root', async () => {
+    const r = await cli(['--sandbox', '--stdio', hostileLine, 'call', 'write_inside'], { ...env, HOSTILE_INSIDE: ws }, ws);
+    assert.equal(r.code, 0, r.stderr);
+    const outsideRead = await cli(['--sandbox', '--stdio', hostileLine, 'call', 'read_outside'], env, ws);
+    assert.equal((answerOf(JSON.parse(outsideRead.stdout) as CallToolResult) as { ok: boolean }).ok, false);
+  });
+
+  it('a relative script path still starts when the current folder is outside the roots', async () => {
+    const relative = `${JSON.stringify(process.execPath)} ${path.relative(ROOT, HOSTILE)}`;
+    const r = await cli(['--sandbox', '--root', ws, '--stdio', relative, 'call', 'write_inside'], env, ROOT);
+    assert.equal(r.code, 0, r.stderr);
+  });
+
+  it('server-filesystem runs its tools sandboxed (its own refusal outside the roots comes from roots/list, so proves nothing here)', async () => {
+    const base = ['--sandbox', '--root', ws, '--stdio', line(filesystemServer(ws))];
+    const write = await cli([...base, 'call', 'write_file', JSON.stringify({ path: path.join(ws, 'by-fs.txt'), content: 'from fs' })], env);
+    assert.equal(write.code, 0, write.stderr);
+    assert.equal(fs.readFileSync(path.join(ws, 'by-fs.txt'), 'utf8'), 'from fs');
+    const list = await cli([...base, 'call', 'list_directory', JSON.stringify({ path: ws })], env);
+    assert.match(list.stdout, /by-fs\.txt/);
+  });
+
+  it('server-everything runs its tools sandboxed', async () => {
+    const r = await cli(['--sandbox', '--root', ws, '--stdio', line(everythingServer()), 'call', 'get-sum', '{"a":2,"b":3}'], env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /5/);
+  });
+
+  it('the audit record names the sandbox and its limits', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    assert.equal((await cli(['--sandbox', '--root', ws, '--audit', file, '--stdio', hostileLine, 'call', 'write_inside'], env)).code, 0);
+    const record = JSON.parse(fs.readFileSync(file, 'utf8').trim().split('\n')[0]) as {
+      server: { sandbox?: { readWrite: string[]; network: string[] } };
+    };
+    assert.deepEqual(record.server.sandbox?.readWrite, [ws]);
+    assert.deepEqual(record.server.sandbox?.network, []);
+  });
+
+  it('usage: --sandbox needs --stdio; with no sandbox on the machine it exits 1 and names what to install', async () => {
+    const http = await cli(['--sandbox', '--http', 'http://127.0.0.1:9/mcp', 'tools']);
+    assert.equal(http.code, 2);
+    assert.match(http.stderr, /--sandbox works with --stdio only/);
+    const none = await cli(['--sandbox', '--stdio', hostileLine, 'tools'], { ...env, PATH: path.join(dir, 'empty-path') });
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /--sandbox: No sandbox on this machine: bubblewrap \(bwrap\) is not installed; install bubblewrap/);
+  });
+
+  describe('an npx server from the npm cache', function () {
+    // server-memory is not a dependency: fetched once, outside the sandbox, into a cache of the test's own.
+    const MEMORY = '@modelcontextprotocol/server-memory@2026.8.31';
+    const cache = path.join(os.tmpdir(), 'mcp-host-sandbox-npm-cache');
+
+    before(function () {
+      this.timeout(240_000);
+      execFileSync('npx', ['-y', MEMORY], {
+        input: '',
+        env: { ...process.env, npm_config_cache: cache, npm_config_update_notifier: 'false' },
+        stdio: ['pipe', 'ignore', 'ignore'],
+        timeout: 220_000,
+      });
+    });
+
+    const create = (memoryFile: string) =>
+      cli(
+        [
+          '--sandbox',
+          '--root',
+          ws,
+          '--stdio',
+          `npx -y ${MEMORY}`,
+          'call',
+          'create_entities',
+          JSON.stringify({ entities: [{ name: 'n', entityType: 't', observations: ['o'] }] }),
+        ],
+        { ...env, npm_config_cache: cache, MEMORY_FILE_PATH: memoryFile },
+      );
+
+    it('server-memory told to keep its file outside the roots cannot create it there, and can inside', async () => {
+      const out = await create(path.join(outside, 'memory.jsonl'));
+      assert.equal(out.code, 1);
+      assert.deepEqual(fs.readdirSync(outside).sort(), ['secret.txt']);
+      const inside = await create(path.join(ws, 'memory.jsonl'));
+      assert.equal(inside.code, 0, inside.stderr);
+      assert.match(fs.readFileSync(path.join(ws, 'memory.jsonl'), 'utf8'), /"name":"n"/);
+    });
+  });
+});
+
+const line = (p: { command: string; args?: string[] }) => [p.command, ...(p.args ?? [])].map((w) => JSON.stringify(w)).join(' ');
