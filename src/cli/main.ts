@@ -12,6 +12,7 @@ import {
   splitCommandLine,
   type CallToolResult,
   type ClientHandlers,
+  type Tool,
   type LoggingLevel,
   type Root,
   type ProtocolChoice,
@@ -22,10 +23,23 @@ import { AuditLog, verifyAuditFile } from '../core/policy/audit';
 import { createMasker } from '../core/policy/mask';
 import type { AuditedServer, AuditSink, ServerRequestMethod } from '../core/policy/types';
 import { auditedRoots, elicitationSummary, samplingSummary, startServerRequest } from '../core/policy/serverRequests';
+import {
+  compareOne,
+  comparePins,
+  describeChange,
+  lockFileText,
+  parseLockFile,
+  pinOf,
+  pinSet,
+  pinTool,
+  type PinSet,
+  type PinStatus,
+} from '../core/policy/pins';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { runConformance } from './conformance';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
-       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--verbose] <verb> [args]
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--pinned <file>] [--verbose] <verb> [args]
+       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file>] [--pinned <file>] [--verbose] <verb> [args]
        mcp-host audit verify <file>
 
 Verbs:
@@ -38,6 +52,8 @@ Verbs:
   prompts                       every prompt
   prompt <name> '<json args>'   get a prompt
   ping                          ping the server
+  pin <file>                    write the server's tools, prompts and instructions (canonical
+                                definitions and their SHA-256) to the file: a lock file
 
 --http speaks Streamable HTTP to the URL, or the older HTTP+SSE transport if the server
 only knows that; --header adds a header to every request and may be repeated.
@@ -54,6 +70,11 @@ in every request's _meta to a 2026-07-28 one; with --verbose they are printed on
 --audit appends a chained record of each call, read and prompt (origin "cli"), and of each
 roots, sampling and elicitation request of the server (origin "server"), to the file;
 audit verify checks such a file (and its rotated files) and exits 1 at the first broken line.
+--pinned FILE checks the server against a lock file written by pin: call (prompt) of a tool
+(prompt) whose definition changed since, or that the file does not have, is refused (exit 1,
+naming it and what changed: description, input schema, annotations, ...); tools marks each tool
+"pinned": same, changed or new; changed instructions are a warning. An unreadable or malformed
+FILE exits 2 before the server is started.
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
 const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'];
@@ -70,6 +91,7 @@ interface CliArgs {
   roots: string[];
   fence?: string;
   audit?: string;
+  pinned?: string;
   verb?: string;
   rest: string[];
 }
@@ -88,6 +110,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--root') args.roots.push(argv[++i] ?? '');
     else if (a === '--fence') args.fence = argv[++i];
     else if (a === '--audit') args.audit = argv[++i];
+    else if (a === '--pinned') args.pinned = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -189,6 +212,19 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write(`--protocol needs one of ${PROTOCOLS.join(', ')}\n`);
     return 2;
   }
+  let pins: PinSet | undefined;
+  if (args.pinned !== undefined) {
+    try {
+      pins = parseLockFile(readFileSync(args.pinned, 'utf8'));
+    } catch (error) {
+      err.write(`--pinned ${args.pinned}: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
+  if (args.verb === 'pin' && !args.rest[0]) {
+    err.write('pin needs a file to write\n');
+    return 2;
+  }
   const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, err);
   const audited = cliServer(args.stdio ?? args.http!);
   const newClient = (choice: ProtocolChoice): McpClient => {
@@ -230,8 +266,21 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       // A 2026-07-28 server logs nothing unless a request names a level; --verbose wants every line, as a 2025 server sends by default.
       await client.setLoggingLevel('debug');
     }
-    const run = () => runVerb(client, args.verb!, args.rest, { ...init, era: client.era }, err);
-    const request = await gatedRequest(client, args.verb, args.rest, fenced);
+    if (args.verb === 'pin') {
+      const pinned = await offeredPins(client);
+      writeFileSync(args.rest[0], lockFileText(pinned));
+      out.write(
+        `${JSON.stringify({ file: args.rest[0], tools: Object.keys(pinned.tools), prompts: Object.keys(pinned.prompts) }, null, 2)}\n`,
+      );
+      return 0;
+    }
+    const now = pins && (await offeredPins(client));
+    if (pins && now) warnOfChanges(pins, now, err);
+    const run = async () => {
+      const result = await runVerb(client, args.verb!, args.rest, { ...init, era: client.era }, err);
+      return args.verb === 'tools' && pins && now ? markPinned(result as Tool[], pins, now) : result;
+    };
+    const request = await gatedRequest(client, args.verb, args.rest, fenced || pins !== undefined || audit !== undefined);
     let result: unknown;
     if (request) {
       // The same gate as the editor's: there is nobody to ask, so the fence blocks (--root) or is off.
@@ -244,6 +293,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
           fence: fenced ? 'block' : 'off',
           roots: cliRoots(process.cwd(), args.roots),
           machine: thisMachine(),
+          pin: pins && now ? pinStatusOf(request, pins, now) : undefined,
         },
         server: audited,
         audit,
@@ -315,15 +365,67 @@ function promptArguments(text: string | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
 }
 
+/** What the server offers now, pinned: its tools and prompts (when it declares them) and its instructions. */
+async function offeredPins(client: McpClient): Promise<PinSet> {
+  const capabilities = client.serverCapabilities ?? {};
+  return pinSet({
+    tools: capabilities.tools ? await client.listTools() : [],
+    prompts: capabilities.prompts ? await client.listPrompts() : [],
+    instructions: client.instructions,
+  });
+}
+
+/** Changed instructions, and pinned tools and prompts the server no longer lists, as warnings on stderr. */
+function warnOfChanges(pins: PinSet, now: PinSet, err: NodeJS.WritableStream): void {
+  const compared = comparePins(pins, now);
+  if (compared.instructions.status !== 'same') err.write("warning: the server's instructions changed since they were pinned\n");
+  for (const kind of ['tools', 'prompts'] as const) {
+    for (const [name, status] of Object.entries(compared[kind])) {
+      if (status.status === 'removed')
+        err.write(`warning: ${kind === 'tools' ? 'the tool' : 'the prompt'} ${name} is pinned but no longer listed\n`);
+    }
+  }
+}
+
+/** The tools as listed, each with how it compares with its pin (set after the server's members, so a server cannot spoof it). */
+function markPinned(tools: Tool[], pins: PinSet, now: PinSet): unknown[] {
+  const compared = comparePins(pins, now).tools;
+  return tools.map((tool) => {
+    const status = compared[tool.name] ?? { status: 'new' };
+    return {
+      ...tool,
+      pinned: status.status === 'changed' ? { status: 'changed', changed: describeChange(status.changed) } : { status: status.status },
+    };
+  });
+}
+
+/** How the tool or prompt a request names compares with the lock file; one the server does not list is `removed` if pinned, else `new`. */
+function pinStatusOf(request: GateRequest, pins: PinSet, now: PinSet): PinStatus | undefined {
+  if (request.method === 'tools/call') {
+    const pin = pinOf(pins, 'tools', request.tool.name);
+    if (request.unlisted) return pin ? { status: 'removed' } : { status: 'new' };
+    return compareOne(pin, pinTool(request.tool));
+  }
+  if (request.method === 'prompts/get') {
+    const pin = pinOf(pins, 'prompts', request.name);
+    const listed = pinOf(now, 'prompts', request.name);
+    if (!listed) return pin ? { status: 'removed' } : { status: 'new' };
+    return compareOne(pin, listed);
+  }
+  return undefined;
+}
+
 /**
  * The request the gate decides on for a verb that sends one (call, read, prompt), else undefined.
- * The tool's schema (its `format: uri` properties) is asked for only when the fence is on.
+ * The tool's definition (its `format: uri` properties for the fence, its hash for the pins and the
+ * audit) is asked for only when one of them is on; a tool the server does not list is `unlisted`.
  */
-async function gatedRequest(client: McpClient, verb: string, rest: string[], fenced: boolean): Promise<GateRequest | undefined> {
+async function gatedRequest(client: McpClient, verb: string, rest: string[], needsDefinition: boolean): Promise<GateRequest | undefined> {
   if (verb === 'call' && rest[0]) {
-    const listed = fenced ? (await client.listTools()).find((t) => t.name === rest[0]) : undefined;
-    const tool = listed ?? { name: rest[0], inputSchema: { type: 'object' as const } };
-    return { method: 'tools/call', tool, arguments: parseJsonObject(rest[1], 'The tool arguments') };
+    const args = parseJsonObject(rest[1], 'The tool arguments');
+    const listed = needsDefinition ? (await client.listTools()).find((t) => t.name === rest[0]) : undefined;
+    if (listed) return { method: 'tools/call', tool: listed, arguments: args };
+    return { method: 'tools/call', tool: { name: rest[0], inputSchema: { type: 'object' as const } }, arguments: args, unlisted: true };
   }
   if (verb === 'read' && rest[0]) return { method: 'resources/read', uri: rest[0] };
   if (verb === 'prompt' && rest[0]) return { method: 'prompts/get', name: rest[0], arguments: promptArguments(rest[1]) };

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { Tool } from '../../src/core/protocol/types';
 import { decide, defaultFenceMode, type GateContext } from '../../src/core/policy/gate';
 import { runGated } from '../../src/core/policy/run';
+import { toolDefinitionHash } from '../../src/core/policy/pins';
 import type { AuditEntry } from '../../src/core/policy/types';
 import { McpError } from '../../src/core/protocol/errors';
 
@@ -128,6 +129,8 @@ describe('runGated (core/policy/run): decide, ask, send, audit', () => {
         decision: 'allowed',
         outcome: { kind: 'isError' },
         ms: 0,
+        // The hash of the definition the call ran under (core/policy/pins.ts), not the server's.
+        tool: { definition: toolDefinitionHash(tool('read', { annotations: { readOnlyHint: true } })) },
       },
     );
   });

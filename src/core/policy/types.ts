@@ -48,8 +48,16 @@ export type Decision = 'allowed' | 'allowed-always' | 'asked-allowed' | 'asked-r
 /** How a request ended. `not-sent`: the gate refused it, nothing reached the server. */
 export type Outcome = { kind: 'ok' } | { kind: 'isError' } | { kind: 'error'; code: number } | { kind: 'cancelled' } | { kind: 'not-sent' };
 
+/**
+ * A record that is not a request: a tool's, prompt's or the instructions' definition found changed
+ * since the person approved it (origin `server`), or the person accepting the change (origin `person`).
+ */
+export type AuditKind = 'definition-changed' | 'definition-accepted';
+
 /** One line of the audit log, before the chain fields are added. */
 export interface AuditEntry {
+  /** Absent for a request; what else the record is (then `method` is the request the definition is for, `outcome` not-sent). */
+  kind?: AuditKind;
   /** ISO 8601. */
   time: string;
   origin: Origin;
@@ -65,6 +73,10 @@ export interface AuditEntry {
   ms: number;
   /** Paths the fence found outside the roots, if any. */
   fenced?: FencedPath[];
+  /** A tools/call: the SHA-256 of the tool's definition it ran under (`toolDefinitionHash`, ./pins.ts); absent when the server did not list the tool. */
+  tool?: { definition: string };
+  /** A `definition-changed` / `definition-accepted` record: the pinned hash, the new one, and the members that differ. */
+  definition?: { pinned?: string; now: string; changed?: string[] };
 }
 
 /** An audit line as written: the entry, the previous line's hash, and its own. */
