@@ -11,6 +11,7 @@ import {
   type Root,
   type ServerDefinition,
   type ServerHandle,
+  type Prompt,
   type ShownText,
   type Tool,
 } from '../core';
@@ -20,6 +21,7 @@ import { askModal } from './notifications';
 import { addToStoredList } from './storedList';
 import { cachedSetting } from './settingCache';
 import type { HostUi } from './ui';
+import type { PinStatus } from '../core/policy/pins';
 
 /** What the gate needs of the host; the host hands itself in (no import of host.ts, which owns the gate). */
 export interface GateHost {
@@ -28,7 +30,17 @@ export interface GateHost {
   redact(text: string): string;
   /** The roots `roots/list` answers for this server: the fence's roots. */
   rootsOf(def: ServerDefinition): Root[];
+  /** The pins of what the person approved (./pins.ts; named here by shape, since it keys them with `serverIdentity`). */
+  readonly pins: {
+    status(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): PinStatus;
+    pinFirstUse(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): Promise<void>;
+  };
+  /** Review Changes (./pinReview.ts): true when the person accepted the change. */
+  readonly pinReview: { review(handle: ServerHandle, only?: { kind: PinKind; name: string }): Promise<boolean> };
 }
+
+/** What a pin is of: a tool or a prompt. */
+export type PinKind = 'tools' | 'prompts';
 
 /** One request from the editor: the person's own (palette, tree, history, rerun, open documents) or an MCP App's. */
 export interface EditorRequest<T> {
@@ -96,6 +108,8 @@ export class EditorGate {
     const toolKey = request.method === 'tools/call' ? `${serverIdentity(def)}\u0000${request.tool.name}` : undefined;
     const roots = this.host.rootsOf(def);
     const args = request.method === 'tools/call' || request.method === 'prompts/get' ? request.arguments : undefined;
+    const pinned = pinnedItem(r.server, request);
+    const pin = pinned && this.host.pins.status(def, pinned.kind, pinned.item);
     const result = await runGated({
       request,
       context: {
@@ -105,6 +119,7 @@ export class EditorGate {
         fence: fenceMode(r.origin),
         roots,
         machine: thisMachine(),
+        pin,
       },
       server: auditedServer(def),
       audit: this.host.audit,
@@ -115,6 +130,8 @@ export class EditorGate {
       outcomeOf: r.outcomeOf,
     });
     if (!result.sent && result.decision === 'fenced') this.tellFenced(r, result.fenced ?? [], roots);
+    // The first use the person allowed pins the definition it ran under (docs/pinning.md).
+    if (result.sent && pinned && pin?.status === 'new') await this.host.pins.pinFirstUse(def, pinned.kind, pinned.item);
     return result;
   }
 
@@ -126,7 +143,22 @@ export class EditorGate {
     toolKey: string | undefined,
   ): Promise<AskAnswer> {
     const request = r.request;
-    const confirm = reasons.find((x) => x.kind === 'confirmTool');
+    const changed = reasons.find((x) => x.kind === 'definitionChanged');
+    if (changed) {
+      // Suspended: this question replaces the tool's confirmation; "always" cannot be answered until the change is accepted.
+      const pinned = pinnedItem(r.server, request);
+      if (!pinned) return 'refuse';
+      const answer = await this.host.ui.confirmChangedDefinition(r.server.name, {
+        kind: pinned.kind,
+        name: pinned.item.name,
+        changed: changed.changed,
+      });
+      if (answer === 'cancel') return 'refuse';
+      if (answer === 'review' && !(await this.host.pinReview.review(r.server, { kind: pinned.kind, name: pinned.item.name })))
+        return 'refuse';
+      if (!reasons.some((x) => x.kind === 'outsideRoots')) return 'once';
+    }
+    const confirm = changed ? undefined : reasons.find((x) => x.kind === 'confirmTool');
     const outside = reasons.flatMap((x) => (x.kind === 'outsideRoots' ? x.findings : []));
     const readKey =
       r.origin === 'person' && request.method === 'resources/read'
@@ -178,6 +210,14 @@ export class EditorGate {
       ),
     );
   }
+}
+
+/** The tool or prompt a request runs, as the server lists it now: what its pin is compared with. */
+function pinnedItem(server: ServerHandle, request: GateRequest): { kind: PinKind; item: Tool | Prompt } | undefined {
+  if (request.method === 'tools/call') return { kind: 'tools', item: request.tool };
+  if (request.method !== 'prompts/get') return undefined;
+  const prompt = server.prompts.find((p) => p.name === request.name);
+  return prompt && { kind: 'prompts', item: prompt };
 }
 
 /** `argument /path = "../x" is /etc/x`, one per path; the resource URI itself has no pointer. */

@@ -4,6 +4,8 @@ import type { AuditLog } from '../core/policy/audit';
 import { auditedRoots, auditedServer, auditedServerMethod, startServerRequest } from '../core/policy/serverRequests';
 import { auditFile, createAuditLog, configuredMasker } from './audit';
 import { EditorGate } from './gate';
+import { DefinitionPins } from './pins';
+import { PinReview } from './pinReview';
 import { extraRoots } from './roots';
 import {
   HttpTransport,
@@ -82,6 +84,9 @@ export class McpHost implements vscode.Disposable {
   readonly auditFile: string;
   /** The one gate every tools/call, resources/read, prompts/get and resources/subscribe of the editor passes. */
   readonly gate: EditorGate;
+  /** What the person approved of each server's tools and prompts, and the review of what changed since (./pins.ts). */
+  readonly pins: DefinitionPins;
+  readonly pinReview: PinReview;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   /** Servers, their state or their lists changed. */
@@ -114,6 +119,8 @@ export class McpHost implements vscode.Disposable {
     this.auditFile = auditFile(context);
     this.auditLog = createAuditLog(this.auditFile, (text) => this.secrets.redact(text));
     this.audit = this.auditLog;
+    this.pins = new DefinitionPins(context.globalState, this.audit);
+    this.pinReview = new PinReview(this.pins, ui, (text) => this.secrets.redact(text));
     this.gate = new EditorGate(this, context.globalState);
     this.trace = new ProtocolTrace(traceLevel, this.secrets);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
@@ -124,6 +131,9 @@ export class McpHost implements vscode.Disposable {
       (def) => def.enabled && def.autostart && this.isAllowedByTrust(def),
     );
     this.disposables.push(
+      this.pins,
+      this.pinReview,
+      this.pins.onDidChange(() => this.changeEmitter.fire()),
       this.logs,
       this.trace,
       this.changeEmitter,
@@ -246,7 +256,11 @@ export class McpHost implements vscode.Disposable {
     handle.onLogMessage((m) => this.logs.writeServerMessage(def.name, m));
     handle.onTrace((e) => this.trace.record(def.name, e));
     handle.onDidChangeState(() => this.changeEmitter.fire());
-    handle.onDidChangeLists(() => this.changeEmitter.fire());
+    handle.onDidChangeLists(() => {
+      // A definition that differs from what the person approved is audited once and marked in the tree.
+      this.pins.notice(handle);
+      this.changeEmitter.fire();
+    });
     handle.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire({ server: def.name, uri }));
     handle.onElicitationComplete((elicitationId) => this.elicitationCompleteEmitter.fire({ server: def.name, elicitationId }));
     return handle;

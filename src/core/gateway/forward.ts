@@ -62,13 +62,21 @@ export class ChatForwarder {
     return { dispose: () => void this.staleListeners.delete(listener) };
   }
 
+  /** The tools the chat may see changed without the server saying so (a pin taken or accepted): VS Code is sent tools/list_changed. */
+  toolsChanged(): void {
+    for (const l of this.staleListeners) l();
+  }
+
   private client(signal?: AbortSignal): Promise<McpClient> {
     return runningClient(this.shared.handle, this.shared.requestTimeoutMs, signal);
   }
 
   private gated<T>(request: GateRequest, send: () => Promise<T>, outcomeOf?: (r: T) => Outcome, auditedArguments?: unknown) {
     const context = this.shared.gateContext();
-    if (request.method === 'tools/call') context.chatSawReadOnly = this.shared.toldReadOnly.has(request.tool.name);
+    if (request.method === 'tools/call') {
+      context.chatSawReadOnly = this.shared.toldReadOnly.has(request.tool.name);
+      context.pin = this.shared.pinOf?.(request.tool);
+    }
     return runGated({
       request,
       context,
@@ -85,7 +93,7 @@ export class ChatForwarder {
     const { handle } = this.shared;
     // The handle keeps the list fresh (list_changed); ask the server only when it has none yet.
     const tools = handle.tools.length || !client.serverCapabilities?.tools ? handle.tools : await client.listTools();
-    const offered = toolsForChat(tools, this.shared.gateContext().policy);
+    const offered = toolsForChat(tools, this.shared.gateContext().policy, this.shared.pinOf && ((t) => this.shared.pinOf!(t)));
     this.shared.toldReadOnly.told(offered.map((t) => ({ name: t.name, readOnly: t.annotations?.readOnlyHint === true })));
     return offered;
   }
@@ -127,13 +135,18 @@ export class ChatForwarder {
         // The audit sink redacts the server's secrets and masks before it writes.
         args,
       );
+      const pin = this.shared.pinOf?.(tool);
       if (!run.sent) {
         told({ kind: 'not-sent' }, run.reason);
-        // VS Code's list said read-only when MCP Host no longer does: it is told to list again, and asks next time.
-        if (this.shared.toldReadOnly.has(name) && !isTrustedReadOnly(tool, this.shared.handle.definition))
-          for (const l of this.staleListeners) l();
+        // VS Code's list said read-only when MCP Host no longer does, or offers a tool now suspended: it is told to list again.
+        if (
+          (this.shared.toldReadOnly.has(name) && !isTrustedReadOnly(tool, this.shared.handle.definition, pin)) ||
+          pin?.status === 'changed'
+        )
+          this.toolsChanged();
         return refusedResult(handle.name, name, run.reason);
       }
+      if (pin?.status === 'new') this.shared.pinUsed?.(tool);
       told(run.result.isError ? { kind: 'isError' } : { kind: 'ok' });
       return resultForChat(run.result, masker);
     } catch (error) {
