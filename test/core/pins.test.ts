@@ -17,6 +17,7 @@ import {
 } from '../../src/core/policy/pins';
 import { decide, isTrustedReadOnly, type GateContext } from '../../src/core/policy/gate';
 import { ROOT } from '../helpers/servers';
+import { toolsForChat } from '../../src/core/gateway/forChat';
 
 const echo: Tool = {
   name: 'echo',
@@ -302,5 +303,25 @@ describe('the gate with pinned definitions', () => {
     assert.match(cli.kind === 'refuse' ? cli.reason : '', /the prompt brief changed since it was pinned/);
     const sawReadOnly = await decide(call, ctx({ origin: 'chat', chatSawReadOnly: true, pin: { status: 'new' } }));
     assert.equal(sawReadOnly.kind, 'refuse');
+  });
+});
+
+describe("the chat's list with pinned definitions (core/gateway/forChat)", () => {
+  it('leaves out a changed tool, and a never-pinned one loses its read-only hint until it is pinned', () => {
+    const tools: Tool[] = [lookupV1, { ...lookupV1, name: 'fresh' }, { ...lookupV1, name: 'steady' }];
+    const pins: Record<string, PinStatus> = {
+      lookup: { status: 'changed', changed: ['description'] },
+      fresh: { status: 'new' },
+      steady: { status: 'same' },
+    };
+    const offered = toolsForChat(tools, { tools: {}, trustAnnotations: true }, (t) => pins[t.name]);
+    assert.deepEqual(
+      offered.map((t) => [t.name, t.annotations?.readOnlyHint]),
+      [
+        ['fresh', undefined],
+        ['steady', true],
+      ],
+    );
+    assert.equal(toolsForChat(tools, { tools: {}, trustAnnotations: true }).length, 3, 'without pins nothing is left out');
   });
 });

@@ -76,6 +76,9 @@ export class ChatForwarder {
     if (request.method === 'tools/call') {
       context.chatSawReadOnly = this.shared.toldReadOnly.has(request.tool.name);
       context.pin = this.shared.pinOf?.(request.tool);
+    } else if (request.method === 'prompts/get') {
+      const prompt = this.shared.handle.prompts.find((p) => p.name === request.name);
+      context.pin = prompt && this.shared.promptPinOf?.(prompt);
     }
     return runGated({
       request,
@@ -191,7 +194,9 @@ export class ChatForwarder {
 
   async listPrompts(options?: Pick<ForwardOptions, 'signal'>): Promise<Prompt[]> {
     const client = await this.client(options?.signal);
-    return listOrEmpty(() => client.listPrompts());
+    const prompts = await listOrEmpty(() => client.listPrompts());
+    // A prompt changed since the person approved it is not offered until they accept the change.
+    return prompts.filter((p) => this.shared.promptPinOf?.(p).status !== 'changed');
   }
 
   async getPrompt(name: string, args: Record<string, string>, options: ForwardOptions): Promise<GetPromptResult> {

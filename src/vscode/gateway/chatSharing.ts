@@ -257,6 +257,7 @@ export class ChatSharing implements vscode.Disposable {
       toldReadOnly: this.toldReadOnly(handle),
       pinOf: (tool) => host.pins.status(handle.definition, 'tools', tool),
       pinUsed: (tool) => void host.pins.pinFirstUse(handle.definition, 'tools', tool),
+      promptPinOf: (prompt) => host.pins.status(handle.definition, 'prompts', prompt),
     };
   }
 
