@@ -80,6 +80,18 @@ export class PinReview implements vscode.Disposable {
     );
     if (answer !== 'accept') return false;
     await this.pins.accept(handle, changes);
+    const locked = [...new Set(changes.flatMap((c) => (c.lockFile ? [c.lockFile] : [])))];
+    if (locked.length) {
+      // A lock file only tightens: what it suspends stays suspended until the file itself is updated.
+      void this.ui.notify(
+        'warning',
+        fromTemplate(
+          vscode.l10n.t('Still suspended by the workspace lock file {0}: update it (mcp-host … pin FILE) to lift it.'),
+          forDisplay(locked.join(', '), this.redact),
+        ),
+      );
+      return false;
+    }
     return true;
   }
 

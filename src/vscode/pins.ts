@@ -5,9 +5,11 @@
  * (old beside new in VS Code's diff editor) and accepts it. Kept in the global state, like the
  * "always" answers; a grant (sandbox, policy) accepted later does not touch them.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { stableStringify } from '../core/protocol/stableStringify';
-import { compareOne, pinPrompt, pinTool, type Pinned, type PinStatus } from '../core/policy/pins';
+import { compareOne, parseLockFile, pinOf, pinPrompt, pinTool, type Pinned, type PinSet, type PinStatus } from '../core/policy/pins';
 import { auditedServer } from '../core/policy/serverRequests';
 import type { AuditSink } from '../core/policy/types';
 import type { Prompt, ServerDefinition, ServerHandle, Tool } from '../core';
@@ -15,6 +17,12 @@ import { serverIdentity, type PinKind } from './gate';
 import { changeStoredList } from './storedList';
 
 const PINS_KEY = 'mcpHost.pinnedDefinitions';
+/** Where a workspace folder keeps its lock files, one per server name (`mcp-host … pin FILE` writes them). */
+export const LOCK_FOLDER = path.join('.vscode', 'mcp-pins');
+/** What a lock file could not say: the definition is suspended, since a lock file only ever tightens. */
+const NOT_IN_LOCK = 'absent from the workspace lock file';
+const BAD_LOCK = 'the workspace lock file is unreadable';
+
 /** The scheme of the review's read-only documents (old and new definition). */
 export const PINNED_SCHEME = 'mcp-host-definition';
 
@@ -28,6 +36,8 @@ export interface DefinitionChange {
   pinned: Pinned;
   now: Pinned;
   changed: string[];
+  /** The workspace lock file that suspends it (then `pinned` is the lock's definition): accepting does not lift that. */
+  lockFile?: string;
 }
 
 const pinOfItem = (kind: PinKind, item: Tool | Prompt): Pinned => (kind === 'tools' ? pinTool(item as Tool) : pinPrompt(item as Prompt));
@@ -39,12 +49,18 @@ export class DefinitionPins implements vscode.Disposable {
   /** Changes recorded in the audit in this window (key and new hash): each is recorded once. */
   private readonly noticed = new Set<string>();
 
+  /** A lock file written, created or deleted: the tree and the chat's list follow. */
+  private readonly watcher = vscode.workspace.createFileSystemWatcher(`**/${LOCK_FOLDER.split(path.sep).join('/')}/*.json`);
+
   constructor(
     private readonly memento: vscode.Memento,
     private readonly audit: AuditSink,
-  ) {}
+  ) {
+    for (const event of [this.watcher.onDidChange, this.watcher.onDidCreate, this.watcher.onDidDelete]) event(() => this.emitter.fire());
+  }
 
   dispose(): void {
+    this.watcher.dispose();
     this.emitter.dispose();
   }
 
@@ -57,9 +73,64 @@ export class DefinitionPins implements vscode.Disposable {
     return this.memento.get<StoredPin[]>(PINS_KEY, []).find(([k]) => k === key)?.[1];
   }
 
-  /** How the tool or prompt as listed now compares with its pin: same, changed (and what), or new (never pinned). */
+  /**
+   * How the tool or prompt as listed now compares with its pin: same, changed (and what), or new
+   * (never pinned). A workspace lock file that differs makes it changed; one that agrees changes
+   * nothing (it never stands for the person's approval).
+   */
   status(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): PinStatus {
-    return compareOne(this.pinned(def, kind, item.name), pinOfItem(kind, item));
+    const now = pinOfItem(kind, item);
+    const locked = this.lockChange(def, kind, item.name, now);
+    if (locked) return { status: 'changed', changed: locked.changed };
+    return compareOne(this.pinned(def, kind, item.name), now);
+  }
+
+  /** Lock files read, by path, with the modification time they were read at. */
+  private readonly locks = new Map<string, { mtimeMs: number; pins: PinSet | undefined }>();
+
+  /** The lock files of a server: `.vscode/mcp-pins/<name>.json` in each workspace folder that has one. */
+  private lockFiles(def: ServerDefinition): Array<{ file: string; pins: PinSet | undefined }> {
+    if (!/^[\w.-]+$/.test(def.name) || def.name.startsWith('.')) return [];
+    const out: Array<{ file: string; pins: PinSet | undefined }> = [];
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme !== 'file') continue;
+      const file = path.join(folder.uri.fsPath, LOCK_FOLDER, `${def.name}.json`);
+      let mtimeMs: number;
+      try {
+        mtimeMs = fs.statSync(file).mtimeMs;
+      } catch {
+        continue;
+      }
+      let cached = this.locks.get(file);
+      if (cached?.mtimeMs !== mtimeMs) {
+        let pins: PinSet | undefined;
+        try {
+          pins = parseLockFile(fs.readFileSync(file, 'utf8'));
+        } catch {
+          pins = undefined;
+        }
+        this.locks.set(file, (cached = { mtimeMs, pins }));
+      }
+      out.push({ file, pins: cached.pins });
+    }
+    return out;
+  }
+
+  /** How the workspace's lock files disagree with a definition, if one does: the lock's definition and what differs. */
+  private lockChange(
+    def: ServerDefinition,
+    kind: PinKind,
+    name: string,
+    now: Pinned,
+  ): { file: string; pinned: Pinned; changed: string[] } | undefined {
+    for (const { file, pins } of this.lockFiles(def)) {
+      if (!pins) return { file, pinned: { sha256: '', definition: null }, changed: [BAD_LOCK] };
+      const locked = pinOf(pins, kind, name);
+      if (!locked) return { file, pinned: { sha256: '', definition: null }, changed: [NOT_IN_LOCK] };
+      const status = compareOne(locked, now);
+      if (status.status === 'changed') return { file, pinned: locked, changed: status.changed };
+    }
+    return undefined;
   }
 
   /** The first use the person allowed: the definition is pinned if nothing is pinned for it yet. */
@@ -93,8 +164,13 @@ export class DefinitionPins implements vscode.Disposable {
       ['prompts', handle.prompts],
     ] as const) {
       for (const item of items) {
-        const pinned = this.pinned(def, kind, item.name);
         const now = pinOfItem(kind, item);
+        const locked = this.lockChange(def, kind, item.name, now);
+        if (locked) {
+          out.push({ kind, name: item.name, pinned: locked.pinned, now, changed: locked.changed, lockFile: locked.file });
+          continue;
+        }
+        const pinned = this.pinned(def, kind, item.name);
         const status = compareOne(pinned, now);
         if (pinned && status.status === 'changed') out.push({ kind, name: item.name, pinned, now, changed: status.changed });
       }

@@ -8,6 +8,7 @@ import type { AuditLog } from '../../src/core/policy/audit';
 import type { ChangedDefinition } from '../../src/vscode/answers';
 import type { TreeNode } from '../../src/vscode/tree/nodes';
 import type { HostUi } from '../../src/vscode/ui';
+import { lockFileText, pinSet } from '../../src/core/policy/pins';
 import { api, repoRoot, running, setServers, waitFor } from './helpers';
 
 /** What VS Code 1.139 offers that @types/vscode 1.90 does not name. */
@@ -22,7 +23,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
   let dir: string;
   let versionFile: string;
   let callLog: string;
-  let saved: Pick<HostUi, 'confirmTool' | 'confirmChangedDefinition' | 'acceptDefinitionChanges' | 'allowLaunch'>;
+  let saved: Pick<HostUi, 'confirmTool' | 'confirmChangedDefinition' | 'acceptDefinitionChanges' | 'allowLaunch' | 'notify'>;
   /** What reached the server: its own log of each tools/call. */
   const received = () =>
     fs.existsSync(callLog)
@@ -41,6 +42,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
       confirmChangedDefinition: a.ui.confirmChangedDefinition,
       acceptDefinitionChanges: a.ui.acceptDefinitionChanges,
       allowLaunch: a.ui.allowLaunch,
+      notify: a.ui.notify,
     };
     a.ui.allowLaunch = async () => 'allow';
     // A folder of its own each run: the server's identity (its launch) is new, so no pin of an earlier run applies.
@@ -70,6 +72,14 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     let h = await running(a, 'pinned');
     await waitFor(() => h.tools.length >= 3, 'the tools of version 1');
 
+    // The chat is offered both (first, so VS Code's listing, which MCP Host records in the global state, is done before the
+    // "always" answer is stored there: VS Code's Memento replaces its whole value on a storage event, and a late one can drop a key).
+    assert.ok(a.sharing.available, 'this VS Code has no MCP server definition provider API');
+    await waitFor(async () => {
+      if (!offered('lookup')) await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+      return offered('lookup') && offered('remove');
+    }, 'lookup and remove in vscode.lm.tools');
+
     // First use: remove is confirmed and always allowed; lookup (read-only, trusted) is asked once, as never seen.
     const asked: string[] = [];
     a.ui.confirmTool = async (_s, tool) => (asked.push(tool.name), tool.name === 'remove' ? 'always' : 'once');
@@ -79,13 +89,6 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     await a.tools.call(h, toolOf(h, 'lookup'), { word: 'b' });
     assert.deepEqual(asked, ['remove', 'lookup'], 'asked once each: "always", and read-only trust after the first look');
     assert.equal(received().length, 4);
-
-    // The chat is offered both.
-    assert.ok(a.sharing.available, 'this VS Code has no MCP server definition provider API');
-    await waitFor(async () => {
-      if (!offered('lookup')) await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
-      return offered('lookup') && offered('remove');
-    }, 'lookup and remove in vscode.lm.tools');
 
     // The server changes on its next start: lookup's description and schema, remove's annotations.
     fs.writeFileSync(versionFile, '2');
@@ -162,5 +165,51 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     const calls = records.filter((r) => !r.kind && r.method === 'tools/call' && r.name === 'lookup');
     const hashes = new Set(calls.map((r) => r.tool?.definition));
     assert.equal(hashes.size, 2, 'lookup ran under two definitions, each call records which');
+  });
+
+  it('a workspace lock file (.vscode/mcp-pins/NAME.json) suspends a tool that differs from it, and approves nothing', async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    await setServers({
+      locked: {
+        command: 'node',
+        args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
+        env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
+        trustAnnotations: true,
+      },
+    });
+    const h = await running(a, 'locked');
+    await waitFor(() => h.tools.length >= 3, 'the tools of version 1');
+    const before = received().length;
+    // The team's lock file pins another description of lookup, and steady as it is.
+    const lockDir = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp-pins');
+    fs.mkdirSync(lockDir, { recursive: true });
+    const lockFile = path.join(lockDir, 'locked.json');
+    const pinned = h.tools.map((t) => (t.name === 'lookup' ? { ...t, description: 'Looks up a word, as the team reviewed it.' } : t));
+    fs.writeFileSync(lockFile, lockFileText(pinSet({ tools: pinned, prompts: h.prompts })));
+    try {
+      const changes: ChangedDefinition[] = [];
+      const asked: string[] = [];
+      a.ui.confirmChangedDefinition = async (_s, c) => (changes.push(c), 'cancel');
+      a.ui.confirmTool = async (_s, t) => (asked.push(t.name), 'cancel');
+      assert.equal(await a.tools.call(h, toolOf(h, 'lookup'), { word: 'x' }), undefined);
+      assert.deepEqual(changes, [{ kind: 'tools', name: 'lookup', changed: ['description'] }]);
+      // steady agrees with the lock file, but the lock file approves nothing: its first use still asks (read-only not yet trusted).
+      assert.equal(await a.tools.call(h, toolOf(h, 'steady'), {}), undefined);
+      assert.deepEqual(asked, ['steady']);
+
+      // Accepting in the editor does not lift what the lock file suspends.
+      const notes: string[] = [];
+      a.ui.notify = async (_severity, message) => (notes.push(String(message)), undefined);
+      a.ui.acceptDefinitionChanges = async () => 'accept';
+      await vscode.commands.executeCommand('mcpHost.reviewChanges', 'locked');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      assert.match(notes.join('\n'), /Still suspended by the workspace lock file .*locked\.json/);
+      assert.equal(await a.tools.call(h, toolOf(h, 'lookup'), { word: 'y' }), undefined);
+      assert.equal(changes.length, 2);
+      assert.equal(received().length, before, 'nothing reached the server');
+    } finally {
+      fs.rmSync(lockFile, { force: true });
+    }
   });
 });
