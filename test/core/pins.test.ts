@@ -17,6 +17,7 @@ import {
 } from '../../src/core/policy/pins';
 import { decide, isTrustedReadOnly, type GateContext } from '../../src/core/policy/gate';
 import { ROOT } from '../helpers/servers';
+import { startFixture } from '../helpers/httpServers';
 import { toolsForChat } from '../../src/core/gateway/forChat';
 
 const echo: Tool = {
@@ -230,6 +231,27 @@ describe('mcp-host --pinned (dist/cli.js)', function () {
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /ENOENT/);
     assert.deepEqual(received(), []);
+  });
+
+  it('pins an HTTP server with --http the same way', async () => {
+    const fixture = await startFixture('json');
+    try {
+      const lock = path.join(dir, 'http-lock.json');
+      const run = (...args: string[]) =>
+        spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--http', fixture.url, ...args], {
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
+      const pinned = run('pin', lock);
+      assert.equal(pinned.status, 0, pinned.stderr);
+      const file = JSON.parse(fs.readFileSync(lock, 'utf8'));
+      assert.ok(Object.keys(file.tools).length > 0);
+      const listed = run('--pinned', lock, 'tools');
+      assert.equal(listed.status, 0, listed.stderr);
+      assert.ok((JSON.parse(listed.stdout) as Array<{ pinned: { status: string } }>).every((t) => t.pinned.status === 'same'));
+    } finally {
+      await fixture.stop();
+    }
   });
 
   it('--audit records the hash of the definition each call ran under', () => {
