@@ -61,7 +61,7 @@ export interface OutsideRootsQuestion {
 
 /** A tool or prompt whose definition changed since the person approved it (`HostUi.confirmChangedDefinition`, `acceptDefinitionChanges`). */
 export interface ChangedDefinition {
-  kind: 'tools' | 'prompts';
+  kind: 'tools' | 'prompts' | 'instructions';
   name: string;
   /** The members that differ: `description`, `inputSchema`, `annotations`, … */
   changed: string[];

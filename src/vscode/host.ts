@@ -255,7 +255,11 @@ export class McpHost implements vscode.Disposable {
     handle.onLog((e) => this.logs.write(def.name, e));
     handle.onLogMessage((m) => this.logs.writeServerMessage(def.name, m));
     handle.onTrace((e) => this.trace.record(def.name, e));
-    handle.onDidChangeState(() => this.changeEmitter.fire());
+    handle.onDidChangeState((state) => {
+      // Its instructions are pinned on its first run and compared on every later one.
+      if (state.kind === 'running') void this.pins.noticeStart(handle);
+      this.changeEmitter.fire();
+    });
     handle.onDidChangeLists(() => {
       // A definition that differs from what the person approved is audited once and marked in the tree.
       this.pins.notice(handle);

@@ -12,7 +12,9 @@ import { definitionsText, PinnedDocuments, type DefinitionChange, type Definitio
 import type { HostUi } from './ui';
 
 const itemText = (c: ChangedDefinition): string =>
-  `${c.kind === 'tools' ? vscode.l10n.t('tool') : vscode.l10n.t('prompt')} ${c.name}: ${describeChange(c.changed)}`;
+  c.kind === 'instructions'
+    ? vscode.l10n.t("the server's instructions")
+    : `${c.kind === 'tools' ? vscode.l10n.t('tool') : vscode.l10n.t('prompt')} ${c.name}: ${describeChange(c.changed)}`;
 
 /** The default `HostUi.confirmChangedDefinition`: one modal naming what changed. */
 export async function askChangedDefinition(server: string, change: ChangedDefinition, redact: Redact): Promise<ChangedDefinitionAnswer> {

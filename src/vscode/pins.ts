@@ -9,7 +9,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { stableStringify } from '../core/protocol/stableStringify';
-import { compareOne, parseLockFile, pinOf, pinPrompt, pinTool, type Pinned, type PinSet, type PinStatus } from '../core/policy/pins';
+import {
+  compareOne,
+  parseLockFile,
+  pinInstructions,
+  pinOf,
+  pinPrompt,
+  pinTool,
+  type Pinned,
+  type PinSet,
+  type PinStatus,
+} from '../core/policy/pins';
 import { auditedServer } from '../core/policy/serverRequests';
 import type { AuditSink } from '../core/policy/types';
 import type { Prompt, ServerDefinition, ServerHandle, Tool } from '../core';
@@ -22,6 +32,8 @@ export const LOCK_FOLDER = path.join('.vscode', 'mcp-pins');
 /** What a lock file could not say: the definition is suspended, since a lock file only ever tightens. */
 const NOT_IN_LOCK = 'absent from the workspace lock file';
 const BAD_LOCK = 'the workspace lock file is unreadable';
+/** The name a change of the instructions goes by. */
+const INSTRUCTIONS = 'instructions';
 
 /** The scheme of the review's read-only documents (old and new definition). */
 export const PINNED_SCHEME = 'mcp-host-definition';
@@ -29,9 +41,12 @@ export const PINNED_SCHEME = 'mcp-host-definition';
 /** One stored pin: `identity \0 kind \0 name` and the definition with its hash. */
 type StoredPin = [key: string, pinned: Pinned];
 
-/** A tool or prompt whose definition differs from its pin. */
+/** What a change is of: a tool, a prompt, or the server's instructions (then `name` is `instructions`). */
+export type ChangeKind = PinKind | 'instructions';
+
+/** A tool or prompt whose definition, or the instructions whose text, differs from its pin. */
 export interface DefinitionChange {
-  kind: PinKind;
+  kind: ChangeKind;
   name: string;
   pinned: Pinned;
   now: Pinned;
@@ -64,11 +79,11 @@ export class DefinitionPins implements vscode.Disposable {
     this.emitter.dispose();
   }
 
-  private key(def: ServerDefinition, kind: PinKind, name: string): string {
+  private key(def: ServerDefinition, kind: ChangeKind, name: string): string {
     return [serverIdentity(def), kind, name].join('\u0000');
   }
 
-  private pinned(def: ServerDefinition, kind: PinKind, name: string): Pinned | undefined {
+  private pinned(def: ServerDefinition, kind: ChangeKind, name: string): Pinned | undefined {
     const key = this.key(def, kind, name);
     return this.memento.get<StoredPin[]>(PINS_KEY, []).find(([k]) => k === key)?.[1];
   }
@@ -150,15 +165,35 @@ export class DefinitionPins implements vscode.Disposable {
     this.emitter.fire();
   }
 
-  private store(def: ServerDefinition, kind: PinKind, name: string, pinned: Pinned): Promise<void> {
+  private store(def: ServerDefinition, kind: ChangeKind, name: string, pinned: Pinned): Promise<void> {
     const key = this.key(def, kind, name);
     return changeStoredList<StoredPin>(this.memento, PINS_KEY, (stored) => [...stored.filter(([k]) => k !== key), [key, pinned]]);
   }
 
-  /** The server's tools and prompts whose definitions differ from their pins now. */
+  /**
+   * A server that runs: its instructions are pinned the first time it runs (the person started it,
+   * or allowed it to start), and compared with that pin on every later start.
+   */
+  async noticeStart(handle: ServerHandle): Promise<void> {
+    const client = handle.client;
+    if (!client) return;
+    if (!this.pinned(handle.definition, 'instructions', INSTRUCTIONS)) {
+      await this.store(handle.definition, 'instructions', INSTRUCTIONS, pinInstructions(client.instructions));
+    }
+    this.notice(handle);
+  }
+
+  /** The server's tools and prompts whose definitions, and its instructions if their text, differ from their pins now. */
   changes(handle: ServerHandle): DefinitionChange[] {
     const def = handle.definition;
     const out: DefinitionChange[] = [];
+    const instructions = this.pinned(def, 'instructions', INSTRUCTIONS);
+    const client = handle.client;
+    if (instructions && client) {
+      const now = pinInstructions(client.instructions);
+      if (now.sha256 !== instructions.sha256)
+        out.push({ kind: 'instructions', name: INSTRUCTIONS, pinned: instructions, now, changed: [INSTRUCTIONS] });
+    }
     for (const [kind, items] of [
       ['tools', handle.tools],
       ['prompts', handle.prompts],
@@ -197,7 +232,7 @@ export class DefinitionPins implements vscode.Disposable {
       time: new Date().toISOString(),
       origin: kind === 'definition-changed' ? 'server' : 'person',
       server: auditedServer(handle.definition),
-      method: c.kind === 'tools' ? 'tools/call' : 'prompts/get',
+      method: c.kind === 'tools' ? 'tools/call' : c.kind === 'prompts' ? 'prompts/get' : 'initialize',
       name: c.name,
       decision: kind === 'definition-changed' ? 'refused' : 'asked-allowed',
       outcome: { kind: 'not-sent' },
@@ -208,7 +243,7 @@ export class DefinitionPins implements vscode.Disposable {
 }
 
 /** The definitions of a review as JSON text: sorted keys, indented, every string inert text. */
-export function definitionsText(items: ReadonlyArray<{ kind: PinKind; name: string; pinned: Pinned }>): string {
+export function definitionsText(items: ReadonlyArray<{ kind: ChangeKind; name: string; pinned: Pinned }>): string {
   const grouped: Record<string, Record<string, unknown>> = {};
   for (const i of items) (grouped[i.kind] ??= {})[i.name] = i.pinned.definition;
   return `${JSON.stringify(JSON.parse(stableStringify(grouped)), null, 2)}\n`;

@@ -114,6 +114,8 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     const lookupItem = a.tree.getTreeItem(lookupNode);
     assert.equal(lookupItem.contextValue, 'tool.changed');
     assert.match(String(lookupItem.description), /changed since you approved it/);
+    // The instructions changed too: pinned on the first run, marked on the server's row.
+    assert.match(String(a.tree.getTreeItem({ kind: 'server', server: h }).description), /instructions changed since you approved them/);
     const steadyNode = nodes.find((n) => n.kind === 'tool' && n.tool.name === 'steady')!;
     assert.equal(a.tree.getTreeItem(steadyNode).contextValue, 'tool');
     await waitFor(() => !offered('lookup') && !offered('remove') && offered('steady'), 'lookup and remove gone from vscode.lm.tools');
@@ -155,6 +157,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
       .filter((r) => r.server.name === 'pinned');
     const kinds = records.filter((r) => r.kind).map((r) => [r.kind, r.origin, r.name]);
     assert.deepEqual(kinds.filter(([k]) => k === 'definition-changed').sort(), [
+      ['definition-changed', 'server', 'instructions'],
       ['definition-changed', 'server', 'lookup'],
       ['definition-changed', 'server', 'remove'],
     ]);

@@ -62,7 +62,8 @@ export interface AuditEntry {
   time: string;
   origin: Origin;
   server: AuditedServer;
-  method: GatedMethod | ServerRequestMethod;
+  /** `initialize`: only a `definition-changed` / `definition-accepted` record of the server's instructions. */
+  method: GatedMethod | ServerRequestMethod | 'initialize';
   /** Tool or prompt name, or resource URI; absent for requests that name nothing (roots/list). */
   name?: string;
   /** Redacted (the server's secrets) and masked (secret shapes); absent when there were none. */

@@ -113,6 +113,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         } else if (node.server.state.kind === 'running') {
           // Only a running server's own icon: the others keep the icon that says their state.
           item.iconPath = this.icons?.iconPath(node.server.client?.serverInfo?.icons) ?? item.iconPath;
+          if (this.host.pins.changes(node.server).some((c) => c.kind === 'instructions'))
+            item.description = `${vscode.l10n.t('instructions changed since you approved them')} · ${String(item.description ?? '')}`;
         }
         return item;
       }
