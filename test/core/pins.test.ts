@@ -19,6 +19,8 @@ import { decide, isTrustedReadOnly, type GateContext } from '../../src/core/poli
 import { ROOT } from '../helpers/servers';
 import { startFixture } from '../helpers/httpServers';
 import { toolsForChat } from '../../src/core/gateway/forChat';
+import type { ServerHandle } from '../../src/core';
+import { share, upstreamHandle } from '../helpers/gateway';
 
 const echo: Tool = {
   name: 'echo',
@@ -345,5 +347,41 @@ describe("the chat's list with pinned definitions (core/gateway/forChat)", () =>
       ],
     );
     assert.equal(toolsForChat(tools, { tools: {}, trustAnnotations: true }).length, 3, 'without pins nothing is left out');
+  });
+});
+
+describe('the chat gateway with pinned definitions (core/gateway/forward)', function () {
+  this.timeout(30_000);
+  let handle: ServerHandle | undefined;
+  afterEach(async () => handle?.dispose());
+
+  it('refuses a changed tool and prompt and has VS Code list again; pins a never-pinned tool on its first call', async () => {
+    handle = upstreamHandle();
+    await handle.start();
+    const changed: PinStatus = { status: 'changed', changed: ['description'] };
+    const used: string[] = [];
+    const { forwarder, audit } = share(handle, {
+      pins: {
+        pinOf: (t) => (t.name === 'echo' ? changed : { status: 'new' }),
+        promptPinOf: () => changed,
+        pinUsed: (t) => void used.push(t.name),
+      },
+    });
+    let stale = 0;
+    forwarder.onToolsStale(() => stale++);
+    const signal = new AbortController().signal;
+
+    const refused = await forwarder.callTool('echo', { text: 'x' }, { signal });
+    assert.equal(refused.isError, true);
+    assert.match(JSON.stringify(refused.content), /changed since the person approved it \(description\)/);
+    assert.deepEqual([audit.at(-1)?.decision, audit.at(-1)?.outcome], ['refused', { kind: 'not-sent' }]);
+    assert.equal(stale, 1, 'VS Code is told to list the tools again');
+    assert.ok(!(await forwarder.listTools()).some((t) => t.name === 'echo'));
+    assert.deepEqual(await forwarder.listPrompts(), []);
+    await assert.rejects(forwarder.getPrompt('greet', { name: 'x' }, { signal }), /changed since the person approved it/);
+
+    const first = await forwarder.callTool('cancelled_count', {}, { signal });
+    assert.notEqual(first.isError, true, JSON.stringify(first));
+    assert.deepEqual(used, ['cancelled_count']);
   });
 });
