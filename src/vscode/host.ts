@@ -119,7 +119,7 @@ export class McpHost implements vscode.Disposable {
     this.auditFile = auditFile(context);
     this.auditLog = createAuditLog(this.auditFile, (text) => this.secrets.redact(text));
     this.audit = this.auditLog;
-    this.pins = new DefinitionPins(context.globalState, this.audit);
+    this.pins = new DefinitionPins(context.globalStorageUri.fsPath, this.audit);
     this.pinReview = new PinReview(this.pins, ui, (text) => this.secrets.redact(text));
     this.gate = new EditorGate(this, context.globalState);
     this.trace = new ProtocolTrace(traceLevel, this.secrets);
@@ -260,9 +260,9 @@ export class McpHost implements vscode.Disposable {
       if (state.kind === 'running') void this.pins.noticeStart(handle);
       this.changeEmitter.fire();
     });
-    handle.onDidChangeLists(() => {
-      // A definition that differs from what the person approved is audited once and marked in the tree.
-      this.pins.notice(handle);
+    handle.onDidChangeLists((kind) => {
+      // The first listing is the baseline; a definition that differs from its pin is audited once and marked in the tree.
+      if (kind === 'tools' || kind === 'prompts') void this.pins.noticeList(handle, kind);
       this.changeEmitter.fire();
     });
     handle.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire({ server: def.name, uri }));

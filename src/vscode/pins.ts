@@ -24,9 +24,10 @@ import { auditedServer } from '../core/policy/serverRequests';
 import type { AuditSink } from '../core/policy/types';
 import type { Prompt, ServerDefinition, ServerHandle, Tool } from '../core';
 import { serverIdentity, type PinKind } from './gate';
-import { changeStoredList } from './storedList';
+import { SerialQueue } from '../core';
 
-const PINS_KEY = 'mcpHost.pinnedDefinitions';
+/** The pins' file in the extension's global storage. */
+const PINS_FILE = 'pinned-definitions.json';
 /** Where a workspace folder keeps its lock files, one per server name (`mcp-host … pin FILE` writes them). */
 export const LOCK_FOLDER = path.join('.vscode', 'mcp-pins');
 /** What a lock file could not say: the definition is suspended, since a lock file only ever tightens. */
@@ -68,10 +69,44 @@ export class DefinitionPins implements vscode.Disposable {
   private readonly watcher = vscode.workspace.createFileSystemWatcher(`**/${LOCK_FOLDER.split(path.sep).join('/')}/*.json`);
 
   constructor(
-    private readonly memento: vscode.Memento,
+    /** The extension's global storage folder: the pins live in a file of their own there (see `load`). */
+    private readonly storage: string,
     private readonly audit: AuditSink,
   ) {
+    this.pins = this.load();
     for (const event of [this.watcher.onDidChange, this.watcher.onDidCreate, this.watcher.onDidDelete]) event(() => this.emitter.fire());
+  }
+
+  /**
+   * The pins, read once from their file and written back after each change. A file of their own, not
+   * the global state: VS Code's Memento replaces its whole value when a storage event arrives, and a
+   * late one would drop an "always" answer written beside a pin taken at the same moment.
+   */
+  private readonly pins: Map<string, Pinned>;
+  private readonly writes = new SerialQueue();
+
+  private get file(): string {
+    return path.join(this.storage, PINS_FILE);
+  }
+
+  private load(): Map<string, Pinned> {
+    try {
+      return new Map(JSON.parse(fs.readFileSync(this.file, 'utf8')) as StoredPin[]);
+    } catch {
+      return new Map();
+    }
+  }
+
+  /** Sets the pins and writes the file (one write at a time, each of the whole map: a new file renamed over the old). */
+  private save(entries: readonly StoredPin[]): Promise<void> {
+    for (const [key, pinned] of entries) this.pins.set(key, pinned);
+    const text = JSON.stringify([...this.pins]);
+    return this.writes.run(async () => {
+      await fs.promises.mkdir(this.storage, { recursive: true });
+      const temporary = `${this.file}.${process.pid}.tmp`;
+      await fs.promises.writeFile(temporary, text);
+      await fs.promises.rename(temporary, this.file);
+    });
   }
 
   dispose(): void {
@@ -79,13 +114,13 @@ export class DefinitionPins implements vscode.Disposable {
     this.emitter.dispose();
   }
 
-  private key(def: ServerDefinition, kind: ChangeKind, name: string): string {
+  private key(def: ServerDefinition, kind: ChangeKind | 'baseline', name: string): string {
     return [serverIdentity(def), kind, name].join('\u0000');
   }
 
   private pinned(def: ServerDefinition, kind: ChangeKind, name: string): Pinned | undefined {
     const key = this.key(def, kind, name);
-    return this.memento.get<StoredPin[]>(PINS_KEY, []).find(([k]) => k === key)?.[1];
+    return this.pins.get(key);
   }
 
   /**
@@ -167,7 +202,7 @@ export class DefinitionPins implements vscode.Disposable {
 
   private store(def: ServerDefinition, kind: ChangeKind, name: string, pinned: Pinned): Promise<void> {
     const key = this.key(def, kind, name);
-    return changeStoredList<StoredPin>(this.memento, PINS_KEY, (stored) => [...stored.filter(([k]) => k !== key), [key, pinned]]);
+    return this.save([[key, pinned]]);
   }
 
   /**
@@ -211,6 +246,27 @@ export class DefinitionPins implements vscode.Disposable {
       }
     }
     return out;
+  }
+
+  /**
+   * After the server listed its tools (or prompts): the first listing of a server identity is its
+   * baseline, pinned as it is (trust on first use: you started the server, and its annotations are
+   * trusted as you configured); a tool that appears later is pinned only when you first use it.
+   * Then every change not recorded yet is audited.
+   */
+  async noticeList(handle: ServerHandle, kind: PinKind): Promise<void> {
+    const def = handle.definition;
+    const marker = this.key(def, 'baseline', kind);
+    if (!this.pins.has(marker)) {
+      const items: ReadonlyArray<Tool | Prompt> = kind === 'tools' ? handle.tools : handle.prompts;
+      const fresh = items
+        .filter((i) => !this.pinned(def, kind, i.name))
+        .map((i): StoredPin => [this.key(def, kind, i.name), pinOfItem(kind, i)]);
+      const marked: StoredPin = [marker, { sha256: '', definition: null }];
+      await this.save([...fresh, marked]);
+      this.emitter.fire();
+    }
+    this.notice(handle);
   }
 
   /** After the server's lists changed: each change not recorded yet in this window is audited (origin server), and the tree and chat told. */

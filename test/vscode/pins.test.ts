@@ -80,14 +80,14 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
       return offered('lookup') && offered('remove');
     }, 'lookup and remove in vscode.lm.tools');
 
-    // First use: remove is confirmed and always allowed; lookup (read-only, trusted) is asked once, as never seen.
+    // The first listing is the baseline: lookup (read-only, annotations trusted) runs unasked; remove is confirmed once, "always".
     const asked: string[] = [];
     a.ui.confirmTool = async (_s, tool) => (asked.push(tool.name), tool.name === 'remove' ? 'always' : 'once');
     await a.tools.call(h, toolOf(h, 'remove'), { path: 'a' });
     await a.tools.call(h, toolOf(h, 'remove'), { path: 'b' });
     await a.tools.call(h, toolOf(h, 'lookup'), { word: 'a' });
     await a.tools.call(h, toolOf(h, 'lookup'), { word: 'b' });
-    assert.deepEqual(asked, ['remove', 'lookup'], 'asked once each: "always", and read-only trust after the first look');
+    assert.deepEqual(asked, ['remove'], 'asked once: "always"');
     assert.equal(received().length, 4);
 
     // The server changes on its next start: lookup's description and schema, remove's annotations.
@@ -119,6 +119,14 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     const steadyNode = nodes.find((n) => n.kind === 'tool' && n.tool.name === 'steady')!;
     assert.equal(a.tree.getTreeItem(steadyNode).contextValue, 'tool');
     await waitFor(() => !offered('lookup') && !offered('remove') && offered('steady'), 'lookup and remove gone from vscode.lm.tools');
+
+    // A tool new on the server (read-only, annotations trusted) is not trusted until used once.
+    const firstLook: string[] = [];
+    a.ui.confirmTool = async (_s, tool) => (firstLook.push(tool.name), 'once');
+    await a.tools.call(h, toolOf(h, 'fresh'), {});
+    await a.tools.call(h, toolOf(h, 'fresh'), {});
+    assert.deepEqual(firstLook, ['fresh']);
+    a.ui.confirmTool = async (_s, tool) => assert.fail(`${tool.name}: accepted and read-only, it needs no confirmation`);
 
     // Review Changes on lookup: the diff editor shows the approved definition beside the new one; Accept.
     const reviewed: ChangedDefinition[][] = [];
@@ -157,6 +165,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
       .filter((r) => r.server.name === 'pinned');
     const kinds = records.filter((r) => r.kind).map((r) => [r.kind, r.origin, r.name]);
     assert.deepEqual(kinds.filter(([k]) => k === 'definition-changed').sort(), [
+      ['definition-changed', 'server', 'brief'],
       ['definition-changed', 'server', 'instructions'],
       ['definition-changed', 'server', 'lookup'],
       ['definition-changed', 'server', 'remove'],
@@ -197,9 +206,9 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
       a.ui.confirmTool = async (_s, t) => (asked.push(t.name), 'cancel');
       assert.equal(await a.tools.call(h, toolOf(h, 'lookup'), { word: 'x' }), undefined);
       assert.deepEqual(changes, [{ kind: 'tools', name: 'lookup', changed: ['description'] }]);
-      // steady agrees with the lock file, but the lock file approves nothing: its first use still asks (read-only not yet trusted).
-      assert.equal(await a.tools.call(h, toolOf(h, 'steady'), {}), undefined);
-      assert.deepEqual(asked, ['steady']);
+      // remove agrees with the lock file, but the lock file approves nothing: it is confirmed as ever.
+      assert.equal(await a.tools.call(h, toolOf(h, 'remove'), { path: 'x' }), undefined);
+      assert.deepEqual(asked, ['remove']);
 
       // Accepting in the editor does not lift what the lock file suspends.
       const notes: string[] = [];
