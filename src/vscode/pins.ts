@@ -97,15 +97,25 @@ export class DefinitionPins implements vscode.Disposable {
     }
   }
 
-  /** Sets the pins and writes the file (one write at a time, each of the whole map: a new file renamed over the old). */
+  /**
+   * Sets the pins and writes the file, one write at a time: the file as it is now (another window may
+   * have written it) with these entries over it, to a new file renamed over the old. A write that fails
+   * is reported in the extension host's log; the pins stay in memory for this window.
+   */
   private save(entries: readonly StoredPin[]): Promise<void> {
     for (const [key, pinned] of entries) this.pins.set(key, pinned);
-    const text = JSON.stringify([...this.pins]);
     return this.writes.run(async () => {
-      await fs.promises.mkdir(this.storage, { recursive: true });
-      const temporary = `${this.file}.${process.pid}.tmp`;
-      await fs.promises.writeFile(temporary, text);
-      await fs.promises.rename(temporary, this.file);
+      try {
+        const merged = this.load();
+        for (const [key, pinned] of entries) merged.set(key, pinned);
+        for (const [key, pinned] of merged) if (!this.pins.has(key)) this.pins.set(key, pinned);
+        await fs.promises.mkdir(this.storage, { recursive: true });
+        const temporary = `${this.file}.${process.pid}.tmp`;
+        await fs.promises.writeFile(temporary, JSON.stringify([...merged]));
+        await fs.promises.rename(temporary, this.file);
+      } catch (e) {
+        console.warn(`MCP Host: could not store the pinned definitions: ${String(e)}`);
+      }
     });
   }
 
