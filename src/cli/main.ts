@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { thisMachine } from '../core/policy/gate';
+import { thisMachine, type GateRequest } from '../core/policy/gate';
 import { GatedServer } from '../core/policy/gated';
 import type { GatedResult } from '../core/policy/run';
 import { argumentLimitProblem } from '../core/policy/limits';
@@ -14,6 +14,7 @@ import {
   splitCommandLine,
   type CallToolResult,
   type ClientHandlers,
+  type Tool,
   type LoggingLevel,
   type Root,
   type ProtocolChoice,
@@ -33,10 +34,23 @@ import { recordsAfterHead, verifyAuditFile } from '../core/policy/auditVerify';
 import { createMasker } from '../core/policy/mask';
 import type { AuditedServer, AuditSink, ServerRequestMethod } from '../core/policy/types';
 import { auditedRoots, elicitationSummary, samplingSummary, startServerRequest } from '../core/policy/serverRequests';
+import {
+  compareOne,
+  comparePins,
+  describeChange,
+  lockFileText,
+  parseLockFile,
+  pinOf,
+  pinSet,
+  pinTool,
+  type PinSet,
+  type PinStatus,
+} from '../core/policy/pins';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { runConformance } from './conformance';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--verbose] <verb> [args]
-       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--verbose] <verb> [args]
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
+       mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
        mcp-host audit verify <file> [--head <hash>] [--audit-key <keyfile>]
 
 Verbs:
@@ -49,6 +63,8 @@ Verbs:
   prompts                       every prompt
   prompt <name> '<json args>'   get a prompt
   ping                          ping the server
+  pin <file>                    write the server's tools, prompts and instructions (canonical
+                                definitions and their SHA-256) to the file: a lock file
 
 --http speaks Streamable HTTP to the URL, or the older HTTP+SSE transport if the server
 only knows that; --header adds a header to every request and may be repeated.
@@ -78,6 +94,11 @@ audit verify checks such a file (and its rotated files), prints "N records, chai
 --head HASH it exits 0 only if the record with that hash is still in the chain (and says how
 many follow it), so records cut from the end are caught. With --audit-key it also checks every
 record's MAC (a re-hashed record fails); without it the MACs are not checked.
+--pinned FILE checks the server against a lock file written by pin: call (prompt) of a tool
+(prompt) whose definition changed since, or that the file does not have, is refused (exit 1,
+naming it and what changed: description, input schema, annotations, ...); tools marks each tool
+"pinned": same, changed or new; changed instructions are a warning. An unreadable or malformed
+FILE exits 2 before the server is started.
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
 const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'];
@@ -96,6 +117,7 @@ interface CliArgs {
   audit?: string;
   auditKey?: string;
   sandbox: boolean;
+  pinned?: string;
   verb?: string;
   rest: string[];
 }
@@ -116,6 +138,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--audit') args.audit = argv[++i];
     else if (a === '--audit-key') args.auditKey = argv[++i];
     else if (a === '--sandbox') args.sandbox = true;
+    else if (a === '--pinned') args.pinned = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -226,6 +249,19 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write(`--protocol needs one of ${PROTOCOLS.join(', ')}\n`);
     return 2;
   }
+  let pins: PinSet | undefined;
+  if (args.pinned !== undefined) {
+    try {
+      pins = parseLockFile(readFileSync(args.pinned, 'utf8'));
+    } catch (error) {
+      err.write(`--pinned ${args.pinned}: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
+  if (args.verb === 'pin' && !args.rest[0]) {
+    err.write('pin needs a file to write\n');
+    return 2;
+  }
   if (args.auditKey !== undefined && args.audit === undefined) {
     err.write('--audit-key needs --audit\n');
     return 2;
@@ -298,20 +334,31 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       // A 2026-07-28 server logs nothing unless a request names a level; --verbose wants every line, as a 2025 server sends by default.
       await client.setLoggingLevel('debug');
     }
+    if (args.verb === 'pin') {
+      const pinned = await offeredPins(client);
+      writeFileSync(args.rest[0], lockFileText(pinned));
+      out.write(
+        `${JSON.stringify({ file: args.rest[0], tools: Object.keys(pinned.tools), prompts: Object.keys(pinned.prompts) }, null, 2)}\n`,
+      );
+      return 0;
+    }
+    const now = pins && (await offeredPins(client));
+    if (pins && now) warnOfChanges(pins, now, err);
     // The same gate as the editor's: there is nobody to ask, so the fence blocks (--root) or is off.
     const gate = new GatedServer({ name: audited.name, rawClient: client }, 'cli', {
-      context: () => ({
+      context: (request) => ({
         policy: { tools: {}, autoApprove: [], trustAnnotations: false },
         alwaysAllowed: false,
         fence: fenced ? 'block' : 'off',
         roots: cliRoots(process.cwd(), args.roots),
         machine: thisMachine(),
         serverCwd,
+        pin: pins && now ? pinStatusOf(request, pins, now) : undefined,
       }),
       server: () => audited,
       audit,
     });
-    const gated = await gatedVerb(gate, client, args.verb, args.rest, fenced, err);
+    const gated = await gatedVerb(gate, client, args.verb, args.rest, fenced || pins !== undefined || audit !== undefined, err);
     let result: unknown;
     if (gated) {
       if (!gated.sent) {
@@ -319,7 +366,10 @@ export async function runCli(argv: string[], out = process.stdout, err = process
         return 1;
       }
       result = gated.result;
-    } else result = await runVerb(client, args.verb, { ...init, era: client.era });
+    } else {
+      result = await runVerb(client, args.verb, { ...init, era: client.era });
+      if (args.verb === 'tools' && pins && now) result = markPinned(result as Tool[], pins, now);
+    }
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     if (args.verb === 'call' && (result as CallToolResult).isError) {
       // A tool failure is a result, not a protocol error: printed whole, and the exit code says so.
@@ -443,22 +493,75 @@ function promptArguments(text: string | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
 }
 
+/** What the server offers now, pinned: its tools and prompts (when it declares them) and its instructions. */
+async function offeredPins(client: McpClient): Promise<PinSet> {
+  const capabilities = client.serverCapabilities ?? {};
+  return pinSet({
+    tools: capabilities.tools ? await client.listTools() : [],
+    prompts: capabilities.prompts ? await client.listPrompts() : [],
+    instructions: client.instructions,
+  });
+}
+
+/** Changed instructions, and pinned tools and prompts the server no longer lists, as warnings on stderr. */
+function warnOfChanges(pins: PinSet, now: PinSet, err: NodeJS.WritableStream): void {
+  const compared = comparePins(pins, now);
+  if (compared.instructions.status !== 'same') err.write("warning: the server's instructions changed since they were pinned\n");
+  for (const kind of ['tools', 'prompts'] as const) {
+    for (const [name, status] of Object.entries(compared[kind])) {
+      if (status.status === 'removed')
+        err.write(`warning: ${kind === 'tools' ? 'the tool' : 'the prompt'} ${name} is pinned but no longer listed\n`);
+    }
+  }
+}
+
+/** The tools as listed, each with how it compares with its pin (set after the server's members, so a server cannot spoof it). */
+function markPinned(tools: Tool[], pins: PinSet, now: PinSet): unknown[] {
+  const compared = comparePins(pins, now).tools;
+  return tools.map((tool) => {
+    const status = compared[tool.name] ?? { status: 'new' };
+    return {
+      ...tool,
+      pinned: status.status === 'changed' ? { status: 'changed', changed: describeChange(status.changed) } : { status: status.status },
+    };
+  });
+}
+
+/** How the tool or prompt a request names compares with the lock file; one the server does not list is `removed` if pinned, else `new`. */
+function pinStatusOf(request: GateRequest, pins: PinSet, now: PinSet): PinStatus | undefined {
+  if (request.method === 'tools/call') {
+    const pin = pinOf(pins, 'tools', request.tool.name);
+    if (request.unlisted) return pin ? { status: 'removed' } : { status: 'new' };
+    return compareOne(pin, pinTool(request.tool));
+  }
+  if (request.method === 'prompts/get') {
+    const pin = pinOf(pins, 'prompts', request.name);
+    const listed = pinOf(now, 'prompts', request.name);
+    if (!listed) return pin ? { status: 'removed' } : { status: 'new' };
+    return compareOne(pin, listed);
+  }
+  return undefined;
+}
+
+/**
 /**
  * A verb that sends a gated request (call, read, prompt), sent through the gate; undefined for the
- * other verbs. The tool's schema (its `format: uri` properties) is asked for only when the fence is on.
+ * other verbs. The tool's definition (its `format: uri` properties for the fence, its hash for the
+ * pins and the audit) is asked for only when one of them is on; a tool the server does not list is `unlisted`.
  */
 async function gatedVerb(
   gate: GatedServer,
   client: ServerClient,
   verb: string,
   rest: string[],
-  fenced: boolean,
+  needsDefinition: boolean,
   err: NodeJS.WritableStream,
 ): Promise<GatedResult<unknown> | undefined> {
   if (verb === 'call' && rest[0]) {
-    const listed = fenced ? (await client.listTools()).find((t) => t.name === rest[0]) : undefined;
+    const args = parseJsonObject(rest[1], 'The tool arguments');
+    const listed = needsDefinition ? (await client.listTools()).find((t) => t.name === rest[0]) : undefined;
     const tool = listed ?? { name: rest[0], inputSchema: { type: 'object' as const } };
-    const run = await gate.callTool(tool, parseJsonObject(rest[1], 'The tool arguments'), { validateInput: true });
+    const run = await gate.callTool(tool, args, { validateInput: true }, { unlisted: !listed });
     if (!run.sent) return run;
     const check = run.result.structuredContentCheck;
     if (check && !check.ok) err.write(`warning: structuredContent does not match the outputSchema: ${check.message}\n`);

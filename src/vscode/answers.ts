@@ -58,3 +58,14 @@ export interface OutsideRootsQuestion {
   roots: string[];
   tool?: { tool: Tool; args: Record<string, unknown>; annotationsTrusted: boolean };
 }
+
+/** A tool or prompt whose definition changed since the person approved it (`HostUi.confirmChangedDefinition`, `acceptDefinitionChanges`). */
+export interface ChangedDefinition {
+  kind: 'tools' | 'prompts' | 'instructions';
+  name: string;
+  /** The members that differ: `description`, `inputSchema`, `annotations`, … */
+  changed: string[];
+}
+
+/** A call of a suspended tool (or get of a suspended prompt): run it this once, review the change first, or cancel. */
+export type ChangedDefinitionAnswer = 'once' | 'review' | 'cancel';

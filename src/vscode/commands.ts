@@ -166,6 +166,24 @@ export function registerCommands(
       const chosen = await tools.pickTool(node?.kind === 'tool' ? { server: node.server, tool: node.tool } : undefined);
       if (chosen) await tools.run(chosen.server, chosen.tool);
     }),
+    // On a tool or prompt: its own change; on a server (or from the palette): every change of the server.
+    vscode.commands.registerCommand(Commands.reviewChanges, async (node?: TreeNode | string) => {
+      const only =
+        node && typeof node !== 'string'
+          ? node.kind === 'tool'
+            ? { kind: 'tools' as const, name: node.tool.name }
+            : node.kind === 'prompt'
+              ? { kind: 'prompts' as const, name: node.prompt.name }
+              : undefined
+          : undefined;
+      const server = await pickServer(
+        host,
+        node,
+        (s) => host.pins.changes(s).length > 0,
+        () => fromTemplate(vscode.l10n.t('MCP Host: no tool or prompt changed since you approved it.')),
+      );
+      if (server) await host.pinReview.review(server, only);
+    }),
     vscode.commands.registerCommand(Commands.rerunLastToolCall, async () => {
       const last = tools.history[0];
       if (!last) return void notify('info', fromTemplate(vscode.l10n.t('MCP Host: no tool has been called yet.')));

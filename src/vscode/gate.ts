@@ -12,6 +12,7 @@ import {
   type Root,
   type ServerDefinition,
   type ServerHandle,
+  type Prompt,
   type ShownText,
   type Tool,
 } from '../core';
@@ -21,6 +22,7 @@ import { askModal } from './notifications';
 import { addToStoredList } from './storedList';
 import { cachedSetting } from './settingCache';
 import type { HostUi } from './ui';
+import type { PinStatus } from '../core/policy/pins';
 
 /** What the gate needs of the host; the host hands itself in (no import of host.ts, which owns the gate). */
 export interface GateHost {
@@ -29,7 +31,17 @@ export interface GateHost {
   redact(text: string): string;
   /** The roots `roots/list` answers for this server: the fence's roots. */
   rootsOf(def: ServerDefinition): Root[];
+  /** The pins of what the person approved (./pins.ts; named here by shape, since it keys them with `serverIdentity`). */
+  readonly pins: {
+    status(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): PinStatus;
+    pinFirstUse(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): Promise<void>;
+  };
+  /** Review Changes (./pinReview.ts): true when the person accepted the change. */
+  readonly pinReview: { review(handle: ServerHandle, only?: { kind: PinKind; name: string }): Promise<boolean> };
 }
+
+/** What a pin is of: a tool or a prompt. */
+export type PinKind = 'tools' | 'prompts';
 
 /** One request from the editor: the person's own (palette, tree, history, rerun, open documents) or an MCP App's. */
 interface EditorRequest {
@@ -102,6 +114,7 @@ export class EditorGate {
           roots: this.host.rootsOf(server.definition),
           machine: thisMachine(),
           serverCwd: server.workingFolder,
+          pin: this.pinOf(server, request),
         };
       },
       server: () => auditedServer(server.definition),
@@ -111,14 +124,41 @@ export class EditorGate {
       onRefused: (request, refusal) => {
         if (refusal.decision === 'fenced') this.tellFenced({ server, request }, refusal.fenced ?? []);
       },
+      // The first use the person allowed pins the definition it ran under (docs/pinning.md).
+      onSent: async (request) => {
+        const pinned = pinnedItem(server, request);
+        if (pinned && this.host.pins.status(server.definition, pinned.kind, pinned.item).status === 'new')
+          await this.host.pins.pinFirstUse(server.definition, pinned.kind, pinned.item);
+      },
     });
+  }
+
+  /** How the tool or prompt a request names stands against what the person approved; undefined for other requests. */
+  private pinOf(server: ServerHandle, request: GateRequest): PinStatus | undefined {
+    const pinned = pinnedItem(server, request);
+    return pinned && this.host.pins.status(server.definition, pinned.kind, pinned.item);
   }
 
   /** One question for every reason; "always" remembers the tool's confirmation only, never a path outside the roots. */
   private async ask(r: EditorRequest, reasons: AskReason[], toolKey: string | undefined): Promise<AskAnswer> {
     const request = r.request;
     const roots = this.host.rootsOf(r.server.definition);
-    const confirm = reasons.find((x) => x.kind === 'confirmTool');
+    const changed = reasons.find((x) => x.kind === 'definitionChanged');
+    if (changed) {
+      // Suspended: this question replaces the tool's confirmation; "always" cannot be answered until the change is accepted.
+      const pinned = pinnedItem(r.server, request);
+      if (!pinned) return 'refuse';
+      const answer = await this.host.ui.confirmChangedDefinition(r.server.name, {
+        kind: pinned.kind,
+        name: pinned.item.name,
+        changed: changed.changed,
+      });
+      if (answer === 'cancel') return 'refuse';
+      if (answer === 'review' && !(await this.host.pinReview.review(r.server, { kind: pinned.kind, name: pinned.item.name })))
+        return 'refuse';
+      if (!reasons.some((x) => x.kind === 'outsideRoots')) return 'once';
+    }
+    const confirm = changed ? undefined : reasons.find((x) => x.kind === 'confirmTool');
     const outside = reasons.flatMap((x) => (x.kind === 'outsideRoots' ? x.findings : []));
     const readKey =
       r.origin === 'person' && request.method === 'resources/read'
@@ -171,6 +211,14 @@ export class EditorGate {
       ),
     );
   }
+}
+
+/** The tool or prompt a request runs, as the server lists it now: what its pin is compared with. */
+function pinnedItem(server: ServerHandle, request: GateRequest): { kind: PinKind; item: Tool | Prompt } | undefined {
+  if (request.method === 'tools/call') return { kind: 'tools', item: request.tool };
+  if (request.method !== 'prompts/get') return undefined;
+  const prompt = server.prompts.find((p) => p.name === request.name);
+  return prompt && { kind: 'prompts', item: prompt };
 }
 
 /** `argument /path = "../x" is /etc/x`, one per path; the resource URI itself has no pointer. */

@@ -6,6 +6,8 @@ import { auditedRoots, auditedServer, auditedServerMethod, startServerRequest } 
 import { auditFile, createAuditLog, configuredMasker } from './audit';
 import { AuditTrust } from './auditTrust';
 import { EditorGate } from './gate';
+import { DefinitionPins } from './pins';
+import { PinReview } from './pinReview';
 import { extraRoots } from './roots';
 import {
   HttpTransport,
@@ -90,6 +92,9 @@ export class McpHost implements vscode.Disposable {
   readonly auditTrust: AuditTrust;
   /** The one gate every tools/call, resources/read, prompts/get and resources/subscribe of the editor passes. */
   readonly gate: EditorGate;
+  /** What the person approved of each server's tools and prompts, and the review of what changed since (./pins.ts). */
+  readonly pins: DefinitionPins;
+  readonly pinReview: PinReview;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   /** Servers, their state or their lists changed. */
@@ -123,6 +128,8 @@ export class McpHost implements vscode.Disposable {
     this.auditTrust = new AuditTrust(this.auditFile, context.secrets, context.globalState);
     this.auditLog = createAuditLog(this.auditFile, (text) => this.secrets.redact(text), this.auditTrust);
     this.audit = this.auditLog;
+    this.pins = new DefinitionPins(context.globalStorageUri.fsPath, this.audit);
+    this.pinReview = new PinReview(this.pins, ui, (text) => this.secrets.redact(text));
     this.gate = new EditorGate(this, context.globalState);
     this.trace = new ProtocolTrace(traceLevel, this.secrets);
     this.consent = new LaunchConsent(context.workspaceState, () => this.workspaceTrusted(), ui);
@@ -133,6 +140,9 @@ export class McpHost implements vscode.Disposable {
       (def) => def.enabled && def.autostart && this.isAllowedByTrust(def),
     );
     this.disposables.push(
+      this.pins,
+      this.pinReview,
+      this.pins.onDidChange(() => this.changeEmitter.fire()),
       this.logs,
       this.trace,
       this.changeEmitter,
@@ -261,8 +271,16 @@ export class McpHost implements vscode.Disposable {
     handle.onLog((e) => this.logs.write(def.name, e));
     handle.onLogMessage((m) => this.logs.writeServerMessage(def.name, m));
     handle.onTrace((e) => this.trace.record(def.name, e));
-    handle.onDidChangeState(() => this.changeEmitter.fire());
-    handle.onDidChangeLists(() => this.changeEmitter.fire());
+    handle.onDidChangeState((state) => {
+      // Its instructions are pinned on its first run and compared on every later one.
+      if (state.kind === 'running') void this.pins.noticeStart(handle);
+      this.changeEmitter.fire();
+    });
+    handle.onDidChangeLists((kind) => {
+      // The first listing is the baseline; a definition that differs from its pin is audited once and marked in the tree.
+      if (kind === 'tools' || kind === 'prompts') void this.pins.noticeList(handle, kind);
+      this.changeEmitter.fire();
+    });
     handle.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire({ server: def.name, uri }));
     handle.onElicitationComplete((elicitationId) => this.elicitationCompleteEmitter.fire({ server: def.name, elicitationId }));
     return handle;

@@ -15,6 +15,7 @@ export const Commands = {
   showLog: 'mcpHost.showLog',
   callTool: 'mcpHost.callTool',
   openApp: 'mcpHost.openApp',
+  reviewChanges: 'mcpHost.reviewChanges',
   rerunLastToolCall: 'mcpHost.rerunLastToolCall',
   showCallHistory: 'mcpHost.showCallHistory',
   readResource: 'mcpHost.readResource',

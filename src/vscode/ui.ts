@@ -6,6 +6,8 @@ import type {
   ArgumentAnswer,
   ArgumentEntry,
   ArgumentStep,
+  ChangedDefinition,
+  ChangedDefinitionAnswer,
   ConsentAnswer,
   OutsideRootsQuestion,
   ReuseAnswer,
@@ -40,6 +42,10 @@ export interface HostUi {
     annotationsTrusted: boolean,
     asker: ToolAsker,
   ): Promise<ToolConfirmation>;
+  /** A call of a tool (or get of a prompt) whose definition changed since the person approved it: what changed, and Review Changes. */
+  confirmChangedDefinition(server: string, change: ChangedDefinition): Promise<ChangedDefinitionAnswer>;
+  /** Review Changes, with the diff editor open beside it: accept the new definitions, or keep them suspended. */
+  acceptDefinitionChanges(server: string, changes: ChangedDefinition[]): Promise<'accept' | 'keep'>;
   /** Call Tool on a tool that takes arguments: how the person gives them; undefined cancels the call. */
   pickArgumentEntry(server: string, tool: Tool): Promise<ArgumentEntry | undefined>;
   /** One argument of a tool about to be called (Call Tool step by step, Edit and Run Again); undefined cancels the call. */

@@ -3,6 +3,7 @@ import { askWithModal } from './consent';
 import type { DocumentActions } from './documentActions';
 import { LazyElicitationUi } from './elicitation/ui';
 import { askOutsideRoots } from './gate';
+import { askAcceptChanges, askChangedDefinition } from './pinReview';
 import { askConsent, pickModelWithQuickPick, reviewInEditor } from './sampling/prompts';
 import { askToReuse, askWithInputBox } from './secrets';
 import { windowUi } from './setup/ui';
@@ -25,6 +26,8 @@ export function createWindowUi(documentActions: DocumentActions, redact: Redact)
     allowInputReuse: (server, id, firstGivenTo) => askToReuse(server, id, firstGivenTo, redact),
     confirmTool: (server, tool, args, trusted, asker) => confirmWithModal(server, tool, args, trusted, asker, redact),
     allowOutsideRoots: (question) => askOutsideRoots(question, redact),
+    confirmChangedDefinition: (server, change) => askChangedDefinition(server, change, redact),
+    acceptDefinitionChanges: (server, changes) => askAcceptChanges(server, changes, redact),
     cancelOrBackground: (server, tool) => askCancelOrBackground(server, tool, redact),
     announceCall: notify,
     notify,

@@ -4,6 +4,7 @@ import { decide, defaultFenceMode, type GateContext } from '../../src/core/polic
 import { GatedServer } from '../../src/core/policy/gated';
 import { MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH } from '../../src/core/policy/limits';
 import { OVERSIZED_ARGUMENTS, runGated } from '../../src/core/policy/run';
+import { toolDefinitionHash } from '../../src/core/policy/pins';
 import type { AuditEntry } from '../../src/core/policy/types';
 import { McpError } from '../../src/core/protocol/errors';
 import { closeAll, connect, everythingServer } from '../helpers/servers';
@@ -174,6 +175,8 @@ describe('runGated (core/policy/run): decide, ask, send, audit', () => {
         decision: 'allowed',
         outcome: { kind: 'isError' },
         ms: 0,
+        // The hash of the definition the call ran under (core/policy/pins.ts), not the server's.
+        tool: { definition: toolDefinitionHash(tool('read', { annotations: { readOnlyHint: true } })) },
       },
     );
   });

@@ -53,7 +53,14 @@ export interface Shared {
 
 export function share(
   handle: ServerHandle,
-  options: { roots?: Root[]; fence?: FenceMode; requestTimeoutMs?: number; toldReadOnly?: ToldReadOnly } = {},
+  options: {
+    roots?: Root[];
+    fence?: FenceMode;
+    requestTimeoutMs?: number;
+    toldReadOnly?: ToldReadOnly;
+    /** The editor's pins, as a test plays them. */
+    pins?: Pick<SharedServer, 'pinOf' | 'pinUsed' | 'promptPinOf'>;
+  } = {},
 ): Shared {
   const audit: AuditEntry[] = [];
   const calls: ChatCall[] = [];
@@ -76,6 +83,7 @@ export function share(
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     onChatCall: (c) => void calls.push(c),
     toldReadOnly: options.toldReadOnly ?? toldReadOnlyInMemory(),
+    ...options.pins,
   };
   return { forwarder: new ChatForwarder(shared), audit, calls };
 }

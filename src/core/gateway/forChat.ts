@@ -10,15 +10,26 @@ import { isToolOffered } from '../policy/offered';
 import type { CallToolResult, ContentBlock, GetPromptResult, ReadResourceResult, Tool } from '../protocol/types';
 import type { Masker } from '../policy/types';
 import { McpError } from '../protocol/errors';
+import type { PinStatus } from '../policy/pins';
 
 type ChatPolicy = Pick<ServerDefinition, 'tools' | 'trustAnnotations'>;
 
-/** The tools the chat is offered, as the chat should see them. */
-export function toolsForChat(tools: readonly Tool[], policy: ChatPolicy): Tool[] {
+/**
+ * The tools the chat is offered, as the chat should see them. With pins (`pinOf`), a tool whose
+ * definition changed since the person approved it is not offered at all until they accept it, and
+ * one never pinned is offered without its read-only hint (VS Code asks before calling it).
+ */
+export function toolsForChat(tools: readonly Tool[], policy: ChatPolicy, pinOf?: (tool: Tool) => PinStatus): Tool[] {
   return tools
     .filter((t) => isToolOffered(policy as ServerDefinition, t.name) && isToolForPerson(t))
-    .map((t) => {
-      if (policy.trustAnnotations || t.annotations?.readOnlyHint === undefined) return t;
+    .flatMap((t) => {
+      const pin = pinOf?.(t);
+      return pin?.status === 'changed'
+        ? []
+        : [{ tool: t, trusted: policy.trustAnnotations && (pin === undefined || pin.status === 'same') }];
+    })
+    .map(({ tool: t, trusted }) => {
+      if (trusted || t.annotations?.readOnlyHint === undefined) return t;
       const { readOnlyHint: _untrusted, ...annotations } = t.annotations;
       return { ...t, annotations };
     });

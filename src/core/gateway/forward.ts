@@ -60,7 +60,13 @@ export class ChatForwarder {
     this.gate = new GatedServer(shared.handle, 'chat', {
       context: (request) => {
         const context = shared.gateContext();
-        if (request.method === 'tools/call') context.chatSawReadOnly = shared.toldReadOnly.has(request.tool.name);
+        if (request.method === 'tools/call') {
+          context.chatSawReadOnly = shared.toldReadOnly.has(request.tool.name);
+          context.pin = shared.pinOf?.(request.tool);
+        } else if (request.method === 'prompts/get') {
+          const prompt = shared.handle.prompts.find((p) => p.name === request.name);
+          context.pin = prompt && shared.promptPinOf?.(prompt);
+        }
         return context;
       },
       server: () => shared.audited(),
@@ -72,6 +78,11 @@ export class ChatForwarder {
   onToolsStale(listener: () => void): Disposable {
     this.staleListeners.add(listener);
     return { dispose: () => void this.staleListeners.delete(listener) };
+  }
+
+  /** The tools the chat may see changed without the server saying so (a pin taken or accepted): VS Code is sent tools/list_changed. */
+  toolsChanged(): void {
+    for (const l of this.staleListeners) l();
   }
 
   /** What goes to the chat when a request fails: the error with its message masked (a server may echo a secret in it). */
@@ -95,7 +106,7 @@ export class ChatForwarder {
     const { handle } = this.shared;
     // The handle keeps the list fresh (list_changed); ask the server only when it has none yet.
     const tools = handle.tools.length || !client.serverCapabilities?.tools ? handle.tools : await client.listTools();
-    const offered = toolsForChat(tools, this.shared.gateContext().policy);
+    const offered = toolsForChat(tools, this.shared.gateContext().policy, this.shared.pinOf && ((t) => this.shared.pinOf!(t)));
     this.shared.toldReadOnly.told(offered.map((t) => ({ name: t.name, readOnly: t.annotations?.readOnlyHint === true })));
     return offered;
   }
@@ -135,13 +146,18 @@ export class ChatForwarder {
         resetTimeoutOnProgress: true,
         timeoutMs: this.shared.requestTimeoutMs,
       });
+      const pin = this.shared.pinOf?.(tool);
       if (!run.sent) {
         told({ kind: 'not-sent' }, run.reason);
-        // VS Code's list said read-only when MCP Host no longer does: it is told to list again, and asks next time.
-        if (this.shared.toldReadOnly.has(name) && !isTrustedReadOnly(tool, this.shared.handle.definition))
-          for (const l of this.staleListeners) l();
+        // VS Code's list said read-only when MCP Host no longer does, or offers a tool now suspended: it is told to list again.
+        if (
+          (this.shared.toldReadOnly.has(name) && !isTrustedReadOnly(tool, this.shared.handle.definition, pin)) ||
+          pin?.status === 'changed'
+        )
+          this.toolsChanged();
         return resultForChat(refusedResult(handle.name, name, run.reason), masker);
       }
+      if (pin?.status === 'new') this.shared.pinUsed?.(tool);
       const { result } = run.result;
       told(result.isError ? { kind: 'isError' } : { kind: 'ok' });
       return resultForChat(result, masker);
@@ -192,7 +208,10 @@ export class ChatForwarder {
   listPrompts(options?: Pick<ForwardOptions, 'signal'>): Promise<Prompt[]> {
     return this.masked(async () => {
       const client = await this.client(options?.signal);
-      return listForChat(await listOrEmpty(() => client.listPrompts()), this.shared.masker());
+      const prompts = await listOrEmpty(() => client.listPrompts());
+      // A prompt changed since the person approved it is not offered until they accept the change.
+      const offered = prompts.filter((p) => this.shared.promptPinOf?.(p).status !== 'changed');
+      return listForChat(offered, this.shared.masker());
     });
   }
 

@@ -7,8 +7,9 @@
 import type { ServerClient } from '../client/client';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { ErrorCode, McpError } from '../protocol/errors';
-import type { Tool } from '../protocol/types';
+import type { Prompt, Tool } from '../protocol/types';
 import type { GateContext } from '../policy/gate';
+import type { PinStatus } from '../policy/pins';
 import type { AuditedServer, AuditSink, Masker, Outcome } from '../policy/types';
 import type { ServerHandle } from '../servers/handle';
 
@@ -40,6 +41,12 @@ export interface SharedServer {
    * and windows as VS Code keeps its list: VS Code skips its confirmation for them until it lists again.
    */
   readonly toldReadOnly: ToldReadOnly;
+  /** The editor's pins of what the person approved (../policy/pins.ts): how a tool compares with its pin. None: nothing is pinned. */
+  pinOf?(tool: Tool): PinStatus;
+  /** A call of a tool never pinned ran: its definition is pinned now (the person confirmed it in VS Code's dialog). */
+  pinUsed?(tool: Tool): void;
+  /** How a prompt compares with its pin: a changed one is not offered to the chat, and its prompts/get is refused. */
+  promptPinOf?(prompt: Prompt): PinStatus;
 }
 
 /** Which of a shared server's tools VS Code's last list marked read-only. */

@@ -13,10 +13,12 @@ import type { ServerDefinition } from '../servers/definition';
 import { isToolOffered } from './offered';
 import { pathsOutsideRoots, resourceOutsideRoots, type FenceEnvironment } from './fence';
 import { argumentLimitProblem } from './limits';
+import { describeChange, type PinStatus } from './pins';
 import type { FencedPath, FenceMode, Origin } from './types';
 
 export type GateRequest =
-  | { method: 'tools/call'; tool: Tool; arguments: Record<string, unknown> }
+  /** `unlisted`: the server does not list the tool (the CLI calls it by name), so `tool` is a stand-in, not its definition. */
+  | { method: 'tools/call'; tool: Tool; arguments: Record<string, unknown>; unlisted?: true }
   | { method: 'resources/read' | 'resources/subscribe'; uri: string }
   | { method: 'prompts/get'; name: string; arguments: Record<string, string> }
   /** The value being completed and the earlier answers are fenced like a prompt's arguments: a path's completions list a folder. */
@@ -43,10 +45,22 @@ export interface GateContext {
    * and VS Code is told to list the tools again.
    */
   chatSawReadOnly?: boolean;
+  /**
+   * How the definition of the tool (tools/call) or prompt (prompts/get) compares with its pin
+   * (./pins.ts): the editor's pin of what the person approved, or the CLI's --pinned file. Absent
+   * when nothing is pinned. `changed` suspends it: no "always" answer, autoApprove or trusted
+   * read-only hint covers it, the person is asked (showing what changed), the chat and the CLI are
+   * refused. `new` (never pinned): its read-only hint is not trusted yet; the CLI refuses it.
+   */
+  pin?: PinStatus;
 }
 
 /** Why the person must be asked: a tool that is not (trusted) read-only, or paths outside the roots. */
-export type AskReason = { kind: 'confirmTool'; annotationsTrusted: boolean } | { kind: 'outsideRoots'; findings: FencedPath[] };
+export type AskReason =
+  | { kind: 'confirmTool'; annotationsTrusted: boolean }
+  | { kind: 'outsideRoots'; findings: FencedPath[] }
+  /** The definition changed since it was pinned: `changed` names its members that differ (`description`, `inputSchema`, …). */
+  | { kind: 'definitionChanged'; changed: string[] };
 
 export type Verdict =
   | { kind: 'allow'; decision: 'allowed' | 'allowed-always' }
@@ -79,9 +93,41 @@ export function thisMachine(): FenceEnvironment {
   };
 }
 
-/** Whether the tool may run without a confirmation because it says it is read-only and the person trusts its server's annotations. */
-export function isTrustedReadOnly(tool: Tool, policy: Pick<GateContext['policy'], 'trustAnnotations'>): boolean {
-  return tool.annotations?.readOnlyHint === true && policy.trustAnnotations;
+/**
+ * Whether the tool may run without a confirmation because it says it is read-only and the person
+ * trusts its server's annotations, and (when definitions are pinned) the definition that says so
+ * is the one pinned: a hint that came with a changed definition, or with a tool never seen, is not trusted.
+ */
+export function isTrustedReadOnly(tool: Tool, policy: Pick<GateContext['policy'], 'trustAnnotations'>, pin?: PinStatus): boolean {
+  return tool.annotations?.readOnlyHint === true && policy.trustAnnotations && (pin === undefined || pin.status === 'same');
+}
+
+/** Whether the pin lets earlier answers (an "always", autoApprove) stand: not when the definition changed since. */
+function answersStand(pin: PinStatus | undefined): boolean {
+  return pin?.status !== 'changed' && pin?.status !== 'removed';
+}
+
+/** The refusal (or the question) a pinned definition calls for, before anything else is decided. */
+function pinVerdict(request: GateRequest, context: GateContext): Verdict | AskReason | undefined {
+  const pin = context.pin;
+  if (!pin || (request.method !== 'tools/call' && request.method !== 'prompts/get')) return undefined;
+  const what = request.method === 'tools/call' ? `the tool ${request.tool.name}` : `the prompt ${request.name}`;
+  const refuse = (reason: string): Verdict => ({ kind: 'refuse', decision: 'refused', reason });
+  switch (pin.status) {
+    case 'changed':
+      if (context.origin === 'cli') return refuse(`${what} changed since it was pinned: ${describeChange(pin.changed)}`);
+      if (context.origin === 'chat')
+        return refuse(
+          `${what} changed since the person approved it (${describeChange(pin.changed)}); it is suspended until they review and accept the change`,
+        );
+      return { kind: 'definitionChanged', changed: pin.changed };
+    case 'removed':
+      return refuse(`${what} is pinned, but the server no longer lists it`);
+    case 'new':
+      return context.origin === 'cli' ? refuse(`${what} is not in the pinned definitions`) : undefined;
+    case 'same':
+      return undefined;
+  }
 }
 
 /** A completion's arguments as the server reads them: the earlier answers and the one being typed. */
@@ -109,6 +155,9 @@ export async function decide(request: GateRequest, context: GateContext): Promis
   const oversized = argumentLimitProblem(measured(request));
   if (oversized) return { kind: 'refuse', decision: 'refused', reason: oversized, oversized: true };
   const reasons: AskReason[] = [];
+  const pinned = pinVerdict(request, context);
+  if (pinned?.kind === 'refuse') return pinned;
+  if (pinned?.kind === 'definitionChanged') reasons.push(pinned);
   if (request.method === 'tools/call') {
     const { tool } = request;
     if (!isToolOffered(context.policy as ServerDefinition, tool.name)) {
@@ -119,7 +168,7 @@ export async function decide(request: GateRequest, context: GateContext): Promis
     if ((context.origin === 'person' || context.origin === 'chat') && !isToolForPerson(tool)) {
       return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is for its app only (its visibility is app-only)` };
     }
-    if (context.origin === 'chat' && context.chatSawReadOnly && !isTrustedReadOnly(tool, context.policy)) {
+    if (context.origin === 'chat' && context.chatSawReadOnly && !isTrustedReadOnly(tool, context.policy, context.pin)) {
       return {
         kind: 'refuse',
         decision: 'refused',
@@ -161,8 +210,9 @@ export async function decide(request: GateRequest, context: GateContext): Promis
   // every tool we do not pass on as (trusted) read-only.
   if (request.method === 'tools/call' && context.origin !== 'cli' && context.origin !== 'chat') {
     const { tool } = request;
-    if (!isTrustedReadOnly(tool, context.policy) && !context.policy.autoApprove.includes(tool.name)) {
-      if (context.alwaysAllowed) return reasons.length ? { kind: 'ask', reasons } : { kind: 'allow', decision: 'allowed-always' };
+    const stand = answersStand(context.pin);
+    if (!isTrustedReadOnly(tool, context.policy, context.pin) && !(stand && context.policy.autoApprove.includes(tool.name))) {
+      if (context.alwaysAllowed && stand) return reasons.length ? { kind: 'ask', reasons } : { kind: 'allow', decision: 'allowed-always' };
       reasons.push({ kind: 'confirmTool', annotationsTrusted: context.policy.trustAnnotations });
     }
   }

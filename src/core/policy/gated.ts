@@ -41,6 +41,8 @@ export interface GatedServerOptions {
   ask?(request: GateRequest, reasons: AskReason[]): Promise<AskAnswer>;
   /** Told of every request the gate refused, with the refusal (the editor says why the fence refused). */
   onRefused?(request: GateRequest, refusal: Extract<GatedResult<unknown>, { sent: false }>): void;
+  /** Told of every request the gate let through once it was sent (the editor pins a tool's definition at its first use). */
+  onSent?(request: GateRequest): Promise<void>;
 }
 
 /** What a tool result counts as in the audit. */
@@ -68,8 +70,17 @@ export class GatedServer {
   ) {}
 
   /** A tool call; the audit counts an `isError` result as such. */
-  callTool(tool: Tool, args: Record<string, unknown>, options?: CallToolOptions): Promise<GatedResult<ToolCallOutcome>> {
-    return this.run({ method: 'tools/call', tool, arguments: args }, (client) => client().callTool(tool.name, args, options), toolOutcome);
+  /** `unlisted`: the server does not list the tool (the CLI calls one by name), so `tool` is a stand-in, not its definition. */
+  callTool(
+    tool: Tool,
+    args: Record<string, unknown>,
+    options?: CallToolOptions,
+    how: { unlisted?: boolean } = {},
+  ): Promise<GatedResult<ToolCallOutcome>> {
+    const request: GateRequest = how.unlisted
+      ? { method: 'tools/call', tool, arguments: args, unlisted: true }
+      : { method: 'tools/call', tool, arguments: args };
+    return this.run(request, (client) => client().callTool(tool.name, args, options), toolOutcome);
   }
 
   /**
@@ -150,6 +161,7 @@ export class GatedServer {
       outcomeOf,
     });
     if (!result.sent) options.onRefused?.(request, result);
+    else await options.onSent?.(request);
     return result;
   }
 }

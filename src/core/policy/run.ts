@@ -7,6 +7,7 @@
 import { McpError } from '../protocol/errors';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { decide, type AskReason, type GateContext, type GateRequest } from './gate';
+import { toolDefinitionHash } from './pins';
 import type { AuditedServer, AuditEntry, AuditSink, Decision, FencedPath, Outcome } from './types';
 
 /**
@@ -84,6 +85,9 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
       outcome,
       ms,
     };
+    // The definition the call ran under (./pins.ts), so a record shows which description and schema the tool had then.
+    if (run.request.method === 'tools/call' && !run.request.unlisted && !oversized)
+      entry.tool = { definition: toolDefinitionHash(run.request.tool) };
     if (oversized) entry.arguments = OVERSIZED_ARGUMENTS;
     else if (run.auditedArguments !== undefined) entry.arguments = run.auditedArguments;
     if (fenced?.length) entry.fenced = fenced;

@@ -52,17 +52,27 @@ export type Decision = 'allowed' | 'allowed-always' | 'asked-allowed' | 'asked-r
 export type Outcome = { kind: 'ok' } | { kind: 'isError' } | { kind: 'error'; code: number } | { kind: 'cancelled' } | { kind: 'not-sent' };
 
 /**
+/**
+ * A record that is not a request but is about one: a tool's, prompt's or the instructions'
+ * definition found changed since the person approved it (origin `server`), or the person accepting
+ * the change (origin `person`). Rotation records are of another shape (`RotationEntry`).
+ */
+export type AuditKind = 'definition-changed' | 'definition-accepted';
+
+/**
  * A request record before the chain fields are added: a request the gate decided on, or one a
- * server made of us. It carries no `kind` (records written before kinds existed look the same, so
- * their hashes still verify); every other record names its kind.
+ * server made of us. A request carries no `kind` (records written before kinds existed look the
+ * same, so their hashes still verify); a definition record names its kind (then `method` is the
+ * request the definition is for, `outcome` not-sent).
  */
 export interface AuditEntry {
-  kind?: undefined;
+  kind?: AuditKind;
   /** ISO 8601. */
   time: string;
   origin: Origin;
   server: AuditedServer;
-  method: GatedMethod | ServerRequestMethod;
+  /** `initialize`: only a `definition-changed` / `definition-accepted` record of the server's instructions. */
+  method: GatedMethod | ServerRequestMethod | 'initialize';
   /** Tool or prompt name, or resource URI; absent for requests that name nothing (roots/list). */
   name?: string;
   /** Redacted (the server's secrets) and masked (secret shapes); absent when there were none. */
@@ -73,6 +83,10 @@ export interface AuditEntry {
   ms: number;
   /** Paths the fence found outside the roots, if any. */
   fenced?: FencedPath[];
+  /** A tools/call: the SHA-256 of the tool's definition it ran under (`toolDefinitionHash`, ./pins.ts); absent when the server did not list the tool. */
+  tool?: { definition: string };
+  /** A `definition-changed` / `definition-accepted` record: the pinned hash, the new one, and the members that differ. */
+  definition?: { pinned?: string; now: string; changed?: string[] };
 }
 
 /**

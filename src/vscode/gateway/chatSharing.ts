@@ -124,6 +124,10 @@ export class ChatSharing implements vscode.Disposable {
         resolveMcpServerDefinition: (def) => this.resolve(def),
       }),
       host.onDidChange(() => this.reconcile()),
+      // A pin taken, accepted or found changed: VS Code lists the shared tools again (tools/list_changed).
+      host.pins.onDidChange(() => {
+        for (const forwarder of this.forwarders.values()) forwarder.toolsChanged();
+      }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // The policy the chat's sessions were opened under changed: they end, and VS Code (seeing new
         // versions) starts the servers anew and lists their tools again.
@@ -252,6 +256,9 @@ export class ChatSharing implements vscode.Disposable {
       // Off the call's path, with the audit (../../core/policy/offPath.ts): the history, the trace and the log.
       onChatCall: (call) => this.chatCalls.add(call),
       toldReadOnly: this.toldReadOnly(handle),
+      pinOf: (tool) => host.pins.status(handle.definition, 'tools', tool),
+      pinUsed: (tool) => void host.pins.pinFirstUse(handle.definition, 'tools', tool),
+      promptPinOf: (prompt) => host.pins.status(handle.definition, 'prompts', prompt),
     };
   }
 

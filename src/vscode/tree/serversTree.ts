@@ -113,6 +113,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         } else if (node.server.state.kind === 'running') {
           // Only a running server's own icon: the others keep the icon that says their state.
           item.iconPath = this.icons?.iconPath(node.server.client?.serverInfo?.icons) ?? item.iconPath;
+          if (this.host.pins.changes(node.server).some((c) => c.kind === 'instructions'))
+            item.description = `${vscode.l10n.t('instructions changed since you approved them')} · ${String(item.description ?? '')}`;
         }
         return item;
       }
@@ -158,13 +160,21 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined,
           t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined,
         ].filter(Boolean);
-        item.description = [shown.name, hints.join(', '), firstLine(t.description)].filter(Boolean).join(' · ');
+        const changed = this.host.pins.status(node.server.definition, 'tools', t).status === 'changed';
+        item.description = [
+          changed ? vscode.l10n.t('changed since you approved it') : undefined,
+          shown.name,
+          hints.join(', '),
+          firstLine(t.description),
+        ]
+          .filter(Boolean)
+          .join(' · ');
         item.tooltip = toolTooltip(t, (text, max) => this.host.shown(text, max));
         item.iconPath =
           this.icons?.iconPath(t.icons) ??
           new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
-        // "toolWithApp" adds Open App to the menu.
-        item.contextValue = appResourceUri(t) ? 'toolWithApp' : 'tool';
+        // "toolWithApp" adds Open App to the menu; ".changed", Review Changes.
+        item.contextValue = `${appResourceUri(t) ? 'toolWithApp' : 'tool'}${changed ? '.changed' : ''}`;
         item.command = { command: Commands.callTool, title: vscode.l10n.t('Call Tool'), arguments: [node] };
         item.id = `${node.server.name}/tools/${t.name}`;
         return item;
@@ -173,13 +183,16 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const p = node.prompt;
         const shown = titleAndName(p);
         const item = new vscode.TreeItem(shown.label);
-        item.description = [shown.name, firstLine(p.description)].filter(Boolean).join(' · ');
+        const changed = this.host.pins.status(node.server.definition, 'prompts', p).status === 'changed';
+        item.description = [changed ? vscode.l10n.t('changed since you approved it') : undefined, shown.name, firstLine(p.description)]
+          .filter(Boolean)
+          .join(' · ');
         item.tooltip = this.host.shown(
           `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`,
           2000,
         );
         item.iconPath = this.icons?.iconPath(p.icons) ?? new vscode.ThemeIcon('comment');
-        item.contextValue = 'prompt';
+        item.contextValue = changed ? 'prompt.changed' : 'prompt';
         item.command = { command: Commands.getPrompt, title: vscode.l10n.t('Get Prompt'), arguments: [node] };
         item.id = `${node.server.name}/prompts/${p.name}`;
         return item;

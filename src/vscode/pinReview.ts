@@ -1,0 +1,108 @@
+/**
+ * Review Changes: a suspended definition (./pins.ts) shown old beside new in VS Code's diff
+ * editor, as read-only documents of JSON text (a description is inert text there, as everywhere),
+ * with Accept and Keep Suspended.
+ */
+import * as vscode from 'vscode';
+import { describeChange } from '../core/policy/pins';
+import { forDisplay, fromTemplate, type Redact, type ServerHandle } from '../core';
+import type { ChangedDefinition, ChangedDefinitionAnswer } from './answers';
+import { askModal } from './notifications';
+import { definitionsText, PinnedDocuments, type DefinitionChange, type DefinitionPins } from './pins';
+import type { HostUi } from './ui';
+
+const itemText = (c: ChangedDefinition): string =>
+  c.kind === 'instructions'
+    ? vscode.l10n.t("the server's instructions")
+    : `${c.kind === 'tools' ? vscode.l10n.t('tool') : vscode.l10n.t('prompt')} ${c.name}: ${describeChange(c.changed)}`;
+
+/** The default `HostUi.confirmChangedDefinition`: one modal naming what changed. */
+export async function askChangedDefinition(server: string, change: ChangedDefinition, redact: Redact): Promise<ChangedDefinitionAnswer> {
+  const once = vscode.l10n.t('Allow Once');
+  const review = vscode.l10n.t('Review Changes');
+  const pick = await askModal(
+    'warning',
+    fromTemplate(
+      vscode.l10n.t('"{0}" of the MCP server "{1}" changed since you approved it. Run it anyway?'),
+      forDisplay(change.name, redact),
+      forDisplay(server, redact),
+    ),
+    fromTemplate(
+      vscode.l10n.t('Changed: {0}. Its "Always Allow" and read-only trust are suspended until you review and accept the change.'),
+      forDisplay(describeChange(change.changed), redact),
+    ),
+    once,
+    review,
+  );
+  return pick === once ? 'once' : pick === review ? 'review' : 'cancel';
+}
+
+/** The default `HostUi.acceptDefinitionChanges`: a modal beside the open diff. */
+export async function askAcceptChanges(server: string, changes: ChangedDefinition[], redact: Redact): Promise<'accept' | 'keep'> {
+  const accept = vscode.l10n.t('Accept');
+  const keep = vscode.l10n.t('Keep Suspended');
+  const pick = await askModal(
+    'warning',
+    fromTemplate(vscode.l10n.t('Accept the changed definitions of the MCP server "{0}"?'), forDisplay(server, redact)),
+    forDisplay(changes.map(itemText).join('\n'), redact, Number.POSITIVE_INFINITY),
+    accept,
+    keep,
+  );
+  return pick === accept ? 'accept' : 'keep';
+}
+
+/** Opens the diff of a server's changes (or of one tool's or prompt's) and accepts them if the person says so. */
+export class PinReview implements vscode.Disposable {
+  private readonly registered = PinnedDocuments.register();
+
+  constructor(
+    private readonly pins: DefinitionPins,
+    private readonly ui: HostUi,
+    private readonly redact: Redact,
+  ) {}
+
+  dispose(): void {
+    this.registered.disposable.dispose();
+  }
+
+  /** `only`: one tool or prompt; else every change of the server. Resolves true when the person accepted. */
+  async review(handle: ServerHandle, only?: { kind: 'tools' | 'prompts'; name: string }): Promise<boolean> {
+    const changes = this.pins.changes(handle).filter((c) => !only || (c.kind === only.kind && c.name === only.name));
+    if (!changes.length) {
+      void this.ui.notify(
+        'info',
+        fromTemplate(vscode.l10n.t('Nothing of "{0}" changed since you approved it.'), forDisplay(handle.name, this.redact)),
+      );
+      return false;
+    }
+    await this.openDiff(handle.name, changes);
+    const answer = await this.ui.acceptDefinitionChanges(
+      handle.name,
+      changes.map((c) => ({ kind: c.kind, name: c.name, changed: c.changed })),
+    );
+    if (answer !== 'accept') return false;
+    await this.pins.accept(handle, changes);
+    const locked = [...new Set(changes.flatMap((c) => (c.lockFile ? [c.lockFile] : [])))];
+    if (locked.length) {
+      // A lock file only tightens: what it suspends stays suspended until the file itself is updated.
+      void this.ui.notify(
+        'warning',
+        fromTemplate(
+          vscode.l10n.t('Still suspended by the workspace lock file {0}: update it (mcp-host … pin FILE) to lift it.'),
+          forDisplay(locked.join(', '), this.redact),
+        ),
+      );
+      return false;
+    }
+    return true;
+  }
+
+  private async openDiff(server: string, changes: DefinitionChange[]): Promise<void> {
+    const docs = this.registered.documents;
+    const label = changes.length === 1 ? changes[0].name : server;
+    const before = docs.add(`${label} (approved)`, definitionsText(changes.map((c) => ({ ...c, pinned: c.pinned }))));
+    const after = docs.add(`${label} (now)`, definitionsText(changes.map((c) => ({ ...c, pinned: c.now }))));
+    const title = vscode.l10n.t('{0}: approved ↔ now', label);
+    await vscode.commands.executeCommand('vscode.diff', before, after, title, { preview: false });
+  }
+}

@@ -1,0 +1,338 @@
+/**
+ * The editor's pins (../core/policy/pins.ts): per server identity (the key of the "always"
+ * answers), the definition of each tool and prompt as it was when the person first used or
+ * approved it. A definition that differs now is suspended until the person reviews the change
+ * (old beside new in VS Code's diff editor) and accepts it. Kept in the global state, like the
+ * "always" answers; a grant (sandbox, policy) accepted later does not touch them.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { stableStringify } from '../core/protocol/stableStringify';
+import {
+  compareOne,
+  parseLockFile,
+  pinInstructions,
+  pinOf,
+  pinPrompt,
+  pinTool,
+  type Pinned,
+  type PinSet,
+  type PinStatus,
+} from '../core/policy/pins';
+import { auditedServer } from '../core/policy/serverRequests';
+import type { AuditSink } from '../core/policy/types';
+import type { Prompt, ServerDefinition, ServerHandle, Tool } from '../core';
+import { serverIdentity, type PinKind } from './gate';
+import { SerialQueue } from '../core';
+
+/** The pins' file in the extension's global storage. */
+const PINS_FILE = 'pinned-definitions.json';
+/** Where a workspace folder keeps its lock files, one per server name (`mcp-host … pin FILE` writes them). */
+export const LOCK_FOLDER = path.join('.vscode', 'mcp-pins');
+/** What a lock file could not say: the definition is suspended, since a lock file only ever tightens. */
+const NOT_IN_LOCK = 'absent from the workspace lock file';
+const BAD_LOCK = 'the workspace lock file is unreadable';
+/** The name a change of the instructions goes by. */
+const INSTRUCTIONS = 'instructions';
+
+/** The scheme of the review's read-only documents (old and new definition). */
+export const PINNED_SCHEME = 'mcp-host-definition';
+
+/** One stored pin: `identity \0 kind \0 name` and the definition with its hash. */
+type StoredPin = [key: string, pinned: Pinned];
+
+/** What a change is of: a tool, a prompt, or the server's instructions (then `name` is `instructions`). */
+export type ChangeKind = PinKind | 'instructions';
+
+/** A tool or prompt whose definition, or the instructions whose text, differs from its pin. */
+export interface DefinitionChange {
+  kind: ChangeKind;
+  name: string;
+  pinned: Pinned;
+  now: Pinned;
+  changed: string[];
+  /** The workspace lock file that suspends it (then `pinned` is the lock's definition): accepting does not lift that. */
+  lockFile?: string;
+}
+
+const pinOfItem = (kind: PinKind, item: Tool | Prompt): Pinned => (kind === 'tools' ? pinTool(item as Tool) : pinPrompt(item as Prompt));
+
+export class DefinitionPins implements vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<void>();
+  /** A pin was taken or accepted, or a change was found: the tree and the chat's list follow. */
+  readonly onDidChange = this.emitter.event;
+  /** Changes recorded in the audit in this window (key and new hash): each is recorded once. */
+  private readonly noticed = new Set<string>();
+
+  /** A lock file written, created or deleted: the tree and the chat's list follow. */
+  private readonly watcher = vscode.workspace.createFileSystemWatcher(`**/${LOCK_FOLDER.split(path.sep).join('/')}/*.json`);
+
+  constructor(
+    /** The extension's global storage folder: the pins live in a file of their own there (see `load`). */
+    private readonly storage: string,
+    private readonly audit: AuditSink,
+  ) {
+    this.pins = this.load();
+    for (const event of [this.watcher.onDidChange, this.watcher.onDidCreate, this.watcher.onDidDelete]) event(() => this.emitter.fire());
+  }
+
+  /**
+   * The pins, read once from their file and written back after each change. A file of their own, not
+   * the global state: VS Code's Memento replaces its whole value when a storage event arrives, and a
+   * late one would drop an "always" answer written beside a pin taken at the same moment.
+   */
+  private readonly pins: Map<string, Pinned>;
+  private readonly writes = new SerialQueue();
+
+  private get file(): string {
+    return path.join(this.storage, PINS_FILE);
+  }
+
+  private load(): Map<string, Pinned> {
+    try {
+      return new Map(JSON.parse(fs.readFileSync(this.file, 'utf8')) as StoredPin[]);
+    } catch {
+      return new Map();
+    }
+  }
+
+  /**
+   * Sets the pins and writes the file, one write at a time: the file as it is now (another window may
+   * have written it) with these entries over it, to a new file renamed over the old. A write that fails
+   * is reported in the extension host's log; the pins stay in memory for this window.
+   */
+  private save(entries: readonly StoredPin[]): Promise<void> {
+    for (const [key, pinned] of entries) this.pins.set(key, pinned);
+    return this.writes.run(async () => {
+      try {
+        const merged = this.load();
+        for (const [key, pinned] of entries) merged.set(key, pinned);
+        for (const [key, pinned] of merged) if (!this.pins.has(key)) this.pins.set(key, pinned);
+        await fs.promises.mkdir(this.storage, { recursive: true });
+        const temporary = `${this.file}.${process.pid}.tmp`;
+        await fs.promises.writeFile(temporary, JSON.stringify([...merged]));
+        await fs.promises.rename(temporary, this.file);
+      } catch (e) {
+        console.warn(`MCP Host: could not store the pinned definitions: ${String(e)}`);
+      }
+    });
+  }
+
+  dispose(): void {
+    this.watcher.dispose();
+    this.emitter.dispose();
+  }
+
+  private key(def: ServerDefinition, kind: ChangeKind | 'baseline', name: string): string {
+    return [serverIdentity(def), kind, name].join('\u0000');
+  }
+
+  private pinned(def: ServerDefinition, kind: ChangeKind, name: string): Pinned | undefined {
+    const key = this.key(def, kind, name);
+    return this.pins.get(key);
+  }
+
+  /**
+   * How the tool or prompt as listed now compares with its pin: same, changed (and what), or new
+   * (never pinned). A workspace lock file that differs makes it changed; one that agrees changes
+   * nothing (it never stands for the person's approval).
+   */
+  status(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): PinStatus {
+    const now = pinOfItem(kind, item);
+    const locked = this.lockChange(def, kind, item.name, now);
+    if (locked) return { status: 'changed', changed: locked.changed };
+    return compareOne(this.pinned(def, kind, item.name), now);
+  }
+
+  /** Lock files read, by path, with the modification time they were read at. */
+  private readonly locks = new Map<string, { mtimeMs: number; pins: PinSet | undefined }>();
+
+  /** The lock files of a server: `.vscode/mcp-pins/<name>.json` in each workspace folder that has one. */
+  private lockFiles(def: ServerDefinition): Array<{ file: string; pins: PinSet | undefined }> {
+    if (!/^[\w.-]+$/.test(def.name) || def.name.startsWith('.')) return [];
+    const out: Array<{ file: string; pins: PinSet | undefined }> = [];
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme !== 'file') continue;
+      const file = path.join(folder.uri.fsPath, LOCK_FOLDER, `${def.name}.json`);
+      let mtimeMs: number;
+      try {
+        mtimeMs = fs.statSync(file).mtimeMs;
+      } catch {
+        continue;
+      }
+      let cached = this.locks.get(file);
+      if (cached?.mtimeMs !== mtimeMs) {
+        let pins: PinSet | undefined;
+        try {
+          pins = parseLockFile(fs.readFileSync(file, 'utf8'));
+        } catch {
+          pins = undefined;
+        }
+        this.locks.set(file, (cached = { mtimeMs, pins }));
+      }
+      out.push({ file, pins: cached.pins });
+    }
+    return out;
+  }
+
+  /** How the workspace's lock files disagree with a definition, if one does: the lock's definition and what differs. */
+  private lockChange(
+    def: ServerDefinition,
+    kind: PinKind,
+    name: string,
+    now: Pinned,
+  ): { file: string; pinned: Pinned; changed: string[] } | undefined {
+    for (const { file, pins } of this.lockFiles(def)) {
+      if (!pins) return { file, pinned: { sha256: '', definition: null }, changed: [BAD_LOCK] };
+      const locked = pinOf(pins, kind, name);
+      if (!locked) return { file, pinned: { sha256: '', definition: null }, changed: [NOT_IN_LOCK] };
+      const status = compareOne(locked, now);
+      if (status.status === 'changed') return { file, pinned: locked, changed: status.changed };
+    }
+    return undefined;
+  }
+
+  /** The first use the person allowed: the definition is pinned if nothing is pinned for it yet. */
+  async pinFirstUse(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): Promise<void> {
+    if (this.pinned(def, kind, item.name)) return;
+    await this.store(def, kind, item.name, pinOfItem(kind, item));
+    this.emitter.fire();
+  }
+
+  /** The person accepted the definitions as listed now: they are the pins, and each acceptance is audited (origin person). */
+  async accept(handle: ServerHandle, changes: readonly DefinitionChange[]): Promise<void> {
+    const def = handle.definition;
+    for (const c of changes) {
+      await this.store(def, c.kind, c.name, c.now);
+      this.record(handle, 'definition-accepted', c);
+    }
+    this.emitter.fire();
+  }
+
+  private store(def: ServerDefinition, kind: ChangeKind, name: string, pinned: Pinned): Promise<void> {
+    const key = this.key(def, kind, name);
+    return this.save([[key, pinned]]);
+  }
+
+  /**
+   * A server that runs: its instructions are pinned the first time it runs (the person started it,
+   * or allowed it to start), and compared with that pin on every later start.
+   */
+  async noticeStart(handle: ServerHandle): Promise<void> {
+    const client = handle.client;
+    if (!client) return;
+    if (!this.pinned(handle.definition, 'instructions', INSTRUCTIONS)) {
+      await this.store(handle.definition, 'instructions', INSTRUCTIONS, pinInstructions(client.instructions));
+    }
+    this.notice(handle);
+  }
+
+  /** The server's tools and prompts whose definitions, and its instructions if their text, differ from their pins now. */
+  changes(handle: ServerHandle): DefinitionChange[] {
+    const def = handle.definition;
+    const out: DefinitionChange[] = [];
+    const instructions = this.pinned(def, 'instructions', INSTRUCTIONS);
+    const client = handle.client;
+    if (instructions && client) {
+      const now = pinInstructions(client.instructions);
+      if (now.sha256 !== instructions.sha256)
+        out.push({ kind: 'instructions', name: INSTRUCTIONS, pinned: instructions, now, changed: [INSTRUCTIONS] });
+    }
+    for (const [kind, items] of [
+      ['tools', handle.tools],
+      ['prompts', handle.prompts],
+    ] as const) {
+      for (const item of items) {
+        const now = pinOfItem(kind, item);
+        const locked = this.lockChange(def, kind, item.name, now);
+        if (locked) {
+          out.push({ kind, name: item.name, pinned: locked.pinned, now, changed: locked.changed, lockFile: locked.file });
+          continue;
+        }
+        const pinned = this.pinned(def, kind, item.name);
+        const status = compareOne(pinned, now);
+        if (pinned && status.status === 'changed') out.push({ kind, name: item.name, pinned, now, changed: status.changed });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * After the server listed its tools (or prompts): the first listing of a server identity is its
+   * baseline, pinned as it is (trust on first use: you started the server, and its annotations are
+   * trusted as you configured); a tool that appears later is pinned only when you first use it.
+   * Then every change not recorded yet is audited.
+   */
+  async noticeList(handle: ServerHandle, kind: PinKind): Promise<void> {
+    const def = handle.definition;
+    const marker = this.key(def, 'baseline', kind);
+    if (!this.pins.has(marker)) {
+      const items: ReadonlyArray<Tool | Prompt> = kind === 'tools' ? handle.tools : handle.prompts;
+      const fresh = items
+        .filter((i) => !this.pinned(def, kind, i.name))
+        .map((i): StoredPin => [this.key(def, kind, i.name), pinOfItem(kind, i)]);
+      const marked: StoredPin = [marker, { sha256: '', definition: null }];
+      await this.save([...fresh, marked]);
+      this.emitter.fire();
+    }
+    this.notice(handle);
+  }
+
+  /** After the server's lists changed: each change not recorded yet in this window is audited (origin server), and the tree and chat told. */
+  notice(handle: ServerHandle): void {
+    let fresh = false;
+    for (const c of this.changes(handle)) {
+      const key = `${this.key(handle.definition, c.kind, c.name)}\u0000${c.now.sha256}`;
+      if (this.noticed.has(key)) continue;
+      this.noticed.add(key);
+      this.record(handle, 'definition-changed', c);
+      fresh = true;
+    }
+    if (fresh) this.emitter.fire();
+  }
+
+  private record(handle: ServerHandle, kind: 'definition-changed' | 'definition-accepted', c: DefinitionChange): void {
+    this.audit.append({
+      kind,
+      time: new Date().toISOString(),
+      origin: kind === 'definition-changed' ? 'server' : 'person',
+      server: auditedServer(handle.definition),
+      method: c.kind === 'tools' ? 'tools/call' : c.kind === 'prompts' ? 'prompts/get' : 'initialize',
+      name: c.name,
+      decision: kind === 'definition-changed' ? 'refused' : 'asked-allowed',
+      outcome: { kind: 'not-sent' },
+      ms: 0,
+      definition: { pinned: c.pinned.sha256, now: c.now.sha256, changed: c.changed },
+    });
+  }
+}
+
+/** The definitions of a review as JSON text: sorted keys, indented, every string inert text. */
+export function definitionsText(items: ReadonlyArray<{ kind: ChangeKind; name: string; pinned: Pinned }>): string {
+  const grouped: Record<string, Record<string, unknown>> = {};
+  for (const i of items) (grouped[i.kind] ??= {})[i.name] = i.pinned.definition;
+  return `${JSON.stringify(JSON.parse(stableStringify(grouped)), null, 2)}\n`;
+}
+
+/** The read-only documents the diff editor shows: one text per URI, kept while the window lives. */
+export class PinnedDocuments implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private next = 0;
+
+  static register(): { documents: PinnedDocuments; disposable: vscode.Disposable } {
+    const documents = new PinnedDocuments();
+    return { documents, disposable: vscode.workspace.registerTextDocumentContentProvider(PINNED_SCHEME, documents) };
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  /** A new read-only document holding `text`, named `name` (the diff editor's tab shows it). */
+  add(name: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: PINNED_SCHEME, path: `/${this.next++}/${name}.json` });
+    this.texts.set(uri.toString(), text);
+    return uri;
+  }
+}

@@ -1,0 +1,227 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AuditRecord, ServerHandle, Tool } from '../../src/core';
+import type { AuditLog } from '../../src/core/policy/audit';
+import type { ChangedDefinition } from '../../src/vscode/answers';
+import type { TreeNode } from '../../src/vscode/tree/nodes';
+import type { HostUi } from '../../src/vscode/ui';
+import { lockFileText, pinSet } from '../../src/core/policy/pins';
+import { api, repoRoot, running, setServers, waitFor } from './helpers';
+
+/** What VS Code 1.139 offers that @types/vscode 1.90 does not name. */
+interface LmTools {
+  tools: ReadonlyArray<{ name: string }>;
+}
+const lm = () => vscode.lm as unknown as LmTools;
+const offered = (tool: string) => lm().tools.some((t) => new RegExp(`^mcp_pinned\\d*_${tool}$`).test(t.name));
+
+describe('pinned tool definitions in a real VS Code: a changed tool is suspended until accepted', function () {
+  this.timeout(180_000);
+  let dir: string;
+  let versionFile: string;
+  let callLog: string;
+  let saved: Pick<HostUi, 'confirmTool' | 'confirmChangedDefinition' | 'acceptDefinitionChanges' | 'allowLaunch' | 'notify'>;
+  /** What reached the server: its own log of each tools/call. */
+  const received = () =>
+    fs.existsSync(callLog)
+      ? fs
+          .readFileSync(callLog, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { name: string; arguments: Record<string, unknown> })
+      : [];
+  const toolOf = (h: ServerHandle, name: string): Tool => h.tools.find((t) => t.name === name)!;
+
+  before(async () => {
+    const a = await api();
+    saved = {
+      confirmTool: a.ui.confirmTool,
+      confirmChangedDefinition: a.ui.confirmChangedDefinition,
+      acceptDefinitionChanges: a.ui.acceptDefinitionChanges,
+      allowLaunch: a.ui.allowLaunch,
+      notify: a.ui.notify,
+    };
+    a.ui.allowLaunch = async () => 'allow';
+    // A folder of its own each run: the server's identity (its launch) is new, so no pin of an earlier run applies.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-pins-vscode-'));
+    versionFile = path.join(dir, 'version');
+    callLog = path.join(dir, 'calls.jsonl');
+  });
+  after(async () => {
+    const a = await api();
+    Object.assign(a.ui, saved);
+    await setServers(undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('asks again for the always-allowed tool, drops its read-only trust, hides it from the chat, and Review Changes → Accept restores it', async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    await setServers({
+      pinned: {
+        command: 'node',
+        args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
+        env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
+        trustAnnotations: true,
+        shareWithChat: true,
+      },
+    });
+    let h = await running(a, 'pinned');
+    await waitFor(() => h.tools.length >= 3, 'the tools of version 1');
+
+    // The chat is offered both (first, so VS Code's listing, which MCP Host records in the global state, is done before the
+    // "always" answer is stored there: VS Code's Memento replaces its whole value on a storage event, and a late one can drop a key).
+    assert.ok(a.sharing.available, 'this VS Code has no MCP server definition provider API');
+    await waitFor(async () => {
+      if (!offered('lookup')) await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+      return offered('lookup') && offered('remove');
+    }, 'lookup and remove in vscode.lm.tools');
+
+    // The first listing is the baseline: lookup (read-only, annotations trusted) runs unasked; remove is confirmed once, "always".
+    const asked: string[] = [];
+    a.ui.confirmTool = async (_s, tool) => (asked.push(tool.name), tool.name === 'remove' ? 'always' : 'once');
+    await a.tools.call(h, toolOf(h, 'remove'), { path: 'a' });
+    await a.tools.call(h, toolOf(h, 'remove'), { path: 'b' });
+    await a.tools.call(h, toolOf(h, 'lookup'), { word: 'a' });
+    await a.tools.call(h, toolOf(h, 'lookup'), { word: 'b' });
+    assert.deepEqual(asked, ['remove'], 'asked once: "always"');
+    assert.equal(received().length, 4);
+
+    // The server changes on its next start: lookup's description and schema, remove's annotations.
+    fs.writeFileSync(versionFile, '2');
+    await h.restart();
+    h = await running(a, 'pinned');
+    await waitFor(() => h.tools.some((t) => t.name === 'fresh'), 'the tools of version 2');
+
+    const changes: ChangedDefinition[] = [];
+    a.ui.confirmTool = async (_s, tool) => assert.fail(`${tool.name}: the changed-definition question replaces the confirmation`);
+    a.ui.confirmChangedDefinition = async (_s, change) => (changes.push(change), 'cancel');
+    assert.equal(await a.tools.call(h, toolOf(h, 'remove'), { path: 'c' }), undefined, 'the "always" answer no longer applies');
+    assert.equal(await a.tools.call(h, toolOf(h, 'lookup'), { word: 'c' }), undefined, 'the read-only trust no longer applies');
+    assert.deepEqual(changes, [
+      { kind: 'tools', name: 'remove', changed: ['annotations'] },
+      { kind: 'tools', name: 'lookup', changed: ['description', 'inputSchema'] },
+    ]);
+    assert.equal(received().length, 4, 'nothing refused reached the server');
+
+    // The tree marks both; the chat is not offered them (VS Code was sent tools/list_changed), the unchanged one still is.
+    const toolsGroup = a.tree.getChildren({ kind: 'server', server: h }).find((n) => n.kind === 'group' && n.group === 'tools')!;
+    const nodes = a.tree.getChildren(toolsGroup);
+    const lookupNode = nodes.find((n) => n.kind === 'tool' && n.tool.name === 'lookup')!;
+    const lookupItem = a.tree.getTreeItem(lookupNode);
+    assert.equal(lookupItem.contextValue, 'tool.changed');
+    assert.match(String(lookupItem.description), /changed since you approved it/);
+    // The instructions changed too: pinned on the first run, marked on the server's row.
+    assert.match(String(a.tree.getTreeItem({ kind: 'server', server: h }).description), /instructions changed since you approved them/);
+    const steadyNode = nodes.find((n) => n.kind === 'tool' && n.tool.name === 'steady')!;
+    assert.equal(a.tree.getTreeItem(steadyNode).contextValue, 'tool');
+    await waitFor(() => !offered('lookup') && !offered('remove') && offered('steady'), 'lookup and remove gone from vscode.lm.tools');
+
+    // A tool new on the server (read-only, annotations trusted) is not trusted until used once.
+    const firstLook: string[] = [];
+    a.ui.confirmTool = async (_s, tool) => (firstLook.push(tool.name), 'once');
+    await a.tools.call(h, toolOf(h, 'fresh'), {});
+    await a.tools.call(h, toolOf(h, 'fresh'), {});
+    assert.deepEqual(firstLook, ['fresh']);
+    a.ui.confirmTool = async (_s, tool) => assert.fail(`${tool.name}: accepted and read-only, it needs no confirmation`);
+
+    // Review Changes on lookup: the diff editor shows the approved definition beside the new one; Accept.
+    const reviewed: ChangedDefinition[][] = [];
+    a.ui.acceptDefinitionChanges = async (_s, c) => (reviewed.push(c), 'accept');
+    await vscode.commands.executeCommand('mcpHost.reviewChanges', lookupNode satisfies TreeNode);
+    assert.deepEqual(reviewed, [[{ kind: 'tools', name: 'lookup', changed: ['description', 'inputSchema'] }]]);
+    const diff = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    assert.ok(diff instanceof vscode.TabInputTextDiff, 'a diff editor is open');
+    const [before, after] = await Promise.all([
+      vscode.workspace.openTextDocument(diff.original),
+      vscode.workspace.openTextDocument(diff.modified),
+    ]);
+    assert.match(before.getText(), /"description": "Looks up a word\."/);
+    assert.doesNotMatch(before.getText(), /aws/);
+    assert.match(after.getText(), /read ~\/\.aws\/credentials/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+
+    // Accepted: trusted read-only again, offered to the chat again; remove stays suspended.
+    await a.tools.call(h, toolOf(h, 'lookup'), { word: 'd' });
+    assert.deepEqual(received().at(-1), { method: 'tools/call', name: 'lookup', arguments: { word: 'd' } });
+    await waitFor(async () => {
+      if (!offered('lookup')) await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+      return offered('lookup');
+    }, 'lookup back in vscode.lm.tools');
+    assert.ok(!offered('remove'));
+    assert.equal(await a.tools.call(h, toolOf(h, 'remove'), { path: 'e' }), undefined);
+    assert.equal(changes.at(-1)?.name, 'remove');
+
+    // The audit: each change seen (origin server), the acceptance (origin person), and each call's definition hash.
+    await (a.host.audit as AuditLog).flushed();
+    const records = fs
+      .readFileSync(a.host.auditFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as AuditRecord)
+      .filter((r) => r.server.name === 'pinned');
+    const kinds = records.filter((r) => r.kind).map((r) => [r.kind, r.origin, r.name]);
+    assert.deepEqual(kinds.filter(([k]) => k === 'definition-changed').sort(), [
+      ['definition-changed', 'server', 'brief'],
+      ['definition-changed', 'server', 'instructions'],
+      ['definition-changed', 'server', 'lookup'],
+      ['definition-changed', 'server', 'remove'],
+    ]);
+    assert.deepEqual(
+      kinds.filter(([k]) => k === 'definition-accepted'),
+      [['definition-accepted', 'person', 'lookup']],
+    );
+    const calls = records.filter((r) => !r.kind && r.method === 'tools/call' && r.name === 'lookup');
+    const hashes = new Set(calls.map((r) => r.tool?.definition));
+    assert.equal(hashes.size, 2, 'lookup ran under two definitions, each call records which');
+  });
+
+  it('a workspace lock file (.vscode/mcp-pins/NAME.json) suspends a tool that differs from it, and approves nothing', async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    await setServers({
+      locked: {
+        command: 'node',
+        args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
+        env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
+        trustAnnotations: true,
+      },
+    });
+    const h = await running(a, 'locked');
+    await waitFor(() => h.tools.length >= 3, 'the tools of version 1');
+    const before = received().length;
+    // The team's lock file pins another description of lookup, and steady as it is.
+    const lockDir = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp-pins');
+    fs.mkdirSync(lockDir, { recursive: true });
+    const lockFile = path.join(lockDir, 'locked.json');
+    const pinned = h.tools.map((t) => (t.name === 'lookup' ? { ...t, description: 'Looks up a word, as the team reviewed it.' } : t));
+    fs.writeFileSync(lockFile, lockFileText(pinSet({ tools: pinned, prompts: h.prompts })));
+    try {
+      const changes: ChangedDefinition[] = [];
+      const asked: string[] = [];
+      a.ui.confirmChangedDefinition = async (_s, c) => (changes.push(c), 'cancel');
+      a.ui.confirmTool = async (_s, t) => (asked.push(t.name), 'cancel');
+      assert.equal(await a.tools.call(h, toolOf(h, 'lookup'), { word: 'x' }), undefined);
+      assert.deepEqual(changes, [{ kind: 'tools', name: 'lookup', changed: ['description'] }]);
+      // remove agrees with the lock file, but the lock file approves nothing: it is confirmed as ever.
+      assert.equal(await a.tools.call(h, toolOf(h, 'remove'), { path: 'x' }), undefined);
+      assert.deepEqual(asked, ['remove']);
+
+      // Accepting in the editor does not lift what the lock file suspends.
+      const notes: string[] = [];
+      a.ui.notify = async (_severity, message) => (notes.push(String(message)), undefined);
+      a.ui.acceptDefinitionChanges = async () => 'accept';
+      await vscode.commands.executeCommand('mcpHost.reviewChanges', 'locked');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      assert.match(notes.join('\n'), /Still suspended by the workspace lock file .*locked\.json/);
+      assert.equal(await a.tools.call(h, toolOf(h, 'lookup'), { word: 'y' }), undefined);
+      assert.equal(changes.length, 2);
+      assert.equal(received().length, before, 'nothing reached the server');
+    } finally {
+      fs.rmSync(lockFile, { force: true });
+    }
+  });
+});
