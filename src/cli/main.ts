@@ -46,7 +46,8 @@ import {
   type PinSet,
   type PinStatus,
 } from '../core/policy/pins';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { INTERPRETERS } from '../core/servers/sandbox/reach';
 import { runConformance } from './conformance';
 
 const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
@@ -277,9 +278,10 @@ export async function runCli(argv: string[], out = process.stdout, err = process
   // fence (the fence checks it against this folder and every root); an HTTP server has no folder of ours.
   const serverCwd = words ? path.resolve(process.cwd(), args.roots[0] ?? '.') : undefined;
   // A one-shot command should not linger: servers that ignore stdin closing get SIGTERM soon.
-  let stdio: StdioServerParams | undefined = words && {
-    command: words[0],
-    args: words.slice(1),
+  const launch = words && fromCallerFolder(words, process.cwd());
+  let stdio: StdioServerParams | undefined = launch && {
+    command: launch[0],
+    args: launch.slice(1),
     cwd: serverCwd,
     baseEnv: cliServerEnvironment(process.env),
     shutdownGraceMs: args.graceMs ?? 500,
@@ -544,6 +546,27 @@ function pinStatusOf(request: GateRequest, pins: PinSet, now: PinSet): PinStatus
 }
 
 /**
+/**
+ * The command line with its program, and an interpreter's script (`node server.js`), made absolute
+ * where they name a file from the folder the CLI was run in: the server starts in the first --root,
+ * but a person types the command line as their shell reads it.
+ */
+function fromCallerFolder(words: string[], cwd: string): string[] {
+  const absolute = (word: string): string => {
+    if (path.isAbsolute(word)) return word;
+    const full = path.resolve(cwd, word);
+    return existsSync(full) ? full : word;
+  };
+  const out = [...words];
+  // A bare program name (`node`, `npx`) is found on the PATH; only a path is made absolute.
+  if (/[\\/]/.test(out[0])) out[0] = absolute(out[0]);
+  if (INTERPRETERS.test(path.basename(out[0]))) {
+    const at = out.findIndex((w, i) => i > 0 && !w.startsWith('-'));
+    if (at > 0) out[at] = absolute(out[at]);
+  }
+  return out;
+}
+
 /**
  * A verb that sends a gated request (call, read, prompt), sent through the gate; undefined for the
  * other verbs. The tool's definition (its `format: uri` properties for the fence, its hash for the

@@ -45,7 +45,7 @@ export const thisHost = (): HostFacts => ({
 });
 
 /** Interpreters whose first non-option argument is the server's script. */
-const INTERPRETERS = /^(node|nodejs|bun|deno|python\d*(\.\d+)?|tsx)(\.exe)?$/i;
+export const INTERPRETERS = /^(node|nodejs|bun|deno|python\d*(\.\d+)?|tsx)(\.exe)?$/i;
 /** Launchers that install the server's package into a cache first: the cache they need, read-write. */
 const NPM_LAUNCHERS = /^(npx|npm|pnpm|pnpx)(\.cmd)?$/i;
 const UV_LAUNCHERS = /^(uvx|uv)(\.exe)?$/i;
