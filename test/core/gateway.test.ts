@@ -245,12 +245,26 @@ for (const kind of Object.keys(KINDS) as Array<keyof typeof KINDS>) {
 
     it('forwards progress to the chat and the chat’s cancellation to the server', async () => {
       const client = await connect(TOKEN);
+      // What the gateway sent, in the order it arrived: the SDK's client runs its progress handler a
+      // microtask after the line while it settles a result at once, so a last progress that comes in
+      // the same read as the result (a loaded machine, or the relay's pipe) never reaches `onprogress`.
+      const wire: string[] = [];
+      const transport = client.transport!;
+      const deliver = transport.onmessage!;
+      transport.onmessage = (message, extra) => {
+        const m = message as { method?: string; params?: { progress?: number }; result?: unknown };
+        if (m.method === 'notifications/progress') wire.push(`progress ${m.params?.progress}`);
+        else if (m.result !== undefined) wire.push('result');
+        deliver(message, extra);
+      };
       const seen: number[] = [];
       const done = await client.callTool({ name: 'slow', arguments: { steps: 3, ms: 10 } }, undefined, {
         onprogress: (p) => void seen.push(p.progress),
       });
+      transport.onmessage = deliver;
       assert.equal(textOf(done), 'done');
-      assert.deepEqual(seen, [1, 2, 3]);
+      assert.deepEqual(wire, ['progress 1', 'progress 2', 'progress 3', 'result']);
+      assert.deepEqual(seen, [1, 2, 3].slice(0, seen.length), 'the progress handler saw them in order');
 
       const abort = new AbortController();
       const call = client.callTool({ name: 'slow', arguments: { steps: 500, ms: 10 } }, undefined, {
