@@ -11,7 +11,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import zeptomatch from 'zeptomatch';
 import { TEST_SEAM_ENV } from '../../src/vscode/api';
-import { PENDING_DOCS } from '../helpers/pendingDocs';
 
 const yauzl = require('yauzl') as {
   open(file: string, opts: { lazyEntries: boolean }, cb: (err: Error | null, zip: ZipFile) => void): void;
@@ -259,7 +258,6 @@ describe('VSIX package', function () {
     for (const image of images) assert.ok(image.startsWith(`${base}/raw/HEAD/`), `picture ${image} is not under ${base}/raw/HEAD/`);
     for (const link of links.filter((l) => l.startsWith(`${base}/`))) {
       const file = decodeURIComponent(link.replace(/^[^#]*?\/(raw|blob)\/HEAD\//, '').replace(/#.*$/, ''));
-      if (PENDING_DOCS.has(file) && !fs.existsSync(path.join(repo, file))) continue;
       assert.ok(/\/(raw|blob)\/HEAD\//.test(link) && fs.existsSync(path.join(repo, file)), `${link}: no ${file} in the repository`);
     }
   });
