@@ -105,30 +105,20 @@ export function sandboxedParams(
     ? {}
     : { npm_config_offline: 'true', npm_config_update_notifier: 'false' };
   const description = [describeReach(reach, shortener(machine.home)), ...reach.notes].join('; ');
+  // bubblewrap gives the server a private /tmp of its own; sandbox-exec a private folder under the system's.
+  let wrapped: string[];
+  let tmp: string;
   if (availability.kind === 'bubblewrap') {
-    return {
-      reach,
-      description,
-      params: {
-        ...params,
-        command: availability.binary,
-        args: [...bwrapArgs(reach, machine), '--', command, ...args],
-        cwd: reach.cwd,
-        env: { ...params.env, ...offline, TMPDIR: '/tmp' },
-      },
-    };
+    wrapped = [...bwrapArgs(reach, machine), '--', command, ...args];
+    tmp = '/tmp';
+  } else {
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-sandbox-')));
+    wrapped = ['-p', seatbeltProfile(reach, tmp), command, ...args];
   }
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-sandbox-'));
   return {
     reach,
     description,
-    params: {
-      ...params,
-      command: availability.binary,
-      args: ['-p', seatbeltProfile(reach, fs.realpathSync(tmp)), command, ...args],
-      cwd: reach.cwd,
-      env: { ...params.env, ...offline, TMPDIR: tmp },
-    },
+    params: { ...params, command: availability.binary, args: wrapped, cwd: reach.cwd, env: { ...params.env, ...offline, TMPDIR: tmp } },
   };
 }
 
