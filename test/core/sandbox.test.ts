@@ -14,6 +14,7 @@ import {
   type SandboxMachine,
   type SandboxReach,
 } from '../../src/core';
+import { computeReach } from '../../src/core/servers/sandbox/reach';
 import { ROOT, closeAll, connect, everythingServer, filesystemServer } from '../helpers/servers';
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -105,6 +106,34 @@ function simulated(platform: NodeJS.Platform, files: Record<string, 'file' | 'di
     probe: () => ({ ok: probeOk, stderr: probeOk ? '' : 'bwrap: setting up uid map: Permission denied' }),
   };
 }
+
+describe('what a sandboxed script may read (simulated machine)', () => {
+  it('a project that holds the home (a harness, a project in ~): its dependencies and the script folder, never the project and the home', () => {
+    const files: Record<string, 'file' | 'dir'> = {
+      '/usr/bin/node': 'file',
+      '/work/proj': 'dir',
+      '/work/proj/package.json': 'file',
+      '/work/proj/node_modules': 'dir',
+      '/work/proj/test/fixtures': 'dir',
+      '/work/proj/test/fixtures/server.mjs': 'file',
+      '/work/proj/.harness/home': 'dir',
+      '/work/ws': 'dir',
+    };
+    const host = {
+      platform: 'linux' as const,
+      home: '/work/proj/.harness/home',
+      kind: (p: string) => files[p] ?? 'none',
+      realpath: (p: string) => p,
+    };
+    const { reach } = computeReach(
+      { command: 'node', args: ['/work/proj/test/fixtures/server.mjs'], env: { PATH: '/usr/bin' }, roots: ['/work/ws'] },
+      host,
+    );
+    assert.ok(reach.readOnly.includes('/work/proj/node_modules'), JSON.stringify(reach.readOnly));
+    assert.ok(reach.readOnly.includes('/work/proj/test/fixtures'), JSON.stringify(reach.readOnly));
+    assert.ok(!reach.readOnly.includes('/work/proj'), JSON.stringify(reach.readOnly));
+  });
+});
 
 describe('sandbox availability and profiles (simulated platforms)', () => {
   const server = { command: '/usr/bin/node', args: ['/srv/mcp/server.js'] };

@@ -74,7 +74,7 @@ export function findOnPath(command: string, env: NodeJS.ProcessEnv, host: HostFa
  * prefix of a `bin/` folder (a runtime's `lib/` sits beside it), else the file's own folder, else
  * only the file.
  */
-function installationOf(file: string, home: string, packageRoot?: (dir: string) => string | undefined): string {
+function installationOf(file: string, home: string, packageRoot?: (dir: string) => string | undefined): string[] {
   const dir = path.dirname(file);
   const tooWide = (p: string) => p === path.parse(p).root || isWithin(home, p);
   const inNodeModules = file.split(path.sep).indexOf('node_modules');
@@ -84,10 +84,16 @@ function installationOf(file: string, home: string, packageRoot?: (dir: string) 
       .split(path.sep)
       .slice(0, inNodeModules + 1)
       .join(path.sep);
-    if (!tooWide(modules)) return modules;
+    if (!tooWide(modules)) return [modules];
   }
-  const candidates = [packageRoot?.(dir), path.basename(dir) === 'bin' ? path.dirname(dir) : undefined, dir];
-  return candidates.find((c): c is string => c !== undefined && !tooWide(c)) ?? file;
+  const project = packageRoot?.(dir);
+  if (project !== undefined && tooWide(project)) {
+    // The project holds the home (a test harness's home, a project in ~ itself): what the script
+    // imports and its own folder, never the whole project and the home inside it.
+    return [path.join(project, 'node_modules'), dir].filter((p) => !tooWide(p));
+  }
+  const candidates = [project, path.basename(dir) === 'bin' ? path.dirname(dir) : undefined, dir];
+  return [candidates.find((c): c is string => c !== undefined && !tooWide(c)) ?? file];
 }
 
 /** The nearest folder at or above `dir` with a package.json (a script's project, with its node_modules). */
@@ -122,11 +128,11 @@ export function computeReach(req: SandboxRequest, host: HostFacts): { reach: San
   const command = findOnPath(req.command, req.env, host, cwd);
   const name = path.basename(req.command);
   if (command) {
-    readOnly.push(installationOf(command, home));
+    readOnly.push(...installationOf(command, home));
     // A script with a `#!/usr/bin/env node` line (npx, a package's bin) runs on the node the PATH finds.
     const node = findOnPath(host.platform === 'win32' ? 'node.exe' : 'node', req.env, host, cwd);
     if (node && (NPM_LAUNCHERS.test(name) || command.endsWith('.js') || command.endsWith('.mjs') || command.endsWith('.cjs')))
-      readOnly.push(installationOf(node, home));
+      readOnly.push(...installationOf(node, home));
   }
   const args = [...req.args];
   if (INTERPRETERS.test(name)) {
@@ -134,7 +140,7 @@ export function computeReach(req: SandboxRequest, host: HostFacts): { reach: San
     const file = at === -1 ? undefined : path.resolve(cwd, args[at]);
     if (file && host.kind(file) === 'file') {
       const script = host.realpath(file);
-      readOnly.push(installationOf(script, home, packageRootOf(host)));
+      readOnly.push(...installationOf(script, home, packageRootOf(host)));
       // The process may start in another folder (its cwd is outside the reach): the script by its absolute path.
       args[at] = script;
     }
