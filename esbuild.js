@@ -49,7 +49,7 @@ async function main() {
     }),
     // Ajv's compiler and formats: required by dist/extension.js on the first server schema to compile (lazySchemaCompiler above).
     esbuild.build({ ...common, entryPoints: ['src/core/schema/compiler.ts'], outfile: 'dist/schema.js' }),
-    // OAuth, required by dist/extension.js when the first HTTP server needs it (LazyOAuth in src/vscode/host.ts).
+    // OAuth, required by dist/extension.js when the first HTTP server needs it (LazyOAuth in src/vscode/host/host.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/auth/oauth.ts'], outfile: 'dist/auth.js', external: ['vscode'] }),
     // MCP Apps: the SDK's AppBridge and the app panel, required by dist/extension.js on the first app (src/vscode/apps/appPanels.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/apps/panel.ts'], outfile: 'dist/apps.js', external: ['vscode'] }),

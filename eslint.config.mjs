@@ -7,10 +7,10 @@ import tseslint from 'typescript-eslint';
 
 /** The files that wrap VS Code's notifications, status bar and pickers in functions that take ShownText. */
 const SHOWN_TEXT_HELPERS = [
-  'src/vscode/notifications.ts',
-  'src/vscode/quickPicks.ts',
-  'src/vscode/statusBar.ts',
-  'src/vscode/windowInputs.ts',
+  'src/vscode/window/notifications.ts',
+  'src/vscode/window/quickPicks.ts',
+  'src/vscode/window/statusBar.ts',
+  'src/vscode/window/windowInputs.ts',
 ];
 const SHOWN_TEXT_RULES = [
   {
@@ -20,27 +20,28 @@ const SHOWN_TEXT_RULES = [
   {
     selector: "MemberExpression[object.property.name='window'][property.name=/^(show(Error|Warning|Information)Message|withProgress)$/]",
     message:
-      'Notify through src/vscode/notifications.ts (notify, askModal, withProgressNotification), which takes ShownText: server text must go through forDisplay first.',
+      'Notify through src/vscode/window/notifications.ts (notify, askModal, withProgressNotification), which takes ShownText: server text must go through forDisplay first.',
   },
   {
     selector: "MemberExpression[object.property.name='window'][property.name=/^(showQuickPick|createQuickPick)$/]",
-    message: 'Pick through src/vscode/quickPicks.ts (pickOne, pickSome, createShownQuickPick), whose labels and details are ShownText.',
+    message:
+      'Pick through src/vscode/window/quickPicks.ts (pickOne, pickSome, createShownQuickPick), whose labels and details are ShownText.',
   },
   {
     selector:
       "MemberExpression[object.property.name='window'][property.name=/^(showInputBox|createInputBox|showSaveDialog|showOpenDialog|showTextDocument)$/]",
     message:
-      'Input boxes, file dialogs and editors open through src/vscode/windowInputs.ts; a question is asked through HostUi (ui.ts), so tests can answer it.',
+      'Input boxes, file dialogs and editors open through src/vscode/window/windowInputs.ts; a question is asked through HostUi (src/vscode/ui/hostUi.ts), so tests can answer it.',
   },
   {
     selector: "MemberExpression[object.property.name='window'][property.name=/^(createStatusBarItem|setStatusBarMessage)$/]",
-    message: 'The status bar is written in src/vscode/statusBar.ts (showStatusMessage), which takes ShownText.',
+    message: 'The status bar is written in src/vscode/window/statusBar.ts (showStatusMessage), which takes ShownText.',
   },
 ];
 /** Every log line passes the redactor: channels are made only in logs.ts, which wraps each in it. */
 const OUTPUT_CHANNELS_IN_LOGS = {
   selector: "MemberExpression[property.name='createOutputChannel']",
-  message: 'Make channels in src/vscode/logs.ts, which redacts every line (createMainLog, ServerLogs).',
+  message: 'Make channels in src/vscode/logs/logs.ts, which redacts every line (createMainLog, ServerLogs).',
 };
 /** fromTemplate's template is our own text: a translated `vscode.l10n.t('…')` without arguments; server parts come as ShownText after it. */
 const OUR_TEMPLATES_ONLY = {
@@ -71,7 +72,7 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
       // `'endTurn' | … | string` documents the known values of an open set (the spec's own style).
       '@typescript-eslint/no-redundant-type-constituents': 'off',
-      // The lazy require of dist/auth.js (src/vscode/host.ts) and tests' JSON requires are deliberate.
+      // The lazy require of dist/auth.js (src/vscode/host/host.ts) and tests' JSON requires are deliberate.
       '@typescript-eslint/no-require-imports': 'off',
       // Flags String(x) on `unknown` values from peers, where "[object Object]" is an acceptable worst case.
       '@typescript-eslint/no-base-to-string': 'off',
@@ -113,6 +114,6 @@ export default tseslint.config(
   },
   { files: SHOWN_TEXT_HELPERS, rules: { 'no-restricted-syntax': ['error', OUR_TEMPLATES_ONLY, OUTPUT_CHANNELS_IN_LOGS] } },
   // logs.ts makes the channels (each redacting); it is no helper of the rules above.
-  { files: ['src/vscode/logs.ts'], rules: { 'no-restricted-syntax': ['error', ...SHOWN_TEXT_RULES, OUR_TEMPLATES_ONLY] } },
+  { files: ['src/vscode/logs/logs.ts'], rules: { 'no-restricted-syntax': ['error', ...SHOWN_TEXT_RULES, OUR_TEMPLATES_ONLY] } },
   prettier,
 );

@@ -1,24 +1,24 @@
 import * as vscode from 'vscode';
 import { registerCommands, serverPickItems, trackContextKeys } from './vscode/commands';
-import { DocumentActions } from './vscode/documentActions';
-import { McpHost } from './vscode/host';
-import { OutputDocuments } from './vscode/outputDocuments';
+import { DocumentActions } from './vscode/window/documentActions';
+import { McpHost } from './vscode/host/host';
+import { OutputDocuments } from './vscode/common/outputDocuments';
 import { PromptActions, promptPickItems } from './vscode/prompts/getPrompt';
 import { ResourceFileSystem } from './vscode/resources/provider';
 import { resourcePickItems } from './vscode/resources/readResource';
 import { ServerSetup } from './vscode/setup/serverSetup';
 import { ToolCalls, toolPickItems } from './vscode/tools/callTool';
-import { Views } from './vscode/ids';
-import { createStatusBar } from './vscode/statusBar';
+import { Views } from './vscode/common/ids';
+import { createStatusBar } from './vscode/window/statusBar';
 import { ServersTreeProvider } from './vscode/tree/serversTree';
-import { ServerIcons } from './vscode/icons';
+import { ServerIcons } from './vscode/common/icons';
 import { AppPanels } from './vscode/apps/appPanels';
 import { ChatSharing } from './vscode/gateway/chatSharing';
-import type { HostUi } from './vscode/ui';
+import type { HostUi } from './vscode/ui/hostUi';
 import { createWindowUi } from './vscode/windowUi';
-import { createMainLog } from './vscode/logs';
+import { createMainLog } from './vscode/logs/logs';
 import { createApi, extensionExports, type McpHostApi } from './vscode/api';
-import { watchCachedSettings } from './vscode/settingCache';
+import { watchCachedSettings } from './vscode/common/settingCache';
 
 let host: McpHost | undefined;
 

@@ -1,24 +1,24 @@
 import * as vscode from 'vscode';
-import type { ServerLog } from './logs';
+import type { ServerLog } from './logs/logs';
 import { fromTemplate, joinShown, McpError, withIcon, renderServerInfo, type ServerHandle, type ShownText } from '../core';
-import { notify } from './notifications';
-import { pickOne, type ShownPickItem } from './quickPicks';
-import { exportAuditKey, exportAuditLog, showAuditLog, verifyAuditLog } from './audit';
-import type { McpHost } from './host';
-import type { OutputDocuments } from './outputDocuments';
+import { notify } from './window/notifications';
+import { pickOne, type ShownPickItem } from './window/quickPicks';
+import { exportAuditKey, exportAuditLog, showAuditLog, verifyAuditLog } from './policy/audit';
+import type { McpHost } from './host/host';
+import type { OutputDocuments } from './common/outputDocuments';
 import type { PromptActions } from './prompts/getPrompt';
 import type { ServerSetup } from './setup/serverSetup';
 import { fillTemplate, openResource, readResourceCommand } from './resources/readResource';
 import type { CallRecord, ToolCalls } from './tools/callTool';
-import { Commands, ContextKeys, Settings } from './ids';
-import { knownIcon, warmIcons } from './icons';
-import { setServerLogLevel } from './logLevel';
+import { Commands, ContextKeys, Settings } from './common/ids';
+import { knownIcon, warmIcons } from './common/icons';
+import { setServerLogLevel } from './logs/logLevel';
 import type { ChatSharing } from './gateway/chatSharing';
 import type { ServerEntry } from './setup/editServers';
 import type { TreeNode } from './tree/nodes';
-import { scopeLabel } from './scopes';
+import { scopeLabel } from './common/scopes';
 import { describeServer, protocolText, stateLabel } from './tree/serversTree';
-import { showDocument } from './windowInputs';
+import { showDocument } from './window/windowInputs';
 
 /** Registers every command; each takes a tree node or asks which server with a quick pick. */
 export function registerCommands(

@@ -1,18 +1,18 @@
 import { windowAppPrompts } from './apps/appPanels';
-import { askWithModal } from './consent';
-import type { DocumentActions } from './documentActions';
+import { askWithModal } from './policy/consent';
+import type { DocumentActions } from './window/documentActions';
 import { LazyElicitationUi } from './elicitation/ui';
-import { askOutsideRoots } from './gate';
-import { askAcceptChanges, askChangedDefinition } from './pinReview';
+import { askOutsideRoots } from './policy/gate';
+import { askAcceptChanges, askChangedDefinition } from './policy/pinReview';
 import { askConsent, pickModelWithQuickPick, reviewInEditor } from './sampling/prompts';
-import { askToReuse, askWithInputBox } from './secrets';
-import { windowUi } from './setup/ui';
+import { askToReuse, askWithInputBox } from './policy/secrets';
+import { windowUi } from './ui/setupUi';
 import { windowArgumentInput } from './tools/argumentInput';
 import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
 import type { Redact } from '../core';
-import type { HostUi } from './ui';
-import { notify } from './notifications';
-import { askSaveLocation } from './windowInputs';
+import type { HostUi } from './ui/hostUi';
+import { notify } from './window/notifications';
+import { askSaveLocation } from './window/windowInputs';
 
 /**
  * The real questions: VS Code's modals, quick inputs and editors. One per activation. `redact` is

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Commands } from '../../src/vscode/ids';
+import { Commands } from '../../src/vscode/common/ids';
 
 /**
  * A command lives in four places that must agree (CONTRIBUTING.md, "Adding a command"): its id in
- * src/vscode/ids.ts, its registration in src/vscode, its entry in package.json's contributes.commands,
+ * src/vscode/common/ids.ts, its registration in src/vscode, its entry in package.json's contributes.commands,
  * and every menu that shows it. (test/core/docs.test.ts checks the README's table against the manifest,
  * test/core/l10n.test.ts the titles' translations.)
  */
@@ -31,12 +31,12 @@ describe('commands: ids, registrations and the manifest agree', () => {
   const ids = Object.values(Commands) as string[];
   const contributed = pkg.contributes.commands.map((c) => c.command);
 
-  it('contributes exactly the commands of src/vscode/ids.ts, each once', () => {
+  it('contributes exactly the commands of src/vscode/common/ids.ts, each once', () => {
     assert.deepEqual(sorted(contributed), sorted(new Set(contributed)), 'a command contributed twice');
     assert.deepEqual(sorted(contributed), sorted(ids));
   });
 
-  it('registers every command of src/vscode/ids.ts, through its Commands name', () => {
+  it('registers every command of src/vscode/common/ids.ts, through its Commands name', () => {
     const registered = registrations();
     for (const [name, id] of Object.entries(Commands)) {
       assert.ok(registered.includes(`Commands.${name}`), `${id} (Commands.${name}) is contributed but never registered`);
@@ -44,7 +44,7 @@ describe('commands: ids, registrations and the manifest agree', () => {
     // Anything else registered is internal: not in the manifest, so not in the palette.
     for (const other of registered.filter((r) => !r.startsWith('Commands.'))) {
       const literal = /^'(.*)'$/.exec(other)?.[1];
-      if (literal) assert.ok(!contributed.includes(literal), `${literal} is contributed: name it in src/vscode/ids.ts`);
+      if (literal) assert.ok(!contributed.includes(literal), `${literal} is contributed: name it in src/vscode/common/ids.ts`);
     }
   });
 

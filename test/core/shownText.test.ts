@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { forDisplay, fromTemplate, joinShown, LINK_BREAK, Redactor, type ShownText } from '../../src/core';
-import type { HostUi } from '../../src/vscode/ui';
-import type { SetupUi } from '../../src/vscode/setup/ui';
-import type * as Notifications from '../../src/vscode/notifications';
-import type * as QuickPicks from '../../src/vscode/quickPicks';
-import type { showStatusMessage } from '../../src/vscode/statusBar';
+import type { HostUi } from '../../src/vscode/ui/hostUi';
+import type { SetupUi } from '../../src/vscode/ui/setupUi';
+import type * as Notifications from '../../src/vscode/window/notifications';
+import type * as QuickPicks from '../../src/vscode/window/quickPicks';
+import type { showStatusMessage } from '../../src/vscode/window/statusBar';
 
 // Compiled by `npm run typecheck`, never called: each @ts-expect-error line must stay an error, so
 // a raw string (a server's error message, a tool's description) never compiles where the person

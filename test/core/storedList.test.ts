@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type * as vscode from 'vscode';
-import { addToStoredList, changeStoredList } from '../../src/vscode/storedList';
+import { addToStoredList, changeStoredList } from '../../src/vscode/common/storedList';
 
 /** A memento whose writes land a turn later (a store on disk or across processes): a reader sees the old value until then. */
 function slowMemento(): vscode.Memento {

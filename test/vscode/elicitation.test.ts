@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import type { FormField } from '../../src/core';
-import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from '../../src/vscode/elicitation/steps';
+import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from '../../src/vscode/ui/elicitationSteps';
 import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 const fixture = () => ({ command: 'node', args: [path.join(repoRoot(), 'test', 'fixtures', 'elicitation-server.mjs')] });

@@ -5,10 +5,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditRecord } from '../../src/core';
 import type { AuditLog } from '../../src/core/policy/audit';
-import type { OutsideRootsQuestion } from '../../src/vscode/answers';
-import { fenceMode, outsideRootsDetail } from '../../src/vscode/gate';
+import type { OutsideRootsQuestion } from '../../src/vscode/common/answers';
+import { fenceMode, outsideRootsDetail } from '../../src/vscode/policy/gate';
 import { toResourceUri } from '../../src/vscode/resources/uri';
-import type { HostUi } from '../../src/vscode/ui';
+import type { HostUi } from '../../src/vscode/ui/hostUi';
 import { api, running, serverScript, setServers, waitFor } from './helpers';
 
 const everything = (extra: Record<string, unknown> = {}) => ({

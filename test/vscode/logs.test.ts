@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { setServerLogLevel } from '../../src/vscode/logLevel';
+import { setServerLogLevel } from '../../src/vscode/logs/logLevel';
 import { api, channelText, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 // eslint-disable-next-line no-control-regex

@@ -5,9 +5,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditRecord, ServerHandle, Tool } from '../../src/core';
 import type { AuditLog } from '../../src/core/policy/audit';
-import type { ChangedDefinition } from '../../src/vscode/answers';
+import type { ChangedDefinition } from '../../src/vscode/common/answers';
 import type { TreeNode } from '../../src/vscode/tree/nodes';
-import type { HostUi } from '../../src/vscode/ui';
+import type { HostUi } from '../../src/vscode/ui/hostUi';
 import { lockFileText, pinSet } from '../../src/core/policy/pins';
 import { api, repoRoot, running, setServers, waitFor } from './helpers';
 

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { toResourceUri } from '../../src/vscode/resources/uri';
 import * as path from 'node:path';
 import { openResource } from '../../src/vscode/resources/readResource';
-import type { ArgumentAnswer, ArgumentStep } from '../../src/vscode/answers';
+import type { ArgumentAnswer, ArgumentStep } from '../../src/vscode/common/answers';
 import { api, startEverything, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 
 /** Waits until `uri` is the active tab, shown by VS Code's image preview, then closes it. */

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LaunchSummary } from '../../src/core';
-import { consentDetail } from '../../src/vscode/consent';
+import { consentDetail } from '../../src/vscode/policy/consent';
 import type { TreeNode } from '../../src/vscode/tree/nodes';
 import { api, repoRoot, running, setServers, waitFor } from './helpers';
 

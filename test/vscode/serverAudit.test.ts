@@ -6,7 +6,7 @@ import type { AuditLog } from '../../src/core/policy/audit';
 import { describeFindings } from '../../src/core/policy/mask';
 import type { AuditRecord, MaskFinding } from '../../src/core/policy/types';
 import { definitionHash, type CreateMessageParams } from '../../src/core';
-import type { ElicitationUi } from '../../src/vscode/elicitation/steps';
+import type { ElicitationUi } from '../../src/vscode/ui/elicitationSteps';
 import { api, repoRoot, running, serverScript, setServers, waitFor } from './helpers';
 import { TestModels } from './testModels';
 

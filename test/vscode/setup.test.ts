@@ -4,8 +4,8 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { neutraliseLinks } from '../../src/core';
-import type { HostUi } from '../../src/vscode/ui';
-import { windowUi, type SetupStep, type SetupUi } from '../../src/vscode/setup/ui';
+import type { HostUi } from '../../src/vscode/ui/hostUi';
+import { windowUi, type SetupStep, type SetupUi } from '../../src/vscode/ui/setupUi';
 import { env } from './harnessEnv';
 import { api, running, serverScript, setServers, waitFor } from './helpers';
 

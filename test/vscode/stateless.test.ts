@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import type { ElicitationUi, FieldAnswer, FieldStep } from '../../src/vscode/elicitation/steps';
+import type { ElicitationUi, FieldAnswer, FieldStep } from '../../src/vscode/ui/elicitationSteps';
 import { api, running, setServers, v2ServerEntry as v2 } from './helpers';
 import { TestModels } from './testModels';
 

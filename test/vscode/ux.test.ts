@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { Tool } from '../../src/core';
 import { toResourceUri } from '../../src/vscode/resources/uri';
-import { windowUi } from '../../src/vscode/setup/ui';
+import { windowUi } from '../../src/vscode/ui/setupUi';
 import { api, startEverything, running, serverScript, setServers, waitFor } from './helpers';
 
 /** What a person meets using the view and the palette: names, tooltips, settings entries, documents. */

@@ -1,7 +1,7 @@
 // MCP Apps in the editor: which tool calls open an app, the policy every request of an app goes
 // through, and the lazy load of dist/apps.js (the SDK's AppBridge and the panel, ./panel.ts).
 import * as vscode from 'vscode';
-import type { ServerLog } from '../logs';
+import type { ServerLog } from '../logs/logs';
 import {
   appResourceUri,
   forDisplay,
@@ -16,15 +16,15 @@ import {
   type ShownText,
   type Tool,
 } from '../../core';
-import type { McpHost } from '../host';
-import { Commands } from '../ids';
+import type { McpHost } from '../host/host';
+import { Commands } from '../common/ids';
 import type { ToolCalls } from '../tools/callTool';
-import { askModal, notify } from '../notifications';
-import type { HostUi } from '../ui';
-import type { AppPrompts } from '../answers';
+import { askModal, notify } from '../window/notifications';
+import type { HostUi } from '../ui/hostUi';
+import type { AppPrompts } from '../common/answers';
 import type { AppPanel, AppPanelOptions } from './panel';
 import type { AppPolicy } from './policy';
-import { askSaveLocation } from '../windowInputs';
+import { askSaveLocation } from '../window/windowInputs';
 
 type PanelModule = typeof import('./panel');
 

@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import * as vscode from 'vscode';
 import type { OAuthUserAgent } from '../../core';
 import { forDisplay, fromTemplate, type Redact } from '../../core/render/shownText';
-import { askModal } from '../notifications';
+import { askModal } from '../window/notifications';
 
 const CALLBACK_PATH = '/callback';
 const WAIT_MS = 5 * 60_000;

@@ -1,6 +1,6 @@
 // The entry of dist/auth.js. OAuth (discovery, client registration, tokens, the browser sign-in)
 // is needed only by HTTP servers, so dist/extension.js requires this bundle when the first HTTP
-// server asks for a header, not at activation (see LazyOAuth in ../host.ts).
+// server asks for a header, not at activation (see LazyOAuth in ../host/host.ts).
 import type * as vscode from 'vscode';
 import { OAuthProvider } from '../../core/auth/oauthProvider';
 import type { Redact } from '../../core/render/shownText';

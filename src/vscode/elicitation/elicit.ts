@@ -8,11 +8,11 @@ import {
   type ElicitResult,
   type UrlElicitation,
 } from '../../core';
-import type { HostUi } from '../ui';
+import type { HostUi } from '../ui/hostUi';
 import type { AuditedServer, AuditSink } from '../../core/policy/types';
 import { elicitationSummary, startServerRequest } from '../../core/policy/serverRequests';
 import { untilAborted } from './abort';
-import type { ElicitationUi } from './steps';
+import type { ElicitationUi } from '../ui/elicitationSteps';
 
 export interface ElicitationRecord {
   server: string;

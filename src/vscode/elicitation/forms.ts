@@ -2,12 +2,12 @@ import * as vscode from 'vscode';
 import type * as Core from '../../core';
 import type { ElicitationValue, FormField } from '../../core';
 import { forDisplay, fromTemplate, joinShown, withIcon, type Redact, type ShownText } from '../../core/render/shownText';
-import { askModal, withProgressNotification } from '../notifications';
-import { createShownQuickPick, type ShownPickItem, type ShownQuickPick } from '../quickPicks';
+import { askModal, withProgressNotification } from '../window/notifications';
+import { createShownQuickPick, type ShownPickItem, type ShownQuickPick } from '../window/quickPicks';
 import { untilAborted } from './abort';
 import { formConsentText, type Display } from './consentText';
-import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from './steps';
-import { createTextInput } from '../windowInputs';
+import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from '../ui/elicitationSteps';
+import { createTextInput } from '../window/windowInputs';
 
 /**
  * The entry of dist/forms.js: the quick inputs of an elicitation form, loaded on the first form a

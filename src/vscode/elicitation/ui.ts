@@ -9,7 +9,7 @@ import {
   type Redact,
 } from '../../core';
 import type * as FormsModule from './forms';
-import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from './steps';
+import type { ElicitationUi, FieldAnswer, FieldStep, ReviewAnswer, ReviewStep } from '../ui/elicitationSteps';
 
 /**
  * The real questions, loaded from dist/forms.js (./forms.ts) when the first form or page asks one:

@@ -20,14 +20,14 @@ import type { ChatCall, SharedServer, ToldReadOnly } from '../../core/gateway/sh
 import { CHAT_POLICY_SETTINGS, chatWithheldBy } from './chatPolicy';
 import { thisMachine } from '../../core/policy/gate';
 import { OffPath } from '../../core/policy/offPath';
-import { fenceMode, serverIdentity } from '../gate';
-import { changeStoredList } from '../storedList';
+import { fenceMode, serverIdentity } from '../policy/gate';
+import { changeStoredList } from '../common/storedList';
 import type * as GatewayModule from './lazy';
-import { configuredMasker } from '../audit';
-import type { McpHost } from '../host';
-import { Settings } from '../ids';
-import { notify } from '../notifications';
-import { updateServerEntry } from '../logLevel';
+import { configuredMasker } from '../policy/audit';
+import type { McpHost } from '../host/host';
+import { Settings } from '../common/ids';
+import { notify } from '../window/notifications';
+import { updateServerEntry } from '../logs/logLevel';
 import type { ToolCalls } from '../tools/callTool';
 
 /** The id in package.json's `contributes.mcpServerDefinitionProviders`. */

@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
 import { fromTemplate, McpError, promptText, renderPrompt, titleAndName, type Prompt, type ServerHandle } from '../../core';
-import { knownIcon, warmIcons } from '../icons';
-import { askWithCompletion } from '../completionPick';
-import type { McpHost } from '../host';
-import { notify } from '../notifications';
-import { pickOne, type ShownPickItem } from '../quickPicks';
-import { showStatusMessage } from '../statusBar';
-import type { OutputDocuments } from '../outputDocuments';
+import { knownIcon, warmIcons } from '../common/icons';
+import { askWithCompletion } from '../window/completionPick';
+import type { McpHost } from '../host/host';
+import { notify } from '../window/notifications';
+import { pickOne, type ShownPickItem } from '../window/quickPicks';
+import { showStatusMessage } from '../window/statusBar';
+import type { OutputDocuments } from '../common/outputDocuments';
 import { toResourceUri } from '../resources/uri';
-import { maskedForPerson } from '../audit';
-import { showDocument } from '../windowInputs';
+import { maskedForPerson } from '../policy/audit';
+import { showDocument } from '../window/windowInputs';
 
 /** Pick a prompt, fill its arguments with completion help, open the rendered messages. */
 export class PromptActions {

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { fromTemplate, isMediaFileName, joinShown, McpError, neutraliseLinks, type ServerHandle, type ShownText } from '../../core';
-import { notify } from '../notifications';
-import type { McpHost } from '../host';
-import { ReadOnlyFileSystem } from '../readOnlyFileSystem';
+import { notify } from '../window/notifications';
+import type { McpHost } from '../host/host';
+import { ReadOnlyFileSystem } from '../common/readOnlyFileSystem';
 import { fromResourceUri, RESOURCE_SCHEME } from './uri';
 import { keepForOpen, takeKept } from './readAhead';
-import { maskedForPerson } from '../audit';
+import { maskedForPerson } from '../policy/audit';
 
 /**
  * Read-only documents backed by `resources/read`. Open documents are subscribed to when the

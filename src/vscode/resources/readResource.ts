@@ -10,12 +10,12 @@ import {
   type ResourceTemplate,
   type ServerHandle,
 } from '../../core';
-import { knownIcon, warmIcons } from '../icons';
+import { knownIcon, warmIcons } from '../common/icons';
 import type { GatedServer } from '../../core/policy/gated';
-import { askWithCompletion } from '../completionPick';
-import type { McpHost } from '../host';
-import { notify } from '../notifications';
-import { pickOne, type ShownPickItem } from '../quickPicks';
+import { askWithCompletion } from '../window/completionPick';
+import type { McpHost } from '../host/host';
+import { notify } from '../window/notifications';
+import { pickOne, type ShownPickItem } from '../window/quickPicks';
 import { toResourceUri } from './uri';
 import { cancelOpen, expectOpen } from './readAhead';
 

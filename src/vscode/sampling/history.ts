@@ -2,9 +2,9 @@ import * as vscode from 'vscode';
 import { inline, quoted, SAMPLING_HISTORY_MAX_REQUEST_BYTES, type CreateMessageParams, type SampledExchange } from '../../core';
 import { describeFindings } from '../../core/policy/mask';
 import type { MaskFinding } from '../../core/policy/types';
-import type { OutputDocuments } from '../outputDocuments';
+import type { OutputDocuments } from '../common/outputDocuments';
 import { describeRequest } from './messages';
-import { showDocument } from '../windowInputs';
+import { showDocument } from '../window/windowInputs';
 
 /** One sampling exchange of the session, as the history shows it. */
 export interface SamplingRecord extends SampledExchange {

@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
-import type { SamplingDecision } from '../answers';
+import type { SamplingDecision } from '../common/answers';
 import { forDisplay, fromTemplate, nothingToRedact, type CreateMessageParams, type Redact, type ShownText } from '../../core';
-import { askModal, notify } from '../notifications';
-import { pickOne } from '../quickPicks';
-import type { DocumentActions } from '../documentActions';
+import { askModal, notify } from '../window/notifications';
+import { pickOne } from '../window/quickPicks';
+import type { DocumentActions } from '../window/documentActions';
 import { describeRequest } from './messages';
 import { describeFindings } from '../../core/policy/mask';
 import type { MaskFinding } from '../../core/policy/types';
-import { showDocument } from '../windowInputs';
+import { showDocument } from '../window/windowInputs';
 
 /** "Masked before sending: 1 × aws-access-key", or nothing when nothing was masked. */
 function maskedNote(masked: readonly MaskFinding[]): string {

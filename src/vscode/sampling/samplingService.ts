@@ -25,14 +25,14 @@ import {
   startServerRequest,
   type ServerRequestRecord,
 } from '../../core/policy/serverRequests';
-import type { ServerLogs } from '../logs';
-import type { OutputDocuments } from '../outputDocuments';
-import type { HostUi } from '../ui';
+import type { ServerLogs } from '../logs/logs';
+import type { OutputDocuments } from '../common/outputDocuments';
+import type { HostUi } from '../ui/hostUi';
 import { askModel, SamplingFailure } from './execute';
 import { showHistory, type SamplingRecord } from './history';
 import { hasToolCalling } from './lmApi';
-import { addToStoredList, changeStoredList } from '../storedList';
-import { notify } from '../notifications';
+import { addToStoredList, changeStoredList } from '../common/storedList';
+import { notify } from '../window/notifications';
 
 const ALWAYS_KEY = 'mcpHost.samplingAlwaysAllowed';
 

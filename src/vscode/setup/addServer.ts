@@ -4,10 +4,10 @@ import { McpError } from '../../core/protocol/errors';
 import { fromTemplate, type ShownText } from '../../core/render/shownText';
 import { suggestServerName, type NewServerKind } from '../../core/servers/naming';
 import { splitCommandLine } from '../../core/transport/commandLine';
-import type { McpHost } from '../host';
-import { Commands } from '../ids';
+import type { McpHost } from '../host/host';
+import { Commands } from '../common/ids';
 import { addToSettings, askScope, configuredServers, scopeLabel } from './settingsTarget';
-import type { SetupUi } from './ui';
+import type { SetupUi } from '../ui/setupUi';
 
 type Kind = NewServerKind;
 

@@ -2,13 +2,13 @@ import * as vscode from 'vscode';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import type { ServerOrigin } from '../../core';
 import { forDisplay, fromTemplate, nothingToRedact } from '../../core/render/shownText';
-import { notify } from '../notifications';
-import { showStatusMessage } from '../statusBar';
-import type { McpHost } from '../host';
-import { Settings } from '../ids';
-import { scopeLabel } from '../scopes';
-import type { SetupUi } from './ui';
-import { showDocument } from '../windowInputs';
+import { notify } from '../window/notifications';
+import { showStatusMessage } from '../window/statusBar';
+import type { McpHost } from '../host/host';
+import { Settings } from '../common/ids';
+import { scopeLabel } from '../common/scopes';
+import type { SetupUi } from '../ui/setupUi';
+import { showDocument } from '../window/windowInputs';
 
 /** A server as the settings know it: a running handle's definition, or an entry that could not be used. */
 export interface ServerEntry {

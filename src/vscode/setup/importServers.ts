@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import type { ServerLog } from '../logs';
+import type { ServerLog } from '../logs/logs';
 import {
   describeEntry,
   inputDefinitionsFor,
@@ -15,10 +15,10 @@ import {
   type ImportPlan,
 } from '../../core/servers/import';
 import { forDisplay, fromTemplate, nothingToRedact, withIcon, type ShownText } from '../../core/render/shownText';
-import type { McpHost } from '../host';
-import { Settings } from '../ids';
+import type { McpHost } from '../host/host';
+import { Settings } from '../common/ids';
 import { addToSettings, askScope, configuredServers, scopeLabel } from './settingsTarget';
-import type { SetupUi } from './ui';
+import type { SetupUi } from '../ui/setupUi';
 
 /** What one import did, also written to the log; tests read it. */
 export interface ImportReport {

@@ -1,12 +1,12 @@
 import type * as vscode from 'vscode';
-import type { ServerLog } from '../logs';
+import type { ServerLog } from '../logs/logs';
 import { definitionProblem } from '../../core';
-import type { McpHost } from '../host';
+import type { McpHost } from '../host/host';
 import type { ServerEntry } from './editServers';
 import type { ImportReport } from './importServers';
 import type * as SetupModule from './lazy';
-import type { HostUi } from '../ui';
-import type { SetupUi } from './ui';
+import type { HostUi } from '../ui/hostUi';
+import type { SetupUi } from '../ui/setupUi';
 
 /** Add, Import, Remove Server and Edit Server Settings, asking through `HostUi.setup`. */
 export class ServerSetup {

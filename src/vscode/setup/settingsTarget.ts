@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { fromTemplate, type ShownText } from '../../core/render/shownText';
-import { Settings } from '../ids';
-import type { SetupUi } from './ui';
+import { Settings } from '../common/ids';
+import type { SetupUi } from '../ui/setupUi';
 
 type Servers = Record<string, unknown>;
 

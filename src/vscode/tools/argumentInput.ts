@@ -11,10 +11,10 @@ import {
   type Redact,
   type ShownText,
 } from '../../core';
-import type { ArgumentAnswer, ArgumentStep } from '../answers';
-import { createShownQuickPick, pickOne, type ShownPickItem } from '../quickPicks';
-import type { HostUi } from '../ui';
-import { createTextInput } from '../windowInputs';
+import type { ArgumentAnswer, ArgumentStep } from '../common/answers';
+import { createShownQuickPick, pickOne, type ShownPickItem } from '../window/quickPicks';
+import type { HostUi } from '../ui/hostUi';
+import { createTextInput } from '../window/windowInputs';
 
 type Display = (text: string) => ShownText;
 

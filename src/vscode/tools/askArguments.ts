@@ -1,5 +1,5 @@
 import { orderedProperties, type JsonSchemaObject } from '../../core';
-import type { ArgumentAnswer, ArgumentStep } from '../answers';
+import type { ArgumentAnswer, ArgumentStep } from '../common/answers';
 
 /**
  * Asks for each property of an input schema in turn (required first), one `ask` per argument

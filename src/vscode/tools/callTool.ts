@@ -20,22 +20,22 @@ import {
   type Outcome,
 } from '../../core';
 import { outcomeOfError } from '../../core/policy/run';
-import { toolConfirmationText } from '../gate';
-import { knownIcon, warmIcons } from '../icons';
-import type { DocumentActions } from '../documentActions';
-import type { McpHost } from '../host';
-import type { ToolAsker } from '../answers';
-import type { HostUi } from '../ui';
-import type { OutputDocuments } from '../outputDocuments';
+import { toolConfirmationText } from '../policy/gate';
+import { knownIcon, warmIcons } from '../common/icons';
+import type { DocumentActions } from '../window/documentActions';
+import type { McpHost } from '../host/host';
+import type { ToolAsker } from '../common/answers';
+import type { HostUi } from '../ui/hostUi';
+import type { OutputDocuments } from '../common/outputDocuments';
 import { toResourceUri } from '../resources/uri';
-import { maskedForPerson } from '../audit';
+import { maskedForPerson } from '../policy/audit';
 import { askArguments } from './askArguments';
 import { isTaskLost, REQUEST_CANCELLED } from '../../core';
 import { progressText, taskFailureMessage, taskProgressMessage } from './taskProgress';
 import { ToolTasks } from '../tasks/toolTasks';
-import { askModal, notify, withProgressNotification } from '../notifications';
-import { pickOne, type ShownPickItem } from '../quickPicks';
-import { showDocument } from '../windowInputs';
+import { askModal, notify, withProgressNotification } from '../window/notifications';
+import { pickOne, type ShownPickItem } from '../window/quickPicks';
+import { showDocument } from '../window/windowInputs';
 
 export interface CallRecord {
   server: string;

@@ -13,11 +13,11 @@ import {
   type ShownText,
   type Tool,
 } from '../../core';
-import type { McpHost } from '../host';
-import { Commands } from '../ids';
+import type { McpHost } from '../host/host';
+import { Commands } from '../common/ids';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy } from '../gateway/chatPolicy';
-import { scopeLabel } from '../scopes';
-import type { ServerIcons } from '../icons';
+import { scopeLabel } from '../common/scopes';
+import type { ServerIcons } from '../common/icons';
 import { resourceTooltip, templateTooltip } from '../resources/tooltips';
 import type { GroupKind, TreeNode } from './nodes';
 import { elapsedText, type ToolTask, type ToolTasks } from '../tasks/toolTasks';

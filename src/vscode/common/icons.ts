@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import { chooseIcons, IconResolver, type Icon, type IconFetch } from '../core';
+import { chooseIcons, IconResolver, type Icon, type IconFetch } from '../../core';
 
 export type IconPath = vscode.Uri | { light: vscode.Uri; dark: vscode.Uri };
 

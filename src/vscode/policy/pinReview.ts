@@ -4,12 +4,12 @@
  * with Accept and Keep Suspended.
  */
 import * as vscode from 'vscode';
-import { describeChange } from '../core/policy/pins';
-import { forDisplay, fromTemplate, type Redact, type ServerHandle } from '../core';
-import type { ChangedDefinition, ChangedDefinitionAnswer } from './answers';
-import { askModal } from './notifications';
+import { describeChange } from '../../core/policy/pins';
+import { forDisplay, fromTemplate, type Redact, type ServerHandle } from '../../core';
+import type { ChangedDefinition, ChangedDefinitionAnswer } from '../common/answers';
+import { askModal } from '../window/notifications';
 import { definitionsText, PinnedDocuments, type DefinitionChange, type DefinitionPins } from './pins';
-import type { HostUi } from './ui';
+import type { HostUi } from '../ui/hostUi';
 
 const itemText = (c: ChangedDefinition): string =>
   c.kind === 'instructions'

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ShownText } from '../core/render/shownText';
+import type { ShownText } from '../../core/render/shownText';
 
 /**
  * The only calls of `vscode.window.showQuickPick` and `createQuickPick` (eslint.config.mjs forbids

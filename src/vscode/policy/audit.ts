@@ -1,18 +1,18 @@
 import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
-import { AuditLog } from '../core/policy/audit';
-import { recordsAfterHead, verifyAuditFile } from '../core/policy/auditVerify';
-import { createMasker, type MaskingPattern } from '../core/policy/mask';
-import type { AnyAuditRecord, AuditRecord, Masker } from '../core/policy/types';
-import { forDisplay, fromTemplate, nothingToRedact, type ShownText } from '../core';
-import { Settings } from './ids';
-import { cachedSetting } from './settingCache';
-import { notify } from './notifications';
-import { pickOne, type ShownPickItem } from './quickPicks';
-import type { OutputDocuments } from './outputDocuments';
-import { showDocument } from './windowInputs';
-import type { HostUi } from './ui';
+import { AuditLog } from '../../core/policy/audit';
+import { recordsAfterHead, verifyAuditFile } from '../../core/policy/auditVerify';
+import { createMasker, type MaskingPattern } from '../../core/policy/mask';
+import type { AnyAuditRecord, AuditRecord, Masker } from '../../core/policy/types';
+import { forDisplay, fromTemplate, nothingToRedact, type ShownText } from '../../core';
+import { Settings } from '../common/ids';
+import { cachedSetting } from '../common/settingCache';
+import { notify } from '../window/notifications';
+import { pickOne, type ShownPickItem } from '../window/quickPicks';
+import type { OutputDocuments } from '../common/outputDocuments';
+import { showDocument } from '../window/windowInputs';
+import type { HostUi } from '../ui/hostUi';
 import type { AuditTrust } from './auditTrust';
 
 /**

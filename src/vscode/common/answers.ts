@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
-import type { AppPermission, FencedPath, GatedMethod, PropertySpec, Tool } from '../core';
+import type { AppPermission, FencedPath, GatedMethod, PropertySpec, Tool } from '../../core';
 
-// The answers to the person's questions (`HostUi`, ./ui.ts), in a leaf file: the parts that ask
+// The answers to the person's questions (`HostUi`, ../ui/hostUi.ts), in a leaf file: the parts that ask
 // and the parts that answer both name them without importing each other.
 
 /** Starting a workspace-defined server. */

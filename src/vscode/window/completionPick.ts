@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { forDisplay, fromTemplate, McpError, type CompleteReference, type Redact, type ServerClient } from '../core';
-import type { GatedServer } from '../core/policy/gated';
+import { forDisplay, fromTemplate, McpError, type CompleteReference, type Redact, type ServerClient } from '../../core';
+import type { GatedServer } from '../../core/policy/gated';
 import { createShownQuickPick, type ShownPickItem } from './quickPicks';
 
 export type CompletionItem = ShownPickItem & { value: string };

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { oneLine, type LogEntry, type LoggingMessageNotificationParams, type TraceEvent } from '../core';
-import type { Redaction } from './secrets';
-import { TRACE_LANGUAGE_ID } from './ids';
+import { oneLine, type LogEntry, type LoggingMessageNotificationParams, type TraceEvent } from '../../core';
+import type { Redaction } from '../policy/secrets';
+import { TRACE_LANGUAGE_ID } from '../common/ids';
 
 /**
  * A server's log as the rest of the extension writes to it: every line passes the redactor, then is

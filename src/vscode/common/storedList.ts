@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import { SerialQueue } from '../core';
+import { SerialQueue } from '../../core';
 
 /** One queue per memento and key: changes of one stored list run one at a time. */
 const queues = new WeakMap<vscode.Memento, Map<string, SerialQueue>>();

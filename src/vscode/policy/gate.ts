@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { defaultFenceMode, thisMachine, type AskReason, type GateContext, type GateRequest } from '../core/policy/gate';
-import { GatedServer } from '../core/policy/gated';
-import { nameOf, type AskAnswer } from '../core/policy/run';
-import { auditedServer } from '../core/policy/serverRequests';
-import type { AuditSink, FencedPath, FenceMode } from '../core/policy/types';
+import { defaultFenceMode, thisMachine, type AskReason, type GateContext, type GateRequest } from '../../core/policy/gate';
+import { GatedServer } from '../../core/policy/gated';
+import { nameOf, type AskAnswer } from '../../core/policy/run';
+import { auditedServer } from '../../core/policy/serverRequests';
+import type { AuditSink, FencedPath, FenceMode } from '../../core/policy/types';
 import {
   forDisplay,
   fromTemplate,
@@ -15,14 +15,14 @@ import {
   type Prompt,
   type ShownText,
   type Tool,
-} from '../core';
-import type { OutsideRootsQuestion, ToolAsker, ToolConfirmation } from './answers';
-import { Settings } from './ids';
-import { askModal } from './notifications';
-import { addToStoredList } from './storedList';
-import { cachedSetting } from './settingCache';
-import type { HostUi } from './ui';
-import type { PinStatus } from '../core/policy/pins';
+} from '../../core';
+import type { OutsideRootsQuestion, ToolAsker, ToolConfirmation } from '../common/answers';
+import { Settings } from '../common/ids';
+import { askModal } from '../window/notifications';
+import { addToStoredList } from '../common/storedList';
+import { cachedSetting } from '../common/settingCache';
+import type { HostUi } from '../ui/hostUi';
+import type { PinStatus } from '../../core/policy/pins';
 
 /** What the gate needs of the host; the host hands itself in (no import of host.ts, which owns the gate). */
 export interface GateHost {

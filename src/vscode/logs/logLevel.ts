@@ -8,10 +8,10 @@ import {
   type ServerDefinition,
   type ServerHandle,
   type ShownText,
-} from '../core';
-import { pickOne, type ShownPickItem } from './quickPicks';
-import { folderFor } from './settings';
-import { Settings } from './ids';
+} from '../../core';
+import { pickOne, type ShownPickItem } from '../window/quickPicks';
+import { folderFor } from '../common/settings';
+import { Settings } from '../common/ids';
 
 /**
  * "Set Server Log Level...": writes the entry's `logLevel` where the entry is defined (user,

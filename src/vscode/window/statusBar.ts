@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { fromTemplate, type ShownText } from '../core/render/shownText';
-import type { McpHost } from './host';
-import { Views } from './ids';
+import { fromTemplate, type ShownText } from '../../core/render/shownText';
+import type { ServerHandle } from '../../core';
+import { Views } from '../common/ids';
 
 /**
  * The only writer of the status bar (eslint.config.mjs): what it shows is ShownText. A message for
@@ -11,8 +11,16 @@ export function showStatusMessage(message: ShownText, hideAfterMs?: number): vsc
   return hideAfterMs === undefined ? vscode.window.setStatusBarMessage(message) : vscode.window.setStatusBarMessage(message, hideAfterMs);
 }
 
+/**
+ * What the status bar reads of the host (McpHost, which it does not import: the window's helpers sit below the host).
+ */
+interface ServerCounts {
+  readonly servers: readonly ServerHandle[];
+  readonly onDidChange: vscode.Event<void>;
+}
+
 /** "$(server) 2/3" with an error count; a click opens the Servers view. */
-export function createStatusBar(host: McpHost): vscode.Disposable {
+export function createStatusBar(host: ServerCounts): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('mcpHost.status', vscode.StatusBarAlignment.Left, 50);
   item.name = 'MCP Host';
   item.command = `${Views.servers}.focus`;

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { stableStringify } from '../core/protocol/stableStringify';
+import { stableStringify } from '../../core/protocol/stableStringify';
 import {
   compareOne,
   parseLockFile,
@@ -19,12 +19,12 @@ import {
   type Pinned,
   type PinSet,
   type PinStatus,
-} from '../core/policy/pins';
-import { auditedServer } from '../core/policy/serverRequests';
-import type { AuditSink } from '../core/policy/types';
-import type { Prompt, ServerDefinition, ServerHandle, Tool } from '../core';
+} from '../../core/policy/pins';
+import { auditedServer } from '../../core/policy/serverRequests';
+import type { AuditSink } from '../../core/policy/types';
+import type { Prompt, ServerDefinition, ServerHandle, Tool } from '../../core';
 import { serverIdentity, type PinKind } from './gate';
-import { SerialQueue } from '../core';
+import { SerialQueue } from '../../core';
 
 /** The pins' file in the extension's global storage. */
 const PINS_FILE = 'pinned-definitions.json';

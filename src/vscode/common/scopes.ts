@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { ServerOrigin } from '../core/servers/definition';
-import { fromTemplate, type ShownText } from '../core/render/shownText';
+import type { ServerOrigin } from '../../core/servers/definition';
+import { fromTemplate, type ShownText } from '../../core/render/shownText';
 
 /** Where a server is defined, as the person reads it. A module of its own, so the lazy setup bundle takes it without the tree. */
 export function scopeLabel(scope: ServerOrigin['scope']): ShownText {

@@ -10,7 +10,7 @@ import {
   type InputDefinition,
   type ServerDefinition,
   type ServerOrigin,
-} from '../core';
+} from '../../core';
 import { Settings } from './ids';
 import { cachedSetting } from './settingCache';
 

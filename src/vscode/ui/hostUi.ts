@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
-import type { CreateMessageParams, InputDefinition, LaunchSummary, ShownText, Tool } from '../core';
-import type { MaskFinding } from '../core/policy/types';
+import type { CreateMessageParams, InputDefinition, LaunchSummary, ShownText, Tool } from '../../core';
+import type { MaskFinding } from '../../core/policy/types';
 import type {
   AppPrompts,
   ArgumentAnswer,
@@ -14,10 +14,10 @@ import type {
   SamplingDecision,
   ToolAsker,
   ToolConfirmation,
-} from './answers';
-import type { ElicitationUi } from './elicitation/steps';
-import type { Severity } from './notifications';
-import type { SetupUi } from './setup/ui';
+} from '../common/answers';
+import type { ElicitationUi } from './elicitationSteps';
+import type { Severity } from '../window/notifications';
+import type { SetupUi } from './setupUi';
 
 /**
  * Every question the extension asks the person, in one place. The host and its parts get this

@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
 import type { ShownText } from '../../core/render/shownText';
-import { askModal, notify, type Severity } from '../notifications';
-import { pickOne, pickSome, type ShownPickItem, type ShownPickOptions } from '../quickPicks';
-import { askOpenLocation, askText } from '../windowInputs';
+import { askModal, notify, type Severity } from '../window/notifications';
+import { pickOne, pickSome, type ShownPickItem, type ShownPickOptions } from '../window/quickPicks';
+import { askOpenLocation, askText } from '../window/windowInputs';
 
 /** Names the question being asked, so a test can answer each step of a guided flow. */
 export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'servers' | 'collision' | 'confirm';
 
 /**
  * The questions Add Server and Import Servers ask. The default asks with VS Code's quick input;
- * it is `HostUi.setup` (`../ui.ts`), which tests in a real VS Code replace.
+ * it is `HostUi.setup` (`./hostUi.ts`), which tests in a real VS Code replace.
  */
 export interface SetupUi {
   pick<T extends ShownPickItem>(step: SetupStep, items: readonly T[], options: ShownPickOptions): Promise<T | undefined>;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { fromTemplate, joinShown, withIcon, type ShownText } from '../core/render/shownText';
+import { fromTemplate, joinShown, withIcon, type ShownText } from '../../core/render/shownText';
 import { showStatusMessage } from './statusBar';
 import { showDocument } from './windowInputs';
 

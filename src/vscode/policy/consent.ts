@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import type { ConsentAnswer } from './answers';
-import type { HostUi } from './ui';
-import { changeStoredList } from './storedList';
+import type { ConsentAnswer } from '../common/answers';
+import type { HostUi } from '../ui/hostUi';
+import { changeStoredList } from '../common/storedList';
 import {
   acceptedLaunch,
   forDisplay,
@@ -15,8 +15,8 @@ import {
   type Redact,
   type ServerDefinition,
   type ShownText,
-} from '../core';
-import { askModal, notify } from './notifications';
+} from '../../core';
+import { askModal, notify } from '../window/notifications';
 
 const STORE_KEY = 'mcpHost.allowedLaunches';
 /** No person answers a modal this fast; it was dismissed without being shown. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { ReuseAnswer } from './answers';
+import type { ReuseAnswer } from '../common/answers';
 import * as os from 'node:os';
 import {
   decodeStoredInput,
@@ -15,11 +15,11 @@ import {
   type InputDefinition,
   type Redact,
   type ServerDefinition,
-} from '../core';
-import { inputDefinitionFor } from './settings';
-import { askModal } from './notifications';
-import type { HostUi } from './ui';
-import { askText } from './windowInputs';
+} from '../../core';
+import { inputDefinitionFor } from '../common/settings';
+import { askModal } from '../window/notifications';
+import type { HostUi } from '../ui/hostUi';
+import { askText } from '../window/windowInputs';
 
 /** What every log and trace writer, and every message shown to the person, asks before writing. */
 export interface Redaction {

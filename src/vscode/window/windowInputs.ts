@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 /**
  * The only calls of VS Code's input boxes, file dialogs and `showTextDocument` (eslint.config.mjs
  * forbids them elsewhere), as notifications.ts is for messages and quickPicks.ts for pickers. The
- * questions among them are asked through `HostUi` (ui.ts), whose window implementation calls these,
+ * questions among them are asked through `HostUi` (ui/hostUi.ts), whose window implementation calls these,
  * so a test in a real VS Code answers them by replacing one method of the UI.
  */
 export function askText(options: vscode.InputBoxOptions, token?: vscode.CancellationToken): Thenable<string | undefined> {

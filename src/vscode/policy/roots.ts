@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { parseExtraRoots } from '../core/policy/roots';
-import type { Root } from '../core';
-import { Settings } from './ids';
-import { cachedSetting } from './settingCache';
+import { parseExtraRoots } from '../../core/policy/roots';
+import type { Root } from '../../core';
+import { Settings } from '../common/ids';
+import { cachedSetting } from '../common/settingCache';
 
 const warned = new Set<string>();
 

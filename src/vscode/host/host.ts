@@ -1,14 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import * as vscode from 'vscode';
-import type { AuditedServer, AuditSink } from '../core/policy/types';
-import type { AuditLog } from '../core/policy/audit';
-import { auditedRoots, auditedServer, auditedServerMethod, startServerRequest } from '../core/policy/serverRequests';
-import { auditFile, createAuditLog, configuredMasker } from './audit';
-import { AuditTrust } from './auditTrust';
-import { EditorGate } from './gate';
-import { DefinitionPins } from './pins';
-import { PinReview } from './pinReview';
-import { extraRoots } from './roots';
+import type { AuditedServer, AuditSink } from '../../core/policy/types';
+import type { AuditLog } from '../../core/policy/audit';
+import { auditedRoots, auditedServer, auditedServerMethod, startServerRequest } from '../../core/policy/serverRequests';
+import { auditFile, createAuditLog, configuredMasker } from '../policy/audit';
+import { AuditTrust } from '../policy/auditTrust';
+import { EditorGate } from '../policy/gate';
+import { DefinitionPins } from '../policy/pins';
+import { PinReview } from '../policy/pinReview';
+import { extraRoots } from '../policy/roots';
 import {
   HttpTransport,
   McpError,
@@ -35,15 +35,15 @@ import {
   sandboxedParams,
   SandboxUnavailableError,
   type StdioServerParams,
-} from '../core';
-import type * as OAuthModule from './auth/oauth';
-import { LaunchConsent } from './consent';
-import { Elicitation } from './elicitation/elicit';
-import { SamplingService } from './sampling/samplingService';
-import { hasToolCalling } from './sampling/lmApi';
-import { ServerLogs, ProtocolTrace, type ServerLog } from './logs';
-import { Secrets } from './secrets';
-import type { HostUi } from './ui';
+} from '../../core';
+import type * as OAuthModule from '../auth/oauth';
+import { LaunchConsent } from '../policy/consent';
+import { Elicitation } from '../elicitation/elicit';
+import { SamplingService } from '../sampling/samplingService';
+import { hasToolCalling } from '../sampling/lmApi';
+import { ServerLogs, ProtocolTrace, type ServerLog } from '../logs/logs';
+import { Secrets } from '../policy/secrets';
+import type { HostUi } from '../ui/hostUi';
 import {
   folderFor,
   readConfiguredServers,
@@ -51,8 +51,8 @@ import {
   serverNamesInWorkspaceFiles,
   traceLevel,
   type BlockedServer,
-} from './settings';
-import { Settings } from './ids';
+} from '../common/settings';
+import { Settings } from '../common/ids';
 
 const SHUTDOWN_GRACE_MS = 1500;
 
@@ -92,7 +92,7 @@ export class McpHost implements vscode.Disposable {
   readonly auditTrust: AuditTrust;
   /** The one gate every tools/call, resources/read, prompts/get and resources/subscribe of the editor passes. */
   readonly gate: EditorGate;
-  /** What the person approved of each server's tools and prompts, and the review of what changed since (./pins.ts). */
+  /** What the person approved of each server's tools and prompts, and the review of what changed since (../policy/pins.ts). */
   readonly pins: DefinitionPins;
   readonly pinReview: PinReview;
   private readonly disposables: vscode.Disposable[] = [];

@@ -1,7 +1,7 @@
 import type { ElicitationContent, ElicitationValue, FormField } from '../../core';
 
-// The questions of an elicitation and their answers: the forms (./forms.ts) answer them, the
-// lazy loader (./ui.ts) hands them on. A leaf file, so the two need not import each other.
+// The questions of an elicitation and their answers: the forms (../elicitation/forms.ts) answer them, the
+// lazy loader (../elicitation/ui.ts) hands them on. A leaf file, so the two need not import each other.
 
 export type FieldAnswer = { value: ElicitationValue } | 'skip' | 'back' | undefined;
 export type ReviewAnswer = 'send' | { edit: number } | undefined;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ShownText } from '../core/render/shownText';
+import type { ShownText } from '../../core/render/shownText';
 
 /**
  * The only calls of `vscode.window.show…Message` and of a notification's progress (eslint.config.mjs
