@@ -18,7 +18,7 @@
 //   Host's gateway itself costs; hop floor over direct is what no gateway behind a relay can go under.
 // - memory: while the shared server is in use, the resident size (VmRSS, /proc) of each relay VS Code
 //   runs for it, found by its command line below the VS Code server the harness started (none with
-//   `http`), and the extension host's own beside its size before any server was shared.
+//   `http`), and the extension host's own beside its size before VS Code started any of the servers.
 // Both `echo`s are read-only to VS Code (the fixture marks it `readOnlyHint`, and the shared entry
 // trusts annotations, so MCP Host passes the hint on): neither side has a confirmation to get through.
 // For each connection, after a warm-up, `CALLS` sequential calls on each side, in `BLOCKS` interleaved
@@ -279,9 +279,11 @@ describe('chat-vscode bench', function () {
       if (textOf(result) !== text) throw new Error(`${tool} answered ${JSON.stringify(textOf(result))} to ${text}`);
       return ms;
     };
-    // The extension host before any server is shared: beside each phase's, what sharing adds here.
+    // The extension host before VS Code has started any of these servers. Not a with-and-without of
+    // sharing: by each phase's figure it also holds VS Code's clients of the direct server and the floors,
+    // and every call made so far; the phases run one after the other in the same extension host.
     const extHostRssKb = () => Math.round(process.memoryUsage().rss / 1024);
-    const extHostBeforeSharingKb = extHostRssKb();
+    const extHostAtStartKb = extHostRssKb();
     // The VS Code server the harness started (its process group's top): the relays are found below it.
     const serverPid = groupTop(process.pid);
     for (const { connection, server } of CONNECTIONS) {
@@ -326,7 +328,7 @@ describe('chat-vscode bench', function () {
         relayRssKb: relays.reduce((sum, r) => sum + r.rssKb, 0),
         relayRssKbEach: relays.map((r) => r.rssKb),
         extHostRssKb: extHostRssKb(),
-        extHostBeforeSharingKb,
+        extHostAtStartKb,
       };
       const profile = process.env.MCP_HOST_BENCH_PROFILE;
       if (profile)

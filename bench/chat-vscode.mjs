@@ -125,7 +125,7 @@ function memoryLine(m) {
     m.relayProcesses === 0
       ? 'no relay process'
       : `${m.relayProcesses} relay process${m.relayProcesses === 1 ? '' : 'es'}, RSS ${mb(m.relayRssKb)}${m.relayProcesses > 1 ? ` (${m.relayRssKbEach.map(mb).join(', ')})` : ''}`;
-  return `memory: ${relays}; extension host RSS ${mb(m.extHostRssKb)} (${mb(m.extHostBeforeSharingKb)} before any server was shared)`;
+  return `memory: ${relays}; extension host RSS ${mb(m.extHostRssKb)} (${mb(m.extHostAtStartKb)} before VS Code started any server; the phases share it, so not sharing's own cost)`;
 }
 
 export function printChatInVsCode(result) {
