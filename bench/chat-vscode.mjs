@@ -158,7 +158,7 @@ export function printChatInVsCode(result) {
   }
   for (const m of result.medians ?? [])
     console.log(
-      `  median of ${m.runs} VS Codes, gateway on ${m.key.replace('/', ', connection ')}: shared/direct ${m.ratioP50.toFixed(2)} ≤ ${result.max.toFixed(2)}  ${m.ratioP50 <= result.max ? 'met' : 'NOT MET'}; hop floor/direct ${m.hopFloorRatioP50.toFixed(2)}; relay floor/direct ${m.relayFloorRatioP50.toFixed(2)}; shared/hop floor ${m.sharedVsHopFloorP50.toFixed(2)}${m.relayRssKb === undefined ? '' : `; relay RSS ${mb(m.relayRssKb)}`}`,
+      `  median of ${m.runs} VS Codes, gateway on ${m.key.replace('/', ', connection ')}: shared/direct ${m.ratioP50.toFixed(2)} ≤ ${result.max.toFixed(2)}  ${m.ratioP50 <= result.max ? 'met' : 'NOT MET'}; hop floor/direct ${m.hopFloorRatioP50.toFixed(2)}; relay floor/direct ${m.relayFloorRatioP50.toFixed(2)}; shared/hop floor ${m.sharedVsHopFloorP50.toFixed(2)}${m.relayRssKb === undefined ? '' : m.relayRssKb === 0 ? '; no relay process' : `; relay RSS ${mb(m.relayRssKb)}`}`,
     );
 }
 
