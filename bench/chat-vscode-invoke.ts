@@ -16,6 +16,9 @@
 //   the fixture of its own, parsing nothing: what any way through a relay and the extension host to a
 //   running server costs, with no gateway, no gate and no client. Shared minus hop floor is what MCP
 //   Host's gateway itself costs; hop floor over direct is what no gateway behind a relay can go under.
+// - memory: while the shared server is in use, the resident size (VmRSS, /proc) of each relay VS Code
+//   runs for it, found by its command line below the VS Code server the harness started (none with
+//   `http`), and the extension host's own beside its size before VS Code started any of the servers.
 // Both `echo`s are read-only to VS Code (the fixture marks it `readOnlyHint`, and the shared entry
 // trusts annotations, so MCP Host passes the hint on): neither side has a confirmation to get through.
 // For each connection, after a warm-up, `CALLS` sequential calls on each side, in `BLOCKS` interleaved
@@ -27,6 +30,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { groupTop, residentUnder } from './procMemory';
 
 /** The id bench/chat-vscode.mjs declares in the runner's `contributes.mcpServerDefinitionProviders`. */
 const DIRECT_PROVIDER_ID = process.env.MCP_HOST_BENCH_PROVIDER ?? '';
@@ -275,6 +279,13 @@ describe('chat-vscode bench', function () {
       if (textOf(result) !== text) throw new Error(`${tool} answered ${JSON.stringify(textOf(result))} to ${text}`);
       return ms;
     };
+    // The extension host before VS Code has started any of these servers. Not a with-and-without of
+    // sharing: by each phase's figure it also holds VS Code's clients of the direct server and the floors,
+    // and every call made so far; the phases run one after the other in the same extension host.
+    const extHostRssKb = () => Math.round(process.memoryUsage().rss / 1024);
+    const extHostAtStartKb = extHostRssKb();
+    // The VS Code server the harness started (its process group's top): the relays are found below it.
+    const serverPid = groupTop(process.pid);
     for (const { connection, server } of CONNECTIONS) {
       await config().update('chat.connection', connection, vscode.ConfigurationTarget.Global);
       await config().update(
@@ -308,6 +319,17 @@ describe('chat-vscode bench', function () {
         for (const side of order)
           for (let i = 0; i < perBlock && samples[side].length < CALLS; i++) samples[side].push(await call(sides[side]));
       }
+      // While the shared server is in use: each relay VS Code runs for it (dist/relay.js <server name>;
+      // the floors' relays are named `floor`), none with `http`.
+      const relays = residentUnder(serverPid, (argv) => /[\\/]dist[\\/]relay\.js$/.test(argv[1] ?? '') && argv[2] === server);
+      const memory = {
+        serverPid,
+        relayProcesses: relays.length,
+        relayRssKb: relays.reduce((sum, r) => sum + r.rssKb, 0),
+        relayRssKbEach: relays.map((r) => r.rssKb),
+        extHostRssKb: extHostRssKb(),
+        extHostAtStartKb,
+      };
       const profile = process.env.MCP_HOST_BENCH_PROFILE;
       if (profile)
         await profiled(`${profile}-${connection}.cpuprofile`, async () => {
@@ -333,6 +355,7 @@ describe('chat-vscode bench', function () {
         floorRatioP50: floorMs.p50 / directMs.p50,
         sharedVsFloorP50: sharedMs.p50 / floorMs.p50,
         ratioP90: sharedMs.p90 / directMs.p90,
+        memory,
       });
     }
     const result = {

@@ -4,7 +4,8 @@
 // idempotent), with the release VSIX of MCP Host installed. It times `vscode.lm.invokeTool` of a shared
 // server's `echo` (once per `mcpHost.chat.connection`: relay, http) against the same fixture offered to
 // VS Code directly by a provider of the runner extension (declared in its manifest here), and writes
-// p50/p90 of each side.
+// p50/p90 of each side, and the memory each connection costs: the resident size of each relay process
+// VS Code runs for the shared server (`relay`; none with `http`) and the extension host's beside it.
 //
 // MCP Host's gateway listens on a Unix socket in its global storage when that path fits in
 // `sockaddr_un` (as in a usual profile), else on 127.0.0.1: the harness's deep scratch folders give
@@ -112,7 +113,19 @@ function mediansOf(runs) {
       key,
       runs: phases.length,
       ...Object.fromEntries(RATIOS.map((r) => [r, stats(phases.map((p) => p[r])).median])),
+      ...(phases.every((p) => p.memory) ? { relayRssKb: stats(phases.map((p) => p.memory.relayRssKb)).median } : {}),
     }));
+}
+
+const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
+
+/** A phase's memory: the relays' resident size (a process each per shared server; none over HTTP) and the extension host's. */
+function memoryLine(m) {
+  const relays =
+    m.relayProcesses === 0
+      ? 'no relay process'
+      : `${m.relayProcesses} relay process${m.relayProcesses === 1 ? '' : 'es'}, RSS ${mb(m.relayRssKb)}${m.relayProcesses > 1 ? ` (${m.relayRssKbEach.map(mb).join(', ')})` : ''}`;
+  return `memory: ${relays}; extension host RSS ${mb(m.extHostRssKb)} (${mb(m.extHostAtStartKb)} before VS Code started any server; the phases share it, so not sharing's own cost)`;
 }
 
 export function printChatInVsCode(result) {
@@ -139,12 +152,13 @@ export function printChatInVsCode(result) {
         console.log(
           `      hop floor/direct p50 ${phase.hopFloorRatioP50.toFixed(2)} (no gateway behind a relay goes under it); shared/hop floor p50 ${phase.sharedVsHopFloorP50.toFixed(2)} (the gateway's own cost)`,
         );
+      if (phase.memory) console.log(`      ${memoryLine(phase.memory)}`);
     }
     for (const note of run.notes) console.log(`    note: ${note}`);
   }
   for (const m of result.medians ?? [])
     console.log(
-      `  median of ${m.runs} VS Codes, gateway on ${m.key.replace('/', ', connection ')}: shared/direct ${m.ratioP50.toFixed(2)} ≤ ${result.max.toFixed(2)}  ${m.ratioP50 <= result.max ? 'met' : 'NOT MET'}; hop floor/direct ${m.hopFloorRatioP50.toFixed(2)}; relay floor/direct ${m.relayFloorRatioP50.toFixed(2)}; shared/hop floor ${m.sharedVsHopFloorP50.toFixed(2)}`,
+      `  median of ${m.runs} VS Codes, gateway on ${m.key.replace('/', ', connection ')}: shared/direct ${m.ratioP50.toFixed(2)} ≤ ${result.max.toFixed(2)}  ${m.ratioP50 <= result.max ? 'met' : 'NOT MET'}; hop floor/direct ${m.hopFloorRatioP50.toFixed(2)}; relay floor/direct ${m.relayFloorRatioP50.toFixed(2)}; shared/hop floor ${m.sharedVsHopFloorP50.toFixed(2)}${m.relayRssKb === undefined ? '' : m.relayRssKb === 0 ? '; no relay process' : `; relay RSS ${mb(m.relayRssKb)}`}`,
     );
 }
 

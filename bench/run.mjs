@@ -39,6 +39,11 @@ const option = (name) => {
 };
 const reps = Number(option('--reps') ?? 5);
 const only = option('--only')?.split(',');
+/** The in-VS-Code chat bench's own: `--runs N` fresh socket VS Codes, `--relay-only` (bench/chat-vscode.mjs). */
+const chatOptions = {
+  ...(option('--runs') === undefined ? {} : { runs: Number(option('--runs')) }),
+  relayOnly: args.includes('--relay-only'),
+};
 /** main just before the first commit of the 2026-07-28 work (b787c61, issue 15): "before" means src/ as it was there. */
 const BASELINE_REF = option('--baseline') ?? '06c17b49910e57257ac8118bdbceda9e9e27ec53';
 
@@ -97,7 +102,7 @@ const fmtMb = (kb) => `${(kb / 1024).toFixed(0)}`;
 
 async function main() {
   if (only?.length === 1 && only[0] === 'gateway') return printGateway(await runGatewayBench());
-  if (only?.length === 1 && only[0] === 'chat-vscode') return recordChatVscode(await measureChatInVsCode());
+  if (only?.length === 1 && only[0] === 'chat-vscode') return recordChatVscode(await measureChatInVsCode(chatOptions));
   if (only?.length === 1 && only[0] === 'sandbox') return printSandbox(await runSandboxBench());
   process.stdout.write('Building the benchmark clients…\n');
   await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
@@ -164,7 +169,7 @@ async function main() {
   }
 
   const gateway = !only || only.includes('gateway') ? await runGatewayBench() : undefined;
-  const chatVscode = !only || only.includes('chat-vscode') ? await measureChatInVsCode() : previous?.chatVscode;
+  const chatVscode = !only || only.includes('chat-vscode') ? await measureChatInVsCode(chatOptions) : previous?.chatVscode;
   const sandbox = !only || only.includes('sandbox') ? await runSandboxBench() : undefined;
   const report = {
     date: new Date().toISOString(),
