@@ -84,8 +84,25 @@ export function promptDefinition(prompt: Prompt): PromptDefinition {
   return definition;
 }
 
-export const pinTool = (tool: Tool): Pinned<ToolDefinition> => pinned(toolDefinition(tool));
-export const pinPrompt = (prompt: Prompt): Pinned<PromptDefinition> => pinned(promptDefinition(prompt));
+/**
+ * Pins of listed tools and prompts, by the object the server's list gave: a gated call checks its
+ * tool's pin and the audit records its hash, on every call, and a listed definition is never changed
+ * in place (a new list brings new objects).
+ */
+const toolPins = new WeakMap<Tool, Pinned<ToolDefinition>>();
+const promptPins = new WeakMap<Prompt, Pinned<PromptDefinition>>();
+
+export function pinTool(tool: Tool): Pinned<ToolDefinition> {
+  let pin = toolPins.get(tool);
+  if (!pin) toolPins.set(tool, (pin = pinned(toolDefinition(tool))));
+  return pin;
+}
+
+export function pinPrompt(prompt: Prompt): Pinned<PromptDefinition> {
+  let pin = promptPins.get(prompt);
+  if (!pin) promptPins.set(prompt, (pin = pinned(promptDefinition(prompt))));
+  return pin;
+}
 export const pinInstructions = (instructions: string | undefined): Pinned<string | null> => pinned(instructions ?? null);
 
 /** The hash of the definition a tool call runs under (the audit's `tool.definition`). */

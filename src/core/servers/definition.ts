@@ -188,10 +188,18 @@ export function definitionHash(def: ServerDefinition): string {
  * asking is the other half of the consent (`policyGrant`, compared by `launchCovers`).
  */
 export function launchHash(def: ServerDefinition): string {
-  const launch =
-    def.type === 'stdio' ? { c: def.command, a: def.args, d: def.cwd, e: def.env, f: def.envFile } : { u: def.url, h: def.headers };
-  return createHash('sha256').update(stableStringify(launch)).digest('hex').slice(0, 16);
+  let hash = launchHashes.get(def);
+  if (hash === undefined) {
+    const launch =
+      def.type === 'stdio' ? { c: def.command, a: def.args, d: def.cwd, e: def.env, f: def.envFile } : { u: def.url, h: def.headers };
+    hash = createHash('sha256').update(stableStringify(launch)).digest('hex').slice(0, 16);
+    launchHashes.set(def, hash);
+  }
+  return hash;
 }
+
+/** By definition object: the editor keys its answers and pins by it on every call, and a definition is replaced, never changed in place. */
+const launchHashes = new WeakMap<ServerDefinition, string>();
 
 /** Why settings would refuse this one entry, or undefined when they accept it (the import flow's check). */
 export function definitionProblem(name: string, entry: Record<string, unknown>): string | undefined {

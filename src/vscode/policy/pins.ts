@@ -155,12 +155,14 @@ export class DefinitionPins implements vscode.Disposable {
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       if (folder.uri.scheme !== 'file') continue;
       const file = path.join(folder.uri.fsPath, LOCK_FOLDER, `${def.name}.json`);
-      let mtimeMs: number;
+      // Asked on every gated call: a missing file (the usual case) answers without a thrown error.
+      let mtimeMs: number | undefined;
       try {
-        mtimeMs = fs.statSync(file).mtimeMs;
+        mtimeMs = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
       } catch {
-        continue;
+        mtimeMs = undefined;
       }
+      if (mtimeMs === undefined) continue;
       let cached = this.locks.get(file);
       if (cached?.mtimeMs !== mtimeMs) {
         let pins: PinSet | undefined;
