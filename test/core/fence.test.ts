@@ -381,5 +381,32 @@ describe('roots fence (core/policy/fence)', () => {
     it('a link outside the root that points into it is inside', async () => {
       assert.deepEqual(await pathsOutsideRoots({ path: path.join(dir, 'ws-link', 'a.txt') }, ctx), []);
     });
+
+    it('looks the roots up once a second, and what a server names inside them on every call', async () => {
+      const asked: string[] = [];
+      const machine = thisMachine();
+      const counted: FenceContext = {
+        ...ctx,
+        lstat: (p) => {
+          asked.push(p);
+          return machine.lstat(p);
+        },
+      };
+      assert.deepEqual(await pathsOutsideRoots({ path: 'made-later/x.txt' }, counted), []);
+      assert.ok(asked.includes(path.join(dir, 'ws')), 'the first call looks the root up');
+      // A link the server makes inside the root after that call is seen on the next one, at once.
+      symlinkSync(path.join(dir, 'secret'), path.join(dir, 'ws', 'made-later'), 'dir');
+      asked.length = 0;
+      const found = await pathsOutsideRoots({ path: 'made-later/x.txt' }, counted);
+      assert.deepEqual(
+        found.map((f) => f.resolved),
+        [path.join(dir, 'secret', 'x.txt')],
+      );
+      assert.ok(
+        !asked.includes(path.join(dir, 'ws')) && !asked.includes(dir),
+        `the root's folders are not asked again: ${asked.join(', ')}`,
+      );
+      assert.ok(asked.includes(path.join(dir, 'ws', 'made-later')));
+    });
   });
 });

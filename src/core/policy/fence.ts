@@ -277,6 +277,26 @@ class Resolver {
     return result;
   }
 
+  /**
+   * Real folders known to exist (the roots', see `Checker.prepare`): they and every folder above them
+   * are folders, no symlinks, and the walk passes them without asking the file system again.
+   */
+  knowFolders(realFolders: readonly string[]): void {
+    const known = Promise.resolve(FOLDER);
+    for (const real of realFolders) {
+      for (let at = real, up = this.p.dirname(at); at !== up; at = up, up = this.p.dirname(at)) {
+        if (this.stats.has(at)) break;
+        this.stats.set(at, known);
+      }
+    }
+  }
+
+  /** Whether a real path (no symlink on the way) names something that exists and is no symlink. */
+  async isFolder(real: string): Promise<boolean> {
+    const stat = await this.lstat(real);
+    return stat !== undefined && !stat.isSymbolicLink();
+  }
+
   private lstat(path: string): Promise<LinkStat | undefined> {
     let stat = this.stats.get(path);
     if (!stat) {
@@ -342,36 +362,84 @@ class Resolver {
   }
 }
 
+/** The roots and the working folder as the fence compares with them: each root's real segments, each base with its real path. */
+interface Prepared {
+  roots: string[][];
+  bases: Array<{ path: string; resolved: string[] | undefined }>;
+  /** The real folders of the roots and the working folder that exist: each of their components is a folder, no symlink. */
+  realFolders: string[];
+}
+
+/**
+ * How long the real paths of the roots and the working folder are reused from one check to the
+ * next. Every gated call checks its strings against them, and looking them up again, component by
+ * component, was most of the fence's cost on a chat call. What a server names inside them is looked
+ * up fresh on every call; only a change of the folders above it (the person's own, outside every
+ * root) takes up to this long to be seen.
+ */
+export const PREPARED_MS = 1000;
+/** Per machine (its `lstat`: tests bring their own), by platform, roots and working folder. */
+const preparedCache = new WeakMap<FenceEnvironment['lstat'], Map<string, { until: number; prepared: Promise<Prepared> }>>();
+const MAX_PREPARED = 64;
+
+/** A folder found to exist on the real path of a root: no symlink, so the walk passes it without asking again. */
+const FOLDER: LinkStat = { isSymbolicLink: () => false };
+
 class Checker {
   private readonly resolver: Resolver;
-  /** The roots and the working folder, resolved the first time a string is checked. */
-  private prepared?: Promise<{ roots: string[][]; bases: Array<{ path: string; resolved: string[] | undefined }> }>;
+  private prepared?: Promise<Prepared>;
   constructor(private readonly ctx: FenceContext) {
     this.resolver = new Resolver(ctx);
   }
 
-  private prepare() {
-    this.prepared ??= (async () => {
-      const p = this.resolver.p;
-      const windows = this.ctx.platform === 'win32';
-      const rootPaths = this.ctx.roots
-        .map((r) => rootPathOf(r.uri, windows))
-        .filter((r): r is string => r !== undefined && p.isAbsolute(r))
-        .map((r) => p.normalize(r));
-      const roots: string[][] = [];
-      for (const r of rootPaths) {
-        const real = await this.resolver.resolve(r);
-        if (real !== undefined) roots.push(segments(real, this.ctx));
-      }
-      const bases = [...(this.ctx.cwd === undefined ? [] : [this.ctx.cwd]), ...rootPaths];
-      const resolvedBases = [];
-      for (const base of [...new Set(bases)]) {
-        const real = await this.resolver.resolve(base);
-        resolvedBases.push({ path: base, resolved: real === undefined ? undefined : segments(real, this.ctx) });
-      }
-      return { roots, bases: resolvedBases };
-    })();
-    return this.prepared;
+  /** The roots and the working folder, resolved the first time a string is checked (or reused from a check of the last second). */
+  private async prepare(): Promise<Prepared> {
+    this.prepared ??= this.cachedPrepared();
+    const prepared = await this.prepared;
+    this.resolver.knowFolders(prepared.realFolders);
+    return prepared;
+  }
+
+  private cachedPrepared(): Promise<Prepared> {
+    let byKey = preparedCache.get(this.ctx.lstat);
+    if (!byKey) preparedCache.set(this.ctx.lstat, (byKey = new Map()));
+    const key = JSON.stringify([this.ctx.platform, this.ctx.roots.map((r) => r.uri), this.ctx.cwd ?? null]);
+    const now = Date.now();
+    const hit = byKey.get(key);
+    if (hit && hit.until > now) return hit.prepared;
+    if (byKey.size >= MAX_PREPARED) for (const [k, v] of byKey) if (v.until <= now || byKey.size >= MAX_PREPARED) byKey.delete(k);
+    const prepared = this.resolvePrepared();
+    byKey.set(key, { until: now + PREPARED_MS, prepared });
+    // A lookup that failed is not kept.
+    prepared.catch(() => byKey.delete(key));
+    return prepared;
+  }
+
+  private async resolvePrepared(): Promise<Prepared> {
+    const p = this.resolver.p;
+    const windows = this.ctx.platform === 'win32';
+    const rootPaths = this.ctx.roots
+      .map((r) => rootPathOf(r.uri, windows))
+      .filter((r): r is string => r !== undefined && p.isAbsolute(r))
+      .map((r) => p.normalize(r));
+    const roots: string[][] = [];
+    const realFolders: string[] = [];
+    const found = async (path: string): Promise<string | undefined> => {
+      const real = await this.resolver.resolve(path);
+      if (real !== undefined && (await this.resolver.isFolder(real))) realFolders.push(real);
+      return real;
+    };
+    for (const r of rootPaths) {
+      const real = await found(r);
+      if (real !== undefined) roots.push(segments(real, this.ctx));
+    }
+    const bases = [...(this.ctx.cwd === undefined ? [] : [this.ctx.cwd]), ...rootPaths];
+    const resolvedBases = [];
+    for (const base of [...new Set(bases)]) {
+      const real = await found(base);
+      resolvedBases.push({ path: base, resolved: real === undefined ? undefined : segments(real, this.ctx) });
+    }
+    return { roots, bases: resolvedBases, realFolders };
   }
 
   /** Checks one string: the first reading found outside every root, or undefined when every reading is inside. */

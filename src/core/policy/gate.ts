@@ -85,13 +85,12 @@ function describe(findings: FencedPath[]): string {
 
 /** The machine this runs on, as the fence reads it: its platform, its symlinks, its home folder. */
 export function thisMachine(): FenceEnvironment {
-  return {
-    platform: process.platform,
-    lstat: (p) => lstat(p).catch(() => undefined),
-    readlink: (p) => readlink(p),
-    home: homedir(),
-  };
+  return { platform: process.platform, lstat: machineLstat, readlink: machineReadlink, home: homedir() };
 }
+
+// The same functions on every call: the fence keeps what it learnt of the roots per machine, by its lstat (./fence.ts).
+const machineLstat = (p: string) => lstat(p).catch(() => undefined);
+const machineReadlink = (p: string) => readlink(p);
 
 /**
  * Whether the tool may run without a confirmation because it says it is read-only and the person
