@@ -196,6 +196,28 @@ describe('masking: built-in shapes', () => {
     });
   }
 
+  it('masks a secret standing alone, with no separator or dash anywhere in the text', () => {
+    // A text without `:`, `=` or `-` skips the key=value detector: each other detector's own mark must still let it run.
+    const bare: Array<[string, string]> = [
+      [awsId, 'aws-access-key'],
+      [`ghp_${chars(36)}`, 'github-token'],
+      [`github_pat_${chars(40)}`, 'github-token'],
+      [`AIza${chars(35)}`, 'google-api-key'],
+      [`sk_live_${chars(24)}`, 'stripe-key'],
+      [jwt, 'jwt'],
+      [`curl with Bearer ${chars(24)}`, 'authorization'],
+    ];
+    for (const [text, kind] of bare) {
+      assert.doesNotMatch(text, /[:=-]/);
+      const out = masker.maskText(`the value ${text} here`);
+      assert.deepEqual(
+        out.found.map((f) => f.kind),
+        [kind],
+        text,
+      );
+    }
+  });
+
   it('counts repeats and says what was masked', () => {
     const out = masker.maskText(`ghp_${chars(36)} and ghp_${chars(40)} and ${jwt}`);
     assert.equal(describeFindings(out.found), '2 × github-token, 1 × jwt');
