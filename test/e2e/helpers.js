@@ -416,6 +416,18 @@ async function clickCodeLens(page, title, timeout = 30_000) {
   const editor = page.locator('.part.editor .editor-instance .monaco-editor').first();
   await editor.hover({ position: { x: 200, y: 100 } });
   await page.mouse.wheel(0, -5000);
+  // While the editor is scrolled at all, its top shadow (`.scroll-decoration`) lies over a lens on line 1 and takes the click.
+  const shadow = editor.locator('.scroll-decoration');
+  const atTop = () =>
+    shadow.waitFor({ state: 'detached', timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+  if (!(await atTop())) {
+    await editor.click({ position: { x: 200, y: 100 } });
+    await page.keyboard.press('Control+Home');
+    await atTop();
+  }
   const lens = page.locator('.part.editor .codelens-decoration a', { hasText: title }).first();
   await lens.waitFor({ timeout });
   await lens.click();
