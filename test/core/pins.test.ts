@@ -20,7 +20,9 @@ import { ROOT } from '../helpers/servers';
 import { startFixture } from '../helpers/httpServers';
 import { toolsForChat } from '../../src/core/gateway/forChat';
 import type { ServerHandle } from '../../src/core';
-import { share, upstreamHandle } from '../helpers/gateway';
+import { gatewayClient, share, upstreamHandle } from '../helpers/gateway';
+import { ChatGateway } from '../../src/core/gateway/sdkGateway';
+import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const echo: Tool = {
   name: 'echo',
@@ -367,21 +369,50 @@ describe('the chat gateway with pinned definitions (core/gateway/forward)', func
         pinUsed: (t) => void used.push(t.name),
       },
     });
-    let stale = 0;
-    forwarder.onToolsStale(() => stale++);
+    const stale: string[] = [];
+    forwarder.onListStale((list) => void stale.push(list));
     const signal = new AbortController().signal;
 
     const refused = await forwarder.callTool('echo', { text: 'x' }, { signal });
     assert.equal(refused.isError, true);
     assert.match(JSON.stringify(refused.content), /changed since the person approved it \(description\)/);
     assert.deepEqual([audit.at(-1)?.decision, audit.at(-1)?.outcome], ['refused', { kind: 'not-sent' }]);
-    assert.equal(stale, 1, 'VS Code is told to list the tools again');
+    assert.deepEqual(stale, ['tools'], 'VS Code is told to list the tools again');
     assert.ok(!(await forwarder.listTools()).some((t) => t.name === 'echo'));
     assert.deepEqual(await forwarder.listPrompts(), []);
     await assert.rejects(forwarder.getPrompt('greet', { name: 'x' }, { signal }), /changed since the person approved it/);
+    assert.deepEqual(stale, ['tools', 'prompts'], 'and the prompts');
 
     const first = await forwarder.callTool('cancelled_count', {}, { signal });
     assert.notEqual(first.isError, true, JSON.stringify(first));
     assert.deepEqual(used, ['cancelled_count']);
+  });
+
+  it('tells every session of the chat to list the tools and the prompts again when a pin changes (a prompt accepted, too)', async () => {
+    handle = upstreamHandle();
+    await handle.start();
+    let status: PinStatus = { status: 'changed', changed: ['description'] };
+    const { forwarder } = share(handle, { pins: { pinOf: () => ({ status: 'same' }), promptPinOf: () => status } });
+    const gateway = await ChatGateway.start({ token: 'pin-token', forwarderFor: (id) => (id === 'up' ? forwarder : undefined) });
+    const client = await gatewayClient(gateway.address, ChatGateway.pathOf('up'), 'pin-token');
+    try {
+      assert.deepEqual((await client.listPrompts()).prompts, [], 'a changed prompt is not offered');
+      const told = (schema: typeof PromptListChangedNotificationSchema | typeof ToolListChangedNotificationSchema) =>
+        new Promise<void>((resolve) => client.setNotificationHandler(schema, () => resolve()));
+      const prompts = told(PromptListChangedNotificationSchema);
+      const tools = told(ToolListChangedNotificationSchema);
+      // The person accepts the prompt's change: what ChatSharing does on every change of the pins.
+      status = { status: 'same' };
+      forwarder.listChanged('tools');
+      forwarder.listChanged('prompts');
+      await Promise.all([prompts, tools]);
+      assert.deepEqual(
+        (await client.listPrompts()).prompts.map((p) => p.name),
+        handle.prompts.map((p) => p.name),
+      );
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
   });
 });

@@ -124,9 +124,12 @@ export class ChatSharing implements vscode.Disposable {
         resolveMcpServerDefinition: (def) => this.resolve(def),
       }),
       host.onDidChange(() => this.reconcile()),
-      // A pin taken, accepted or found changed: VS Code lists the shared tools again (tools/list_changed).
+      // A pin taken, accepted or found changed: VS Code lists the shared tools and prompts again (list_changed).
       host.pins.onDidChange(() => {
-        for (const forwarder of this.forwarders.values()) forwarder.toolsChanged();
+        for (const forwarder of this.forwarders.values()) {
+          forwarder.listChanged('tools');
+          forwarder.listChanged('prompts');
+        }
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // The policy the chat's sessions were opened under changed: they end, and VS Code (seeing new
