@@ -22,6 +22,7 @@ import { toolsForChat } from '../../src/core/gateway/forChat';
 import type { ServerHandle } from '../../src/core';
 import { gatewayClient, share, upstreamHandle } from '../helpers/gateway';
 import { ChatGateway } from '../../src/core/gateway/sdkGateway';
+import { sameNamedTools } from '../../src/core/gateway/sameNames';
 import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const echo: Tool = {
@@ -349,6 +350,34 @@ describe("the chat's list with pinned definitions (core/gateway/forChat)", () =>
       ],
     );
     assert.equal(toolsForChat(tools, { tools: {}, trustAnnotations: true }).length, 3, 'without pins nothing is left out');
+  });
+});
+
+describe('tools of the same name on two shared servers (core/gateway/sameNames)', () => {
+  const tool = (name: string, meta?: Tool['_meta']): Tool => ({ name, inputSchema: { type: 'object' }, ...(meta ? { _meta: meta } : {}) });
+  const server = (name: string, tools: Tool[], policy: { allow?: string[]; deny?: string[] } = {}) => ({
+    name,
+    definition: { tools: policy },
+    tools,
+  });
+
+  it('names, for each tool the chat is offered, the other shared servers that offer one of the same name', () => {
+    const docs = server('docs', [tool('search'), tool('fetch'), tool('only_docs')]);
+    const web = server('web', [tool('search'), tool('fetch')]);
+    const code = server('code', [tool('search'), tool('fetch')], { deny: ['fetch'] });
+    const shared = [docs, web, code];
+    assert.deepEqual(
+      [...sameNamedTools(docs, shared)],
+      [
+        ['search', ['code', 'web']],
+        ['fetch', ['web']],
+      ],
+    );
+    // A tool the policy denies, or one only an app may call, is not offered to the chat: it meets no other.
+    assert.deepEqual([...sameNamedTools(code, shared)], [['search', ['docs', 'web']]]);
+    const appOnly = server('app', [tool('search', { ui: { resourceUri: 'ui://x', visibility: ['app'] } })]);
+    assert.deepEqual([...sameNamedTools(appOnly, [...shared, appOnly])], []);
+    assert.deepEqual([...sameNamedTools(docs, [docs])], [], 'alone, nothing is the same');
   });
 });
 

@@ -224,4 +224,39 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
       fs.rmSync(lockFile, { force: true });
     }
   });
+
+  it("names a tool whose name another shared server's tool has, in the tree and in the share notice", async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    const entry = (extra: Record<string, unknown>) => ({
+      command: 'node',
+      args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
+      env: { CHANGING_SERVER_FILE: versionFile },
+      ...extra,
+    });
+    await setServers({
+      twin1: entry({ shareWithChat: true }),
+      twin2: entry({ shareWithChat: true, tools: { deny: ['steady'] } }),
+      twin3: entry({}),
+    });
+    const [one, , three] = await Promise.all(['twin1', 'twin2', 'twin3'].map((n) => running(a, n)));
+    await waitFor(() => a.host.servers.every((s) => s.tools.length >= 3), 'the tools of the twins');
+
+    const toolsGroup = a.tree.getChildren({ kind: 'server', server: one }).find((n) => n.kind === 'group' && n.group === 'tools')!;
+    const item = (name: string) =>
+      a.tree.getTreeItem(a.tree.getChildren(toolsGroup).find((n) => n.kind === 'tool' && n.tool.name === name)!);
+    assert.match(String(item('lookup').description), /same name in the chat as a tool of twin2/);
+    assert.match(String(item('lookup').tooltip), /The chat is also offered a tool named lookup by twin2/);
+    // twin2 does not offer steady to anyone, the chat included: nothing to confuse it with.
+    assert.doesNotMatch(String(item('steady').description), /same name/);
+
+    const notes: Array<[string, string]> = [];
+    a.ui.notify = async (severity, message) => (notes.push([severity, String(message)]), undefined);
+    await a.sharing.setShared(three, true);
+    const notice = notes.find(([, m]) => /is shared with VS Code's chat/.test(m));
+    assert.ok(notice, JSON.stringify(notes));
+    assert.equal(notice[0], 'warning');
+    assert.match(notice[1], /lookup \(twin1, twin2\)/);
+    assert.match(notice[1], /steady \(twin1\)/);
+  });
 });
