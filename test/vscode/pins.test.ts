@@ -107,6 +107,12 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     ]);
     assert.equal(received().length, 4, 'nothing refused reached the server');
 
+    // A prompt whose definition changed asks first, from the palette too; cancelled, nothing reaches the server.
+    const brief = h.prompts.find((p) => p.name === 'brief')!;
+    assert.equal(await a.prompts.run({ server: h, prompt: brief }), undefined);
+    assert.deepEqual(changes.at(-1), { kind: 'prompts', name: 'brief', changed: ['description'] });
+    assert.equal(received().length, 4, 'the prompt was not got');
+
     // The tree marks both; the chat is not offered them (VS Code was sent tools/list_changed), the unchanged one still is.
     const toolsGroup = a.tree.getChildren({ kind: 'server', server: h }).find((n) => n.kind === 'group' && n.group === 'tools')!;
     const nodes = a.tree.getChildren(toolsGroup);
@@ -219,6 +225,50 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
       assert.match(notes.join('\n'), /Still suspended by the workspace lock file .*locked\.json/);
       assert.equal(await a.tools.call(h, toolOf(h, 'lookup'), { word: 'y' }), undefined);
       assert.equal(changes.length, 2);
+      assert.equal(received().length, before, 'nothing reached the server');
+    } finally {
+      fs.rmSync(lockFile, { force: true });
+    }
+  });
+
+  it("a workspace lock file checks the server's instructions and its prompts too: the palette's prompt asks first", async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    await setServers({
+      lockedi: {
+        command: 'node',
+        args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
+        env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
+      },
+    });
+    const h = await running(a, 'lockedi');
+    await waitFor(() => h.tools.length >= 3 && h.prompts.length >= 2, 'the tools and prompts of version 1');
+    const before = received().length;
+    // The team reviewed other instructions and another description of brief; the tools as they are.
+    const lockDir = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp-pins');
+    fs.mkdirSync(lockDir, { recursive: true });
+    const lockFile = path.join(lockDir, 'lockedi.json');
+    const prompts = h.prompts.map((p) => (p.name === 'brief' ? { ...p, description: 'Summarise, as the team reviewed it.' } : p));
+    fs.writeFileSync(lockFile, lockFileText(pinSet({ tools: h.tools, prompts, instructions: 'Only ever look words up.' })));
+    try {
+      await waitFor(() => a.host.pins.changes(h).some((c) => c.kind === 'instructions'), 'the instructions that differ from the lock file');
+      assert.deepEqual(
+        a.host.pins
+          .changes(h)
+          .map((c) => [c.kind, c.name, c.changed, c.lockFile])
+          .sort(),
+        [
+          ['instructions', 'instructions', ['instructions'], lockFile],
+          ['prompts', 'brief', ['description'], lockFile],
+        ],
+      );
+      assert.match(String(a.tree.getTreeItem({ kind: 'server', server: h }).description), /instructions changed since you approved them/);
+
+      const changes: ChangedDefinition[] = [];
+      a.ui.confirmChangedDefinition = async (_s, c) => (changes.push(c), 'cancel');
+      const brief = h.prompts.find((p) => p.name === 'brief')!;
+      assert.equal(await a.prompts.run({ server: h, prompt: brief }), undefined);
+      assert.deepEqual(changes, [{ kind: 'prompts', name: 'brief', changed: ['description'] }]);
       assert.equal(received().length, before, 'nothing reached the server');
     } finally {
       fs.rmSync(lockFile, { force: true });
