@@ -444,4 +444,19 @@ describe('the chat gateway with pinned definitions (core/gateway/forward)', func
       await gateway.close();
     }
   });
+
+  it("hands the server's instructions to no one: VS Code's client gets none, so changed ones have nothing to suspend", async () => {
+    handle = upstreamHandle({ args: [path.join(ROOT, 'test', 'fixtures', 'changing-server.mjs')], tools: {} });
+    await handle.start();
+    assert.equal(handle.client?.instructions, 'Use lookup for words.', 'the server has instructions');
+    const { forwarder } = share(handle);
+    const gateway = await ChatGateway.start({ token: 'pin-token', forwarderFor: (id) => (id === 'up' ? forwarder : undefined) });
+    const client = await gatewayClient(gateway.address, ChatGateway.pathOf('up'), 'pin-token');
+    try {
+      assert.equal(client.getInstructions(), undefined);
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
+  });
 });

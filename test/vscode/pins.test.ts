@@ -34,6 +34,13 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
           .map((l) => JSON.parse(l) as { name: string; arguments: Record<string, unknown> })
       : [];
   const toolOf = (h: ServerHandle, name: string): Tool => h.tools.find((t) => t.name === name)!;
+  /** A settings entry of the changing fixture: its version read from versionFile, each call it gets logged in callLog. */
+  const changingServer = (extra: Record<string, unknown> = {}) => ({
+    command: 'node',
+    args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
+    env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
+    ...extra,
+  });
 
   before(async () => {
     const a = await api();
@@ -61,13 +68,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     const a = await api();
     fs.writeFileSync(versionFile, '1');
     await setServers({
-      pinned: {
-        command: 'node',
-        args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
-        env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
-        trustAnnotations: true,
-        shareWithChat: true,
-      },
+      pinned: changingServer({ trustAnnotations: true, shareWithChat: true }),
     });
     let h = await running(a, 'pinned');
     await waitFor(() => h.tools.length >= 3, 'the tools of version 1');
@@ -189,12 +190,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     const a = await api();
     fs.writeFileSync(versionFile, '1');
     await setServers({
-      locked: {
-        command: 'node',
-        args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
-        env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
-        trustAnnotations: true,
-      },
+      locked: changingServer({ trustAnnotations: true }),
     });
     const h = await running(a, 'locked');
     await waitFor(() => h.tools.length >= 3, 'the tools of version 1');
@@ -235,11 +231,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     const a = await api();
     fs.writeFileSync(versionFile, '1');
     await setServers({
-      lockedi: {
-        command: 'node',
-        args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
-        env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
-      },
+      lockedi: changingServer(),
     });
     const h = await running(a, 'lockedi');
     await waitFor(() => h.tools.length >= 3 && h.prompts.length >= 2, 'the tools and prompts of version 1');
@@ -278,16 +270,10 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
   it("names a tool whose name another shared server's tool has, in the tree and in the share notice", async () => {
     const a = await api();
     fs.writeFileSync(versionFile, '1');
-    const entry = (extra: Record<string, unknown>) => ({
-      command: 'node',
-      args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
-      env: { CHANGING_SERVER_FILE: versionFile },
-      ...extra,
-    });
     await setServers({
-      twin1: entry({ shareWithChat: true }),
-      twin2: entry({ shareWithChat: true, tools: { deny: ['steady'] } }),
-      twin3: entry({}),
+      twin1: changingServer({ shareWithChat: true }),
+      twin2: changingServer({ shareWithChat: true, tools: { deny: ['steady'] } }),
+      twin3: changingServer(),
     });
     const [one, , three] = await Promise.all(['twin1', 'twin2', 'twin3'].map((n) => running(a, n)));
     await waitFor(() => a.host.servers.every((s) => s.tools.length >= 3), 'the tools of the twins');
@@ -308,5 +294,30 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     assert.equal(notice[0], 'warning');
     assert.match(notice[1], /lookup \(twin1, twin2\)/);
     assert.match(notice[1], /steady \(twin1\)/);
+  });
+
+  it('keeps the pins of a removed server: added again and changed, it is compared with what was approved, not given a new baseline', async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    const entry = changingServer({ trustAnnotations: true });
+    await setServers({ removed: entry });
+    const first = await running(a, 'removed');
+    await waitFor(() => first.tools.length >= 3, 'the tools of version 1');
+    await waitFor(() => a.host.pins.status(first.definition, 'tools', first.tools[0]).status === 'same', 'the baseline');
+
+    await setServers(undefined);
+    await waitFor(() => !a.host.servers.some((s) => s.name === 'removed'), 'the server gone');
+    fs.writeFileSync(versionFile, '2');
+    await setServers({ removed: entry });
+    const again = await running(a, 'removed');
+    await waitFor(() => again.tools.some((t) => t.name === 'fresh'), 'the tools of version 2');
+    await waitFor(() => a.host.pins.changes(again).length >= 4, 'the changes since the first listing');
+    assert.deepEqual(
+      a.host.pins
+        .changes(again)
+        .map((c) => c.name)
+        .sort(),
+      ['brief', 'instructions', 'lookup', 'remove'],
+    );
   });
 });
