@@ -9,7 +9,17 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const h = require('../harness/lib');
-const { ctx, allowServers, choose, clickDialogButton, dialog, runCommand, screenshot, startCommand } = require('./helpers');
+const {
+  ctx,
+  allowServers,
+  allowStartsUntil,
+  choose,
+  clickDialogButton,
+  dialog,
+  runCommand,
+  screenshot,
+  startCommand,
+} = require('./helpers');
 
 const FIXTURE = path.join(h.REPO, 'test', 'fixtures', 'changing-server.mjs');
 const sidebar = '.part.sidebar';
@@ -54,14 +64,7 @@ describe('pinned tool definitions in the workbench', function () {
       env: { CHANGING_SERVER_FILE: versionFile },
     };
     fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-    // Consents come one at a time (the workspace's own server may ask first, in a fresh window).
-    for (;;) {
-      const box = await dialog(page, 'Start the MCP server "', 90_000);
-      const [, name] = /Start the MCP server "([^"]+)"\?/.exec(await box.innerText());
-      await box.locator('.monaco-button', { hasText: /^Allow$/ }).click();
-      await page.locator('.monaco-dialog-box', { hasText: `Start the MCP server "${name}"?` }).waitFor({ state: 'hidden' });
-      if (name === 'pinned') break;
-    }
+    await allowStartsUntil(page, 'pinned', 90_000);
     await allowServers(page, Object.keys(settings['mcpHost.servers']).length);
   });
 
