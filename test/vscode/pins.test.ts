@@ -296,7 +296,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     assert.match(notice[1], /steady \(twin1\)/);
   });
 
-  it('keeps the pins of a removed server: added again and changed, it is compared with what was approved, not given a new baseline', async () => {
+  it('keeps the pins of a removed server: added again, with new grants, and changed, it is compared with what was approved, not given a new baseline', async () => {
     const a = await api();
     fs.writeFileSync(versionFile, '1');
     const entry = changingServer({ trustAnnotations: true });
@@ -308,7 +308,8 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     await setServers(undefined);
     await waitFor(() => !a.host.servers.some((s) => s.name === 'removed'), 'the server gone');
     fs.writeFileSync(versionFile, '2');
-    await setServers({ removed: entry });
+    // Added again with a wider policy (a grant): pins are keyed by the server's identity, not by its grants.
+    await setServers({ removed: { ...entry, autoApprove: ['lookup', 'remove'], sandbox: { filesystem: { allowWrite: [dir] } } } });
     const again = await running(a, 'removed');
     await waitFor(() => again.tools.some((t) => t.name === 'fresh'), 'the tools of version 2');
     await waitFor(() => a.host.pins.changes(again).length >= 4, 'the changes since the first listing');
