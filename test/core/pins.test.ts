@@ -20,7 +20,10 @@ import { ROOT } from '../helpers/servers';
 import { startFixture } from '../helpers/httpServers';
 import { toolsForChat } from '../../src/core/gateway/forChat';
 import type { ServerHandle } from '../../src/core';
-import { share, upstreamHandle } from '../helpers/gateway';
+import { gatewayClient, share, upstreamHandle } from '../helpers/gateway';
+import { ChatGateway } from '../../src/core/gateway/sdkGateway';
+import { sameNamedTools } from '../../src/core/gateway/sameNames';
+import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const echo: Tool = {
   name: 'echo',
@@ -350,6 +353,34 @@ describe("the chat's list with pinned definitions (core/gateway/forChat)", () =>
   });
 });
 
+describe('tools of the same name on two shared servers (core/gateway/sameNames)', () => {
+  const tool = (name: string, meta?: Tool['_meta']): Tool => ({ name, inputSchema: { type: 'object' }, ...(meta ? { _meta: meta } : {}) });
+  const server = (name: string, tools: Tool[], policy: { allow?: string[]; deny?: string[] } = {}) => ({
+    name,
+    definition: { tools: policy },
+    tools,
+  });
+
+  it('names, for each tool the chat is offered, the other shared servers that offer one of the same name', () => {
+    const docs = server('docs', [tool('search'), tool('fetch'), tool('only_docs')]);
+    const web = server('web', [tool('search'), tool('fetch')]);
+    const code = server('code', [tool('search'), tool('fetch')], { deny: ['fetch'] });
+    const shared = [docs, web, code];
+    assert.deepEqual(
+      [...sameNamedTools(docs, shared)],
+      [
+        ['search', ['code', 'web']],
+        ['fetch', ['web']],
+      ],
+    );
+    // A tool the policy denies, or one only an app may call, is not offered to the chat: it meets no other.
+    assert.deepEqual([...sameNamedTools(code, shared)], [['search', ['docs', 'web']]]);
+    const appOnly = server('app', [tool('search', { ui: { resourceUri: 'ui://x', visibility: ['app'] } })]);
+    assert.deepEqual([...sameNamedTools(appOnly, [...shared, appOnly])], []);
+    assert.deepEqual([...sameNamedTools(docs, [docs])], [], 'alone, nothing is the same');
+  });
+});
+
 describe('the chat gateway with pinned definitions (core/gateway/forward)', function () {
   this.timeout(30_000);
   let handle: ServerHandle | undefined;
@@ -367,21 +398,65 @@ describe('the chat gateway with pinned definitions (core/gateway/forward)', func
         pinUsed: (t) => void used.push(t.name),
       },
     });
-    let stale = 0;
-    forwarder.onToolsStale(() => stale++);
+    const stale: string[] = [];
+    forwarder.onListStale((list) => void stale.push(list));
     const signal = new AbortController().signal;
 
     const refused = await forwarder.callTool('echo', { text: 'x' }, { signal });
     assert.equal(refused.isError, true);
     assert.match(JSON.stringify(refused.content), /changed since the person approved it \(description\)/);
     assert.deepEqual([audit.at(-1)?.decision, audit.at(-1)?.outcome], ['refused', { kind: 'not-sent' }]);
-    assert.equal(stale, 1, 'VS Code is told to list the tools again');
+    assert.deepEqual(stale, ['tools'], 'VS Code is told to list the tools again');
     assert.ok(!(await forwarder.listTools()).some((t) => t.name === 'echo'));
     assert.deepEqual(await forwarder.listPrompts(), []);
     await assert.rejects(forwarder.getPrompt('greet', { name: 'x' }, { signal }), /changed since the person approved it/);
+    assert.deepEqual(stale, ['tools', 'prompts'], 'and the prompts');
 
     const first = await forwarder.callTool('cancelled_count', {}, { signal });
     assert.notEqual(first.isError, true, JSON.stringify(first));
     assert.deepEqual(used, ['cancelled_count']);
+  });
+
+  it('tells every session of the chat to list the tools and the prompts again when a pin changes (a prompt accepted, too)', async () => {
+    handle = upstreamHandle();
+    await handle.start();
+    let status: PinStatus = { status: 'changed', changed: ['description'] };
+    const { forwarder } = share(handle, { pins: { pinOf: () => ({ status: 'same' }), promptPinOf: () => status } });
+    const gateway = await ChatGateway.start({ token: 'pin-token', forwarderFor: (id) => (id === 'up' ? forwarder : undefined) });
+    const client = await gatewayClient(gateway.address, ChatGateway.pathOf('up'), 'pin-token');
+    try {
+      assert.deepEqual((await client.listPrompts()).prompts, [], 'a changed prompt is not offered');
+      const told = (schema: typeof PromptListChangedNotificationSchema | typeof ToolListChangedNotificationSchema) =>
+        new Promise<void>((resolve) => client.setNotificationHandler(schema, () => resolve()));
+      const prompts = told(PromptListChangedNotificationSchema);
+      const tools = told(ToolListChangedNotificationSchema);
+      // The person accepts the prompt's change: what ChatSharing does on every change of the pins.
+      status = { status: 'same' };
+      forwarder.listChanged('tools');
+      forwarder.listChanged('prompts');
+      await Promise.all([prompts, tools]);
+      assert.deepEqual(
+        (await client.listPrompts()).prompts.map((p) => p.name),
+        handle.prompts.map((p) => p.name),
+      );
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
+  });
+
+  it("hands the server's instructions to no one: VS Code's client gets none, so changed ones have nothing to suspend", async () => {
+    handle = upstreamHandle({ args: [path.join(ROOT, 'test', 'fixtures', 'changing-server.mjs')], tools: {} });
+    await handle.start();
+    assert.equal(handle.client?.instructions, 'Use lookup for words.', 'the server has instructions');
+    const { forwarder } = share(handle);
+    const gateway = await ChatGateway.start({ token: 'pin-token', forwarderFor: (id) => (id === 'up' ? forwarder : undefined) });
+    const client = await gatewayClient(gateway.address, ChatGateway.pathOf('up'), 'pin-token');
+    try {
+      assert.equal(client.getInstructions(), undefined);
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
   });
 });

@@ -17,6 +17,7 @@ const {
   ctx,
   QUICK_INPUT,
   allowServers,
+  allowStartsUntil,
   clickDialogButton,
   dialog,
   quickInputStep,
@@ -108,14 +109,7 @@ describe("VS Code's own chat client and a shared server, in the workbench", func
     fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
     // A workspace server asks before its first start, and again when its entry grants it more
     // (trusted annotations): the status bar may still count the old launch as running until then.
-    // Consents come one at a time (the workspace's own server may ask first, in a fresh window).
-    while (asks) {
-      const box = await dialog(page, 'Start the MCP server "', 60_000);
-      const [, name] = /Start the MCP server "([^"]+)"\?/.exec(await box.innerText());
-      await box.locator('.monaco-button', { hasText: /^Allow$/ }).click();
-      await page.locator('.monaco-dialog-box', { hasText: `Start the MCP server "${name}"?` }).waitFor({ state: 'hidden' });
-      if (name === 'chat-shared') break;
-    }
+    if (asks) await allowStartsUntil(page, 'chat-shared');
     await allowServers(page, Object.keys(settings['mcpHost.servers']).length);
   };
 

@@ -274,6 +274,20 @@ async function allowServers(page, count, timeout = 120_000) {
   }
 }
 
+/**
+ * Allows, one after another, the first starts the workspace's servers ask for, up to and including
+ * the server `name` (the workspace's own server may ask first, in a fresh window).
+ */
+async function allowStartsUntil(page, name, timeout = 60_000) {
+  for (;;) {
+    const box = await dialog(page, 'Start the MCP server "', timeout);
+    const [, asking] = /Start the MCP server "([^"]+)"\?/.exec(await box.innerText());
+    await box.locator('.monaco-button', { hasText: /^Allow$/ }).click();
+    await page.locator('.monaco-dialog-box', { hasText: `Start the MCP server "${asking}"?` }).waitFor({ state: 'hidden' });
+    if (asking === name) return;
+  }
+}
+
 /** Runs a palette command that answers with a quick input of its own (runCommand waits for the palette to close). */
 async function startCommand(page, label) {
   await findInPalette(page, label);
@@ -448,6 +462,7 @@ module.exports = {
   QUICK_INPUT,
   allowWorkspaceServerAfterReload,
   allowServers,
+  allowStartsUntil,
   startCommand,
   quickInputStep,
   editorShows,

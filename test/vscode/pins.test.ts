@@ -34,6 +34,13 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
           .map((l) => JSON.parse(l) as { name: string; arguments: Record<string, unknown> })
       : [];
   const toolOf = (h: ServerHandle, name: string): Tool => h.tools.find((t) => t.name === name)!;
+  /** A settings entry of the changing fixture: its version read from versionFile, each call it gets logged in callLog. */
+  const changingServer = (extra: Record<string, unknown> = {}) => ({
+    command: 'node',
+    args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
+    env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
+    ...extra,
+  });
 
   before(async () => {
     const a = await api();
@@ -61,13 +68,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     const a = await api();
     fs.writeFileSync(versionFile, '1');
     await setServers({
-      pinned: {
-        command: 'node',
-        args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
-        env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
-        trustAnnotations: true,
-        shareWithChat: true,
-      },
+      pinned: changingServer({ trustAnnotations: true, shareWithChat: true }),
     });
     let h = await running(a, 'pinned');
     await waitFor(() => h.tools.length >= 3, 'the tools of version 1');
@@ -106,6 +107,12 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
       { kind: 'tools', name: 'lookup', changed: ['description', 'inputSchema'] },
     ]);
     assert.equal(received().length, 4, 'nothing refused reached the server');
+
+    // A prompt whose definition changed asks first, from the palette too; cancelled, nothing reaches the server.
+    const brief = h.prompts.find((p) => p.name === 'brief')!;
+    assert.equal(await a.prompts.run({ server: h, prompt: brief }), undefined);
+    assert.deepEqual(changes.at(-1), { kind: 'prompts', name: 'brief', changed: ['description'] });
+    assert.equal(received().length, 4, 'the prompt was not got');
 
     // The tree marks both; the chat is not offered them (VS Code was sent tools/list_changed), the unchanged one still is.
     const toolsGroup = a.tree.getChildren({ kind: 'server', server: h }).find((n) => n.kind === 'group' && n.group === 'tools')!;
@@ -183,12 +190,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     const a = await api();
     fs.writeFileSync(versionFile, '1');
     await setServers({
-      locked: {
-        command: 'node',
-        args: [path.join(repoRoot(), 'test', 'fixtures', 'changing-server.mjs')],
-        env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog },
-        trustAnnotations: true,
-      },
+      locked: changingServer({ trustAnnotations: true }),
     });
     const h = await running(a, 'locked');
     await waitFor(() => h.tools.length >= 3, 'the tools of version 1');
@@ -223,5 +225,100 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     } finally {
       fs.rmSync(lockFile, { force: true });
     }
+  });
+
+  it("a workspace lock file checks the server's instructions and its prompts too: the palette's prompt asks first", async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    await setServers({
+      lockedi: changingServer(),
+    });
+    const h = await running(a, 'lockedi');
+    await waitFor(() => h.tools.length >= 3 && h.prompts.length >= 2, 'the tools and prompts of version 1');
+    const before = received().length;
+    // The team reviewed other instructions and another description of brief; the tools as they are.
+    const lockDir = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp-pins');
+    fs.mkdirSync(lockDir, { recursive: true });
+    const lockFile = path.join(lockDir, 'lockedi.json');
+    const prompts = h.prompts.map((p) => (p.name === 'brief' ? { ...p, description: 'Summarise, as the team reviewed it.' } : p));
+    fs.writeFileSync(lockFile, lockFileText(pinSet({ tools: h.tools, prompts, instructions: 'Only ever look words up.' })));
+    try {
+      await waitFor(() => a.host.pins.changes(h).some((c) => c.kind === 'instructions'), 'the instructions that differ from the lock file');
+      assert.deepEqual(
+        a.host.pins
+          .changes(h)
+          .map((c) => [c.kind, c.name, c.changed, c.lockFile])
+          .sort(),
+        [
+          ['instructions', 'instructions', ['instructions'], lockFile],
+          ['prompts', 'brief', ['description'], lockFile],
+        ],
+      );
+      assert.match(String(a.tree.getTreeItem({ kind: 'server', server: h }).description), /instructions changed since you approved them/);
+
+      const changes: ChangedDefinition[] = [];
+      a.ui.confirmChangedDefinition = async (_s, c) => (changes.push(c), 'cancel');
+      const brief = h.prompts.find((p) => p.name === 'brief')!;
+      assert.equal(await a.prompts.run({ server: h, prompt: brief }), undefined);
+      assert.deepEqual(changes, [{ kind: 'prompts', name: 'brief', changed: ['description'] }]);
+      assert.equal(received().length, before, 'nothing reached the server');
+    } finally {
+      fs.rmSync(lockFile, { force: true });
+    }
+  });
+
+  it("names a tool whose name another shared server's tool has, in the tree and in the share notice", async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    await setServers({
+      twin1: changingServer({ shareWithChat: true }),
+      twin2: changingServer({ shareWithChat: true, tools: { deny: ['steady'] } }),
+      twin3: changingServer(),
+    });
+    const [one, , three] = await Promise.all(['twin1', 'twin2', 'twin3'].map((n) => running(a, n)));
+    await waitFor(() => a.host.servers.every((s) => s.tools.length >= 3), 'the tools of the twins');
+
+    const toolsGroup = a.tree.getChildren({ kind: 'server', server: one }).find((n) => n.kind === 'group' && n.group === 'tools')!;
+    const item = (name: string) =>
+      a.tree.getTreeItem(a.tree.getChildren(toolsGroup).find((n) => n.kind === 'tool' && n.tool.name === name)!);
+    assert.match(String(item('lookup').description), /same name in the chat as a tool of twin2/);
+    assert.match(String(item('lookup').tooltip), /The chat is also offered a tool named lookup by twin2/);
+    // twin2 does not offer steady to anyone, the chat included: nothing to confuse it with.
+    assert.doesNotMatch(String(item('steady').description), /same name/);
+
+    const notes: Array<[string, string]> = [];
+    a.ui.notify = async (severity, message) => (notes.push([severity, String(message)]), undefined);
+    await a.sharing.setShared(three, true);
+    const notice = notes.find(([, m]) => /is shared with VS Code's chat/.test(m));
+    assert.ok(notice, JSON.stringify(notes));
+    assert.equal(notice[0], 'warning');
+    assert.match(notice[1], /lookup \(twin1, twin2\)/);
+    assert.match(notice[1], /steady \(twin1\)/);
+  });
+
+  it('keeps the pins of a removed server: added again, with new grants, and changed, it is compared with what was approved, not given a new baseline', async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    const entry = changingServer({ trustAnnotations: true });
+    await setServers({ removed: entry });
+    const first = await running(a, 'removed');
+    await waitFor(() => first.tools.length >= 3, 'the tools of version 1');
+    await waitFor(() => a.host.pins.status(first.definition, 'tools', first.tools[0]).status === 'same', 'the baseline');
+
+    await setServers(undefined);
+    await waitFor(() => !a.host.servers.some((s) => s.name === 'removed'), 'the server gone');
+    fs.writeFileSync(versionFile, '2');
+    // Added again with a wider policy (a grant): pins are keyed by the server's identity, not by its grants.
+    await setServers({ removed: { ...entry, autoApprove: ['lookup', 'remove'], sandbox: { filesystem: { allowWrite: [dir] } } } });
+    const again = await running(a, 'removed');
+    await waitFor(() => again.tools.some((t) => t.name === 'fresh'), 'the tools of version 2');
+    await waitFor(() => a.host.pins.changes(again).length >= 4, 'the changes since the first listing');
+    assert.deepEqual(
+      a.host.pins
+        .changes(again)
+        .map((c) => c.name)
+        .sort(),
+      ['brief', 'instructions', 'lookup', 'remove'],
+    );
   });
 });

@@ -47,13 +47,16 @@ async function listOrEmpty<T>(list: () => Promise<T[]>): Promise<T[]> {
   }
 }
 
+/** A list VS Code holds that can go out of date without the server saying so. */
+export type StaleList = 'tools' | 'prompts';
+
 function refusal(method: string, name: string, reason: string): McpError {
   return new McpError(ErrorCode.InvalidRequest, `MCP Host refused ${method} ${name}: ${reason}`);
 }
 
 /** One shared server's requests from the chat (one per server, shared by every session of the chat). */
 export class ChatForwarder {
-  private readonly staleListeners = new Set<() => void>();
+  private readonly staleListeners = new Set<(list: StaleList) => void>();
   private readonly gate: GatedServer;
 
   constructor(readonly shared: SharedServer) {
@@ -74,15 +77,21 @@ export class ChatForwarder {
     });
   }
 
-  /** VS Code's list of the tools is out of date in a way that matters (a read-only mark MCP Host no longer gives): its sessions are told to list again. */
-  onToolsStale(listener: () => void): Disposable {
+  /**
+   * VS Code's list of the tools or prompts is out of date in a way that matters (a read-only mark MCP
+   * Host no longer gives, a definition suspended or accepted): its sessions are told to list again.
+   */
+  onListStale(listener: (list: StaleList) => void): Disposable {
     this.staleListeners.add(listener);
     return { dispose: () => void this.staleListeners.delete(listener) };
   }
 
-  /** The tools the chat may see changed without the server saying so (a pin taken or accepted): VS Code is sent tools/list_changed. */
-  toolsChanged(): void {
-    for (const l of this.staleListeners) l();
+  /**
+   * What the chat may see changed without the server saying so (a pin taken, found changed or
+   * accepted): VS Code is sent tools/list_changed or prompts/list_changed.
+   */
+  listChanged(list: StaleList): void {
+    for (const l of this.staleListeners) l(list);
   }
 
   /** What goes to the chat when a request fails: the error with its message masked (a server may echo a secret in it). */
@@ -154,7 +163,7 @@ export class ChatForwarder {
           (this.shared.toldReadOnly.has(name) && !isTrustedReadOnly(tool, this.shared.handle.definition, pin)) ||
           pin?.status === 'changed'
         )
-          this.toolsChanged();
+          this.listChanged('tools');
         return resultForChat(refusedResult(handle.name, name, run.reason), masker);
       }
       if (pin?.status === 'new') this.shared.pinUsed?.(tool);
@@ -219,7 +228,12 @@ export class ChatForwarder {
     return this.masked(async () => {
       await this.client(options.signal);
       const run = await this.gate.getPrompt(name, args, { signal: options.signal });
-      if (!run.sent) throw refusal('prompts/get', name, run.reason);
+      if (!run.sent) {
+        // VS Code offers a prompt now suspended: it is told to list the prompts again.
+        const prompt = this.shared.handle.prompts.find((p) => p.name === name);
+        if (prompt && this.shared.promptPinOf?.(prompt).status === 'changed') this.listChanged('prompts');
+        throw refusal('prompts/get', name, run.reason);
+      }
       return promptForChat(run.result, this.shared.masker());
     });
   }

@@ -244,7 +244,10 @@ export class ChatGateway {
               : () => server.sendResourceListChanged();
         send().catch(() => undefined);
       }),
-      forwarder.onToolsStale(() => void server.sendToolListChanged().catch(() => undefined)),
+      forwarder.onListStale((list) => {
+        if (list === 'tools' && capabilities.tools) void server.sendToolListChanged().catch(() => undefined);
+        if (list === 'prompts' && capabilities.prompts) void server.sendPromptListChanged().catch(() => undefined);
+      }),
       handle.onResourceUpdated((uri) => {
         if (opened.subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => undefined);
       }),

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { ServerHandle } from '../../core';
 import { identityOf, orgVerdict, rulesOf } from '../../core/gateway/orgPolicy';
+import { sameNamedTools } from '../../core/gateway/sameNames';
 
 /** The settings of VS Code's that decide whether the chat may have MCP servers at all, or which. */
 export const CHAT_POLICY_SETTINGS = ['chat.mcp.access', 'chat.mcp.allowedServers', 'chat.mcp.deniedServers'];
@@ -30,4 +31,18 @@ export function chatWithheldBy(server: ServerHandle): 'chat.mcp.access' | 'chat.
   const verdict = orgVerdict(identityOf(server.definition), rulesOf(config.get('allowedServers')), rulesOf(config.get('deniedServers')));
   if (verdict.allowed) return undefined;
   return verdict.why === 'denied' ? 'chat.mcp.deniedServers' : 'chat.mcp.allowedServers';
+}
+
+/** The servers VS Code's chat is offered now: shared, enabled, and let through by VS Code's organisation policies. */
+export function offeredToChat(servers: readonly ServerHandle[]): ServerHandle[] {
+  return servers.filter((s) => s.definition.shareWithChat && s.definition.enabled && !chatWithheldBy(s));
+}
+
+/**
+ * For each tool of `server` the chat is offered, the other servers offered to the chat that have a
+ * tool of the same name (../../core/gateway/sameNames.ts); empty when `server` is not offered itself.
+ */
+export function sameNamesInChat(server: ServerHandle, servers: readonly ServerHandle[]): Map<string, string[]> {
+  const offered = offeredToChat(servers);
+  return offered.includes(server) ? sameNamedTools(server, offered) : new Map();
 }

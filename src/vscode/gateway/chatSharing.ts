@@ -13,11 +13,12 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { definitionHash, fromTemplate, forDisplay, nothingToRedact, type ServerDefinition, type ServerHandle } from '../../core';
+import { definitionHash, fromTemplate, forDisplay, joinShown, nothingToRedact, type ServerDefinition, type ServerHandle } from '../../core';
 import type { ChatGateway } from '../../core/gateway/sdkGateway';
 import type { ChatForwarder } from '../../core/gateway/forward';
 import type { ChatCall, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
-import { CHAT_POLICY_SETTINGS, chatWithheldBy } from './chatPolicy';
+import { CHAT_POLICY_SETTINGS, chatWithheldBy, offeredToChat } from './chatPolicy';
+import { sameNamedTools } from '../../core/gateway/sameNames';
 import { thisMachine } from '../../core/policy/gate';
 import { OffPath } from '../../core/policy/offPath';
 import { fenceMode, serverIdentity } from '../policy/gate';
@@ -124,9 +125,12 @@ export class ChatSharing implements vscode.Disposable {
         resolveMcpServerDefinition: (def) => this.resolve(def),
       }),
       host.onDidChange(() => this.reconcile()),
-      // A pin taken, accepted or found changed: VS Code lists the shared tools again (tools/list_changed).
+      // A pin taken, accepted or found changed: VS Code lists the shared tools and prompts again (list_changed).
       host.pins.onDidChange(() => {
-        for (const forwarder of this.forwarders.values()) forwarder.toolsChanged();
+        for (const forwarder of this.forwarders.values()) {
+          forwarder.listChanged('tools');
+          forwarder.listChanged('prompts');
+        }
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // The policy the chat's sessions were opened under changed: they end, and VS Code (seeing new
@@ -152,7 +156,7 @@ export class ChatSharing implements vscode.Disposable {
 
   /** The shared servers VS Code is offered now: shared, enabled, and let through by VS Code's organisation policies. */
   sharedServers(): ServerHandle[] {
-    return this.host.servers.filter((s) => s.definition.shareWithChat && s.definition.enabled && !chatWithheldBy(s));
+    return offeredToChat(this.host.servers);
   }
 
   private async provide(api: McpApi): Promise<McpDefinitionLike[]> {
@@ -350,15 +354,34 @@ export class ChatSharing implements vscode.Disposable {
       );
     }
     await updateServerEntry(server.definition, ({ shareWithChat: _old, ...rest }) => (share ? { ...rest, shareWithChat: true } : rest));
-    void notify(
-      'info',
+    const sameNames = share ? this.sameNamesOnShare(server) : [];
+    void this.host.ui.notify(
+      sameNames.length ? 'warning' : 'info',
       share
-        ? fromTemplate(
-            vscode.l10n.t('MCP Host: "{0}" is shared with VS Code\'s chat, through your policy.'),
-            forDisplay(server.name, nothingToRedact),
+        ? joinShown(
+            [
+              fromTemplate(
+                vscode.l10n.t('MCP Host: "{0}" is shared with VS Code\'s chat, through your policy.'),
+                forDisplay(server.name, nothingToRedact),
+              ),
+              sameNames.length
+                ? fromTemplate(
+                    vscode.l10n.t("Tools of the same name on other shared servers, which the chat's model may confuse: {0}."),
+                    forDisplay(sameNames.join('; '), (text) => this.host.redact(text)),
+                  )
+                : undefined,
+            ],
+            ' ',
           )
         : fromTemplate(vscode.l10n.t('MCP Host: "{0}" is no longer shared with the chat.'), forDisplay(server.name, nothingToRedact)),
     );
+  }
+
+  /** The tools of a server just shared that another shared server also has: "search (also docs, web)". */
+  private sameNamesOnShare(server: ServerHandle): string[] {
+    // The settings write may not have reached the handle yet: the server counts as shared here.
+    const others = offeredToChat(this.host.servers).filter((s) => s !== server);
+    return [...sameNamedTools(server, [server, ...others])].sort().map(([tool, servers]) => `${tool} (${servers.join(', ')})`);
   }
 
   dispose(): void {

@@ -195,6 +195,15 @@ export class DefinitionPins implements vscode.Disposable {
     return undefined;
   }
 
+  /** How the workspace's lock files disagree with the server's instructions, if one does. */
+  private lockedInstructions(def: ServerDefinition, now: Pinned): { file: string; pinned: Pinned; changed: string[] } | undefined {
+    for (const { file, pins } of this.lockFiles(def)) {
+      if (!pins) return { file, pinned: { sha256: '', definition: null }, changed: [BAD_LOCK] };
+      if (pins.instructions.sha256 !== now.sha256) return { file, pinned: pins.instructions, changed: [INSTRUCTIONS] };
+    }
+    return undefined;
+  }
+
   /** The first use the person allowed: the definition is pinned if nothing is pinned for it yet. */
   async pinFirstUse(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): Promise<void> {
     if (this.pinned(def, kind, item.name)) return;
@@ -236,9 +245,12 @@ export class DefinitionPins implements vscode.Disposable {
     const out: DefinitionChange[] = [];
     const instructions = this.pinned(def, 'instructions', INSTRUCTIONS);
     const client = handle.client;
-    if (instructions && client) {
+    if (client) {
       const now = pinInstructions(client.instructions);
-      if (now.sha256 !== instructions.sha256)
+      const locked = this.lockedInstructions(def, now);
+      if (locked)
+        out.push({ kind: 'instructions', name: INSTRUCTIONS, pinned: locked.pinned, now, changed: locked.changed, lockFile: locked.file });
+      else if (instructions && now.sha256 !== instructions.sha256)
         out.push({ kind: 'instructions', name: INSTRUCTIONS, pinned: instructions, now, changed: [INSTRUCTIONS] });
     }
     for (const [kind, items] of [
@@ -289,6 +301,13 @@ export class DefinitionPins implements vscode.Disposable {
       if (this.noticed.has(key)) continue;
       this.noticed.add(key);
       this.record(handle, 'definition-changed', c);
+      if (c.kind === 'instructions')
+        handle.log(
+          'warning',
+          c.lockFile
+            ? `the server's instructions differ from the workspace lock file ${c.lockFile} (${c.changed.join(', ')}); MCP Host passes them to no model`
+            : "the server's instructions changed since you approved them; MCP Host passes them to no model. Review Changes shows old beside new",
+        );
       fresh = true;
     }
     if (fresh) this.emitter.fire();

@@ -15,7 +15,7 @@ import {
 } from '../../core';
 import type { McpHost } from '../host/host';
 import { Commands } from '../common/ids';
-import { CHAT_POLICY_SETTINGS, chatWithheldBy } from '../gateway/chatPolicy';
+import { CHAT_POLICY_SETTINGS, chatWithheldBy, sameNamesInChat } from '../gateway/chatPolicy';
 import { scopeLabel } from '../common/scopes';
 import type { ServerIcons } from '../common/icons';
 import { resourceTooltip, templateTooltip } from '../resources/tooltips';
@@ -161,15 +161,33 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined,
         ].filter(Boolean);
         const changed = this.host.pins.status(node.server.definition, 'tools', t).status === 'changed';
+        // Another shared server's tool of the same name: the chat's model can take one for the other.
+        const sameName = sameNamesInChat(node.server, this.host.servers).get(t.name);
         item.description = [
           changed ? vscode.l10n.t('changed since you approved it') : undefined,
+          sameName ? vscode.l10n.t('same name in the chat as a tool of {0}', this.host.redact(sameName.join(', '))) : undefined,
           shown.name,
           hints.join(', '),
           firstLine(t.description),
         ]
           .filter(Boolean)
           .join(' · ');
-        item.tooltip = toolTooltip(t, (text, max) => this.host.shown(text, max));
+        const tooltip = toolTooltip(t, (text, max) => this.host.shown(text, max));
+        item.tooltip = sameName
+          ? joinShown(
+              [
+                tooltip,
+                fromTemplate(
+                  vscode.l10n.t(
+                    'The chat is also offered a tool named {0} by {1}: its model may call one for the other. Both are named after their server in the chat.',
+                  ),
+                  this.host.shown(t.name),
+                  this.host.shown(sameName.join(', ')),
+                ),
+              ],
+              '\n',
+            )
+          : tooltip;
         item.iconPath =
           this.icons?.iconPath(t.icons) ??
           new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
