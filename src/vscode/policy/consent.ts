@@ -155,7 +155,7 @@ function grantLines(grant: PolicyGrant): string[] {
     );
   if (grant.sandbox?.allowedDomains)
     lines.push(
-      `sandbox.network.allowedDomains: ${JSON.stringify(grant.sandbox.allowedDomains)}  (${vscode.l10n.t('not supported yet: it has no network')})`,
+      `sandbox.network.allowedDomains: ${JSON.stringify(grant.sandbox.allowedDomains)}  (${vscode.l10n.t("it may connect to these hosts through MCP Host's proxy")})`,
     );
   return lines;
 }
