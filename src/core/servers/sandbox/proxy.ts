@@ -159,7 +159,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         res.writeHead(502, { 'content-type': 'text/plain' }).end(`${url.host}: ${(e as Error).message}\n`);
         return;
       }
-      const upstream = http.request({ createConnection: () => socket, method: req.method, path: `${url.pathname}${url.search}`, headers });
+      // The checked socket, with no agent: VS Code's extension host patches http.request to give a request with none
+      // its own proxy agent, which would ignore createConnection (and connect to localhost:80).
+      const upstream = http.request({
+        host: socket.remoteAddress,
+        port,
+        agent: false,
+        createConnection: () => socket,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+      });
       upstream.on('response', (answer) => {
         const back: http.OutgoingHttpHeaders = {};
         for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) back[name] = value;
