@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { LaunchSummary, SandboxBlocked } from '../../src/core';
 import { consentDetail } from '../../src/vscode/policy/consent';
 import type { TreeNode } from '../../src/vscode/tree/nodes';
+import { serverTooltip } from '../../src/vscode/tree/serversTree';
 import { api, repoRoot, running, setServers, waitFor } from './helpers';
 
 const HOSTILE = () => path.join(repoRoot(), 'test', 'fixtures', 'hostile-sandbox-server.mjs');
@@ -83,6 +84,7 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
         },
       });
       const reaches = await running(a, 'reaches');
+      assert.match(serverTooltip(reaches, (t) => t).value, /connects only to localhost, through MCP Host's proxy/);
       assert.deepEqual(answer((await reaches.rawClient!.callTool('proxy_get', {})).result), {
         ok: true,
         status: 200,
