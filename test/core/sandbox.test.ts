@@ -233,6 +233,34 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
     );
   });
 
+  it('Linux with allowed domains: the proxy folder bound read-only, socat started before the server, the proxy variables set', () => {
+    const files: Record<string, 'file' | 'dir'> = { '/usr': 'dir', '/usr/bin/node': 'file', '/w': 'dir', '/srv/s.js': 'file' };
+    const machine = simulated('linux', files);
+    const made = sandboxedParams(
+      { command: 'node', args: ['/srv/s.js'], baseEnv: { PATH: '/usr/bin' }, env: { HTTPS_PROXY: 'http://elsewhere:1' } },
+      ['/w'],
+      { network: { allowedDomains: ['api.example.com'] } },
+      machine,
+      { ok: true, kind: 'bubblewrap', binary: '/usr/bin/bwrap' },
+      { socketDir: '/tmp/mcp-host-proxy-x', socat: '/opt/socat/bin/socat' },
+    );
+    const args = made.params.args!;
+    const bind = args.indexOf('/tmp/mcp-host-proxy-x');
+    assert.deepEqual(args.slice(bind - 1, bind + 2), ['--ro-bind', '/tmp/mcp-host-proxy-x', '/run/mcp-host-proxy']);
+    assert.ok(args.join(' ').includes('--ro-bind /opt/socat/bin/socat /opt/socat/bin/socat'), 'socat outside the system is bound');
+    assert.ok(args.includes('--unshare-all'), 'still no network namespace of the host');
+    const inner = args.slice(args.indexOf('--') + 1);
+    assert.deepEqual(inner.slice(0, 2), ['/bin/sh', '-c']);
+    assert.match(
+      inner[2],
+      /^'\/opt\/socat\/bin\/socat' TCP-LISTEN:3128,bind=127\.0\.0\.1,reuseaddr,fork UNIX-CONNECT:\/run\/mcp-host-proxy\/proxy\.sock/,
+    );
+    assert.match(inner[2], /exec "\$@"$/);
+    assert.deepEqual(inner.slice(3), ['mcp-host-sandbox', '/usr/bin/node', '/srv/s.js']);
+    assert.equal(made.params.env?.HTTPS_PROXY, 'http://127.0.0.1:3128', "the entry's own proxy is replaced");
+    assert.equal(made.params.env?.ALL_PROXY, 'http://127.0.0.1:3128');
+  });
+
   it('npx with allowed domains may also reach its registry, and says so; without them it stays offline', () => {
     const files: Record<string, 'file' | 'dir'> = { '/usr/bin/npx': 'file', '/usr/bin/node': 'file', '/w': 'dir' };
     const host = { platform: 'linux' as const, home: '/home/p', kind: (p: string) => files[p] ?? 'none', realpath: (p: string) => p };
