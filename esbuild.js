@@ -24,15 +24,21 @@ const common = {
 
 // Ajv's compiler (src/core/schema/compiler.ts) stays out of dist/extension.js: the core's lazy
 // require('./compiler') (src/core/schema/validator.ts) becomes require('./schema.js'), built below,
-// loaded on the first schema a server sends (a tool's input or output, an elicitation form).
-const SCHEMA_COMPILER = path.join(__dirname, 'src', 'core', 'schema', 'compiler.ts');
-const lazySchemaCompiler = {
-  name: 'lazy-schema-compiler',
+// loaded on the first schema a server sends (a tool's input or output, an elicitation form). The
+// sandbox's network proxy likewise: require('./proxy') (src/core/servers/sandbox/launcher.ts)
+// becomes require('./netproxy.js'), loaded when the first sandboxed server with allowed domains starts.
+const LAZY_CORE = {
+  './compiler': { file: path.join(__dirname, 'src', 'core', 'schema', 'compiler.ts'), bundle: './schema.js' },
+  './proxy': { file: path.join(__dirname, 'src', 'core', 'servers', 'sandbox', 'proxy.ts'), bundle: './netproxy.js' },
+};
+const lazyCore = {
+  name: 'lazy-core',
   setup(build) {
-    build.onResolve({ filter: /^\.\/compiler$/ }, async (args) => {
+    build.onResolve({ filter: /^\.\/(compiler|proxy)$/ }, async (args) => {
       if (args.kind !== 'require-call' || args.pluginData === 'resolving') return undefined;
+      const lazy = LAZY_CORE[args.path];
       const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'resolving' });
-      return resolved.path === SCHEMA_COMPILER ? { path: './schema.js', external: true } : undefined;
+      return resolved.path === lazy.file ? { path: lazy.bundle, external: true } : undefined;
     });
   },
 };
@@ -45,10 +51,12 @@ async function main() {
       outfile: 'dist/extension.js',
       external: ['vscode', './auth.js', './apps.js', './setup.js', './forms.js', './gateway.js'],
       metafile: analyze,
-      plugins: [lazySchemaCompiler],
+      plugins: [lazyCore],
     }),
-    // Ajv's compiler and formats: required by dist/extension.js on the first server schema to compile (lazySchemaCompiler above).
+    // Ajv's compiler and formats: required by dist/extension.js on the first server schema to compile (lazyCore above).
     esbuild.build({ ...common, entryPoints: ['src/core/schema/compiler.ts'], outfile: 'dist/schema.js' }),
+    // The sandbox's filtering proxy: required by dist/extension.js when a sandboxed server with network.allowedDomains starts (lazyCore above).
+    esbuild.build({ ...common, entryPoints: ['src/core/servers/sandbox/proxy.ts'], outfile: 'dist/netproxy.js' }),
     // OAuth, required by dist/extension.js when the first HTTP server needs it (LazyOAuth in src/vscode/host/host.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/auth/oauth.ts'], outfile: 'dist/auth.js', external: ['vscode'] }),
     // MCP Apps: the SDK's AppBridge and the app panel, required by dist/extension.js on the first app (src/vscode/apps/appPanels.ts).

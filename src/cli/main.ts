@@ -21,10 +21,11 @@ import {
   type ServerClient,
   type Transport,
   cliServerEnvironment,
-  sandboxedParams,
+  sandboxedServer,
   SandboxUnavailableError,
   auditedSandbox,
   type SandboxedParams,
+  type SandboxedServer,
   type StdioServerParams,
 } from '../core';
 import { createHash, randomBytes } from 'node:crypto';
@@ -48,9 +49,10 @@ import {
 } from '../core/policy/pins';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { INTERPRETERS } from '../core/servers/sandbox/reach';
+import { domainPattern } from '../core/servers/sandbox/domains';
 import { runConformance } from './conformance';
 
-const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
+const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox [--allow-domain <host>]...] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
        mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
        mcp-host audit verify <file> [--head <hash>] [--audit-key <keyfile>]
 
@@ -79,6 +81,10 @@ the --root folders (else the current directory), whatever --fence says: it reads
 them, reads the system and its own installation, uses its launcher's cache (npx: the npm cache,
 offline), sees an empty home and a private /tmp, has no network and no capabilities. Linux needs
 bubblewrap (bwrap); macOS uses sandbox-exec; elsewhere, or without them, it exits 1 and says why.
+--allow-domain HOST (with --sandbox, repeatable) lets the sandboxed server reach HOST (a name, an
+address, or *.suffix for every name below suffix) through MCP Host's filtering proxy, on any port,
+and (for npx) the npm registry; each refused connection is printed on stderr with the flag that
+allows it. Linux also needs socat. A Node server's fetch uses the proxy on Node 24 and 22.21+.
 --protocol is auto (ask with server/discover, else initialize), 2026-07-28 or 2025-11-25.
 --timeout is the per-request timeout (60000); --grace how long each shutdown step waits
 (stdin closed, then SIGTERM, then SIGKILL; 500).
@@ -118,13 +124,14 @@ interface CliArgs {
   audit?: string;
   auditKey?: string;
   sandbox: boolean;
+  allowDomains: string[];
   pinned?: string;
   verb?: string;
   rest: string[];
 }
 
 function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { verbose: false, sandbox: false, headers: [], roots: [], rest: [] };
+  const args: CliArgs = { verbose: false, sandbox: false, allowDomains: [], headers: [], roots: [], rest: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--stdio') args.stdio = argv[++i];
@@ -139,6 +146,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--audit') args.audit = argv[++i];
     else if (a === '--audit-key') args.auditKey = argv[++i];
     else if (a === '--sandbox') args.sandbox = true;
+    else if (a === '--allow-domain') args.allowDomains.push(argv[++i] ?? '');
     else if (a === '--pinned') args.pinned = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
@@ -244,6 +252,15 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write('--sandbox works with --stdio only: an HTTP server is not a process mcp-host starts\n');
     return 2;
   }
+  if (args.allowDomains.length && !args.sandbox) {
+    err.write('--allow-domain needs --sandbox: without it the server has the whole network already\n');
+    return 2;
+  }
+  const badDomain = args.allowDomains.find((d) => domainPattern(d) === undefined);
+  if (badDomain !== undefined) {
+    err.write(`--allow-domain needs a host name, an address or *.suffix, got ${JSON.stringify(badDomain)}\n`);
+    return 2;
+  }
   const fenced = args.roots.length > 0 && args.fence !== 'off';
   const protocol = (args.protocol ?? 'auto') as ProtocolChoice;
   if (!PROTOCOLS.includes(protocol)) {
@@ -286,10 +303,19 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     baseEnv: cliServerEnvironment(process.env),
     shutdownGraceMs: args.graceMs ?? 500,
   };
-  let sandbox: SandboxedParams | undefined;
+  let sandbox: SandboxedServer | undefined;
   if (stdio && args.sandbox) {
     try {
-      sandbox = sandboxedParams(stdio, cliRootPaths(process.cwd(), args.roots), undefined);
+      sandbox = await sandboxedServer(
+        stdio,
+        cliRootPaths(process.cwd(), args.roots),
+        args.allowDomains.length ? { network: { allowedDomains: args.allowDomains } } : undefined,
+        {
+          server: path.basename(words![0]),
+          howToAllow: (host) => `add --allow-domain ${host}`,
+          onBlocked: (blocked) => err.write(`${blocked.message}\n`),
+        },
+      );
     } catch (error) {
       if (!(error instanceof SandboxUnavailableError)) throw error;
       err.write(`error: --sandbox: ${error.message}\n`);
@@ -386,6 +412,8 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     return 1;
   } finally {
     await client.close();
+    // The proxy outlives each client: a server that exits on server/discover is started again with it.
+    await sandbox?.stop();
     await audit?.flushed();
   }
 }

@@ -281,6 +281,7 @@ describe('VSIX package', function () {
     fs.writeFileSync(path.join(dir, 'forms.js'), files.get('extension/dist/forms.js')!);
     fs.writeFileSync(path.join(dir, 'gateway.js'), files.get('extension/dist/gateway.js')!);
     fs.writeFileSync(path.join(dir, 'schema.js'), files.get('extension/dist/schema.js')!);
+    fs.writeFileSync(path.join(dir, 'netproxy.js'), files.get('extension/dist/netproxy.js')!);
     // A stand-in for the editor API: any property, call or `new` gives the stand-in again.
     fs.writeFileSync(
       path.join(dir, 'node_modules', 'vscode', 'index.js'),
@@ -298,25 +299,26 @@ describe('VSIX package', function () {
       'const forms = require("./forms.js");',
       'const gateway = require("./gateway.js");',
       'const schema = require("./schema.js");',
-      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), appsExports: Object.keys(apps), setupExports: Object.keys(setup), formsExports: Object.keys(forms), gatewayExports: Object.keys(gateway), schemaExports: Object.keys(schema), requested: [...seen] }));',
+      'const netproxy = require("./netproxy.js");',
+      'console.log(JSON.stringify({ exports: Object.keys(ext), authExports: Object.keys(auth), appsExports: Object.keys(apps), setupExports: Object.keys(setup), formsExports: Object.keys(forms), gatewayExports: Object.keys(gateway), schemaExports: Object.keys(schema), netproxyExports: Object.keys(netproxy), requested: [...seen] }));',
     ].join('\n');
     const out = execFileSync(process.execPath, ['-e', probe], {
       cwd: dir,
       encoding: 'utf8',
       env: { ...process.env, NODE_PATH: '', NODE_OPTIONS: '' },
     });
-    const { exports, authExports, appsExports, setupExports, formsExports, gatewayExports, schemaExports, requested } = JSON.parse(
-      out.trim().split('\n').pop()!,
-    ) as {
-      exports: string[];
-      authExports: string[];
-      appsExports: string[];
-      setupExports: string[];
-      formsExports: string[];
-      gatewayExports: string[];
-      schemaExports: string[];
-      requested: string[];
-    };
+    const { exports, authExports, appsExports, setupExports, formsExports, gatewayExports, schemaExports, netproxyExports, requested } =
+      JSON.parse(out.trim().split('\n').pop()!) as {
+        exports: string[];
+        authExports: string[];
+        appsExports: string[];
+        setupExports: string[];
+        formsExports: string[];
+        gatewayExports: string[];
+        schemaExports: string[];
+        netproxyExports: string[];
+        requested: string[];
+      };
     assert.ok(exports.includes('activate'), `exports: ${exports.join(', ')}`);
     assert.deepEqual(authExports, ['createOAuthProvider']);
     assert.deepEqual(appsExports, ['openAppPanel']);
@@ -324,11 +326,21 @@ describe('VSIX package', function () {
     assert.deepEqual(formsExports, ['createQuickInputUi']);
     assert.deepEqual(gatewayExports.sort(), ['ChatForwarder', 'ChatGateway', 'removeStaleSockets']);
     assert.deepEqual(schemaExports, ['schemaCompiler']);
+    assert.deepEqual(netproxyExports, ['startProxy']);
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     const outside = requested.filter(
       (r) =>
-        !['./extension.js', './auth.js', './apps.js', './setup.js', './forms.js', './gateway.js', './schema.js', 'vscode'].includes(r) &&
-        !builtins.has(r),
+        ![
+          './extension.js',
+          './auth.js',
+          './apps.js',
+          './setup.js',
+          './forms.js',
+          './gateway.js',
+          './schema.js',
+          './netproxy.js',
+          'vscode',
+        ].includes(r) && !builtins.has(r),
     );
     assert.deepEqual(outside, [], 'modules the bundle loads from outside itself');
   });

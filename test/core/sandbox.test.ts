@@ -1,12 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   editorServerEnvironment,
   sandboxAvailability,
+  describeReach,
   sandboxedParams,
   seatbeltProfile,
   SandboxUnavailableError,
@@ -170,6 +172,8 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
       denyRead: ['/Users/p/ws/.env'],
       denyWrite: ['/Users/p/ws/.git'],
       allowedDomains: [],
+      deniedDomains: [],
+      launcherDomains: [],
       cwd: '/Users/p/ws',
       home: '/Users/p',
       notes: [],
@@ -188,6 +192,93 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
     assert.ok(profile.indexOf('(deny file-write* (subpath "/Users/p/ws/.git"))') > profile.indexOf(writes!));
     assert.ok(profile.indexOf('(deny file-read* file-write* (subpath "/Users/p/ws/.env"))') > profile.indexOf(writes!));
     assert.equal(profile.filter((l) => l.includes('network')).join('\n'), '(deny network*)');
+  });
+
+  it("macOS with allowed domains: outbound only to the proxy's loopback port, which the server's proxy variables name", () => {
+    const files: Record<string, 'file' | 'dir'> = {
+      '/usr/bin/sandbox-exec': 'file',
+      '/usr/local/bin/node': 'file',
+      '/Users/p/ws': 'dir',
+      '/srv/mcp/server.js': 'file',
+    };
+    const machine = { ...simulated('darwin', files), home: '/Users/p' };
+    const made = sandboxedParams(
+      { command: 'node', args: ['/srv/mcp/server.js'], baseEnv: { PATH: '/usr/local/bin' } },
+      ['/Users/p/ws'],
+      { network: { allowedDomains: ['api.example.com'] } },
+      machine,
+      undefined,
+      { port: 49152 },
+    );
+    const profile = made.params.args![1].split('\n');
+    assert.deepEqual(
+      profile.filter((l) => l.includes('network')),
+      ['(deny network*)', '(allow network-outbound (remote ip "localhost:49152"))'],
+    );
+    assert.equal(made.params.env?.HTTPS_PROXY, 'http://127.0.0.1:49152');
+    assert.equal(made.params.env?.NODE_USE_ENV_PROXY, '1');
+    assert.equal(made.params.env?.NO_PROXY, '');
+    assert.equal(made.params.env?.npm_config_offline, undefined);
+    assert.match(made.description, /network: only api\.example\.com \(through MCP Host's proxy\)/);
+    // Without the proxy there is no network at all.
+    const none = sandboxedParams(
+      { command: 'node', args: ['/srv/mcp/server.js'], baseEnv: { PATH: '/usr/local/bin' } },
+      ['/Users/p/ws'],
+      undefined,
+      machine,
+    );
+    assert.deepEqual(
+      none.params.args![1].split('\n').filter((l) => l.includes('network')),
+      ['(deny network*)'],
+    );
+  });
+
+  it('Linux with allowed domains: the proxy folder bound read-only, socat started before the server, the proxy variables set', () => {
+    const files: Record<string, 'file' | 'dir'> = { '/usr': 'dir', '/usr/bin/node': 'file', '/w': 'dir', '/srv/s.js': 'file' };
+    const machine = simulated('linux', files);
+    const made = sandboxedParams(
+      { command: 'node', args: ['/srv/s.js'], baseEnv: { PATH: '/usr/bin' }, env: { HTTPS_PROXY: 'http://elsewhere:1' } },
+      ['/w'],
+      { network: { allowedDomains: ['api.example.com'] } },
+      machine,
+      { ok: true, kind: 'bubblewrap', binary: '/usr/bin/bwrap' },
+      { socketDir: '/tmp/mcp-host-proxy-x', socat: '/opt/socat/bin/socat' },
+    );
+    const args = made.params.args!;
+    const bind = args.indexOf('/tmp/mcp-host-proxy-x');
+    assert.deepEqual(args.slice(bind - 1, bind + 2), ['--ro-bind', '/tmp/mcp-host-proxy-x', '/run/mcp-host-proxy']);
+    assert.ok(args.join(' ').includes('--ro-bind /opt/socat/bin/socat /opt/socat/bin/socat'), 'socat outside the system is bound');
+    assert.ok(args.includes('--unshare-all'), 'still no network namespace of the host');
+    const inner = args.slice(args.indexOf('--') + 1);
+    assert.deepEqual(inner.slice(0, 2), ['/bin/sh', '-c']);
+    assert.match(
+      inner[2],
+      /^'\/opt\/socat\/bin\/socat' TCP-LISTEN:3128,bind=127\.0\.0\.1,reuseaddr,fork UNIX-CONNECT:\/run\/mcp-host-proxy\/proxy\.sock/,
+    );
+    assert.match(inner[2], /exec "\$@"$/);
+    assert.deepEqual(inner.slice(3), ['mcp-host-sandbox', '/usr/bin/node', '/srv/s.js']);
+    assert.equal(made.params.env?.HTTPS_PROXY, 'http://127.0.0.1:3128', "the entry's own proxy is replaced");
+    assert.equal(made.params.env?.ALL_PROXY, 'http://127.0.0.1:3128');
+  });
+
+  it('npx with allowed domains may also reach its registry, and says so; without them it stays offline', () => {
+    const files: Record<string, 'file' | 'dir'> = { '/usr/bin/npx': 'file', '/usr/bin/node': 'file', '/w': 'dir' };
+    const host = { platform: 'linux' as const, home: '/home/p', kind: (p: string) => files[p] ?? 'none', realpath: (p: string) => p };
+    const npx = (settings: Parameters<typeof computeReach>[0]['settings'], env: NodeJS.ProcessEnv = {}) =>
+      computeReach({ command: 'npx', args: ['-y', 'pkg'], env: { PATH: '/usr/bin', ...env }, roots: ['/w'], settings }, host).reach;
+    const withNet = npx({ network: { allowedDomains: ['API.example.com.', '*.cdn.example', 'http://bad'] } });
+    assert.deepEqual(withNet.allowedDomains, ['api.example.com', '*.cdn.example', 'registry.npmjs.org']);
+    assert.deepEqual(withNet.launcherDomains, ['registry.npmjs.org']);
+    assert.match(withNet.notes.join(), /"http:\/\/bad" is neither a host nor \*\.suffix/);
+    assert.match(
+      describeReach(withNet),
+      /network: only api\.example\.com, \*\.cdn\.example \(through MCP Host's proxy\) and registry\.npmjs\.org \(for its launcher to fetch the package\)/,
+    );
+    assert.deepEqual(
+      npx({ network: { allowedDomains: ['a.example'] } }, { npm_config_registry: 'https://npm.corp.example/' }).launcherDomains,
+      ['npm.corp.example'],
+    );
+    assert.deepEqual(npx(undefined).allowedDomains, []);
   });
 });
 
@@ -311,6 +402,106 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
     const none = await cli(['--sandbox', '--stdio', hostileLine, 'tools'], { ...env, PATH: path.join(dir, 'empty-path') });
     assert.equal(none.code, 1);
     assert.match(none.stderr, /--sandbox: No sandbox on this machine: bubblewrap \(bwrap\) is not installed; install bubblewrap/);
+    const allowWithout = await cli(['--allow-domain', 'example.com', '--stdio', hostileLine, 'tools']);
+    assert.equal(allowWithout.code, 2);
+    assert.match(allowWithout.stderr, /--allow-domain needs --sandbox/);
+    const notAHost = await cli(['--sandbox', '--allow-domain', 'https://example.com/', '--stdio', hostileLine, 'tools']);
+    assert.equal(notAHost.code, 2);
+    assert.match(notAHost.stderr, /--allow-domain needs a host name, an address or \*\.suffix, got "https:\/\/example\.com\/"/);
+  });
+
+  describe('--allow-domain: the filtering proxy', function () {
+    let origin: http.Server;
+    let originPort: number;
+    const asked: string[] = [];
+    before(async () => {
+      origin = http.createServer((req, res) => {
+        asked.push(`${req.headers.host} ${req.url}`);
+        res.end('origin answered');
+      });
+      await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+      originPort = (origin.address() as net.AddressInfo).port;
+    });
+    after(() => origin?.close());
+
+    /** A hostile tool with HOSTILE_URL set, sandboxed with the allowed domains: its answer and the CLI's stderr. */
+    async function viaProxy(tool: string, url: string, allowed: string[], server = hostileLine, extra: string[] = []) {
+      const r = await cli(
+        ['--sandbox', ...allowed.flatMap((d) => ['--allow-domain', d]), '--root', ws, ...extra, '--stdio', server, 'call', tool],
+        { ...env, HOSTILE_URL: url },
+      );
+      assert.equal(r.code, 0, `${tool}: ${r.stderr}`);
+      return {
+        answer: answerOf(JSON.parse(r.stdout) as CallToolResult) as { ok: boolean; body?: string; status?: number },
+        stderr: r.stderr,
+      };
+    }
+
+    it('an allowed name reaches a server on 127.0.0.1 through the proxy; an address not allowed is refused and named', async () => {
+      asked.length = 0;
+      const file = path.join(dir, 'audit-net.jsonl');
+      const allowed = await viaProxy('proxy_get', `http://localhost:${originPort}/through`, ['localhost'], hostileLine, ['--audit', file]);
+      assert.deepEqual(allowed.answer, { ok: true, status: 200, body: 'origin answered' });
+      assert.deepEqual(asked, [`localhost:${originPort} /through`]);
+      const record = JSON.parse(fs.readFileSync(file, 'utf8').trim().split('\n')[0]) as { server: { sandbox?: { network: string[] } } };
+      assert.deepEqual(record.server.sandbox?.network, ['localhost']);
+
+      const refused = await viaProxy('proxy_get', `http://127.0.0.1:${originPort}/bypass`, ['localhost']);
+      assert.equal(refused.answer.status, 403);
+      assert.match(refused.stderr, new RegExp(`sandbox blocked 127\\.0\\.0\\.1:${originPort}: add --allow-domain 127\\.0\\.0\\.1\n`));
+      const other = await viaProxy('proxy_get', 'http://not-allowed.invalid/', ['localhost']);
+      assert.equal(other.answer.status, 403);
+      assert.match(other.stderr, /sandbox blocked not-allowed\.invalid:80: add --allow-domain not-allowed\.invalid/);
+      assert.deepEqual(asked, [`localhost:${originPort} /through`], 'nothing but the allowed request reached the origin');
+    });
+
+    it('a direct connection to 127.0.0.1, past the proxy, still fails', async () => {
+      const dialledBefore = dialled;
+      const r = await cli(['--sandbox', '--allow-domain', 'localhost', '--root', ws, '--stdio', hostileLine, 'call', 'dial'], env);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal((answerOf(JSON.parse(r.stdout) as CallToolResult) as { ok: boolean }).ok, false);
+      assert.equal(dialled, dialledBefore);
+    });
+
+    it('Node 24 fetch goes through the proxy with NODE_USE_ENV_PROXY (skipped without a Node >= 22.21 here)', async function () {
+      const node24 = path.join(process.env.HARNESS_DIR ?? path.join(ROOT, '.harness'), 'node24', 'node_modules', 'node', 'bin', 'node');
+      if (!fs.existsSync(node24)) this.skip();
+      const server = `${JSON.stringify(node24)} ${JSON.stringify(HOSTILE)}`;
+      const fetched = await viaProxy('fetch_url', `http://localhost:${originPort}/fetched`, ['localhost'], server);
+      assert.equal(fetched.answer.ok, true, JSON.stringify(fetched.answer));
+      assert.equal(fetched.answer.body, 'origin answered');
+      // Node's fetch tunnels even http:// through CONNECT: the refusal is a failed fetch, not a 403 response.
+      const refused = await viaProxy('fetch_url', 'http://elsewhere.invalid/', ['localhost'], server);
+      assert.equal(refused.answer.ok, false);
+      assert.match(refused.stderr, /sandbox blocked elsewhere\.invalid:80/);
+    });
+
+    it('Node 20 fetch ignores the proxy variables: it reaches nothing (fails closed)', async function () {
+      if (!process.version.startsWith('v20.')) this.skip();
+      const r = await viaProxy('fetch_url', `http://localhost:${originPort}/`, ['localhost']);
+      assert.equal(r.answer.ok, false);
+    });
+
+    it('without socat, a server with allowed domains does not start, and the message says what to install', async () => {
+      const bin = path.join(dir, 'bin-without-socat');
+      fs.rmSync(bin, { recursive: true, force: true });
+      fs.mkdirSync(bin, { recursive: true });
+      // bwrap, and `true` for its probe; no socat.
+      for (const [name, target] of [
+        ['bwrap', linuxSandbox!.ok ? linuxSandbox!.binary : ''],
+        [
+          'true',
+          (process.env.PATH ?? '')
+            .split(':')
+            .map((d) => path.join(d, 'true'))
+            .find((p) => fs.existsSync(p)) ?? '/bin/true',
+        ],
+      ])
+        fs.symlinkSync(target, path.join(bin, name));
+      const r = await cli(['--sandbox', '--allow-domain', 'localhost', '--stdio', hostileLine, 'tools'], { ...env, PATH: bin });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /--sandbox: network\.allowedDomains needs socat .*install socat \(Debian, Ubuntu: sudo apt install socat/);
+    });
   });
 
   describe('an npx server from the npm cache', function () {

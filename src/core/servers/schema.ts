@@ -25,10 +25,19 @@ const sandbox = {
     },
     network: {
       type: 'object',
-      markdownDescription: 'Not supported yet: a sandboxed server has no network at all.',
+      markdownDescription:
+        "What a sandboxed server may connect to. Without `allowedDomains` it has no network at all; with them, only those hosts, through MCP Host's filtering proxy (Linux also needs `socat`).",
       properties: {
-        allowedDomains: { ...stringArray, markdownDescription: 'Hosts (or `*.suffix`) the server may connect to. Not supported yet.' },
-        deniedDomains: { ...stringArray, markdownDescription: 'Hosts the server may never connect to.' },
+        allowedDomains: {
+          ...stringArray,
+          markdownDescription:
+            'Hosts the server may connect to, on any port: a name, an address, or `*.suffix` for every name below the suffix (not the suffix itself). A name only `*.suffix` allows may not lead to a loopback or private address.',
+        },
+        deniedDomains: {
+          ...stringArray,
+          markdownDescription:
+            'Hosts (or `*.suffix`, or addresses) the server may never connect to, even where `allowedDomains` allows them.',
+        },
       },
       additionalProperties: false,
     },

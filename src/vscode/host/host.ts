@@ -32,8 +32,9 @@ import {
   type Transport,
   type UnhandledRequest,
   editorServerEnvironment,
-  sandboxedParams,
+  sandboxedServer,
   SandboxUnavailableError,
+  type SandboxBlocked,
   type StdioServerParams,
 } from '../../core';
 import type * as OAuthModule from '../auth/oauth';
@@ -105,6 +106,9 @@ export class McpHost implements vscode.Disposable {
   private readonly elicitationCompleteEmitter = new vscode.EventEmitter<{ server: string; elicitationId: string }>();
   /** `notifications/elicitation/complete` from any server. */
   readonly onElicitationComplete = this.elicitationCompleteEmitter.event;
+  private readonly sandboxBlockedEmitter = new vscode.EventEmitter<SandboxBlocked>();
+  /** A connection a sandboxed server's proxy refused: the host, the port, and the sentence that says what allows it. */
+  readonly onSandboxBlocked = this.sandboxBlockedEmitter.event;
   /** Reloads apply one at a time, in order; each fails on its own. */
   private readonly reloads = new SerialQueue();
 
@@ -148,6 +152,7 @@ export class McpHost implements vscode.Disposable {
       this.changeEmitter,
       this.resourceUpdatedEmitter,
       this.elicitationCompleteEmitter,
+      this.sandboxBlockedEmitter,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (
           e.affectsConfiguration(`${Settings.section}.${Settings.servers}`) ||
@@ -346,9 +351,15 @@ export class McpHost implements vscode.Disposable {
     // The sandbox's boundary is the fence's list: the folders, mcpHost.roots.extra and the entry's own roots.
     const roots = this.rootsOf(def).flatMap((r) => (r.uri.startsWith('file:') ? [fileURLToPath(r.uri)] : []));
     try {
-      const sandboxed = sandboxedParams(params, roots, def.sandbox);
+      const sandboxed = await sandboxedServer(params, roots, def.sandbox, {
+        server: def.name,
+        onBlocked: (blocked) => {
+          this.logs.channel(def.name).warn(`[sandbox] ${blocked.message}`);
+          this.sandboxBlockedEmitter.fire(blocked);
+        },
+      });
       this.logs.channel(def.name).info(`[sandbox] ${sandboxed.description}`);
-      return new StdioTransport(sandboxed.params);
+      return sandboxed.transport();
     } catch (e) {
       if (!(e instanceof SandboxUnavailableError)) throw e;
       // Never started unsandboxed without the person's choice: the entry's sandboxEnabled says so.

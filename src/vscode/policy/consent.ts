@@ -109,10 +109,17 @@ export function consentDetail(launch: LaunchSummary): string {
     parts.push(`${heading}\n${launch.entries.map((e) => line(e, launch.commandLine !== undefined ? '=' : ': ')).join('\n')}`);
   }
   if (launch.envFile !== undefined) parts.push(vscode.l10n.t('Environment file: {0}', launch.envFile));
-  if (launch.def.type === 'stdio' && launch.def.sandboxEnabled)
+  if (launch.def.type === 'stdio' && launch.def.sandboxEnabled) {
+    const def = launch.def;
     parts.push(
-      vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.'),
+      def.sandbox?.network?.allowedDomains?.length
+        ? vscode.l10n.t(
+            "Sandboxed: it reads and writes only its roots, reads the system and its own installation, and connects only to {0}, through MCP Host's proxy.",
+            def.sandbox.network.allowedDomains.join(', '),
+          )
+        : vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.'),
     );
+  }
   if (launch.grant)
     parts.push(`${vscode.l10n.t("This server's settings also loosen your policy:")}\n${grantLines(launch.grant).join('\n')}`);
   parts.push(
@@ -155,7 +162,7 @@ function grantLines(grant: PolicyGrant): string[] {
     );
   if (grant.sandbox?.allowedDomains)
     lines.push(
-      `sandbox.network.allowedDomains: ${JSON.stringify(grant.sandbox.allowedDomains)}  (${vscode.l10n.t('not supported yet: it has no network')})`,
+      `sandbox.network.allowedDomains: ${JSON.stringify(grant.sandbox.allowedDomains)}  (${vscode.l10n.t("it may connect to these hosts through MCP Host's proxy")})`,
     );
   return lines;
 }

@@ -399,7 +399,7 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
   );
   if (def.type === 'stdio' && def.sandboxEnabled)
     md.appendMarkdown(
-      `$(shield) ${vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.')}${def.sandbox?.filesystem?.allowWrite?.length ? ` ${vscode.l10n.t('Also writes: {0}', def.sandbox.filesystem.allowWrite.map((p) => inline(p)).join(', '))}` : ''}\n\n`,
+      `$(shield) ${def.sandbox?.network?.allowedDomains?.length ? vscode.l10n.t("Sandboxed: it reads and writes only its roots, reads the system and its own installation, and connects only to {0}, through MCP Host's proxy.", def.sandbox.network.allowedDomains.map((d) => inline(d)).join(', ')) : vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.')}${def.sandbox?.filesystem?.allowWrite?.length ? ` ${vscode.l10n.t('Also writes: {0}', def.sandbox.filesystem.allowWrite.map((p) => inline(p)).join(', '))}` : ''}\n\n`,
     );
   const c = server.client;
   if (c?.serverInfo) {

@@ -2,7 +2,10 @@ export * from './settings';
 export {
   sandboxAvailability,
   sandboxedParams,
+  sandboxedServer,
   SandboxUnavailableError,
+  type SandboxBlocked,
+  type SandboxedServer,
   type SandboxAvailability,
   type SandboxMachine,
   type SandboxedParams,

@@ -20,10 +20,11 @@ const subpaths = (list: readonly string[]) => list.map((p) => `(subpath ${quote(
 /**
  * A `sandbox-exec` (Seatbelt) profile for the reach: everything denied, then the system and the
  * server's installation readable, the roots, caches and the private temporary folder readable and
- * writable, the deny lists over those, and no network (only its loopback resolver socket is
- * unnecessary: the server has no network at all).
+ * writable, the deny lists over those, and no network, but for the port of MCP Host's filtering
+ * proxy on the loopback when the server has allowed domains (it needs no resolver either: the
+ * proxy resolves names).
  */
-export function seatbeltProfile(reach: SandboxReach, tmp: string): string {
+export function seatbeltProfile(reach: SandboxReach, tmp: string, proxyPort?: number): string {
   const lines = [
     '(version 1)',
     '(deny default)',
@@ -39,5 +40,6 @@ export function seatbeltProfile(reach: SandboxReach, tmp: string): string {
   if (reach.denyWrite.length) lines.push(`(deny file-write* ${subpaths(reach.denyWrite)})`);
   if (reach.denyRead.length) lines.push(`(deny file-read* file-write* ${subpaths(reach.denyRead)})`);
   lines.push('(deny network*)');
+  if (proxyPort !== undefined) lines.push(`(allow network-outbound (remote ip "localhost:${proxyPort}"))`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { domainPattern } from './domains';
 import type { SandboxReach, SandboxSettings } from './settings';
 
 /** What the sandbox should hold: the server's command line and the folders that are its boundary. */
@@ -106,6 +107,16 @@ function packageRootOf(host: HostFacts): (dir: string) => string | undefined {
   };
 }
 
+/** The host of npm's registry (`npm_config_registry`, else npm's default), as a domain entry. */
+function npmRegistryHost(env: NodeJS.ProcessEnv): string | undefined {
+  const url = env.npm_config_registry ?? env.NPM_CONFIG_REGISTRY ?? 'https://registry.npmjs.org/';
+  try {
+    return domainPattern(new URL(url).hostname);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `~/x` is the home's x; other relative paths are the cwd's. */
 function expand(p: string, home: string, cwd: string): string {
   if (p === '~') return home;
@@ -157,8 +168,21 @@ export function computeReach(req: SandboxRequest, host: HostFacts): { reach: San
   const settle = (list: string[] | undefined) => (list ?? []).map((p) => expand(p, home, cwd));
   readWrite.push(...settle(fsSettings.allowWrite));
   const network = req.settings?.network ?? {};
-  if (network.allowedDomains?.length)
-    notes.push(`network.allowedDomains (${network.allowedDomains.join(', ')}) is not supported yet: the server has no network at all`);
+  const patterns = (list: string[] | undefined, key: string) =>
+    (list ?? []).flatMap((entry) => {
+      const pattern = domainPattern(entry);
+      if (pattern === undefined) notes.push(`network.${key}: ${JSON.stringify(entry)} is neither a host nor *.suffix, left out`);
+      return pattern === undefined ? [] : [pattern];
+    });
+  const allowedDomains = patterns(network.allowedDomains, 'allowedDomains');
+  const deniedDomains = patterns(network.deniedDomains, 'deniedDomains');
+  // With a network, npx may fetch a package its cache lacks, from the registry its configuration names (~/.npmrc is not
+  // visible inside): that host is added, and said so. With none, it stays offline (launcher.ts).
+  const launcherDomains: string[] = [];
+  if (allowedDomains.length && NPM_LAUNCHERS.test(name)) {
+    const registry = npmRegistryHost(req.env);
+    if (registry && !allowedDomains.includes(registry)) launcherDomains.push(registry);
+  }
   const existing = (list: string[]) => [...new Set(list)].filter((p) => host.kind(p) !== 'none');
   // A cwd the server cannot see is no place to start: its first root then.
   const reachable = [...readWrite, ...readOnly].some((p) => isWithin(cwd, p));
@@ -170,7 +194,9 @@ export function computeReach(req: SandboxRequest, host: HostFacts): { reach: San
       readOnly: existing(readOnly),
       denyRead: existing(settle(fsSettings.denyRead)),
       denyWrite: existing(settle(fsSettings.denyWrite)),
-      allowedDomains: [],
+      allowedDomains: [...allowedDomains, ...launcherDomains],
+      deniedDomains,
+      launcherDomains,
       cwd: reachable ? cwd : (roots[0] ?? '/'),
       home,
       notes,

@@ -16,8 +16,12 @@ export interface SandboxReach {
   readOnly: string[];
   denyRead: string[];
   denyWrite: string[];
-  /** Hosts the server may connect to; empty means no network at all. */
+  /** Hosts (or `*.suffix`) the server may connect to through the proxy, settled (domains.ts); empty means no network at all. */
   allowedDomains: string[];
+  /** Hosts (or `*.suffix`, or addresses) never connected to, whatever allowedDomains says. */
+  deniedDomains: string[];
+  /** Those of allowedDomains its launcher added (npx: the npm registry), not the person's settings. */
+  launcherDomains: string[];
   /** The folder the process starts in (inside the reach). */
   cwd: string;
   /** The person's home folder: hidden but for what the lists above name. */
@@ -28,13 +32,19 @@ export interface SandboxReach {
 
 /** The limits as a person reads them in a consent, a tooltip or the log: "sandboxed: reads and writes ws/, network: none". */
 export function describeReach(
-  reach: Pick<SandboxReach, 'readWrite' | 'allowedDomains' | 'denyRead' | 'denyWrite'>,
+  reach: Pick<SandboxReach, 'readWrite' | 'allowedDomains' | 'denyRead' | 'denyWrite'> &
+    Partial<Pick<SandboxReach, 'launcherDomains' | 'deniedDomains'>>,
   shorten = (p: string) => p,
 ): string {
   const parts = [`sandboxed: reads and writes ${reach.readWrite.map((p) => `${shorten(p)}/`).join(', ') || 'nothing'}`];
   if (reach.denyRead.length) parts.push(`never reads ${reach.denyRead.map(shorten).join(', ')}`);
   if (reach.denyWrite.length) parts.push(`never writes ${reach.denyWrite.map(shorten).join(', ')}`);
-  parts.push(`network: ${reach.allowedDomains.length ? reach.allowedDomains.join(', ') : 'none'}`);
+  const launcher = reach.launcherDomains ?? [];
+  const own = reach.allowedDomains.filter((d) => !launcher.includes(d));
+  let network = own.length ? `network: only ${own.join(', ')} (through MCP Host's proxy)` : 'network: none';
+  if (own.length && launcher.length) network += ` and ${launcher.join(', ')} (for its launcher to fetch the package)`;
+  if (own.length && reach.deniedDomains?.length) network += `, never ${reach.deniedDomains.join(', ')}`;
+  parts.push(network);
   return parts.join(', ');
 }
 
