@@ -1,4 +1,5 @@
-import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import type { Node, ParseError } from 'jsonc-parser';
+import { jsonc } from '../jsonc';
 import type { SchemaCheck } from './validator';
 
 /** A problem at a place in a JSON text (offsets in UTF-16 code units, as editors count). */
@@ -24,6 +25,7 @@ export function checkJsonArguments(
   text: string,
   check: (value: unknown) => SchemaCheck,
 ): { value: Record<string, unknown> } | { problems: TextProblem[] } {
+  const { parseTree, printParseErrorCode } = jsonc();
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -57,7 +59,7 @@ function problemAt(root: Node | undefined, e: AjvLikeError): TextProblem {
     .slice(1)
     .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
     .map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg));
-  const node = root && (path.length ? findNodeAtLocation(root, path) : root);
+  const node = root && (path.length ? jsonc().findNodeAtLocation(root, path) : root);
   const where = e.instancePath || '(root)';
   const extra = e.params && 'allowedValues' in e.params ? `: ${(e.params.allowedValues as unknown[]).join(', ')}` : '';
   const message = `${where} ${e.message ?? 'is invalid'}${extra}`;

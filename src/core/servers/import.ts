@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import type { ParseError } from 'jsonc-parser';
+import { jsonc } from '../jsonc';
 import { isObject } from '../protocol/classify';
 import { stableStringify } from '../protocol/stableStringify';
 import type { InputDefinition } from './schema';
@@ -83,6 +84,7 @@ export type EntryCheck = (name: string, entry: Record<string, unknown>) => strin
  */
 export function parseImportFile(text: string, source: string, check: EntryCheck): ImportFileResult {
   const errors: ParseError[] = [];
+  const { parse: parseJsonc, printParseErrorCode } = jsonc();
   const doc = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length) {
     const e = errors[0];

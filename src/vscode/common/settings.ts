@@ -1,4 +1,3 @@
-import { parse as parseJsonc } from 'jsonc-parser';
 import * as vscode from 'vscode';
 import {
   mergeDefinitions,
@@ -11,6 +10,7 @@ import {
   type ServerDefinition,
   type ServerOrigin,
 } from '../../core';
+import { jsonc } from '../../core/jsonc';
 import { Settings } from './ids';
 import { cachedSetting } from './settingCache';
 
@@ -121,7 +121,7 @@ export async function serverNamesInWorkspaceFiles(): Promise<BlockedServer[]> {
   const namesIn = async (uri: vscode.Uri, settingsOf: (doc: unknown) => unknown): Promise<string[]> => {
     try {
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-      const settings = settingsOf(parseJsonc(text, [], { allowTrailingComma: true })) as
+      const settings = settingsOf(jsonc().parse(text, [], { allowTrailingComma: true })) as
         Record<string, Record<string, unknown> | undefined> | undefined;
       const servers = settings?.[`${Settings.section}.${Settings.servers}`] ?? settings?.[Settings.section]?.[Settings.servers];
       return servers && typeof servers === 'object' && !Array.isArray(servers) ? Object.keys(servers) : [];

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import type { ServerOrigin } from '../../core';
+import { jsonc } from '../../core/jsonc';
 import { forDisplay, fromTemplate, nothingToRedact } from '../../core/render/shownText';
 import { notify } from '../window/notifications';
 import { showStatusMessage } from '../window/statusBar';
@@ -99,6 +99,7 @@ async function settingsFile(origin: ServerOrigin): Promise<vscode.Uri | undefine
 
 /** The `"name": {…}` property inside `mcpHost.servers` (also inside a .code-workspace file's `settings`). */
 function entryRange(doc: vscode.TextDocument, name: string): vscode.Range | undefined {
+  const { findNodeAtLocation, parseTree } = jsonc();
   const root = parseTree(doc.getText());
   if (!root) return undefined;
   const key = `${Settings.section}.${Settings.servers}`;
