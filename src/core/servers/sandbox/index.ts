@@ -3,6 +3,7 @@ export {
   sandboxAvailability,
   sandboxedParams,
   SandboxUnavailableError,
+  shortener,
   type SandboxAvailability,
   type SandboxMachine,
   type SandboxedParams,
@@ -10,3 +11,4 @@ export {
 export { seatbeltProfile } from './macos';
 export { withSandboxDefault, type SandboxDefault } from './defaults';
 export { bwrapArgs } from './linux';
+export { hiddenPathsIn, previewReach, sandboxedOnlyByDefault, type HiddenPath } from './explain';
