@@ -187,6 +187,45 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
     });
   });
 
+  it('a machine with no sandbox and mcpHost.sandbox.default "workspace": asked once which servers start unsandboxed, never one whose entry asks for a sandbox', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const a = await api();
+    const saved = { machine: a.host.sandboxMachine, ask: a.ui.startWithoutSandbox, allowLaunch: a.ui.allowLaunch };
+    const asked: Array<[string, string[]]> = [];
+    a.ui.startWithoutSandbox = async (reason, servers) => (asked.push([reason, servers]), 'unsandboxed');
+    a.ui.allowLaunch = async () => 'allow';
+    a.host.sandboxMachine = () => ({ ok: false, reason: 'No sandbox on this machine (simulated): install bubblewrap' });
+    const env = { HOSTILE_OUTSIDE: outside, HOSTILE_INSIDE: inside };
+    try {
+      // Only the servers of this test: the workspace's earlier ones would be in the question.
+      await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.workspace.getConfiguration('mcpHost').update('sandbox.default', 'workspace', vscode.ConfigurationTarget.Global);
+      await setServers(
+        {
+          'ws-plain': { command: 'node', args: [HOSTILE()], env },
+          'ws-asks': { command: 'node', args: [HOSTILE()], env, sandboxEnabled: true },
+        },
+        vscode.ConfigurationTarget.Workspace,
+      );
+      await waitFor(() => asked.length > 0, 'the question');
+      assert.deepEqual(asked[0], ['No sandbox on this machine (simulated): install bubblewrap', ['ws-plain']]);
+      // The person chose: it starts unsandboxed, and reads outside the roots as any unsandboxed server does.
+      await waitFor(async () => {
+        const s = a.host.registry.get('ws-plain');
+        if (s?.state.kind !== 'running' || !s.rawClient || s.definition.type !== 'stdio' || s.definition.sandboxEnabled) return false;
+        return (answer((await s.rawClient.callTool('read_outside', {})).result) as { ok: boolean }).ok;
+      }, 'ws-plain unsandboxed');
+      const asks = a.host.registry.get('ws-asks')!.definition;
+      assert.equal(asks.type === 'stdio' && asks.sandboxEnabled, true, 'an entry that asks for a sandbox keeps it');
+      assert.equal(asked.length, 1, 'asked once');
+    } finally {
+      Object.assign(a.ui, { startWithoutSandbox: saved.ask, allowLaunch: saved.allowLaunch });
+      a.host.sandboxMachine = saved.machine;
+      await vscode.workspace.getConfiguration('mcpHost').update('sandbox.default', undefined, vscode.ConfigurationTarget.Global);
+      await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('a machine with no sandbox: asked once, with the reason; the answer is kept for the machine, a dismissal until the window reloads', async () => {
     const stored = new Map<string, unknown>();
     const memento = {

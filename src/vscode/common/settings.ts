@@ -31,7 +31,7 @@ export interface ConfiguredServers {
  * Reads `mcpHost.servers` scope by scope (user, workspace, each folder), so each definition
  * knows where it came from; a more specific scope replaces a same-named server.
  */
-export function readConfiguredServers(unsandboxedByChoice = false): ConfiguredServers {
+export function readConfiguredServers(unsandboxedByChoice = false, machine: () => SandboxAvailability = machineSandbox): ConfiguredServers {
   const layers: ServerDefinition[][] = [];
   const diagnostics: DefinitionDiagnostic[] = [];
   const add = (raw: unknown, origin: ServerDefinition['origin']) => {
@@ -53,22 +53,22 @@ export function readConfiguredServers(unsandboxedByChoice = false): ConfiguredSe
   }
   const merged = mergeDefinitions(layers);
   const sandbox = sandboxDefault();
-  const machine = sandbox === 'off' ? undefined : machineSandbox();
-  if (machine?.ok !== false) return { definitions: merged.map((d) => withSandboxDefault(d, sandbox)), diagnostics };
+  const availability = sandbox === 'off' ? undefined : machine();
+  if (availability?.ok !== false) return { definitions: merged.map((d) => withSandboxDefault(d, sandbox)), diagnostics };
   const servers = sandboxedOnlyByDefault(merged, sandbox).map((d) => d.name);
   // The person chose to start them unsandboxed: the default stands down; an entry that asks for a sandbox still does not start.
   const effective = unsandboxedByChoice ? 'off' : sandbox;
   return {
     definitions: merged.map((d) => withSandboxDefault(d, effective)),
     diagnostics,
-    ...(servers.length ? { withoutSandbox: { servers, reason: machine.reason } } : {}),
+    ...(servers.length ? { withoutSandbox: { servers, reason: availability.reason } } : {}),
   };
 }
 
-let availability: SandboxAvailability | undefined;
+let probed: SandboxAvailability | undefined;
 /** Whether this machine has a sandbox, probed once per window. */
 export function machineSandbox(): SandboxAvailability {
-  return (availability ??= sandboxAvailability());
+  return (probed ??= sandboxAvailability());
 }
 /**
  * `mcpHost.sandbox.default` from user settings only (a workspace cannot turn it off); unset, it is

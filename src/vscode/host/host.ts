@@ -24,6 +24,7 @@ import {
   forDisplay,
   type AuthChallenge,
   type ClientHandlers,
+  type SandboxAvailability,
   type DefinitionDiagnostic,
   type HttpAuthProvider,
   type LaunchContext,
@@ -47,6 +48,7 @@ import { Secrets } from '../policy/secrets';
 import type { HostUi } from '../ui/hostUi';
 import {
   folderFor,
+  machineSandbox,
   readConfiguredServers,
   restartPolicySettings,
   serverNamesInWorkspaceFiles,
@@ -82,6 +84,8 @@ export class McpHost implements vscode.Disposable {
   readonly waitingForPermission = new Set<string>();
   /** Whether the workspace is trusted; replaceable so tests can play Restricted Mode. */
   workspaceTrusted: () => boolean = () => vscode.workspace.isTrusted;
+  /** Whether this machine has a sandbox; replaceable so tests can play a machine without one. */
+  sandboxMachine: () => SandboxAvailability = machineSandbox;
   /**
    * The protocol era each definition turned out to speak, shared by every server and kept across
    * sessions, so a legacy server is not asked `server/discover` on every start.
@@ -197,7 +201,7 @@ export class McpHost implements vscode.Disposable {
   }
 
   private async applySettings(): Promise<void> {
-    const { definitions, diagnostics, withoutSandbox } = readConfiguredServers(this.sandboxFallback.unsandboxed);
+    const { definitions, diagnostics, withoutSandbox } = readConfiguredServers(this.sandboxFallback.unsandboxed, this.sandboxMachine);
     // Asked in the background: meanwhile those servers do not start (their error says what to install); "start unsandboxed" reloads.
     if (withoutSandbox)
       void this.sandboxFallback
