@@ -399,23 +399,23 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
   return md;
 }
 
-/** A sandboxed server's limits as computed for this machine (at its start, or as it would start now), a line each. */
+/** A sandboxed server's limits as computed for this machine (at its start, or as it would start now), in one paragraph: the tooltip stays short. */
 function sandboxLines(reach: SandboxReach | undefined): string {
   if (!reach)
     return `$(shield) ${vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.')}\n\n`;
   const short = shortener(reach.home);
   const list = (paths: string[]) => paths.map((p) => inline(short(p))).join(', ');
-  const lines = [
-    `$(shield) ${vscode.l10n.t('Sandboxed: it sees the system, and of your files only these.')}`,
-    `- ${vscode.l10n.t('Reads and writes: {0}', list(reach.readWrite) || vscode.l10n.t('nothing'))}`,
-  ];
-  if (reach.readOnly.length) lines.push(`- ${vscode.l10n.t('Reads: {0}', list(reach.readOnly))}`);
-  if (reach.denyRead.length) lines.push(`- ${vscode.l10n.t('Hidden: {0}', list(reach.denyRead))}`);
-  if (reach.denyWrite.length) lines.push(`- ${vscode.l10n.t('Never writes: {0}', list(reach.denyWrite))}`);
-  lines.push(
-    `- ${vscode.l10n.t('Network: {0}', reach.allowedDomains.length ? reach.allowedDomains.map((d) => inline(d)).join(', ') : vscode.l10n.t('none'))}`,
+  const parts = [vscode.l10n.t('Reads and writes: {0}', list(reach.readWrite) || vscode.l10n.t('nothing'))];
+  if (reach.readOnly.length) parts.push(vscode.l10n.t('Reads: {0}', list(reach.readOnly)));
+  if (reach.denyRead.length) parts.push(vscode.l10n.t('Hidden: {0}', list(reach.denyRead)));
+  if (reach.denyWrite.length) parts.push(vscode.l10n.t('Never writes: {0}', list(reach.denyWrite)));
+  parts.push(
+    vscode.l10n.t(
+      'Network: {0}',
+      reach.allowedDomains.length ? reach.allowedDomains.map((d) => inline(d)).join(', ') : vscode.l10n.t('none'),
+    ),
   );
-  return `${lines.join('\n')}\n\n`;
+  return `$(shield) ${vscode.l10n.t('Sandboxed: it sees the system, and of your files only these.')} ${parts.join(' · ')}\n\n`;
 }
 
 /** The running connection's protocol revision, its era and how that was chosen, e.g. "2026-07-28 (stateless, answered server/discover)". */
