@@ -122,6 +122,11 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
         vscode.ConfigurationTarget.Workspace,
       );
       const s = await running(a, 'ws-told');
+      // Its action opens the server's entry in the settings file it is defined in.
+      a.ui.notify = async (_severity, message, ...actions) => {
+        told.push(message);
+        return message.includes('secret.txt') ? actions.find((x) => x === 'Open Its Settings') : undefined;
+      };
       fs.writeFileSync(path.join(inside, 'made-inside.txt'), 'inside');
       assert.equal((await call(s, 'fail_naming'))?.outcome, 'isError');
       assert.equal((await call(s, 'fail_outside'))?.outcome, 'isError');
@@ -129,6 +134,11 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
       assert.match(message, /The sandbox hid .*secret\.txt from the MCP server "ws-told"/, message);
       assert.match(message, /"roots" of its entry/, message);
       assert.match(message, /sandbox\.filesystem\.allowWrite/, message);
+      await waitFor(() => {
+        const editor = vscode.window.activeTextEditor;
+        return editor?.document.getText(editor.selection).includes('"ws-told"');
+      }, 'its entry selected in the settings file');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       // The hostile lies (a file inside the roots, a file that does not exist) were never told.
       assert.deepEqual(
         told.filter((m) => m.includes('made-inside') || m.includes('no-such-file')),
