@@ -272,6 +272,8 @@ export class McpHost implements vscode.Disposable {
   }
 
   private createHandle(def: ServerDefinition): ServerHandle {
+    // A new definition has not run yet: no record names the sandbox of the one it replaces.
+    this.sandboxes.started(def.name, undefined);
     const launch: LaunchContext = {
       prepare: (d, signal) => this.prepare(d, signal),
       createTransport: (d) => this.createTransport(d),
