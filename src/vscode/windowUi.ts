@@ -1,5 +1,6 @@
 import { windowAppPrompts } from './apps/appPanels';
 import { askWithModal } from './policy/consent';
+import { askWithoutSandbox } from './policy/sandboxFallback';
 import type { DocumentActions } from './window/documentActions';
 import { LazyElicitationUi } from './elicitation/ui';
 import { askOutsideRoots } from './policy/gate';
@@ -22,6 +23,7 @@ export function createWindowUi(documentActions: DocumentActions, redact: Redact)
   return {
     ...windowArgumentInput(redact),
     allowLaunch: (launch) => askWithModal(launch, redact),
+    startWithoutSandbox: (reason, servers) => askWithoutSandbox(reason, servers, redact),
     askInput: askWithInputBox,
     allowInputReuse: (server, id, firstGivenTo) => askToReuse(server, id, firstGivenTo, redact),
     confirmTool: (server, tool, args, trusted, asker) => confirmWithModal(server, tool, args, trusted, asker, redact),

@@ -339,4 +339,32 @@ describe('GatedServer (core/policy/gated): the only way to send', function () {
       [['app', 'allowed', { kind: 'error', code: -32000 }]],
     );
   });
+
+  it('tells onFailed of a request that failed (an error, an isError result) with its text, and of nothing else', async () => {
+    const { client } = await connect(everythingServer());
+    const failed: Array<[string, string]> = [];
+    const { origin: _, ...context } = ctx();
+    const gate = new GatedServer({ name: 'everything', rawClient: client }, 'person', {
+      context: () => ({ ...context, fence: 'off' }),
+      server: () => server,
+      ask: async () => 'once',
+      onFailed: (request, text) => failed.push([request.method, text]),
+    });
+    const echo = { name: 'echo', inputSchema: { type: 'object' as const } };
+    assert.equal((await gate.callTool(echo, { message: '/home/p/fine.txt' })).sent, true);
+    const missing = { name: 'no-such-tool', inputSchema: { type: 'object' as const } };
+    const result = await gate.callTool(missing, {}).catch((e: McpError) => e);
+    await assert.rejects(gate.readResource('demo://no/such/resource'));
+    assert.deepEqual(
+      failed.map(([method]) => method),
+      ['tools/call', 'resources/read'],
+      JSON.stringify({ failed, result }),
+    );
+    assert.equal(
+      (result as { sent?: boolean; result?: { result?: { isError?: boolean } } }).result?.result?.isError,
+      true,
+      'an isError result, not a thrown error',
+    );
+    assert.match(failed[0][1], /no-such-tool/);
+  });
 });

@@ -5,13 +5,17 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { LaunchSummary, SandboxBlocked } from '../../src/core';
+import type { AuditRecord, LaunchSummary, SandboxBlocked, ServerHandle } from '../../src/core';
 import { consentDetail } from '../../src/vscode/policy/consent';
 import type { TreeNode } from '../../src/vscode/tree/nodes';
 import { serverTooltip } from '../../src/vscode/tree/serversTree';
+import type { HostUi } from '../../src/vscode/ui/hostUi';
+import { SandboxFallback } from '../../src/vscode/policy/sandboxFallback';
 import { api, repoRoot, running, setServers, waitFor } from './helpers';
 
 const HOSTILE = () => path.join(repoRoot(), 'test', 'fixtures', 'hostile-sandbox-server.mjs');
+/** A path as the consent shortens it: `~/` for the home. */
+const short = (p: string) => (p.startsWith(os.homedir() + path.sep) ? `~${p.slice(os.homedir().length)}` : p);
 const answer = (r: { content: Array<{ type: string; text?: string }> }): unknown => JSON.parse(r.content[0].text ?? 'null');
 
 describe('sandbox: a stdio server with sandboxEnabled', function () {
@@ -65,6 +69,9 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
     const port = (origin.address() as net.AddressInfo).port;
     const blocked: SandboxBlocked[] = [];
     const listening = a.host.onSandboxBlocked((b) => blocked.push(b));
+    const told: string[] = [];
+    const notify = a.ui.notify;
+    a.ui.notify = async (_severity, message) => (told.push(message), undefined);
     try {
       const network = { allowedDomains: ['localhost'] };
       await setServers({
@@ -84,7 +91,7 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
         },
       });
       const reaches = await running(a, 'reaches');
-      assert.match(serverTooltip(reaches, (t) => t).value, /connects only to localhost, through MCP Host's proxy/);
+      assert.match(serverTooltip(reaches, (t) => t).value, /Network: `?localhost/);
       assert.deepEqual(answer((await reaches.rawClient!.callTool('proxy_get', {})).result), {
         ok: true,
         status: 200,
@@ -97,7 +104,15 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
         blocked.map((b) => b.message),
         [`sandbox blocked 127.0.0.1:${port}: add "127.0.0.1" to sandbox.network.allowedDomains of server "refused"`],
       );
+      // The person is told too, once per host, with the setting that allows it.
+      await waitFor(
+        () => told.some((t) => t.includes('"refused"') && t.includes('sandbox.network.allowedDomains')),
+        'a notification of the refusal',
+      );
+      await refused.rawClient!.callTool('proxy_get', {});
+      assert.equal(told.filter((t) => t.includes('"refused"')).length, 1, told.join('\n'));
     } finally {
+      a.ui.notify = notify;
       listening.dispose();
       origin.close();
     }
@@ -119,12 +134,200 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
       );
       const s = await running(a, 'ws-boxed');
       await waitFor(() => asked.length > 0, 'the consent');
-      assert.match(consentDetail(asked[0]), /Sandboxed: it reads and writes only its roots/);
+      // The limits computed for this machine: the workspace folder read-write, no network.
+      const detail = consentDetail(asked[0]);
+      assert.match(detail, /sandboxed: reads and writes [^\n]*, network: none/, detail);
+      assert.ok(detail.includes(`${short(inside)}/`), detail);
       const item = a.tree.getTreeItem({ kind: 'server', server: s } as TreeNode);
       assert.match(String(item.description), /^sandboxed · /);
+      const tooltip = (item.tooltip as vscode.MarkdownString).value;
+      assert.match(tooltip, /Reads and writes: [^\n]*/, tooltip);
+      assert.ok(tooltip.includes(path.basename(inside)), tooltip);
+      assert.match(tooltip, / · Reads: /, tooltip);
+      // One paragraph: the tooltip stays a few lines (ux.test.ts).
+      assert.ok(tooltip.split('\n').filter(Boolean).length <= 4, tooltip);
+      assert.match(tooltip, /Network: none/, tooltip);
       assert.equal((answer((await s.rawClient!.callTool('read_outside', {})).result) as { ok: boolean }).ok, false);
     } finally {
       a.ui.allowLaunch = saved;
     }
+  });
+
+  describe('what the person is told', () => {
+    const saved: Partial<HostUi> = {};
+    const told: string[] = [];
+    before(async () => {
+      const a = await api();
+      Object.assign(saved, { notify: a.ui.notify, confirmTool: a.ui.confirmTool, allowLaunch: a.ui.allowLaunch });
+      a.ui.notify = async (_severity, message) => (told.push(message), undefined);
+      a.ui.confirmTool = async () => 'once';
+      a.ui.allowLaunch = async () => 'allow';
+    });
+    afterEach(async () => {
+      told.splice(0);
+      await vscode.workspace.getConfiguration('mcpHost').update('roots.extra', undefined, vscode.ConfigurationTarget.Global);
+      await setServers(undefined);
+      await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+    });
+    after(async () => Object.assign((await api()).ui, saved));
+
+    const call = async (s: ServerHandle, tool: string) =>
+      (await api()).tools.call(
+        s,
+        s.tools.find((t) => t.name === tool)!,
+        {},
+      );
+
+    it('a path the sandbox hid is named with the setting that allows it; a lie about a path inside, or one that does not exist, is not', async function () {
+      if (process.platform !== 'linux') this.skip();
+      const a = await api();
+      await setServers(
+        { 'ws-told': { command: 'node', args: [HOSTILE()], env: { HOSTILE_OUTSIDE: outside, HOSTILE_INSIDE: inside } } },
+        vscode.ConfigurationTarget.Workspace,
+      );
+      const s = await running(a, 'ws-told');
+      // Its action opens the server's entry in the settings file it is defined in.
+      a.ui.notify = async (_severity, message, ...actions) => {
+        told.push(message);
+        return message.includes('secret.txt') ? actions.find((x) => x === 'Open Its Settings') : undefined;
+      };
+      fs.writeFileSync(path.join(inside, 'made-inside.txt'), 'inside');
+      assert.equal((await call(s, 'fail_naming'))?.outcome, 'isError');
+      assert.equal((await call(s, 'fail_outside'))?.outcome, 'isError');
+      const message = await waitFor(() => told.find((m) => m.includes('secret.txt')), 'the blocked-path message');
+      assert.match(message, /The sandbox hid .*secret\.txt from the MCP server "ws-told"/, message);
+      assert.match(message, /"roots" of its entry/, message);
+      assert.match(message, /sandbox\.filesystem\.allowWrite/, message);
+      await waitFor(() => {
+        const editor = vscode.window.activeTextEditor;
+        return editor?.document.getText(editor.selection).includes('"ws-told"');
+      }, 'its entry selected in the settings file');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      // The hostile lies (a file inside the roots, a file that does not exist) were never told.
+      assert.deepEqual(
+        told.filter((m) => m.includes('made-inside') || m.includes('no-such-file')),
+        [],
+      );
+      // Its audit records name the sandbox it ran in.
+      await a.host.auditWritten();
+      const records = fs
+        .readFileSync(a.host.auditFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"ws-told"'))
+        .map((l) => JSON.parse(l) as AuditRecord);
+      const call_ = records.find((r) => r.method === 'tools/call' && r.name === 'fail_outside');
+      assert.ok(call_?.server.sandbox, JSON.stringify(records));
+      assert.ok(call_.server.sandbox.readWrite.includes(fs.realpathSync(inside)), JSON.stringify(call_.server.sandbox));
+      assert.deepEqual(call_.server.sandbox.network, []);
+    });
+
+    it('an unsandboxed server: no sandbox in its audit records', async function () {
+      if (process.platform !== 'linux') this.skip();
+      const a = await api();
+      await setServers({ 'user-open': { command: 'node', args: [HOSTILE()], env: { HOSTILE_OUTSIDE: outside }, sandboxEnabled: false } });
+      const s = await running(a, 'user-open');
+      assert.equal((await call(s, 'read_outside'))?.outcome, 'ok');
+      await a.host.auditWritten();
+      const record = fs
+        .readFileSync(a.host.auditFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"user-open"'))
+        .map((l) => JSON.parse(l) as AuditRecord)
+        .find((r) => r.method === 'tools/call');
+      assert.ok(record && !('sandbox' in record.server), JSON.stringify(record));
+    });
+
+    it('roots that change under a running sandbox: named, with Restart, which widens it', async function () {
+      if (process.platform !== 'linux') this.skip();
+      const a = await api();
+      await setServers({ 'boxed-roots': { command: 'node', args: [HOSTILE()], env: { HOSTILE_OUTSIDE: outside }, sandboxEnabled: true } });
+      const s = await running(a, 'boxed-roots');
+      assert.equal((answer((await s.rawClient!.callTool('read_outside', {})).result) as { ok: boolean }).ok, false);
+      a.ui.notify = async (_severity, message, ...actions) => {
+        told.push(message);
+        return message.includes('roots changed') ? actions.find((x) => x === 'Restart') : undefined;
+      };
+      await vscode.workspace.getConfiguration('mcpHost').update('roots.extra', [outside], vscode.ConfigurationTarget.Global);
+      const message = await waitFor(() => told.find((m) => m.includes('roots changed')), 'the roots message');
+      assert.match(message, /"boxed-roots"/, message);
+      // Restarted with the new roots: the folder it could not read is now inside its sandbox.
+      await waitFor(async () => {
+        const again = a.host.registry.get('boxed-roots');
+        if (again?.state.kind !== 'running' || !again.rawClient) return false;
+        try {
+          return (answer((await again.rawClient.callTool('read_outside', {})).result) as { ok: boolean }).ok;
+        } catch {
+          return false;
+        }
+      }, 'the restarted server reading the new root');
+    });
+  });
+
+  it('a machine with no sandbox and mcpHost.sandbox.default "workspace": asked once which servers start unsandboxed, never one whose entry asks for a sandbox', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const a = await api();
+    const saved = { machine: a.host.sandboxMachine, ask: a.ui.startWithoutSandbox, allowLaunch: a.ui.allowLaunch };
+    const asked: Array<[string, string[]]> = [];
+    a.ui.startWithoutSandbox = async (reason, servers) => (asked.push([reason, servers]), 'unsandboxed');
+    a.ui.allowLaunch = async () => 'allow';
+    a.host.sandboxMachine = () => ({ ok: false, reason: 'No sandbox on this machine (simulated): install bubblewrap' });
+    const env = { HOSTILE_OUTSIDE: outside, HOSTILE_INSIDE: inside };
+    try {
+      // Only the servers of this test: the workspace's earlier ones would be in the question.
+      await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.workspace.getConfiguration('mcpHost').update('sandbox.default', 'workspace', vscode.ConfigurationTarget.Global);
+      await setServers(
+        {
+          'ws-plain': { command: 'node', args: [HOSTILE()], env },
+          'ws-asks': { command: 'node', args: [HOSTILE()], env, sandboxEnabled: true },
+        },
+        vscode.ConfigurationTarget.Workspace,
+      );
+      await waitFor(() => asked.length > 0, 'the question');
+      assert.deepEqual(asked[0], ['No sandbox on this machine (simulated): install bubblewrap', ['ws-plain']]);
+      // The person chose: it starts unsandboxed, and reads outside the roots as any unsandboxed server does.
+      await waitFor(async () => {
+        const s = a.host.registry.get('ws-plain');
+        if (s?.state.kind !== 'running' || !s.rawClient || s.definition.type !== 'stdio' || s.definition.sandboxEnabled) return false;
+        return (answer((await s.rawClient.callTool('read_outside', {})).result) as { ok: boolean }).ok;
+      }, 'ws-plain unsandboxed');
+      const asks = a.host.registry.get('ws-asks')!.definition;
+      assert.equal(asks.type === 'stdio' && asks.sandboxEnabled, true, 'an entry that asks for a sandbox keeps it');
+      assert.equal(asked.length, 1, 'asked once');
+    } finally {
+      Object.assign(a.ui, { startWithoutSandbox: saved.ask, allowLaunch: saved.allowLaunch });
+      a.host.sandboxMachine = saved.machine;
+      await vscode.workspace.getConfiguration('mcpHost').update('sandbox.default', undefined, vscode.ConfigurationTarget.Global);
+      await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('a machine with no sandbox: asked once, with the reason; the answer is kept for the machine, a dismissal until the window reloads', async () => {
+    const stored = new Map<string, unknown>();
+    const memento = {
+      keys: () => [...stored.keys()],
+      get: <T>(key: string, fallback?: T) => (stored.has(key) ? (stored.get(key) as T) : fallback),
+      update: async (key: string, value: unknown) => void stored.set(key, value),
+    } as vscode.Memento;
+    const asked: Array<[string, string[]]> = [];
+    let reply: 'unsandboxed' | 'refuse' | undefined = undefined;
+    const ui = { startWithoutSandbox: async (reason: string, servers: string[]) => (asked.push([reason, servers]), reply) } as HostUi;
+    const reason =
+      'No sandbox on this machine: bubblewrap (bwrap) is not installed; install bubblewrap (Debian, Ubuntu: sudo apt install bubblewrap)';
+
+    const dismissed = new SandboxFallback(memento, ui);
+    assert.equal(await dismissed.ask(reason, ['repo']), false);
+    assert.equal(await dismissed.ask(reason, ['repo']), false, 'not asked again in this window');
+    assert.equal(asked.length, 1);
+    assert.equal(dismissed.unsandboxed, false);
+
+    reply = 'unsandboxed';
+    const next = new SandboxFallback(memento, ui);
+    assert.equal(await next.ask(reason, ['repo']), true);
+    assert.deepEqual(asked[1], [reason, ['repo']]);
+    assert.equal(next.unsandboxed, true);
+    assert.equal(await new SandboxFallback(memento, ui).ask(reason, ['repo']), false, 'answered once, per machine');
+    assert.equal(new SandboxFallback(memento, ui).unsandboxed, true);
+    assert.equal(asked.length, 2);
   });
 });

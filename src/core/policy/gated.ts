@@ -43,11 +43,24 @@ export interface GatedServerOptions {
   onRefused?(request: GateRequest, refusal: Extract<GatedResult<unknown>, { sent: false }>): void;
   /** Told of every request the gate let through once it was sent (the editor pins a tool's definition at its first use). */
   onSent?(request: GateRequest): Promise<void>;
+  /** Told of every request that was sent and failed (an error, or a result its outcome counts as `isError`), with the error's or the result's text. */
+  onFailed?(request: GateRequest, text: string): void;
 }
 
 /** What a tool result counts as in the audit. */
 function toolOutcome(outcome: ToolCallOutcome): Outcome {
   return outcome.result.isError ? { kind: 'isError' } : { kind: 'ok' };
+}
+
+/** How much of a failed result's JSON is handed to `onFailed`: its error text, not a whole document. */
+const MAX_FAILURE_TEXT = 16_384;
+
+function failureText(result: unknown): string {
+  try {
+    return (JSON.stringify(result) ?? '').slice(0, MAX_FAILURE_TEXT);
+  } catch {
+    return '';
+  }
 }
 
 /** The arguments as the audit records them (the sink redacts and masks them): a call's or a prompt's, a completion's answers so far. */
@@ -145,21 +158,28 @@ export class GatedServer {
   ): Promise<GatedResult<T>> {
     const { options } = this;
     const ask = options.ask?.bind(options);
-    const result = await runGated({
-      request,
-      context: { ...options.context(request), origin: this.origin },
-      server: options.server(),
-      audit: options.audit,
-      auditedArguments: auditedArguments(request),
-      ask: how.askable === false || !ask ? undefined : (reasons) => ask(request, reasons),
-      send: () =>
-        send(() => {
-          const client = this.target.rawClient;
-          if (!client) throw McpError.connectionClosed(`${this.target.name} is not running`);
-          return client;
-        }),
-      outcomeOf,
-    });
+    let result: GatedResult<T>;
+    try {
+      result = await runGated({
+        request,
+        context: { ...options.context(request), origin: this.origin },
+        server: options.server(),
+        audit: options.audit,
+        auditedArguments: auditedArguments(request),
+        ask: how.askable === false || !ask ? undefined : (reasons) => ask(request, reasons),
+        send: () =>
+          send(() => {
+            const client = this.target.rawClient;
+            if (!client) throw McpError.connectionClosed(`${this.target.name} is not running`);
+            return client;
+          }),
+        outcomeOf,
+      });
+    } catch (error) {
+      options.onFailed?.(request, McpError.from(error).message);
+      throw error;
+    }
+    if (result.sent && outcomeOf?.(result.result).kind === 'isError') options.onFailed?.(request, failureText(result.result));
     if (!result.sent) options.onRefused?.(request, result);
     else await options.onSent?.(request);
     return result;

@@ -169,6 +169,8 @@ export interface LaunchSummary {
   entries: ShownEntry[];
   /** What the definition's own settings let the server do without asking (sampling, tools); undefined when nothing. */
   grant?: PolicyGrant;
+  /** stdio in the sandbox: its limits as computed for this machine ("sandboxed: reads and writes ~/ws/, network: none"). */
+  sandbox?: string;
 }
 
 export function launchSummary(def: ServerDefinition, cwd: string | undefined): LaunchSummary {

@@ -3,7 +3,9 @@ import {
   mergeDefinitions,
   parseServerDefinitions,
   sandboxAvailability,
+  sandboxedOnlyByDefault,
   withSandboxDefault,
+  type SandboxAvailability,
   type SandboxDefault,
   type DefinitionDiagnostic,
   type InputDefinition,
@@ -17,13 +19,19 @@ import { cachedSetting } from './settingCache';
 export interface ConfiguredServers {
   definitions: ServerDefinition[];
   diagnostics: DefinitionDiagnostic[];
+  /**
+   * On a machine with no sandbox, the servers only `mcpHost.sandbox.default` would sandbox (their
+   * entries do not set `sandboxEnabled`), and why there is none: the person is asked once whether
+   * they start unsandboxed.
+   */
+  withoutSandbox?: { servers: string[]; reason: string };
 }
 
 /**
  * Reads `mcpHost.servers` scope by scope (user, workspace, each folder), so each definition
  * knows where it came from; a more specific scope replaces a same-named server.
  */
-export function readConfiguredServers(): ConfiguredServers {
+export function readConfiguredServers(unsandboxedByChoice = false, machine: () => SandboxAvailability = machineSandbox): ConfiguredServers {
   const layers: ServerDefinition[][] = [];
   const diagnostics: DefinitionDiagnostic[] = [];
   const add = (raw: unknown, origin: ServerDefinition['origin']) => {
@@ -43,11 +51,25 @@ export function readConfiguredServers(): ConfiguredServers {
       add(value, { scope: 'folder', folderUri: folder.uri.toString() });
     }
   }
+  const merged = mergeDefinitions(layers);
   const sandbox = sandboxDefault();
-  return { definitions: mergeDefinitions(layers).map((d) => withSandboxDefault(d, sandbox)), diagnostics };
+  const availability = sandbox === 'off' ? undefined : machine();
+  if (availability?.ok !== false) return { definitions: merged.map((d) => withSandboxDefault(d, sandbox)), diagnostics };
+  const servers = sandboxedOnlyByDefault(merged, sandbox).map((d) => d.name);
+  // The person chose to start them unsandboxed: the default stands down; an entry that asks for a sandbox still does not start.
+  const effective = unsandboxedByChoice ? 'off' : sandbox;
+  return {
+    definitions: merged.map((d) => withSandboxDefault(d, effective)),
+    diagnostics,
+    ...(servers.length ? { withoutSandbox: { servers, reason: availability.reason } } : {}),
+  };
 }
 
-let machineHasSandbox: boolean | undefined;
+let probed: SandboxAvailability | undefined;
+/** Whether this machine has a sandbox, probed once per window. */
+export function machineSandbox(): SandboxAvailability {
+  return (probed ??= sandboxAvailability());
+}
 /**
  * `mcpHost.sandbox.default` from user settings only (a workspace cannot turn it off); unset, it is
  * `workspace` where this machine has a sandbox MCP Host's tests run (bubblewrap on Linux) and `off`
@@ -56,11 +78,8 @@ let machineHasSandbox: boolean | undefined;
 export function sandboxDefault(): SandboxDefault {
   const set = vscode.workspace.getConfiguration(Settings.section).inspect<string>(Settings.sandboxDefault)?.globalValue;
   if (set === 'off' || set === 'workspace' || set === 'all') return set;
-  if (machineHasSandbox === undefined) {
-    const availability = sandboxAvailability();
-    machineHasSandbox = availability.ok && availability.kind === 'bubblewrap';
-  }
-  return machineHasSandbox ? 'workspace' : 'off';
+  const machine = machineSandbox();
+  return machine.ok && machine.kind === 'bubblewrap' ? 'workspace' : 'off';
 }
 
 /** Read on every message a server sends or is sent: cached until the setting changes. */

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import * as vscode from 'vscode';
 import type { AuditedServer, AuditSink } from '../../core/policy/types';
 import type { AuditLog } from '../../core/policy/audit';
-import { auditedRoots, auditedServer, auditedServerMethod, startServerRequest } from '../../core/policy/serverRequests';
+import { auditedRoots, auditedServerMethod, startServerRequest } from '../../core/policy/serverRequests';
 import { auditFile, createAuditLog, configuredMasker } from '../policy/audit';
 import { AuditTrust } from '../policy/auditTrust';
 import { EditorGate } from '../policy/gate';
@@ -23,6 +23,8 @@ import {
   SerialQueue,
   forDisplay,
   type AuthChallenge,
+  type ClientHandlers,
+  type SandboxAvailability,
   type DefinitionDiagnostic,
   type HttpAuthProvider,
   type LaunchContext,
@@ -47,6 +49,7 @@ import { Secrets } from '../policy/secrets';
 import type { HostUi } from '../ui/hostUi';
 import {
   folderFor,
+  machineSandbox,
   readConfiguredServers,
   restartPolicySettings,
   serverNamesInWorkspaceFiles,
@@ -54,6 +57,8 @@ import {
   type BlockedServer,
 } from '../common/settings';
 import { Settings } from '../common/ids';
+import { SandboxFallback } from '../policy/sandboxFallback';
+import { Sandboxes } from './sandboxes';
 
 const SHUTDOWN_GRACE_MS = 1500;
 
@@ -80,6 +85,8 @@ export class McpHost implements vscode.Disposable {
   readonly waitingForPermission = new Set<string>();
   /** Whether the workspace is trusted; replaceable so tests can play Restricted Mode. */
   workspaceTrusted: () => boolean = () => vscode.workspace.isTrusted;
+  /** Whether this machine has a sandbox; replaceable so tests can play a machine without one. */
+  sandboxMachine: () => SandboxAvailability = machineSandbox;
   /**
    * The protocol era each definition turned out to speak, shared by every server and kept across
    * sessions, so a legacy server is not asked `server/discover` on every start.
@@ -96,6 +103,10 @@ export class McpHost implements vscode.Disposable {
   /** What the person approved of each server's tools and prompts, and the review of what changed since (../policy/pins.ts). */
   readonly pins: DefinitionPins;
   readonly pinReview: PinReview;
+  /** What the person sees of each server's sandbox: its reach, what it hid, roots that changed under it (./sandboxes.ts). */
+  readonly sandboxes: Sandboxes;
+  /** The question asked once on a machine with no sandbox (../policy/sandboxFallback.ts). */
+  private readonly sandboxFallback: SandboxFallback;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   /** Servers, their state or their lists changed. */
@@ -128,6 +139,14 @@ export class McpHost implements vscode.Disposable {
           .then(undefined, (e) => console.warn(`MCP Host: could not store the protocol eras: ${String(e)}`)),
     });
     this.logs = new ServerLogs(this.secrets);
+    this.sandboxes = new Sandboxes(
+      ui,
+      this.logs,
+      (text) => this.shown(text),
+      (def) => this.rootPaths(def),
+      (def) => (def.type === 'stdio' ? (def.cwd ?? folderFor(def)?.uri.fsPath) : undefined),
+    );
+    this.sandboxFallback = new SandboxFallback(context.globalState, ui);
     this.auditFile = auditFile(context);
     this.auditTrust = new AuditTrust(this.auditFile, context.secrets, context.globalState);
     this.auditLog = createAuditLog(this.auditFile, (text) => this.secrets.redact(text), this.auditTrust);
@@ -187,7 +206,12 @@ export class McpHost implements vscode.Disposable {
   }
 
   private async applySettings(): Promise<void> {
-    const { definitions, diagnostics } = readConfiguredServers();
+    const { definitions, diagnostics, withoutSandbox } = readConfiguredServers(this.sandboxFallback.unsandboxed, this.sandboxMachine);
+    // Asked in the background: meanwhile those servers do not start (their error says what to install); "start unsandboxed" reloads.
+    if (withoutSandbox)
+      void this.sandboxFallback
+        .ask(withoutSandbox.reason, withoutSandbox.servers)
+        .then((unsandboxed) => (unsandboxed ? this.reload() : undefined));
     const allowed = definitions.filter((d) => this.isAllowedByTrust(d));
     this.blocked = this.workspaceTrusted() ? [] : await this.blockedServers(definitions);
     // A blocked entry is blocked whatever else is wrong with it: its errors would only mislead.
@@ -213,12 +237,16 @@ export class McpHost implements vscode.Disposable {
     return rootsFor(def, this.workspaceRoots(), folderFor(def)?.uri.fsPath);
   }
 
+  /** The file paths of a server's roots: its sandbox's boundary. */
+  private rootPaths(def: ServerDefinition): string[] {
+    return this.rootsOf(def).flatMap((r) => (r.uri.startsWith('file:') ? [fileURLToPath(r.uri)] : []));
+  }
+
   private async notifyRootsChanged(): Promise<void> {
+    // A sandbox is made at launch: the new roots reach the server's process only after a restart, which the person is offered.
+    void this.sandboxes.rootsChanged(this.servers.filter((s) => s.client));
     await Promise.all(
       this.servers.map(async (s) => {
-        // A sandbox is made at launch: the new roots reach the server's process only after a restart.
-        if (s.client && s.definition.type === 'stdio' && s.definition.sandboxEnabled)
-          this.logs.channel(s.name).warn('[sandbox] the roots changed; the sandbox keeps the old ones until the server restarts');
         try {
           await s.client?.sendRootsListChanged();
         } catch (e) {
@@ -249,36 +277,28 @@ export class McpHost implements vscode.Disposable {
   }
 
   private createHandle(def: ServerDefinition): ServerHandle {
-    // The audit names the server as its settings define it, before any secret is resolved into it.
-    const audited = auditedServer(def);
+    // A new definition has not run yet: no record names the sandbox of the one it replaces.
+    this.sandboxes.started(def.name, undefined);
     const launch: LaunchContext = {
       prepare: (d, signal) => this.prepare(d, signal),
       createTransport: (d) => this.createTransport(d),
-      handlers: (d) => ({
-        listRoots: () => auditedRoots(this.audit, audited, () => this.rootsOf(d)),
-        elicit: (params, signal) => this.elicitation.handle(d.name, params, signal, audited),
-        urlElicitationRequired: (pages, wait, request, signal) => this.elicitation.urlRequired(d.name, pages, wait, request, signal),
-        // Sampling is declared only where it can be answered: a "deny" server would only ever be refused.
-        // No language model yet still declares it; the refusal then says so.
-        createMessage: d.sampling.mode === 'deny' ? undefined : (params, signal) => this.sampling.handle(d, params, signal, audited),
-        // sampling.tools only where this VS Code's language model API can call tools.
-        samplingTools: hasToolCalling(),
-        elicitationModes: ['form', 'url'],
-        // MCP Apps: a tool's ui:// interface opens in a sandboxed panel (../apps/).
-        extensions: uiExtensionCapability(),
-        unhandledRequest: (request) => this.refusedServerRequest(d, audited, request),
-      }),
+      handlers: (d) => this.handlers(d, def),
       clientInfo: { name: 'mcp-host', title: 'MCP Host', version: String(this.context.extension.packageJSON.version ?? '0.0.0') },
       eraVerdicts: this.eraVerdicts,
     };
     const { maxRestarts, windowMs } = restartPolicySettings();
     const handle = new ServerHandle(def, launch, { ...DEFAULT_RESTART_POLICY, maxRestarts, windowMs });
-    handle.onLog((e) => this.logs.write(def.name, e));
+    handle.onLog((e) => {
+      this.logs.write(def.name, e);
+      if (e.source === 'stderr') this.sandboxes.stderrLine(def.name, e.message);
+    });
     handle.onLogMessage((m) => this.logs.writeServerMessage(def.name, m));
     handle.onTrace((e) => this.trace.record(def.name, e));
     handle.onDidChangeState((state) => {
       // Its instructions are pinned on its first run and compared on every later one.
       if (state.kind === 'running') void this.pins.noticeStart(handle);
+      // An exit or a failed start of a sandboxed server: the paths its error and stderr name that the sandbox hid.
+      if (state.kind === 'error') void this.sandboxes.failed(def, state.message);
       this.changeEmitter.fire();
     });
     handle.onDidChangeLists((kind) => {
@@ -289,6 +309,28 @@ export class McpHost implements vscode.Disposable {
     handle.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire({ server: def.name, uri }));
     handle.onElicitationComplete((elicitationId) => this.elicitationCompleteEmitter.fire({ server: def.name, elicitationId }));
     return handle;
+  }
+
+  /**
+   * What the server may ask of us on one launch. The audit names the server as its settings define
+   * it (`def`, before any secret is resolved into it), with the sandbox this launch runs in.
+   */
+  private handlers(d: ServerDefinition, def: ServerDefinition): ClientHandlers {
+    const audited = this.sandboxes.audited(def);
+    return {
+      listRoots: () => auditedRoots(this.audit, audited, () => this.rootsOf(d)),
+      elicit: (params, signal) => this.elicitation.handle(d.name, params, signal, audited),
+      urlElicitationRequired: (pages, wait, request, signal) => this.elicitation.urlRequired(d.name, pages, wait, request, signal),
+      // Sampling is declared only where it can be answered: a "deny" server would only ever be refused.
+      // No language model yet still declares it; the refusal then says so.
+      createMessage: d.sampling.mode === 'deny' ? undefined : (params, signal) => this.sampling.handle(d, params, signal, audited),
+      // sampling.tools only where this VS Code's language model API can call tools.
+      samplingTools: hasToolCalling(),
+      elicitationModes: ['form', 'url'],
+      // MCP Apps: a tool's ui:// interface opens in a sandboxed panel (../apps/).
+      extensions: uiExtensionCapability(),
+      unhandledRequest: (request) => this.refusedServerRequest(d, audited, request),
+    };
   }
 
   /** A server asked what it was not offered (sampling of a `deny` server, say): refused by the connection, recorded here. */
@@ -310,8 +352,14 @@ export class McpHost implements vscode.Disposable {
     if (!this.isAllowedByTrust(def))
       throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const folder = folderFor(def);
-    if (this.consent.needsConsent(def))
-      await this.waitingFor(def.name, () => this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined));
+    if (this.consent.needsConsent(def)) {
+      // The limits computed for this machine, as the launch will compute them.
+      const reach = this.sandboxes.reachOf(def, false);
+      const sandbox = reach && this.sandboxes.describe(reach);
+      await this.waitingFor(def.name, () =>
+        this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined, sandbox),
+      );
+    }
     return this.secrets.resolve(def, folder?.uri.fsPath, (ask) => this.waitingFor(def.name, ask), signal);
   }
 
@@ -347,22 +395,25 @@ export class McpHost implements vscode.Disposable {
       baseEnv: editorServerEnvironment(process.env),
       shutdownGraceMs: SHUTDOWN_GRACE_MS,
     };
+    this.sandboxes.started(def.name, undefined);
     if (!def.sandboxEnabled) return new StdioTransport(params);
     // The sandbox's boundary is the fence's list: the folders, mcpHost.roots.extra and the entry's own roots.
-    const roots = this.rootsOf(def).flatMap((r) => (r.uri.startsWith('file:') ? [fileURLToPath(r.uri)] : []));
+    const roots = this.rootPaths(def);
     try {
       const sandboxed = await sandboxedServer(params, roots, def.sandbox, {
         server: def.name,
         onBlocked: (blocked) => {
           this.logs.channel(def.name).warn(`[sandbox] ${blocked.message}`);
           this.sandboxBlockedEmitter.fire(blocked);
+          void this.sandboxes.blocked(def, blocked);
         },
       });
       this.logs.channel(def.name).info(`[sandbox] ${sandboxed.description}`);
+      this.sandboxes.started(def.name, { reach: sandboxed.reach, roots });
       return sandboxed.transport();
     } catch (e) {
       if (!(e instanceof SandboxUnavailableError)) throw e;
-      // Never started unsandboxed without the person's choice: the entry's sandboxEnabled says so.
+      // Never started unsandboxed without the person's choice: the entry's sandboxEnabled, or the default and the person's answer, say so.
       throw McpError.invalidRequest(vscode.l10n.t('{0} asks for a sandbox and does not start without one: {1}', def.name, e.message));
     }
   }

@@ -42,15 +42,15 @@ export class LaunchConsent {
     return def.origin.scope !== 'user';
   }
 
-  /** `def` as written in settings (so no secret shows), `cwd` where it will really run. */
-  async check(def: ServerDefinition, cwd: string | undefined): Promise<void> {
+  /** `def` as written in settings (so no secret shows), `cwd` where it will really run, `sandbox` its limits when it runs sandboxed. */
+  async check(def: ServerDefinition, cwd: string | undefined, sandbox?: string): Promise<void> {
     if (!this.needsConsent(def)) return;
     if (!this.isTrusted())
       throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const wanted = acceptedLaunch(def);
     const always = this.workspaceState.get<unknown[]>(STORE_KEY, []);
     if ([...always.flatMap(decodeStored), ...this.allowedThisSession].some((accepted) => launchCovers(accepted, wanted))) return;
-    const answer = await this.ui.allowLaunch(launchSummary(def, cwd));
+    const answer = await this.ui.allowLaunch({ ...launchSummary(def, cwd), ...(sandbox !== undefined && { sandbox }) });
     if (answer === 'cancel') throw McpError.invalidRequest(vscode.l10n.t('{0}: starting was not allowed', def.name));
     this.allowedThisSession.push(wanted);
     if (answer === 'always') {
@@ -112,12 +112,14 @@ export function consentDetail(launch: LaunchSummary): string {
   if (launch.def.type === 'stdio' && launch.def.sandboxEnabled) {
     const def = launch.def;
     parts.push(
-      def.sandbox?.network?.allowedDomains?.length
-        ? vscode.l10n.t(
-            "Sandboxed: it reads and writes only its roots, reads the system and its own installation, and connects only to {0}, through MCP Host's proxy.",
-            def.sandbox.network.allowedDomains.join(', '),
-          )
-        : vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.'),
+      launch.sandbox !== undefined
+        ? `${launch.sandbox}\n${vscode.l10n.t('It also reads the system and its own installation; nothing else of your home.')}`
+        : def.sandbox?.network?.allowedDomains?.length
+          ? vscode.l10n.t(
+              "Sandboxed: it reads and writes only its roots, reads the system and its own installation, and connects only to {0}, through MCP Host's proxy.",
+              def.sandbox.network.allowedDomains.join(', '),
+            )
+          : vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.'),
     );
   }
   if (launch.grant)

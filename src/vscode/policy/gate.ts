@@ -2,8 +2,7 @@ import * as vscode from 'vscode';
 import { defaultFenceMode, thisMachine, type AskReason, type GateContext, type GateRequest } from '../../core/policy/gate';
 import { GatedServer } from '../../core/policy/gated';
 import { nameOf, type AskAnswer } from '../../core/policy/run';
-import { auditedServer } from '../../core/policy/serverRequests';
-import type { AuditSink, FencedPath, FenceMode } from '../../core/policy/types';
+import type { AuditedServer, AuditSink, FencedPath, FenceMode } from '../../core/policy/types';
 import {
   forDisplay,
   fromTemplate,
@@ -31,6 +30,11 @@ export interface GateHost {
   redact(text: string): string;
   /** The roots `roots/list` answers for this server: the fence's roots. */
   rootsOf(def: ServerDefinition): Root[];
+  /** The servers' sandboxes (../host/sandboxes.ts, named here by shape): how the audit names a server, and what a failure's text says it was denied. */
+  readonly sandboxes: {
+    audited(def: ServerDefinition): AuditedServer;
+    failed(def: ServerDefinition, text: string): Promise<void>;
+  };
   /** The pins of what the person approved (./pins.ts; named here by shape, since it keys them with `serverIdentity`). */
   readonly pins: {
     status(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): PinStatus;
@@ -117,10 +121,12 @@ export class EditorGate {
           pin: this.pinOf(server, request),
         };
       },
-      server: () => auditedServer(server.definition),
+      server: () => this.host.sandboxes.audited(server.definition),
       // The audit log redacts the server's secrets and masks before it writes (../core/policy/audit.ts).
       audit: this.host.audit,
       ask: (request, reasons) => this.ask({ server, origin, request }, reasons, toolKeyOf(request)),
+      // A sandboxed server's failure may name a path its sandbox hid: told with the setting that allows it.
+      onFailed: (_request, text) => void this.host.sandboxes.failed(server.definition, text),
       onRefused: (request, refusal) => {
         if (refusal.decision === 'fenced') this.tellFenced({ server, request }, refusal.fenced ?? []);
       },

@@ -3,6 +3,8 @@ import {
   appResourceUri,
   assertNever,
   fromTemplate,
+  shortener,
+  type SandboxReach,
   inline,
   isToolOfferedToPerson,
   joinShown,
@@ -14,6 +16,7 @@ import {
   type Tool,
 } from '../../core';
 import type { McpHost } from '../host/host';
+import type { Sandboxes } from '../host/sandboxes';
 import { Commands } from '../common/ids';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy, sameNamesInChat } from '../gateway/chatPolicy';
 import { scopeLabel } from '../common/scopes';
@@ -106,7 +109,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   getTreeItem(node: TreeNode): vscode.TreeItem {
     switch (node.kind) {
       case 'server': {
-        const item = serverItem(node.server, (text) => this.host.redact(text));
+        const item = serverItem(node.server, (text) => this.host.redact(text), this.host.sandboxes);
         if (node.server.state.kind === 'starting' && this.host.waitingForPermission.has(node.server.name)) {
           item.description = vscode.l10n.t('waiting for your permission');
           item.iconPath = new vscode.ThemeIcon('question');
@@ -316,7 +319,7 @@ export function groupsOf(server: ServerHandle): GroupKind[] {
   return groups;
 }
 
-function serverItem(server: ServerHandle, redact: (text: string) => string): vscode.TreeItem {
+function serverItem(server: ServerHandle, redact: (text: string) => string, sandboxes: Sandboxes): vscode.TreeItem {
   const state = server.state;
   const running = state.kind === 'running';
   const item = new vscode.TreeItem(server.name, running ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
@@ -332,7 +335,7 @@ function serverItem(server: ServerHandle, redact: (text: string) => string): vsc
   item.description = redact([...badges, describeServer(server)].join(' · '));
   // `.http` lets the menus offer what only an HTTP server has (Sign Out); `.shared`, Stop Sharing.
   item.contextValue = `server.${state.kind}${server.definition.type === 'http' ? '.http' : ''}${shared ? '.shared' : ''}`;
-  item.tooltip = serverTooltip(server, redact);
+  item.tooltip = serverTooltip(server, redact, sandboxed ? sandboxes.reachOf(server.definition, running) : undefined);
   if (!running)
     item.command = { command: Commands.showServerLog, title: vscode.l10n.t('Show Server Log'), arguments: [{ kind: 'server', server }] };
   return item;
@@ -391,16 +394,13 @@ function stateIcon(state: ServerState): vscode.ThemeIcon {
 }
 
 /** A few lines: the editor stays visible while the pointer passes on to the inline buttons; the rest is in Show Server Info. */
-export function serverTooltip(server: ServerHandle, redact: (text: string) => string): vscode.MarkdownString {
+export function serverTooltip(server: ServerHandle, redact: (text: string) => string, reach?: SandboxReach): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const def = server.definition;
   md.appendMarkdown(
     `**${inline(server.name)}** — ${def.type === 'stdio' ? 'stdio' : inline(def.url)} (${scopeLabel(def.origin.scope)})\n\n`,
   );
-  if (def.type === 'stdio' && def.sandboxEnabled)
-    md.appendMarkdown(
-      `$(shield) ${def.sandbox?.network?.allowedDomains?.length ? vscode.l10n.t("Sandboxed: it reads and writes only its roots, reads the system and its own installation, and connects only to {0}, through MCP Host's proxy.", def.sandbox.network.allowedDomains.map((d) => inline(d)).join(', ')) : vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.')}${def.sandbox?.filesystem?.allowWrite?.length ? ` ${vscode.l10n.t('Also writes: {0}', def.sandbox.filesystem.allowWrite.map((p) => inline(p)).join(', '))}` : ''}\n\n`,
-    );
+  if (def.type === 'stdio' && def.sandboxEnabled) md.appendMarkdown(sandboxLines(reach, def.sandbox?.network?.allowedDomains));
   const c = server.client;
   if (c?.serverInfo) {
     md.appendMarkdown(
@@ -415,6 +415,32 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
     md.appendCodeblock(message.length > 300 ? `${message.slice(0, 300)}…` : message, 'text');
   }
   return md;
+}
+
+/** A sandboxed server's limits as computed for this machine (at its start, or as it would start now), in one paragraph: the tooltip stays short. */
+function sandboxLines(reach: SandboxReach | undefined, allowedDomains: readonly string[] | undefined): string {
+  if (!reach)
+    return `$(shield) ${
+      allowedDomains?.length
+        ? vscode.l10n.t(
+            "Sandboxed: it reads and writes only its roots, reads the system and its own installation, and connects only to {0}, through MCP Host's proxy.",
+            allowedDomains.map((d) => inline(d)).join(', '),
+          )
+        : vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.')
+    }\n\n`;
+  const short = shortener(reach.home);
+  const list = (paths: string[]) => paths.map((p) => inline(short(p))).join(', ');
+  const parts = [vscode.l10n.t('Reads and writes: {0}', list(reach.readWrite) || vscode.l10n.t('nothing'))];
+  if (reach.readOnly.length) parts.push(vscode.l10n.t('Reads: {0}', list(reach.readOnly)));
+  if (reach.denyRead.length) parts.push(vscode.l10n.t('Hidden: {0}', list(reach.denyRead)));
+  if (reach.denyWrite.length) parts.push(vscode.l10n.t('Never writes: {0}', list(reach.denyWrite)));
+  parts.push(
+    vscode.l10n.t(
+      'Network: {0}',
+      reach.allowedDomains.length ? reach.allowedDomains.map((d) => inline(d)).join(', ') : vscode.l10n.t('none'),
+    ),
+  );
+  return `$(shield) ${vscode.l10n.t('Sandboxed: it sees the system, and of your files only these.')} ${parts.join(' · ')}\n\n`;
 }
 
 /** The running connection's protocol revision, its era and how that was chosen, e.g. "2026-07-28 (stateless, answered server/discover)". */

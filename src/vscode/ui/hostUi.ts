@@ -30,6 +30,8 @@ import type { SetupUi } from './setupUi';
 export interface HostUi {
   /** The first start of a workspace-defined server: what runs or where requests go. */
   allowLaunch(launch: LaunchSummary): Promise<ConsentAnswer>;
+  /** `mcpHost.sandbox.default` would sandbox `servers` on a machine without a sandbox (`reason`): start them unsandboxed? undefined when dismissed. */
+  startWithoutSandbox(reason: string, servers: string[]): Promise<'unsandboxed' | 'refuse' | undefined>;
   /** A value for `${input:ID}`; undefined when the person gives none, or `token` closed the question (its start was abandoned). */
   askInput(id: string, definition: InputDefinition | undefined, token?: vscode.CancellationToken): Promise<string | undefined>;
   /** `server` wants the value stored for `${input:id}`, which was first given to `firstGivenTo`. */

@@ -6,6 +6,7 @@ export {
   SandboxUnavailableError,
   type SandboxBlocked,
   type SandboxedServer,
+  shortener,
   type SandboxAvailability,
   type SandboxMachine,
   type SandboxedParams,
@@ -13,3 +14,4 @@ export {
 export { seatbeltProfile } from './macos';
 export { withSandboxDefault, type SandboxDefault } from './defaults';
 export { bwrapArgs } from './linux';
+export { hiddenPathsIn, previewReach, sandboxedOnlyByDefault, type HiddenPath } from './explain';

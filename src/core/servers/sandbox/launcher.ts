@@ -277,6 +277,6 @@ function loadProxy(): typeof ProxyModule {
 }
 
 /** `~/x` for paths in the home, for a shorter description. */
-function shortener(home: string): (p: string) => string {
+export function shortener(home: string): (p: string) => string {
   return (p) => (p === home ? '~' : p.startsWith(home + path.sep) ? `~${p.slice(home.length)}` : p);
 }
