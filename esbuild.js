@@ -28,16 +28,19 @@ const common = {
 // sandbox's network proxy likewise: require('./proxy') (src/core/servers/sandbox/launcher.ts)
 // becomes require('./netproxy.js'), loaded when the first sandboxed server with allowed domains starts.
 // And jsonc-parser: require('./jsoncParser') (src/core/jsonc.ts) becomes require('./jsonc.js'), loaded when
-// JSON with comments is first read (an import, a tool's arguments edited as JSON), never at activation.
+// JSON with comments is first read (an import, a tool's arguments edited as JSON), never at activation;
+// and the HTTP transports: require('./http') (src/core/transport/lazyHttp.ts) becomes require('./http.js'),
+// loaded when the first HTTP server starts.
 const LAZY_CORE = {
   './compiler': { file: path.join(__dirname, 'src', 'core', 'schema', 'compiler.ts'), bundle: './schema.js' },
   './proxy': { file: path.join(__dirname, 'src', 'core', 'servers', 'sandbox', 'proxy.ts'), bundle: './netproxy.js' },
   './jsoncParser': { file: path.join(__dirname, 'src', 'core', 'jsoncParser.ts'), bundle: './jsonc.js' },
+  './http': { file: path.join(__dirname, 'src', 'core', 'transport', 'http.ts'), bundle: './http.js' },
 };
 const lazyCore = {
   name: 'lazy-core',
   setup(build) {
-    build.onResolve({ filter: /^\.\/(compiler|proxy|jsoncParser)$/ }, async (args) => {
+    build.onResolve({ filter: /^\.\/(compiler|proxy|jsoncParser|http)$/ }, async (args) => {
       if (args.kind !== 'require-call' || args.pluginData === 'resolving') return undefined;
       const lazy = LAZY_CORE[args.path];
       const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'resolving' });
@@ -62,6 +65,8 @@ async function main() {
     esbuild.build({ ...common, entryPoints: ['src/core/servers/sandbox/proxy.ts'], outfile: 'dist/netproxy.js' }),
     // jsonc-parser: required by dist/extension.js on the first JSON with comments it reads (lazyCore above).
     esbuild.build({ ...common, entryPoints: ['src/core/jsoncParser.ts'], outfile: 'dist/jsonc.js' }),
+    // The HTTP transports: required by dist/extension.js when the first HTTP server starts (lazyCore above).
+    esbuild.build({ ...common, entryPoints: ['src/core/transport/http.ts'], outfile: 'dist/http.js' }),
     // OAuth, required by dist/extension.js when the first HTTP server needs it (LazyOAuth in src/vscode/host/host.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/auth/oauth.ts'], outfile: 'dist/auth.js', external: ['vscode'] }),
     // MCP Apps: the SDK's AppBridge and the app panel, required by dist/extension.js on the first app (src/vscode/apps/appPanels.ts).

@@ -11,6 +11,7 @@ export * from './transport/commandLine';
 export * from './transport/streamableHttp';
 export * from './transport/sse';
 export * from './transport/http';
+export * from './transport/lazyHttp';
 export * from './client/client';
 export * from './client/cache';
 export * from './client/listen';

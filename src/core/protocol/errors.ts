@@ -69,8 +69,18 @@ export function errorCodeName(code: number, kind?: ErrorKind): string {
   return codeNames[code] ?? `Error ${code}`;
 }
 
-/** The error objects of error responses a transport made up itself, each with the McpError it stands for. */
-const madeLocally = new WeakMap<object, McpError>();
+/**
+ * The error objects of error responses a transport made up itself, each with the McpError it stands
+ * for. One map for the whole process: the editor's lazily loaded bundles (dist/http.js) carry a copy
+ * of this module, and an error a transport made there is looked up here.
+ */
+const madeLocally: WeakMap<object, McpError> = ((globalThis as Record<symbol, unknown>)[Symbol.for('mcp-host.madeLocally')] ??= new WeakMap<
+  object,
+  McpError
+>()) as WeakMap<object, McpError>;
+
+/** What marks an McpError, whichever copy of this module made it (see `madeLocally`). */
+const MCP_ERROR = Symbol.for('mcp-host.McpError');
 
 /**
  * The one error type of the core. Errors that come back from a peer keep the peer's code
@@ -86,6 +96,12 @@ export class McpError extends Error {
   ) {
     super(message);
     this.name = 'McpError';
+    Object.defineProperty(this, MCP_ERROR, { value: true });
+  }
+
+  /** `instanceof McpError` holds for an McpError of any bundle's copy of this module (it has no subclasses). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MCP_ERROR] === true;
   }
 
   /**

@@ -10,7 +10,7 @@ import { DefinitionPins } from '../policy/pins';
 import { PinReview } from '../policy/pinReview';
 import { extraRoots } from '../policy/roots';
 import {
-  HttpTransport,
+  httpTransport,
   McpError,
   rootsFor,
   ServerHandle,
@@ -387,7 +387,7 @@ export class McpHost implements vscode.Disposable {
 
   private async createTransport(def: ServerDefinition): Promise<Transport> {
     if (def.type === 'http') {
-      return new HttpTransport({ url: def.url, headers: def.headers, authProvider: this.authFor(def.name) });
+      return httpTransport({ url: def.url, headers: def.headers, authProvider: this.authFor(def.name) });
     }
     const params: StdioServerParams = {
       ...(await stdioParamsFor(def, folderFor(def)?.uri.fsPath)),
