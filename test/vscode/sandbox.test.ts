@@ -91,7 +91,7 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
         },
       });
       const reaches = await running(a, 'reaches');
-      assert.match(serverTooltip(reaches, (t) => t).value, /Network: `?localhost/);
+      assert.match(serverTooltip(reaches, (t) => t).value, /connects only to localhost, through MCP Host's proxy/);
       assert.deepEqual(answer((await reaches.rawClient!.callTool('proxy_get', {})).result), {
         ok: true,
         status: 200,
