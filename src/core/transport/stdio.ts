@@ -25,6 +25,16 @@ export const MAX_STDERR_LINE = 64 * 1024;
 const DEFAULT_GRACE_MS = 2000;
 
 /** Spawns a server process and speaks newline-delimited JSON over its stdin/stdout. */
+/** The environment a stdio server starts with: its base (the process's own by default), then its entry's variables (`null` removes one). */
+export function serverEnvironment(params: Pick<StdioServerParams, 'baseEnv' | 'env'>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...(params.baseEnv ?? process.env) };
+  for (const [k, v] of Object.entries(params.env ?? {})) {
+    if (v === null) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
 export class StdioTransport implements Transport {
   private readonly logEmitter = new Emitter<LogEntry>();
   private readonly closeEmitter = new Emitter<TransportClosed>();
@@ -81,11 +91,7 @@ export class StdioTransport implements Transport {
 
   start(): Promise<void> {
     const { command, args = [], cwd } = this.params;
-    const env: NodeJS.ProcessEnv = { ...(this.params.baseEnv ?? process.env) };
-    for (const [k, v] of Object.entries(this.params.env ?? {})) {
-      if (v === null) delete env[k];
-      else env[k] = v;
-    }
+    const env = serverEnvironment(this.params);
     // spawn resolves a relative cwd against ours, as of now.
     this.startedIn = path.resolve(cwd ?? process.cwd());
     const child = spawnServer(command, args, {

@@ -1,6 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { StdioServerParams } from '../../transport/stdio';
+import { serverEnvironment, type StdioServerParams } from '../../transport/stdio';
 import type { ServerDefinition } from '../definition';
 import { withSandboxDefault, type SandboxDefault } from './defaults';
 import { computeReach, isWithin, thisHost, type HostFacts } from './reach';
@@ -16,11 +16,7 @@ export function previewReach(
   settings: SandboxSettings | undefined,
   host: HostFacts = thisHost(),
 ): SandboxReach {
-  const env: NodeJS.ProcessEnv = { ...(params.baseEnv ?? process.env) };
-  for (const [k, v] of Object.entries(params.env ?? {})) {
-    if (v === null) delete env[k];
-    else env[k] = v;
-  }
+  const env = serverEnvironment(params);
   return computeReach({ command: params.command, args: params.args ?? [], cwd: params.cwd ?? process.cwd(), env, roots, settings }, host)
     .reach;
 }

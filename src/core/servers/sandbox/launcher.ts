@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { StdioTransport, type StdioServerParams } from '../../transport/stdio';
+import { serverEnvironment, StdioTransport, type StdioServerParams } from '../../transport/stdio';
 import { bwrapArgs, PROXY_SOCKET_NAME, SANDBOX_PROXY_PORT, withProxyBridge, type BwrapFacts, type LinuxProxy } from './linux';
 import type * as ProxyModule from './proxy';
 import type { BlockedConnection, Resolver, RunningProxy } from './proxy';
@@ -128,11 +128,7 @@ export function sandboxedParams(
 }
 
 function planOf(params: StdioServerParams, roots: readonly string[], settings: SandboxSettings | undefined, machine: SandboxMachine) {
-  const env: NodeJS.ProcessEnv = { ...(params.baseEnv ?? process.env) };
-  for (const [k, v] of Object.entries(params.env ?? {})) {
-    if (v === null) delete env[k];
-    else env[k] = v;
-  }
+  const env = serverEnvironment(params);
   const { reach, command, args } = computeReach(
     { command: params.command, args: params.args ?? [], cwd: params.cwd ?? process.cwd(), env, roots, settings },
     machine,
