@@ -348,7 +348,7 @@ describe('GatedServer (core/policy/gated): the only way to send', function () {
       context: () => ({ ...context, fence: 'off' }),
       server: () => server,
       ask: async () => 'once',
-      onFailed: (request, text) => failed.push([request.method, text]),
+      onFailed: (request, text) => failed.push([request.method, text()]),
     });
     const echo = { name: 'echo', inputSchema: { type: 'object' as const } };
     assert.equal((await gate.callTool(echo, { message: '/home/p/fine.txt' })).sent, true);

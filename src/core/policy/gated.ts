@@ -43,8 +43,11 @@ export interface GatedServerOptions {
   onRefused?(request: GateRequest, refusal: Extract<GatedResult<unknown>, { sent: false }>): void;
   /** Told of every request the gate let through once it was sent (the editor pins a tool's definition at its first use). */
   onSent?(request: GateRequest): Promise<void>;
-  /** Told of every request that was sent and failed (an error, or a result its outcome counts as `isError`), with the error's or the result's text. */
-  onFailed?(request: GateRequest, text: string): void;
+  /**
+   * Told of every request that was sent and failed (an error, or a result its outcome counts as `isError`), with the error's or
+   * the result's text, made when asked for (only a sandboxed server's failure is read).
+   */
+  onFailed?(request: GateRequest, text: () => string): void;
 }
 
 /** What a tool result counts as in the audit. */
@@ -176,10 +179,10 @@ export class GatedServer {
         outcomeOf,
       });
     } catch (error) {
-      options.onFailed?.(request, McpError.from(error).message);
+      options.onFailed?.(request, () => McpError.from(error).message);
       throw error;
     }
-    if (result.sent && outcomeOf?.(result.result).kind === 'isError') options.onFailed?.(request, failureText(result.result));
+    if (result.sent && outcomeOf?.(result.result).kind === 'isError') options.onFailed?.(request, () => failureText(result.result));
     if (!result.sent) options.onRefused?.(request, result);
     else await options.onSent?.(request);
     return result;

@@ -107,22 +107,17 @@ export class Sandboxes {
    * the paths its text and its last stderr lines name that the sandbox hid are told, each once, with
    * the setting that allows them. Only paths that exist and are really outside its reach count.
    */
-  async failed(def: ServerDefinition, text: string): Promise<void> {
+  async failed(def: ServerDefinition, text: string | (() => string)): Promise<void> {
     const launched = this.launched.get(def.name);
     if (!launched) return;
-    const all = [text, ...(this.stderr.get(def.name) ?? [])].join('\n');
+    const all = [typeof text === 'string' ? text : text(), ...(this.stderr.get(def.name) ?? [])].join('\n');
     const fresh = hiddenPathsIn(all, launched.reach).filter((h) => {
       const key = `${def.name}\u0000${h.path}`;
       return !this.told.has(key) && this.told.add(key);
     });
     if (!fresh.length) return;
     for (const h of fresh) this.logs.channel(def.name).warn(`[sandbox] ${this.logLine(launched.reach, h)}`);
-    const notices = this.notices.get(def.name) ?? 0;
-    if (notices >= NOTICES_PER_SERVER) return;
-    this.notices.set(def.name, notices + 1);
-    const open = vscode.l10n.t('Open Its Settings');
-    const pick = await this.ui.notify('warning', this.message(def, launched.reach, fresh), open);
-    if (pick === open) await vscode.commands.executeCommand(Commands.editServerSettings, def.name);
+    await this.notice(def, this.message(def, launched.reach, fresh));
   }
 
   /**
@@ -133,19 +128,23 @@ export class Sandboxes {
     const key = `${def.name}\u0000host\u0000${blocked.host}`;
     if (this.told.has(key)) return;
     this.told.add(key);
-    const notices = this.notices.get(def.name) ?? 0;
-    if (notices >= NOTICES_PER_SERVER) return;
-    this.notices.set(def.name, notices + 1);
-    const open = vscode.l10n.t('Open Its Settings');
-    const pick = await this.ui.notify(
-      'warning',
+    await this.notice(
+      def,
       fromTemplate(
         vscode.l10n.t('The sandbox of the MCP server "{0}" refused a connection: {1}. Restart the server after changing its entry.'),
         this.shown(def.name),
         this.shown(blocked.message),
       ),
-      open,
     );
+  }
+
+  /** A notification with Open Its Settings, while the server has notifications left in this window (its log has every one). */
+  private async notice(def: ServerDefinition, message: ShownText): Promise<void> {
+    const notices = this.notices.get(def.name) ?? 0;
+    if (notices >= NOTICES_PER_SERVER) return;
+    this.notices.set(def.name, notices + 1);
+    const open = vscode.l10n.t('Open Its Settings');
+    const pick = await this.ui.notify('warning', message, open);
     if (pick === open) await vscode.commands.executeCommand(Commands.editServerSettings, def.name);
   }
 

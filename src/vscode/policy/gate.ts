@@ -33,7 +33,7 @@ export interface GateHost {
   /** The servers' sandboxes (../host/sandboxes.ts, named here by shape): how the audit names a server, and what a failure's text says it was denied. */
   readonly sandboxes: {
     audited(def: ServerDefinition): AuditedServer;
-    failed(def: ServerDefinition, text: string): Promise<void>;
+    failed(def: ServerDefinition, text: string | (() => string)): Promise<void>;
   };
   /** The pins of what the person approved (./pins.ts; named here by shape, since it keys them with `serverIdentity`). */
   readonly pins: {
