@@ -114,12 +114,7 @@ export function consentDetail(launch: LaunchSummary): string {
     parts.push(
       launch.sandbox !== undefined
         ? `${launch.sandbox}\n${vscode.l10n.t('It also reads the system and its own installation; nothing else of your home.')}`
-        : def.sandbox?.network?.allowedDomains?.length
-          ? vscode.l10n.t(
-              "Sandboxed: it reads and writes only its roots, reads the system and its own installation, and connects only to {0}, through MCP Host's proxy.",
-              def.sandbox.network.allowedDomains.join(', '),
-            )
-          : vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.'),
+        : sandboxRules(def.sandbox?.network?.allowedDomains),
     );
   }
   if (launch.grant)
@@ -130,6 +125,19 @@ export function consentDetail(launch: LaunchSummary): string {
       : vscode.l10n.t('Only allow servers you trust with these values.'),
   );
   return parts.join('\n\n');
+}
+
+/**
+ * A sandboxed server's limits as its settings put them, where no reach could be computed for this
+ * machine: the launch consent's and the tooltip's sentence. `show` formats each allowed host.
+ */
+export function sandboxRules(allowedDomains: readonly string[] | undefined, show = (host: string) => host): string {
+  return allowedDomains?.length
+    ? vscode.l10n.t(
+        "Sandboxed: it reads and writes only its roots, reads the system and its own installation, and connects only to {0}, through MCP Host's proxy.",
+        allowedDomains.map((host) => show(host)).join(', '),
+      )
+    : vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.');
 }
 
 /** The grant as written, a setting a line, with what each lets the server do; values as JSON, so a name cannot break a line. */

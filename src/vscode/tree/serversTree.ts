@@ -18,6 +18,7 @@ import {
 import type { McpHost } from '../host/host';
 import type { Sandboxes } from '../host/sandboxes';
 import { Commands } from '../common/ids';
+import { sandboxRules } from '../policy/consent';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy, sameNamesInChat } from '../gateway/chatPolicy';
 import { scopeLabel } from '../common/scopes';
 import type { ServerIcons } from '../common/icons';
@@ -419,15 +420,7 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
 
 /** A sandboxed server's limits as computed for this machine (at its start, or as it would start now), in one paragraph: the tooltip stays short. */
 function sandboxLines(reach: SandboxReach | undefined, allowedDomains: readonly string[] | undefined): string {
-  if (!reach)
-    return `$(shield) ${
-      allowedDomains?.length
-        ? vscode.l10n.t(
-            "Sandboxed: it reads and writes only its roots, reads the system and its own installation, and connects only to {0}, through MCP Host's proxy.",
-            allowedDomains.map((d) => inline(d)).join(', '),
-          )
-        : vscode.l10n.t('Sandboxed: it reads and writes only its roots, reads the system and its own installation, and has no network.')
-    }\n\n`;
+  if (!reach) return `$(shield) ${sandboxRules(allowedDomains, inline)}\n\n`;
   const short = shortener(reach.home);
   const list = (paths: string[]) => paths.map((p) => inline(short(p))).join(', ');
   const parts = [vscode.l10n.t('Reads and writes: {0}', list(reach.readWrite) || vscode.l10n.t('nothing'))];
