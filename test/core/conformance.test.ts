@@ -3,6 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { installedNode22 } from '../helpers/servers';
 
 /**
  * The official conformance suite (`@modelcontextprotocol/conformance`, client scenarios) against
@@ -81,11 +82,7 @@ describe('conformance: the official client scenarios', function () {
     this.timeout(6 * 60_000);
     assert.ok(fs.existsSync(bindLoopback), `${bindLoopback} is missing: the suite's mock servers must be kept on loopback`);
     assert.ok(!/\s/.test(repo), 'the suite splits its --command on spaces, so the repository path must have none');
-    node22 = execFileSync('bash', [path.join(repo, 'test', 'harness', 'install-node22.sh')], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: 5 * 60_000,
-    }).trim();
+    node22 = installedNode22();
     execFileSync(process.execPath, ['esbuild.js'], { cwd: repo, stdio: 'inherit' });
   });
 

@@ -17,7 +17,7 @@ import {
   type SandboxReach,
 } from '../../src/core';
 import { computeReach } from '../../src/core/servers/sandbox/reach';
-import { ROOT, closeAll, connect, everythingServer, filesystemServer } from '../helpers/servers';
+import { ROOT, closeAll, connect, everythingServer, filesystemServer, installedNode22 } from '../helpers/servers';
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const HOSTILE = path.join(ROOT, 'test', 'fixtures', 'hostile-sandbox-server.mjs');
@@ -561,11 +561,7 @@ function proxyAwareNode(): string | undefined {
   const node24 = path.join(process.env.HARNESS_DIR ?? path.join(ROOT, '.harness'), 'node24', 'node_modules', 'node', 'bin', 'node');
   if (fs.existsSync(node24) && recent(node24)) return node24;
   try {
-    const node22 = execFileSync('bash', [path.join(ROOT, 'test', 'harness', 'install-node22.sh')], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: 5 * 60_000,
-    }).trim();
+    const node22 = installedNode22();
     return recent(node22) ? node22 : undefined;
   } catch {
     return undefined;

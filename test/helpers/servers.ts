@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import {
   McpClient,
@@ -125,4 +126,13 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, ms = 50
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
     await new Promise((r) => setTimeout(r, every));
   }
+}
+
+/** The Node 22 binary test/harness/install-node22.sh installs from npm into .harness/node22 (idempotent; the conformance suite needs it). */
+export function installedNode22(): string {
+  return execFileSync('bash', [path.join(ROOT, 'test', 'harness', 'install-node22.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 5 * 60_000,
+  }).trim();
 }
