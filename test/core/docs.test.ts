@@ -19,6 +19,8 @@ import {
 import { MIN_REDACTED_LENGTH } from '../../src/core/servers/secrets';
 import { MAX_REDIRECTS } from '../../src/core/transport/nodeFetch';
 import { MAX_STDERR_LINE } from '../../src/core/transport/stdio';
+import { MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES } from '../../src/core/policy/limits';
+import { POSIX_BASE, WINDOWS_BASE } from '../../src/core/servers/environment';
 import { INPUTS_SETTING_SCHEMA, parseServerDefinitions, SERVER_ENTRY_SCHEMA, SERVERS_SETTING_SCHEMA } from '../../src/core';
 import { ROOT, firstCodeCells, headings, readMarkdown, section, type MarkdownDoc } from '../helpers/markdown';
 
@@ -258,6 +260,10 @@ describe("the documentation's figures are the code's", () => {
   const flat = (name: string) => readDoc(name).replace(/\s+/g, ' ');
   const KB = 1024;
   const MB = 1024 * 1024;
+  /** The base environment as the docs list it: `LC_*` stands for the locale's variables, after `LANG`. */
+  const POSIX_ENVIRONMENT = POSIX_BASE.flatMap((name) => (name === 'LANG' ? [name, 'LC_*'] : [name]))
+    .map((name) => `\`${name}\``)
+    .join(', ');
   const checks: [page: string, phrase: string, constant: string][] = [
     ['docs/security.md', `of at most ${MAX_ICON_BYTES / KB} KB`, 'MAX_ICON_BYTES'],
     ['docs/security.md', `within ${ICON_FETCH_TIMEOUT_MS / 1000} s`, 'ICON_FETCH_TIMEOUT_MS'],
@@ -281,6 +287,24 @@ describe("the documentation's figures are the code's", () => {
     ['docs/protocol.md', `doubles up to ${LISTEN_RETRY_MAX_MS / 1000} seconds`, 'LISTEN_RETRY_MAX_MS'],
     ['README.md', `for ${ERA_VERDICT_MAX_AGE_MS / 86_400_000} days`, 'ERA_VERDICT_MAX_AGE_MS'],
     ['README.md', `| \`${DEFAULT_REQUEST_TIMEOUT_MS}\` |`, 'DEFAULT_REQUEST_TIMEOUT_MS (requestTimeoutMs)'],
+    [
+      'README.md',
+      `nested deeper than ${MAX_ARGUMENT_DEPTH} levels, with more than ${MAX_ARGUMENT_CHARS / MB} Mi (${MAX_ARGUMENT_CHARS.toLocaleString('en')}) characters in their strings and keys, or with more than ${MAX_ARGUMENT_VALUES.toLocaleString('en')} values`,
+      'MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_CHARS, MAX_ARGUMENT_VALUES',
+    ],
+    [
+      'docs/security-fence.md',
+      `**${MAX_ARGUMENT_DEPTH} levels** of nesting, **${MAX_ARGUMENT_CHARS / MB} Mi (${MAX_ARGUMENT_CHARS.toLocaleString('en')}) characters** in strings and keys together, and **${MAX_ARGUMENT_VALUES.toLocaleString('en')}**`,
+      'MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_CHARS, MAX_ARGUMENT_VALUES',
+    ],
+    [
+      'docs/security.md',
+      `(${MAX_ARGUMENT_DEPTH} levels, ${MAX_ARGUMENT_CHARS / MB} Mi characters, ${MAX_ARGUMENT_VALUES.toLocaleString('en')} values)`,
+      'MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_CHARS, MAX_ARGUMENT_VALUES',
+    ],
+    ['README.md', POSIX_ENVIRONMENT, 'POSIX_BASE'],
+    ['docs/sandbox.md', POSIX_ENVIRONMENT, 'POSIX_BASE'],
+    ['docs/sandbox.md', `(on Windows: ${WINDOWS_BASE.map((name) => `\`${name}\``).join(', ')})`, 'WINDOWS_BASE'],
   ];
   for (const [page, phrase, constant] of checks) {
     it(`${page} says "${phrase}" (${constant})`, () => {
