@@ -216,7 +216,7 @@ describe('the Markdown checks themselves', () => {
   it('sees a link to a file or a heading that does not exist, and takes the ones that do', () => {
     const doc = page(
       'links.md',
-      '# T\n\n[a](docs/no-such.md) [b](README.md#no-such-heading) ![c](media/none.png) [d](docs/usage.md#variables-and-inputs) [e](#t) [f](https://example.com/x.md)\n',
+      '# T\n\n[a](docs/no-such.md) [b](README.md#no-such-heading) ![c](media/none.png) [d](docs/usage.md#variables-and-inputs) [e](#t) [f](https://example.com/x.md)\n\n| x |\n| --- |\n| [g](nope.md) |\n',
     );
     assert.deepEqual(
       brokenLinks(doc).map((p) => p.replace(/^[^:]+:/, '')),
@@ -224,6 +224,7 @@ describe('the Markdown checks themselves', () => {
         '3: link docs/no-such.md: no such file in the repository',
         '3: link README.md#no-such-heading: README.md has no heading with that anchor',
         '3: image media/none.png: no such file in the repository',
+        '7: link nope.md: no such file in the repository',
       ],
     );
   });

@@ -147,17 +147,19 @@ export interface Link {
   readonly line: number;
 }
 
-/** Every link and image of a page as it renders (none from inside code). */
+/** Every link and image of a page as it renders (none from inside code), with its line. */
 export function links(doc: MarkdownDoc): Link[] {
   const found: Link[] = [];
-  const visit = (tokens: readonly Token[], line: number) => {
+  // A table cell's inline token has no line of its own: it is on its row's.
+  let line = 0;
+  const visit = (tokens: readonly Token[]) => {
     for (const t of tokens) {
-      const at = t.map ? t.map[0] : line;
-      if (t.type === 'link_open') found.push({ kind: 'link', target: t.attrGet('href') ?? '', line: at });
-      if (t.type === 'image') found.push({ kind: 'image', target: t.attrGet('src') ?? '', line: at });
-      if (t.children) visit(t.children, at);
+      if (t.map) line = t.map[0];
+      if (t.type === 'link_open') found.push({ kind: 'link', target: t.attrGet('href') ?? '', line });
+      if (t.type === 'image') found.push({ kind: 'image', target: t.attrGet('src') ?? '', line });
+      if (t.children) visit(t.children);
     }
   };
-  visit(doc.tokens, 0);
+  visit(doc.tokens);
   return found;
 }
