@@ -19,35 +19,20 @@ import {
 import { MIN_REDACTED_LENGTH } from '../../src/core/servers/secrets';
 import { MAX_REDIRECTS } from '../../src/core/transport/nodeFetch';
 import { MAX_STDERR_LINE } from '../../src/core/transport/stdio';
+import { MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES } from '../../src/core/policy/limits';
+import { POSIX_BASE, WINDOWS_BASE } from '../../src/core/servers/environment';
 import { INPUTS_SETTING_SCHEMA, parseServerDefinitions, SERVER_ENTRY_SCHEMA, SERVERS_SETTING_SCHEMA } from '../../src/core';
+import { ROOT, firstCodeCells, headings, readMarkdown, section, type MarkdownDoc } from '../helpers/markdown';
 
-const ROOT = path.join(__dirname, '..', '..');
 const { resolveNls } = require(path.join(ROOT, 'scripts', 'nls.js')) as { resolveNls: <T>(value: T, texts: Record<string, string>) => T };
 const readJson = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, name), 'utf8'));
 /** The manifest as VS Code shows it in English: every %key% replaced from package.nls.json. */
 const pkg = resolveNls(readJson('package.json'), readJson('package.nls.json'));
-const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const readme = readMarkdown('README.md');
 
-/** The text under a heading, up to the next heading of the same or a higher level. */
-function section(markdown: string, heading: string): string {
-  const lines = markdown.split('\n');
-  const start = lines.findIndex((l) => l.trim() === heading);
-  assert.ok(start >= 0, `README has no "${heading}" heading`);
-  const level = heading.indexOf(' ');
-  const end = lines.findIndex((l, i) => i > start && /^#+ /.test(l) && l.indexOf(' ') <= level);
-  return lines.slice(start + 1, end === -1 ? undefined : end).join('\n');
-}
-
-/** The text under a heading, up to the next heading of any level. */
-function ownText(markdown: string, heading: string): string {
-  const text = section(markdown, heading);
-  const next = text.search(/^#+ /m);
-  return next === -1 ? text : text.slice(0, next);
-}
-
-/** The first cell of each table row, when it is `code`. */
-function documentedNames(text: string): string[] {
-  return [...text.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
+/** The first cell of each table row under a heading (and its subheadings), when it is `code`. */
+function documentedNames(doc: MarkdownDoc, heading: string): string[] {
+  return firstCodeCells(section(doc, heading).rows);
 }
 
 interface SchemaNode {
@@ -89,7 +74,7 @@ function exactList(
 
 describe('the documentation keeps up with the manifest', () => {
   it('documents every property of a server entry, once, and no other', () => {
-    const documented = documentedNames(section(readme, '### A server entry in `mcpHost.servers`'));
+    const documented = documentedNames(readme, '### A server entry in `mcpHost.servers`');
     const problems = exactList(documented, [...entryPropertyPaths().keys()], {
       missing: (name) =>
         `add a row "| \`${name}\` | for | type | default | meaning |" under "### A server entry in \`mcpHost.servers\`" in README.md`,
@@ -101,7 +86,7 @@ describe('the documentation keeps up with the manifest', () => {
   });
 
   it('documents every property of an input, once, and no other', () => {
-    const documented = documentedNames(section(readme, '### An input in `mcpHost.inputs`'));
+    const documented = documentedNames(readme, '### An input in `mcpHost.inputs`');
     const problems = exactList(documented, Object.keys(INPUTS_SETTING_SCHEMA.additionalProperties.properties), {
       missing: (name) => `add a row "| \`${name}\` | type | default | meaning |" under "### An input in \`mcpHost.inputs\`" in README.md`,
       extra: (name) =>
@@ -112,7 +97,7 @@ describe('the documentation keeps up with the manifest', () => {
   });
 
   it('documents every setting the extension contributes, once, and no other', () => {
-    const documented = documentedNames(ownText(readme, '## Settings'));
+    const documented = firstCodeCells(section(readme, '## Settings', true).rows);
     const problems = exactList(documented, Object.keys(pkg.contributes.configuration.properties), {
       missing: (name) => `add a row "| \`${name}\` | type | default | meaning |" to the table under "## Settings" in README.md`,
       extra: (name) => `remove the row of \`${name}\` under "## Settings" in README.md: package.json contributes no such setting`,
@@ -122,7 +107,9 @@ describe('the documentation keeps up with the manifest', () => {
   });
 
   it('lists every contributed command by its palette title, once, and no other', () => {
-    const listed = [...section(readme, '## Commands').matchAll(/^\| \*\*(.+?)\*\* \|/gm)].map((m) => m[1]);
+    const listed = section(readme, '## Commands')
+      .rows.map((row) => /^\*\*(.+?)\*\*$/.exec(row[0])?.[1])
+      .filter((title): title is string => title !== undefined);
     const contributed = pkg.contributes.commands.map(
       (c: { category?: string; title: string }) => `${c.category ? `${c.category}: ` : ''}${c.title}`,
     );
@@ -185,13 +172,14 @@ describe('the documentation keeps up with the manifest', () => {
   });
 
   it('keeps the CHANGELOG in Keep a Changelog form', () => {
-    const changelog = fs.readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
-    assert.match(changelog, /^# Changelog\n/);
-    assert.match(changelog, /keepachangelog\.com/);
-    const versions = [...changelog.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    const changelog = readMarkdown('CHANGELOG.md');
+    const titled = headings(changelog);
+    assert.deepEqual(titled[0] && [titled[0].level, titled[0].source], [1, 'Changelog']);
+    assert.match(changelog.source, /keepachangelog\.com/);
+    const versions = titled.filter((h) => h.level === 2).map((h) => h.source);
     assert.ok(versions.length > 0);
     for (const v of versions) assert.match(v, /^\[(Unreleased|\d+\.\d+\.\d+)\]( - \d{4}-\d{2}-\d{2})?$/, `version heading "${v}"`);
-    const kinds = [...changelog.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
+    const kinds = titled.filter((h) => h.level === 3).map((h) => h.source);
     for (const k of kinds) assert.ok(['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security'].includes(k), `section "${k}"`);
     // Until a first release there is one [Unreleased] section, and nothing was released to change or remove.
     if (!versions.some((v) => / - \d{4}-/.test(v))) {
@@ -202,18 +190,12 @@ describe('the documentation keeps up with the manifest', () => {
     // A released version links to its tag or diff; [Unreleased] has nothing to link to until then.
     for (const v of versions.filter((x) => / - \d{4}-/.test(x))) {
       const label = v.match(/^\[([^\]]+)\]/)![1];
-      assert.match(changelog, new RegExp(`^\\[${label.replace(/\./g, '\\.')}\\]: \\S+`, 'm'), `no link for [${label}]`);
+      assert.match(changelog.source, new RegExp(`^\\[${label.replace(/\./g, '\\.')}\\]: \\S+`, 'm'), `no link for [${label}]`);
     }
   });
 });
 
-const docsDir = path.join(ROOT, 'docs');
 const readDoc = (name: string) => fs.readFileSync(path.join(ROOT, name), 'utf8');
-
-/** The first cell of each table row under a heading, when it is `code`: the code text. */
-function firstCodeCells(markdown: string, heading: string): string[] {
-  return [...ownText(markdown, heading).matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
-}
 
 describe('the documentation keeps up with the code', () => {
   it("documents every verb and option of the CLI's --help in docs/cli.md, and no other", async () => {
@@ -229,9 +211,9 @@ describe('the documentation keeps up with the code', () => {
       ...usage.matchAll(/^\s*(?:Usage:\s*)?mcp-host ([a-z]+ [a-z]+) /gm),
     ].map((m) => m[1]);
     assert.ok(flags.size > 5 && verbs.length > 5, `could not read the usage:\n${usage}`);
-    const cli = readDoc('docs/cli.md');
-    const documentedVerbs = firstCodeCells(cli, '## Verbs').map((cell) => cell.split(/ [<']/)[0]);
-    const documentedFlags = firstCodeCells(cli, '## Options');
+    const cli = readMarkdown('docs/cli.md');
+    const documentedVerbs = firstCodeCells(section(cli, '## Verbs', true).rows).map((cell) => cell.split(/ [<']/)[0]);
+    const documentedFlags = firstCodeCells(section(cli, '## Options', true).rows);
     const problems = [
       ...exactList(documentedVerbs, verbs, {
         missing: (v) => `add a row "| \`${v} …\` | what it prints |" under "## Verbs" in docs/cli.md (--help lists it)`,
@@ -250,7 +232,7 @@ describe('the documentation keeps up with the code', () => {
   it('lists exactly the bundles esbuild.js writes', () => {
     const built = [...fs.readFileSync(path.join(ROOT, 'esbuild.js'), 'utf8').matchAll(/outfile: '([^']+)'/g)].map((m) => m[1]);
     assert.ok(built.length > 3, 'esbuild.js: no outfile found');
-    const problems = exactList(firstCodeCells(readDoc('docs/development.md'), '## The bundles'), built, {
+    const problems = exactList(firstCodeCells(section(readMarkdown('docs/development.md'), '## The bundles', true).rows), built, {
       missing: (f) => `add a row "| \`${f}\` | what it holds, and when it is loaded |" under "## The bundles" in docs/development.md`,
       extra: (f) => `remove \`${f}\` from "## The bundles" in docs/development.md: esbuild.js does not write it`,
       twice: (f) => `\`${f}\` has more than one row under "## The bundles" in docs/development.md`,
@@ -264,46 +246,12 @@ describe('the documentation keeps up with the code', () => {
       .split('\n')
       .filter((l) => l.startsWith('!'))
       .map((l) => l.slice(1).trim());
-    const problems = exactList(firstCodeCells(readDoc('docs/development.md'), '## What the VSIX holds'), allowed, {
+    const problems = exactList(firstCodeCells(section(readMarkdown('docs/development.md'), '## What the VSIX holds', true).rows), allowed, {
       missing: (f) => `add a row "| \`${f}\` | what it is |" under "## What the VSIX holds" in docs/development.md`,
       extra: (f) => `remove \`${f}\` from "## What the VSIX holds" in docs/development.md: .vscodeignore does not allow it`,
       twice: (f) => `\`${f}\` has more than one row under "## What the VSIX holds" in docs/development.md`,
     });
     assert.deepEqual(problems, []);
-  });
-
-  it('links only to files and headings that exist', () => {
-    const slug = (heading: string) =>
-      heading
-        .trim()
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-        .replace(/\s/g, '-');
-    const anchors = (file: string) =>
-      new Set(
-        [
-          ...fs
-            .readFileSync(file, 'utf8')
-            .replace(/```[\s\S]*?```/g, '')
-            .matchAll(/^#+ (.+)$/gm),
-        ].map((m) => slug(m[1])),
-      );
-    const pages = ['README.md', 'CONTRIBUTING.md', ...fs.readdirSync(docsDir).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md'));
-    const broken: string[] = [];
-    for (const page of pages) {
-      const text = readDoc(page).replace(/```[\s\S]*?```/g, '');
-      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^[a-z]+:/.test(target)) continue;
-        const [file, anchor] = target.split('#');
-        const resolved = file ? path.resolve(path.dirname(path.join(ROOT, page)), decodeURIComponent(file)) : path.join(ROOT, page);
-        if (!fs.existsSync(resolved)) {
-          broken.push(`${page}: ${target} (no such file)`);
-          continue;
-        }
-        if (anchor && resolved.endsWith('.md') && !anchors(resolved).has(anchor)) broken.push(`${page}: ${target} (no such heading)`);
-      }
-    }
-    assert.deepEqual(broken, []);
   });
 });
 
@@ -312,6 +260,10 @@ describe("the documentation's figures are the code's", () => {
   const flat = (name: string) => readDoc(name).replace(/\s+/g, ' ');
   const KB = 1024;
   const MB = 1024 * 1024;
+  /** The base environment as the docs list it: `LC_*` stands for the locale's variables, after `LANG`. */
+  const POSIX_ENVIRONMENT = POSIX_BASE.flatMap((name) => (name === 'LANG' ? [name, 'LC_*'] : [name]))
+    .map((name) => `\`${name}\``)
+    .join(', ');
   const checks: [page: string, phrase: string, constant: string][] = [
     ['docs/security.md', `of at most ${MAX_ICON_BYTES / KB} KB`, 'MAX_ICON_BYTES'],
     ['docs/security.md', `within ${ICON_FETCH_TIMEOUT_MS / 1000} s`, 'ICON_FETCH_TIMEOUT_MS'],
@@ -335,6 +287,24 @@ describe("the documentation's figures are the code's", () => {
     ['docs/protocol.md', `doubles up to ${LISTEN_RETRY_MAX_MS / 1000} seconds`, 'LISTEN_RETRY_MAX_MS'],
     ['README.md', `for ${ERA_VERDICT_MAX_AGE_MS / 86_400_000} days`, 'ERA_VERDICT_MAX_AGE_MS'],
     ['README.md', `| \`${DEFAULT_REQUEST_TIMEOUT_MS}\` |`, 'DEFAULT_REQUEST_TIMEOUT_MS (requestTimeoutMs)'],
+    [
+      'README.md',
+      `nested deeper than ${MAX_ARGUMENT_DEPTH} levels, with more than ${MAX_ARGUMENT_CHARS / MB} Mi (${MAX_ARGUMENT_CHARS.toLocaleString('en')}) characters in their strings and keys, or with more than ${MAX_ARGUMENT_VALUES.toLocaleString('en')} values`,
+      'MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_CHARS, MAX_ARGUMENT_VALUES',
+    ],
+    [
+      'docs/security-fence.md',
+      `**${MAX_ARGUMENT_DEPTH} levels** of nesting, **${MAX_ARGUMENT_CHARS / MB} Mi (${MAX_ARGUMENT_CHARS.toLocaleString('en')}) characters** in strings and keys together, and **${MAX_ARGUMENT_VALUES.toLocaleString('en')}**`,
+      'MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_CHARS, MAX_ARGUMENT_VALUES',
+    ],
+    [
+      'docs/security.md',
+      `(${MAX_ARGUMENT_DEPTH} levels, ${MAX_ARGUMENT_CHARS / MB} Mi characters, ${MAX_ARGUMENT_VALUES.toLocaleString('en')} values)`,
+      'MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_CHARS, MAX_ARGUMENT_VALUES',
+    ],
+    ['README.md', POSIX_ENVIRONMENT, 'POSIX_BASE'],
+    ['docs/sandbox.md', POSIX_ENVIRONMENT, 'POSIX_BASE'],
+    ['docs/sandbox.md', `(on Windows: ${WINDOWS_BASE.map((name) => `\`${name}\``).join(', ')})`, 'WINDOWS_BASE'],
   ];
   for (const [page, phrase, constant] of checks) {
     it(`${page} says "${phrase}" (${constant})`, () => {

@@ -3,29 +3,26 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ROOT, links, readMarkdown, section } from '../helpers/markdown';
 
-const root = path.join(__dirname, '..', '..');
-const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+const readme = readMarkdown('README.md');
 
 describe('README pictures', () => {
   it('shows only screenshots that exist', () => {
-    const pictures = [...readme.matchAll(/\((media\/[^)\s]+\.png)\)/g)].map((m) => m[1]);
+    const pictures = links(readme)
+      .map((l) => l.target)
+      .filter((t) => /^media\/.+\.png$/.test(t));
     assert.ok(pictures.length > 10, `only ${pictures.length} pictures`);
-    const missing = pictures.filter((p) => !fs.existsSync(path.join(root, p)));
+    const missing = pictures.filter((p) => !fs.existsSync(path.join(ROOT, decodeURIComponent(p))));
     assert.deepEqual(missing, []);
   });
 
   it('gives every listed command a picture column', () => {
-    const start = readme.indexOf('## Commands');
-    const rows = readme
-      .slice(start, readme.indexOf('\n## ', start + 1))
-      .split('\n')
-      .filter((l) => l.startsWith('| **'));
+    const rows = section(readme, '## Commands').rows.filter((cells) => cells[0].startsWith('**'));
     assert.ok(rows.length > 10);
-    for (const row of rows) {
-      const cells = row.split(' | ');
-      assert.equal(cells.length, 3, row);
-      assert.match(cells[2], /^(\[.+\]\(media\/screenshots\/.+\.png\)|—) \|$/, row);
+    for (const cells of rows) {
+      assert.equal(cells.length, 3, cells.join(' | '));
+      assert.match(cells[2], /^(\[.+\]\(media\/screenshots\/.+\.png\)|—)$/, cells.join(' | '));
     }
   });
 });

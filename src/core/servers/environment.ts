@@ -11,8 +11,10 @@
  * started from VS Code's terminal.
  */
 
-const POSIX_BASE = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'TMPDIR', 'TZ'];
-const WINDOWS_BASE = [
+/** What a stdio server started by the editor inherits on Linux and macOS (and `LC_*`); the docs list it (test/core/docs.test.ts). */
+export const POSIX_BASE = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'TMPDIR', 'TZ'];
+/** The same on Windows. */
+export const WINDOWS_BASE = [
   'PATH',
   'PATHEXT',
   'APPDATA',
