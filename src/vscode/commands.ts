@@ -269,7 +269,10 @@ export function registerCommands(
     vscode.commands.registerCommand(Commands.exportAuditKey, () => exportAuditKey(host.auditFile, host.auditTrust, host.ui)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();
-      void notify('info', fromTemplate(vscode.l10n.t('MCP Host: every server will be asked again before it uses a language model.')));
+      void notify(
+        'info',
+        fromTemplate(vscode.l10n.t('MCP Host: in this workspace, every server will be asked again before it uses a language model.')),
+      );
     }),
   ];
 }
