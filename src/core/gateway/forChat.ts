@@ -11,6 +11,7 @@ import type { CallToolResult, ContentBlock, GetPromptResult, ReadResourceResult,
 import type { Masker } from '../policy/types';
 import { McpError } from '../protocol/errors';
 import type { PinStatus } from '../policy/pins';
+import { withoutInvisible } from '../scan/invisible';
 
 type ChatPolicy = Pick<ServerDefinition, 'tools' | 'trustAnnotations'>;
 
@@ -191,4 +192,45 @@ export function errorForChat(error: unknown, masker: Masker): McpError {
 /** A refusal as a tool result the chat's model can read and act on. */
 export function refusedResult(server: string, tool: string, reason: string): CallToolResult {
   return { content: [{ type: 'text', text: `MCP Host refused ${server} › ${tool}: ${reason}.` }], isError: true };
+}
+
+/**
+ * A masker whose every output has the invisible characters of server text removed (tag
+ * characters, zero-width and bidirectional controls, ANSI escapes: ../scan/invisible.ts), so what
+ * the chat's model reads is what a person would see. The person's own documents mark them instead.
+ */
+export function invisibleRemoved(masker: Masker): Masker {
+  return {
+    maskText: (text) => {
+      const masked = masker.maskText(text);
+      return { ...masked, text: withoutInvisible(masked.text) };
+    },
+    maskParts: (parts) => {
+      const masked = masker.maskParts(parts);
+      return { ...masked, parts: masked.parts.map(withoutInvisible) };
+    },
+    maskValue: (value) => {
+      const masked = masker.maskValue(value);
+      return { ...masked, value: stringsWithoutInvisible(masked.value) };
+    },
+  };
+}
+
+function stringsWithoutInvisible<T>(value: T, depth = 0): T {
+  if (typeof value === 'string') return withoutInvisible(value) as T;
+  if (!value || typeof value !== 'object' || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((v: unknown) => stringsWithoutInvisible(v, depth + 1)) as T;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringsWithoutInvisible(v, depth + 1)])) as T;
+}
+
+/** The text a model reads of a tool result: its text blocks, embedded text resources and structured content. */
+export function resultText(result: CallToolResult): string {
+  const parts: string[] = [];
+  for (const block of result.content ?? []) {
+    if (block.type === 'text') parts.push(block.text);
+    else if (block.type === 'resource' && 'text' in block.resource && typeof block.resource.text === 'string')
+      parts.push(block.resource.text);
+  }
+  if (result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  return parts.join('\n');
 }

@@ -165,10 +165,11 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined,
         ].filter(Boolean);
         const changed = this.host.pins.status(node.server.definition, 'tools', t).status === 'changed';
+        const flagged = changed && this.host.pins.flagged(node.server.definition, t).length > 0;
         // Another shared server's tool of the same name: the chat's model can take one for the other.
         const sameName = sameNamesInChat(node.server, this.host.servers).get(t.name);
         item.description = [
-          changed ? vscode.l10n.t('changed since you approved it') : undefined,
+          flagged ? vscode.l10n.t('flagged by the scan: review it') : changed ? vscode.l10n.t('changed since you approved it') : undefined,
           sameName ? vscode.l10n.t('same name in the chat as a tool of {0}', this.host.redact(sameName.join(', '))) : undefined,
           shown.name,
           hints.join(', '),
@@ -192,9 +193,10 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
               '\n',
             )
           : tooltip;
-        item.iconPath =
-          this.icons?.iconPath(t.icons) ??
-          new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
+        item.iconPath = flagged
+          ? new vscode.ThemeIcon('shield', new vscode.ThemeColor('list.errorForeground'))
+          : (this.icons?.iconPath(t.icons) ??
+            new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools'));
         // "toolWithApp" adds Open App to the menu; ".changed", Review Changes.
         item.contextValue = `${appResourceUri(t) ? 'toolWithApp' : 'tool'}${changed ? '.changed' : ''}`;
         item.command = { command: Commands.callTool, title: vscode.l10n.t('Call Tool'), arguments: [node] };
