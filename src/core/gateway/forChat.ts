@@ -11,7 +11,6 @@ import type { CallToolResult, ContentBlock, GetPromptResult, ReadResourceResult,
 import type { Masker } from '../policy/types';
 import { McpError } from '../protocol/errors';
 import type { PinStatus } from '../policy/pins';
-import { withoutInvisible } from '../scan/invisible';
 
 type ChatPolicy = Pick<ServerDefinition, 'tools' | 'trustAnnotations'>;
 
@@ -192,35 +191,6 @@ export function errorForChat(error: unknown, masker: Masker): McpError {
 /** A refusal as a tool result the chat's model can read and act on. */
 export function refusedResult(server: string, tool: string, reason: string): CallToolResult {
   return { content: [{ type: 'text', text: `MCP Host refused ${server} › ${tool}: ${reason}.` }], isError: true };
-}
-
-/**
- * A masker whose every output has the invisible characters of server text removed (tag
- * characters, zero-width and bidirectional controls, ANSI escapes: ../scan/invisible.ts), so what
- * the chat's model reads is what a person would see. The person's own documents mark them instead.
- */
-export function invisibleRemoved(masker: Masker): Masker {
-  return {
-    maskText: (text) => {
-      const masked = masker.maskText(text);
-      return { ...masked, text: withoutInvisible(masked.text) };
-    },
-    maskParts: (parts) => {
-      const masked = masker.maskParts(parts);
-      return { ...masked, parts: masked.parts.map(withoutInvisible) };
-    },
-    maskValue: (value) => {
-      const masked = masker.maskValue(value);
-      return { ...masked, value: stringsWithoutInvisible(masked.value) };
-    },
-  };
-}
-
-function stringsWithoutInvisible<T>(value: T, depth = 0): T {
-  if (typeof value === 'string') return withoutInvisible(value) as T;
-  if (!value || typeof value !== 'object' || depth > 64) return value;
-  if (Array.isArray(value)) return value.map((v: unknown) => stringsWithoutInvisible(v, depth + 1)) as T;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringsWithoutInvisible(v, depth + 1)])) as T;
 }
 
 /** The text a model reads of a tool result: its text blocks, embedded text resources and structured content. */

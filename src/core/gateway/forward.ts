@@ -25,18 +25,9 @@ import type {
   Tool,
 } from '../protocol/types';
 import type { ServerClient } from '../client/client';
-import {
-  errorForChat,
-  invisibleRemoved,
-  listForChat,
-  promptForChat,
-  readForChat,
-  refusedResult,
-  resultForChat,
-  resultText,
-  toolsForChat,
-} from './forChat';
+import { errorForChat, listForChat, promptForChat, readForChat, refusedResult, resultForChat, resultText, toolsForChat } from './forChat';
 import { toolLabels, type FlowFinding } from '../scan/flowGuard';
+import { invisibleRemoved } from '../scan/invisible';
 import type { Masker } from '../policy/types';
 import { findTool, runningClient, type SharedServer } from './shared';
 

@@ -61,7 +61,9 @@ export interface DefinitionChange {
 }
 
 /** How a flagged tool's findings read where a change's members do ("flagged: model-instructions at /description: <IMPORTANT>"). */
-export const flaggedMember = (f: ScanFinding): string => `flagged: ${f.detector} at ${f.pointer}: ${f.text}`;
+export const flaggedMember = (f: ScanFinding): string => `${FLAGGED}${f.detector} at ${f.pointer}: ${f.text}`;
+const FLAGGED = 'flagged: ';
+export const isFlaggedMember = (member: string): boolean => member.startsWith(FLAGGED);
 
 const pinOfItem = (kind: PinKind, item: Tool | Prompt): Pinned => (kind === 'tools' ? pinTool(item as Tool) : pinPrompt(item as Prompt));
 
@@ -293,12 +295,12 @@ export class DefinitionPins implements vscode.Disposable {
         }
         const pinned = this.pinned(def, kind, item.name);
         const status = compareOne(pinned, now);
-        if (pinned && status.status === 'changed') out.push({ kind, name: item.name, pinned, now, changed: status.changed });
-        else if (kind === 'tools') {
-          const findings = this.flagged(def, item as Tool);
-          if (findings.length)
-            out.push({ kind, name: item.name, pinned: pinned ?? now, now, changed: findings.map(flaggedMember), findings });
-        }
+        // A flagged tool's findings go with it: accepting the change accepts them too (the diff shows them, invisible characters marked).
+        const findings = kind === 'tools' ? this.flagged(def, item as Tool) : [];
+        const flagged = findings.length ? { findings } : {};
+        if (pinned && status.status === 'changed') out.push({ kind, name: item.name, pinned, now, changed: status.changed, ...flagged });
+        else if (findings.length)
+          out.push({ kind, name: item.name, pinned: pinned ?? now, now, changed: findings.map(flaggedMember), findings });
       }
     }
     return out;
@@ -332,7 +334,8 @@ export class DefinitionPins implements vscode.Disposable {
       const key = `${this.key(handle.definition, c.kind, c.name)}\u0000${c.now.sha256}`;
       if (this.noticed.has(key)) continue;
       this.noticed.add(key);
-      this.record(handle, c.findings ? 'definition-flagged' : 'definition-changed', c);
+      // Flagged on first sight is a record of its own kind; a changed definition that is also flagged is a change, with its findings.
+      this.record(handle, c.findings && c.changed.every(isFlaggedMember) ? 'definition-flagged' : 'definition-changed', c);
       if (c.findings)
         handle.log(
           'warning',
