@@ -148,8 +148,8 @@ export class ChatForwarder {
   async callTool(name: string, args: Record<string, unknown>, options: ForwardOptions): Promise<CallToolResult> {
     const { handle } = this.shared;
     const at = Date.now();
-    const told = (outcome: Outcome, refused?: string): void =>
-      this.shared.onChatCall?.({ server: handle.name, tool: name, args, at, outcome, refused });
+    const told = (outcome: Outcome, refused?: string, held?: string): void =>
+      this.shared.onChatCall?.({ server: handle.name, tool: name, args, at, outcome, refused, ...(held !== undefined && { held }) });
     let client: ServerClient;
     try {
       client = await this.client(options.signal);
@@ -212,7 +212,7 @@ export class ChatForwarder {
       }
       if (pin?.status === 'new') this.shared.pinUsed?.(tool);
       const { result } = run.result;
-      told(result.isError ? { kind: 'isError' } : { kind: 'ok' });
+      told(result.isError ? { kind: 'isError' } : { kind: 'ok' }, undefined, finding?.reason);
       const forChat = resultForChat(result, masker);
       if (labels) {
         const read = resultText(forChat);

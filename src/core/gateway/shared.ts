@@ -38,6 +38,8 @@ export interface ChatCall {
   outcome: Outcome;
   /** Why the gate refused it, when it did. */
   refused?: string;
+  /** The flow guard held it and the person let it run: why it was held. */
+  held?: string;
 }
 
 export interface SharedServer {

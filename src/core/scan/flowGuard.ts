@@ -171,12 +171,16 @@ export class FlowGuard {
       return;
     }
     const s = this.session(sessionKey, true)!;
+    // The excerpt is of the masked text only (it goes to the audit, the trace and the person); hidden tag text is named, not quoted.
     if (untrusted && !s.taint)
       s.taint = {
         server: result.server,
         tool: result.tool,
         at: this.now(),
-        excerpt: excerptOf(result.text, addressing),
+        excerpt: excerptOf(
+          result.text,
+          addressing === undefined ? undefined : (addressesModel(result.text) ?? '(hidden text addressed to the model)'),
+        ),
         entry: result.entry,
       };
     if (!isPrivate || s.full) return;

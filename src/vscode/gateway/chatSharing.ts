@@ -299,7 +299,9 @@ export class ChatSharing implements vscode.Disposable {
   private recordCall(call: ChatCall): void {
     const outcome = call.outcome.kind === 'error' ? 'failed' : call.outcome.kind === 'not-sent' ? 'failed' : call.outcome.kind;
     this.tools.recordChatCall({ server: call.server, tool: call.tool, args: call.args, at: call.at, outcome });
-    const how = call.refused ? `refused: ${call.refused}` : call.outcome.kind;
+    const how = call.refused
+      ? `refused: ${call.refused}`
+      : `${call.outcome.kind}${call.held ? ` (run after the flow guard asked: ${call.held})` : ''}`;
     this.host.trace.note(call.server, `⇠ by the chat: tools/call ${call.tool} → ${how}`);
     this.host.logs.channel(call.server).info(`[chat] tools/call ${call.tool} → ${how}`);
   }
