@@ -230,12 +230,16 @@ function runTsBench(file) {
     });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`bench/${file} exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`bench/${file} exited ${code}`)),
+    );
   });
 }
 
 function printFlowGuard(f) {
-  console.log(`\nFlow guard (issue 43): a session of ${f.historyBytes / 1024} KB of private results (${f.indexEntries} index entries), medians of ${f.reps}`);
+  console.log(
+    `\nFlow guard (issue 43): a session of ${f.historyBytes / 1024} KB of private results (${f.indexEntries} index entries), medians of ${f.reps}`,
+  );
   console.log(
     `  check of a sink call with ${f.argumentBytes} B of arguments: ${f.medianMicroseconds.check.toFixed(1)} µs   record of a 4 KB result: ${f.medianMicroseconds.recordOf4KB.toFixed(1)} µs`,
   );

@@ -27,7 +27,7 @@ import type {
 import type { ServerClient } from '../client/client';
 import { errorForChat, listForChat, promptForChat, readForChat, refusedResult, resultForChat, resultText, toolsForChat } from './forChat';
 import { toolLabels, type FlowFinding } from '../scan/flowGuard';
-import { invisibleRemoved } from '../scan/invisible';
+import { invisibleRemoved } from '../policy/mask';
 import type { Masker } from '../policy/types';
 import { findTool, runningClient, type SharedServer } from './shared';
 

@@ -88,7 +88,7 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
     ? {
         session: flow.session,
         reason: flow.reason,
-        ...(flow.taint.entry && { taintedBy: await run.audit?.hashOf?.(flow.taint.entry) }),
+        ...(flow.taint.entry && { taintedBy: await run.audit?.hashOf?.(flow.taint.entry as AuditEntry) }),
         ...(flow.carries.length && { carries: flow.carries }),
       }
     : undefined;

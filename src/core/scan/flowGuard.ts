@@ -12,11 +12,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Tool } from '../protocol/types';
-import type { AuditEntry } from '../policy/types';
 import { addressesModel } from './detectors';
 import { withoutInvisible } from './invisible';
 
-export type FlowLabel = 'untrusted' | 'private' | 'sink';
+import { FLOW_LABELS, type FlowLabel, type FlowLabelSettings } from './labels';
+
+export type { FlowLabel, FlowLabelSettings } from './labels';
 
 /** What the guard does with a sink call in an untrusted session. */
 export type FlowMode = 'off' | 'ask' | 'block';
@@ -28,11 +29,6 @@ export type FlowOrigin = 'person' | 'app' | 'chat' | 'agent' | 'cli';
 export function defaultFlowMode(origin: FlowOrigin): FlowMode {
   return origin === 'chat' || origin === 'agent' ? 'ask' : origin === 'cli' ? 'block' : 'off';
 }
-
-export const FLOW_LABELS: readonly FlowLabel[] = ['untrusted', 'private', 'sink'];
-
-/** A server entry's `flowLabels`: per tool name (or `*` for the others), exactly the labels it has. */
-export type FlowLabelSettings = Readonly<Record<string, readonly FlowLabel[]>>;
 
 /**
  * A tool's labels: the entry's `flowLabels` when it names the tool (or has `*`); else from its
@@ -64,8 +60,8 @@ export interface Taint {
   at: number;
   /** A short piece of the result: what addressed the model, or its beginning. */
   excerpt: string;
-  /** Its audit record as appended (the log gives its hash: `AuditSink.hashOf`). */
-  entry?: AuditEntry;
+  /** Its audit record as appended, kept as it is (the log gives its hash: `AuditSink.hashOf`). */
+  entry?: object;
 }
 
 /** Why a sink call is held: what came before, and which private results its arguments carry. */
@@ -90,7 +86,8 @@ export interface FlowResult {
   maskedSecret?: boolean;
   /** The unmasked text, when it differs: its secret-shaped tokens are indexed (never kept). */
   unmasked?: string;
-  entry?: AuditEntry;
+  /** The call's audit record as appended. */
+  entry?: object;
 }
 
 export interface FlowGuardOptions {

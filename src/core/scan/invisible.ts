@@ -1,5 +1,3 @@
-import type { Masker } from '../policy/types';
-
 /**
  * Characters a person does not see but a model reads: Unicode tag characters (U+E0000–E007F, which
  * spell ASCII text no font draws), zero-width and other format characters, bidirectional controls,
@@ -105,33 +103,4 @@ function replaceRuns(text: string, by: (run: InvisibleRun) => string): string {
     at = run.index + run.text.length;
   }
   return out + text.slice(at);
-}
-
-/**
- * A masker whose every output has the invisible characters of server text removed (tag
- * characters, zero-width and bidirectional controls, ANSI escapes: ../scan/invisible.ts), so what
- * a model reads (the chat's, a server's sampling request) is what a person would see. The person's own documents mark them instead (`invisibleMarked`).
- */
-export function invisibleRemoved(masker: Masker): Masker {
-  return {
-    maskText: (text) => {
-      const masked = masker.maskText(text);
-      return { ...masked, text: withoutInvisible(masked.text) };
-    },
-    maskParts: (parts) => {
-      const masked = masker.maskParts(parts);
-      return { ...masked, parts: masked.parts.map(withoutInvisible) };
-    },
-    maskValue: (value) => {
-      const masked = masker.maskValue(value);
-      return { ...masked, value: stringsWithoutInvisible(masked.value) };
-    },
-  };
-}
-
-function stringsWithoutInvisible<T>(value: T, depth = 0): T {
-  if (typeof value === 'string') return withoutInvisible(value) as T;
-  if (!value || typeof value !== 'object' || depth > 64) return value;
-  if (Array.isArray(value)) return value.map((v: unknown) => stringsWithoutInvisible(v, depth + 1)) as T;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringsWithoutInvisible(v, depth + 1)])) as T;
 }

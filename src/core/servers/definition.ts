@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FlowLabelSettings } from '../scan/flowGuard';
+import type { FlowLabelSettings } from '../scan/labels';
 import type { ProtocolChoice } from '../client/era';
 import type { LoggingLevel } from '../protocol/types';
 import { checkWith, type Validate } from '../schema/validator';
