@@ -20,6 +20,9 @@
 // - the sandbox (issue 35, bench/sandbox.ts): spawn + initialize of a stdio server plain and inside the
 //   operating-system sandbox, as a ratio; `--only sandbox` runs it alone.
 //
+// - the flow guard (issue 43, bench/flowGuard.ts): the per-call check of a sink in a session holding
+//   1 MB of private results, and the record of one result; `--only flowguard` runs it alone.
+//
 //   node bench/run.mjs [--reps N] [--only name,name] [--baseline REF | --no-baseline] [--no-extension]
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -104,6 +107,7 @@ async function main() {
   if (only?.length === 1 && only[0] === 'gateway') return printGateway(await runGatewayBench());
   if (only?.length === 1 && only[0] === 'chat-vscode') return recordChatVscode(await measureChatInVsCode(chatOptions));
   if (only?.length === 1 && only[0] === 'sandbox') return printSandbox(await runSandboxBench());
+  if (only?.length === 1 && only[0] === 'flowguard') return printFlowGuard(await runTsBench('flowGuard.ts'));
   process.stdout.write('Building the benchmark clients…\n');
   await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
   let baselineNote;
@@ -171,6 +175,7 @@ async function main() {
   const gateway = !only || only.includes('gateway') ? await runGatewayBench() : undefined;
   const chatVscode = !only || only.includes('chat-vscode') ? await measureChatInVsCode(chatOptions) : previous?.chatVscode;
   const sandbox = !only || only.includes('sandbox') ? await runSandboxBench() : undefined;
+  const flowGuard = !only || only.includes('flowguard') ? await runTsBench('flowGuard.ts') : undefined;
   const report = {
     date: new Date().toISOString(),
     node: process.version,
@@ -185,12 +190,14 @@ async function main() {
     ...(gateway ? { gateway } : {}),
     ...(chatVscode ? { chatVscode } : {}),
     ...(sandbox ? { sandbox } : {}),
+    ...(flowGuard ? { flowGuard } : {}),
   };
   fs.writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   printTable(report, previous);
   if (gateway) printGateway(gateway);
   if (chatVscode) printChatInVsCode(chatVscode);
   if (sandbox) printSandbox(sandbox);
+  if (flowGuard) printFlowGuard(flowGuard);
 }
 
 /** `--only chat-vscode`: its figures replace the last ones in bench/results.json, the rest of the file stays. */
@@ -211,17 +218,31 @@ const GATEWAY_MAX = 1.3;
 
 /** bench/sandbox.ts in its own process: spawn + initialize plain and sandboxed. */
 function runSandboxBench() {
+  return runTsBench('sandbox.ts');
+}
+
+/** A TypeScript bench of this folder in its own process, whose last line of output is its JSON. */
+function runTsBench(file) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'sandbox.ts'), '--reps', String(reps)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, file), '--reps', String(reps)], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`bench/sandbox.ts exited ${code}`)),
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`bench/${file} exited ${code}`)),
     );
   });
+}
+
+function printFlowGuard(f) {
+  console.log(
+    `\nFlow guard (issue 43): a session of ${f.historyBytes / 1024} KB of private results (${f.indexEntries} index entries), medians of ${f.reps}`,
+  );
+  console.log(
+    `  check of a sink call with ${f.argumentBytes} B of arguments: ${f.medianMicroseconds.check.toFixed(1)} µs   record of a 4 KB result: ${f.medianMicroseconds.recordOf4KB.toFixed(1)} µs`,
+  );
 }
 
 function printSandbox(s) {

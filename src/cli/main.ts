@@ -51,9 +51,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { INTERPRETERS } from '../core/servers/sandbox/reach';
 import { domainPattern } from '../core/servers/sandbox/domains';
 import { runConformance } from './conformance';
+import { configuredServers } from './configFile';
+import { offeredBy, reportScan, sarifUri, scanHandlers, scanTargets } from './scan';
+import { stdioParamsFor } from '../core/servers/launch';
 
 const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox [--allow-domain <host>]...] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
        mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
+       mcp-host --config <mcp.json> [--sarif <file>] scan
        mcp-host audit verify <file> [--head <hash>] [--audit-key <keyfile>]
 
 Verbs:
@@ -68,6 +72,9 @@ Verbs:
   ping                          ping the server
   pin <file>                    write the server's tools, prompts and instructions (canonical
                                 definitions and their SHA-256) to the file: a lock file
+  scan                          look for poisoned definitions (hidden characters, instructions
+                                to the model, other servers' tools, secret files, soliciting
+                                parameters, outsized descriptions); findings as JSON
 
 --http speaks Streamable HTTP to the URL, or the older HTTP+SSE transport if the server
 only knows that; --header adds a header to every request and may be repeated.
@@ -106,6 +113,11 @@ record's MAC (a re-hashed record fails); without it the MACs are not checked.
 naming it and what changed: description, input schema, annotations, ...); tools marks each tool
 "pinned": same, changed or new; changed instructions are a warning. An unreadable or malformed
 FILE exits 2 before the server is started.
+scan lists the tools, prompts and instructions and runs the definition detectors over them
+(docs/injection.md). --config FILE scans every server of an mcp.json-style file (VS Code's
+"servers" or the "mcpServers" of Claude Desktop and the agents), each with the other servers'
+tool names, one after another. --sarif FILE also writes the findings as SARIF 2.1.0 for code
+scanning. Exit 0 when nothing is found, 1 when something is, 3 when a server could not be scanned.
 Prints JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
 const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'];
@@ -126,6 +138,9 @@ interface CliArgs {
   sandbox: boolean;
   allowDomains: string[];
   pinned?: string;
+  /** --config: an mcp.json-style file of servers. */
+  config?: string;
+  sarif?: string;
   verb?: string;
   rest: string[];
 }
@@ -148,6 +163,8 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--sandbox') args.sandbox = true;
     else if (a === '--allow-domain') args.allowDomains.push(argv[++i] ?? '');
     else if (a === '--pinned') args.pinned = argv[++i];
+    else if (a === '--config') args.config = argv[++i];
+    else if (a === '--sarif') args.sarif = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
     else if (args.verb === undefined) args.verb = a;
@@ -217,6 +234,11 @@ export async function runCli(argv: string[], out = process.stdout, err = process
   if (argv[0] === 'conformance') return runConformance(argv.slice(1), process.env, out, err);
   if (argv[0] === 'audit') return runAuditVerb(argv.slice(1), out, err);
   const args = parseArgs(argv);
+  if (args.config !== undefined && args.verb !== 'help') return runConfigVerb(args, out, err);
+  if (args.sarif !== undefined && args.verb !== 'scan') {
+    err.write('--sarif goes with the scan verb\n');
+    return 2;
+  }
   if (args.verb === 'help' || (args.stdio === undefined) === (args.http === undefined) || !args.verb) {
     (args.verb === 'help' ? out : err).write(`${USAGE}\n`);
     return args.verb === 'help' ? 0 : 2;
@@ -370,6 +392,8 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       );
       return 0;
     }
+    if (args.verb === 'scan')
+      return reportScan(await scanTargets([{ name: audited.name, offered: () => offeredBy(client) }]), args.sarif, out, err);
     const now = pins && (await offeredPins(client));
     if (pins && now) warnOfChanges(pins, now, err);
     // The same gate as the editor's: there is nobody to ask, so the fence blocks (--root) or is off.
@@ -416,6 +440,57 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     await sandbox?.stop();
     await audit?.flushed();
   }
+}
+
+/** A verb over the servers of --config FILE: scan (serve reads the same file). */
+async function runConfigVerb(args: CliArgs, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  if (args.verb !== 'scan' || args.stdio !== undefined || args.http !== undefined) {
+    err.write('--config FILE goes with the scan verb, without --stdio or --http\n');
+    return 2;
+  }
+  let text: string;
+  try {
+    text = readFileSync(args.config!, 'utf8');
+  } catch (error) {
+    err.write(`--config ${args.config}: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const servers = await configuredServers(text, args.config!);
+  if (typeof servers === 'string') {
+    err.write(`--config ${servers}\n`);
+    return 2;
+  }
+  for (const p of servers.problems) err.write(`${p.name}: not scanned: ${p.message}\n`);
+  const uri = sarifUri(args.config!);
+  const targets = servers.definitions.map((def) => ({
+    name: def.name,
+    definedIn: { uri, line: servers.lines[def.name] ?? 1 },
+    offered: async () => {
+      const transport: Transport =
+        def.type === 'http'
+          ? new HttpTransport({ url: def.url, headers: def.headers })
+          : new StdioTransport({
+              ...(await stdioParamsFor(def, path.dirname(path.resolve(args.config!)))),
+              baseEnv: cliServerEnvironment(process.env),
+              shutdownGraceMs: args.graceMs ?? 500,
+            });
+      const client = new McpClient(transport, {
+        clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
+        handlers: scanHandlers,
+        requestTimeoutMs: args.timeoutMs ?? def.requestTimeoutMs,
+        protocol: def.protocol,
+        probeTimeoutMs: def.type === 'stdio' ? STDIO_PROBE_TIMEOUT_MS : undefined,
+      });
+      try {
+        await client.connect();
+        return await offeredBy(client);
+      } finally {
+        await client.close();
+      }
+    },
+  }));
+  const code = reportScan(await scanTargets(targets), args.sarif, out, err);
+  return servers.problems.length && code === 0 ? 3 : code;
 }
 
 /**
@@ -525,12 +600,7 @@ function promptArguments(text: string | undefined): Record<string, string> {
 
 /** What the server offers now, pinned: its tools and prompts (when it declares them) and its instructions. */
 async function offeredPins(client: McpClient): Promise<PinSet> {
-  const capabilities = client.serverCapabilities ?? {};
-  return pinSet({
-    tools: capabilities.tools ? await client.listTools() : [],
-    prompts: capabilities.prompts ? await client.listPrompts() : [],
-    instructions: client.instructions,
-  });
+  return pinSet(await offeredBy(client));
 }
 
 /** Changed instructions, and pinned tools and prompts the server no longer lists, as warnings on stderr. */

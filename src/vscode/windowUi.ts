@@ -5,6 +5,7 @@ import type { DocumentActions } from './window/documentActions';
 import { LazyElicitationUi } from './elicitation/ui';
 import { askOutsideRoots } from './policy/gate';
 import { askAcceptChanges, askChangedDefinition } from './policy/pinReview';
+import { askFlowQuestion } from './gateway/chatFlow';
 import { askConsent, pickModelWithQuickPick, reviewInEditor } from './sampling/prompts';
 import { askToReuse, askWithInputBox } from './policy/secrets';
 import { windowUi } from './ui/setupUi';
@@ -30,6 +31,7 @@ export function createWindowUi(documentActions: DocumentActions, redact: Redact)
     allowOutsideRoots: (question) => askOutsideRoots(question, redact),
     confirmChangedDefinition: (server, change) => askChangedDefinition(server, change, redact),
     acceptDefinitionChanges: (server, changes) => askAcceptChanges(server, changes, redact),
+    confirmFlow: (question) => askFlowQuestion(question, redact),
     cancelOrBackground: (server, tool) => askCancelOrBackground(server, tool, redact),
     announceCall: notify,
     notify,

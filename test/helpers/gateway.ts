@@ -14,6 +14,7 @@ import {
   parseServerDefinitions,
   stdioParamsFor,
   type AuditEntry,
+  type AuditSink,
   type FenceMode,
   type LaunchContext,
   type Root,
@@ -38,11 +39,13 @@ const context: LaunchContext = {
 
 /** The fixture as the person runs it in MCP Host, with the policy the tests share it under. */
 export function upstreamHandle(raw: Record<string, unknown> = {}): ServerHandle {
-  const [def] = parseServerDefinitions(
-    { up: { command: process.execPath, args: [UPSTREAM], tools: { deny: ['remove'] }, ...raw } },
-    { scope: 'user' },
-  ).definitions;
-  return new ServerHandle(def, context, { maxRestarts: 3, windowMs: 60_000, baseDelayMs: 50 });
+  return nodeServerHandle('up', [UPSTREAM], { tools: { deny: ['remove'] }, ...raw });
+}
+
+/** A Node script as a user-scope server named `name`, as the person runs it in MCP Host. */
+export function nodeServerHandle(name: string, args: string[], raw: Record<string, unknown> = {}, maxRestarts = 3): ServerHandle {
+  const [def] = parseServerDefinitions({ [name]: { command: process.execPath, args, ...raw } }, { scope: 'user' }).definitions;
+  return new ServerHandle(def, context, { maxRestarts, windowMs: 60_000, baseDelayMs: 50 });
 }
 
 export interface Shared {
@@ -60,6 +63,10 @@ export function share(
     toldReadOnly?: ToldReadOnly;
     /** The editor's pins, as a test plays them. */
     pins?: Pick<SharedServer, 'pinOf' | 'pinUsed' | 'promptPinOf'>;
+    /** The flow guard, one for every server a test shares. */
+    flow?: SharedServer['flow'];
+    /** Where the records go instead of the returned array (a real audit log). */
+    auditSink?: AuditSink;
   } = {},
 ): Shared {
   const audit: AuditEntry[] = [];
@@ -78,12 +85,13 @@ export function share(
       serverCwd: handle.workingFolder,
     }),
     audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition }),
-    audit: { append: (e) => void audit.push(e) },
+    audit: options.auditSink ?? { append: (e) => void audit.push(e) },
     masker: () => masker,
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     onChatCall: (c) => void calls.push(c),
     toldReadOnly: options.toldReadOnly ?? toldReadOnlyInMemory(),
     ...options.pins,
+    flow: options.flow,
   };
   return { forwarder: new ChatForwarder(shared), audit, calls };
 }

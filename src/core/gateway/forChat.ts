@@ -192,3 +192,15 @@ export function errorForChat(error: unknown, masker: Masker): McpError {
 export function refusedResult(server: string, tool: string, reason: string): CallToolResult {
   return { content: [{ type: 'text', text: `MCP Host refused ${server} › ${tool}: ${reason}.` }], isError: true };
 }
+
+/** The text a model reads of a tool result: its text blocks, embedded text resources and structured content. */
+export function resultText(result: CallToolResult): string {
+  const parts: string[] = [];
+  for (const block of result.content ?? []) {
+    if (block.type === 'text') parts.push(block.text);
+    else if (block.type === 'resource' && 'text' in block.resource && typeof block.resource.text === 'string')
+      parts.push(block.resource.text);
+  }
+  if (result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  return parts.join('\n');
+}

@@ -10,7 +10,7 @@ import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { GatedServer } from '../policy/gated';
 import { outcomeOfError } from '../policy/run';
 import { isTrustedReadOnly } from '../policy/gate';
-import type { Outcome } from '../policy/types';
+import type { AuditEntry, Outcome } from '../policy/types';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type {
   CallToolResult,
@@ -25,12 +25,21 @@ import type {
   Tool,
 } from '../protocol/types';
 import type { ServerClient } from '../client/client';
-import { errorForChat, listForChat, promptForChat, readForChat, refusedResult, resultForChat, toolsForChat } from './forChat';
+import { errorForChat, listForChat, promptForChat, readForChat, refusedResult, resultForChat, resultText, toolsForChat } from './forChat';
+import { toolLabels, type FlowFinding } from '../scan/flowGuard';
+import { invisibleRemoved } from '../policy/mask';
+import type { Masker } from '../policy/types';
 import { findTool, runningClient, type SharedServer } from './shared';
 
 export interface ForwardOptions {
   /** Aborted when the chat cancels the request (or its session ends): the upstream request is cancelled too. */
   signal: AbortSignal;
+  /**
+   * The flow guard's session: VS Code's `_meta["vscode.conversationId"]` on the call. Without one, every
+   * call of this window's chat without a conversation is one session (`CHAT_WITHOUT_CONVERSATION`), so a
+   * flow across two servers is still seen.
+   */
+  session?: string;
   /** The chat asked for progress: the upstream's progress goes to it. */
   onProgress?: (progress: Omit<ProgressNotificationParams, 'progressToken'>) => void;
 }
@@ -54,6 +63,9 @@ function refusal(method: string, name: string, reason: string): McpError {
   return new McpError(ErrorCode.InvalidRequest, `MCP Host refused ${method} ${name}: ${reason}`);
 }
 
+/** The flow guard's session of the chat's calls that name no conversation. */
+export const CHAT_WITHOUT_CONVERSATION = 'chat:no-conversation';
+
 /** One shared server's requests from the chat (one per server, shared by every session of the chat). */
 export class ChatForwarder {
   private readonly staleListeners = new Set<(list: StaleList) => void>();
@@ -74,7 +86,19 @@ export class ChatForwarder {
       },
       server: () => shared.audited(),
       audit: shared.audit,
+      // VS Code confirmed the call; when the flow guard holds it, the person is asked again, naming what came before.
+      askFlow: async (request, reasons) => {
+        const finding = reasons.find((r): r is { kind: 'untrustedFlow'; finding: FlowFinding } => r.kind === 'untrustedFlow')?.finding;
+        if (!finding || !shared.flow || request.method !== 'tools/call') return 'refuse';
+        const run = await shared.flow.ask({ server: shared.handle.name, tool: request.tool.name, args: request.arguments, finding });
+        return run ? 'once' : 'refuse';
+      },
     });
+  }
+
+  /** The masker of what the chat reads, with the invisible characters of a server's text removed (a model reads them, a person does not see them). */
+  private masker(): Masker {
+    return invisibleRemoved(this.shared.masker());
   }
 
   /**
@@ -97,7 +121,7 @@ export class ChatForwarder {
   /** What goes to the chat when a request fails: the error with its message masked (a server may echo a secret in it). */
   private masked<T>(run: () => Promise<T>): Promise<T> {
     return run().catch((error: unknown) => {
-      throw errorForChat(error, this.shared.masker());
+      throw errorForChat(error, this.masker());
     });
   }
 
@@ -107,7 +131,7 @@ export class ChatForwarder {
   }
 
   listTools(options?: Pick<ForwardOptions, 'signal'>): Promise<Tool[]> {
-    return this.masked(async () => listForChat(await this.offeredTools(options), this.shared.masker()));
+    return this.masked(async () => listForChat(await this.offeredTools(options), this.masker()));
   }
 
   private async offeredTools(options?: Pick<ForwardOptions, 'signal'>): Promise<Tool[]> {
@@ -124,8 +148,8 @@ export class ChatForwarder {
   async callTool(name: string, args: Record<string, unknown>, options: ForwardOptions): Promise<CallToolResult> {
     const { handle } = this.shared;
     const at = Date.now();
-    const told = (outcome: Outcome, refused?: string): void =>
-      this.shared.onChatCall?.({ server: handle.name, tool: name, args, at, outcome, refused });
+    const told = (outcome: Outcome, refused?: string, held?: string): void =>
+      this.shared.onChatCall?.({ server: handle.name, tool: name, args, at, outcome, refused, ...(held !== undefined && { held }) });
     let client: ServerClient;
     try {
       client = await this.client(options.signal);
@@ -133,28 +157,48 @@ export class ChatForwarder {
       const e = McpError.from(error);
       if (e.code === REQUEST_CANCELLED) throw e;
       told(outcomeOfError(e));
-      return resultForChat(refusedResult(handle.name, name, e.message), this.shared.masker());
+      return resultForChat(refusedResult(handle.name, name, e.message), this.masker());
     }
-    const masker = this.shared.masker();
+    const masker = this.masker();
     try {
       const tool = await findTool(handle, client, name);
       if (!tool) {
         told({ kind: 'not-sent' }, 'no such tool');
         return refusedResult(handle.name, name, `${handle.name} has no tool named ${JSON.stringify(name)}`);
       }
-      const run = await this.gate.callTool(tool, args, {
-        signal: options.signal,
-        onProgress:
-          options.onProgress &&
-          ((p) =>
-            options.onProgress!({
-              progress: p.progress,
-              total: p.total,
-              message: p.message === undefined ? undefined : masker.maskText(p.message).text,
-            })),
-        resetTimeoutOnProgress: true,
-        timeoutMs: this.shared.requestTimeoutMs,
-      });
+      // The flow guard: the session's history decides whether this sink call is held (../scan/flowGuard.ts).
+      const flow = this.shared.flow;
+      const mode = flow?.mode() ?? 'off';
+      const session = options.session ?? CHAT_WITHOUT_CONVERSATION;
+      const pinned = this.shared.pinOf?.(tool);
+      const labels =
+        flow && mode !== 'off'
+          ? toolLabels(
+              tool,
+              handle.definition.flowLabels,
+              handle.definition.trustAnnotations && (pinned === undefined || pinned.status === 'same'),
+            )
+          : undefined;
+      const finding = labels && mode !== 'off' ? flow!.guard.check(session, { labels, arguments: args }) : undefined;
+      let entry: AuditEntry | undefined;
+      const run = await this.gate.callTool(
+        tool,
+        args,
+        {
+          signal: options.signal,
+          onProgress:
+            options.onProgress &&
+            ((p) =>
+              options.onProgress!({
+                progress: p.progress,
+                total: p.total,
+                message: p.message === undefined ? undefined : masker.maskText(p.message).text,
+              })),
+          resetTimeoutOnProgress: true,
+          timeoutMs: this.shared.requestTimeoutMs,
+        },
+        { flow: finding && mode !== 'off' ? { mode, finding } : undefined, onRecord: (e) => (entry = e) },
+      );
       const pin = this.shared.pinOf?.(tool);
       if (!run.sent) {
         told({ kind: 'not-sent' }, run.reason);
@@ -168,8 +212,22 @@ export class ChatForwarder {
       }
       if (pin?.status === 'new') this.shared.pinUsed?.(tool);
       const { result } = run.result;
-      told(result.isError ? { kind: 'isError' } : { kind: 'ok' });
-      return resultForChat(result, masker);
+      told(result.isError ? { kind: 'isError' } : { kind: 'ok' }, undefined, finding?.reason);
+      const forChat = resultForChat(result, masker);
+      if (labels) {
+        const read = resultText(forChat);
+        const unmasked = resultText(result);
+        flow!.guard.record(session, {
+          server: handle.name,
+          tool: name,
+          labels,
+          text: read,
+          unmasked,
+          maskedSecret: read !== unmasked && /\[masked: /.test(read),
+          entry,
+        });
+      }
+      return forChat;
     } catch (error) {
       const e = McpError.from(error);
       told(outcomeOfError(e));
@@ -184,14 +242,14 @@ export class ChatForwarder {
   listResources(options?: Pick<ForwardOptions, 'signal'>): Promise<Resource[]> {
     return this.masked(async () => {
       const client = await this.client(options?.signal);
-      return listForChat(await listOrEmpty(() => client.listResources()), this.shared.masker());
+      return listForChat(await listOrEmpty(() => client.listResources()), this.masker());
     });
   }
 
   listResourceTemplates(options?: Pick<ForwardOptions, 'signal'>): Promise<ResourceTemplate[]> {
     return this.masked(async () => {
       const client = await this.client(options?.signal);
-      return listForChat(await listOrEmpty(() => client.listResourceTemplates()), this.shared.masker());
+      return listForChat(await listOrEmpty(() => client.listResourceTemplates()), this.masker());
     });
   }
 
@@ -200,7 +258,7 @@ export class ChatForwarder {
       await this.client(options.signal);
       const run = await this.gate.readResource(uri, { signal: options.signal });
       if (!run.sent) throw refusal('resources/read', uri, run.reason);
-      return readForChat(run.result, this.shared.masker());
+      return readForChat(run.result, this.masker());
     });
   }
 
@@ -220,7 +278,7 @@ export class ChatForwarder {
       const prompts = await listOrEmpty(() => client.listPrompts());
       // A prompt changed since the person approved it is not offered until they accept the change.
       const offered = prompts.filter((p) => this.shared.promptPinOf?.(p).status !== 'changed');
-      return listForChat(offered, this.shared.masker());
+      return listForChat(offered, this.masker());
     });
   }
 
@@ -234,7 +292,7 @@ export class ChatForwarder {
         if (prompt && this.shared.promptPinOf?.(prompt).status === 'changed') this.listChanged('prompts');
         throw refusal('prompts/get', name, run.reason);
       }
-      return promptForChat(run.result, this.shared.masker());
+      return promptForChat(run.result, this.masker());
     });
   }
 
@@ -244,7 +302,7 @@ export class ChatForwarder {
       await this.client(options.signal);
       const run = await this.gate.complete(params, { signal: options.signal });
       if (!run.sent) throw refusal('completion/complete', params.argument.name, run.reason);
-      return this.shared.masker().maskValue(run.result).value;
+      return this.masker().maskValue(run.result).value;
     });
   }
 }

@@ -278,11 +278,12 @@ function capabilitiesFor(forwarder: ChatForwarder): ServerCapabilities {
 }
 
 function wireHandlers(server: Server, caps: ServerCapabilities, forwarder: ChatForwarder, session: Session): void {
-  type Extra = { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void> };
+  type Extra = { signal: AbortSignal; _meta?: Record<string, unknown>; sendNotification: (n: never) => Promise<void> };
   const optionsOf = (extra: Extra): ForwardOptions => {
-    const token = extra._meta?.progressToken;
+    const token = extra._meta?.progressToken as string | number | undefined;
     return {
       signal: extra.signal,
+      session: conversationOf(extra._meta),
       onProgress:
         token === undefined
           ? undefined
@@ -449,6 +450,7 @@ function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Di
     forwarder
       .callTool(params.name, (params.arguments as Record<string, unknown> | undefined) ?? {}, {
         signal: controller.signal,
+        session: conversationOf(params._meta),
         onProgress:
           token !== undefined
             ? (p) => void transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, ...p } })
@@ -470,6 +472,12 @@ function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Di
       inFlight.clear();
     },
   };
+}
+
+/** The chat conversation VS Code names on a call (`_meta["vscode.conversationId"]`): the flow guard's session. */
+function conversationOf(meta: unknown): string | undefined {
+  const id = isObject(meta) ? meta['vscode.conversationId'] : undefined;
+  return typeof id === 'string' && id.length > 0 && id.length <= 1024 ? `chat:${id}` : undefined;
 }
 
 /** Listens on the socket when one is given and usable, else on 127.0.0.1 on a random port. */

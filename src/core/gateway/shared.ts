@@ -12,6 +12,22 @@ import type { GateContext } from '../policy/gate';
 import type { PinStatus } from '../policy/pins';
 import type { AuditedServer, AuditSink, Masker, Outcome } from '../policy/types';
 import type { ServerHandle } from '../servers/handle';
+import type { FlowFinding, FlowGuard, FlowMode } from '../scan/flowGuard';
+
+/**
+ * The flow guard of the chat (../scan/flowGuard.ts): one for every shared server, since a session
+ * (a conversation) spans servers.
+ */
+export interface ChatFlow {
+  readonly guard: FlowGuard;
+  /** The mode for the chat, read afresh on each call (`mcpHost.flowGuard.chat`). */
+  mode(): FlowMode;
+  /**
+   * VS Code already confirmed the call; untrusted content came before it: the person is asked now,
+   * naming what came before. True runs it.
+   */
+  ask(question: { server: string; tool: string; args: Record<string, unknown>; finding: FlowFinding }): Promise<boolean>;
+}
 
 /** One of the chat's tool calls as it ended, for the editor's history and trace ("by the chat"). */
 export interface ChatCall {
@@ -22,6 +38,8 @@ export interface ChatCall {
   outcome: Outcome;
   /** Why the gate refused it, when it did. */
   refused?: string;
+  /** The flow guard held it and the person let it run: why it was held. */
+  held?: string;
 }
 
 export interface SharedServer {
@@ -47,6 +65,8 @@ export interface SharedServer {
   pinUsed?(tool: Tool): void;
   /** How a prompt compares with its pin: a changed one is not offered to the chat, and its prompts/get is refused. */
   promptPinOf?(prompt: Prompt): PinStatus;
+  /** The flow guard; none: the chat's calls are judged one by one, as before. */
+  readonly flow?: ChatFlow;
 }
 
 /** Which of a shared server's tools VS Code's last list marked read-only. */

@@ -22,7 +22,7 @@ import * as fsSync from 'node:fs';
 import { acquireLock, type LockOptions } from './auditLock';
 import { DEFAULT_KEEP, FIRST_PREV, recordHash, recordMac, rotatedName } from './auditVerify';
 import { OffPath } from './offPath';
-import type { AnyAuditRecord, AuditLine, AuditSink, Masker, RotationEntry } from './types';
+import type { AnyAuditRecord, AuditEntry, AuditLine, AuditSink, Masker, RotationEntry } from './types';
 
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 /** Arguments nested deeper are cut there: a record is written whatever a caller sends. */
@@ -87,6 +87,14 @@ export class AuditLog implements AuditSink {
     this.later.add(entry);
   }
 
+  /** The hashes of records written, by the entry appended: a later record names an earlier one by its hash (the flow guard's `taintedBy`). */
+  private readonly hashes = new WeakMap<AuditLine, string>();
+
+  async hashOf(entry: AuditEntry): Promise<string | undefined> {
+    if (!this.hashes.has(entry)) await this.flushed();
+    return this.hashes.get(entry);
+  }
+
   /** Resolves when every record appended so far is on disk (or failed). */
   async flushed(): Promise<void> {
     this.later.flush();
@@ -124,7 +132,8 @@ export class AuditLog implements AuditSink {
     try {
       // `draining` is cleared in the same turn the queue is found empty, so no append is stranded.
       while (this.queue.length) {
-        const lines = this.queue.splice(0).map((entry) => this.cleaned(entry));
+        const appended = this.queue.splice(0);
+        const lines = appended.map((entry) => this.cleaned(entry));
         try {
           // Without its key a batch is still written, without MACs (verifying with the key then names where they stop).
           const key = await this.resolveKey().catch((error: unknown) => {
@@ -136,7 +145,7 @@ export class AuditLog implements AuditSink {
           const release = await acquireLock(this.options.file, this.options.lock);
           let head: string;
           try {
-            head = this.appendLocked(lines, key);
+            head = this.appendLocked(lines, key, (i, hash) => this.hashes.set(appended[i], hash));
           } finally {
             release();
           }
@@ -169,7 +178,7 @@ export class AuditLog implements AuditSink {
    * Under the lock: links the lines to what is really last in the file (another writer may have
    * appended since), rotates when the file would grow past its size, appends; the new head.
    */
-  private appendLocked(lines: AuditLine[], key: Buffer | undefined): string {
+  private appendLocked(lines: AuditLine[], key: Buffer | undefined, hashed?: (index: number, hash: string) => void): string {
     const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_BYTES;
     let open = this.openFile();
     const end = this.endOf(open);
@@ -189,7 +198,7 @@ export class AuditLog implements AuditSink {
       chunk = '';
       chunkBytes = 0;
     };
-    for (const line of lines) {
+    for (const [index, line] of lines.entries()) {
       let next = record(line);
       // `prev` and `hash` are 64 hex digits whatever they are: the length is known before the chain is.
       const bytes = Buffer.byteLength(next.text);
@@ -213,6 +222,7 @@ export class AuditLog implements AuditSink {
       chunk += next.text;
       chunkBytes += bytes;
       head = next.hash;
+      hashed?.(index, head);
     }
     write();
     this.known = { dev: open.dev, ino: open.ino, size, head };

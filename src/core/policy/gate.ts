@@ -15,6 +15,7 @@ import { pathsOutsideRoots, resourceOutsideRoots, type FenceEnvironment } from '
 import { argumentLimitProblem } from './limits';
 import { describeChange, type PinStatus } from './pins';
 import type { FencedPath, FenceMode, Origin } from './types';
+import type { FlowFinding } from '../scan/flowGuard';
 
 export type GateRequest =
   /** `unlisted`: the server does not list the tool (the CLI calls it by name), so `tool` is a stand-in, not its definition. */
@@ -53,6 +54,12 @@ export interface GateContext {
    * refused. `new` (never pinned): its read-only hint is not trusted yet; the CLI refuses it.
    */
   pin?: PinStatus;
+  /**
+   * The flow guard (../scan/flowGuard.ts) holds this call: untrusted content came before it in its
+   * session and the tool is a sink. `ask` asks even where an "always" answer, autoApprove or a
+   * trusted read-only hint would not; `block` (and the CLI, which has nobody to ask) refuses.
+   */
+  flow?: { mode: 'ask' | 'block'; finding: FlowFinding };
 }
 
 /** Why the person must be asked: a tool that is not (trusted) read-only, or paths outside the roots. */
@@ -60,7 +67,9 @@ export type AskReason =
   | { kind: 'confirmTool'; annotationsTrusted: boolean }
   | { kind: 'outsideRoots'; findings: FencedPath[] }
   /** The definition changed since it was pinned: `changed` names its members that differ (`description`, `inputSchema`, …). */
-  | { kind: 'definitionChanged'; changed: string[] };
+  | { kind: 'definitionChanged'; changed: string[] }
+  /** Untrusted content came before this sink call in its session (../scan/flowGuard.ts). */
+  | { kind: 'untrustedFlow'; finding: FlowFinding };
 
 export type Verdict =
   | { kind: 'allow'; decision: 'allowed' | 'allowed-always' }
@@ -204,6 +213,12 @@ export async function decide(request: GateRequest, context: GateContext): Promis
       }
       reasons.push({ kind: 'outsideRoots', findings });
     }
+  }
+  if (request.method === 'tools/call' && context.flow) {
+    const { finding } = context.flow;
+    if (context.flow.mode === 'block' || context.origin === 'cli')
+      return { kind: 'refuse', decision: 'refused', reason: `held by MCP Host's flow guard: ${finding.reason}` };
+    reasons.push({ kind: 'untrustedFlow', finding });
   }
   // The CLI has nobody to ask; the chat's calls were confirmed by VS Code itself, which asks before
   // every tool we do not pass on as (trusted) read-only.

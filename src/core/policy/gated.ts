@@ -17,7 +17,7 @@ import type { CompleteParams, CompleteResult, GetPromptResult, ReadResourceResul
 import type { SubscribeSender } from '../servers/handle';
 import { completedArguments, type AskReason, type GateContext, type GateRequest } from './gate';
 import { runGated, type AskAnswer, type GatedResult } from './run';
-import type { AuditedServer, AuditSink, Outcome } from './types';
+import type { AuditedServer, AuditEntry, AuditSink, Outcome } from './types';
 
 /** Who a gated server sends for; the server's own requests of us are answered elsewhere (./serverRequests.ts). */
 export type GatedOrigin = GateContext['origin'];
@@ -39,6 +39,8 @@ export interface GatedServerOptions {
   audit?: AuditSink;
   /** Asks the person about every reason at once; absent where nobody can be asked (the chat, the CLI): an `ask` verdict is then refused. */
   ask?(request: GateRequest, reasons: AskReason[]): Promise<AskAnswer>;
+  /** Where `ask` is absent: asks the flow guard's question alone (the chat's calls, ./run.ts `askFlow`). */
+  askFlow?(request: GateRequest, reasons: AskReason[]): Promise<AskAnswer>;
   /** Told of every request the gate refused, with the refusal (the editor says why the fence refused). */
   onRefused?(request: GateRequest, refusal: Extract<GatedResult<unknown>, { sent: false }>): void;
   /** Told of every request the gate let through once it was sent (the editor pins a tool's definition at its first use). */
@@ -91,12 +93,15 @@ export class GatedServer {
     tool: Tool,
     args: Record<string, unknown>,
     options?: CallToolOptions,
-    how: { unlisted?: boolean } = {},
+    how: { unlisted?: boolean; flow?: GateContext['flow']; onRecord?: (entry: AuditEntry) => void } = {},
   ): Promise<GatedResult<ToolCallOutcome>> {
     const request: GateRequest = how.unlisted
       ? { method: 'tools/call', tool, arguments: args, unlisted: true }
       : { method: 'tools/call', tool, arguments: args };
-    return this.run(request, (client) => client().callTool(tool.name, args, options), toolOutcome);
+    return this.run(request, (client) => client().callTool(tool.name, args, options), toolOutcome, {
+      flow: how.flow,
+      onRecord: how.onRecord,
+    });
   }
 
   /**
@@ -157,19 +162,22 @@ export class GatedServer {
     /** Sends on the running connection's client, which `client()` gives (it throws while the server does not run). */
     send: (client: () => McpClient) => Promise<T>,
     outcomeOf?: (result: T) => Outcome,
-    how: { askable?: boolean } = {},
+    how: { askable?: boolean; flow?: GateContext['flow']; onRecord?: (entry: AuditEntry) => void } = {},
   ): Promise<GatedResult<T>> {
     const { options } = this;
     const ask = options.ask?.bind(options);
+    const askFlow = options.askFlow?.bind(options);
     let result: GatedResult<T>;
     try {
       result = await runGated({
         request,
-        context: { ...options.context(request), origin: this.origin },
+        context: { ...options.context(request), origin: this.origin, ...(how.flow && { flow: how.flow }) },
         server: options.server(),
         audit: options.audit,
         auditedArguments: auditedArguments(request),
         ask: how.askable === false || !ask ? undefined : (reasons) => ask(request, reasons),
+        askFlow: how.askable === false || !askFlow ? undefined : (reasons) => askFlow(request, reasons),
+        onRecord: how.onRecord,
         send: () =>
           send(() => {
             const client = this.target.rawClient;

@@ -11,6 +11,7 @@
  * run of its characters starts (a lookbehind or `\b`), so a long adversarial string costs a
  * bounded amount of work per character (see the adversarial test in test/core/mask.test.ts).
  */
+import { withoutInvisible } from '../scan/invisible';
 import type { Masker, MaskFinding } from './types';
 
 /** What a detector found: `[start, end)` of the text, masked as `[masked: kind]`. */
@@ -380,4 +381,33 @@ function findings(counts: Map<string, number>): MaskFinding[] {
 /** "2 × github-token, 1 × jwt": what the sampling Review shows was masked. */
 export function describeFindings(found: readonly MaskFinding[]): string {
   return found.map((f) => `${f.count} × ${f.kind}`).join(', ');
+}
+
+/**
+ * A masker whose every output has the invisible characters of server text removed (tag
+ * characters, zero-width and bidirectional controls, ANSI escapes: ../scan/invisible.ts), so what
+ * a model reads (the chat's, a server's sampling request) is what a person would see. The person's own documents mark them instead (`invisibleMarked`).
+ */
+export function invisibleRemoved(masker: Masker): Masker {
+  return {
+    maskText: (text) => {
+      const masked = masker.maskText(text);
+      return { ...masked, text: withoutInvisible(masked.text) };
+    },
+    maskParts: (parts) => {
+      const masked = masker.maskParts(parts);
+      return { ...masked, parts: masked.parts.map(withoutInvisible) };
+    },
+    maskValue: (value) => {
+      const masked = masker.maskValue(value);
+      return { ...masked, value: stringsWithoutInvisible(masked.value) };
+    },
+  };
+}
+
+function stringsWithoutInvisible<T>(value: T, depth = 0): T {
+  if (typeof value === 'string') return withoutInvisible(value) as T;
+  if (!value || typeof value !== 'object' || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((v: unknown) => stringsWithoutInvisible(v, depth + 1)) as T;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringsWithoutInvisible(v, depth + 1)])) as T;
 }

@@ -8,7 +8,7 @@ import { McpError } from '../protocol/errors';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { decide, type AskReason, type GateContext, type GateRequest } from './gate';
 import { toolDefinitionHash } from './pins';
-import type { AuditedServer, AuditEntry, AuditSink, Decision, FencedPath, Outcome } from './types';
+import type { AuditedFlow, AuditedServer, AuditEntry, AuditSink, Decision, FencedPath, Outcome } from './types';
 
 /**
  * The person's answer to an ask: run it this once, run it and remember ("always"), or refuse;
@@ -27,10 +27,18 @@ export interface GatedRun<T> {
    * calls, the CLI's) passes none: an `ask` verdict is then refused.
    */
   ask?: (reasons: AskReason[]) => Promise<AskAnswer>;
+  /**
+   * Asks the person about the flow guard's question only (../scan/flowGuard.ts), where `ask` is
+   * absent: the chat, whose calls VS Code confirmed, is asked again when untrusted content came
+   * before a sink. Any other reason to ask is still refused there.
+   */
+  askFlow?: (reasons: AskReason[]) => Promise<AskAnswer>;
   /** Sends the request; called at most once, only when the gate allowed it. */
   send: () => Promise<T>;
   /** How a result counts in the audit (a tool result with `isError` is `isError`); `ok` when absent. */
   outcomeOf?: (result: T) => Outcome;
+  /** Told of the audit record as appended (the flow guard names a tainting call by its hash, `AuditSink.hashOf`). */
+  onRecord?: (entry: AuditEntry) => void;
   /** The arguments as they go in the audit, already passed through the server's secret redactor; the sink masks them. */
   auditedArguments?: unknown;
   now?: () => number;
@@ -74,6 +82,16 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
   const verdict = await decide(run.request, run.context);
   // Arguments over the limits are never looked at again: the audit keeps a placeholder and a name cut short.
   const oversized = verdict.kind === 'refuse' && verdict.oversized === true;
+  // A call the flow guard held names the record of the call that tainted its session, by its hash (written by now, or waited for).
+  const flow = run.request.method === 'tools/call' && run.context.flow?.finding;
+  const audited: AuditedFlow | undefined = flow
+    ? {
+        session: flow.session,
+        reason: flow.reason,
+        ...(flow.taint.entry && { taintedBy: await run.audit?.hashOf?.(flow.taint.entry as AuditEntry) }),
+        ...(flow.carries.length && { carries: flow.carries }),
+      }
+    : undefined;
   const record = (decision: Decision, outcome: Outcome, ms: number, fenced?: FencedPath[]): void => {
     const entry: AuditEntry = {
       time: new Date(now()).toISOString(),
@@ -91,7 +109,9 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
     if (oversized) entry.arguments = OVERSIZED_ARGUMENTS;
     else if (run.auditedArguments !== undefined) entry.arguments = run.auditedArguments;
     if (fenced?.length) entry.fenced = fenced;
+    if (audited) entry.flow = audited;
     run.audit?.append(entry);
+    run.onRecord?.(entry);
   };
 
   let decision: Decision;
@@ -102,17 +122,22 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
   }
   if (verdict.kind === 'ask') {
     fenced = verdict.reasons.flatMap((r) => (r.kind === 'outsideRoots' ? r.findings : []));
-    if (!run.ask) {
+    const onlyFlow = verdict.reasons.every((r) => r.kind === 'untrustedFlow');
+    const ask = run.ask ?? (onlyFlow ? run.askFlow : undefined);
+    if (!ask) {
       const reason = fenced.length
         ? `outside the roots, and nobody can be asked for a ${run.context.origin} request`
-        : 'it needs the person to confirm it, and nobody can be asked for this request';
+        : flow && onlyFlow
+          ? `held by MCP Host's flow guard, and nobody can be asked for this request: ${flow.reason}`
+          : 'it needs the person to confirm it, and nobody can be asked for this request';
       record('refused', { kind: 'not-sent' }, 0, fenced);
       return { sent: false, decision: 'refused', reason, fenced };
     }
-    const answer = await run.ask(verdict.reasons);
+    const answer = await ask(verdict.reasons);
     if (answer === 'refuse') {
       record('asked-refused', { kind: 'not-sent' }, 0, fenced);
-      return { sent: false, decision: 'asked-refused', reason: 'the person refused it', fenced };
+      const reason = flow ? `the person refused it after MCP Host's flow guard asked: ${flow.reason}` : 'the person refused it';
+      return { sent: false, decision: 'asked-refused', reason, fenced };
     }
     decision = answer === 'remembered' ? 'allowed-always' : 'asked-allowed';
   } else decision = verdict.decision;

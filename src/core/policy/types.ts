@@ -55,9 +55,10 @@ export type Outcome = { kind: 'ok' } | { kind: 'isError' } | { kind: 'error'; co
 /**
  * A record that is not a request but is about one: a tool's, prompt's or the instructions'
  * definition found changed since the person approved it (origin `server`), or the person accepting
- * the change (origin `person`). Rotation records are of another shape (`RotationEntry`).
+ * the change (origin `person`), or a definition the scan flagged (`definition-flagged`, origin
+ * `server`, with its `findings`; accepting it is a `definition-accepted` record with them). Rotation records are of another shape (`RotationEntry`).
  */
-export type AuditKind = 'definition-changed' | 'definition-accepted';
+export type AuditKind = 'definition-changed' | 'definition-accepted' | 'definition-flagged';
 
 /**
  * A request record before the chain fields are added: a request the gate decided on, or one a
@@ -87,6 +88,22 @@ export interface AuditEntry {
   tool?: { definition: string };
   /** A `definition-changed` / `definition-accepted` record: the pinned hash, the new one, and the members that differ. */
   definition?: { pinned?: string; now: string; changed?: string[] };
+  /** A `definition-flagged` record (and the acceptance of one): what the scan found (../scan/detectors.ts). */
+  findings?: Array<{ detector: string; pointer: string; text: string }>;
+  /** A call the flow guard held (../scan/flowGuard.ts): why, and the record of the call whose result tainted the session. */
+  flow?: AuditedFlow;
+}
+
+/** The flow guard's part of a call's record. */
+export interface AuditedFlow {
+  /** The session, as a short hash of its key (a conversation id is not written). */
+  session: string;
+  /** What the guard said: "untrusted content from issues › get_issue (12:03:04) came before this call; it sends text read by read_note". */
+  reason: string;
+  /** The `hash` of the record of the call whose result made the session untrusted, when the log has it. */
+  taintedBy?: string;
+  /** The tools whose private results the arguments carry. */
+  carries?: string[];
 }
 
 /**
@@ -128,6 +145,8 @@ export type AnyAuditRecord = AuditLine & AuditChain;
 export interface AuditSink {
   /** Never throws and never waits for the disk: a write error is reported by the sink itself. */
   append(entry: AuditEntry): void;
+  /** The chain hash the record of an appended entry was written with, once it is written; absent where records have no hash (a test's array). */
+  hashOf?(entry: AuditEntry): Promise<string | undefined>;
 }
 
 /** What masking found and replaced in a text. */

@@ -11,6 +11,8 @@
  * but no parser sees a scheme there.
  */
 
+import { invisibleMarked } from '../scan/invisible';
+
 /** U+200B: invisible, and not a character a URI scheme may contain. */
 export const LINK_BREAK = '\u200B';
 
@@ -29,10 +31,12 @@ export function neutraliseLinks(text: string): string {
 /**
  * Control characters other than tab and line feed shown as their Unicode pictures (␛, ␈): a
  * bare carriage return or U+2028 would otherwise start a line the editor shows on its own.
+ * Invisible characters (zero-width, bidirectional controls, tag characters, ANSI escapes) are
+ * marked first (`<U+200B>`, `<tags: …>`, ../scan/invisible.ts): the person sees what a model would read.
  */
 export function visibleControls(text: string): string {
   return (
-    text
+    invisibleMarked(text, { escapes: 'kept' })
       .replace(/\r\n?/g, '\n')
       // eslint-disable-next-line no-control-regex -- control characters are what this replaces
       .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => String.fromCharCode(c === '\u007f' ? 0x2421 : 0x2400 + c.charCodeAt(0)))

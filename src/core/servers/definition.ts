@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FlowLabelSettings } from '../scan/labels';
 import type { ProtocolChoice } from '../client/era';
 import type { LoggingLevel } from '../protocol/types';
 import { checkWith, type Validate } from '../schema/validator';
@@ -43,6 +44,8 @@ interface CommonDefinition {
   protocol: ProtocolChoice;
   /** Offered to VS Code's chat through MCP Host's gateway (src/core/gateway/); changing it does not restart the server. */
   shareWithChat: boolean;
+  /** The flow guard's labels of its tools, as written (../scan/flowGuard.ts); absent when not written. */
+  flowLabels?: FlowLabelSettings;
 }
 
 export interface StdioServerDefinition extends CommonDefinition {
@@ -141,6 +144,8 @@ function toDefinition(name: string, e: Record<string, unknown>, origin: ServerOr
     trustAnnotations: typeof e.trustAnnotations === 'boolean' ? e.trustAnnotations : origin.scope === 'user',
     protocol: (e.protocol as ProtocolChoice | undefined) ?? 'auto',
     shareWithChat: e.shareWithChat === true,
+    // Present only when written, so the hash of every definition written before the setting existed stays the same.
+    ...(e.flowLabels !== undefined ? { flowLabels: e.flowLabels as FlowLabelSettings } : {}),
   };
   if (e.type === 'http') {
     return { ...common, type: 'http', url: e.url as string, headers: (e.headers as Record<string, string> | undefined) ?? {} };

@@ -51,6 +51,10 @@ const schema31 = {
     logLevel: { enum: ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] },
     protocol: { enum: ['auto', '2026-07-28', '2025-11-25'] },
     shareWithChat: { type: 'boolean' },
+    flowLabels: {
+      type: 'object',
+      additionalProperties: { type: 'array', items: { enum: ['untrusted', 'private', 'sink'] }, uniqueItems: true },
+    },
     trustAnnotations: { type: 'boolean' },
     sampling: {
       type: 'object',
@@ -68,6 +72,7 @@ const schema31 = {
 };
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require('ajv/dist/runtime/ucs2length').default;
+const func0 = require('ajv/dist/runtime/equal').default;
 function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -930,58 +935,62 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.trustAnnotations !== undefined) {
-      if (typeof data.trustAnnotations !== 'boolean') {
-        const err47 = {
-          instancePath: instancePath + '/trustAnnotations',
-          schemaPath: '#/properties/trustAnnotations/type',
-          keyword: 'type',
-          params: { type: 'boolean' },
-          message: 'must be boolean',
-        };
-        if (vErrors === null) {
-          vErrors = [err47];
-        } else {
-          vErrors.push(err47);
-        }
-        errors++;
-      }
-    }
-    if (data.sampling !== undefined) {
-      let data39 = data.sampling;
-      if (data39 && typeof data39 == 'object' && !Array.isArray(data39)) {
-        for (const key6 in data39) {
-          if (!(
-            key6 === 'mode' ||
-            key6 === 'models' ||
-            key6 === 'maxTokensPerRequest' ||
-            key6 === 'maxTokensPerHour' ||
-            key6 === 'maxRequestsPerMinute'
-          )) {
-            const err48 = {
-              instancePath: instancePath + '/sampling',
-              schemaPath: '#/properties/sampling/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key6 },
-              message: 'must NOT have additional properties',
-            };
-            if (vErrors === null) {
-              vErrors = [err48];
-            } else {
-              vErrors.push(err48);
+    if (data.flowLabels !== undefined) {
+      let data38 = data.flowLabels;
+      if (data38 && typeof data38 == 'object' && !Array.isArray(data38)) {
+        for (const key6 in data38) {
+          let data39 = data38[key6];
+          if (Array.isArray(data39)) {
+            const len10 = data39.length;
+            for (let i10 = 0; i10 < len10; i10++) {
+              let data40 = data39[i10];
+              if (!(data40 === 'untrusted' || data40 === 'private' || data40 === 'sink')) {
+                const err47 = {
+                  instancePath: instancePath + '/flowLabels/' + key6.replace(/~/g, '~0').replace(/\//g, '~1') + '/' + i10,
+                  schemaPath: '#/properties/flowLabels/additionalProperties/items/enum',
+                  keyword: 'enum',
+                  params: { allowedValues: schema31.properties.flowLabels.additionalProperties.items.enum },
+                  message: 'must be equal to one of the allowed values',
+                };
+                if (vErrors === null) {
+                  vErrors = [err47];
+                } else {
+                  vErrors.push(err47);
+                }
+                errors++;
+              }
             }
-            errors++;
-          }
-        }
-        if (data39.mode !== undefined) {
-          let data40 = data39.mode;
-          if (!(data40 === 'ask' || data40 === 'allow' || data40 === 'deny')) {
+            let i11 = data39.length;
+            let j0;
+            if (i11 > 1) {
+              outer0: for (; i11--;) {
+                for (j0 = i11; j0--;) {
+                  if (func0(data39[i11], data39[j0])) {
+                    const err48 = {
+                      instancePath: instancePath + '/flowLabels/' + key6.replace(/~/g, '~0').replace(/\//g, '~1'),
+                      schemaPath: '#/properties/flowLabels/additionalProperties/uniqueItems',
+                      keyword: 'uniqueItems',
+                      params: { i: i11, j: j0 },
+                      message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i11 + ' are identical)',
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err48];
+                    } else {
+                      vErrors.push(err48);
+                    }
+                    errors++;
+                    break outer0;
+                  }
+                }
+              }
+            }
+          } else {
             const err49 = {
-              instancePath: instancePath + '/sampling/mode',
-              schemaPath: '#/properties/sampling/properties/mode/enum',
-              keyword: 'enum',
-              params: { allowedValues: schema31.properties.sampling.properties.mode.enum },
-              message: 'must be equal to one of the allowed values',
+              instancePath: instancePath + '/flowLabels/' + key6.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/properties/flowLabels/additionalProperties/type',
+              keyword: 'type',
+              params: { type: 'array' },
+              message: 'must be array',
             };
             if (vErrors === null) {
               vErrors = [err49];
@@ -991,52 +1000,56 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data39.models !== undefined) {
-          let data41 = data39.models;
-          if (Array.isArray(data41)) {
-            const len10 = data41.length;
-            for (let i10 = 0; i10 < len10; i10++) {
-              if (typeof data41[i10] !== 'string') {
-                const err50 = {
-                  instancePath: instancePath + '/sampling/models/' + i10,
-                  schemaPath: '#/properties/sampling/properties/models/items/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                };
-                if (vErrors === null) {
-                  vErrors = [err50];
-                } else {
-                  vErrors.push(err50);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err51 = {
-              instancePath: instancePath + '/sampling/models',
-              schemaPath: '#/properties/sampling/properties/models/type',
-              keyword: 'type',
-              params: { type: 'array' },
-              message: 'must be array',
-            };
-            if (vErrors === null) {
-              vErrors = [err51];
-            } else {
-              vErrors.push(err51);
-            }
-            errors++;
-          }
+      } else {
+        const err50 = {
+          instancePath: instancePath + '/flowLabels',
+          schemaPath: '#/properties/flowLabels/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+        };
+        if (vErrors === null) {
+          vErrors = [err50];
+        } else {
+          vErrors.push(err50);
         }
-        if (data39.maxTokensPerRequest !== undefined) {
-          let data43 = data39.maxTokensPerRequest;
-          if (!(typeof data43 == 'number' && !(data43 % 1) && !isNaN(data43))) {
+        errors++;
+      }
+    }
+    if (data.trustAnnotations !== undefined) {
+      if (typeof data.trustAnnotations !== 'boolean') {
+        const err51 = {
+          instancePath: instancePath + '/trustAnnotations',
+          schemaPath: '#/properties/trustAnnotations/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+        };
+        if (vErrors === null) {
+          vErrors = [err51];
+        } else {
+          vErrors.push(err51);
+        }
+        errors++;
+      }
+    }
+    if (data.sampling !== undefined) {
+      let data42 = data.sampling;
+      if (data42 && typeof data42 == 'object' && !Array.isArray(data42)) {
+        for (const key7 in data42) {
+          if (!(
+            key7 === 'mode' ||
+            key7 === 'models' ||
+            key7 === 'maxTokensPerRequest' ||
+            key7 === 'maxTokensPerHour' ||
+            key7 === 'maxRequestsPerMinute'
+          )) {
             const err52 = {
-              instancePath: instancePath + '/sampling/maxTokensPerRequest',
-              schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/type',
-              keyword: 'type',
-              params: { type: 'integer' },
-              message: 'must be integer',
+              instancePath: instancePath + '/sampling',
+              schemaPath: '#/properties/sampling/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key7 },
+              message: 'must NOT have additional properties',
             };
             if (vErrors === null) {
               vErrors = [err52];
@@ -1045,65 +1058,68 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data43 == 'number') {
-            if (data43 < 1 || isNaN(data43)) {
-              const err53 = {
-                instancePath: instancePath + '/sampling/maxTokensPerRequest',
-                schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/minimum',
-                keyword: 'minimum',
-                params: { comparison: '>=', limit: 1 },
-                message: 'must be >= 1',
-              };
-              if (vErrors === null) {
-                vErrors = [err53];
-              } else {
-                vErrors.push(err53);
-              }
-              errors++;
-            }
-          }
         }
-        if (data39.maxTokensPerHour !== undefined) {
-          let data44 = data39.maxTokensPerHour;
-          if (!(typeof data44 == 'number' && !(data44 % 1) && !isNaN(data44))) {
-            const err54 = {
-              instancePath: instancePath + '/sampling/maxTokensPerHour',
-              schemaPath: '#/properties/sampling/properties/maxTokensPerHour/type',
-              keyword: 'type',
-              params: { type: 'integer' },
-              message: 'must be integer',
+        if (data42.mode !== undefined) {
+          let data43 = data42.mode;
+          if (!(data43 === 'ask' || data43 === 'allow' || data43 === 'deny')) {
+            const err53 = {
+              instancePath: instancePath + '/sampling/mode',
+              schemaPath: '#/properties/sampling/properties/mode/enum',
+              keyword: 'enum',
+              params: { allowedValues: schema31.properties.sampling.properties.mode.enum },
+              message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
-              vErrors = [err54];
+              vErrors = [err53];
             } else {
-              vErrors.push(err54);
+              vErrors.push(err53);
             }
             errors++;
           }
-          if (typeof data44 == 'number') {
-            if (data44 < 1 || isNaN(data44)) {
-              const err55 = {
-                instancePath: instancePath + '/sampling/maxTokensPerHour',
-                schemaPath: '#/properties/sampling/properties/maxTokensPerHour/minimum',
-                keyword: 'minimum',
-                params: { comparison: '>=', limit: 1 },
-                message: 'must be >= 1',
-              };
-              if (vErrors === null) {
-                vErrors = [err55];
-              } else {
-                vErrors.push(err55);
+        }
+        if (data42.models !== undefined) {
+          let data44 = data42.models;
+          if (Array.isArray(data44)) {
+            const len11 = data44.length;
+            for (let i12 = 0; i12 < len11; i12++) {
+              if (typeof data44[i12] !== 'string') {
+                const err54 = {
+                  instancePath: instancePath + '/sampling/models/' + i12,
+                  schemaPath: '#/properties/sampling/properties/models/items/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                };
+                if (vErrors === null) {
+                  vErrors = [err54];
+                } else {
+                  vErrors.push(err54);
+                }
+                errors++;
               }
-              errors++;
             }
+          } else {
+            const err55 = {
+              instancePath: instancePath + '/sampling/models',
+              schemaPath: '#/properties/sampling/properties/models/type',
+              keyword: 'type',
+              params: { type: 'array' },
+              message: 'must be array',
+            };
+            if (vErrors === null) {
+              vErrors = [err55];
+            } else {
+              vErrors.push(err55);
+            }
+            errors++;
           }
         }
-        if (data39.maxRequestsPerMinute !== undefined) {
-          let data45 = data39.maxRequestsPerMinute;
-          if (!(typeof data45 == 'number' && !(data45 % 1) && !isNaN(data45))) {
+        if (data42.maxTokensPerRequest !== undefined) {
+          let data46 = data42.maxTokensPerRequest;
+          if (!(typeof data46 == 'number' && !(data46 % 1) && !isNaN(data46))) {
             const err56 = {
-              instancePath: instancePath + '/sampling/maxRequestsPerMinute',
-              schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/type',
+              instancePath: instancePath + '/sampling/maxTokensPerRequest',
+              schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/type',
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
@@ -1115,11 +1131,11 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data45 == 'number') {
-            if (data45 < 1 || isNaN(data45)) {
+          if (typeof data46 == 'number') {
+            if (data46 < 1 || isNaN(data46)) {
               const err57 = {
-                instancePath: instancePath + '/sampling/maxRequestsPerMinute',
-                schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/minimum',
+                instancePath: instancePath + '/sampling/maxTokensPerRequest',
+                schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/minimum',
                 keyword: 'minimum',
                 params: { comparison: '>=', limit: 1 },
                 message: 'must be >= 1',
@@ -1133,8 +1149,78 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
         }
+        if (data42.maxTokensPerHour !== undefined) {
+          let data47 = data42.maxTokensPerHour;
+          if (!(typeof data47 == 'number' && !(data47 % 1) && !isNaN(data47))) {
+            const err58 = {
+              instancePath: instancePath + '/sampling/maxTokensPerHour',
+              schemaPath: '#/properties/sampling/properties/maxTokensPerHour/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+            };
+            if (vErrors === null) {
+              vErrors = [err58];
+            } else {
+              vErrors.push(err58);
+            }
+            errors++;
+          }
+          if (typeof data47 == 'number') {
+            if (data47 < 1 || isNaN(data47)) {
+              const err59 = {
+                instancePath: instancePath + '/sampling/maxTokensPerHour',
+                schemaPath: '#/properties/sampling/properties/maxTokensPerHour/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 1 },
+                message: 'must be >= 1',
+              };
+              if (vErrors === null) {
+                vErrors = [err59];
+              } else {
+                vErrors.push(err59);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data42.maxRequestsPerMinute !== undefined) {
+          let data48 = data42.maxRequestsPerMinute;
+          if (!(typeof data48 == 'number' && !(data48 % 1) && !isNaN(data48))) {
+            const err60 = {
+              instancePath: instancePath + '/sampling/maxRequestsPerMinute',
+              schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+            };
+            if (vErrors === null) {
+              vErrors = [err60];
+            } else {
+              vErrors.push(err60);
+            }
+            errors++;
+          }
+          if (typeof data48 == 'number') {
+            if (data48 < 1 || isNaN(data48)) {
+              const err61 = {
+                instancePath: instancePath + '/sampling/maxRequestsPerMinute',
+                schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 1 },
+                message: 'must be >= 1',
+              };
+              if (vErrors === null) {
+                vErrors = [err61];
+              } else {
+                vErrors.push(err61);
+              }
+              errors++;
+            }
+          }
+        }
       } else {
-        const err58 = {
+        const err62 = {
           instancePath: instancePath + '/sampling',
           schemaPath: '#/properties/sampling/type',
           keyword: 'type',
@@ -1142,19 +1228,19 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
         };
         if (vErrors === null) {
-          vErrors = [err58];
+          vErrors = [err62];
         } else {
-          vErrors.push(err58);
+          vErrors.push(err62);
         }
         errors++;
       }
     }
   } else {
-    const err59 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
+    const err63 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
     if (vErrors === null) {
-      vErrors = [err59];
+      vErrors = [err63];
     } else {
-      vErrors.push(err59);
+      vErrors.push(err63);
     }
     errors++;
   }
@@ -1184,6 +1270,10 @@ const schema32 = {
     logLevel: { enum: ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] },
     protocol: { enum: ['auto', '2026-07-28', '2025-11-25'] },
     shareWithChat: { type: 'boolean' },
+    flowLabels: {
+      type: 'object',
+      additionalProperties: { type: 'array', items: { enum: ['untrusted', 'private', 'sink'] }, uniqueItems: true },
+    },
     trustAnnotations: { type: 'boolean' },
     sampling: {
       type: 'object',
@@ -1695,58 +1785,62 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.trustAnnotations !== undefined) {
-      if (typeof data.trustAnnotations !== 'boolean') {
-        const err27 = {
-          instancePath: instancePath + '/trustAnnotations',
-          schemaPath: '#/properties/trustAnnotations/type',
-          keyword: 'type',
-          params: { type: 'boolean' },
-          message: 'must be boolean',
-        };
-        if (vErrors === null) {
-          vErrors = [err27];
-        } else {
-          vErrors.push(err27);
-        }
-        errors++;
-      }
-    }
-    if (data.sampling !== undefined) {
-      let data21 = data.sampling;
-      if (data21 && typeof data21 == 'object' && !Array.isArray(data21)) {
-        for (const key3 in data21) {
-          if (!(
-            key3 === 'mode' ||
-            key3 === 'models' ||
-            key3 === 'maxTokensPerRequest' ||
-            key3 === 'maxTokensPerHour' ||
-            key3 === 'maxRequestsPerMinute'
-          )) {
-            const err28 = {
-              instancePath: instancePath + '/sampling',
-              schemaPath: '#/properties/sampling/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key3 },
-              message: 'must NOT have additional properties',
-            };
-            if (vErrors === null) {
-              vErrors = [err28];
-            } else {
-              vErrors.push(err28);
+    if (data.flowLabels !== undefined) {
+      let data20 = data.flowLabels;
+      if (data20 && typeof data20 == 'object' && !Array.isArray(data20)) {
+        for (const key3 in data20) {
+          let data21 = data20[key3];
+          if (Array.isArray(data21)) {
+            const len4 = data21.length;
+            for (let i4 = 0; i4 < len4; i4++) {
+              let data22 = data21[i4];
+              if (!(data22 === 'untrusted' || data22 === 'private' || data22 === 'sink')) {
+                const err27 = {
+                  instancePath: instancePath + '/flowLabels/' + key3.replace(/~/g, '~0').replace(/\//g, '~1') + '/' + i4,
+                  schemaPath: '#/properties/flowLabels/additionalProperties/items/enum',
+                  keyword: 'enum',
+                  params: { allowedValues: schema32.properties.flowLabels.additionalProperties.items.enum },
+                  message: 'must be equal to one of the allowed values',
+                };
+                if (vErrors === null) {
+                  vErrors = [err27];
+                } else {
+                  vErrors.push(err27);
+                }
+                errors++;
+              }
             }
-            errors++;
-          }
-        }
-        if (data21.mode !== undefined) {
-          let data22 = data21.mode;
-          if (!(data22 === 'ask' || data22 === 'allow' || data22 === 'deny')) {
+            let i5 = data21.length;
+            let j0;
+            if (i5 > 1) {
+              outer0: for (; i5--;) {
+                for (j0 = i5; j0--;) {
+                  if (func0(data21[i5], data21[j0])) {
+                    const err28 = {
+                      instancePath: instancePath + '/flowLabels/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                      schemaPath: '#/properties/flowLabels/additionalProperties/uniqueItems',
+                      keyword: 'uniqueItems',
+                      params: { i: i5, j: j0 },
+                      message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i5 + ' are identical)',
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err28];
+                    } else {
+                      vErrors.push(err28);
+                    }
+                    errors++;
+                    break outer0;
+                  }
+                }
+              }
+            }
+          } else {
             const err29 = {
-              instancePath: instancePath + '/sampling/mode',
-              schemaPath: '#/properties/sampling/properties/mode/enum',
-              keyword: 'enum',
-              params: { allowedValues: schema32.properties.sampling.properties.mode.enum },
-              message: 'must be equal to one of the allowed values',
+              instancePath: instancePath + '/flowLabels/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/properties/flowLabels/additionalProperties/type',
+              keyword: 'type',
+              params: { type: 'array' },
+              message: 'must be array',
             };
             if (vErrors === null) {
               vErrors = [err29];
@@ -1756,52 +1850,56 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data21.models !== undefined) {
-          let data23 = data21.models;
-          if (Array.isArray(data23)) {
-            const len4 = data23.length;
-            for (let i4 = 0; i4 < len4; i4++) {
-              if (typeof data23[i4] !== 'string') {
-                const err30 = {
-                  instancePath: instancePath + '/sampling/models/' + i4,
-                  schemaPath: '#/properties/sampling/properties/models/items/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                };
-                if (vErrors === null) {
-                  vErrors = [err30];
-                } else {
-                  vErrors.push(err30);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err31 = {
-              instancePath: instancePath + '/sampling/models',
-              schemaPath: '#/properties/sampling/properties/models/type',
-              keyword: 'type',
-              params: { type: 'array' },
-              message: 'must be array',
-            };
-            if (vErrors === null) {
-              vErrors = [err31];
-            } else {
-              vErrors.push(err31);
-            }
-            errors++;
-          }
+      } else {
+        const err30 = {
+          instancePath: instancePath + '/flowLabels',
+          schemaPath: '#/properties/flowLabels/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
         }
-        if (data21.maxTokensPerRequest !== undefined) {
-          let data25 = data21.maxTokensPerRequest;
-          if (!(typeof data25 == 'number' && !(data25 % 1) && !isNaN(data25))) {
+        errors++;
+      }
+    }
+    if (data.trustAnnotations !== undefined) {
+      if (typeof data.trustAnnotations !== 'boolean') {
+        const err31 = {
+          instancePath: instancePath + '/trustAnnotations',
+          schemaPath: '#/properties/trustAnnotations/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+        };
+        if (vErrors === null) {
+          vErrors = [err31];
+        } else {
+          vErrors.push(err31);
+        }
+        errors++;
+      }
+    }
+    if (data.sampling !== undefined) {
+      let data24 = data.sampling;
+      if (data24 && typeof data24 == 'object' && !Array.isArray(data24)) {
+        for (const key4 in data24) {
+          if (!(
+            key4 === 'mode' ||
+            key4 === 'models' ||
+            key4 === 'maxTokensPerRequest' ||
+            key4 === 'maxTokensPerHour' ||
+            key4 === 'maxRequestsPerMinute'
+          )) {
             const err32 = {
-              instancePath: instancePath + '/sampling/maxTokensPerRequest',
-              schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/type',
-              keyword: 'type',
-              params: { type: 'integer' },
-              message: 'must be integer',
+              instancePath: instancePath + '/sampling',
+              schemaPath: '#/properties/sampling/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key4 },
+              message: 'must NOT have additional properties',
             };
             if (vErrors === null) {
               vErrors = [err32];
@@ -1810,65 +1908,68 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data25 == 'number') {
-            if (data25 < 1 || isNaN(data25)) {
-              const err33 = {
-                instancePath: instancePath + '/sampling/maxTokensPerRequest',
-                schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/minimum',
-                keyword: 'minimum',
-                params: { comparison: '>=', limit: 1 },
-                message: 'must be >= 1',
-              };
-              if (vErrors === null) {
-                vErrors = [err33];
-              } else {
-                vErrors.push(err33);
-              }
-              errors++;
-            }
-          }
         }
-        if (data21.maxTokensPerHour !== undefined) {
-          let data26 = data21.maxTokensPerHour;
-          if (!(typeof data26 == 'number' && !(data26 % 1) && !isNaN(data26))) {
-            const err34 = {
-              instancePath: instancePath + '/sampling/maxTokensPerHour',
-              schemaPath: '#/properties/sampling/properties/maxTokensPerHour/type',
-              keyword: 'type',
-              params: { type: 'integer' },
-              message: 'must be integer',
+        if (data24.mode !== undefined) {
+          let data25 = data24.mode;
+          if (!(data25 === 'ask' || data25 === 'allow' || data25 === 'deny')) {
+            const err33 = {
+              instancePath: instancePath + '/sampling/mode',
+              schemaPath: '#/properties/sampling/properties/mode/enum',
+              keyword: 'enum',
+              params: { allowedValues: schema32.properties.sampling.properties.mode.enum },
+              message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err33];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err33);
             }
             errors++;
           }
-          if (typeof data26 == 'number') {
-            if (data26 < 1 || isNaN(data26)) {
-              const err35 = {
-                instancePath: instancePath + '/sampling/maxTokensPerHour',
-                schemaPath: '#/properties/sampling/properties/maxTokensPerHour/minimum',
-                keyword: 'minimum',
-                params: { comparison: '>=', limit: 1 },
-                message: 'must be >= 1',
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
+        }
+        if (data24.models !== undefined) {
+          let data26 = data24.models;
+          if (Array.isArray(data26)) {
+            const len5 = data26.length;
+            for (let i6 = 0; i6 < len5; i6++) {
+              if (typeof data26[i6] !== 'string') {
+                const err34 = {
+                  instancePath: instancePath + '/sampling/models/' + i6,
+                  schemaPath: '#/properties/sampling/properties/models/items/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                };
+                if (vErrors === null) {
+                  vErrors = [err34];
+                } else {
+                  vErrors.push(err34);
+                }
+                errors++;
               }
-              errors++;
             }
+          } else {
+            const err35 = {
+              instancePath: instancePath + '/sampling/models',
+              schemaPath: '#/properties/sampling/properties/models/type',
+              keyword: 'type',
+              params: { type: 'array' },
+              message: 'must be array',
+            };
+            if (vErrors === null) {
+              vErrors = [err35];
+            } else {
+              vErrors.push(err35);
+            }
+            errors++;
           }
         }
-        if (data21.maxRequestsPerMinute !== undefined) {
-          let data27 = data21.maxRequestsPerMinute;
-          if (!(typeof data27 == 'number' && !(data27 % 1) && !isNaN(data27))) {
+        if (data24.maxTokensPerRequest !== undefined) {
+          let data28 = data24.maxTokensPerRequest;
+          if (!(typeof data28 == 'number' && !(data28 % 1) && !isNaN(data28))) {
             const err36 = {
-              instancePath: instancePath + '/sampling/maxRequestsPerMinute',
-              schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/type',
+              instancePath: instancePath + '/sampling/maxTokensPerRequest',
+              schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/type',
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
@@ -1880,11 +1981,11 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data27 == 'number') {
-            if (data27 < 1 || isNaN(data27)) {
+          if (typeof data28 == 'number') {
+            if (data28 < 1 || isNaN(data28)) {
               const err37 = {
-                instancePath: instancePath + '/sampling/maxRequestsPerMinute',
-                schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/minimum',
+                instancePath: instancePath + '/sampling/maxTokensPerRequest',
+                schemaPath: '#/properties/sampling/properties/maxTokensPerRequest/minimum',
                 keyword: 'minimum',
                 params: { comparison: '>=', limit: 1 },
                 message: 'must be >= 1',
@@ -1898,8 +1999,78 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
         }
+        if (data24.maxTokensPerHour !== undefined) {
+          let data29 = data24.maxTokensPerHour;
+          if (!(typeof data29 == 'number' && !(data29 % 1) && !isNaN(data29))) {
+            const err38 = {
+              instancePath: instancePath + '/sampling/maxTokensPerHour',
+              schemaPath: '#/properties/sampling/properties/maxTokensPerHour/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+            };
+            if (vErrors === null) {
+              vErrors = [err38];
+            } else {
+              vErrors.push(err38);
+            }
+            errors++;
+          }
+          if (typeof data29 == 'number') {
+            if (data29 < 1 || isNaN(data29)) {
+              const err39 = {
+                instancePath: instancePath + '/sampling/maxTokensPerHour',
+                schemaPath: '#/properties/sampling/properties/maxTokensPerHour/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 1 },
+                message: 'must be >= 1',
+              };
+              if (vErrors === null) {
+                vErrors = [err39];
+              } else {
+                vErrors.push(err39);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data24.maxRequestsPerMinute !== undefined) {
+          let data30 = data24.maxRequestsPerMinute;
+          if (!(typeof data30 == 'number' && !(data30 % 1) && !isNaN(data30))) {
+            const err40 = {
+              instancePath: instancePath + '/sampling/maxRequestsPerMinute',
+              schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+            };
+            if (vErrors === null) {
+              vErrors = [err40];
+            } else {
+              vErrors.push(err40);
+            }
+            errors++;
+          }
+          if (typeof data30 == 'number') {
+            if (data30 < 1 || isNaN(data30)) {
+              const err41 = {
+                instancePath: instancePath + '/sampling/maxRequestsPerMinute',
+                schemaPath: '#/properties/sampling/properties/maxRequestsPerMinute/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 1 },
+                message: 'must be >= 1',
+              };
+              if (vErrors === null) {
+                vErrors = [err41];
+              } else {
+                vErrors.push(err41);
+              }
+              errors++;
+            }
+          }
+        }
       } else {
-        const err38 = {
+        const err42 = {
           instancePath: instancePath + '/sampling',
           schemaPath: '#/properties/sampling/type',
           keyword: 'type',
@@ -1907,19 +2078,19 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
         };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err42];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err42);
         }
         errors++;
       }
     }
   } else {
-    const err39 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
+    const err43 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
     if (vErrors === null) {
-      vErrors = [err39];
+      vErrors = [err43];
     } else {
-      vErrors.push(err39);
+      vErrors.push(err43);
     }
     errors++;
   }

@@ -113,6 +113,13 @@ const common = {
     markdownDescription:
       "Offer this server to VS Code's chat (agent mode) through MCP Host's gateway, so every call the chat makes meets this server's policy: `tools.allow`/`tools.deny`, the roots fence, masking and the audit log. Needs VS Code 1.101 or newer. In workspace and folder settings the launch consent asks first.",
   },
+  flowLabels: {
+    type: 'object',
+    additionalProperties: { type: 'array', items: { enum: ['untrusted', 'private', 'sink'] }, uniqueItems: true },
+    markdownDescription:
+      "The flow guard's labels of this server's tools (`mcpHost.flowGuard`), by tool name (`*` for the tools not named): exactly the labels the tool has. `untrusted`: its results may carry someone else's text (a web page, a public issue); `private`: its results are yours (notes, files, mail); `sink`: it writes or sends. Unnamed tools are labelled from their annotations when `trustAnnotations` is on, else as all three.",
+    examples: [{ search_issues: ['untrusted'], read_note: ['private'], send_message: ['sink'], '*': [] }],
+  },
   trustAnnotations: {
     type: 'boolean',
     markdownDescription:

@@ -1,3 +1,4 @@
+import type { FlowFinding } from '../../core/scan/flowGuard';
 import type * as vscode from 'vscode';
 import type { AppPermission, FencedPath, GatedMethod, PropertySpec, Tool } from '../../core';
 
@@ -69,3 +70,11 @@ export interface ChangedDefinition {
 
 /** A call of a suspended tool (or get of a suspended prompt): run it this once, review the change first, or cancel. */
 export type ChangedDefinitionAnswer = 'once' | 'review' | 'cancel';
+
+/** One of the chat's calls the flow guard holds (`HostUi.confirmFlow`): what it is, and what came before it. */
+export interface FlowQuestion {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  finding: FlowFinding;
+}

@@ -16,7 +16,8 @@ import * as vscode from 'vscode';
 import { definitionHash, fromTemplate, forDisplay, joinShown, nothingToRedact, type ServerDefinition, type ServerHandle } from '../../core';
 import type { ChatGateway } from '../../core/gateway/sdkGateway';
 import type { ChatForwarder } from '../../core/gateway/forward';
-import type { ChatCall, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
+import type { ChatCall, ChatFlow, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
+import { chatFlow } from './chatFlow';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy, offeredToChat } from './chatPolicy';
 import { sameNamedTools } from '../../core/gateway/sameNames';
 import { thisMachine } from '../../core/policy/gate';
@@ -102,6 +103,8 @@ export class ChatSharing implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [this.changed, this.chatCalls];
   private gatewayStart: Promise<ChatGateway> | undefined;
   private readonly forwarders = new Map<ServerHandle, ChatForwarder>();
+  /** The flow guard, one for every shared server: a conversation spans servers. */
+  readonly flow: ChatFlow;
   /** What each shared server was offered as (its definition and state), to tell VS Code only of real changes and end stale sessions. */
   private offered = new Map<string, string>();
   private module: typeof GatewayModule | undefined;
@@ -116,6 +119,7 @@ export class ChatSharing implements vscode.Disposable {
     /** dist/relay.js, which VS Code starts for each shared server (../../core/gateway/relay.ts). */
     private readonly relayPath: string,
   ) {
+    this.flow = chatFlow(host.ui);
     const api = mcpApi();
     if (!api) return;
     this.disposables.push(
@@ -263,6 +267,7 @@ export class ChatSharing implements vscode.Disposable {
       pinOf: (tool) => host.pins.status(handle.definition, 'tools', tool),
       pinUsed: (tool) => void host.pins.pinFirstUse(handle.definition, 'tools', tool),
       promptPinOf: (prompt) => host.pins.status(handle.definition, 'prompts', prompt),
+      flow: this.flow,
     };
   }
 
@@ -294,7 +299,9 @@ export class ChatSharing implements vscode.Disposable {
   private recordCall(call: ChatCall): void {
     const outcome = call.outcome.kind === 'error' ? 'failed' : call.outcome.kind === 'not-sent' ? 'failed' : call.outcome.kind;
     this.tools.recordChatCall({ server: call.server, tool: call.tool, args: call.args, at: call.at, outcome });
-    const how = call.refused ? `refused: ${call.refused}` : call.outcome.kind;
+    const how = call.refused
+      ? `refused: ${call.refused}`
+      : `${call.outcome.kind}${call.held ? ` (run after the flow guard asked: ${call.held})` : ''}`;
     this.host.trace.note(call.server, `⇠ by the chat: tools/call ${call.tool} → ${how}`);
     this.host.logs.channel(call.server).info(`[chat] tools/call ${call.tool} → ${how}`);
   }

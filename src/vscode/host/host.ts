@@ -151,7 +151,15 @@ export class McpHost implements vscode.Disposable {
     this.auditTrust = new AuditTrust(this.auditFile, context.secrets, context.globalState);
     this.auditLog = createAuditLog(this.auditFile, (text) => this.secrets.redact(text), this.auditTrust);
     this.audit = this.auditLog;
-    this.pins = new DefinitionPins(context.globalStorageUri.fsPath, this.audit);
+    // The scan's shadowing detector reads the other running servers' tool names.
+    this.pins = new DefinitionPins(
+      context.globalStorageUri.fsPath,
+      this.audit,
+      (def) =>
+        new Map(
+          this.registry.all.filter((h) => h.name !== def.name).flatMap((h) => h.tools.map((t): [string, string] => [t.name, h.name])),
+        ),
+    );
     this.pinReview = new PinReview(this.pins, ui, (text) => this.secrets.redact(text));
     this.gate = new EditorGate(this, context.globalState);
     this.trace = new ProtocolTrace(traceLevel, this.secrets);

@@ -25,6 +25,8 @@ import type { AuditSink } from '../../core/policy/types';
 import type { Prompt, ServerDefinition, ServerHandle, Tool } from '../../core';
 import { serverIdentity, type PinKind } from './gate';
 import { SerialQueue } from '../../core';
+import { invisibleMarked } from '../../core/scan/invisible';
+import { scanTool, type ScanFinding } from '../../core/scan/detectors';
 
 /** The pins' file in the extension's global storage. */
 const PINS_FILE = 'pinned-definitions.json';
@@ -54,7 +56,14 @@ export interface DefinitionChange {
   changed: string[];
   /** The workspace lock file that suspends it (then `pinned` is the lock's definition): accepting does not lift that. */
   lockFile?: string;
+  /** The tool was flagged by the scan (../../core/scan/detectors.ts): what it found, which accepting it accepts. */
+  findings?: readonly ScanFinding[];
 }
+
+/** How a flagged tool's findings read where a change's members do ("flagged: model-instructions at /description: <IMPORTANT>"). */
+export const flaggedMember = (f: ScanFinding): string => `${FLAGGED}${f.detector} at ${f.pointer}: ${f.text}`;
+const FLAGGED = 'flagged: ';
+export const isFlaggedMember = (member: string): boolean => member.startsWith(FLAGGED);
 
 const pinOfItem = (kind: PinKind, item: Tool | Prompt): Pinned => (kind === 'tools' ? pinTool(item as Tool) : pinPrompt(item as Prompt));
 
@@ -72,6 +81,8 @@ export class DefinitionPins implements vscode.Disposable {
     /** The extension's global storage folder: the pins live in a file of their own there (see `load`). */
     private readonly storage: string,
     private readonly audit: AuditSink,
+    /** The tool names of the other running servers, for the scan's shadowing detector. */
+    private readonly otherTools: (def: ServerDefinition) => ReadonlyMap<string, string> = () => new Map(),
   ) {
     this.pins = this.load();
     for (const event of [this.watcher.onDidChange, this.watcher.onDidCreate, this.watcher.onDidDelete]) event(() => this.emitter.fire());
@@ -124,11 +135,26 @@ export class DefinitionPins implements vscode.Disposable {
     this.emitter.dispose();
   }
 
-  private key(def: ServerDefinition, kind: ChangeKind | 'baseline', name: string): string {
+  /** What the scan found in a tool as listed (each listing brings new objects, scanned once). */
+  private readonly scanned = new WeakMap<Tool, readonly ScanFinding[]>();
+
+  /**
+   * The scan's findings in a tool that the person has not accepted for this exact definition: such a
+   * tool is suspended like a changed one (never auto-approved, never trusted as read-only, withheld
+   * from the chat) until they review and accept it.
+   */
+  flagged(def: ServerDefinition, tool: Tool): readonly ScanFinding[] {
+    let findings = this.scanned.get(tool);
+    if (!findings) this.scanned.set(tool, (findings = scanTool(tool, { otherTools: this.otherTools(def) })));
+    if (!findings.length) return findings;
+    return this.pinned(def, 'flagged', tool.name)?.sha256 === pinTool(tool).sha256 ? [] : findings;
+  }
+
+  private key(def: ServerDefinition, kind: ChangeKind | 'baseline' | 'flagged', name: string): string {
     return [serverIdentity(def), kind, name].join('\u0000');
   }
 
-  private pinned(def: ServerDefinition, kind: ChangeKind, name: string): Pinned | undefined {
+  private pinned(def: ServerDefinition, kind: ChangeKind | 'flagged', name: string): Pinned | undefined {
     const key = this.key(def, kind, name);
     return this.pins.get(key);
   }
@@ -142,7 +168,9 @@ export class DefinitionPins implements vscode.Disposable {
     const now = pinOfItem(kind, item);
     const locked = this.lockChange(def, kind, item.name, now);
     if (locked) return { status: 'changed', changed: locked.changed };
-    return compareOne(this.pinned(def, kind, item.name), now);
+    const status = compareOne(this.pinned(def, kind, item.name), now);
+    const flagged = status.status !== 'changed' && kind === 'tools' ? this.flagged(def, item as Tool) : [];
+    return flagged.length ? { status: 'changed', changed: flagged.map(flaggedMember) } : status;
   }
 
   /** Lock files read, by path, with the modification time they were read at. */
@@ -216,12 +244,13 @@ export class DefinitionPins implements vscode.Disposable {
     const def = handle.definition;
     for (const c of changes) {
       await this.store(def, c.kind, c.name, c.now);
+      if (c.findings) await this.store(def, 'flagged', c.name, c.now);
       this.record(handle, 'definition-accepted', c);
     }
     this.emitter.fire();
   }
 
-  private store(def: ServerDefinition, kind: ChangeKind, name: string, pinned: Pinned): Promise<void> {
+  private store(def: ServerDefinition, kind: ChangeKind | 'flagged', name: string, pinned: Pinned): Promise<void> {
     const key = this.key(def, kind, name);
     return this.save([[key, pinned]]);
   }
@@ -266,7 +295,12 @@ export class DefinitionPins implements vscode.Disposable {
         }
         const pinned = this.pinned(def, kind, item.name);
         const status = compareOne(pinned, now);
-        if (pinned && status.status === 'changed') out.push({ kind, name: item.name, pinned, now, changed: status.changed });
+        // A flagged tool's findings go with it: accepting the change accepts them too (the diff shows them, invisible characters marked).
+        const findings = kind === 'tools' ? this.flagged(def, item as Tool) : [];
+        const flagged = findings.length ? { findings } : {};
+        if (pinned && status.status === 'changed') out.push({ kind, name: item.name, pinned, now, changed: status.changed, ...flagged });
+        else if (findings.length)
+          out.push({ kind, name: item.name, pinned: pinned ?? now, now, changed: findings.map(flaggedMember), findings });
       }
     }
     return out;
@@ -300,8 +334,14 @@ export class DefinitionPins implements vscode.Disposable {
       const key = `${this.key(handle.definition, c.kind, c.name)}\u0000${c.now.sha256}`;
       if (this.noticed.has(key)) continue;
       this.noticed.add(key);
-      this.record(handle, 'definition-changed', c);
-      if (c.kind === 'instructions')
+      // Flagged on first sight is a record of its own kind; a changed definition that is also flagged is a change, with its findings.
+      this.record(handle, c.findings && c.changed.every(isFlaggedMember) ? 'definition-flagged' : 'definition-changed', c);
+      if (c.findings)
+        handle.log(
+          'warning',
+          `the tool ${c.name} was flagged by MCP Host's scan (${c.findings.map((f) => f.detector).join(', ')}); it is offered to no model until you review and accept it`,
+        );
+      else if (c.kind === 'instructions')
         handle.log(
           'warning',
           c.lockFile
@@ -313,18 +353,23 @@ export class DefinitionPins implements vscode.Disposable {
     if (fresh) this.emitter.fire();
   }
 
-  private record(handle: ServerHandle, kind: 'definition-changed' | 'definition-accepted', c: DefinitionChange): void {
+  private record(
+    handle: ServerHandle,
+    kind: 'definition-changed' | 'definition-accepted' | 'definition-flagged',
+    c: DefinitionChange,
+  ): void {
     this.audit.append({
       kind,
       time: new Date().toISOString(),
-      origin: kind === 'definition-changed' ? 'server' : 'person',
+      origin: kind === 'definition-accepted' ? 'person' : 'server',
       server: auditedServer(handle.definition),
       method: c.kind === 'tools' ? 'tools/call' : c.kind === 'prompts' ? 'prompts/get' : 'initialize',
       name: c.name,
-      decision: kind === 'definition-changed' ? 'refused' : 'asked-allowed',
+      decision: kind === 'definition-accepted' ? 'asked-allowed' : 'refused',
       outcome: { kind: 'not-sent' },
       ms: 0,
       definition: { pinned: c.pinned.sha256, now: c.now.sha256, changed: c.changed },
+      ...(c.findings && { findings: c.findings.map((f) => ({ detector: f.detector, pointer: f.pointer, text: f.text })) }),
     });
   }
 }
@@ -333,7 +378,8 @@ export class DefinitionPins implements vscode.Disposable {
 export function definitionsText(items: ReadonlyArray<{ kind: ChangeKind; name: string; pinned: Pinned }>): string {
   const grouped: Record<string, Record<string, unknown>> = {};
   for (const i of items) (grouped[i.kind] ??= {})[i.name] = i.pinned.definition;
-  return `${JSON.stringify(JSON.parse(stableStringify(grouped)), null, 2)}\n`;
+  // Characters nobody sees (tag text, zero-width, bidi controls) are shown marked: a diff must not hide what a model reads.
+  return `${JSON.stringify(JSON.parse(stableStringify(grouped)), (_key, value: unknown) => (typeof value === 'string' ? invisibleMarked(value) : value), 2)}\n`;
 }
 
 /** The read-only documents the diff editor shows: one text per URI, kept while the window lives. */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { invisibleRemoved } from '../../core/policy/mask';
 import {
   consentRefused,
   decideModel,
@@ -114,7 +115,8 @@ export class SamplingService {
   ): Promise<CreateMessageResult> {
     const server = def.name;
     const log = this.logs.channel(server);
-    const masker = this.masker();
+    // Invisible characters (tag text, zero-width) removed too: the model reads what the person is shown.
+    const masker = invisibleRemoved(this.masker());
     // Even a request refused at once is kept masked: the history must not hold what no model may see.
     const record: SamplingRecord = { server, at: Date.now(), decision: 'refused', request: maskedRequestOf(params, masker) };
     this.records.add(record);

@@ -19,6 +19,7 @@ import type { McpHost } from '../host/host';
 import type { Sandboxes } from '../host/sandboxes';
 import { Commands } from '../common/ids';
 import { sandboxRules } from '../policy/consent';
+import { isFlaggedMember } from '../policy/pins';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy, sameNamesInChat } from '../gateway/chatPolicy';
 import { scopeLabel } from '../common/scopes';
 import type { ServerIcons } from '../common/icons';
@@ -164,11 +165,16 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined,
           t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined,
         ].filter(Boolean);
-        const changed = this.host.pins.status(node.server.definition, 'tools', t).status === 'changed';
+        const status = this.host.pins.status(node.server.definition, 'tools', t);
+        const changed = status.status === 'changed';
+        const flagged = changed && this.host.pins.flagged(node.server.definition, t).length > 0;
+        // Suspended because the definition changed, not (only) because the scan flagged it.
+        const redefined = status.status === 'changed' && !status.changed.every(isFlaggedMember);
         // Another shared server's tool of the same name: the chat's model can take one for the other.
         const sameName = sameNamesInChat(node.server, this.host.servers).get(t.name);
         item.description = [
-          changed ? vscode.l10n.t('changed since you approved it') : undefined,
+          redefined ? vscode.l10n.t('changed since you approved it') : undefined,
+          flagged ? vscode.l10n.t('flagged by the scan: review it') : undefined,
           sameName ? vscode.l10n.t('same name in the chat as a tool of {0}', this.host.redact(sameName.join(', '))) : undefined,
           shown.name,
           hints.join(', '),
@@ -192,9 +198,10 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
               '\n',
             )
           : tooltip;
-        item.iconPath =
-          this.icons?.iconPath(t.icons) ??
-          new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools');
+        item.iconPath = flagged
+          ? new vscode.ThemeIcon('shield', new vscode.ThemeColor('list.errorForeground'))
+          : (this.icons?.iconPath(t.icons) ??
+            new vscode.ThemeIcon(t.annotations?.readOnlyHint ? 'eye' : t.annotations?.destructiveHint ? 'warning' : 'tools'));
         // "toolWithApp" adds Open App to the menu; ".changed", Review Changes.
         item.contextValue = `${appResourceUri(t) ? 'toolWithApp' : 'tool'}${changed ? '.changed' : ''}`;
         item.command = { command: Commands.callTool, title: vscode.l10n.t('Call Tool'), arguments: [node] };

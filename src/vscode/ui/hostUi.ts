@@ -9,6 +9,7 @@ import type {
   ChangedDefinition,
   ChangedDefinitionAnswer,
   ConsentAnswer,
+  FlowQuestion,
   OutsideRootsQuestion,
   ReuseAnswer,
   SamplingDecision,
@@ -46,6 +47,8 @@ export interface HostUi {
   ): Promise<ToolConfirmation>;
   /** A call of a tool (or get of a prompt) whose definition changed since the person approved it: what changed, and Review Changes. */
   confirmChangedDefinition(server: string, change: ChangedDefinition): Promise<ChangedDefinitionAnswer>;
+  /** The flow guard holds one of the chat's calls (untrusted content came before it in the conversation): run it anyway? */
+  confirmFlow(question: FlowQuestion): Promise<'run' | 'cancel'>;
   /** Review Changes, with the diff editor open beside it: accept the new definitions, or keep them suspended. */
   acceptDefinitionChanges(server: string, changes: ChangedDefinition[]): Promise<'accept' | 'keep'>;
   /** Call Tool on a tool that takes arguments: how the person gives them; undefined cancels the call. */
