@@ -82,6 +82,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   );
   // Servers start after this returns (reload is not awaited): activation never waits for them.
   log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);
+  // Off until an endpoint is set; loads OpenTelemetry (dist/otel.js) only then.
+  void host.telemetry.configure();
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
   const servers = () => host?.servers ?? [];
   const shownBy = host;

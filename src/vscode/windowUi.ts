@@ -7,6 +7,7 @@ import { askOutsideRoots } from './policy/gate';
 import { askAcceptChanges, askChangedDefinition } from './policy/pinReview';
 import { askConsent, pickModelWithQuickPick, reviewInEditor } from './sampling/prompts';
 import { askToReuse, askWithInputBox } from './policy/secrets';
+import { askHeadersWithInputBox } from './policy/telemetry';
 import { windowUi } from './ui/setupUi';
 import { windowArgumentInput } from './tools/argumentInput';
 import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
@@ -37,6 +38,7 @@ export function createWindowUi(documentActions: DocumentActions, redact: Redact)
     pickSamplingModel: pickModelWithQuickPick,
     reviewSampling: (server, params, masked) => reviewInEditor(documentActions, server, params, masked, redact),
     saveLocation: async (suggested, filters) => askSaveLocation({ defaultUri: suggested, filters }),
+    askTelemetryHeaders: askHeadersWithInputBox,
     elicitation: new LazyElicitationUi(redact),
     setup: windowUi,
     apps: windowAppPrompts(redact),

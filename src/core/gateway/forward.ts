@@ -8,6 +8,8 @@
 import type { Disposable } from 'vscode-jsonrpc/node';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { GatedServer } from '../policy/gated';
+import type { Caller } from '../policy/telemetry';
+import { traceContextOf } from '../protocol/traceContext';
 import { outcomeOfError } from '../policy/run';
 import { isTrustedReadOnly } from '../policy/gate';
 import type { Outcome } from '../policy/types';
@@ -33,6 +35,26 @@ export interface ForwardOptions {
   signal: AbortSignal;
   /** The chat asked for progress: the upstream's progress goes to it. */
   onProgress?: (progress: Omit<ProgressNotificationParams, 'progressToken'>) => void;
+  /** The chat's trace context, conversation and client (VS Code), from the request's `_meta` and the session's initialize. */
+  caller?: Caller;
+}
+
+/** The longest conversation id taken from `_meta` (VS Code's are UUIDs). */
+const MAX_CONVERSATION_ID = 200;
+
+/** Who the chat's request came from, as telemetry names it: its `_meta.traceparent`/`tracestate`, `vscode.conversationId`, its client. */
+export function chatCaller(meta: unknown, client: { name?: unknown; version?: unknown } | undefined): Caller {
+  const caller: Caller = {};
+  const trace = traceContextOf(meta);
+  if (trace) caller.trace = trace;
+  const conversation = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['vscode.conversationId'] : undefined;
+  if (typeof conversation === 'string' && conversation) caller.conversationId = conversation.slice(0, MAX_CONVERSATION_ID);
+  if (typeof client?.name === 'string')
+    caller.client = {
+      name: client.name.slice(0, MAX_CONVERSATION_ID),
+      ...(typeof client.version === 'string' ? { version: client.version.slice(0, 50) } : {}),
+    };
+  return caller;
 }
 
 const isCapabilityDisabled = (error: unknown): boolean => McpError.from(error).kind?.type === 'capabilityDisabled';
@@ -74,6 +96,7 @@ export class ChatForwarder {
       },
       server: () => shared.audited(),
       audit: shared.audit,
+      telemetry: shared.telemetry,
     });
   }
 
@@ -142,19 +165,24 @@ export class ChatForwarder {
         told({ kind: 'not-sent' }, 'no such tool');
         return refusedResult(handle.name, name, `${handle.name} has no tool named ${JSON.stringify(name)}`);
       }
-      const run = await this.gate.callTool(tool, args, {
-        signal: options.signal,
-        onProgress:
-          options.onProgress &&
-          ((p) =>
-            options.onProgress!({
-              progress: p.progress,
-              total: p.total,
-              message: p.message === undefined ? undefined : masker.maskText(p.message).text,
-            })),
-        resetTimeoutOnProgress: true,
-        timeoutMs: this.shared.requestTimeoutMs,
-      });
+      const run = await this.gate.callTool(
+        tool,
+        args,
+        {
+          signal: options.signal,
+          onProgress:
+            options.onProgress &&
+            ((p) =>
+              options.onProgress!({
+                progress: p.progress,
+                total: p.total,
+                message: p.message === undefined ? undefined : masker.maskText(p.message).text,
+              })),
+          resetTimeoutOnProgress: true,
+          timeoutMs: this.shared.requestTimeoutMs,
+        },
+        { caller: options.caller },
+      );
       const pin = this.shared.pinOf?.(tool);
       if (!run.sent) {
         told({ kind: 'not-sent' }, run.reason);
@@ -198,7 +226,7 @@ export class ChatForwarder {
   readResource(uri: string, options: ForwardOptions): Promise<ReadResourceResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.readResource(uri, { signal: options.signal });
+      const run = await this.gate.readResource(uri, { signal: options.signal }, options.caller);
       if (!run.sent) throw refusal('resources/read', uri, run.reason);
       return readForChat(run.result, this.shared.masker());
     });
@@ -208,7 +236,7 @@ export class ChatForwarder {
   subscribe(uri: string, options: ForwardOptions): Promise<Disposable> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.subscribe(uri);
+      const run = await this.gate.subscribe(uri, options.caller);
       if (!run.sent) throw refusal('resources/subscribe', uri, run.reason);
       return run.result;
     });
@@ -227,7 +255,7 @@ export class ChatForwarder {
   getPrompt(name: string, args: Record<string, string>, options: ForwardOptions): Promise<GetPromptResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.getPrompt(name, args, { signal: options.signal });
+      const run = await this.gate.getPrompt(name, args, { signal: options.signal }, options.caller);
       if (!run.sent) {
         // VS Code offers a prompt now suspended: it is told to list the prompts again.
         const prompt = this.shared.handle.prompts.find((p) => p.name === name);
@@ -242,7 +270,7 @@ export class ChatForwarder {
   complete(params: CompleteParams, options: ForwardOptions): Promise<CompleteResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.complete(params, { signal: options.signal });
+      const run = await this.gate.complete(params, { signal: options.signal }, options.caller);
       if (!run.sent) throw refusal('completion/complete', params.argument.name, run.reason);
       return this.shared.masker().maskValue(run.result).value;
     });

@@ -6,6 +6,10 @@
  */
 import { McpError } from '../protocol/errors';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
+import type { RequestId } from '../protocol/types';
+import type { ConnectionFacts } from '../client/client';
+import { traceMeta } from '../protocol/traceContext';
+import { passThrough, type Caller, type RequestEnding, type RequestSpan, type RequestTelemetry } from './telemetry';
 import { decide, type AskReason, type GateContext, type GateRequest } from './gate';
 import { toolDefinitionHash } from './pins';
 import type { AuditedServer, AuditEntry, AuditSink, Decision, FencedPath, Outcome } from './types';
@@ -27,13 +31,28 @@ export interface GatedRun<T> {
    * calls, the CLI's) passes none: an `ask` verdict is then refused.
    */
   ask?: (reasons: AskReason[]) => Promise<AskAnswer>;
-  /** Sends the request; called at most once, only when the gate allowed it. */
-  send: () => Promise<T>;
+  /**
+   * Sends the request; called at most once, only when the gate allowed it. `how.meta` goes in the
+   * request's `params._meta` (the trace context for the server); `how.onRequestId` is told the id.
+   */
+  send: (how: SendHow) => Promise<T>;
   /** How a result counts in the audit (a tool result with `isError` is `isError`); `ok` when absent. */
   outcomeOf?: (result: T) => Outcome;
   /** The arguments as they go in the audit, already passed through the server's secret redactor; the sink masks them. */
   auditedArguments?: unknown;
+  /** The team's telemetry (./telemetry.ts): one span per request. None: the caller's trace is passed on unchanged. */
+  telemetry?: RequestTelemetry;
+  /** Who asked, as far as it is known: the caller's trace context, conversation and client. */
+  caller?: Caller;
+  /** The connection it went out on, read when the request ended. */
+  connection?: () => ConnectionFacts | undefined;
   now?: () => number;
+}
+
+/** What `send` puts on the request for the run: the trace context in `_meta`, and who wants its id. */
+export interface SendHow {
+  meta?: Record<string, string>;
+  onRequestId(id: RequestId): void;
 }
 
 export type GatedResult<T> =
@@ -71,7 +90,14 @@ export function outcomeOfError(error: unknown): Outcome {
  */
 export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
   const now = run.now ?? Date.now;
-  const verdict = await decide(run.request, run.context);
+  const span = beginSpan(run);
+  let verdict: Awaited<ReturnType<typeof decide>>;
+  try {
+    verdict = await decide(run.request, run.context);
+  } catch (error) {
+    endSpan(span, { decision: 'refused', outcome: { kind: 'not-sent' }, error });
+    throw error;
+  }
   // Arguments over the limits are never looked at again: the audit keeps a placeholder and a name cut short.
   const oversized = verdict.kind === 'refuse' && verdict.oversized === true;
   const record = (decision: Decision, outcome: Outcome, ms: number, fenced?: FencedPath[]): void => {
@@ -91,40 +117,92 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
     if (oversized) entry.arguments = OVERSIZED_ARGUMENTS;
     else if (run.auditedArguments !== undefined) entry.arguments = run.auditedArguments;
     if (fenced?.length) entry.fenced = fenced;
+    if (span.ids) entry.trace = span.ids;
     run.audit?.append(entry);
+  };
+  /** Refused before anything was sent: audited, and the span ends with the refusal. */
+  const refuse = (decision: Decision, reason: string, fenced?: FencedPath[], asked?: AskReason[]): GatedResult<T> => {
+    record(decision, { kind: 'not-sent' }, 0, fenced);
+    endSpan(span, { decision, outcome: { kind: 'not-sent' }, reason, fenced, asked: asked?.map((r) => r.kind) });
+    return { sent: false, decision, reason, fenced };
   };
 
   let decision: Decision;
   let fenced: FencedPath[] | undefined;
-  if (verdict.kind === 'refuse') {
-    record(verdict.decision, { kind: 'not-sent' }, 0, verdict.fenced);
-    return { sent: false, decision: verdict.decision, reason: verdict.reason, fenced: verdict.fenced };
-  }
+  let asked: AskReason[] | undefined;
+  if (verdict.kind === 'refuse') return refuse(verdict.decision, verdict.reason, verdict.fenced);
   if (verdict.kind === 'ask') {
     fenced = verdict.reasons.flatMap((r) => (r.kind === 'outsideRoots' ? r.findings : []));
+    asked = verdict.reasons;
     if (!run.ask) {
       const reason = fenced.length
         ? `outside the roots, and nobody can be asked for a ${run.context.origin} request`
         : 'it needs the person to confirm it, and nobody can be asked for this request';
-      record('refused', { kind: 'not-sent' }, 0, fenced);
-      return { sent: false, decision: 'refused', reason, fenced };
+      return refuse('refused', reason, fenced, asked);
     }
-    const answer = await run.ask(verdict.reasons);
-    if (answer === 'refuse') {
-      record('asked-refused', { kind: 'not-sent' }, 0, fenced);
-      return { sent: false, decision: 'asked-refused', reason: 'the person refused it', fenced };
+    let answer: AskAnswer;
+    try {
+      answer = await run.ask(verdict.reasons);
+    } catch (error) {
+      endSpan(span, { decision: 'refused', outcome: { kind: 'not-sent' }, error, asked: asked.map((r) => r.kind) });
+      throw error;
     }
+    if (answer === 'refuse') return refuse('asked-refused', 'the person refused it', fenced, asked);
     decision = answer === 'remembered' ? 'allowed-always' : 'asked-allowed';
   } else decision = verdict.decision;
 
+  let requestId: RequestId | undefined;
+  const how: SendHow = {
+    meta: traceMeta(span.propagated),
+    onRequestId: (id) => void (requestId ??= id),
+  };
   const started = now();
+  const ended = (outcome: Outcome, more: Pick<RequestEnding, 'result' | 'error'>): void => {
+    const ms = now() - started;
+    record(decision, outcome, ms, fenced);
+    endSpan(span, {
+      decision,
+      outcome,
+      asked: asked?.map((r) => r.kind),
+      requestId,
+      connection: connectionOf(run),
+      sentMs: ms,
+      ...more,
+    });
+  };
   let result: T;
   try {
-    result = await run.send();
+    result = await run.send(how);
   } catch (error) {
-    record(decision, outcomeOfError(error), now() - started, fenced);
+    ended(outcomeOfError(error), { error });
     throw error;
   }
-  record(decision, run.outcomeOf?.(result) ?? { kind: 'ok' }, now() - started, fenced);
+  ended(run.outcomeOf?.(result) ?? { kind: 'ok' }, { result });
   return { sent: true, decision, result };
+}
+
+/** The request's span; telemetry that throws costs the span, never the request. */
+function beginSpan<T>(run: GatedRun<T>): RequestSpan {
+  const start = { ...run.caller, request: run.request, origin: run.context.origin, server: run.server };
+  try {
+    return (run.telemetry ?? passThrough).begin(start);
+  } catch {
+    return passThrough.begin(start);
+  }
+}
+
+function endSpan(span: RequestSpan, ending: RequestEnding): void {
+  try {
+    span.end(ending);
+  } catch {
+    // The request is done whatever the span does.
+  }
+}
+
+function connectionOf<T>(run: GatedRun<T>): ConnectionFacts | undefined {
+  try {
+    return run.connection?.();
+  } catch {
+    return undefined;
+  }
 }
