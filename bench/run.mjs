@@ -20,6 +20,10 @@
 // - the sandbox (issue 35, bench/sandbox.ts): spawn + initialize of a stdio server plain and inside the
 //   operating-system sandbox, as a ratio; `--only sandbox` runs it alone.
 //
+// - telemetry (issue 44, bench/telemetry.ts): what exporting spans, audit log records and the metric over
+//   OTLP costs per gated call, against no export and a collector that is down; `--only telemetry` runs it alone
+//   (and records it in bench/results.json).
+//
 //   node bench/run.mjs [--reps N] [--only name,name] [--baseline REF | --no-baseline] [--no-extension]
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -104,6 +108,7 @@ async function main() {
   if (only?.length === 1 && only[0] === 'gateway') return printGateway(await runGatewayBench());
   if (only?.length === 1 && only[0] === 'chat-vscode') return recordChatVscode(await measureChatInVsCode(chatOptions));
   if (only?.length === 1 && only[0] === 'sandbox') return printSandbox(await runSandboxBench());
+  if (only?.length === 1 && only[0] === 'telemetry') return recordTelemetry(await runTelemetryBench());
   process.stdout.write('Building the benchmark clients…\n');
   await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
   let baselineNote;
@@ -171,6 +176,7 @@ async function main() {
   const gateway = !only || only.includes('gateway') ? await runGatewayBench() : undefined;
   const chatVscode = !only || only.includes('chat-vscode') ? await measureChatInVsCode(chatOptions) : previous?.chatVscode;
   const sandbox = !only || only.includes('sandbox') ? await runSandboxBench() : undefined;
+  const telemetry = !only || only.includes('telemetry') ? await runTelemetryBench() : previous?.telemetry;
   const report = {
     date: new Date().toISOString(),
     node: process.version,
@@ -185,12 +191,55 @@ async function main() {
     ...(gateway ? { gateway } : {}),
     ...(chatVscode ? { chatVscode } : {}),
     ...(sandbox ? { sandbox } : {}),
+    ...(telemetry ? { telemetry } : {}),
   };
   fs.writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   printTable(report, previous);
   if (gateway) printGateway(gateway);
   if (chatVscode) printChatInVsCode(chatVscode);
   if (sandbox) printSandbox(sandbox);
+  if (telemetry) printTelemetry(telemetry);
+}
+
+/** bench/telemetry.ts in its own process: gated calls with nothing exported, exported, and a collector that is down. */
+function runTelemetryBench() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'telemetry.ts'), '--reps', String(reps)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve({ ...JSON.parse(out.trim().split('\n').pop()), measured: new Date().toISOString() })
+        : reject(new Error(`bench/telemetry.ts exited ${code}`)),
+    );
+  });
+}
+
+/** `--only telemetry`: its figures replace the last ones in bench/results.json, the rest of the file stays. */
+function recordTelemetry(telemetry) {
+  const file = path.join(here, 'results.json');
+  let report = {};
+  try {
+    report = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    // no results yet: the file holds this workload alone
+  }
+  fs.writeFileSync(file, `${JSON.stringify({ ...report, telemetry }, null, 2)}\n`);
+  printTelemetry(telemetry);
+}
+
+function printTelemetry(t) {
+  const m = t.medians;
+  const row = (name, x) =>
+    `  ${name.padEnd(15)} ${x.wallUs.toFixed(0).padStart(6)} µs wall   ${x.cpuUs.toFixed(0).padStart(5)} µs CPU per call`;
+  console.log(`\nTelemetry (issue 44): ${t.calls} sequential gated tools/call, audited, medians of ${t.reps} repetitions`);
+  console.log(row('not exported', m.off));
+  console.log(row('exported', m.exported));
+  console.log(row('collector down', m.collectorDown));
+  console.log(`  exporting costs ${(m.exported.cpuUs - m.off.cpuUs).toFixed(0)} µs of CPU per call`);
 }
 
 /** `--only chat-vscode`: its figures replace the last ones in bench/results.json, the rest of the file stays. */

@@ -14,7 +14,8 @@ import { exportFromEnvironment, exportFromSettings, type ExportConfig, type Otlp
 import { cleanerOf, type TelemetryExporter } from '../../src/core/telemetry/exporter';
 import { startExporter } from '../../src/core/telemetry/load';
 import { traceContextOf } from '../../src/core/protocol/traceContext';
-import { UPSTREAM } from '../helpers/gateway';
+import { ChatGateway } from '../../src/core/gateway/sdkGateway';
+import { UPSTREAM, gatewayClient, relayClient, share, upstreamHandle } from '../helpers/gateway';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedLog } from '../helpers/otlpReceiver';
 import { ROOT } from '../helpers/servers';
 
@@ -387,6 +388,52 @@ describe('telemetry: spans, metrics and audit log records over OTLP', function (
     assert.equal(await telemetry.shutdown(500), false);
     assert.equal(errors.length, 1);
   });
+
+  for (const via of ['relay', 'http'] as const) {
+    it(`a chat call through the gateway (${via}) continues the chat's trace, names its conversation and client, and the server sees MCP Host's span`, async () => {
+      execFileSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT });
+      receiver = await startOtlpReceiver();
+      const telemetry = exporter(config(receiver.url));
+      const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-otel-gw-')), 'calls.jsonl');
+      const handle = upstreamHandle({ env: { GATEWAY_UPSTREAM_CALL_LOG: log } });
+      await handle.start();
+      const { forwarder } = share(handle, { telemetry });
+      const gateway = await ChatGateway.start({ token: 'T0KEN-for-tests', forwarderFor: (id) => (id === 'up' ? forwarder : undefined) });
+      try {
+        const chat =
+          via === 'relay'
+            ? await relayClient(gateway.relayAddress, 'up', 'T0KEN-for-tests')
+            : await gatewayClient(gateway.address, ChatGateway.pathOf('up'), 'T0KEN-for-tests');
+        const result = await chat.callTool({
+          name: 'echo',
+          arguments: { text: 'hi' },
+          _meta: { ...CALLER, 'vscode.conversationId': 'c-42' },
+        });
+        assert.equal((result.content as Array<{ text: string }>)[0].text, 'hi');
+        await chat.close();
+        await telemetry.flush();
+        await receiver.waitFor(() => receiver!.spans.length >= 1);
+        const [span] = receiver.spans;
+        assert.equal(span.name, 'tools/call echo');
+        assert.equal(span.traceId, CALLER_TRACE);
+        assert.equal(span.parentSpanId, CALLER_SPAN);
+        assert.equal(span.attributes['mcp_host.origin'], 'chat');
+        assert.equal(span.attributes['gen_ai.conversation.id'], 'c-42');
+        assert.equal(span.attributes['mcp_host.client.name'], 'gateway-test');
+        const [call] = fs
+          .readFileSync(log, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { meta?: Record<string, unknown> });
+        assert.equal(call.meta?.traceparent, `00-${CALLER_TRACE}-${span.spanId}-01`, "the server received MCP Host's span as its parent");
+        assert.equal(call.meta?.tracestate, CALLER.tracestate);
+        assert.equal(call.meta?.['vscode.conversationId'], undefined, "the chat's own _meta is not forwarded");
+      } finally {
+        await gateway.close();
+        await handle.stop();
+      }
+    });
+  }
 
   describe('dist/cli.js with the standard variables', () => {
     before(() => execFileSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT }));

@@ -60,6 +60,7 @@ export function share(
     toldReadOnly?: ToldReadOnly;
     /** The editor's pins, as a test plays them. */
     pins?: Pick<SharedServer, 'pinOf' | 'pinUsed' | 'promptPinOf'>;
+    telemetry?: SharedServer['telemetry'];
   } = {},
 ): Shared {
   const audit: AuditEntry[] = [];
@@ -83,6 +84,7 @@ export function share(
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     onChatCall: (c) => void calls.push(c),
     toldReadOnly: options.toldReadOnly ?? toldReadOnlyInMemory(),
+    telemetry: options.telemetry,
     ...options.pins,
   };
   return { forwarder: new ChatForwarder(shared), audit, calls };
