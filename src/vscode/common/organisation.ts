@@ -33,9 +33,20 @@ export interface LockedValue<T> {
 }
 
 let managed: ManagedPolicy | undefined;
-/** The managed file, read once per window (a change applies in the next window, as the file's own tools say). */
+/** The managed file, read once per window and again after a change of MCP Host's or VS Code's MCP settings. */
 export function managedPolicy(): ManagedPolicy {
   return (managed ??= readManagedPolicy());
+}
+
+/**
+ * Reads the managed file again whenever MCP Host's settings (or VS Code's MCP ones) change, so a
+ * value a person sets is checked against the organisation's as it is now. Registered in
+ * `activate` right after the setting caches (../common/settingCache.ts), before any reader runs.
+ */
+export function watchManagedPolicy(): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration('mcpHost') || e.affectsConfiguration('chat.mcp')) managed = undefined;
+  });
 }
 
 function split(setting: LockableSetting): [string, string] {

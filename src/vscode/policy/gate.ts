@@ -81,8 +81,9 @@ export function fenceMode(origin: GateContext['origin']): FenceMode {
 }
 
 /** `mcpHost.roots.fence` as the organisation locks it, else the person's (user or machine settings), cached until it changes: read on every call. */
+// Dropped on any change of MCP Host's settings: that is also when the organisation's managed file is read again.
 const chosenFenceMode = cachedSetting(
-  `${Settings.section}.${Settings.rootsFence}`,
+  Settings.section,
   (): FenceMode | undefined => lockedSetting('mcpHost.roots.fence', oneOf(FENCE_MODES)).value,
 );
 
