@@ -470,6 +470,7 @@ describe('telemetry: spans, metrics and audit log records over OTLP', function (
         },
       );
       assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr, '', 'a collector that answers costs no warning');
       await receiver.waitFor(() => receiver!.spans.length >= 1 && receiver!.logs.length >= 1 && receiver!.points.length >= 1);
       const [span] = receiver.spans;
       assert.equal(span.name, 'tools/call echo');

@@ -4,7 +4,8 @@ import * as vscode from 'vscode';
 import type { AuditRecord } from '../../src/core';
 import type { AuditLog } from '../../src/core/policy/audit';
 import type { HostUi } from '../../src/vscode/ui/hostUi';
-import { api, running, serverScript, setServers, waitFor } from './helpers';
+import { api, repoRoot, running, serverScript, setChatMcpRules, setServers, waitFor } from './helpers';
+import * as path from 'node:path';
 
 /**
  * The managed policy file MCP Host reads on Linux: VS Code's own path. The VS Code in code-server
@@ -32,15 +33,38 @@ describe("teams: an organisation's policy in a real VS Code", function () {
     saved = { allowOutsideRoots: a.ui.allowOutsideRoots, notify: a.ui.notify };
   });
 
+  let madeFolder = false;
   after(async () => {
     await fs.rm(POLICY_FILE, { force: true });
+    if (madeFolder) await fs.rmdir('/etc/vscode').catch(() => undefined);
     await config().update('roots.fence', undefined, vscode.ConfigurationTarget.Global);
     const a = await api();
     if (saved) Object.assign(a.ui, saved);
   });
 
+  it("VS Code's deny list keeps a server from starting at all, not only from the chat, and the view says which setting", async () => {
+    const a = await api();
+    const fixture = path.join(repoRoot(), 'test', 'fixtures', 'gateway-upstream.mjs');
+    await setChatMcpRules({ deniedServers: [{ serverName: 'org-denied' }] });
+    try {
+      await setServers({ 'org-denied': { command: 'node', args: [fixture] } });
+      const h = await waitFor(() => {
+        const handle = a.host.registry.get('org-denied');
+        return handle?.state.kind === 'error' && handle;
+      }, 'the denied server to fail to start');
+      assert.equal(h.state.kind, 'error');
+      assert.match(
+        h.state.kind === 'error' ? h.state.message : '',
+        /org-denied does not start: your organisation's chat\.mcp\.deniedServers does not allow it/,
+      );
+    } finally {
+      await setChatMcpRules({});
+      await setServers(undefined);
+    }
+  });
+
   it("a locked fence holds: the person's `off` does not loosen it, nothing reaches the server, the audit says fenced", async () => {
-    await fs.mkdir('/etc/vscode', { recursive: true });
+    madeFolder = (await fs.mkdir('/etc/vscode', { recursive: true })) !== undefined;
     await fs.writeFile(POLICY_FILE, JSON.stringify({ McpHostRootsFence: 'block' }));
     // The person turns the fence off in their own settings: the organisation's value stands.
     await config().update('roots.fence', 'off', vscode.ConfigurationTarget.Global);
