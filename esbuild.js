@@ -36,18 +36,26 @@ const LAZY_CORE = {
   './proxy': { file: path.join(__dirname, 'src', 'core', 'servers', 'sandbox', 'proxy.ts'), bundle: './netproxy.js' },
   './jsoncParser': { file: path.join(__dirname, 'src', 'core', 'jsoncParser.ts'), bundle: './jsonc.js' },
   './http': { file: path.join(__dirname, 'src', 'core', 'transport', 'http.ts'), bundle: './http.js' },
+  // The OpenTelemetry SDK and its OTLP exporters: require('./otel') (src/core/telemetry/load.ts) becomes require('./otel.js'),
+  // loaded once an endpoint is configured (the editor's settings, the CLI's OTEL_* variables), never otherwise.
+  './otel': { file: path.join(__dirname, 'src', 'core', 'telemetry', 'otel.ts'), bundle: './otel.js' },
 };
-const lazyCore = {
-  name: 'lazy-core',
-  setup(build) {
-    build.onResolve({ filter: /^\.\/(compiler|proxy|jsoncParser|http)$/ }, async (args) => {
-      if (args.kind !== 'require-call' || args.pluginData === 'resolving') return undefined;
-      const lazy = LAZY_CORE[args.path];
-      const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'resolving' });
-      return resolved.path === lazy.file ? { path: lazy.bundle, external: true } : undefined;
-    });
-  },
-};
+/** Makes the lazy requires of `names` (keys of LAZY_CORE) external, each to its own bundle. */
+function lazyCoreOf(names) {
+  const filter = new RegExp(`^\\./(${names.map((n) => n.slice(2)).join('|')})$`);
+  return {
+    name: 'lazy-core',
+    setup(build) {
+      build.onResolve({ filter }, async (args) => {
+        if (args.kind !== 'require-call' || args.pluginData === 'resolving') return undefined;
+        const lazy = LAZY_CORE[args.path];
+        const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'resolving' });
+        return resolved.path === lazy.file ? { path: lazy.bundle, external: true } : undefined;
+      });
+    },
+  };
+}
+const lazyCore = lazyCoreOf(Object.keys(LAZY_CORE));
 
 async function main() {
   const [extension] = await Promise.all([
@@ -67,6 +75,8 @@ async function main() {
     esbuild.build({ ...common, entryPoints: ['src/core/jsoncParser.ts'], outfile: 'dist/jsonc.js' }),
     // The HTTP transports: required by dist/extension.js when the first HTTP server starts (lazyCore above).
     esbuild.build({ ...common, entryPoints: ['src/core/transport/http.ts'], outfile: 'dist/http.js' }),
+    // OpenTelemetry: required by dist/extension.js and dist/cli.js once an endpoint is configured (lazyCore above).
+    esbuild.build({ ...common, entryPoints: ['src/core/telemetry/otel.ts'], outfile: 'dist/otel.js' }),
     // OAuth, required by dist/extension.js when the first HTTP server needs it (LazyOAuth in src/vscode/host/host.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/auth/oauth.ts'], outfile: 'dist/auth.js', external: ['vscode'] }),
     // MCP Apps: the SDK's AppBridge and the app panel, required by dist/extension.js on the first app (src/vscode/apps/appPanels.ts).
@@ -79,7 +89,14 @@ async function main() {
     esbuild.build({ ...common, entryPoints: ['src/vscode/gateway/lazy.ts'], outfile: 'dist/gateway.js', external: ['vscode'] }),
     // The relay VS Code starts for each shared server (stdio to the gateway's socket): Node's own modules only (src/core/gateway/relay.ts).
     esbuild.build({ ...common, entryPoints: ['src/core/gateway/relay.ts'], outfile: 'dist/relay.js' }),
-    esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+    // The CLI loads only OpenTelemetry lazily (beside it in dist/): a run that exports nothing never reads it.
+    esbuild.build({
+      ...common,
+      entryPoints: ['src/cli/main.ts'],
+      outfile: 'dist/cli.js',
+      banner: { js: '#!/usr/bin/env node' },
+      plugins: [lazyCoreOf(['./otel'])],
+    }),
   ]);
   if (analyze) console.log(await esbuild.analyzeMetafile(extension.metafile, { verbose: false }));
 }

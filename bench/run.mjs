@@ -22,6 +22,9 @@
 //
 // - the flow guard (issue 43, bench/flowGuard.ts): the per-call check of a sink in a session holding
 //   1 MB of private results, and the record of one result; `--only flowguard` runs it alone.
+// - telemetry (issue 44, bench/telemetry.ts): what exporting spans, audit log records and the metric over
+//   OTLP costs per gated call, against no export and a collector that is down; `--only telemetry` runs it alone
+//   (and records it in bench/results.json).
 //
 //   node bench/run.mjs [--reps N] [--only name,name] [--baseline REF | --no-baseline] [--no-extension]
 import { spawn } from 'node:child_process';
@@ -105,9 +108,11 @@ const fmtMb = (kb) => `${(kb / 1024).toFixed(0)}`;
 
 async function main() {
   if (only?.length === 1 && only[0] === 'gateway') return printGateway(await runGatewayBench());
-  if (only?.length === 1 && only[0] === 'chat-vscode') return recordChatVscode(await measureChatInVsCode(chatOptions));
+  if (only?.length === 1 && only[0] === 'chat-vscode')
+    return recordOnly('chatVscode', await measureChatInVsCode(chatOptions), printChatInVsCode);
   if (only?.length === 1 && only[0] === 'sandbox') return printSandbox(await runSandboxBench());
   if (only?.length === 1 && only[0] === 'flowguard') return printFlowGuard(await runTsBench('flowGuard.ts'));
+  if (only?.length === 1 && only[0] === 'telemetry') return recordOnly('telemetry', await runTelemetryBench(), printTelemetry);
   process.stdout.write('Building the benchmark clients…\n');
   await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
   let baselineNote;
@@ -176,6 +181,7 @@ async function main() {
   const chatVscode = !only || only.includes('chat-vscode') ? await measureChatInVsCode(chatOptions) : previous?.chatVscode;
   const sandbox = !only || only.includes('sandbox') ? await runSandboxBench() : undefined;
   const flowGuard = !only || only.includes('flowguard') ? await runTsBench('flowGuard.ts') : undefined;
+  const telemetry = !only || only.includes('telemetry') ? await runTelemetryBench() : previous?.telemetry;
   const report = {
     date: new Date().toISOString(),
     node: process.version,
@@ -191,6 +197,7 @@ async function main() {
     ...(chatVscode ? { chatVscode } : {}),
     ...(sandbox ? { sandbox } : {}),
     ...(flowGuard ? { flowGuard } : {}),
+    ...(telemetry ? { telemetry } : {}),
   };
   fs.writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   printTable(report, previous);
@@ -198,10 +205,27 @@ async function main() {
   if (chatVscode) printChatInVsCode(chatVscode);
   if (sandbox) printSandbox(sandbox);
   if (flowGuard) printFlowGuard(flowGuard);
+  if (telemetry) printTelemetry(telemetry);
 }
 
-/** `--only chat-vscode`: its figures replace the last ones in bench/results.json, the rest of the file stays. */
-function recordChatVscode(chatVscode) {
+/** bench/telemetry.ts in its own process: gated calls with nothing exported, exported, and a collector that is down. */
+async function runTelemetryBench() {
+  return { ...(await runTsBench('telemetry.ts')), measured: new Date().toISOString() };
+}
+
+function printTelemetry(t) {
+  const m = t.medians;
+  const row = (name, x) =>
+    `  ${name.padEnd(15)} ${x.wallUs.toFixed(0).padStart(6)} µs wall   ${x.cpuUs.toFixed(0).padStart(5)} µs CPU per call`;
+  console.log(`\nTelemetry (issue 44): ${t.calls} sequential gated tools/call, audited, medians of ${t.reps} repetitions`);
+  console.log(row('not exported', m.off));
+  console.log(row('exported', m.exported));
+  console.log(row('collector down', m.collectorDown));
+  console.log(`  exporting costs ${(m.exported.cpuUs - m.off.cpuUs).toFixed(0)} µs of CPU per call`);
+}
+
+/** One workload run alone (`--only`): its figures replace the last ones under `key` in bench/results.json, the rest of the file stays. */
+function recordOnly(key, figures, print) {
   const file = path.join(here, 'results.json');
   let report = {};
   try {
@@ -209,8 +233,8 @@ function recordChatVscode(chatVscode) {
   } catch {
     // no results yet: the file holds this workload alone
   }
-  fs.writeFileSync(file, `${JSON.stringify({ ...report, chatVscode }, null, 2)}\n`);
-  printChatInVsCode(chatVscode);
+  fs.writeFileSync(file, `${JSON.stringify({ ...report, [key]: figures }, null, 2)}\n`);
+  print(figures);
 }
 
 /** Issue 22's target: the chat gateway costs at most 1.3× the direct path (ratio of medians in one run). */

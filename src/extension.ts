@@ -19,6 +19,7 @@ import { createWindowUi } from './vscode/windowUi';
 import { createMainLog } from './vscode/logs/logs';
 import { createApi, extensionExports, type McpHostApi } from './vscode/api';
 import { watchCachedSettings } from './vscode/common/settingCache';
+import { watchManagedPolicy } from './vscode/common/organisation';
 
 let host: McpHost | undefined;
 
@@ -49,7 +50,7 @@ export interface McpHostTestSeam {
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
 export async function activate(context: vscode.ExtensionContext): Promise<McpHostApi> {
   const started = performance.now();
-  context.subscriptions.push(watchCachedSettings());
+  context.subscriptions.push(watchCachedSettings(), watchManagedPolicy());
   // The host is made below with the UI; until then no secret is known, so there is nothing to redact.
   const log = createMainLog({ redact: (text) => host?.redact(text) ?? text });
   const documentActions = new DocumentActions();
@@ -82,6 +83,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   );
   // Servers start after this returns (reload is not awaited): activation never waits for them.
   log.info(`MCP Host activated in ${(performance.now() - started).toFixed(1)} ms`);
+  // Off until an endpoint is set; loads OpenTelemetry (dist/otel.js) only then.
+  void host.telemetry.configure();
   void host.reload().then(() => log.info(`servers: ${host?.servers.map((s) => `${s.name} (${s.state.kind})`).join(', ') || 'none'}`));
   const servers = () => host?.servers ?? [];
   const shownBy = host;

@@ -54,6 +54,11 @@ import { runConformance } from './conformance';
 import { configuredServers } from './configFile';
 import { offeredBy, reportScan, sarifUri, scanHandlers, scanTargets } from './scan';
 import { stdioParamsFor } from '../core/servers/launch';
+import { managedSetting, readManagedPolicy, vscodeMcpPolicyOf, VSCODE_MCP_POLICIES } from '../core/gateway/managedPolicy';
+import { orgVerdict } from '../core/gateway/orgPolicy';
+import type { TelemetryExporter } from '../core/telemetry/exporter';
+import { SHUTDOWN_BOUND_MS } from '../core/telemetry/load';
+import { CLI_VERSION, cliTelemetry } from './telemetry';
 
 const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox [--allow-domain <host>]...] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
        mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
@@ -230,7 +235,12 @@ export function cliHandlers(cwd: string, roots: string[] = [], audit?: { sink: A
   };
 }
 
-export async function runCli(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
+/** What a test may put in place of the machine's: the managed policy file (the shipped CLI always reads the platform's). */
+export interface CliMachine {
+  managedPolicyFile?: string;
+}
+
+export async function runCli(argv: string[], out = process.stdout, err = process.stderr, machine: CliMachine = {}): Promise<number> {
   if (argv[0] === 'conformance') return runConformance(argv.slice(1), process.env, out, err);
   if (argv[0] === 'audit') return runAuditVerb(argv.slice(1), out, err);
   const args = parseArgs(argv);
@@ -270,6 +280,8 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write('--fence needs off or block\n');
     return 2;
   }
+  const organisation = applyManagedPolicy(args, words, err, machine.managedPolicyFile);
+  if (typeof organisation === 'number') return organisation;
   if (args.sandbox && !words) {
     err.write('--sandbox works with --stdio only: an HTTP server is not a process mcp-host starts\n');
     return 2;
@@ -283,7 +295,8 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write(`--allow-domain needs a host name, an address or *.suffix, got ${JSON.stringify(badDomain)}\n`);
     return 2;
   }
-  const fenced = args.roots.length > 0 && args.fence !== 'off';
+  // The organisation's fence holds with the current directory as the root when there is no --root.
+  const fenced = organisation.fence === 'flags' ? args.roots.length > 0 && args.fence !== 'off' : organisation.fence === 'on';
   const protocol = (args.protocol ?? 'auto') as ProtocolChoice;
   if (!PROTOCOLS.includes(protocol)) {
     err.write(`--protocol needs one of ${PROTOCOLS.join(', ')}\n`);
@@ -346,12 +359,13 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     stdio = sandbox.params;
     if (args.verbose) err.write(`[cli] ${sandbox.description}\n`);
   }
-  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err);
+  const telemetry = cliTelemetry(organisation.env, err, Object.values(headers));
+  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err, telemetry);
   const audited = cliServer(words ? { words, cwd: serverCwd! } : { url: args.http!, headers }, sandbox);
   const newClient = (choice: ProtocolChoice): McpClient => {
     const transport: Transport = stdio ? new StdioTransport(stdio) : new HttpTransport({ url: args.http!, headers });
     const made = new McpClient(transport, {
-      clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
+      clientInfo: { name: 'mcp-host-cli', version: CLI_VERSION },
       handlers: cliHandlers(process.cwd(), args.roots, audit && { sink: audit, server: audited }),
       requestTimeoutMs: args.timeoutMs,
       protocol: choice,
@@ -409,6 +423,8 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       }),
       server: () => audited,
       audit,
+      telemetry,
+      client: { name: 'mcp-host-cli', version: CLI_VERSION },
     });
     const gated = await gatedVerb(gate, client, args.verb, args.rest, fenced || pins !== undefined || audit !== undefined, err);
     let result: unknown;
@@ -438,7 +454,10 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     await client.close();
     // The proxy outlives each client: a server that exits on server/discover is started again with it.
     await sandbox?.stop();
+    // The audit first: its records go to the exporter once they are on disk.
     await audit?.flushed();
+    // A collector that is down or slow costs at most this much more before the command exits.
+    await telemetry?.shutdown(SHUTDOWN_BOUND_MS);
   }
 }
 
@@ -494,6 +513,73 @@ async function runConfigVerb(args: CliArgs, out: NodeJS.WritableStream, err: Nod
 }
 
 /**
+ * The organisation's managed policy file (../core/gateway/managedPolicy.ts), applied to this run:
+ * VS Code's MCP lists decide whether the server may be used at all, and the locked settings
+ * override the flags and variables that would loosen them. An exit code when the run must stop.
+ */
+function applyManagedPolicy(
+  args: CliArgs,
+  words: string[] | undefined,
+  err: NodeJS.WritableStream,
+  file?: string,
+): number | { fence: 'on' | 'off' | 'flags'; env: NodeJS.ProcessEnv } {
+  const managed = readManagedPolicy(file);
+  if (managed.problem) err.write(`warning: ${managed.problem}; it locks nothing\n`);
+  const lists = vscodeMcpPolicyOf(managed);
+  if (lists) {
+    const identity = words
+      ? { name: path.basename(words[0]), command: words }
+      : {
+          name: (() => {
+            try {
+              return new URL(args.http!).host;
+            } catch {
+              return args.http!;
+            }
+          })(),
+          url: args.http!,
+        };
+    if (!lists.access) {
+      err.write(`refused: your organisation's policy turns MCP servers off (${VSCODE_MCP_POLICIES.access}, ${managed.file})\n`);
+      return 1;
+    }
+    const verdict = orgVerdict(identity, lists.allowed, lists.denied);
+    if (!verdict.allowed) {
+      const policy = verdict.why === 'denied' ? VSCODE_MCP_POLICIES.deniedServers : VSCODE_MCP_POLICIES.allowedServers;
+      err.write(`refused: your organisation's policy does not allow this server (${policy}, ${managed.file})\n`);
+      return 1;
+    }
+  }
+  const fence = managedSetting(managed, 'mcpHost.roots.fence');
+  if ((fence === 'block' || fence === 'ask') && args.fence === 'off') {
+    err.write(`--fence off: your organisation keeps the fence on (McpHostRootsFence, ${managed.file})\n`);
+    return 2;
+  }
+  if (managedSetting(managed, 'mcpHost.sandbox.default') === 'all' && words) args.sandbox = true;
+  const auditFile = managedSetting(managed, 'mcpHost.audit.file');
+  if (typeof auditFile === 'string' && auditFile.trim()) {
+    if (args.audit !== undefined && path.resolve(args.audit) !== path.resolve(auditFile)) {
+      err.write(`--audit: your organisation's audit file is ${auditFile} (McpHostAuditFile, ${managed.file})\n`);
+      return 2;
+    }
+    args.audit = auditFile;
+  }
+  let env: NodeJS.ProcessEnv = process.env;
+  const endpoint = managedSetting(managed, 'mcpHost.telemetry.endpoint');
+  if (typeof endpoint === 'string' && endpoint.trim()) {
+    // The organisation's collector, whatever the variables say: they may add headers, not turn it off or move it.
+    const { OTEL_SDK_DISABLED: _off, OTEL_TRACES_EXPORTER: _t, OTEL_LOGS_EXPORTER: _l, OTEL_METRICS_EXPORTER: _m, ...rest } = process.env;
+    env = { ...rest, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint };
+    for (const signal of ['TRACES', 'LOGS', 'METRICS']) delete env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`];
+    const protocol = managedSetting(managed, 'mcpHost.telemetry.protocol');
+    if (typeof protocol === 'string') env.OTEL_EXPORTER_OTLP_PROTOCOL = protocol;
+    const content = managedSetting(managed, 'mcpHost.telemetry.exportContent');
+    if (typeof content === 'boolean') env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT = String(content);
+  }
+  return { fence: fence === 'block' || fence === 'ask' ? 'on' : fence === 'off' ? 'off' : 'flags', env };
+}
+
+/**
  * The server as the CLI's audit names it: the command's base name or the URL's host, never its
  * arguments, query or headers (a `--token VALUE` or `?key=` would be written in every record), and
  * a hash of the whole launch (command, arguments and working folder, or URL and headers), so two
@@ -523,10 +609,16 @@ export function cliServer(
   };
 }
 
-/** The --audit file; a write error is a warning, and the command goes on. */
-function cliAuditLog(file: string, key: Buffer | undefined, err: NodeJS.WritableStream): AuditLog {
+/** The --audit file; a write error is a warning, and the command goes on. Its records are exported as log records where telemetry is on. */
+function cliAuditLog(file: string, key: Buffer | undefined, err: NodeJS.WritableStream, telemetry?: TelemetryExporter): AuditLog {
   const { masker } = createMasker();
-  return new AuditLog({ file, masker, key, onError: (e) => err.write(`warning: the audit log could not be written: ${e.message}\n`) });
+  return new AuditLog({
+    file,
+    masker,
+    key,
+    onError: (e) => err.write(`warning: the audit log could not be written: ${e.message}\n`),
+    onRecords: telemetry && ((records) => telemetry.auditRecords(records)),
+  });
 }
 
 /** The key of --audit-key: 32 bytes as 64 hex digits; created (mode 0600) when missing and `create` is set. */

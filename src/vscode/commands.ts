@@ -267,6 +267,7 @@ export function registerCommands(
       withAuditWritten(() => exportAuditLog(host.auditFile, host.ui)),
     ),
     vscode.commands.registerCommand(Commands.exportAuditKey, () => exportAuditKey(host.auditFile, host.auditTrust, host.ui)),
+    vscode.commands.registerCommand(Commands.setTelemetryHeaders, () => host.telemetry.setHeaders(host.ui)),
     vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       await host.sampling.resetAlways();
       void notify(

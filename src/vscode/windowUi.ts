@@ -8,6 +8,7 @@ import { askAcceptChanges, askChangedDefinition } from './policy/pinReview';
 import { askFlowQuestion } from './gateway/chatFlow';
 import { askConsent, pickModelWithQuickPick, reviewInEditor } from './sampling/prompts';
 import { askToReuse, askWithInputBox } from './policy/secrets';
+import { askHeadersWithInputBox } from './policy/telemetry';
 import { windowUi } from './ui/setupUi';
 import { windowArgumentInput } from './tools/argumentInput';
 import { askCancelOrBackground, confirmWithModal } from './tools/callTool';
@@ -39,6 +40,7 @@ export function createWindowUi(documentActions: DocumentActions, redact: Redact)
     pickSamplingModel: pickModelWithQuickPick,
     reviewSampling: (server, params, masked) => reviewInEditor(documentActions, server, params, masked, redact),
     saveLocation: async (suggested, filters) => askSaveLocation({ defaultUri: suggested, filters }),
+    askTelemetryHeaders: askHeadersWithInputBox,
     elicitation: new LazyElicitationUi(redact),
     setup: windowUi,
     apps: windowAppPrompts(redact),

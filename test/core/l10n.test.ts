@@ -66,9 +66,12 @@ describe('localisation', () => {
       if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${where}[${i}]`));
       else if (value && typeof value === 'object') {
         for (const [k, v] of Object.entries(value)) {
+          // A setting's `policy` names itself and its category with identifiers (the administrator's keys), not prose.
+          const identifier = where.endsWith('.policy') && (k === 'name' || k === 'category');
           const prose =
-            ['title', 'name', 'description', 'markdownDescription', 'contents', 'label', 'category', 'contextualTitle'].includes(k) ||
-            /EnumDescriptions$|enumDescriptions/.test(k);
+            !identifier &&
+            (['title', 'name', 'description', 'markdownDescription', 'contents', 'label', 'category', 'contextualTitle'].includes(k) ||
+              /EnumDescriptions$|enumDescriptions/.test(k));
           if (prose && typeof v === 'string' && !/^%.+%$/.test(v)) plain.push(`${where}.${k}`);
           else if (prose && Array.isArray(v) && v.some((s) => typeof s === 'string' && !/^%.+%$/.test(s))) plain.push(`${where}.${k}`);
           // Examples and snippet bodies are settings values, not prose.

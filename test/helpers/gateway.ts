@@ -67,6 +67,7 @@ export function share(
     flow?: SharedServer['flow'];
     /** Where the records go instead of the returned array (a real audit log). */
     auditSink?: AuditSink;
+    telemetry?: SharedServer['telemetry'];
   } = {},
 ): Shared {
   const audit: AuditEntry[] = [];
@@ -90,6 +91,7 @@ export function share(
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     onChatCall: (c) => void calls.push(c),
     toldReadOnly: options.toldReadOnly ?? toldReadOnlyInMemory(),
+    telemetry: options.telemetry,
     ...options.pins,
     flow: options.flow,
   };

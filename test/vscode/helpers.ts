@@ -1,3 +1,4 @@
+import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -97,4 +98,29 @@ export async function startEverything(name: string): Promise<ServerHandle> {
   a.ui.allowLaunch = async () => 'allow';
   await setServers({ [name]: { command: 'node', args: [serverScript('server-everything'), 'stdio'] } });
   return running(a, name);
+}
+
+/**
+ * chat.mcp.allowedServers / deniedServers are policy settings VS Code does not register for
+ * `update()` ("not a registered configuration"), but it reads them from the user's settings.json as
+ * well as from a policy: the test writes them there, through the settings file's own editor.
+ */
+export async function setChatMcpRules(rules: { allowedServers?: unknown; deniedServers?: unknown }): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.openSettingsJson');
+  const editor = await waitFor(() => {
+    const e = vscode.window.activeTextEditor;
+    return e && !e.document.isClosed && e.document.uri.path.endsWith('/User/settings.json') && e;
+  }, 'the user settings.json in an editor');
+  const { document } = editor;
+  const settings = JSON.parse(document.getText() || '{}') as Record<string, unknown>;
+  delete settings['chat.mcp.allowedServers'];
+  delete settings['chat.mcp.deniedServers'];
+  if (rules.allowedServers !== undefined) settings['chat.mcp.allowedServers'] = rules.allowedServers;
+  if (rules.deniedServers !== undefined) settings['chat.mcp.deniedServers'] = rules.deniedServers;
+  const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
+  assert.ok(await editor.edit((b) => b.replace(whole, JSON.stringify(settings, null, 2))), 'the settings edit applied');
+  // The workbench's own Save: the extension host's save() of the user's settings answers false here.
+  await vscode.commands.executeCommand('workbench.action.files.save');
+  await waitFor(() => !document.isDirty, 'the user settings saved');
+  await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 }

@@ -152,6 +152,17 @@ export class McpClient {
   get isClosed(): boolean {
     return this.connection?.isClosed ?? false;
   }
+  /** The connection as the gate's telemetry describes it (../policy/telemetry.ts). */
+  get connectionFacts(): ConnectionFacts {
+    const network = this.transport.network;
+    return {
+      protocolVersion: this.protocolVersion,
+      sessionId: this.transport.sessionId,
+      transport: network?.transport,
+      address: network?.address,
+      port: network?.port,
+    };
+  }
   /** The connection's per-request bookkeeping, for diagnostics and the soak test. */
   get connectionStats(): ConnectionStats | undefined {
     return this.connection?.stats;
@@ -505,6 +516,17 @@ export class McpClient {
       if (typeof id === 'string') this.elicitations.complete(id);
     });
   }
+}
+
+/** The connection a request went out on, for a span's network and session attributes. */
+export interface ConnectionFacts {
+  protocolVersion?: string;
+  sessionId?: string;
+  /** `pipe` for stdio, `tcp` for HTTP (the conventions' `network.transport`). */
+  transport?: 'pipe' | 'tcp';
+  /** An HTTP server's host and port, never its path or query. */
+  address?: string;
+  port?: number;
 }
 
 type ItemOf<A> = A extends readonly (infer T)[] ? T : never;

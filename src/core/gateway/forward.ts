@@ -8,6 +8,8 @@
 import type { Disposable } from 'vscode-jsonrpc/node';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { GatedServer } from '../policy/gated';
+import type { Caller } from '../policy/telemetry';
+import { traceContextOf } from '../protocol/traceContext';
 import { outcomeOfError } from '../policy/run';
 import { isTrustedReadOnly } from '../policy/gate';
 import type { AuditEntry, Outcome } from '../policy/types';
@@ -34,14 +36,33 @@ import { findTool, runningClient, type SharedServer } from './shared';
 export interface ForwardOptions {
   /** Aborted when the chat cancels the request (or its session ends): the upstream request is cancelled too. */
   signal: AbortSignal;
-  /**
-   * The flow guard's session: VS Code's `_meta["vscode.conversationId"]` on the call. Without one, every
-   * call of this window's chat without a conversation is one session (`CHAT_WITHOUT_CONVERSATION`), so a
-   * flow across two servers is still seen.
-   */
-  session?: string;
   /** The chat asked for progress: the upstream's progress goes to it. */
   onProgress?: (progress: Omit<ProgressNotificationParams, 'progressToken'>) => void;
+  /**
+   * The chat's trace context, conversation and client (VS Code), from the request's `_meta` and the
+   * session's initialize. The conversation is also the flow guard's session; every call of this
+   * window's chat without one is one session (`CHAT_WITHOUT_CONVERSATION`), so a flow across two
+   * servers is still seen.
+   */
+  caller?: Caller;
+}
+
+/** The longest conversation id taken from `_meta` (VS Code's are UUIDs). */
+const MAX_CONVERSATION_ID = 200;
+
+/** Who the chat's request came from, as telemetry names it: its `_meta.traceparent`/`tracestate`, `vscode.conversationId`, its client. */
+export function chatCaller(meta: unknown, client: { name?: unknown; version?: unknown } | undefined): Caller {
+  const caller: Caller = {};
+  const trace = traceContextOf(meta);
+  if (trace) caller.trace = trace;
+  const conversation = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['vscode.conversationId'] : undefined;
+  if (typeof conversation === 'string' && conversation) caller.conversationId = conversation.slice(0, MAX_CONVERSATION_ID);
+  if (typeof client?.name === 'string')
+    caller.client = {
+      name: client.name.slice(0, MAX_CONVERSATION_ID),
+      ...(typeof client.version === 'string' ? { version: client.version.slice(0, 50) } : {}),
+    };
+  return caller;
 }
 
 const isCapabilityDisabled = (error: unknown): boolean => McpError.from(error).kind?.type === 'capabilityDisabled';
@@ -93,6 +114,7 @@ export class ChatForwarder {
         const run = await shared.flow.ask({ server: shared.handle.name, tool: request.tool.name, args: request.arguments, finding });
         return run ? 'once' : 'refuse';
       },
+      telemetry: shared.telemetry,
     });
   }
 
@@ -169,7 +191,8 @@ export class ChatForwarder {
       // The flow guard: the session's history decides whether this sink call is held (../scan/flowGuard.ts).
       const flow = this.shared.flow;
       const mode = flow?.mode() ?? 'off';
-      const session = options.session ?? CHAT_WITHOUT_CONVERSATION;
+      const conversation = options.caller?.conversationId;
+      const session = conversation ? `chat:${conversation}` : CHAT_WITHOUT_CONVERSATION;
       const pinned = this.shared.pinOf?.(tool);
       const labels =
         flow && mode !== 'off'
@@ -197,7 +220,7 @@ export class ChatForwarder {
           resetTimeoutOnProgress: true,
           timeoutMs: this.shared.requestTimeoutMs,
         },
-        { flow: finding && mode !== 'off' ? { mode, finding } : undefined, onRecord: (e) => (entry = e) },
+        { flow: finding && mode !== 'off' ? { mode, finding } : undefined, onRecord: (e) => (entry = e), caller: options.caller },
       );
       const pin = this.shared.pinOf?.(tool);
       if (!run.sent) {
@@ -256,7 +279,7 @@ export class ChatForwarder {
   readResource(uri: string, options: ForwardOptions): Promise<ReadResourceResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.readResource(uri, { signal: options.signal });
+      const run = await this.gate.readResource(uri, { signal: options.signal }, options.caller);
       if (!run.sent) throw refusal('resources/read', uri, run.reason);
       return readForChat(run.result, this.masker());
     });
@@ -266,7 +289,7 @@ export class ChatForwarder {
   subscribe(uri: string, options: ForwardOptions): Promise<Disposable> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.subscribe(uri);
+      const run = await this.gate.subscribe(uri, options.caller);
       if (!run.sent) throw refusal('resources/subscribe', uri, run.reason);
       return run.result;
     });
@@ -285,7 +308,7 @@ export class ChatForwarder {
   getPrompt(name: string, args: Record<string, string>, options: ForwardOptions): Promise<GetPromptResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.getPrompt(name, args, { signal: options.signal });
+      const run = await this.gate.getPrompt(name, args, { signal: options.signal }, options.caller);
       if (!run.sent) {
         // VS Code offers a prompt now suspended: it is told to list the prompts again.
         const prompt = this.shared.handle.prompts.find((p) => p.name === name);
@@ -300,7 +323,7 @@ export class ChatForwarder {
   complete(params: CompleteParams, options: ForwardOptions): Promise<CompleteResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.complete(params, { signal: options.signal });
+      const run = await this.gate.complete(params, { signal: options.signal }, options.caller);
       if (!run.sent) throw refusal('completion/complete', params.argument.name, run.reason);
       return this.masker().maskValue(run.result).value;
     });

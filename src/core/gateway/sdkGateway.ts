@@ -41,7 +41,7 @@ import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { classifyMessage, isId, isObject } from '../protocol/classify';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { CompleteParams, RequestId } from '../protocol/types';
-import type { ChatForwarder, ForwardOptions } from './forward';
+import { chatCaller, type ChatForwarder, type ForwardOptions } from './forward';
 import { GatewayHttpSession, refuse as refuseWith } from './httpSession';
 import { acceptRelay, tokenMatches, type RelayTransport, type RelayVerdict } from './relaySession';
 
@@ -230,7 +230,7 @@ export class ChatGateway {
     transport.onclose = () => void this.endSession(opened);
     wireHandlers(server, capabilities, forwarder, opened);
     if (capabilities.tools && !(transport instanceof GatewayHttpSession)) {
-      const calls = relayToolCalls(forwarder, transport);
+      const calls = relayToolCalls(forwarder, transport, () => server.getClientVersion());
       transport.intercept = calls.intercept;
       opened.listeners.push(calls);
     }
@@ -283,7 +283,7 @@ function wireHandlers(server: Server, caps: ServerCapabilities, forwarder: ChatF
     const token = extra._meta?.progressToken as string | number | undefined;
     return {
       signal: extra.signal,
-      session: conversationOf(extra._meta),
+      caller: chatCaller(extra._meta, server.getClientVersion()),
       onProgress:
         token === undefined
           ? undefined
@@ -420,7 +420,11 @@ const MALFORMED_CALL = 'tools/call needs params with a string "name" and, if any
  * flight, is left to the SDK, which answers it as before; so is every other message. Disposing
  * aborts what is in flight.
  */
-function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Disposable & { intercept(message: JSONRPCMessage): boolean } {
+function relayToolCalls(
+  forwarder: ChatForwarder,
+  transport: RelayTransport,
+  clientInfo: () => { name?: unknown; version?: unknown } | undefined,
+): Disposable & { intercept(message: JSONRPCMessage): boolean } {
   const inFlight = new Map<RequestId, AbortController>();
   const intercept = (message: JSONRPCMessage): boolean => {
     const m = classifyMessage(message);
@@ -450,7 +454,7 @@ function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Di
     forwarder
       .callTool(params.name, (params.arguments as Record<string, unknown> | undefined) ?? {}, {
         signal: controller.signal,
-        session: conversationOf(params._meta),
+        caller: chatCaller(params._meta, clientInfo()),
         onProgress:
           token !== undefined
             ? (p) => void transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, ...p } })
@@ -475,11 +479,6 @@ function relayToolCalls(forwarder: ChatForwarder, transport: RelayTransport): Di
 }
 
 /** The chat conversation VS Code names on a call (`_meta["vscode.conversationId"]`): the flow guard's session. */
-function conversationOf(meta: unknown): string | undefined {
-  const id = isObject(meta) ? meta['vscode.conversationId'] : undefined;
-  return typeof id === 'string' && id.length > 0 && id.length <= 1024 ? `chat:${id}` : undefined;
-}
-
 /** Listens on the socket when one is given and usable, else on 127.0.0.1 on a random port. */
 async function listenOn(server: net.Server, socketPath: string | undefined): Promise<GatewayAddress> {
   if (socketPath) {

@@ -11,6 +11,7 @@ import type { Prompt, Tool } from '../protocol/types';
 import type { GateContext } from '../policy/gate';
 import type { PinStatus } from '../policy/pins';
 import type { AuditedServer, AuditSink, Masker, Outcome } from '../policy/types';
+import type { RequestTelemetry } from '../policy/telemetry';
 import type { ServerHandle } from '../servers/handle';
 import type { FlowFinding, FlowGuard, FlowMode } from '../scan/flowGuard';
 
@@ -48,6 +49,8 @@ export interface SharedServer {
   gateContext(): GateContext;
   audited(): AuditedServer;
   audit?: AuditSink;
+  /** The team's telemetry: a span per request, continuing the chat's trace (../policy/telemetry.ts). */
+  telemetry?: RequestTelemetry;
   /** The masker of results before they go to the chat's model; read afresh each time. */
   masker(): Masker;
   /** How long a request may wait for a stopped or restarting server to run again. */

@@ -28,6 +28,8 @@ export interface RequestOptions {
   progressToken?: ProgressToken;
   /** Told the id the request goes out with, just before it is sent. */
   onRequestId?: (id: RequestId) => void;
+  /** Entries added to the request's `params._meta` (the trace context of the gate's span, ../protocol/traceContext.ts). */
+  meta?: Readonly<Record<string, string>>;
   /** The server may end this request with `notifications/cancelled` naming it (2026-07-28 `subscriptions/listen`): it then rejects as cancelled. */
   serverMayCancel?: boolean;
 }
@@ -229,10 +231,10 @@ export class McpConnection {
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
 
     let progressToken: ProgressToken | undefined;
-    if (onProgress || options.progressToken !== undefined) {
-      progressToken = options.progressToken ?? this.nextProgressToken++;
+    if (onProgress || options.progressToken !== undefined) progressToken = options.progressToken ?? this.nextProgressToken++;
+    if (progressToken !== undefined || options.meta) {
       const meta = (params?._meta as object | undefined) ?? {};
-      params = { ...params, _meta: { ...meta, progressToken } };
+      params = { ...params, _meta: { ...meta, ...options.meta, ...(progressToken === undefined ? {} : { progressToken }) } };
     }
     const id = this.nextId++;
 

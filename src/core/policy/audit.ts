@@ -54,6 +54,12 @@ export interface AuditLogOptions {
   onError?: (error: Error) => void;
   /** A batch is in the file: the hash of its last record, the file's head now. */
   onWritten?: (head: string) => void;
+  /**
+   * A batch is in the file: its records as written, chain fields and MACs included (the team's
+   * telemetry exports each as a log record, ../telemetry/load.ts). Told after the write, never
+   * before: a record that is not on disk is not exported.
+   */
+  onRecords?: (records: readonly AnyAuditRecord[]) => void;
 }
 
 /** The open file, and which file it is (to tell it from another at the same path). */
@@ -143,14 +149,15 @@ export class AuditLog implements AuditSink {
             return undefined;
           });
           const release = await acquireLock(this.options.file, this.options.lock);
-          let head: string;
+          let written: { head: string; records: AnyAuditRecord[] };
           try {
-            head = this.appendLocked(lines, key, (i, hash) => this.hashes.set(appended[i], hash));
+            written = this.appendLocked(lines, key, (i, hash) => this.hashes.set(appended[i], hash));
           } finally {
             release();
           }
           this.failing = false;
-          this.options.onWritten?.(head);
+          this.options.onWritten?.(written.head);
+          this.exported(written.records);
         } catch (error) {
           // What this writer knew of the file may be wrong now: the next batch reads its end again.
           this.known = undefined;
@@ -160,6 +167,15 @@ export class AuditLog implements AuditSink {
       }
     } finally {
       this.draining = undefined;
+    }
+  }
+
+  /** Told to the exporter; whatever it does, the writer goes on. */
+  private exported(records: AnyAuditRecord[]): void {
+    try {
+      this.options.onRecords?.(records);
+    } catch {
+      // The records are on disk; their export is not the log's concern.
     }
   }
 
@@ -178,7 +194,11 @@ export class AuditLog implements AuditSink {
    * Under the lock: links the lines to what is really last in the file (another writer may have
    * appended since), rotates when the file would grow past its size, appends; the new head.
    */
-  private appendLocked(lines: AuditLine[], key: Buffer | undefined, hashed?: (index: number, hash: string) => void): string {
+  private appendLocked(
+    lines: AuditLine[],
+    key: Buffer | undefined,
+    hashed?: (index: number, hash: string) => void,
+  ): { head: string; records: AnyAuditRecord[] } {
     const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_BYTES;
     let open = this.openFile();
     const end = this.endOf(open);
@@ -186,11 +206,12 @@ export class AuditLog implements AuditSink {
     // A line cut short by a crash stays on a line of its own (it fails verification there), not glued to ours.
     let chunk = end.complete ? '' : '\n';
     let chunkBytes = chunk.length;
-    const record = (line: AuditLine): { text: string; hash: string } => {
+    const records: AnyAuditRecord[] = [];
+    const record = (line: AuditLine): { text: string; hash: string; written: AnyAuditRecord } => {
       const linked = { ...line, prev: head };
       const hash = recordHash(linked);
       const written: AnyAuditRecord = key ? { ...linked, hash, mac: recordMac(key, hash) } : { ...linked, hash };
-      return { text: `${JSON.stringify(written)}\n`, hash };
+      return { text: `${JSON.stringify(written)}\n`, hash, written };
     };
     const write = (): void => {
       writeAll(open.fd, chunk);
@@ -217,16 +238,18 @@ export class AuditLog implements AuditSink {
         chunk += first.text;
         chunkBytes += Buffer.byteLength(first.text);
         head = first.hash;
+        records.push(first.written);
         next = record(line);
       }
       chunk += next.text;
       chunkBytes += bytes;
       head = next.hash;
       hashed?.(index, head);
+      records.push(next.written);
     }
     write();
     this.known = { dev: open.dev, ino: open.ino, size, head };
-    return head;
+    return { head, records };
   }
 
   /** The head of the open file and its size: known when nobody appended since our last write, else read from its end. */

@@ -15,8 +15,9 @@ import type { RequestOptions } from '../jsonrpc/connection';
 import { McpError } from '../protocol/errors';
 import type { CompleteParams, CompleteResult, GetPromptResult, ReadResourceResult, Tool } from '../protocol/types';
 import type { SubscribeSender } from '../servers/handle';
+import type { Caller, RequestTelemetry, TelemetryClient } from './telemetry';
 import { completedArguments, type AskReason, type GateContext, type GateRequest } from './gate';
-import { runGated, type AskAnswer, type GatedResult } from './run';
+import { runGated, type AskAnswer, type GatedResult, type SendHow } from './run';
 import type { AuditedServer, AuditEntry, AuditSink, Outcome } from './types';
 
 /** Who a gated server sends for; the server's own requests of us are answered elsewhere (./serverRequests.ts). */
@@ -37,6 +38,10 @@ export interface GatedServerOptions {
   /** The server as the audit names it. */
   server(): AuditedServer;
   audit?: AuditSink;
+  /** The team's telemetry: a span per request, the trace context to the server (./telemetry.ts). */
+  telemetry?: RequestTelemetry;
+  /** The client the requests come through, unless a request's caller names its own (the chat's VS Code, an agent). */
+  client?: TelemetryClient;
   /** Asks the person about every reason at once; absent where nobody can be asked (the chat, the CLI): an `ask` verdict is then refused. */
   ask?(request: GateRequest, reasons: AskReason[]): Promise<AskAnswer>;
   /** Where `ask` is absent: asks the flow guard's question alone (the chat's calls, ./run.ts `askFlow`). */
@@ -79,6 +84,19 @@ function auditedArguments(request: GateRequest): Record<string, unknown> | undef
   return args && Object.keys(args).length ? args : undefined;
 }
 
+/** The options a send goes out with: the caller's, plus the run's trace context in `_meta` and its wish for the request id. */
+function sentWith<O extends RequestOptions>(options: O | undefined, how: SendHow): O {
+  const told = options?.onRequestId;
+  return {
+    ...options,
+    meta: { ...options?.meta, ...how.meta },
+    onRequestId: (id) => {
+      how.onRequestId(id);
+      told?.(id);
+    },
+  } as O;
+}
+
 /** One server as one origin sends to it: every request decided by the gate, asked where the origin can be asked, audited. */
 export class GatedServer {
   constructor(
@@ -93,14 +111,15 @@ export class GatedServer {
     tool: Tool,
     args: Record<string, unknown>,
     options?: CallToolOptions,
-    how: { unlisted?: boolean; flow?: GateContext['flow']; onRecord?: (entry: AuditEntry) => void } = {},
+    how: { unlisted?: boolean; flow?: GateContext['flow']; onRecord?: (entry: AuditEntry) => void; caller?: Caller } = {},
   ): Promise<GatedResult<ToolCallOutcome>> {
     const request: GateRequest = how.unlisted
       ? { method: 'tools/call', tool, arguments: args, unlisted: true }
       : { method: 'tools/call', tool, arguments: args };
-    return this.run(request, (client) => client().callTool(tool.name, args, options), toolOutcome, {
+    return this.run(request, (client, sent) => client().callTool(tool.name, args, sentWith(options, sent)), toolOutcome, {
       flow: how.flow,
       onRecord: how.onRecord,
+      caller: how.caller,
     });
   }
 
@@ -117,24 +136,37 @@ export class GatedServer {
   ): Promise<GatedResult<T>> {
     return this.run(
       { method: 'tools/call', tool, arguments: args },
-      (client) => around((options) => client().callTool(tool.name, args, options)),
+      (client, sent) => around((options) => client().callTool(tool.name, args, sentWith(options, sent))),
       outcomeOf,
     );
   }
 
-  readResource(uri: string, options?: CachingRequestOptions): Promise<GatedResult<ReadResourceResult>> {
-    return this.run({ method: 'resources/read', uri }, (client) => client().readResource(uri, options));
+  readResource(uri: string, options?: CachingRequestOptions, caller?: Caller): Promise<GatedResult<ReadResourceResult>> {
+    return this.run({ method: 'resources/read', uri }, (client, sent) => client().readResource(uri, sentWith(options, sent)), undefined, {
+      caller,
+    });
   }
 
-  getPrompt(name: string, args: Record<string, string>, options?: RequestOptions): Promise<GatedResult<GetPromptResult>> {
-    return this.run({ method: 'prompts/get', name, arguments: args }, (client) => client().getPrompt(name, args, options));
+  getPrompt(name: string, args: Record<string, string>, options?: RequestOptions, caller?: Caller): Promise<GatedResult<GetPromptResult>> {
+    return this.run(
+      { method: 'prompts/get', name, arguments: args },
+      (client, sent) => client().getPrompt(name, args, sentWith(options, sent)),
+      undefined,
+      { caller },
+    );
   }
 
   /** Suggestions while someone types: never asked about (an `ask` verdict refuses it, and no suggestions come). */
-  complete(params: CompleteParams, options?: RequestOptions): Promise<GatedResult<CompleteResult>> {
-    return this.run({ method: 'completion/complete', params }, (client) => client().complete(params, options), undefined, {
-      askable: false,
-    });
+  complete(params: CompleteParams, options?: RequestOptions, caller?: Caller): Promise<GatedResult<CompleteResult>> {
+    return this.run(
+      { method: 'completion/complete', params },
+      (client, sent) => client().complete(params, sentWith(options, sent)),
+      undefined,
+      {
+        askable: false,
+        caller,
+      },
+    );
   }
 
   /**
@@ -143,26 +175,37 @@ export class GatedServer {
    * connection (a restart, a renewed session): each of those is audited, and one the gate refuses
    * then is not sent. Never asked: a subscription follows a read that was (an `ask` verdict refuses it).
    */
-  subscribe(uri: string): Promise<GatedResult<Disposable>> {
+  subscribe(uri: string, caller?: Caller): Promise<GatedResult<Disposable>> {
     const request: GateRequest = { method: 'resources/subscribe', uri };
     const subscribeTo = this.target.subscribeResource?.bind(this.target);
     if (!subscribeTo) return Promise.reject(McpError.invalidRequest(`${this.target.name} keeps no subscriptions`));
+    let first: SendHow | undefined;
     const send: SubscribeSender = async (client, when) => {
       // The first one is sent inside the run below, which decided it and audits it.
-      if (when === 'first') return void (await client.subscribeResource(uri));
-      const again = await this.run(request, () => client.subscribeResource(uri), undefined, { askable: false });
+      if (when === 'first') return void (await client.subscribeResource(uri, first && sentWith(undefined, first)));
+      const again = await this.run(request, (_, sent) => client.subscribeResource(uri, sentWith(undefined, sent)), undefined, {
+        askable: false,
+      });
       if (!again.sent) throw McpError.invalidRequest(`the gate refused it: ${again.reason}`);
     };
     // Held also while the server does not run: the handle sends it once it does, through `send`.
-    return this.run(request, () => subscribeTo(uri, send), undefined, { askable: false });
+    return this.run(
+      request,
+      (_, sent) => {
+        first = sent;
+        return subscribeTo(uri, send);
+      },
+      undefined,
+      { askable: false, caller },
+    );
   }
 
   private async run<T>(
     request: GateRequest,
     /** Sends on the running connection's client, which `client()` gives (it throws while the server does not run). */
-    send: (client: () => McpClient) => Promise<T>,
+    send: (client: () => McpClient, sent: SendHow) => Promise<T>,
     outcomeOf?: (result: T) => Outcome,
-    how: { askable?: boolean; flow?: GateContext['flow']; onRecord?: (entry: AuditEntry) => void } = {},
+    how: { askable?: boolean; flow?: GateContext['flow']; onRecord?: (entry: AuditEntry) => void; caller?: Caller } = {},
   ): Promise<GatedResult<T>> {
     const { options } = this;
     const ask = options.ask?.bind(options);
@@ -178,13 +221,16 @@ export class GatedServer {
         ask: how.askable === false || !ask ? undefined : (reasons) => ask(request, reasons),
         askFlow: how.askable === false || !askFlow ? undefined : (reasons) => askFlow(request, reasons),
         onRecord: how.onRecord,
-        send: () =>
+        send: (sent) =>
           send(() => {
             const client = this.target.rawClient;
             if (!client) throw McpError.connectionClosed(`${this.target.name} is not running`);
             return client;
-          }),
+          }, sent),
         outcomeOf,
+        telemetry: options.telemetry,
+        caller: { ...how.caller, client: how.caller?.client ?? options.client },
+        connection: () => this.target.rawClient?.connectionFacts,
       });
     } catch (error) {
       options.onFailed?.(request, () => McpError.from(error).message);

@@ -6,6 +6,10 @@
  */
 import { McpError } from '../protocol/errors';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
+import type { RequestId } from '../protocol/types';
+import type { ConnectionFacts } from '../client/client';
+import { traceMeta } from '../protocol/traceContext';
+import { passThrough, type Caller, type RequestEnding, type RequestSpan, type RequestTelemetry } from './telemetry';
 import { decide, type AskReason, type GateContext, type GateRequest } from './gate';
 import { toolDefinitionHash } from './pins';
 import type { AuditedFlow, AuditedServer, AuditEntry, AuditSink, Decision, FencedPath, Outcome } from './types';
@@ -33,15 +37,30 @@ export interface GatedRun<T> {
    * before a sink. Any other reason to ask is still refused there.
    */
   askFlow?: (reasons: AskReason[]) => Promise<AskAnswer>;
-  /** Sends the request; called at most once, only when the gate allowed it. */
-  send: () => Promise<T>;
+  /**
+   * Sends the request; called at most once, only when the gate allowed it. `how.meta` goes in the
+   * request's `params._meta` (the trace context for the server); `how.onRequestId` is told the id.
+   */
+  send: (how: SendHow) => Promise<T>;
   /** How a result counts in the audit (a tool result with `isError` is `isError`); `ok` when absent. */
   outcomeOf?: (result: T) => Outcome;
   /** Told of the audit record as appended (the flow guard names a tainting call by its hash, `AuditSink.hashOf`). */
   onRecord?: (entry: AuditEntry) => void;
   /** The arguments as they go in the audit, already passed through the server's secret redactor; the sink masks them. */
   auditedArguments?: unknown;
+  /** The team's telemetry (./telemetry.ts): one span per request. None: the caller's trace is passed on unchanged. */
+  telemetry?: RequestTelemetry;
+  /** Who asked, as far as it is known: the caller's trace context, conversation and client. */
+  caller?: Caller;
+  /** The connection it went out on, read when the request ended. */
+  connection?: () => ConnectionFacts | undefined;
   now?: () => number;
+}
+
+/** What `send` puts on the request for the run: the trace context in `_meta`, and who wants its id. */
+export interface SendHow {
+  meta?: Record<string, string>;
+  onRequestId(id: RequestId): void;
 }
 
 export type GatedResult<T> =
@@ -79,7 +98,14 @@ export function outcomeOfError(error: unknown): Outcome {
  */
 export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
   const now = run.now ?? Date.now;
-  const verdict = await decide(run.request, run.context);
+  const span = beginSpan(run);
+  let verdict: Awaited<ReturnType<typeof decide>>;
+  try {
+    verdict = await decide(run.request, run.context);
+  } catch (error) {
+    endSpan(span, { decision: 'refused', outcome: { kind: 'not-sent' }, error });
+    throw error;
+  }
   // Arguments over the limits are never looked at again: the audit keeps a placeholder and a name cut short.
   const oversized = verdict.kind === 'refuse' && verdict.oversized === true;
   // A call the flow guard held names the record of the call that tainted its session, by its hash (written by now, or waited for).
@@ -110,18 +136,24 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
     else if (run.auditedArguments !== undefined) entry.arguments = run.auditedArguments;
     if (fenced?.length) entry.fenced = fenced;
     if (audited) entry.flow = audited;
+    if (span.ids) entry.trace = span.ids;
     run.audit?.append(entry);
     run.onRecord?.(entry);
+  };
+  /** Refused before anything was sent: audited, and the span ends with the refusal. */
+  const refuse = (decision: Decision, reason: string, fenced?: FencedPath[], asked?: AskReason[]): GatedResult<T> => {
+    record(decision, { kind: 'not-sent' }, 0, fenced);
+    endSpan(span, { decision, outcome: { kind: 'not-sent' }, reason, fenced, asked: asked?.map((r) => r.kind) });
+    return { sent: false, decision, reason, fenced };
   };
 
   let decision: Decision;
   let fenced: FencedPath[] | undefined;
-  if (verdict.kind === 'refuse') {
-    record(verdict.decision, { kind: 'not-sent' }, 0, verdict.fenced);
-    return { sent: false, decision: verdict.decision, reason: verdict.reason, fenced: verdict.fenced };
-  }
+  let asked: AskReason[] | undefined;
+  if (verdict.kind === 'refuse') return refuse(verdict.decision, verdict.reason, verdict.fenced);
   if (verdict.kind === 'ask') {
     fenced = verdict.reasons.flatMap((r) => (r.kind === 'outsideRoots' ? r.findings : []));
+    asked = verdict.reasons;
     const onlyFlow = verdict.reasons.every((r) => r.kind === 'untrustedFlow');
     const ask = run.ask ?? (onlyFlow ? run.askFlow : undefined);
     if (!ask) {
@@ -130,26 +162,74 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
         : flow && onlyFlow
           ? `held by MCP Host's flow guard, and nobody can be asked for this request: ${flow.reason}`
           : 'it needs the person to confirm it, and nobody can be asked for this request';
-      record('refused', { kind: 'not-sent' }, 0, fenced);
-      return { sent: false, decision: 'refused', reason, fenced };
+      return refuse('refused', reason, fenced, asked);
     }
-    const answer = await ask(verdict.reasons);
+    let answer: AskAnswer;
+    try {
+      answer = await ask(verdict.reasons);
+    } catch (error) {
+      endSpan(span, { decision: 'refused', outcome: { kind: 'not-sent' }, error, asked: asked.map((r) => r.kind) });
+      throw error;
+    }
     if (answer === 'refuse') {
-      record('asked-refused', { kind: 'not-sent' }, 0, fenced);
       const reason = flow ? `the person refused it after MCP Host's flow guard asked: ${flow.reason}` : 'the person refused it';
-      return { sent: false, decision: 'asked-refused', reason, fenced };
+      return refuse('asked-refused', reason, fenced, asked);
     }
     decision = answer === 'remembered' ? 'allowed-always' : 'asked-allowed';
   } else decision = verdict.decision;
 
+  let requestId: RequestId | undefined;
+  const how: SendHow = {
+    meta: traceMeta(span.propagated),
+    onRequestId: (id) => void (requestId ??= id),
+  };
   const started = now();
+  const ended = (outcome: Outcome, more: Pick<RequestEnding, 'result' | 'error'>): void => {
+    const ms = now() - started;
+    record(decision, outcome, ms, fenced);
+    endSpan(span, {
+      decision,
+      outcome,
+      asked: asked?.map((r) => r.kind),
+      requestId,
+      connection: connectionOf(run),
+      sentMs: ms,
+      ...more,
+    });
+  };
   let result: T;
   try {
-    result = await run.send();
+    result = await run.send(how);
   } catch (error) {
-    record(decision, outcomeOfError(error), now() - started, fenced);
+    ended(outcomeOfError(error), { error });
     throw error;
   }
-  record(decision, run.outcomeOf?.(result) ?? { kind: 'ok' }, now() - started, fenced);
+  ended(run.outcomeOf?.(result) ?? { kind: 'ok' }, { result });
   return { sent: true, decision, result };
+}
+
+/** The request's span; telemetry that throws costs the span, never the request. */
+function beginSpan<T>(run: GatedRun<T>): RequestSpan {
+  const start = { ...run.caller, request: run.request, origin: run.context.origin, server: run.server };
+  try {
+    return (run.telemetry ?? passThrough).begin(start);
+  } catch {
+    return passThrough.begin(start);
+  }
+}
+
+function endSpan(span: RequestSpan, ending: RequestEnding): void {
+  try {
+    span.end(ending);
+  } catch {
+    // The request is done whatever the span does.
+  }
+}
+
+function connectionOf<T>(run: GatedRun<T>): ConnectionFacts | undefined {
+  try {
+    return run.connection?.();
+  } catch {
+    return undefined;
+  }
 }

@@ -86,6 +86,12 @@ export interface AuditEntry {
   fenced?: FencedPath[];
   /** A tools/call: the SHA-256 of the tool's definition it ran under (`toolDefinitionHash`, ./pins.ts); absent when the server did not list the tool. */
   tool?: { definition: string };
+  /**
+   * The OpenTelemetry span of the request (./telemetry.ts), when its telemetry is
+   * exported: the same ids as the exported span and log record, so the local record and the team's
+   * trace can be joined. Absent when nothing is exported.
+   */
+  trace?: { traceId: string; spanId: string };
   /** A `definition-changed` / `definition-accepted` record: the pinned hash, the new one, and the members that differ. */
   definition?: { pinned?: string; now: string; changed?: string[] };
   /** A `definition-flagged` record (and the acceptance of one): what the scan found (../scan/detectors.ts). */

@@ -38,6 +38,14 @@ export class HttpTransport implements Transport {
     this.wire(this.streamable, (message) => this.fromStreamable(message));
   }
 
+  get network(): NonNullable<Transport['network']> {
+    return networkOf(this.params.url);
+  }
+
+  get sessionId(): string | undefined {
+    return this.legacy ? undefined : this.streamable.sessionId;
+  }
+
   /** Only Streamable HTTP has sessions that the server can replace. */
   get onDidRenewSession(): Transport['onDidRenewSession'] {
     return this.streamable.onDidRenewSession;
@@ -133,5 +141,16 @@ export class HttpTransport implements Transport {
     this.closedState = closed;
     this.closeEmitter.fire(closed);
     this.reader.end();
+  }
+}
+
+/** An HTTP server's host and port as telemetry names them (`server.address`, `server.port`); never its path, query or user info. */
+function networkOf(url: string): NonNullable<Transport['network']> {
+  try {
+    const u = new URL(url);
+    const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+    return { transport: 'tcp', address: u.hostname, port };
+  } catch {
+    return { transport: 'tcp' };
   }
 }

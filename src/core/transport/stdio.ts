@@ -40,6 +40,7 @@ export class StdioTransport implements Transport {
   private readonly closeEmitter = new Emitter<TransportClosed>();
   readonly onLog = this.logEmitter.event;
   readonly onDidClose = this.closeEmitter.event;
+  readonly network = { transport: 'pipe' as const };
 
   private child: ChildProcessWithoutNullStreams | undefined;
   private readonly stderrTail: string[] = [];

@@ -71,6 +71,10 @@ export interface Transport {
    * is gone and must be asked for again.
    */
   readonly onDidRenewSession?: Event<void>;
+  /** What the channel is, as telemetry names it: `pipe` for stdio, `tcp` with the host and port for HTTP. */
+  readonly network?: { transport: 'pipe' | 'tcp'; address?: string; port?: number };
+  /** The session the server gave (Streamable HTTP's `Mcp-Session-Id`), once it gave one. */
+  readonly sessionId?: string;
   /** Resolves when messages can flow; rejects with a clear error if the channel cannot open. */
   start(): Promise<void>;
   /** Told after initialize, for transports that must send the version with every message. */

@@ -31,6 +31,7 @@ export const Commands = {
   verifyAuditLog: 'mcpHost.verifyAuditLog',
   exportAuditLog: 'mcpHost.exportAuditLog',
   exportAuditKey: 'mcpHost.exportAuditKey',
+  setTelemetryHeaders: 'mcpHost.setTelemetryHeaders',
   shareWithChat: 'mcpHost.shareWithChat',
   stopSharingWithChat: 'mcpHost.stopSharingWithChat',
 } as const;

@@ -15,6 +15,9 @@ import {
 import { jsonc } from '../../core/jsonc';
 import { Settings } from './ids';
 import { cachedSetting } from './settingCache';
+import { lockedSetting, oneOf } from './organisation';
+
+const SANDBOX_DEFAULTS: readonly SandboxDefault[] = ['off', 'workspace', 'all'];
 
 export interface ConfiguredServers {
   definitions: ServerDefinition[];
@@ -71,13 +74,14 @@ export function machineSandbox(): SandboxAvailability {
   return (probed ??= sandboxAvailability());
 }
 /**
- * `mcpHost.sandbox.default` from user settings only (a workspace cannot turn it off); unset, it is
+ * `mcpHost.sandbox.default` as the organisation locks it (./organisation.ts), else from user
+ * settings only (a workspace cannot turn it off); unset, it is
  * `workspace` where this machine has a sandbox MCP Host's tests run (bubblewrap on Linux) and `off`
  * elsewhere: the macOS profile has not yet run on a Mac, so it is used only where it is asked for.
  */
 export function sandboxDefault(): SandboxDefault {
-  const set = vscode.workspace.getConfiguration(Settings.section).inspect<string>(Settings.sandboxDefault)?.globalValue;
-  if (set === 'off' || set === 'workspace' || set === 'all') return set;
+  const set = lockedSetting('mcpHost.sandbox.default', oneOf(SANDBOX_DEFAULTS)).value;
+  if (set) return set;
   const machine = machineSandbox();
   return machine.ok && machine.kind === 'bubblewrap' ? 'workspace' : 'off';
 }

@@ -4,33 +4,22 @@
  * behind the gateway (../../core/gateway/orgPolicy.ts). A leaf: chat sharing and the Servers view
  * both read it.
  */
-import * as vscode from 'vscode';
 import type { ServerHandle } from '../../core';
-import { identityOf, orgVerdict, rulesOf } from '../../core/gateway/orgPolicy';
+import { vscodeWithholds, type WithheldBy } from '../policy/vscodeMcpPolicy';
 import { sameNamedTools } from '../../core/gateway/sameNames';
 
 /** The settings of VS Code's that decide whether the chat may have MCP servers at all, or which. */
-export const CHAT_POLICY_SETTINGS = ['chat.mcp.access', 'chat.mcp.allowedServers', 'chat.mcp.deniedServers'];
+export const CHAT_POLICY_SETTINGS = [
+  'chat.mcp.access',
+  'chat.mcp.allowedServers',
+  'chat.mcp.deniedServers',
+  'chat.mcp.allowManagedServersOnly',
+  'mcpHost.organisation.vscodeMcpPolicy',
+];
 
-/**
- * `chat.mcp.access`: `none` (or `false`) turns MCP off in the chat, `registry` allows only servers
- * from the configured registry, which ours are not.
- */
-function chatMcpAccessAllows(): boolean {
-  const access = vscode.workspace.getConfiguration('chat').get<unknown>('mcp.access');
-  return access === undefined || access === true || access === 'all';
-}
-
-/**
- * Which of VS Code's settings keeps this server from the chat, if one does. The lists' value is the
- * one VS Code gives extensions: the policy's when one is set, else the user's.
- */
-export function chatWithheldBy(server: ServerHandle): 'chat.mcp.access' | 'chat.mcp.deniedServers' | 'chat.mcp.allowedServers' | undefined {
-  if (!chatMcpAccessAllows()) return 'chat.mcp.access';
-  const config = vscode.workspace.getConfiguration('chat.mcp');
-  const verdict = orgVerdict(identityOf(server.definition), rulesOf(config.get('allowedServers')), rulesOf(config.get('deniedServers')));
-  if (verdict.allowed) return undefined;
-  return verdict.why === 'denied' ? 'chat.mcp.deniedServers' : 'chat.mcp.allowedServers';
+/** Which of VS Code's settings keeps this server from the chat, if one does. */
+export function chatWithheldBy(server: ServerHandle): WithheldBy | undefined {
+  return vscodeWithholds(server.definition);
 }
 
 /** The servers VS Code's chat is offered now: shared, enabled, and let through by VS Code's organisation policies. */

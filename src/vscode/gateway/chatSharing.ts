@@ -258,6 +258,7 @@ export class ChatSharing implements vscode.Disposable {
       }),
       audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: hashOf(handle.definition) }),
       audit: host.audit,
+      telemetry: host.telemetry.hook,
       // The masker of the settings at this moment (configuredMasker rebuilds it when the patterns change).
       masker: configuredMasker,
       requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,

@@ -6,6 +6,8 @@ import { auditedRoots, auditedServerMethod, startServerRequest } from '../../cor
 import { auditFile, createAuditLog, configuredMasker } from '../policy/audit';
 import { AuditTrust } from '../policy/auditTrust';
 import { EditorGate } from '../policy/gate';
+import { EditorTelemetry } from '../policy/telemetry';
+import { startWithheldBy } from '../policy/vscodeMcpPolicy';
 import { DefinitionPins } from '../policy/pins';
 import { PinReview } from '../policy/pinReview';
 import { extraRoots } from '../policy/roots';
@@ -98,6 +100,10 @@ export class McpHost implements vscode.Disposable {
   readonly auditFile: string;
   /** The audit file's key and the head this window wrote last. */
   readonly auditTrust: AuditTrust;
+  /** The team's telemetry: a span per gated request, a log record per audit record, off until an endpoint is set (../policy/telemetry.ts). */
+  readonly telemetry: EditorTelemetry;
+  /** MCP Host as a client, in telemetry (`mcp_host.client.name`) for the person's and the apps' requests. */
+  readonly clientInfo: { name: string; version: string };
   /** The one gate every tools/call, resources/read, prompts/get and resources/subscribe of the editor passes. */
   readonly gate: EditorGate;
   /** What the person approved of each server's tools and prompts, and the review of what changed since (../policy/pins.ts). */
@@ -149,7 +155,14 @@ export class McpHost implements vscode.Disposable {
     this.sandboxFallback = new SandboxFallback(context.globalState, ui);
     this.auditFile = auditFile(context);
     this.auditTrust = new AuditTrust(this.auditFile, context.secrets, context.globalState);
-    this.auditLog = createAuditLog(this.auditFile, (text) => this.secrets.redact(text), this.auditTrust);
+    this.clientInfo = { name: 'MCP Host', version: String((context.extension.packageJSON as { version?: unknown }).version ?? '') };
+    this.telemetry = new EditorTelemetry(context.secrets, (text) => this.secrets.redact(text), configuredMasker, this.clientInfo.version);
+    this.auditLog = createAuditLog(
+      this.auditFile,
+      (text) => this.secrets.redact(text),
+      this.auditTrust,
+      (records) => this.telemetry.hook.auditRecords(records),
+    );
     this.audit = this.auditLog;
     // The scan's shadowing detector reads the other running servers' tool names.
     this.pins = new DefinitionPins(
@@ -359,6 +372,10 @@ export class McpHost implements vscode.Disposable {
   private async prepare(def: ServerDefinition, signal: AbortSignal): Promise<ServerDefinition> {
     if (!this.isAllowedByTrust(def))
       throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
+    // VS Code's MCP policies hold for every server MCP Host starts (docs/teams.md): MCP Host is not the way around them.
+    const withheld = startWithheldBy(def);
+    if (withheld)
+      throw McpError.invalidRequest(vscode.l10n.t("{0} does not start: your organisation's {1} does not allow it", def.name, withheld));
     const folder = folderFor(def);
     if (this.consent.needsConsent(def)) {
       // The limits computed for this machine, as the launch will compute them.
@@ -455,6 +472,8 @@ export class McpHost implements vscode.Disposable {
     for (const d of this.disposables.splice(0)) d.dispose();
     // The servers' last records (their stops among them) are written, and the file is closed.
     await this.auditLog.close();
+    // Then what is queued for the collector goes out, within its bound.
+    await this.telemetry.stop();
   }
 }
 

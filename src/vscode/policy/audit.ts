@@ -8,6 +8,7 @@ import type { AnyAuditRecord, AuditRecord, Masker } from '../../core/policy/type
 import { forDisplay, fromTemplate, nothingToRedact, type ShownText } from '../../core';
 import { Settings } from '../common/ids';
 import { cachedSetting } from '../common/settingCache';
+import { isString, lockedSetting } from '../common/organisation';
 import { notify } from '../window/notifications';
 import { pickOne, type ShownPickItem } from '../window/quickPicks';
 import type { OutputDocuments } from '../common/outputDocuments';
@@ -45,10 +46,9 @@ export function maskedForPerson(text: string): string {
   return on ? configuredMasker().maskText(text).text : text;
 }
 
-/** `mcpHost.audit.file` (user or machine scope only), else `audit.jsonl` in the extension's global storage. */
+/** `mcpHost.audit.file` as the organisation locks it, else the person's (user or machine scope only), else `audit.jsonl` in the extension's global storage. */
 export function auditFile(context: vscode.ExtensionContext): string {
-  const inspected = vscode.workspace.getConfiguration(Settings.section).inspect<string>('audit.file');
-  const chosen = inspected?.globalValue;
+  const chosen = lockedSetting('mcpHost.audit.file', isString).value;
   return chosen && chosen.trim() ? chosen : path.join(context.globalStorageUri.fsPath, 'audit.jsonl');
 }
 
@@ -56,7 +56,12 @@ export function auditFile(context: vscode.ExtensionContext): string {
  * One audit log for the extension's lifetime, its records MAC'd under the file's key and its head
  * remembered (./auditTrust.ts); a failing write is shown once per streak, and calls go on.
  */
-export function createAuditLog(file: string, redact: (text: string) => string, trust: AuditTrust): AuditLog {
+export function createAuditLog(
+  file: string,
+  redact: (text: string) => string,
+  trust: AuditTrust,
+  onRecords?: (records: readonly AnyAuditRecord[]) => void,
+): AuditLog {
   void fs.mkdir(path.dirname(file), { recursive: true }).catch(() => undefined);
   return new AuditLog({
     file,
@@ -64,6 +69,7 @@ export function createAuditLog(file: string, redact: (text: string) => string, t
     masker: settingsMasker,
     key: () => trust.key(),
     onWritten: (head) => trust.remember(head),
+    onRecords,
     onError: (error) =>
       void notify(
         'warning',

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { defaultFenceMode, thisMachine, type AskReason, type GateContext, type GateRequest } from '../../core/policy/gate';
 import { GatedServer } from '../../core/policy/gated';
+import type { RequestTelemetry, TelemetryClient } from '../../core/policy/telemetry';
 import { nameOf, type AskAnswer } from '../../core/policy/run';
 import type { AuditedServer, AuditSink, FencedPath, FenceMode } from '../../core/policy/types';
 import {
@@ -20,6 +21,7 @@ import { Settings } from '../common/ids';
 import { askModal } from '../window/notifications';
 import { addToStoredList } from '../common/storedList';
 import { cachedSetting } from '../common/settingCache';
+import { lockedSetting, oneOf } from '../common/organisation';
 import type { HostUi } from '../ui/hostUi';
 import type { PinStatus } from '../../core/policy/pins';
 
@@ -40,6 +42,9 @@ export interface GateHost {
     status(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): PinStatus;
     pinFirstUse(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): Promise<void>;
   };
+  /** The team's telemetry (./telemetry.ts), and MCP Host as the client the person's and the apps' requests come through. */
+  readonly telemetry: { readonly hook: RequestTelemetry };
+  readonly clientInfo: TelemetryClient;
   /** Review Changes (./pinReview.ts): true when the person accepted the change. */
   readonly pinReview: { review(handle: ServerHandle, only?: { kind: PinKind; name: string }): Promise<boolean> };
 }
@@ -75,11 +80,12 @@ export function fenceMode(origin: GateContext['origin']): FenceMode {
   return chosenFenceMode() ?? defaultFenceMode(origin);
 }
 
-/** The person's `mcpHost.roots.fence` (user or machine settings), cached until it changes: read on every call. */
-const chosenFenceMode = cachedSetting(`${Settings.section}.${Settings.rootsFence}`, (): FenceMode | undefined => {
-  const value = vscode.workspace.getConfiguration(Settings.section).inspect<string>(Settings.rootsFence)?.globalValue;
-  return FENCE_MODES.find((m) => m === value);
-});
+/** `mcpHost.roots.fence` as the organisation locks it, else the person's (user or machine settings), cached until it changes: read on every call. */
+// Dropped on any change of MCP Host's settings: that is also when the organisation's managed file is read again.
+const chosenFenceMode = cachedSetting(
+  Settings.section,
+  (): FenceMode | undefined => lockedSetting('mcpHost.roots.fence', oneOf(FENCE_MODES)).value,
+);
 
 /** How many allowed reads outside the roots a window remembers (the oldest forgotten first). */
 const MAX_REMEMBERED_READS = 500;
@@ -124,6 +130,8 @@ export class EditorGate {
       server: () => this.host.sandboxes.audited(server.definition),
       // The audit log redacts the server's secrets and masks before it writes (../core/policy/audit.ts).
       audit: this.host.audit,
+      telemetry: this.host.telemetry.hook,
+      client: this.host.clientInfo,
       ask: (request, reasons) => this.ask({ server, origin, request }, reasons, toolKeyOf(request)),
       // A sandboxed server's failure may name a path its sandbox hid: told with the setting that allows it.
       onFailed: (_request, text) => void this.host.sandboxes.failed(server.definition, text),

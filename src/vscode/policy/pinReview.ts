@@ -4,6 +4,7 @@
  * with Accept and Keep Suspended.
  */
 import * as vscode from 'vscode';
+import { isBoolean, lockedSetting } from '../common/organisation';
 import { describeChange } from '../../core/policy/pins';
 import { forDisplay, fromTemplate, type Redact, type ServerHandle } from '../../core';
 import type { ChangedDefinition, ChangedDefinitionAnswer } from '../common/answers';
@@ -76,6 +77,19 @@ export class PinReview implements vscode.Disposable {
       return false;
     }
     await this.openDiff(handle.name, changes);
+    if (lockedSetting('mcpHost.pins.acceptChanges', isBoolean).value === false) {
+      // The organisation keeps changed definitions suspended: the diff is shown, nothing can be accepted.
+      void this.ui.notify(
+        'warning',
+        fromTemplate(
+          vscode.l10n.t(
+            'Your organisation does not let changed definitions be accepted (mcpHost.pins.acceptChanges): "{0}" stays suspended until its server goes back to what was approved.',
+          ),
+          forDisplay(handle.name, this.redact),
+        ),
+      );
+      return false;
+    }
     const answer = await this.ui.acceptDefinitionChanges(
       handle.name,
       changes.map((c) => ({ kind: c.kind, name: c.name, changed: c.changed })),

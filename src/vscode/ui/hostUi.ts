@@ -71,6 +71,12 @@ export interface HostUi {
   reviewSampling(server: string, params: CreateMessageParams, masked: MaskFinding[]): Promise<CreateMessageParams | undefined>;
   /** Where to save a file MCP Host writes for the person (Export Audit Log…); undefined when they cancel. */
   saveLocation(suggested: vscode.Uri, filters?: Record<string, string[]>): Promise<vscode.Uri | undefined>;
+  /**
+   * The headers sent with every telemetry export (a collector's token), as `Name=value` pairs
+   * separated by commas; `names` are the ones kept now (their values are never shown). An empty
+   * answer removes them; undefined when the person cancels.
+   */
+  askTelemetryHeaders(names: string[]): Promise<string | undefined>;
   /** The questions of `elicitation/create` and -32042. */
   elicitation: ElicitationUi;
   /** The questions of Add, Import and Remove Server. */
