@@ -105,6 +105,7 @@ function simulated(platform: NodeJS.Platform, files: Record<string, 'file' | 'di
     kind: (p) => files[p] ?? 'none',
     realpath: (p) => p,
     readlink: () => undefined,
+    notWorldReadable: () => [],
     probe: () => ({ ok: probeOk, stderr: probeOk ? '' : 'bwrap: setting up uid map: Permission denied' }),
   };
 }
@@ -174,6 +175,7 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
       allowedDomains: [],
       deniedDomains: [],
       launcherDomains: [],
+      protected: [],
       cwd: '/Users/p/ws',
       home: '/Users/p',
       notes: [],
@@ -242,7 +244,7 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
       { network: { allowedDomains: ['api.example.com'] } },
       machine,
       { ok: true, kind: 'bubblewrap', binary: '/usr/bin/bwrap' },
-      { socketDir: '/tmp/mcp-host-proxy-x', socat: '/opt/socat/bin/socat' },
+      { socketDir: '/tmp/mcp-host-proxy-x', socat: '/opt/socat/bin/socat', bwrap: '/usr/bin/bwrap' },
     );
     const args = made.params.args!;
     const bind = args.indexOf('/tmp/mcp-host-proxy-x');
@@ -256,7 +258,15 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
       /^'\/opt\/socat\/bin\/socat' TCP-LISTEN:3128,bind=127\.0\.0\.1,reuseaddr,fork UNIX-CONNECT:\/run\/mcp-host-proxy\/proxy\.sock/,
     );
     assert.match(inner[2], /exec "\$@"$/);
-    assert.deepEqual(inner.slice(3), ['mcp-host-sandbox', '/usr/bin/node', '/srv/s.js']);
+    // The server runs in a nested bubblewrap: socat (which opens a Unix socket per connection) stays outside its seccomp filter.
+    assert.deepEqual(inner.slice(3, 5), ['mcp-host-sandbox', '/usr/bin/bwrap']);
+    const nested = inner.slice(5, inner.lastIndexOf('--'));
+    for (const flag of ['--disable-userns', '--unshare-pid', '--proc', '--cap-drop']) assert.ok(nested.includes(flag), flag);
+    assert.ok(!nested.includes('--unshare-net') && !nested.includes('--unshare-all'), 'it shares the outer sandbox network: socat');
+    if (process.arch === 'x64' || process.arch === 'arm64')
+      assert.deepEqual(nested.slice(nested.indexOf('--seccomp'), nested.indexOf('--seccomp') + 2), ['--seccomp', '3']);
+    assert.ok(!args.slice(0, args.indexOf('--')).includes('--seccomp'), 'not the outer sandbox: socat runs there');
+    assert.deepEqual(inner.slice(inner.lastIndexOf('--') + 1), ['/usr/bin/node', '/srv/s.js']);
     assert.equal(made.params.env?.HTTPS_PROXY, 'http://127.0.0.1:3128', "the entry's own proxy is replaced");
     assert.equal(made.params.env?.ALL_PROXY, 'http://127.0.0.1:3128');
   });
