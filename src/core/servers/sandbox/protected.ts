@@ -120,9 +120,9 @@ export interface ProtectedPath {
 }
 
 /**
- * Every protected path of one writable folder: the names at its top (existing or not), the git
- * parts of its repository (`.git` made as an empty folder where there is none) and of each
- * repository and worktree found inside at launch. `allowed` are paths the entry's
+ * Every protected path of one writable folder: the names at its top and at the top of each
+ * repository and worktree found inside at launch (existing or not), the git parts of each (`.git`
+ * made as an empty folder at the folder's top where there is none). `allowed` are paths the entry's
  * `filesystem.allowWrite` names itself: left writable. A link is never followed nor replaced: it is
  * protected as it is (read-only in its place).
  */
@@ -139,7 +139,6 @@ export function protectedPathsOf(
       if (makeIfMissing && pfs.lkind(path.dirname(p)) !== 'link') out.push({ path: p, kind, exists: false });
     } else out.push({ path: p, kind: found === 'dir' ? 'dir' : 'file', exists: true });
   };
-  for (const { name, kind } of PROTECTED_NAMES) add(path.join(folder, name), kind, true);
   const repositories = [folder];
   let note: string | undefined;
   let searched = 0;
@@ -155,6 +154,8 @@ export function protectedPathsOf(
     for (const e of entries) if (e.dir && !NOT_SEARCHED.has(e.name)) queue.push(path.join(dir, e.name));
   }
   for (const repo of repositories) {
+    // The folder, and each repository or worktree in it, as if it were a root: someone may open it as one.
+    for (const { name, kind } of PROTECTED_NAMES) add(path.join(repo, name), kind, true);
     const dotGit = path.join(repo, '.git');
     const kind = pfs.lkind(dotGit);
     if (kind === 'none') {
