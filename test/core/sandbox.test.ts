@@ -10,6 +10,7 @@ import {
   sandboxAvailability,
   describeReach,
   sandboxedParams,
+  sandboxedServer,
   seatbeltProfile,
   SandboxUnavailableError,
   type CallToolResult,
@@ -195,6 +196,29 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
     assert.ok(profile.indexOf('(deny file-write* (subpath "/Users/p/ws/.git"))') > profile.indexOf(writes!));
     assert.ok(profile.indexOf('(deny file-read* file-write* (subpath "/Users/p/ws/.env"))') > profile.indexOf(writes!));
     assert.equal(profile.filter((l) => l.includes('network')).join('\n'), '(deny network*)');
+  });
+
+  it('macOS: the files that run later are denied writing in each root, whether they exist or not; nothing is made for them', async () => {
+    const files: Record<string, 'file' | 'dir'> = { '/usr/bin/sandbox-exec': 'file', '/usr/local/bin/node': 'file', '/Users/p/ws': 'dir' };
+    const machine = { ...simulated('darwin', files), home: '/Users/p' };
+    const made = await sandboxedServer(
+      { command: 'node', args: ['-e', '1'], baseEnv: { PATH: '/usr/local/bin' } },
+      ['/Users/p/ws'],
+      { filesystem: { allowWrite: ['/Users/p/ws/.npmrc'] } },
+      { server: 'x' },
+      machine,
+      { ok: true, kind: 'seatbelt', binary: '/usr/bin/sandbox-exec' },
+    );
+    await made.stop();
+    const deny = made.params.args![1].split('\n').find((l) => l.startsWith('(deny file-write*')) ?? '';
+    for (const p of ['.git', '.vscode', '.mcp.json', '.github/workflows', '.envrc', '.claude'])
+      assert.ok(deny.includes(`(subpath "/Users/p/ws/${p}")`), p);
+    assert.ok(!deny.includes('.npmrc'), 'allowWrite names it');
+    const profile = made.params.args![1].split('\n');
+    assert.ok(
+      profile.indexOf(deny) > profile.findIndex((l) => l.startsWith('(allow file-read* file-write*')),
+      'after the allow: the last rule wins',
+    );
   });
 
   it("macOS with allowed domains: outbound only to the proxy's loopback port, which the server's proxy variables name", () => {
