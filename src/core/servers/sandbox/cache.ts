@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { copyFile, mkdir, readdir, readlink, symlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { CacheSeed } from './reach';
 
@@ -8,7 +9,8 @@ import type { CacheSeed } from './reach';
  * servers run. It is seeded from the person's cache so that an offline `npx` still finds the
  * packages the person had: at each start, every file of the person's cache that MCP Host's lacks
  * is copied (a copy-on-write clone where the file system makes one, btrfs or XFS; else a copy), so
- * the first start copies the cache once and later starts only what is new. Nothing is linked: a
+ * the first start copies the cache once and later starts only what is new (walking the person's
+ * cache again at most every SEED_REUSE_MS in one process). Nothing is linked: a
  * hard link would let the server write the person's file in place.
  *
  * What is copied: npm's `_cacache` (the registry's answers and tarballs, checked against their
@@ -20,53 +22,58 @@ const SEEDED: Record<string, (top: string) => boolean> = {
   uv: (top) => !top.startsWith('environments-') && top !== '.lock' && !top.endsWith('.lock'),
 };
 
+/** How long a seeding is taken as current for the next starts of this process: a window that starts ten servers walks the person's cache once. */
+export const SEED_REUSE_MS = 5 * 60_000;
+const seededAt = new Map<string, { at: number; done: Promise<SeedResult> }>();
+
+/** seedCache, at most once per SEED_REUSE_MS for the same caches in this process. */
+export function seedCacheOnce(seed: CacheSeed, now = Date.now()): Promise<SeedResult> {
+  const key = `${seed.from}\u0000${seed.to}`;
+  const last = seededAt.get(key);
+  if (last && now - last.at < SEED_REUSE_MS) return last.done;
+  const done = seedCache(seed);
+  seededAt.set(key, { at: now, done });
+  done.catch(() => seededAt.delete(key));
+  return done;
+}
+
 /** What a seeding did: files copied, and how long it took (for the log). */
 export interface SeedResult {
   copied: number;
   ms: number;
 }
 
-/** Makes `seed.to` (mode 0700) and copies into it what of `seed.from` it lacks. A file that cannot be read is passed over. */
-export function seedCache(seed: CacheSeed): SeedResult {
+/**
+ * Makes `seed.to` (mode 0700) and copies into it what of `seed.from` it lacks, without blocking
+ * (a first seeding may copy gigabytes). A file that cannot be read is passed over.
+ */
+export async function seedCache(seed: CacheSeed): Promise<SeedResult> {
   const started = Date.now();
-  fs.mkdirSync(seed.to, { recursive: true, mode: 0o700 });
+  await mkdir(seed.to, { recursive: true, mode: 0o700 });
   const keep = SEEDED[path.basename(seed.to)] ?? (() => false);
   let copied = 0;
-  const walk = (from: string, to: string, top: boolean) => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(from, { withFileTypes: true });
-    } catch {
-      return;
-    }
+  const walk = async (from: string, to: string, top: boolean): Promise<void> => {
+    const entries = await readdir(from, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
     let existing: Set<string> | undefined;
     for (const e of entries) {
       if (top && !keep(e.name)) continue;
-      existing ??= new Set(readdirOrEmpty(to));
+      existing ??= new Set(await readdir(to).catch(() => [] as string[]));
       const src = path.join(from, e.name);
       const dst = path.join(to, e.name);
       try {
         if (e.isDirectory()) {
-          if (!existing.has(e.name)) fs.mkdirSync(dst, { mode: 0o700 });
-          walk(src, dst, false);
+          if (!existing.has(e.name)) await mkdir(dst, { mode: 0o700 });
+          await walk(src, dst, false);
         } else if (existing.has(e.name)) continue;
         else if (e.isFile()) {
-          fs.copyFileSync(src, dst, fs.constants.COPYFILE_FICLONE | fs.constants.COPYFILE_EXCL);
+          await copyFile(src, dst, fs.constants.COPYFILE_FICLONE | fs.constants.COPYFILE_EXCL);
           copied++;
-        } else if (e.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(src), dst);
+        } else if (e.isSymbolicLink()) await symlink(await readlink(src), dst);
       } catch {
         // Unreadable, or written meanwhile by a sandboxed launcher: its own copy stands.
       }
     }
   };
-  walk(seed.from, seed.to, true);
+  await walk(seed.from, seed.to, true);
   return { copied, ms: Date.now() - started };
-}
-
-function readdirOrEmpty(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { serverEnvironment, StdioTransport, type StdioServerParams } from '../../transport/stdio';
 import { withoutSecrets } from '../environment';
-import { seedCache } from './cache';
+import { seedCacheOnce } from './cache';
 import { describeLimits, inControlGroups, sandboxLimits, type SandboxLimits } from './limits';
 import {
   bwrapArgs,
@@ -306,7 +306,7 @@ export async function sandboxedServer(
         `network.allowedDomains needs socat to reach MCP Host's proxy from inside the sandbox, and it is not installed; ${INSTALL_SOCAT}`,
       );
   }
-  for (const seed of seeds) seedCache(seed);
+  for (const seed of seeds) await seedCacheOnce(seed);
   const { protectedPaths, made, notes } = prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine);
   const cleanups: Array<() => void | Promise<void>> = [() => releaseMountPoints(made)];
   let limits: SandboxLimits | undefined;
