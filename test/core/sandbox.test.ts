@@ -762,7 +762,9 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
             : [],
         );
       const before = new Set(groups());
-      const r = (await call('many_processes', { HOSTILE_PROCESSES: String(MAX_SANDBOX_TASKS + 50) })).answer as {
+      const r = (
+        await call('many_processes', { HOSTILE_PROCESSES: String(MAX_SANDBOX_TASKS + 50) }, [...sandboxed(), '--timeout', '170000'])
+      ).answer as {
         started: number;
         refused: string | null;
       };

@@ -239,7 +239,7 @@ describe('the limits (a simulated machine)', () => {
   const v1 =
     '1 0 0:1 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n2 0 0:2 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n3 0 0:3 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n';
 
-  it('root on a v1 machine: a pids and a memory group under its own, prlimit only for the data size', () => {
+  it('root on a v1 machine: a pids and a memory group under its own, prlimit only for the data size', async () => {
     const cg = cgroupFs({
       '/proc/self/mountinfo': v1,
       '/proc/self/cgroup': '8:pids:/\n4:memory:/svc\n0::/\n',
@@ -255,7 +255,7 @@ describe('the limits (a simulated machine)', () => {
     assert.match(path.dirname(limits.cgroupProcs[1]), /^\/sys\/fs\/cgroup\/memory\/svc\/mcp-host-sandbox-/);
     assert.ok(!limits.prlimit.some((a) => a.startsWith('--nproc')), 'not for root: the kernel would not apply it');
     assert.ok(limits.prlimit.some((a) => a.startsWith('--data=')));
-    limits.release();
+    await limits.release();
     assert.equal(cg.dirs.size, 0);
     const wrapped = inControlGroups(limits.cgroupProcs, '/usr/bin/bwrap', ['--x']);
     assert.deepEqual(wrapped.args.slice(3), ['2', ...limits.cgroupProcs, '/usr/bin/bwrap', '--x']);

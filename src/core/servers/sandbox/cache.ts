@@ -37,6 +37,9 @@ export function seedCacheOnce(seed: CacheSeed, now = Date.now()): Promise<SeedRe
   return done;
 }
 
+/** How many entries of one folder are looked at (and copied) at once. */
+const SEED_CONCURRENCY = 16;
+
 /** What a seeding did: files copied, and how long it took (for the log). */
 export interface SeedResult {
   copied: number;
@@ -54,17 +57,16 @@ export async function seedCache(seed: CacheSeed): Promise<SeedResult> {
   let copied = 0;
   const walk = async (from: string, to: string, top: boolean): Promise<void> => {
     const entries = await readdir(from, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
-    let existing: Set<string> | undefined;
-    for (const e of entries) {
-      if (top && !keep(e.name)) continue;
-      existing ??= new Set(await readdir(to).catch(() => [] as string[]));
+    const existing = new Set(await readdir(to).catch(() => [] as string[]));
+    const one = async (e: fs.Dirent): Promise<void> => {
+      if (top && !keep(e.name)) return;
       const src = path.join(from, e.name);
       const dst = path.join(to, e.name);
       try {
         if (e.isDirectory()) {
           if (!existing.has(e.name)) await mkdir(dst, { mode: 0o700 });
           await walk(src, dst, false);
-        } else if (existing.has(e.name)) continue;
+        } else if (existing.has(e.name)) return;
         else if (e.isFile()) {
           await copyFile(src, dst, fs.constants.COPYFILE_FICLONE | fs.constants.COPYFILE_EXCL);
           copied++;
@@ -72,7 +74,9 @@ export async function seedCache(seed: CacheSeed): Promise<SeedResult> {
       } catch {
         // Unreadable, or written meanwhile by a sandboxed launcher: its own copy stands.
       }
-    }
+    };
+    // A few at a time: the file system answers in parallel, and the descriptors stay few.
+    for (let i = 0; i < entries.length; i += SEED_CONCURRENCY) await Promise.all(entries.slice(i, i + SEED_CONCURRENCY).map(one));
   };
   await walk(seed.from, seed.to, true);
   return { copied, ms: Date.now() - started };

@@ -31,8 +31,8 @@ export interface SandboxLimits {
   cgroupProcs: string[];
   /** The arguments of prlimit (util-linux, found on the host's PATH) that start the server inside the sandbox, or none. */
   prlimit: string[];
-  /** Removes the control groups once their processes are gone. */
-  release(): void;
+  /** Removes the control groups once their processes are gone (waiting a little for the last to end). */
+  release(): Promise<void>;
 }
 
 /** The file system a limit is made through; tests give a simulated one. */
@@ -173,16 +173,15 @@ export function sandboxLimits(uid: number, prlimit: string | undefined, cg: Cgro
     memory: memoryBy,
     cgroupProcs: groups.map((g) => path.join(g, 'cgroup.procs')),
     prlimit: prlimit && limits.length ? [prlimit, ...limits, '--'] : [],
-    release: () => {
-      for (const group of groups) releaseGroup(cg, group);
+    release: async () => {
+      for (const group of groups) await releaseGroup(cg, group);
     },
   };
 }
 
-/** A group whose last process may still be ending: removed now, or a little later. */
-function releaseGroup(cg: CgroupFs, group: string, tries = 20): void {
-  if (cg.rmdir(group) || tries <= 0) return;
-  setTimeout(() => releaseGroup(cg, group, tries - 1), 250).unref();
+/** A group whose last process may still be ending (the kernel reaps a killed sandbox's processes after bubblewrap exits): removed now, or within a few seconds. */
+async function releaseGroup(cg: CgroupFs, group: string): Promise<void> {
+  for (let tries = 0; tries < 50 && !cg.rmdir(group); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /**
