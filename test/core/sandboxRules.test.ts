@@ -206,6 +206,11 @@ describe('the protected names', () => {
       assert.ok(!fs.existsSync(path.join(dir, '.github/agents')), 'an unchanged mount point goes');
       releaseMountPoints(again);
       assert.ok(!fs.existsSync(path.join(dir, '.github/hooks')));
+      // A JSON name holds an empty object (VS Code reports an empty .mcp.json as broken), and goes when it still does.
+      const json = makeMountPoints(paths.filter((p) => p.path === path.join(dir, '.mcp.json')));
+      assert.equal(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8'), '{}\n');
+      releaseMountPoints(json);
+      assert.ok(!fs.existsSync(path.join(dir, '.mcp.json')));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -158,6 +158,8 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
     const a = await api();
     const saved = a.ui.allowLaunch;
     a.ui.allowLaunch = async () => 'allow';
+    // The only sandbox on this folder: the mount points of the names that do not exist are shared by every sandbox that uses them.
+    await setServers(undefined);
     const files = (dir: string): string[] =>
       fs.readdirSync(dir, { withFileTypes: true, recursive: true }).map((e) => {
         const p = path.join(e.parentPath, e.name);

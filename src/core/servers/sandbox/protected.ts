@@ -205,7 +205,7 @@ function gitFolders(dotGit: string, pfs: ProtectedFs): string[] {
 /**
  * The mount points MCP Host made on the host for protected names that did not exist, shared by the
  * sandboxes of this process that use them: each is removed when the last of them stops, and only
- * if it is still what MCP Host made (an empty folder or file, the same inode).
+ * if it is still what MCP Host made (an empty folder, or a file with what it was made with, the same inode).
  */
 const madeHere = new Map<string, { ino: number; dev: number; users: number; kind: 'dir' | 'file' }>();
 
@@ -230,7 +230,7 @@ export function makeMountPoints(paths: readonly ProtectedPath[]): string[] {
         made.push(d);
       }
       if (p.kind === 'dir') fs.mkdirSync(p.path);
-      else fs.writeFileSync(p.path, '', { flag: 'wx' });
+      else fs.writeFileSync(p.path, placeholderOf(p.path), { flag: 'wx' });
       remember(p.path, p.kind);
       made.push(p.path);
     } catch {
@@ -239,6 +239,9 @@ export function makeMountPoints(paths: readonly ProtectedPath[]): string[] {
   }
   return made;
 }
+
+/** What a made file holds: an empty JSON object for a JSON file (VS Code reads a workspace's `.mcp.json` and reports an empty one as broken), else nothing. */
+const placeholderOf = (p: string) => (p.endsWith('.json') ? '{}\n' : '');
 
 function remember(p: string, kind: 'dir' | 'file'): void {
   const s = fs.lstatSync(p);
@@ -263,7 +266,7 @@ export function releaseMountPoints(made: readonly string[]): void {
     if (!sameAsMade(p, known)) continue;
     try {
       if (known.kind === 'dir') fs.rmdirSync(p);
-      else if (fs.statSync(p).size === 0) fs.unlinkSync(p);
+      else if (fs.readFileSync(p, 'utf8') === placeholderOf(p)) fs.unlinkSync(p);
     } catch {
       // Not empty any more (the person or VS Code wrote into it): it is theirs now.
     }
