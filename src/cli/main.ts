@@ -48,7 +48,7 @@ import {
   type PinStatus,
 } from '../core/policy/pins';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { INTERPRETERS } from '../core/servers/sandbox/reach';
+import { scriptIndex } from '../core/servers/sandbox/reach';
 import { domainPattern } from '../core/servers/sandbox/domains';
 import { runConformance } from './conformance';
 import { configuredServers } from './configFile';
@@ -90,8 +90,10 @@ without --root the current directory is the root and nothing is fenced. Argument
 than 64 levels, or over 4 MiB of text, are refused before anything else.
 --sandbox (with --stdio only) runs the server in an operating-system sandbox whose boundary is
 the --root folders (else the current directory), whatever --fence says: it reads and writes
-them, reads the system and its own installation, uses its launcher's cache (npx: the npm cache,
-offline), sees an empty home and a private /tmp, has no network and no capabilities. Linux needs
+them but the files that run later (git hooks and config, .vscode/, .mcp.json, shell files),
+reads the system and its own installation, uses a launcher cache of its own seeded from yours
+(npx: offline), sees an empty home and a private /tmp, has no network, no capabilities and none
+of your secret-shaped variables (GITHUB_TOKEN, SSH_AUTH_SOCK, ...). Linux needs
 bubblewrap (bwrap); macOS uses sandbox-exec; elsewhere, or without them, it exits 1 and says why.
 --allow-domain HOST (with --sandbox, repeatable) lets the sandboxed server reach HOST (a name, an
 address, or *.suffix for every name below suffix) through MCP Host's filtering proxy, on any port,
@@ -750,10 +752,9 @@ function fromCallerFolder(words: string[], cwd: string): string[] {
   const out = [...words];
   // A bare program name (`node`, `npx`) is found on the PATH; only a path is made absolute.
   if (/[\\/]/.test(out[0])) out[0] = absolute(out[0]);
-  if (INTERPRETERS.test(path.basename(out[0]))) {
-    const at = out.findIndex((w, i) => i > 0 && !w.startsWith('-'));
-    if (at > 0) out[at] = absolute(out[at]);
-  }
+  // The script an interpreter runs, found as it finds it (`--eval` and the like mean none).
+  const at = scriptIndex(path.basename(out[0]), out.slice(1));
+  if (at >= 0) out[at + 1] = absolute(out[at + 1]);
   return out;
 }
 

@@ -68,6 +68,34 @@ describe('the gate (core/policy/gate)', () => {
     assert.deepEqual(await decide(call(tool('w')), ctx({ origin: 'cli', fence: 'off' })), { kind: 'allow', decision: 'allowed' });
   });
 
+  it('a protected path (files that run later) in the arguments of a tool that may change things: asked, even auto-approved or always allowed; the CLI refuses; fence off lets it through', async () => {
+    const write = tool('write_file');
+    const args = { path: '/ws/.vscode/tasks.json', content: '{}' };
+    const auto = { tools: {}, autoApprove: ['write_file'], trustAnnotations: true };
+    for (const over of [{}, { policy: auto }, { alwaysAllowed: true }, { origin: 'chat' as const }, { fence: 'block' as const }]) {
+      const v = await decide(call(write, args), ctx(over));
+      assert.equal(v.kind, 'ask', JSON.stringify(over));
+      assert.deepEqual(v.kind === 'ask' && v.reasons.find((r) => r.kind === 'protectedPaths'), {
+        kind: 'protectedPaths',
+        findings: [{ pointer: '/path', value: '/ws/.vscode/tasks.json', resolved: '/ws/.vscode/tasks.json' }],
+      });
+    }
+    const cli = await decide(
+      call(write, { file: 'nested/.git/hooks/pre-commit' }),
+      ctx({ origin: 'cli', fence: 'block', serverCwd: '/ws' }),
+    );
+    assert.equal(cli.kind === 'refuse' && cli.decision, 'fenced');
+    assert.match(
+      cli.kind === 'refuse' ? cli.reason : '',
+      /file that runs later .*\/file = "nested\/\.git\/hooks\/pre-commit" \(\/ws\/nested\/\.git\/hooks\/pre-commit\)/,
+    );
+    assert.deepEqual(await decide(call(write, args), ctx({ origin: 'cli', fence: 'off' })), { kind: 'allow', decision: 'allowed' });
+    // A plain file of the root, or a tool that says it only reads, is not asked about for this.
+    assert.deepEqual(await decide(call(write, { path: '/ws/src/a.ts' }), ctx({ policy: auto })), { kind: 'allow', decision: 'allowed' });
+    const read = tool('read_file', { annotations: { readOnlyHint: true } });
+    assert.deepEqual(await decide(call(read, args), ctx({ policy: auto })), { kind: 'allow', decision: 'allowed' });
+  });
+
   it('fence: block refuses, ask asks, off lets it through; trust does not skip it', async () => {
     const trusted = { tools: {}, autoApprove: ['read'], trustAnnotations: true };
     const args = { path: '../../../etc/passwd' };

@@ -1,6 +1,11 @@
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import {
   acceptedLaunch,
+  envFileDigest,
+  stdioParamsFor,
   launchCovers,
   launchSummary,
   parseServerDefinitions,
@@ -200,5 +205,30 @@ describe('launch consent: the sandbox', () => {
     );
     assert.ok(problem({ ...base, sandbox: { filesystem: { allowRead: ['~'] } } }));
     assert.ok(problem({ ...base, sandboxEnabled: 'yes' }));
+  });
+});
+
+describe('launch consent: the envFile is covered by what it holds, not only by its path', () => {
+  it('an answer does not cover a rewritten envFile, and the launch refuses a file changed after the answer', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-envfile-'));
+    try {
+      const file = path.join(dir, '.env');
+      fs.writeFileSync(file, 'A=1\n');
+      const def = one({ ...base, envFile: '.env', cwd: dir });
+      const first = await envFileDigest(def);
+      assert.ok(first !== undefined && first !== 'missing');
+      fs.writeFileSync(file, 'A=1\nnpm_config_cache=/home\n');
+      const second = await envFileDigest(def);
+      assert.notEqual(second, first);
+      assert.ok(!launchCovers(acceptedLaunch(def, first), acceptedLaunch(def, second)), 'asked again');
+      assert.ok(launchCovers(acceptedLaunch(def, second), acceptedLaunch(def, second)));
+      if (def.type !== 'stdio') return;
+      await assert.rejects(stdioParamsFor(def, undefined, first), /envFile .* changed after you allowed it/);
+      assert.equal((await stdioParamsFor(def, undefined, second)).env?.npm_config_cache, '/home');
+      assert.equal(await envFileDigest(one({ ...base, envFile: 'none.env', cwd: dir })), 'missing');
+      assert.equal(await envFileDigest(one({ ...base, envFile: '${input:f}', cwd: dir })), 'unresolved');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { canonicalHost, domainPattern, isSpecialAddress } from '../../src/core/servers/sandbox/domains';
-import { startProxy, type BlockedConnection, type RunningProxy } from '../../src/core/servers/sandbox/proxy';
+import { MAX_PROXY_CONNECTIONS, startProxy, type BlockedConnection, type RunningProxy } from '../../src/core/servers/sandbox/proxy';
 
 /** Sends raw bytes to the proxy and collects everything it answers until it closes (or `until` matches). */
 function raw(target: net.NetConnectOpts, text: string, until?: RegExp): Promise<string> {
@@ -80,6 +80,63 @@ describe('the sandbox network proxy (hostile requests, an injected resolver)', (
   const connect = (authority: string) =>
     raw(at(), `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\nGET /tunnelled HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n`);
   const statusOf = (answer: string) => answer.split('\r\n')[0];
+
+  it('plain HTTP: exactly one framed request reaches the origin, on one connection; a second request in the body stays body', async () => {
+    const received: string[] = [];
+    let connections = 0;
+    const rawOrigin = net.createServer((c) => {
+      connections++;
+      let got = '';
+      c.on('data', (d) => {
+        got += String(d);
+        if (/\r\n0\r\n\r\n$|^[^]*\r\n\r\n$/.test(got) && !/transfer-encoding: chunked\r\n\r\n$/i.test(got)) {
+          received.push(got);
+          c.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => rawOrigin.listen(0, '127.0.0.1', resolve));
+    const port = (rawOrigin.address() as net.AddressInfo).port;
+    try {
+      const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: internal.test\r\n\r\n';
+      const answer = await raw(
+        at(),
+        `GET http://allowed.test:${port}/first HTTP/1.1\r\nHost: allowed.test:${port}\r\nTransfer-Encoding: chunked\r\n\r\n` +
+          `${Buffer.byteLength(smuggled).toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`,
+        /\r\n\r\nok$/,
+      );
+      assert.match(statusOf(answer), /^HTTP\/1.1 200/);
+      assert.equal(connections, 1, 'one connection to the origin: the one the proxy dialled and checked');
+      assert.equal(received.length, 1);
+      assert.match(received[0], /^GET \/first HTTP\/1.1\r\n/);
+      assert.match(received[0], /\r\ntransfer-encoding: chunked\r\n/i, 'the body is framed');
+      assert.equal(received[0].match(/HTTP\/1.1\r\n/g)?.length, 2, 'the smuggled request line arrives as body bytes, inside a chunk');
+    } finally {
+      rawOrigin.close();
+    }
+  });
+
+  it(`at most ${MAX_PROXY_CONNECTIONS} connections at once: past that, new ones are closed unanswered`, async () => {
+    const held: net.Socket[] = [];
+    const tunnel = () =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(at(), () => socket.write(`CONNECT allowed.test:${originPort} HTTP/1.1\r\nHost: x\r\n\r\n`));
+        held.push(socket);
+        socket.once('data', (d) => resolve(String(d).split('\r\n')[0]));
+        socket.once('close', () => resolve('closed'));
+        socket.on('error', () => resolve('closed'));
+      });
+    try {
+      const answers = await Promise.all(Array.from({ length: MAX_PROXY_CONNECTIONS + 20 }, tunnel));
+      assert.equal(answers.filter((a) => a === 'HTTP/1.1 200 Connection Established').length, MAX_PROXY_CONNECTIONS);
+      assert.equal(answers.filter((a) => a === 'closed').length, 20);
+    } finally {
+      for (const s of held) s.destroy();
+    }
+    // Once they are gone, new ones are served again.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(statusOf(await connect(`allowed.test:${originPort}`)), 'HTTP/1.1 200 Connection Established');
+  });
 
   it('CONNECT to an allowed name tunnels to its address, whatever its case or trailing dot', async () => {
     for (const name of ['allowed.test', 'ALLOWED.Test.']) {

@@ -10,12 +10,14 @@ import {
   sandboxAvailability,
   describeReach,
   sandboxedParams,
+  sandboxedServer,
   seatbeltProfile,
   SandboxUnavailableError,
   type CallToolResult,
   type SandboxMachine,
   type SandboxReach,
 } from '../../src/core';
+import { MAX_SANDBOX_TASKS, sandboxMemoryBytes } from '../../src/core/servers/sandbox/limits';
 import { computeReach } from '../../src/core/servers/sandbox/reach';
 import { ROOT, closeAll, connect, everythingServer, filesystemServer, installedNode22 } from '../helpers/servers';
 
@@ -105,6 +107,7 @@ function simulated(platform: NodeJS.Platform, files: Record<string, 'file' | 'di
     kind: (p) => files[p] ?? 'none',
     realpath: (p) => p,
     readlink: () => undefined,
+    notWorldReadable: () => [],
     probe: () => ({ ok: probeOk, stderr: probeOk ? '' : 'bwrap: setting up uid map: Permission denied' }),
   };
 }
@@ -174,6 +177,7 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
       allowedDomains: [],
       deniedDomains: [],
       launcherDomains: [],
+      protected: [],
       cwd: '/Users/p/ws',
       home: '/Users/p',
       notes: [],
@@ -192,6 +196,29 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
     assert.ok(profile.indexOf('(deny file-write* (subpath "/Users/p/ws/.git"))') > profile.indexOf(writes!));
     assert.ok(profile.indexOf('(deny file-read* file-write* (subpath "/Users/p/ws/.env"))') > profile.indexOf(writes!));
     assert.equal(profile.filter((l) => l.includes('network')).join('\n'), '(deny network*)');
+  });
+
+  it('macOS: the files that run later are denied writing in each root, whether they exist or not; nothing is made for them', async () => {
+    const files: Record<string, 'file' | 'dir'> = { '/usr/bin/sandbox-exec': 'file', '/usr/local/bin/node': 'file', '/Users/p/ws': 'dir' };
+    const machine = { ...simulated('darwin', files), home: '/Users/p' };
+    const made = await sandboxedServer(
+      { command: 'node', args: ['-e', '1'], baseEnv: { PATH: '/usr/local/bin' } },
+      ['/Users/p/ws'],
+      { filesystem: { allowWrite: ['/Users/p/ws/.npmrc'] } },
+      { server: 'x' },
+      machine,
+      { ok: true, kind: 'seatbelt', binary: '/usr/bin/sandbox-exec' },
+    );
+    await made.stop();
+    const deny = made.params.args![1].split('\n').find((l) => l.startsWith('(deny file-write*')) ?? '';
+    for (const p of ['.git', '.vscode', '.mcp.json', '.github/workflows', '.envrc', '.claude'])
+      assert.ok(deny.includes(`(subpath "/Users/p/ws/${p}")`), p);
+    assert.ok(!deny.includes('.npmrc'), 'allowWrite names it');
+    const profile = made.params.args![1].split('\n');
+    assert.ok(
+      profile.indexOf(deny) > profile.findIndex((l) => l.startsWith('(allow file-read* file-write*')),
+      'after the allow: the last rule wins',
+    );
   });
 
   it("macOS with allowed domains: outbound only to the proxy's loopback port, which the server's proxy variables name", () => {
@@ -242,7 +269,7 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
       { network: { allowedDomains: ['api.example.com'] } },
       machine,
       { ok: true, kind: 'bubblewrap', binary: '/usr/bin/bwrap' },
-      { socketDir: '/tmp/mcp-host-proxy-x', socat: '/opt/socat/bin/socat' },
+      { socketDir: '/tmp/mcp-host-proxy-x', socat: '/opt/socat/bin/socat', bwrap: '/usr/bin/bwrap' },
     );
     const args = made.params.args!;
     const bind = args.indexOf('/tmp/mcp-host-proxy-x');
@@ -256,7 +283,15 @@ describe('sandbox availability and profiles (simulated platforms)', () => {
       /^'\/opt\/socat\/bin\/socat' TCP-LISTEN:3128,bind=127\.0\.0\.1,reuseaddr,fork UNIX-CONNECT:\/run\/mcp-host-proxy\/proxy\.sock/,
     );
     assert.match(inner[2], /exec "\$@"$/);
-    assert.deepEqual(inner.slice(3), ['mcp-host-sandbox', '/usr/bin/node', '/srv/s.js']);
+    // The server runs in a nested bubblewrap: socat (which opens a Unix socket per connection) stays outside its seccomp filter.
+    assert.deepEqual(inner.slice(3, 5), ['mcp-host-sandbox', '/usr/bin/bwrap']);
+    const nested = inner.slice(5, inner.lastIndexOf('--'));
+    for (const flag of ['--disable-userns', '--unshare-pid', '--proc', '--cap-drop']) assert.ok(nested.includes(flag), flag);
+    assert.ok(!nested.includes('--unshare-net') && !nested.includes('--unshare-all'), 'it shares the outer sandbox network: socat');
+    if (process.arch === 'x64' || process.arch === 'arm64')
+      assert.deepEqual(nested.slice(nested.indexOf('--seccomp'), nested.indexOf('--seccomp') + 2), ['--seccomp', '3']);
+    assert.ok(!args.slice(0, args.indexOf('--')).includes('--seccomp'), 'not the outer sandbox: socat runs there');
+    assert.deepEqual(inner.slice(inner.lastIndexOf('--') + 1), ['/usr/bin/node', '/srv/s.js']);
     assert.equal(made.params.env?.HTTPS_PROXY, 'http://127.0.0.1:3128', "the entry's own proxy is replaced");
     assert.equal(made.params.env?.ALL_PROXY, 'http://127.0.0.1:3128');
   });
@@ -542,6 +577,206 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       const inside = await create(path.join(ws, 'memory.jsonl'));
       assert.equal(inside.code, 0, inside.stderr);
       assert.match(fs.readFileSync(path.join(ws, 'memory.jsonl'), 'utf8'), /"name":"n"/);
+    });
+
+    it("its cache is MCP Host's own, seeded from the person's: a server that rewrites cached packages changes nothing the person runs", async () => {
+      // The hostile server as an npx package (a tarball in the root: npx installs it offline), started with the person's cache named.
+      const pkg = path.join(dir, 'hostile-pkg');
+      fs.mkdirSync(pkg, { recursive: true });
+      fs.copyFileSync(HOSTILE, path.join(pkg, 'server.mjs'));
+      fs.writeFileSync(
+        path.join(pkg, 'package.json'),
+        JSON.stringify({ name: 'hostile-npx-server', version: '1.0.0', type: 'module', bin: { 'hostile-npx-server': 'server.mjs' } }),
+      );
+      execFileSync('npm', ['pack', '--silent', '--pack-destination', ws], { cwd: pkg, env: { ...process.env, npm_config_cache: cache } });
+      const cached = (root: string) =>
+        execFileSync('find', [path.join(root, '_npx'), '-path', '*server-memory/dist/index.js'], { encoding: 'utf8' }).trim();
+      const personal = cached(cache);
+      const before = fs.readFileSync(personal, 'utf8');
+      const r = await cli(['--sandbox', '--root', ws, '--stdio', 'npx -y ./hostile-npx-server-1.0.0.tgz', 'call', 'poison_npm_cache'], {
+        ...env,
+        npm_config_cache: cache,
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const answer = answerOf(JSON.parse(r.stdout) as CallToolResult) as { cache: string; poisoned: string[] };
+      assert.equal(answer.cache, path.join(home, '.cache', 'mcp-host', 'sandbox', 'npm'), 'npm_config_cache inside is the sandbox cache');
+      assert.equal(fs.readFileSync(personal, 'utf8'), before, "the person's cached package is unchanged");
+      assert.ok(fs.existsSync(path.join(answer.cache, '_cacache')), "seeded from the person's cache");
+      assert.ok(!answer.poisoned.some((p) => p.startsWith(cache)), JSON.stringify(answer.poisoned));
+    });
+
+    it('npm_config_cache set to the home does not make the home readable', async () => {
+      const r = await cli(
+        ['--sandbox', '--verbose', '--root', ws, '--stdio', 'npx -y ./hostile-npx-server-1.0.0.tgz', 'call', 'read_home'],
+        {
+          ...env,
+          npm_config_cache: home,
+        },
+      );
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal((answerOf(JSON.parse(r.stdout) as CallToolResult) as { ok: boolean }).ok, false);
+      assert.match(r.stderr, /npm_config_cache=.* is not a cache folder/);
+      assert.ok(!fs.existsSync(path.join(home, '_cacache')), 'npx wrote nothing into the home');
+    });
+  });
+
+  describe('what once got a server out (issue 46)', function () {
+    const sandboxed = () => ['--sandbox', '--root', ws, '--fence', 'off'];
+    const call = async (tool: string, extra: NodeJS.ProcessEnv = {}, args = sandboxed(), server = hostileLine) => {
+      const r = await cli([...args, '--stdio', server, 'call', tool], { ...env, ...extra });
+      assert.equal(r.code, 0, `${tool}: ${r.stderr}`);
+      return { answer: answerOf(JSON.parse(r.stdout) as CallToolResult), stderr: r.stderr };
+    };
+
+    it("the kernel's settings are not writable inside (access(W_OK), nothing written); root-only files of /etc are hidden", async () => {
+      const proc = (await call('proc_sys')).answer as Record<string, string>;
+      assert.deepEqual(
+        Object.entries(proc).filter(([, v]) => v === 'writable'),
+        [],
+      );
+      assert.deepEqual((await call('read_root_only')).answer, { readable: [] });
+    });
+
+    it('files that run later stay as they were in two roots, a nested repository and a worktree; a plain file is written; nothing is left behind', async () => {
+      const scratch = path.join(dir, 'protect');
+      const first = path.join(scratch, 'ws');
+      const second = path.join(scratch, 'ws2');
+      fs.mkdirSync(second, { recursive: true });
+      const git = (cwd: string, ...args: string[]) =>
+        execFileSync('git', args, {
+          cwd,
+          stdio: 'ignore',
+          env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+        });
+      fs.mkdirSync(first, { recursive: true });
+      git(first, 'init', '-q');
+      git(first, 'commit', '-q', '--allow-empty', '-m', 'init');
+      const nested = path.join(first, 'nested');
+      fs.mkdirSync(nested);
+      git(nested, 'init', '-q');
+      git(nested, 'commit', '-q', '--allow-empty', '-m', 'n');
+      const worktree = path.join(first, 'wt');
+      git(nested, 'worktree', 'add', '-q', worktree);
+      fs.mkdirSync(path.join(first, '.vscode'));
+      fs.writeFileSync(path.join(first, '.vscode', 'settings.json'), '{}');
+      const snapshot = () =>
+        // Files with their size and time; folders by name (their times move as the plain files come and go).
+        execFileSync(
+          'find',
+          [scratch, '-not', '-path', '*/objects/*', '(', '-type', 'd', '-printf', '%P/\n', ')', '-o', '-printf', '%P %s %T@\n'],
+          {
+            encoding: 'utf8',
+          },
+        )
+          .split('\n')
+          .sort()
+          .join('\n');
+      const before = snapshot();
+      const folders = [first, second, nested, worktree];
+      const r = await call('write_protected', { HOSTILE_PROTECT: folders.join(':') }, [
+        '--sandbox',
+        '--root',
+        first,
+        '--root',
+        second,
+        '--fence',
+        'off',
+      ]);
+      const results = r.answer as Record<string, Record<string, string>>;
+      for (const folder of folders) {
+        for (const [file, outcome] of Object.entries(results[folder]))
+          if (file === 'plain-by-server.txt') assert.equal(outcome, 'written', `${folder}/${file}`);
+          else assert.notEqual(outcome, 'written', `${folder}/${file}`);
+        assert.match(fs.readFileSync(path.join(folder, 'plain-by-server.txt'), 'utf8'), /written by the sandboxed server/);
+        fs.rmSync(path.join(folder, 'plain-by-server.txt'));
+      }
+      // Every file as it was (sizes and times), no mount point left (no .git made in ws2, no .mcp.json, no .github).
+      assert.equal(snapshot(), before);
+      assert.equal(fs.readFileSync(path.join(worktree, '.git'), 'utf8'), `gitdir: ${path.join(nested, '.git', 'worktrees', 'wt')}\n`);
+    });
+
+    it("a host Unix socket in the root is not reachable, Node's own child pipes still work, no new user namespace, no io_uring", async () => {
+      const socketPath = path.join(ws, 'host.sock');
+      let connections = 0;
+      const host = net.createServer((c) => {
+        connections++;
+        c.destroy();
+      });
+      await new Promise<void>((resolve) => host.listen(socketPath, resolve));
+      try {
+        const reached = (await call('host_socket', { HOSTILE_SOCKET: socketPath })).answer as { ok: boolean; error?: string };
+        assert.deepEqual(reached, { ok: false, error: 'EACCES' });
+        assert.equal(connections, 0);
+      } finally {
+        host.close();
+      }
+      assert.deepEqual((await call('spawn_child')).answer, { ok: true });
+      const userns = (await call('new_userns')).answer as { status: number };
+      assert.notEqual(userns.status, 0, JSON.stringify(userns));
+      const calls = (await call('syscalls')).answer as Record<string, string>;
+      if (process.arch === 'x64' || process.arch === 'arm64')
+        assert.deepEqual(calls, { io_uring_setup: '38', unix: '13', vsock: '13', inet: 'ok', socketpair: 'ok' });
+    });
+
+    it('the script is found as node finds it: --eval does not make ~/.ssh readable; a command in ~/.cargo/bin does not read ~/.cargo', async () => {
+      const evil = path.join(ws, 'evil.mjs');
+      fs.copyFileSync(HOSTILE, evil);
+      const keyFile = path.join(home, '.ssh', 'id_test');
+      const evalLine = `${JSON.stringify(process.execPath)} "--eval=import('${evil}')" ${JSON.stringify(keyFile)}`;
+      const byEval = await call('read_file', { HOSTILE_READ: keyFile }, sandboxed(), evalLine);
+      assert.equal((byEval.answer as { ok: boolean }).ok, false, JSON.stringify(byEval.answer));
+      const cargo = path.join(home, '.cargo');
+      fs.mkdirSync(path.join(cargo, 'bin'), { recursive: true });
+      fs.writeFileSync(path.join(cargo, 'credentials.toml'), '[registry]\ntoken = "cio_secret"\n');
+      fs.writeFileSync(
+        path.join(cargo, 'bin', 'hostile'),
+        `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(evil)}\n`,
+        { mode: 0o755 },
+      );
+      const byCargo = await call(
+        'read_file',
+        { HOSTILE_READ: path.join(cargo, 'credentials.toml'), PATH: `${path.join(cargo, 'bin')}:${process.env.PATH}` },
+        sandboxed(),
+        'hostile',
+      );
+      assert.equal((byCargo.answer as { ok: boolean }).ok, false, JSON.stringify(byCargo.answer));
+    });
+
+    it("the caller's secret-shaped variables do not reach it; ordinary ones do", async () => {
+      const names = (
+        await call('env_names', { GITHUB_TOKEN: 'ghp_x', AWS_SECRET_ACCESS_KEY: 'a', SSH_AUTH_SOCK: '/tmp/agent', PERSON_SETTING: 'kept' })
+      ).answer as string[];
+      assert.ok(names.includes('PERSON_SETTING'));
+      for (const secret of ['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'SSH_AUTH_SOCK']) assert.ok(!names.includes(secret), secret);
+    });
+
+    it('at most MAX_SANDBOX_TASKS processes, whoever MCP Host runs as; the data size is limited; its control groups are gone after', async function () {
+      this.timeout(180_000);
+      const groups = () =>
+        ['/sys/fs/cgroup/pids', '/sys/fs/cgroup/memory', '/sys/fs/cgroup/mcp-host-sandbox'].flatMap((d) =>
+          fs.existsSync(d)
+            ? fs
+                .readdirSync(d)
+                .filter((n) => /^(mcp-host-sandbox-)?\d+-\d+$/.test(n))
+                .map((n) => path.join(d, n))
+            : [],
+        );
+      const before = new Set(groups());
+      const r = (
+        await call('many_processes', { HOSTILE_PROCESSES: String(MAX_SANDBOX_TASKS + 50) }, [...sandboxed(), '--timeout', '170000'])
+      ).answer as {
+        started: number;
+        refused: string | null;
+      };
+      assert.ok(r.started < MAX_SANDBOX_TASKS, JSON.stringify(r));
+      assert.equal(r.refused, 'EAGAIN');
+      const limits = (await call('limits')).answer as { data: string };
+      assert.equal(limits.data, String(sandboxMemoryBytes()));
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      assert.deepEqual(
+        groups().filter((g) => !before.has(g)),
+        [],
+      );
     });
   });
 });

@@ -23,6 +23,7 @@ function simulated(files: Record<string, 'file' | 'dir'>, links: Record<string, 
     kind: (p) => files[links[p] ?? p] ?? 'none',
     realpath: (p) => links[p] ?? p,
     readlink: () => undefined,
+    notWorldReadable: () => [],
     uid: 1000,
     probe: () => ({ ok: true, stderr: '' }),
   };
@@ -57,7 +58,7 @@ describe('the sandbox as the person sees it', () => {
     assert.deepEqual(preview, launched.reach);
     assert.equal(
       describeReach(preview, (p) => p.replace('/home/p', '~')),
-      'sandboxed: reads and writes ~/ws/, never reads ~/ws/.env, network: none',
+      'sandboxed: reads and writes ~/ws/, also reads /srv/mcp, never reads ~/ws/.env, network: none',
     );
   });
 
@@ -126,6 +127,7 @@ describe('the sandbox as the person sees it', () => {
           allowedDomains: [],
           deniedDomains: [],
           launcherDomains: [],
+          protected: [],
           cwd: ws,
           home,
           notes: [],

@@ -153,6 +153,49 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
     }
   });
 
+  it('a workspace server (sandboxed by default) cannot write the files that run later; a plain file is written; VS Code still writes its settings; nothing is left behind', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const a = await api();
+    const saved = a.ui.allowLaunch;
+    a.ui.allowLaunch = async () => 'allow';
+    // The only sandbox on this folder: the mount points of the names that do not exist are shared by every sandbox that uses them.
+    await setServers(undefined);
+    const files = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true, recursive: true }).map((e) => {
+        const p = path.join(e.parentPath, e.name);
+        return e.isFile() ? `${path.relative(dir, p)} ${fs.readFileSync(p, 'utf8')}` : `${path.relative(dir, p)}/`;
+      });
+    try {
+      await setServers(
+        { 'ws-writer': { command: 'node', args: [HOSTILE()], env: { HOSTILE_PROTECT: inside } } },
+        vscode.ConfigurationTarget.Workspace,
+      );
+      const s = await running(a, 'ws-writer');
+      const before = files(inside).sort();
+      const results = answer((await s.rawClient!.callTool('write_protected', {})).result) as Record<string, Record<string, string>>;
+      for (const [file, outcome] of Object.entries(results[inside]))
+        if (file === 'plain-by-server.txt') assert.equal(outcome, 'written');
+        else assert.notEqual(outcome, 'written', file);
+      assert.match(fs.readFileSync(path.join(inside, 'plain-by-server.txt'), 'utf8'), /written by the sandboxed server/);
+      fs.rmSync(path.join(inside, 'plain-by-server.txt'));
+      assert.deepEqual(files(inside).sort(), before, 'every file as it was, on the host');
+      // The editor writes into the protected folder on the host while the server runs: a folder, not a file, stands there.
+      const folderFiles = vscode.workspace.getConfiguration('files', vscode.workspace.workspaceFolders![0].uri);
+      await folderFiles.update('autoSave', 'afterDelay', vscode.ConfigurationTarget.WorkspaceFolder);
+      assert.match(fs.readFileSync(path.join(inside, '.vscode', 'settings.json'), 'utf8'), /"files.autoSave": "afterDelay"/);
+      await folderFiles.update('autoSave', 'off', vscode.ConfigurationTarget.WorkspaceFolder);
+      await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+      // Stopped: the empty folders and files made for the protected names that did not exist are gone.
+      await waitFor(
+        () => !fs.existsSync(path.join(inside, '.mcp.json')) && !fs.existsSync(path.join(inside, '.claude')),
+        'the mount points removed',
+      );
+      for (const name of ['.mcp.json', '.envrc', '.claude', '.github', '.cursor']) assert.ok(!fs.existsSync(path.join(inside, name)), name);
+    } finally {
+      a.ui.allowLaunch = saved;
+    }
+  });
+
   describe('what the person is told', () => {
     const saved: Partial<HostUi> = {};
     const told: string[] = [];

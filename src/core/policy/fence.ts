@@ -38,6 +38,8 @@ export interface FenceContext extends FenceEnvironment {
    * server without one of ours (HTTP): a relative path is then checked against every root.
    */
   cwd?: string;
+  /** Told of each reading that lands inside a root, with its real path's names below that root (./protectedPaths.ts reads them). */
+  onInside?(found: FencedPath, below: readonly string[]): void;
 }
 
 /** A JSON Schema, as much of it as the fence reads. */
@@ -470,9 +472,9 @@ class Checker {
           const realSegments = real === undefined ? undefined : segments(real, this.ctx);
           // A word under an ordinary name that stays in the server's folder names nothing we fence.
           if (!place.pathNamed && base?.resolved && realSegments && isWithin(realSegments, base.resolved)) continue;
-          if (!realSegments || !roots.some((root) => isWithin(realSegments, root))) {
-            return { pointer, value, resolved: real ?? `${p.normalize(candidate)} (more than ${MAX_SYMLINKS} symlinks)` };
-          }
+          const root = realSegments && roots.find((r) => isWithin(realSegments, r));
+          if (!root) return { pointer, value, resolved: real ?? `${p.normalize(candidate)} (more than ${MAX_SYMLINKS} symlinks)` };
+          this.ctx.onInside?.({ pointer, value, resolved: real! }, realSegments!.slice(root.length));
         }
       }
     }

@@ -12,6 +12,7 @@ import { isToolForApp, isToolForPerson } from '../apps/toolUi';
 import type { ServerDefinition } from '../servers/definition';
 import { isToolOffered } from './offered';
 import { pathsOutsideRoots, resourceOutsideRoots, type FenceEnvironment } from './fence';
+import { describeProtected, protectedPathsNamed, type InsideReading } from './protectedPaths';
 import { argumentLimitProblem } from './limits';
 import { describeChange, type PinStatus } from './pins';
 import type { FencedPath, FenceMode, Origin } from './types';
@@ -66,6 +67,8 @@ export interface GateContext {
 export type AskReason =
   | { kind: 'confirmTool'; annotationsTrusted: boolean }
   | { kind: 'outsideRoots'; findings: FencedPath[] }
+  /** Arguments of a tool that may change things name files that run later (./protectedPaths.ts). */
+  | { kind: 'protectedPaths'; findings: FencedPath[] }
   /** The definition changed since it was pinned: `changed` names its members that differ (`description`, `inputSchema`, …). */
   | { kind: 'definitionChanged'; changed: string[] }
   /** Untrusted content came before this sink call in its session (../scan/flowGuard.ts). */
@@ -187,7 +190,13 @@ export async function decide(request: GateRequest, context: GateContext): Promis
     }
   }
   if (context.fence !== 'off') {
-    const fence = { ...context.machine, roots: context.roots, cwd: context.serverCwd };
+    const inside: InsideReading[] = [];
+    const fence = {
+      ...context.machine,
+      roots: context.roots,
+      cwd: context.serverCwd,
+      onInside: (found: FencedPath, below: readonly string[]) => void inside.push({ found, below }),
+    };
     const findings =
       request.method === 'tools/call'
         ? await pathsOutsideRoots(request.arguments, fence, request.tool.inputSchema)
@@ -212,6 +221,11 @@ export async function decide(request: GateRequest, context: GateContext): Promis
         };
       }
       reasons.push({ kind: 'outsideRoots', findings });
+    }
+    const named = request.method === 'tools/call' ? protectedPathsNamed(request.tool, inside) : [];
+    if (named.length) {
+      if (context.origin === 'cli') return { kind: 'refuse', decision: 'fenced', reason: describeProtected(named), fenced: named };
+      reasons.push({ kind: 'protectedPaths', findings: named });
     }
   }
   if (request.method === 'tools/call' && context.flow) {

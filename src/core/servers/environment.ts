@@ -11,6 +11,8 @@
  * started from VS Code's terminal.
  */
 
+import { isSecretName } from './secrets';
+
 /** What a stdio server started by the editor inherits on Linux and macOS (and `LC_*`); the docs list it (test/core/docs.test.ts). */
 export const POSIX_BASE = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'TMPDIR', 'TZ'];
 /** The same on Windows. */
@@ -60,4 +62,23 @@ export function editorServerEnvironment(parent: NodeJS.ProcessEnv, platform: Nod
 /** The environment the command-line client passes on: the shell's, minus VS Code's hooks. */
 export function cliServerEnvironment(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(parent).filter(([name, value]) => value !== undefined && !isEditorHook(name)));
+}
+
+/**
+ * Names a sandboxed server does not inherit from the environment it is started from (the CLI
+ * passes the shell's on): every name `isSecretName` takes for a secret's (containing token, key,
+ * secret, password, pwd, credential, auth, cookie or session: `GITHUB_TOKEN`,
+ * `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `SSH_AUTH_SOCK`, `OPENAI_API_KEY`, `NPM_TOKEN`), but
+ * the shell's `PWD` and `OLDPWD`, and the other agents and tickets: `GPG_AGENT_INFO`, `KRB5CCNAME`.
+ * A server's entry that names one in its own `env` gets it.
+ */
+export function isWithheldFromSandbox(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (upper === 'PWD' || upper === 'OLDPWD') return false;
+  return isSecretName(name) || upper === 'GPG_AGENT_INFO' || upper === 'KRB5CCNAME';
+}
+
+/** The environment a sandboxed server inherits: `parent` without the names isWithheldFromSandbox keeps out. */
+export function withoutSecrets(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(parent).filter(([name]) => !isWithheldFromSandbox(name)));
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { launchHash, type SamplingPolicy, type ServerDefinition } from './definition';
 
 type SamplingLimits = Omit<SamplingPolicy, 'mode'>;
@@ -37,9 +38,19 @@ export interface AcceptedLaunch {
   grant?: PolicyGrant;
 }
 
-/** What the launch consent asks the person to accept for `def`. */
-export function acceptedLaunch(def: ServerDefinition): AcceptedLaunch {
-  return { launch: launchHash(def), grant: policyGrant(def) };
+/**
+ * What the launch consent asks the person to accept for `def`: with an envFile, its contents too
+ * (`envFileDigest` of ./launch.ts), so that an answer does not cover a file rewritten since.
+ */
+export function acceptedLaunch(def: ServerDefinition, envFile?: string): AcceptedLaunch {
+  const launch =
+    envFile === undefined
+      ? launchHash(def)
+      : createHash('sha256')
+          .update(`${launchHash(def)}\u0000${envFile}`)
+          .digest('hex')
+          .slice(0, 16);
+  return { launch, grant: policyGrant(def) };
 }
 
 const set = (xs: string[] | undefined): string[] | undefined => (xs?.length ? [...new Set(xs)].sort() : undefined);

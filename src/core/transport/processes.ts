@@ -7,8 +7,15 @@ import { spawn as crossSpawn } from 'cross-spawn';
  * the `PATH` with `PATHEXT` and escapes each argument for cmd.exe, so an argument stays one
  * argument and never becomes a command. Elsewhere it is node's own spawn, untouched.
  */
-export function spawnServer(command: string, args: readonly string[], options: SpawnOptionsWithoutStdio): ChildProcessWithoutNullStreams {
-  return crossSpawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] }) as ChildProcessWithoutNullStreams;
+export function spawnServer(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptionsWithoutStdio,
+  /** Pipes beyond stdin, stdout and stderr: the child's descriptors 3, 4, … (`child.stdio[3]`…). */
+  extraPipes = 0,
+): ChildProcessWithoutNullStreams {
+  const stdio = Array<'pipe'>(3 + extraPipes).fill('pipe');
+  return crossSpawn(command, args, { ...options, stdio }) as ChildProcessWithoutNullStreams;
 }
 
 /** How to end a server and every process it started. */

@@ -17,6 +17,11 @@ export interface StdioServerParams {
   maxMessageBytes?: number;
   /** The environment to merge over; defaults to this process's. */
   baseEnv?: NodeJS.ProcessEnv;
+  /**
+   * What the process reads on its descriptors 3, 4, …: each a pipe that carries these bytes, then
+   * ends, written anew at every start (bubblewrap reads its seccomp filter from one).
+   */
+  inputFds?: readonly Uint8Array[];
 }
 
 const STDERR_TAIL_LINES = 20;
@@ -95,14 +100,26 @@ export class StdioTransport implements Transport {
     const env = serverEnvironment(this.params);
     // spawn resolves a relative cwd against ours, as of now.
     this.startedIn = path.resolve(cwd ?? process.cwd());
-    const child = spawnServer(command, args, {
-      cwd,
-      env,
-      // Its own process group, so stop() can reach every descendant at once.
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
+    const inputFds = this.params.inputFds ?? [];
+    const child = spawnServer(
+      command,
+      args,
+      {
+        cwd,
+        env,
+        // Its own process group, so stop() can reach every descendant at once.
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      },
+      inputFds.length,
+    );
     this.child = child;
+    inputFds.forEach((bytes, i) => {
+      const pipe = child.stdio[3 + i] as NodeJS.WritableStream & { on(event: 'error', listener: () => void): void };
+      // A process that exits before reading it closes the pipe: nothing to report.
+      pipe.on('error', () => undefined);
+      pipe.end(bytes);
+    });
     this._reader = new NdjsonMessageReader(child.stdout, this.params.maxMessageBytes ?? DEFAULT_MAX_LINE_BYTES);
     this._writer = new NdjsonMessageWriter(child.stdin);
     // A server that dies while we write must not crash us with EPIPE.

@@ -55,6 +55,8 @@ export interface OutsideRootsQuestion {
   /** The tool or prompt name, or the resource URI. */
   name: string;
   findings: FencedPath[];
+  /** Paths in the arguments of a tool that may change things that name files that run later (git hooks, editor and agent settings, shell files). */
+  protectedFindings?: FencedPath[];
   /** The roots' URIs, as `roots/list` answers them. */
   roots: string[];
   tool?: { tool: Tool; args: Record<string, unknown>; annotationsTrusted: boolean };

@@ -19,6 +19,7 @@ import {
   ServerRegistry,
   StdioTransport,
   stdioParamsFor,
+  envFileDigest,
   uiExtensionCapability,
   DEFAULT_RESTART_POLICY,
   EraVerdicts,
@@ -87,6 +88,8 @@ export class McpHost implements vscode.Disposable {
   readonly waitingForPermission = new Set<string>();
   /** Whether the workspace is trusted; replaceable so tests can play Restricted Mode. */
   workspaceTrusted: () => boolean = () => vscode.workspace.isTrusted;
+  /** The envFile contents (envFileDigest) the launch consent of each workspace server covered: the launch reads the same, or refuses. */
+  private readonly consentedEnvFiles = new Map<string, string>();
   /** Whether this machine has a sandbox; replaceable so tests can play a machine without one. */
   sandboxMachine: () => SandboxAvailability = machineSandbox;
   /**
@@ -377,13 +380,16 @@ export class McpHost implements vscode.Disposable {
     if (withheld)
       throw McpError.invalidRequest(vscode.l10n.t("{0} does not start: your organisation's {1} does not allow it", def.name, withheld));
     const folder = folderFor(def);
+    this.consentedEnvFiles.delete(def.name);
     if (this.consent.needsConsent(def)) {
       // The limits computed for this machine, as the launch will compute them.
       const reach = this.sandboxes.reachOf(def, false);
       const sandbox = reach && this.sandboxes.describe(reach);
+      const envFile = await envFileDigest(def, folder?.uri.fsPath);
       await this.waitingFor(def.name, () =>
-        this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined, sandbox),
+        this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined, sandbox, envFile),
       );
+      if (envFile !== undefined) this.consentedEnvFiles.set(def.name, envFile);
     }
     return this.secrets.resolve(def, folder?.uri.fsPath, (ask) => this.waitingFor(def.name, ask), signal);
   }
@@ -415,7 +421,7 @@ export class McpHost implements vscode.Disposable {
       return httpTransport({ url: def.url, headers: def.headers, authProvider: this.authFor(def.name) });
     }
     const params: StdioServerParams = {
-      ...(await stdioParamsFor(def, folderFor(def)?.uri.fsPath)),
+      ...(await stdioParamsFor(def, folderFor(def)?.uri.fsPath, this.consentedEnvFiles.get(def.name))),
       // Only a small base of the extension host's environment and what the entry names: never VS Code's IPC hooks or tokens.
       baseEnv: editorServerEnvironment(process.env),
       shutdownGraceMs: SHUTDOWN_GRACE_MS,

@@ -25,7 +25,8 @@ const MODAL_TOO_FAST_MS = 300;
 /**
  * Workspace-defined servers run code from the repository a person opened (stdio) or receive
  * the person's secrets (HTTP headers), so the first start of each asks. The answer is keyed by
- * `launchHash` (command, args, env, envFile and cwd; or url and headers, as written) together
+ * `launchHash` (command, args, env, envFile and cwd; or url and headers, as written), the envFile's
+ * contents,
  * with the definition's `policyGrant` (what its settings let it do without asking): a later,
  * wider grant asks again, a narrower one does not. "always" is kept per workspace.
  */
@@ -42,12 +43,15 @@ export class LaunchConsent {
     return def.origin.scope !== 'user';
   }
 
-  /** `def` as written in settings (so no secret shows), `cwd` where it will really run, `sandbox` its limits when it runs sandboxed. */
-  async check(def: ServerDefinition, cwd: string | undefined, sandbox?: string): Promise<void> {
+  /**
+   * `def` as written in settings (so no secret shows), `cwd` where it will really run, `sandbox` its
+   * limits when it runs sandboxed, `envFile` the digest of its envFile's contents (an answer covers those contents only).
+   */
+  async check(def: ServerDefinition, cwd: string | undefined, sandbox?: string, envFile?: string): Promise<void> {
     if (!this.needsConsent(def)) return;
     if (!this.isTrusted())
       throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
-    const wanted = acceptedLaunch(def);
+    const wanted = acceptedLaunch(def, envFile);
     const always = this.workspaceState.get<unknown[]>(STORE_KEY, []);
     if ([...always.flatMap(decodeStored), ...this.allowedThisSession].some((accepted) => launchCovers(accepted, wanted))) return;
     const answer = await this.ui.allowLaunch({ ...launchSummary(def, cwd), ...(sandbox !== undefined && { sandbox }) });

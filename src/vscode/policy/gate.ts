@@ -170,23 +170,25 @@ export class EditorGate {
       if (answer === 'cancel') return 'refuse';
       if (answer === 'review' && !(await this.host.pinReview.review(r.server, { kind: pinned.kind, name: pinned.item.name })))
         return 'refuse';
-      if (!reasons.some((x) => x.kind === 'outsideRoots')) return 'once';
+      if (!reasons.some((x) => x.kind === 'outsideRoots' || x.kind === 'protectedPaths')) return 'once';
     }
     const confirm = changed ? undefined : reasons.find((x) => x.kind === 'confirmTool');
     const outside = reasons.flatMap((x) => (x.kind === 'outsideRoots' ? x.findings : []));
+    const protectedFindings = reasons.flatMap((x) => (x.kind === 'protectedPaths' ? x.findings : []));
     const readKey =
       r.origin === 'person' && request.method === 'resources/read'
         ? `${serverIdentity(r.server.definition)}\u0000${request.uri}`
         : undefined;
     if (readKey && !confirm && this.allowedReads.has(readKey)) return 'remembered';
     let answer: ToolConfirmation;
-    if (outside.length) {
+    if (outside.length || protectedFindings.length) {
       answer = await this.host.ui.allowOutsideRoots({
         server: r.server.name,
         asker: r.origin,
         method: request.method,
         name: nameOf(request),
         findings: outside,
+        ...(protectedFindings.length ? { protectedFindings } : {}),
         roots: roots.map((root) => root.uri),
         tool:
           confirm && request.method === 'tools/call'
@@ -248,13 +250,16 @@ function describeFindings(fenced: FencedPath[]): string {
 
 /** The text of the outside-roots question: each path (argument, value, resolved), the roots, and the tool's own confirmation when it needs one. */
 export function outsideRootsDetail(q: OutsideRootsQuestion): string {
-  const parts = [
-    `${vscode.l10n.t('Outside the roots:')}\n${describeFindings(q.findings)}`,
-    `${vscode.l10n.t('Roots:')}\n${q.roots.join('\n') || vscode.l10n.t('none')}`,
-  ];
+  const parts: string[] = [];
+  if (q.findings.length) parts.push(`${vscode.l10n.t('Outside the roots:')}\n${describeFindings(q.findings)}`);
+  if (q.protectedFindings?.length)
+    parts.push(
+      `${vscode.l10n.t("Files that run later (git hooks or configuration, the editor's or an agent's settings, shell files):")}\n${describeFindings(q.protectedFindings)}`,
+    );
+  parts.push(`${vscode.l10n.t('Roots:')}\n${q.roots.join('\n') || vscode.l10n.t('none')}`);
   if (q.tool) parts.push(toolConfirmationText(q.tool.tool, q.tool.annotationsTrusted));
   if (q.tool || q.method === 'prompts/get') parts.push(`${vscode.l10n.t('Arguments:')}\n${JSON.stringify(q.tool?.args ?? {}, null, 2)}`);
-  parts.push(vscode.l10n.t('To stop being asked for a folder, add it to the setting mcpHost.roots.extra.'));
+  if (q.findings.length) parts.push(vscode.l10n.t('To stop being asked for a folder, add it to the setting mcpHost.roots.extra.'));
   return parts.join('\n\n');
 }
 
@@ -274,11 +279,24 @@ export function toolConfirmationText(tool: Tool, annotationsTrusted: boolean): s
 export function outsideRootsQuestion(q: OutsideRootsQuestion, redact: Redact): { question: ShownText; detail: ShownText } {
   const what = forDisplay(q.name, redact);
   const server = forDisplay(q.server, redact);
+  const outside = q.findings.length > 0;
   return {
     question:
       q.asker === 'app'
-        ? fromTemplate(vscode.l10n.t('The app of the MCP server "{1}" asks for {0} with a path outside the roots. Allow it?'), what, server)
-        : fromTemplate(vscode.l10n.t('Send {0} to the MCP server "{1}" with a path outside the roots?'), what, server),
+        ? outside
+          ? fromTemplate(
+              vscode.l10n.t('The app of the MCP server "{1}" asks for {0} with a path outside the roots. Allow it?'),
+              what,
+              server,
+            )
+          : fromTemplate(
+              vscode.l10n.t('The app of the MCP server "{1}" asks for {0} with a path to a file that runs later. Allow it?'),
+              what,
+              server,
+            )
+        : outside
+          ? fromTemplate(vscode.l10n.t('Send {0} to the MCP server "{1}" with a path outside the roots?'), what, server)
+          : fromTemplate(vscode.l10n.t('Send {0} to the MCP server "{1}" with a path to a file that runs later?'), what, server),
     detail: forDisplay(outsideRootsDetail(q), redact, Number.POSITIVE_INFINITY),
   };
 }

@@ -3,11 +3,24 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { serverEnvironment, StdioTransport, type StdioServerParams } from '../../transport/stdio';
-import { bwrapArgs, PROXY_SOCKET_NAME, SANDBOX_PROXY_PORT, withProxyBridge, type BwrapFacts, type LinuxProxy } from './linux';
+import { withoutSecrets } from '../environment';
+import { seedCacheOnce } from './cache';
+import { describeLimits, inControlGroups, sandboxLimits, type SandboxLimits } from './limits';
+import {
+  bwrapArgs,
+  innerBwrapArgs,
+  PROXY_SOCKET_NAME,
+  SANDBOX_PROXY_PORT,
+  withProxyBridge,
+  type BwrapFacts,
+  type LinuxProxy,
+} from './linux';
 import type * as ProxyModule from './proxy';
-import type { BlockedConnection, Resolver, RunningProxy } from './proxy';
+import type { BlockedConnection, Resolver } from './proxy';
 import { seatbeltProfile } from './macos';
-import { computeReach, findOnPath, thisHost } from './reach';
+import { makeMountPoints, protectedPathsOf, releaseMountPoints } from './protected';
+import { computeReach, findOnPath, isWithin, thisHost } from './reach';
+import { seccompProgram } from './seccomp';
 import { describeReach, type SandboxReach, type SandboxSettings } from './settings';
 
 /** Which sandbox this machine has, or why it has none (with what to install). */
@@ -31,11 +44,40 @@ export const thisMachine = (): SandboxMachine => ({
     }
   },
   uid: process.getuid?.() ?? -1,
+  notWorldReadable,
   probe: (binary, args) => {
     const r = spawnSync(binary, args, { encoding: 'utf8', timeout: 10_000 });
     return { ok: r.status === 0, stderr: (r.stderr ?? r.error?.message ?? '').trim() };
   },
 });
+
+/** Every entry under `root` that not every user may read (a folder: not listed or not entered), not below one already found; links are not followed. */
+function notWorldReadable(root: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (!e.isDirectory() && !e.isFile()) continue;
+      const p = path.join(dir, e.name);
+      let mode: number;
+      try {
+        mode = fs.lstatSync(p).mode;
+      } catch {
+        continue;
+      }
+      const others = e.isDirectory() ? 0o005 : 0o004;
+      if ((mode & others) !== others) found.push(p);
+      else if (e.isDirectory()) walk(p);
+    }
+  };
+  walk(root);
+  return found;
+}
 
 const INSTALL_BWRAP =
   'install bubblewrap (Debian, Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap)';
@@ -83,11 +125,20 @@ export interface SandboxedParams {
 /** Where the server reaches MCP Host's filtering proxy: a socket folder bound into bubblewrap, or a loopback port (macOS). */
 export type ProxyEndpoint = LinuxProxy | { port: number };
 
+/** What sandboxedServer prepared on the host for one server: the protected paths (existing and made), and its limits. */
+export interface LaunchPreparation {
+  protected?: string[];
+  limits?: Pick<SandboxLimits, 'cgroupProcs' | 'prlimit' | 'processes' | 'memory'>;
+  /** What else to say in the description (a search cut short). */
+  notes?: string[];
+}
+
 /**
  * The same server, started inside the sandbox whose boundary is `roots`; throws
  * SandboxUnavailableError where this machine has none (never starts it unsandboxed). A reach with
  * allowed domains needs the proxy's `endpoint` (sandboxedServer starts it); without one the
- * server gets no network.
+ * server gets no network. What must exist on the host first (the protected paths' mount points,
+ * the launcher's cache, the control groups) is `prepared` by sandboxedServer.
  */
 export function sandboxedParams(
   params: StdioServerParams,
@@ -96,9 +147,11 @@ export function sandboxedParams(
   machine: SandboxMachine = thisMachine(),
   availability: SandboxAvailability = sandboxAvailability(machine),
   endpoint?: ProxyEndpoint,
+  prepared: LaunchPreparation = {},
 ): SandboxedParams {
   if (!availability.ok) throw new SandboxUnavailableError(availability.reason);
-  const { reach, command, args } = planOf(params, roots, settings, machine);
+  const { reach, command, args, env: ownEnv } = planOf(params, roots, settings, machine);
+  reach.protected = prepared.protected ?? [];
   if (!endpoint) {
     reach.allowedDomains = [];
     reach.launcherDomains = [];
@@ -107,34 +160,60 @@ export function sandboxedParams(
   const networkEnv: Record<string, string> = endpoint
     ? proxyEnvironment(`http://127.0.0.1:${'port' in endpoint ? endpoint.port : SANDBOX_PROXY_PORT}`)
     : { npm_config_offline: 'true', npm_config_update_notifier: 'false' };
-  const description = [describeReach(reach, shortener(machine.home)), ...reach.notes].join('; ');
+  const limits = prepared.limits;
+  const description = [
+    describeReach(reach, shortener(machine.home)),
+    ...(availability.kind === 'bubblewrap' && limits ? [describeLimits(limits)] : []),
+    ...reach.notes,
+    ...(prepared.notes ?? []),
+  ].join('; ');
   // bubblewrap gives the server a private /tmp of its own; sandbox-exec a private folder under the system's.
-  let wrapped: string[];
+  let launched: { command: string; args: string[] };
   let tmp: string;
+  let inputFds: Uint8Array[] | undefined;
   if (availability.kind === 'bubblewrap') {
+    const seccomp = seccompProgram();
+    const seccompFd = seccomp ? 3 : undefined;
+    inputFds = seccomp ? [seccomp] : undefined;
+    const server = [...(limits?.prlimit ?? []), command, ...args];
     const proxy = endpoint && 'socketDir' in endpoint ? endpoint : undefined;
-    const inner = proxy ? withProxyBridge(proxy.socat, command, args) : [command, ...args];
-    wrapped = [...bwrapArgs(reach, machine, proxy), '--', ...inner];
+    const inner = proxy ? withProxyBridge(proxy, innerBwrapArgs(reach, machine, seccompFd), server[0], server.slice(1)) : server;
+    launched = inControlGroups(limits?.cgroupProcs ?? [], availability.binary, [
+      ...bwrapArgs(reach, machine, { proxy, seccompFd }),
+      '--',
+      ...inner,
+    ]);
     tmp = '/tmp';
   } else {
     tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-sandbox-')));
-    wrapped = ['-p', seatbeltProfile(reach, tmp, endpoint && 'port' in endpoint ? endpoint.port : undefined), command, ...args];
+    launched = {
+      command: availability.binary,
+      args: ['-p', seatbeltProfile(reach, tmp, endpoint && 'port' in endpoint ? endpoint.port : undefined), command, ...args],
+    };
   }
   return {
     reach,
     description,
-    params: { ...params, command: availability.binary, args: wrapped, cwd: reach.cwd, env: { ...params.env, ...networkEnv, TMPDIR: tmp } },
+    params: {
+      ...params,
+      ...launched,
+      cwd: reach.cwd,
+      // The caller's secret-shaped variables stay out (environment.ts); the entry's own env keeps what it names.
+      baseEnv: withoutSecrets(params.baseEnv ?? process.env),
+      env: { ...params.env, ...ownEnv, ...networkEnv, TMPDIR: tmp },
+      ...(inputFds ? { inputFds } : {}),
+    },
   };
 }
 
 function planOf(params: StdioServerParams, roots: readonly string[], settings: SandboxSettings | undefined, machine: SandboxMachine) {
   const env = serverEnvironment(params);
-  const { reach, command, args } = computeReach(
+  const planned = computeReach(
     { command: params.command, args: params.args ?? [], cwd: params.cwd ?? process.cwd(), env, roots, settings },
     machine,
   );
-  if (!command) throw new SandboxUnavailableError(`Command not found: ${params.command} (on the PATH ${env.PATH ?? '(none)'})`);
-  return { reach, command, args };
+  if (!planned.command) throw new SandboxUnavailableError(`Command not found: ${params.command} (on the PATH ${env.PATH ?? '(none)'})`);
+  return { ...planned, command: planned.command };
 }
 
 /**
@@ -189,18 +268,24 @@ export function blockedMessage(blocked: BlockedConnection, howToAllow: (host: st
 }
 
 export interface SandboxedServer extends SandboxedParams {
-  /** One transport to the server, for one launch: closing it (or the server exiting) also stops the proxy. */
+  /** One transport to the server, for one launch: closing it (or the server exiting) also stops the proxy and releases what was prepared. */
   transport(): StdioTransport;
-  /** Stops the proxy (if any), for a caller that starts `params` itself, maybe more than once. */
+  /**
+   * Stops the proxy (if any), removes the mount points made for protected names and the control
+   * groups, for a caller that starts `params` itself, maybe more than once.
+   */
   stop(): Promise<void>;
 }
 
 const INSTALL_SOCAT = 'install socat (Debian, Ubuntu: sudo apt install socat; Fedora: sudo dnf install socat; Arch: sudo pacman -S socat)';
 
 /**
- * sandboxedParams, with the filtering proxy started first when the server has allowed domains:
- * on Linux it listens on a Unix socket in a private folder bound into the sandbox, where socat
- * bridges the sandbox's own loopback to it; on macOS on a loopback port the profile allows.
+ * sandboxedParams, with what it needs made on the host first: the launcher's own cache, seeded
+ * from the person's (cache.ts); an empty folder or file for each protected name that does not
+ * exist yet (protected.ts); on Linux the control groups that limit it (limits.ts); and, when the
+ * server has allowed domains, the filtering proxy: on Linux it listens on a Unix socket in a
+ * private folder bound into the sandbox, where socat bridges the sandbox's own loopback to it; on
+ * macOS on a loopback port the profile allows. `stop` undoes all of it.
  */
 export async function sandboxedServer(
   params: StdioServerParams,
@@ -211,59 +296,98 @@ export async function sandboxedServer(
   availability: SandboxAvailability = sandboxAvailability(machine),
 ): Promise<SandboxedServer> {
   if (!availability.ok) throw new SandboxUnavailableError(availability.reason);
-  const { reach } = planOf(params, roots, settings, machine);
-  if (!reach.allowedDomains.length) {
-    const plain = sandboxedParams(params, roots, settings, machine, availability);
-    return { ...plain, transport: () => new StdioTransport(plain.params), stop: () => Promise.resolve() };
-  }
+  const { reach, seeds } = planOf(params, roots, settings, machine);
+  const hostPath = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
   let socat: string | undefined;
-  if (availability.kind === 'bubblewrap') {
-    socat = findOnPath('socat', { PATH: process.env.PATH ?? '/usr/bin:/bin' }, machine);
+  if (availability.kind === 'bubblewrap' && reach.allowedDomains.length) {
+    socat = findOnPath('socat', hostPath, machine);
     if (!socat)
       throw new SandboxUnavailableError(
         `network.allowedDomains needs socat to reach MCP Host's proxy from inside the sandbox, and it is not installed; ${INSTALL_SOCAT}`,
       );
   }
-  const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-proxy-'));
-  const howToAllow =
-    options.howToAllow ?? ((host: string) => `add "${host}" to sandbox.network.allowedDomains of server "${options.server}"`);
-  let proxy: RunningProxy;
-  try {
-    proxy = await loadProxy().startProxy({
-      listen: socat ? { path: path.join(socketDir, PROXY_SOCKET_NAME) } : { port: 0 },
-      rules: { allowed: reach.allowedDomains, denied: reach.deniedDomains },
-      resolve: options.resolve,
-      onBlocked: (blocked) => options.onBlocked?.({ ...blocked, server: options.server, message: blockedMessage(blocked, howToAllow) }),
-    });
-  } catch (e) {
-    fs.rmSync(socketDir, { recursive: true, force: true });
-    throw e;
+  for (const seed of seeds) await seedCacheOnce(seed);
+  const { protectedPaths, made, notes } = prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine);
+  const cleanups: Array<() => void | Promise<void>> = [() => releaseMountPoints(made)];
+  let limits: SandboxLimits | undefined;
+  if (availability.kind === 'bubblewrap') {
+    // prlimit runs inside the sandbox, so only one in the system folders it shows.
+    const prlimit = findOnPath('prlimit', hostPath, machine);
+    limits = sandboxLimits(machine.uid, prlimit && /^\/(usr\/)?s?bin\//.test(prlimit) ? prlimit : undefined);
+    cleanups.push(() => limits!.release());
   }
   let stopped: Promise<void> | undefined;
-  const stop = () => (stopped ??= proxy.close().finally(() => fs.rmSync(socketDir, { recursive: true, force: true })));
+  const stop = () =>
+    (stopped ??= (async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    })());
+  const prepared: LaunchPreparation = { protected: protectedPaths, limits, notes };
   try {
-    const endpoint: ProxyEndpoint = socat ? { socketDir, socat } : { port: proxy.port! };
-    const withProxy = sandboxedParams(params, roots, settings, machine, availability, endpoint);
-    return { ...withProxy, transport: () => new ProxiedStdioTransport(withProxy.params, stop), stop };
+    let endpoint: ProxyEndpoint | undefined;
+    if (reach.allowedDomains.length) {
+      const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-proxy-'));
+      cleanups.push(() => fs.rmSync(socketDir, { recursive: true, force: true }));
+      const howToAllow =
+        options.howToAllow ?? ((host: string) => `add "${host}" to sandbox.network.allowedDomains of server "${options.server}"`);
+      const proxy = await loadProxy().startProxy({
+        listen: socat ? { path: path.join(socketDir, PROXY_SOCKET_NAME) } : { port: 0 },
+        rules: { allowed: reach.allowedDomains, denied: reach.deniedDomains },
+        resolve: options.resolve,
+        onBlocked: (blocked) => options.onBlocked?.({ ...blocked, server: options.server, message: blockedMessage(blocked, howToAllow) }),
+      });
+      cleanups.push(() => proxy.close());
+      endpoint = socat ? { socketDir, socat, bwrap: availability.binary } : { port: proxy.port! };
+    }
+    const made = sandboxedParams(params, roots, settings, machine, availability, endpoint, prepared);
+    return { ...made, transport: () => new SandboxedStdioTransport(made.params, stop), stop };
   } catch (e) {
     await stop();
     throw e;
   }
 }
 
-/** A stdio transport whose proxy stops with it. */
-class ProxiedStdioTransport extends StdioTransport {
+/**
+ * The protected paths of every writable folder the server gets (the roots, and `allowWrite`
+ * folders outside them), the missing ones made for the time it runs. A path `allowWrite` names
+ * itself stays writable.
+ */
+function prepareProtected(reach: SandboxReach, settings: SandboxSettings | undefined, cwd: string, machine: SandboxMachine) {
+  const expand = (p: string) =>
+    p === '~' ? machine.home : p.startsWith('~/') ? path.join(machine.home, p.slice(2)) : path.resolve(cwd, p);
+  const allowed = (settings?.filesystem?.allowWrite ?? []).map((p) => machine.realpath(expand(p)));
+  const ownCaches = machine.sandboxCache ?? '';
+  const folders = reach.readWrite.filter(
+    (f, i, all) => !(ownCaches && isWithin(f, ownCaches)) && !all.some((other, j) => j !== i && other !== f && isWithin(f, other)),
+  );
+  const protectedPaths: string[] = [];
+  const notes: string[] = [];
+  const missing = [];
+  for (const folder of folders) {
+    const found = protectedPathsOf(folder, allowed);
+    if (found.note) notes.push(found.note);
+    for (const p of found.paths) if (p.exists) protectedPaths.push(p.path);
+    missing.push(...found.paths.filter((p) => !p.exists));
+  }
+  const made = machine.platform === 'linux' ? makeMountPoints(missing) : [];
+  // Only what exists can be bound; on macOS the profile denies writing a path whether it exists or not.
+  const wanted = new Set(missing.map((p) => p.path));
+  protectedPaths.push(...(machine.platform === 'linux' ? made.filter((p) => wanted.has(p)) : missing.map((p) => p.path)));
+  return { protectedPaths: [...new Set(protectedPaths)].sort(), made, notes };
+}
+
+/** A stdio transport whose sandbox's proxy, mount points and control groups go with it. */
+class SandboxedStdioTransport extends StdioTransport {
   constructor(
     params: StdioServerParams,
-    private readonly stopProxy: () => Promise<void>,
+    private readonly release: () => Promise<void>,
   ) {
     super(params);
-    this.onDidClose(() => void this.stopProxy());
+    this.onDidClose(() => void this.release());
   }
 
   override async close(): Promise<void> {
     await super.close();
-    await this.stopProxy();
+    await this.release();
   }
 }
 

@@ -20,7 +20,7 @@ const subpaths = (list: readonly string[]) => list.map((p) => `(subpath ${quote(
 /**
  * A `sandbox-exec` (Seatbelt) profile for the reach: everything denied, then the system and the
  * server's installation readable, the roots, caches and the private temporary folder readable and
- * writable, the deny lists over those, and no network, but for the port of MCP Host's filtering
+ * writable, the protected names and the deny lists over those, and no network, but for the port of MCP Host's filtering
  * proxy on the loopback when the server has allowed domains (it needs no resolver either: the
  * proxy resolves names).
  */
@@ -37,7 +37,9 @@ export function seatbeltProfile(reach: SandboxReach, tmp: string, proxyPort?: nu
     `(allow file-read* (literal "/") ${subpaths([...SYSTEM_READ, ...reach.readOnly])})`,
     `(allow file-read* file-write* ${subpaths([...reach.readWrite, tmp])} (literal "/dev/null") (literal "/dev/tty"))`,
   ];
-  if (reach.denyWrite.length) lines.push(`(deny file-write* ${subpaths(reach.denyWrite)})`);
+  // The files that run later (protected.ts): Seatbelt denies a path whether it exists or not, so nothing is made for them.
+  const neverWritten = [...reach.protected, ...reach.denyWrite];
+  if (neverWritten.length) lines.push(`(deny file-write* ${subpaths(neverWritten)})`);
   if (reach.denyRead.length) lines.push(`(deny file-read* file-write* ${subpaths(reach.denyRead)})`);
   lines.push('(deny network*)');
   if (proxyPort !== undefined) lines.push(`(allow network-outbound (remote ip "localhost:${proxyPort}"))`);

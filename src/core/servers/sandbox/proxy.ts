@@ -37,6 +37,13 @@ export type Resolver = (host: string) => Promise<string[]>;
 
 const systemResolver: Resolver = async (host) => (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
+/**
+ * How many connections one sandboxed server may have open through its proxy at once (tunnels and
+ * plain requests together): more than any client needs, few enough that a server cannot hold the
+ * host's sockets and memory. Past it a new connection is closed unanswered.
+ */
+export const MAX_PROXY_CONNECTIONS = 64;
+
 export interface ProxyOptions {
   rules: DomainRules;
   /** A Unix socket path (Linux: bind-mounted into the sandbox), or 0 for a free port on 127.0.0.1 (macOS). */
@@ -120,9 +127,22 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+/**
+ * How the one request forwarded says where its body ends: the client's Content-Length as Node's
+ * parser checked it, else chunked when the client sent a chunked body, else no body at all. Any
+ * bytes past that body are never passed on: a second request cannot ride along in the first one's
+ * body, to be read by the origin as a request of its own (for another Host).
+ */
+function upstreamFraming(req: http.IncomingMessage): http.OutgoingHttpHeaders {
+  if (req.headers['content-length'] !== undefined) return { 'content-length': req.headers['content-length'] };
+  if (req.headers['transfer-encoding'] !== undefined) return { 'transfer-encoding': 'chunked' };
+  return { 'content-length': '0' };
+}
+
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const resolve = options.resolve ?? systemResolver;
   const sockets = new Set<net.Socket>();
+
   const refused = (verdict: Extract<Verdict, { ok: false }>) => {
     if (verdict.blocked) options.onBlocked(verdict.blocked);
     return verdict;
@@ -149,9 +169,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         return;
       }
       const headers: http.OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+      for (const [name, value] of Object.entries(req.headers))
+        if (!HOP_BY_HOP.has(name) && name !== 'content-length' && value !== undefined) headers[name] = value;
       // The origin sees the host the proxy judged, not another one the client put in Host (virtual hosts behind one address).
       headers.host = url.host;
+      Object.assign(headers, upstreamFraming(req), { connection: 'close' });
       let socket: net.Socket;
       try {
         socket = await dial(verdict.addresses, port);
@@ -159,13 +181,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         res.writeHead(502, { 'content-type': 'text/plain' }).end(`${url.host}: ${(e as Error).message}\n`);
         return;
       }
-      // The checked socket, with no agent: VS Code's extension host patches http.request to give a request with none
-      // its own proxy agent, which would ignore createConnection (and connect to localhost:80).
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      // The checked socket, through an agent of its own that hands out only it: with no agent, VS Code's extension host
+      // gives a request its own proxy agent, and with `agent: false` Node ignores createConnection and dials again.
+      const agent = new http.Agent({ keepAlive: false });
+      agent.createConnection = () => socket;
       const upstream = http.request({
         host: socket.remoteAddress,
         port,
-        agent: false,
-        createConnection: () => socket,
+        agent,
         method: req.method,
         path: `${url.pathname}${url.search}`,
         headers,
@@ -221,6 +246,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
+  // Past the cap, Node closes a new connection at once, before reading anything from it.
+  server.maxConnections = MAX_PROXY_CONNECTIONS;
 
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);

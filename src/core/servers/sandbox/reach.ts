@@ -20,6 +20,12 @@ export interface SandboxRequest {
 export interface HostFacts {
   platform: NodeJS.Platform;
   home: string;
+  /**
+   * MCP Host's own folder for the caches of sandboxed launchers (`npm/`, `uv/` inside), which no
+   * unsandboxed program uses; by default `~/.cache/mcp-host/sandbox` (`$XDG_CACHE_HOME`, on macOS
+   * `~/Library/Caches`).
+   */
+  sandboxCache?: string;
   /** `none` for a path that does not exist; a symbolic link is followed. */
   kind(p: string): 'file' | 'dir' | 'none';
   realpath(p: string): string;
@@ -28,6 +34,13 @@ export interface HostFacts {
 export const thisHost = (): HostFacts => ({
   platform: process.platform,
   home: os.homedir(),
+  sandboxCache: path.join(
+    process.platform === 'darwin'
+      ? path.join(os.homedir(), 'Library', 'Caches')
+      : (process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache')),
+    'mcp-host',
+    'sandbox',
+  ),
   kind: (p) => {
     try {
       const s = fs.statSync(p);
@@ -45,8 +58,77 @@ export const thisHost = (): HostFacts => ({
   },
 });
 
-/** Interpreters whose first non-option argument is the server's script. */
+/** Interpreters that run a script named in their arguments (scriptIndex finds which). */
 export const INTERPRETERS = /^(node|nodejs|bun|deno|python\d*(\.\d+)?|tsx)(\.exe)?$/i;
+
+/** The options whose value is the next argument, and those after which no script follows (the code is in the arguments, or none runs). */
+interface ScriptRules {
+  valued: RegExp;
+  noScript: RegExp;
+  /** Subcommands that run a script (`deno run x.ts`, `bun run x.ts`): passed over. */
+  subcommands?: RegExp;
+}
+
+const NODE_RULES: ScriptRules = {
+  valued:
+    /^(-r|--require|--import|--loader|--experimental-loader|-C|--conditions|--input-type|--env-file|--env-file-if-exists|--title|--inspect-port|--debug-port|--redirect-warnings|--diagnostic-dir|--report-dir|--report-directory|--report-filename|--report-signal|--secure-heap|--secure-heap-min|--openssl-config|--icu-data-dir|--dns-result-order|--watch-path|--unhandled-rejections|--experimental-config-file|--disable-warning|--localstorage-file|--test-name-pattern|--test-reporter|--test-reporter-destination|--stack-trace-limit)$/,
+  noScript: /^(-e|--eval|-p|--print|-c|--check|-i|--interactive|--test|--run)(=|$)|^-[a-z]*[ep]$/,
+};
+const DENO_RULES: ScriptRules = {
+  valued: /^(-c|--config|--import-map|--lock|--cert|--env-file|--location|--seed|-L|--log-level|--ext|--v8-flags)$/,
+  noScript: /^(eval|repl|task|test|fmt|lint|check|install|compile|bench|doc|info|upgrade|--eval)$/,
+  subcommands: /^(run|serve)$/,
+};
+const BUN_RULES: ScriptRules = {
+  valued: /^(-r|--preload|--cwd|--env-file|-c|--config|--conditions)$/,
+  noScript: /^(-e|--eval|-p|--print)(=|$)/,
+  subcommands: /^run$/,
+};
+
+/** Python's options: `-c` and `-m` end them (code or a module, no file); `-W` and `-X` take a value, attached or next. */
+function pythonScriptIndex(args: readonly string[]): number {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') return i + 1 < args.length ? i + 1 : -1;
+    if (a === '-') return -1;
+    if (!a.startsWith('-')) return i;
+    if (a.startsWith('--')) {
+      if (a === '--check-hash-based-pycs') i++;
+      continue;
+    }
+    for (let c = 1; c < a.length; c++) {
+      if (a[c] === 'c' || a[c] === 'm') return -1;
+      if (a[c] === 'W' || a[c] === 'X') {
+        if (c === a.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return -1;
+}
+
+/**
+ * Where the script an interpreter runs sits in its arguments, read as the interpreter reads them:
+ * options (and the value of those that take the next argument) are passed over; `--eval`, `-e`,
+ * `-p`, `-c`, `-m` and their kind mean the code is not a file, and nothing after them is the
+ * script; `--` makes the next argument the script. -1 when no argument is the script.
+ */
+export function scriptIndex(interpreter: string, args: readonly string[]): number {
+  const name = interpreter.toLowerCase().replace(/\.exe$/, '');
+  if (/^python/.test(name)) return pythonScriptIndex(args);
+  const rules = name === 'deno' ? DENO_RULES : name === 'bun' ? BUN_RULES : INTERPRETERS.test(name) ? NODE_RULES : undefined;
+  if (!rules) return -1;
+  const first = rules.subcommands?.test(args[0] ?? '') ? 1 : 0;
+  for (let i = first; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') return i + 1 < args.length ? i + 1 : -1;
+    if (a === '-' || rules.noScript.test(a)) return -1;
+    if (!a.startsWith('-')) return i;
+    if (rules.valued.test(a)) i++;
+  }
+  return -1;
+}
+
 /** Launchers that install the server's package into a cache first: the cache they need, read-write. */
 const NPM_LAUNCHERS = /^(npx|npm|pnpm|pnpx)(\.cmd)?$/i;
 const UV_LAUNCHERS = /^(uvx|uv)(\.exe)?$/i;
@@ -72,12 +154,14 @@ export function findOnPath(command: string, env: NodeJS.ProcessEnv, host: HostFa
 
 /**
  * The folder that holds a program's installation, never the home folder or one above it: the
- * prefix of a `bin/` folder (a runtime's `lib/` sits beside it), else the file's own folder, else
- * only the file.
+ * prefix of a `bin/` folder (a runtime's `lib/` sits beside it) unless that prefix is a folder
+ * directly in the home (`~/.local`, `~/.cargo`, `~/go` hold keyrings, tokens and everything else
+ * installed there: then the `bin/` folder only), else the file's own folder, else only the file.
  */
 function installationOf(file: string, home: string, packageRoot?: (dir: string) => string | undefined): string[] {
   const dir = path.dirname(file);
   const tooWide = (p: string) => p === path.parse(p).root || isWithin(home, p);
+  const sharedPrefix = (p: string) => tooWide(p) || path.dirname(p) === home;
   const inNodeModules = file.split(path.sep).indexOf('node_modules');
   if (inNodeModules > 0) {
     // Everything the package may import: the node_modules folder it was installed into.
@@ -93,8 +177,12 @@ function installationOf(file: string, home: string, packageRoot?: (dir: string) 
     // imports and its own folder, never the whole project and the home inside it.
     return [path.join(project, 'node_modules'), dir].filter((p) => !tooWide(p));
   }
-  const candidates = [project, path.basename(dir) === 'bin' ? path.dirname(dir) : undefined, dir];
-  return [candidates.find((c): c is string => c !== undefined && !tooWide(c)) ?? file];
+  const prefix = path.basename(dir) === 'bin' && !sharedPrefix(path.dirname(dir)) ? path.dirname(dir) : undefined;
+  const candidates = [project, prefix, dir];
+  const found = [candidates.find((c): c is string => c !== undefined && !tooWide(c)) ?? file];
+  // `pip install --user`: the command in ~/.local/bin imports from Python's user site, ~/.local/lib.
+  if (dir === path.join(home, '.local', 'bin')) found.push(path.join(home, '.local', 'lib'));
+  return found;
 }
 
 /** The nearest folder at or above `dir` with a package.json (a script's project, with its node_modules). */
@@ -124,12 +212,39 @@ function expand(p: string, home: string, cwd: string): string {
   return path.resolve(cwd, p);
 }
 
+/** A launcher's cache as the sandbox seeds it: the person's (`from`), copied into MCP Host's own (`to`). */
+export interface CacheSeed {
+  from: string;
+  to: string;
+}
+
+export interface ComputedReach {
+  reach: SandboxReach;
+  /** The command as found on the PATH; undefined where it is not. */
+  command: string | undefined;
+  /** The arguments, the script by its absolute path. */
+  args: string[];
+  /** Variables the sandbox sets for the server: its launcher's own cache. */
+  env: Record<string, string>;
+  seeds: CacheSeed[];
+}
+
+/**
+ * The file an interpreter runs for a script argument, found as it finds it: Node and its kind try
+ * the name, then with `.js`, `.mjs`, `.cjs`, then a folder's `index.js`; the others the name only.
+ */
+function scriptFile(interpreter: string, file: string, host: HostFacts): string | undefined {
+  const nodeLike = !/^python|^deno/i.test(interpreter);
+  const candidates = nodeLike ? [file, `${file}.js`, `${file}.mjs`, `${file}.cjs`, path.join(file, 'index.js')] : [file];
+  return candidates.find((c) => host.kind(c) === 'file');
+}
+
 /**
  * What the sandbox lets the server reach: the roots read-write; its command's installation, the
  * runtime that runs it and its script's project read-only; the cache its launcher installs into
  * read-write; and the person's `sandbox` settings. Paths that do not exist are left out.
  */
-export function computeReach(req: SandboxRequest, host: HostFacts): { reach: SandboxReach; command: string | undefined; args: string[] } {
+export function computeReach(req: SandboxRequest, host: HostFacts): ComputedReach {
   const home = host.realpath(host.home);
   const roots = req.roots.map((r) => host.realpath(r)).filter((r) => host.kind(r) === 'dir');
   const cwd = req.cwd ? host.realpath(req.cwd) : (roots[0] ?? home);
@@ -146,22 +261,46 @@ export function computeReach(req: SandboxRequest, host: HostFacts): { reach: San
       readOnly.push(...installationOf(node, home));
   }
   const args = [...req.args];
-  if (INTERPRETERS.test(name)) {
-    const at = args.findIndex((a) => !a.startsWith('-'));
-    const file = at === -1 ? undefined : path.resolve(cwd, args[at]);
-    if (file && host.kind(file) === 'file') {
-      const script = host.realpath(file);
-      readOnly.push(...installationOf(script, home, packageRootOf(host)));
-      // The process may start in another folder (its cwd is outside the reach): the script by its absolute path.
-      args[at] = script;
-    }
+  const at = INTERPRETERS.test(name) ? scriptIndex(name, args) : -1;
+  const file = at === -1 ? undefined : scriptFile(name, path.resolve(cwd, args[at]), host);
+  if (file) {
+    const script = host.realpath(file);
+    readOnly.push(...installationOf(script, home, packageRootOf(host)));
+    // The process may start in another folder (its cwd is outside the reach): the script by its absolute path.
+    args[at] = script;
   }
+  // The launchers' caches are MCP Host's own, seeded from the person's (launcher.ts): whatever the
+  // environment names is only where the seed comes from, and only if it is such a cache.
+  const cacheRoot = host.sandboxCache ?? path.join(home, '.cache', 'mcp-host', 'sandbox');
+  const ownCaches: string[] = [];
+  const env: Record<string, string> = {};
+  const seeds: CacheSeed[] = [];
+  const seed = (variable: string, named: string | undefined, fallback: string, marker: string, to: string) => {
+    const from = named === undefined ? fallback : expand(named, home, cwd);
+    const real = host.realpath(from);
+    if (real !== path.parse(real).root && !isWithin(home, real) && host.kind(path.join(real, marker)) !== 'none')
+      seeds.push({ from: real, to });
+    else if (named !== undefined)
+      notes.push(`${variable}=${named} is not a cache folder (never the home, / or a folder above them): not used`);
+  };
   if (NPM_LAUNCHERS.test(name)) {
-    const cache = req.env.npm_config_cache ?? req.env.NPM_CONFIG_CACHE ?? path.join(host.home, '.npm');
-    readWrite.push(expand(cache, home, cwd));
+    const cache = path.join(cacheRoot, 'npm');
+    ownCaches.push(cache);
+    env.npm_config_cache = cache;
+    const named = req.env.npm_config_cache ?? req.env.NPM_CONFIG_CACHE;
+    seed(
+      req.env.npm_config_cache !== undefined ? 'npm_config_cache' : 'NPM_CONFIG_CACHE',
+      named,
+      path.join(home, '.npm'),
+      '_cacache',
+      cache,
+    );
   }
   if (UV_LAUNCHERS.test(name)) {
-    readWrite.push(req.env.UV_CACHE_DIR ? expand(req.env.UV_CACHE_DIR, home, cwd) : path.join(home, '.cache', 'uv'));
+    const cache = path.join(cacheRoot, 'uv');
+    ownCaches.push(cache);
+    env.UV_CACHE_DIR = cache;
+    seed('UV_CACHE_DIR', req.env.UV_CACHE_DIR, path.join(home, '.cache', 'uv'), 'CACHEDIR.TAG', cache);
     readOnly.push(path.join(home, '.local', 'share', 'uv'));
   }
   const fsSettings = req.settings?.filesystem ?? {};
@@ -185,13 +324,16 @@ export function computeReach(req: SandboxRequest, host: HostFacts): { reach: San
   }
   const existing = (list: string[]) => [...new Set(list)].filter((p) => host.kind(p) !== 'none');
   // A cwd the server cannot see is no place to start: its first root then.
-  const reachable = [...readWrite, ...readOnly].some((p) => isWithin(cwd, p));
+  const reachable = [...readWrite, ...readOnly, ...ownCaches].some((p) => isWithin(cwd, p));
   return {
     command,
     args,
+    env,
+    seeds,
     reach: {
-      readWrite: existing(readWrite),
+      readWrite: [...existing(readWrite), ...ownCaches],
       readOnly: existing(readOnly),
+      protected: [],
       denyRead: existing(settle(fsSettings.denyRead)),
       denyWrite: existing(settle(fsSettings.denyWrite)),
       allowedDomains: [...allowedDomains, ...launcherDomains],

@@ -14,6 +14,11 @@ export interface SandboxReach {
   readWrite: string[];
   /** Read only: the server's own installation and the runtime it runs on (the system is implied). */
   readOnly: string[];
+  /**
+   * Read only although in a read-write folder: the files that run later (protected.ts), existing or
+   * made empty for the time the server runs. Filled in at launch; empty in a preview.
+   */
+  protected: string[];
   denyRead: string[];
   denyWrite: string[];
   /** Hosts (or `*.suffix`) the server may connect to through the proxy, settled (domains.ts); empty means no network at all. */
@@ -30,13 +35,18 @@ export interface SandboxReach {
   notes: string[];
 }
 
-/** The limits as a person reads them in a consent, a tooltip or the log: "sandboxed: reads and writes ws/, network: none". */
+/**
+ * The limits as a person reads them in a consent, a tooltip or the log: "sandboxed: reads and
+ * writes ws/, also reads /usr/lib/node_modules/, network: none". Every folder the server can read
+ * beyond the system is named.
+ */
 export function describeReach(
   reach: Pick<SandboxReach, 'readWrite' | 'allowedDomains' | 'denyRead' | 'denyWrite'> &
-    Partial<Pick<SandboxReach, 'launcherDomains' | 'deniedDomains'>>,
+    Partial<Pick<SandboxReach, 'launcherDomains' | 'deniedDomains' | 'readOnly'>>,
   shorten = (p: string) => p,
 ): string {
   const parts = [`sandboxed: reads and writes ${reach.readWrite.map((p) => `${shorten(p)}/`).join(', ') || 'nothing'}`];
+  if (reach.readOnly?.length) parts.push(`also reads ${reach.readOnly.map((p) => shorten(p)).join(', ')}`);
   if (reach.denyRead.length) parts.push(`never reads ${reach.denyRead.map(shorten).join(', ')}`);
   if (reach.denyWrite.length) parts.push(`never writes ${reach.denyWrite.map(shorten).join(', ')}`);
   const launcher = reach.launcherDomains ?? [];

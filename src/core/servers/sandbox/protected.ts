@@ -1,0 +1,274 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * Files that run later, outside any sandbox: a sandboxed server may write every folder it was
+ * given except these, in each writable folder (the roots and `filesystem.allowWrite`), read-only
+ * inside the sandbox whether they exist yet or not. The argument fence asks before a call of a tool
+ * that is not read-only names one (src/core/policy/protectedPaths.ts).
+ *
+ * - git: `.git/hooks/` (run by git at a commit, a checkout, a push), `.git/config` (core.fsmonitor,
+ *   core.sshCommand, aliases, filters: run by the next git command, VS Code's own `git status`
+ *   among them), `.git/config.worktree`, and a `.git` *file* (a worktree's or submodule's pointer to
+ *   its git folder: pointed elsewhere, git runs that folder's hooks); where `.git` does not exist,
+ *   an empty folder, so that no repository can be made there; the same in every repository and
+ *   worktree found inside the folder at launch (nested repositories, submodules' git folders under
+ *   `.git/modules`), and the folder `core.hooksPath` names, if inside;
+ * - `.gitmodules` (submodule URLs and update commands);
+ * - the editor's and the agents' configuration: `.vscode/` (settings, tasks that run on folder
+ *   open, launch configurations, `mcp.json`), `.idea/`, `.devcontainer/`, `.mcp.json`, `.cursor/`,
+ *   `.claude/`, `.codex/`, `.gemini/`, and `.github/hooks/`, `.github/agents/`, `.github/workflows/`;
+ * - shell and environment files: `.envrc` (direnv runs it), `.bashrc`, `.bash_profile`,
+ *   `.bash_login`, `.profile`, `.zshrc`, `.zshenv`, `.zprofile`, `.zlogin`, `.gitconfig`,
+ *   `.npmrc`, `.pypirc`.
+ */
+export const PROTECTED_NAMES: readonly { name: string; kind: 'dir' | 'file' }[] = [
+  { name: '.gitmodules', kind: 'file' },
+  { name: '.vscode', kind: 'dir' },
+  { name: '.idea', kind: 'dir' },
+  { name: '.devcontainer', kind: 'dir' },
+  { name: '.mcp.json', kind: 'file' },
+  { name: '.cursor', kind: 'dir' },
+  { name: '.claude', kind: 'dir' },
+  { name: '.codex', kind: 'dir' },
+  { name: '.gemini', kind: 'dir' },
+  { name: '.github/hooks', kind: 'dir' },
+  { name: '.github/agents', kind: 'dir' },
+  { name: '.github/workflows', kind: 'dir' },
+  { name: '.envrc', kind: 'file' },
+  { name: '.bashrc', kind: 'file' },
+  { name: '.bash_profile', kind: 'file' },
+  { name: '.bash_login', kind: 'file' },
+  { name: '.profile', kind: 'file' },
+  { name: '.zshrc', kind: 'file' },
+  { name: '.zshenv', kind: 'file' },
+  { name: '.zprofile', kind: 'file' },
+  { name: '.zlogin', kind: 'file' },
+  { name: '.gitconfig', kind: 'file' },
+  { name: '.npmrc', kind: 'file' },
+  { name: '.pypirc', kind: 'file' },
+];
+
+/** What of a git folder is protected: its hooks and its configuration. */
+const GIT_FOLDER_PROTECTED: readonly { name: string; kind: 'dir' | 'file' }[] = [
+  { name: 'hooks', kind: 'dir' },
+  { name: 'config', kind: 'file' },
+  { name: 'config.worktree', kind: 'file' },
+];
+
+/** Folders not searched for nested repositories: packages installed by a package manager, and git's own. */
+const NOT_SEARCHED = new Set(['node_modules', '.git']);
+/** How many folders of one writable folder are searched for nested repositories at most: a root that is the home is not walked whole at each start. */
+export const MAX_SEARCHED_FOLDERS = 20_000;
+
+/**
+ * Whether a path (relative to the writable folder that holds it, split into names) is protected:
+ * a protected name at the folder's top, or a `.git` (as the file or folder itself, its hooks and
+ * configuration, those of the git folders under `.git/modules` and `.git/worktrees`) at any depth.
+ */
+export function protectedNameIn(names: readonly string[]): string | undefined {
+  const relative = names.join('/');
+  for (const { name } of PROTECTED_NAMES) if (relative === name || relative.startsWith(`${name}/`)) return name;
+  const git = names.indexOf('.git');
+  if (git === -1) return undefined;
+  let rest = names.slice(git + 1);
+  while (rest.length >= 2 && (rest[0] === 'modules' || rest[0] === 'worktrees')) rest = rest.slice(2);
+  if (rest.length === 0 || GIT_FOLDER_PROTECTED.some((p) => p.name === rest[0]))
+    return [...names.slice(0, git + 1), ...rest.slice(0, 1)].join('/');
+  return undefined;
+}
+
+/** The file system the protected paths are found and made in; tests give a simulated one. */
+export interface ProtectedFs {
+  /** `file`, `dir`, `link` (not followed) or `none`. */
+  lkind(p: string): 'file' | 'dir' | 'link' | 'other' | 'none';
+  /** The entries of a folder, each a folder (not a link to one) or not. */
+  readdir(p: string): { name: string; dir: boolean }[];
+  readFile(p: string): string | undefined;
+}
+
+export const thisProtectedFs: ProtectedFs = {
+  lkind: (p) => {
+    try {
+      const s = fs.lstatSync(p);
+      return s.isSymbolicLink() ? 'link' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other';
+    } catch {
+      return 'none';
+    }
+  },
+  readdir: (p) => {
+    try {
+      return fs.readdirSync(p, { withFileTypes: true }).map((e) => ({ name: e.name, dir: e.isDirectory() }));
+    } catch {
+      return [];
+    }
+  },
+  readFile: (p) => {
+    try {
+      return fs.readFileSync(p, 'utf8');
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+/** A path to protect: it exists, or it is to be made (an empty folder or file) for the time the server runs. */
+export interface ProtectedPath {
+  path: string;
+  kind: 'dir' | 'file';
+  exists: boolean;
+}
+
+/**
+ * Every protected path of one writable folder: the names at its top and at the top of each
+ * repository and worktree found inside at launch (existing or not), the git parts of each (`.git`
+ * made as an empty folder at the folder's top where there is none). `allowed` are paths the entry's
+ * `filesystem.allowWrite` names itself: left writable. A link is never followed nor replaced: it is
+ * protected as it is (read-only in its place).
+ */
+export function protectedPathsOf(
+  folder: string,
+  allowed: readonly string[],
+  pfs: ProtectedFs = thisProtectedFs,
+): { paths: ProtectedPath[]; note?: string } {
+  const out: ProtectedPath[] = [];
+  const add = (p: string, kind: 'dir' | 'file', makeIfMissing: boolean) => {
+    if (allowed.some((a) => p === a || p.startsWith(a + path.sep))) return;
+    const found = pfs.lkind(p);
+    if (found === 'none') {
+      if (makeIfMissing && pfs.lkind(path.dirname(p)) !== 'link') out.push({ path: p, kind, exists: false });
+    } else out.push({ path: p, kind: found === 'dir' ? 'dir' : 'file', exists: true });
+  };
+  const repositories = [folder];
+  let note: string | undefined;
+  let searched = 0;
+  const queue = [folder];
+  while (queue.length) {
+    const dir = queue.shift()!;
+    if (++searched > MAX_SEARCHED_FOLDERS) {
+      note = `only the first ${MAX_SEARCHED_FOLDERS} folders of ${folder} were searched for nested git repositories`;
+      break;
+    }
+    const entries = pfs.readdir(dir);
+    if (dir !== folder && entries.some((e) => e.name === '.git')) repositories.push(dir);
+    for (const e of entries) if (e.dir && !NOT_SEARCHED.has(e.name)) queue.push(path.join(dir, e.name));
+  }
+  for (const repo of repositories) {
+    // The folder, and each repository or worktree in it, as if it were a root: someone may open it as one.
+    for (const { name, kind } of PROTECTED_NAMES) add(path.join(repo, name), kind, true);
+    const dotGit = path.join(repo, '.git');
+    const kind = pfs.lkind(dotGit);
+    if (kind === 'none') {
+      // Only the writable folder itself gets one made: a subfolder that is no repository stays as it is.
+      if (repo === folder) add(dotGit, 'dir', true);
+      continue;
+    }
+    if (kind !== 'dir') {
+      add(dotGit, 'file', false);
+      continue;
+    }
+    for (const gitFolder of gitFolders(dotGit, pfs)) {
+      for (const { name, kind: k } of GIT_FOLDER_PROTECTED)
+        add(path.join(gitFolder, name), k, gitFolder === dotGit && name !== 'config.worktree');
+      const hooksPath = /^\s*hookspath\s*=\s*(.+?)\s*$/im
+        .exec(pfs.readFile(path.join(gitFolder, 'config')) ?? '')?.[1]
+        ?.replace(/^"|"$/g, '');
+      if (hooksPath && !hooksPath.startsWith('~')) {
+        const at = path.resolve(repo, hooksPath);
+        if (at.startsWith(folder + path.sep)) add(at, 'dir', false);
+      }
+    }
+  }
+  // Outer paths first: a folder made before what is made inside it.
+  out.sort((a, b) => a.path.length - b.path.length);
+  return { paths: [...new Map(out.map((p) => [p.path, p])).values()], note };
+}
+
+/** A repository's git folder and those of its submodules and worktrees (`.git/modules/**`, `.git/worktrees/*`). */
+function gitFolders(dotGit: string, pfs: ProtectedFs): string[] {
+  const found = [dotGit];
+  const queue = [path.join(dotGit, 'modules'), path.join(dotGit, 'worktrees')];
+  while (queue.length && found.length < 1000) {
+    const dir = queue.shift()!;
+    for (const e of pfs.readdir(dir)) {
+      if (!e.dir) continue;
+      const child = path.join(dir, e.name);
+      if (pfs.lkind(path.join(child, 'HEAD')) === 'file' || pfs.lkind(path.join(child, 'gitdir')) === 'file') {
+        found.push(child);
+        queue.push(path.join(child, 'modules'));
+      } else queue.push(child);
+    }
+  }
+  return found;
+}
+
+/**
+ * The mount points MCP Host made on the host for protected names that did not exist, shared by the
+ * sandboxes of this process that use them: each is removed when the last of them stops, and only
+ * if it is still what MCP Host made (an empty folder, or a file with what it was made with, the same inode).
+ */
+const madeHere = new Map<string, { ino: number; dev: number; users: number; kind: 'dir' | 'file' }>();
+
+/** Makes the missing paths (parents first) and takes a share of them; what could not be made is left out. */
+export function makeMountPoints(paths: readonly ProtectedPath[]): string[] {
+  const made: string[] = [];
+  for (const p of paths) {
+    if (p.exists) continue;
+    const known = madeHere.get(p.path);
+    if (known && sameAsMade(p.path, known)) {
+      known.users++;
+      made.push(p.path);
+      continue;
+    }
+    // Parents that do not exist (`.github` for `.github/hooks`) are made, and taken, too.
+    const missingParents: string[] = [];
+    for (let d = path.dirname(p.path); !fs.existsSync(d); d = path.dirname(d)) missingParents.unshift(d);
+    try {
+      for (const d of missingParents) {
+        fs.mkdirSync(d);
+        remember(d, 'dir');
+        made.push(d);
+      }
+      if (p.kind === 'dir') fs.mkdirSync(p.path);
+      else fs.writeFileSync(p.path, placeholderOf(p.path), { flag: 'wx' });
+      remember(p.path, p.kind);
+      made.push(p.path);
+    } catch {
+      // Someone made it meanwhile, or the folder is not writable: what exists now is protected at the next start.
+    }
+  }
+  return made;
+}
+
+/** What a made file holds: an empty JSON object for a JSON file (VS Code reads a workspace's `.mcp.json` and reports an empty one as broken), else nothing. */
+const placeholderOf = (p: string) => (p.endsWith('.json') ? '{}\n' : '');
+
+function remember(p: string, kind: 'dir' | 'file'): void {
+  const s = fs.lstatSync(p);
+  madeHere.set(p, { ino: s.ino, dev: s.dev, users: 1, kind });
+}
+
+function sameAsMade(p: string, made: { ino: number; dev: number; kind: 'dir' | 'file' }): boolean {
+  try {
+    const s = fs.lstatSync(p);
+    return s.ino === made.ino && s.dev === made.dev && (made.kind === 'dir' ? s.isDirectory() : s.isFile());
+  } catch {
+    return false;
+  }
+}
+
+/** Gives back a share of the mount points; removes those no sandbox uses any more that are still empty and the same (deepest first). */
+export function releaseMountPoints(made: readonly string[]): void {
+  for (const p of [...made].sort((a, b) => b.length - a.length)) {
+    const known = madeHere.get(p);
+    if (!known || --known.users > 0) continue;
+    madeHere.delete(p);
+    if (!sameAsMade(p, known)) continue;
+    try {
+      if (known.kind === 'dir') fs.rmdirSync(p);
+      else if (fs.readFileSync(p, 'utf8') === placeholderOf(p)) fs.unlinkSync(p);
+    } catch {
+      // Not empty any more (the person or VS Code wrote into it): it is theirs now.
+    }
+  }
+}

@@ -1,0 +1,309 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { protectedPathsNamed } from '../../src/core/policy/protectedPaths';
+import { withoutSecrets } from '../../src/core/servers/environment';
+import { inControlGroups, MAX_SANDBOX_TASKS, sandboxLimits, type CgroupFs } from '../../src/core/servers/sandbox/limits';
+import { makeMountPoints, protectedNameIn, protectedPathsOf, releaseMountPoints } from '../../src/core/servers/sandbox/protected';
+import { computeReach, scriptIndex } from '../../src/core/servers/sandbox/reach';
+import {
+  BPF,
+  SECCOMP_RET_ALLOW,
+  SECCOMP_RET_ERRNO,
+  seccompInstructions,
+  seccompProgram,
+  type BpfInstruction,
+} from '../../src/core/servers/sandbox/seccomp';
+
+/** Runs a classic BPF program (the opcodes the filter uses) on one system call, as the kernel's seccomp does. */
+function run(program: BpfInstruction[], call: { nr: number; arch: number; args?: number[] }): number {
+  const word = (offset: number): number => {
+    if (offset === 0) return call.nr >>> 0;
+    if (offset === 4) return call.arch >>> 0;
+    const i = (offset - 16) / 8;
+    assert.ok(Number.isInteger(i) && i >= 0 && i < 6, `offset ${offset}`);
+    return (call.args?.[i] ?? 0) >>> 0;
+  };
+  let a = 0;
+  for (let pc = 0; pc < program.length; pc++) {
+    const { code, jt, jf, k } = program[pc];
+    switch (code) {
+      case BPF.LD_W_ABS:
+        a = word(k);
+        break;
+      case BPF.AND_K:
+        a = (a & k) >>> 0;
+        break;
+      case BPF.JEQ_K:
+        pc += a === k >>> 0 ? jt : jf;
+        break;
+      case BPF.JGE_K:
+        pc += a >= k >>> 0 ? jt : jf;
+        break;
+      case BPF.RET_K:
+        return k >>> 0;
+      default:
+        assert.fail(`opcode ${code}`);
+    }
+  }
+  assert.fail('the program fell off its end');
+}
+
+const errno = (e: number) => (SECCOMP_RET_ERRNO | e) >>> 0;
+
+describe('the seccomp filter (a simulated kernel)', () => {
+  const cases = [
+    { arch: 'x64' as const, audit: 0xc000003e, socket: 41, socketpair: 53, keyctl: 250, foreign: 0x40000003, other: 0 },
+    { arch: 'arm64' as const, audit: 0xc00000b7, socket: 198, socketpair: 199, keyctl: 219, foreign: 0x40000028, other: 63 },
+  ];
+  for (const c of cases) {
+    it(`${c.arch}: socket() only for the network's families, stream socketpairs, no io_uring or keyrings, no other ABI`, () => {
+      const p = seccompInstructions(c.arch)!;
+      const call = (nr: number, args: number[] = [], arch = c.audit) => run(p, { nr, arch, args });
+      assert.equal(call(c.socket, [2, 1]), SECCOMP_RET_ALLOW, 'AF_INET');
+      assert.equal(call(c.socket, [10, 2]), SECCOMP_RET_ALLOW, 'AF_INET6');
+      assert.equal(call(c.socket, [16, 3]), SECCOMP_RET_ALLOW, 'AF_NETLINK');
+      assert.equal(call(c.socket, [1, 1]), errno(13), 'AF_UNIX');
+      assert.equal(call(c.socket, [40, 1]), errno(13), 'AF_VSOCK');
+      assert.equal(call(c.socket, [17, 3]), errno(13), 'AF_PACKET');
+      assert.equal(call(c.socketpair, [1, 1]), SECCOMP_RET_ALLOW, 'stream pair');
+      assert.equal(call(c.socketpair, [1, 1 | 0x80000 | 0x800]), SECCOMP_RET_ALLOW, 'stream pair, CLOEXEC|NONBLOCK');
+      assert.equal(call(c.socketpair, [1, 5]), SECCOMP_RET_ALLOW, 'seqpacket pair');
+      assert.equal(call(c.socketpair, [1, 2]), errno(13), 'datagram pair');
+      for (const nr of [425, 426, 427]) assert.equal(call(nr), errno(38), `io_uring ${nr}`);
+      assert.equal(call(c.keyctl), errno(38), 'keyctl');
+      assert.equal(call(c.other), SECCOMP_RET_ALLOW, 'any other call');
+      assert.equal(call(c.socket, [1, 1], 0x40000003), errno(1), 'another architecture');
+    });
+  }
+
+  it('x64: an x32 call (same AUDIT_ARCH, the x32 bit set) is refused; the program is 8 bytes an instruction', () => {
+    const p = seccompInstructions('x64')!;
+    assert.equal(run(p, { nr: 0x40000000 + 41, arch: 0xc000003e, args: [2, 1] }), errno(1));
+    assert.equal(seccompProgram('x64')!.length, p.length * 8);
+    assert.equal(seccompInstructions('ia32'), undefined);
+  });
+});
+
+describe('the script an interpreter runs', () => {
+  it('is found as the interpreter reads its arguments: --eval and the like mean no script', () => {
+    assert.equal(scriptIndex('node', ['server.js']), 0);
+    assert.equal(scriptIndex('node', ['--enable-source-maps', '-r', 'pre.js', 'server.js', 'x']), 3);
+    assert.equal(scriptIndex('node', ["--eval=import('ws/evil.mjs')", '/home/p/.ssh/config']), -1);
+    assert.equal(scriptIndex('node', ['-e', 'code', '/home/p/.ssh/config']), -1);
+    assert.equal(scriptIndex('node', ['-pe', 'code', 'x']), -1);
+    assert.equal(scriptIndex('node', ['--import', 'tsx', 'server.ts']), 2);
+    assert.equal(scriptIndex('node', ['--', 'server.js']), 1);
+    assert.equal(scriptIndex('python3', ['-u', 'server.py']), 1);
+    assert.equal(scriptIndex('python3', ['-c', 'code', '/home/p/.ssh/config']), -1);
+    assert.equal(scriptIndex('python3', ['-m', 'mcp_server', '/etc/x']), -1);
+    assert.equal(scriptIndex('python3', ['-Wignore', 'server.py']), 1);
+    assert.equal(scriptIndex('python3', ['-W', 'ignore', 'server.py']), 2);
+    assert.equal(scriptIndex('deno', ['run', '-A', 'server.ts']), 2);
+    assert.equal(scriptIndex('deno', ['eval', 'code', 'x.ts']), -1);
+    assert.equal(scriptIndex('bun', ['run', 'server.ts']), 1);
+    assert.equal(scriptIndex('npx', ['server.js']), -1);
+  });
+
+  const files: Record<string, 'file' | 'dir'> = {
+    '/usr': 'dir',
+    '/usr/bin/node': 'file',
+    '/home/p/.cargo/bin': 'dir',
+    '/home/p/.local/bin': 'dir',
+    '/home/p/.nvm/versions/node/v22': 'dir',
+    '/home/p/ws': 'dir',
+    '/home/p/ws/evil.mjs': 'file',
+    '/home/p/.ssh': 'dir',
+    '/home/p/.ssh/config': 'file',
+    '/home/p/.cargo/bin/srv': 'file',
+    '/home/p/.local/bin/pysrv': 'file',
+    '/home/p/.nvm/versions/node/v22/bin/mcp': 'file',
+    '/home/p/proj/server': 'dir',
+    '/home/p/proj/server/index.js': 'file',
+    '/home/p/.npm/_cacache': 'dir',
+  };
+  const host = { platform: 'linux' as const, home: '/home/p', kind: (p: string) => files[p] ?? 'none', realpath: (p: string) => p };
+  const reachOf = (command: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+    computeReach(
+      { command, args, cwd: '/home/p/ws', env: { PATH: '/usr/bin:/home/p/.cargo/bin:/home/p/.local/bin', ...env }, roots: ['/home/p/ws'] },
+      host,
+    );
+
+  it('--eval= does not make a later argument readable; a bare name is found as Node finds it', () => {
+    assert.deepEqual(reachOf('node', ["--eval=import('/home/p/ws/evil.mjs')", '/home/p/.ssh/config']).reach.readOnly, ['/usr']);
+    const found = reachOf('node', ['/home/p/proj/server']);
+    assert.ok(found.reach.readOnly.includes('/home/p/proj/server'), JSON.stringify(found.reach.readOnly));
+    assert.equal(found.args[0], '/home/p/proj/server/index.js');
+  });
+
+  it("a command's installation: ~/.cargo/bin, not ~/.cargo; ~/.local/bin and Python's user site, not ~/.local; a version's own prefix", () => {
+    assert.deepEqual(reachOf('srv', []).reach.readOnly, ['/home/p/.cargo/bin']);
+    assert.deepEqual(reachOf('pysrv', []).reach.readOnly, ['/home/p/.local/bin']);
+    files['/home/p/.local/lib'] = 'dir';
+    assert.deepEqual(reachOf('pysrv', []).reach.readOnly, ['/home/p/.local/bin', '/home/p/.local/lib']);
+    assert.deepEqual(reachOf('/home/p/.nvm/versions/node/v22/bin/mcp', []).reach.readOnly, ['/home/p/.nvm/versions/node/v22']);
+  });
+
+  it("npx uses MCP Host's own cache; a cache variable is only where its seed comes from, and never the home", () => {
+    const plain = reachOf('npx', ['-y', 'pkg']);
+    assert.ok(plain.reach.readWrite.includes('/home/p/.cache/mcp-host/sandbox/npm'));
+    assert.deepEqual(plain.env, { npm_config_cache: '/home/p/.cache/mcp-host/sandbox/npm' });
+    assert.deepEqual(plain.seeds, [{ from: '/home/p/.npm', to: '/home/p/.cache/mcp-host/sandbox/npm' }]);
+    for (const cache of ['/home/p', '~', '/', '/home']) {
+      const widened = reachOf('npx', ['-y', 'pkg'], { npm_config_cache: cache });
+      assert.deepEqual(widened.reach.readWrite, ['/home/p/ws', '/home/p/.cache/mcp-host/sandbox/npm'], cache);
+      assert.deepEqual(widened.seeds, [], cache);
+      assert.match(widened.reach.notes.join(), /npm_config_cache=.* is not a cache folder/);
+    }
+  });
+});
+
+describe('the protected names', () => {
+  it('are found at a writable folder top and in any .git (submodules, worktrees): hooks and configuration', () => {
+    assert.equal(protectedNameIn(['.vscode', 'tasks.json']), '.vscode');
+    assert.equal(protectedNameIn(['.mcp.json']), '.mcp.json');
+    assert.equal(protectedNameIn(['.github', 'workflows', 'ci.yml']), '.github/workflows');
+    assert.equal(protectedNameIn(['.github', 'ISSUE_TEMPLATE', 'bug.md']), undefined);
+    assert.equal(protectedNameIn(['.git', 'hooks', 'pre-commit']), '.git/hooks');
+    assert.equal(protectedNameIn(['sub', 'repo', '.git', 'config']), 'sub/repo/.git/config');
+    assert.equal(protectedNameIn(['.git', 'modules', 'lib', 'hooks', 'post-checkout']), '.git/hooks');
+    assert.equal(protectedNameIn(['wt', '.git']), 'wt/.git');
+    assert.equal(protectedNameIn(['.git', 'objects', 'ab', 'cd']), undefined);
+    assert.equal(protectedNameIn(['src', 'index.ts']), undefined);
+    assert.equal(protectedNameIn(['src', '.vscode', 'x']), undefined, 'only at the top of a root');
+  });
+
+  it('on disk: existing ones, missing ones to make, nested repositories and worktrees; allowWrite leaves one writable; mount points removed when unchanged', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-protected-')));
+    try {
+      for (const d of ['.git/hooks', '.vscode', 'sub/nested/.git/hooks', 'node_modules/pkg/.git/hooks', 'wt'])
+        fs.mkdirSync(path.join(dir, d), { recursive: true });
+      fs.writeFileSync(path.join(dir, '.git/config'), '[core]\n\thooksPath = .husky\n');
+      fs.mkdirSync(path.join(dir, '.husky'));
+      fs.writeFileSync(path.join(dir, 'sub/nested/.git/config'), '');
+      fs.writeFileSync(path.join(dir, 'sub/nested/.git/HEAD'), 'ref: refs/heads/main\n');
+      fs.writeFileSync(path.join(dir, 'wt/.git'), 'gitdir: /elsewhere\n');
+      const { paths } = protectedPathsOf(dir, [path.join(dir, '.npmrc')]);
+      const rel = (p: string) => path.relative(dir, p);
+      const existing = paths.filter((p) => p.exists).map((p) => rel(p.path));
+      const missing = paths.filter((p) => !p.exists).map((p) => `${rel(p.path)}:${p.kind}`);
+      for (const p of ['.git/hooks', '.git/config', '.vscode', '.husky', 'sub/nested/.git/hooks', 'sub/nested/.git/config', 'wt/.git'])
+        assert.ok(existing.includes(p), `${p} in ${existing.join(', ')}`);
+      for (const p of ['.mcp.json:file', '.claude:dir', '.github/hooks:dir', '.envrc:file'])
+        assert.ok(missing.includes(p), `${p} in ${missing.join(', ')}`);
+      assert.ok(!missing.some((p) => p.startsWith('.npmrc')), 'allowWrite names it');
+      assert.ok(![...existing, ...missing].some((p) => p.startsWith('node_modules')), 'node_modules is not searched');
+
+      const made = makeMountPoints(paths.filter((p) => p.kind === 'dir' && p.path.startsWith(path.join(dir, '.github'))));
+      assert.deepEqual(made.map(rel), ['.github', '.github/hooks', '.github/agents', '.github/workflows']);
+      assert.ok(fs.statSync(path.join(dir, '.github/hooks')).isDirectory(), 'a folder name gets a folder');
+      const again = makeMountPoints(paths.filter((p) => p.path.endsWith('.github/hooks')));
+      fs.writeFileSync(path.join(dir, '.github/workflows/ci.yml'), 'written by the person meanwhile');
+      releaseMountPoints(made);
+      assert.ok(fs.existsSync(path.join(dir, '.github/hooks')), 'still used by the second sandbox');
+      assert.ok(fs.existsSync(path.join(dir, '.github/workflows/ci.yml')), 'what the person wrote stays');
+      assert.ok(!fs.existsSync(path.join(dir, '.github/agents')), 'an unchanged mount point goes');
+      releaseMountPoints(again);
+      assert.ok(!fs.existsSync(path.join(dir, '.github/hooks')));
+      // A JSON name holds an empty object (VS Code reports an empty .mcp.json as broken), and goes when it still does.
+      const json = makeMountPoints(paths.filter((p) => p.path === path.join(dir, '.mcp.json')));
+      assert.equal(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8'), '{}\n');
+      releaseMountPoints(json);
+      assert.ok(!fs.existsSync(path.join(dir, '.mcp.json')));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the fence: a tool that may change things naming one; a read-only one, or a plain file, does not', () => {
+    const finding = (below: string[]) => ({
+      found: { pointer: '/path', value: below.join('/'), resolved: `/ws/${below.join('/')}` },
+      below,
+    });
+    const tool = { name: 'write_file', inputSchema: { type: 'object' as const } };
+    assert.equal(protectedPathsNamed(tool, [finding(['.vscode', 'tasks.json'])]).length, 1);
+    assert.equal(protectedPathsNamed(tool, [finding(['src', 'a.ts'])]).length, 0);
+    assert.equal(protectedPathsNamed({ ...tool, annotations: { readOnlyHint: true } }, [finding(['.vscode', 'tasks.json'])]).length, 0);
+  });
+});
+
+describe('the limits (a simulated machine)', () => {
+  /** A cgroup file system as a table of files; folders are made by mkdir. */
+  function cgroupFs(files: Record<string, string>, writable = true): CgroupFs & { files: Record<string, string>; dirs: Set<string> } {
+    const dirs = new Set<string>();
+    return {
+      files,
+      dirs,
+      readFile: (p) => files[p],
+      mkdir: (p) => writable && (dirs.add(p), true),
+      writeFile: (p, text) => writable && dirs.has(path.dirname(p)) && ((files[p] = text), true),
+      rmdir: (p) => dirs.delete(p),
+    };
+  }
+  const v1 =
+    '1 0 0:1 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n2 0 0:2 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n3 0 0:3 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n';
+
+  it('root on a v1 machine: a pids and a memory group under its own, prlimit only for the data size', async () => {
+    const cg = cgroupFs({
+      '/proc/self/mountinfo': v1,
+      '/proc/self/cgroup': '8:pids:/\n4:memory:/svc\n0::/\n',
+      '/sys/fs/cgroup/unified/cgroup.controllers': 'hugetlb',
+    });
+    const limits = sandboxLimits(0, '/usr/bin/prlimit', cg);
+    assert.equal(limits.processes, 'cgroup-v1');
+    assert.equal(limits.memory, 'cgroup-v1');
+    assert.equal(limits.cgroupProcs.length, 2);
+    const pids = path.dirname(limits.cgroupProcs[0]);
+    assert.match(pids, /^\/sys\/fs\/cgroup\/pids\/mcp-host-sandbox-/);
+    assert.equal(cg.files[path.join(pids, 'pids.max')], String(MAX_SANDBOX_TASKS));
+    assert.match(path.dirname(limits.cgroupProcs[1]), /^\/sys\/fs\/cgroup\/memory\/svc\/mcp-host-sandbox-/);
+    assert.ok(!limits.prlimit.some((a) => a.startsWith('--nproc')), 'not for root: the kernel would not apply it');
+    assert.ok(limits.prlimit.some((a) => a.startsWith('--data=')));
+    await limits.release();
+    assert.equal(cg.dirs.size, 0);
+    const wrapped = inControlGroups(limits.cgroupProcs, '/usr/bin/bwrap', ['--x']);
+    assert.deepEqual(wrapped.args.slice(3), ['2', ...limits.cgroupProcs, '/usr/bin/bwrap', '--x']);
+  });
+
+  it('root on a v2 machine: one group under mcp-host-sandbox with pids.max and memory.max', () => {
+    const cg = cgroupFs({
+      '/proc/self/mountinfo': '1 0 0:1 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n',
+      '/sys/fs/cgroup/cgroup.controllers': 'cpu io memory pids',
+      '/sys/fs/cgroup/cgroup.subtree_control': 'memory pids',
+    });
+    cg.dirs.add('/sys/fs/cgroup');
+    const limits = sandboxLimits(0, undefined, cg);
+    assert.equal(limits.processes, 'cgroup-v2');
+    const group = path.dirname(limits.cgroupProcs[0]);
+    assert.equal(cg.files[path.join(group, 'pids.max')], String(MAX_SANDBOX_TASKS));
+    assert.ok(Number(cg.files[path.join(group, 'memory.max')]) > 0);
+  });
+
+  it('a normal user, or root where no group can be made: RLIMIT_NPROC (user only) and RLIMIT_DATA through prlimit; nothing without prlimit', () => {
+    const none = cgroupFs({ '/proc/self/mountinfo': v1, '/proc/self/cgroup': '8:pids:/\n' }, false);
+    const user = sandboxLimits(1000, '/usr/bin/prlimit', none);
+    assert.equal(user.processes, 'rlimit');
+    assert.deepEqual(user.prlimit.slice(0, 2), ['/usr/bin/prlimit', `--nproc=${MAX_SANDBOX_TASKS}:${MAX_SANDBOX_TASKS}`]);
+    assert.equal(sandboxLimits(0, '/usr/bin/prlimit', none).processes, 'none');
+    assert.equal(sandboxLimits(1000, undefined, none).processes, 'none');
+  });
+});
+
+describe("the caller's environment for a sandboxed server", () => {
+  it('keeps ordinary variables, withholds secret-shaped ones', () => {
+    const kept = withoutSecrets({
+      PATH: '/usr/bin',
+      PWD: '/home/p',
+      LANG: 'C',
+      GITHUB_TOKEN: 'x',
+      AWS_SECRET_ACCESS_KEY: 'x',
+      AWS_SESSION_TOKEN: 'x',
+      SSH_AUTH_SOCK: '/tmp/agent',
+      OPENAI_API_KEY: 'x',
+      KRB5CCNAME: 'x',
+      PERSON_SETTING: 'kept',
+    });
+    assert.deepEqual(Object.keys(kept).sort(), ['LANG', 'PATH', 'PERSON_SETTING', 'PWD']);
+  });
+});
