@@ -27,17 +27,34 @@ export function neutraliseLinks(text: string): string {
 }
 
 /**
- * Control characters other than tab and line feed shown as their Unicode pictures (␛, ␈): a
- * bare carriage return or U+2028 would otherwise start a line the editor shows on its own.
+ * Characters that take no room where they are shown, so that a name holding one looks like another
+ * (`look\u200Bup` like `lookup`) or text holds what nobody sees: zero-width spaces, joiners and
+ * non-joiners, direction marks, embeddings, overrides and isolates, word joiners and invisible
+ * operators, the soft hyphen, fillers, variation selectors, tag characters, the byte order mark.
+ * Emoji keep theirs: a joiner between two pictographs, a presentation selector after one.
  */
-export function visibleControls(text: string): string {
-  return (
-    text
-      .replace(/\r\n?/g, '\n')
-      // eslint-disable-next-line no-control-regex -- control characters are what this replaces
-      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => String.fromCharCode(c === '\u007f' ? 0x2421 : 0x2400 + c.charCodeAt(0)))
-      .replace(/[\u0085\u2028\u2029]/g, '\u2424')
-  );
+export const INVISIBLE_CHARACTERS =
+  // eslint-disable-next-line no-misleading-character-class -- combining marks and selectors are matched one by one on purpose: each is shown
+  /(?<!\p{Extended_Pictographic}\uFE0F?)\u200D|\u200D(?!\p{Extended_Pictographic})|(?<!\p{Extended_Pictographic})[\uFE0E\uFE0F]|[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0D\uFEFF\uFFA0\uFFF9-\uFFFB\u{1D173}-\u{1D17A}\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
+
+/** A character as its code point between angle brackets: `<U+200B>`. */
+export function codePointLabel(char: string): string {
+  return `<U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`;
+}
+
+/**
+ * Control characters other than tab and line feed shown as their Unicode pictures (␛, ␈): a
+ * bare carriage return or U+2028 would otherwise start a line the editor shows on its own. With
+ * `invisible`, every character of `INVISIBLE_CHARACTERS` is shown too, as `<U+200B>`: what a
+ * person must be able to read exactly (a name in a question or a refusal).
+ */
+export function visibleControls(text: string, invisible = false): string {
+  const shown = text
+    .replace(/\r\n?/g, '\n')
+    // eslint-disable-next-line no-control-regex -- control characters are what this replaces
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => String.fromCharCode(c === '\u007f' ? 0x2421 : 0x2400 + c.charCodeAt(0)))
+    .replace(/[\u0085\u2028\u2029]/g, '\u2424');
+  return invisible ? shown.replace(INVISIBLE_CHARACTERS, codePointLabel) : shown;
 }
 
 function longestRun(text: string, char: '`' | '~'): number {
