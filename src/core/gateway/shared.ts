@@ -47,6 +47,8 @@ export interface SharedServer {
   pinUsed?(tool: Tool): void;
   /** How a prompt compares with its pin: a changed one is not offered to the chat, and its prompts/get is refused. */
   promptPinOf?(prompt: Prompt): PinStatus;
+  /** Makes what `pinOf` and `promptPinOf` read current (the editor's workspace lock files), before the gate decides a call. */
+  pinsReady?(): Promise<void>;
 }
 
 /** Which of a shared server's tools VS Code's last list marked read-only. */

@@ -32,8 +32,11 @@ export interface GatedTarget {
 }
 
 export interface GatedServerOptions {
-  /** The gate's context for one request, read afresh each time (settings and stored answers change); the origin is the gated server's. */
-  context(request: GateRequest): Omit<GateContext, 'origin'>;
+  /**
+   * The gate's context for one request, read afresh each time (settings and stored answers change);
+   * the origin is the gated server's. A promise where it must read first (the editor's workspace lock files).
+   */
+  context(request: GateRequest): Omit<GateContext, 'origin'> | Promise<Omit<GateContext, 'origin'>>;
   /** The server as the audit names it. */
   server(): AuditedServer;
   audit?: AuditSink;
@@ -96,7 +99,9 @@ export class GatedServer {
     const request: GateRequest = how.unlisted
       ? { method: 'tools/call', tool, arguments: args, unlisted: true }
       : { method: 'tools/call', tool, arguments: args };
-    return this.run(request, (client) => client().callTool(tool.name, args, options), toolOutcome);
+    // The definition the gate checked is the one the client validates with and decides the task by (a stand-in is no definition).
+    const sent = how.unlisted ? options : { ...options, tool };
+    return this.run(request, (client) => client().callTool(tool.name, args, sent), toolOutcome);
   }
 
   /**
@@ -112,7 +117,7 @@ export class GatedServer {
   ): Promise<GatedResult<T>> {
     return this.run(
       { method: 'tools/call', tool, arguments: args },
-      (client) => around((options) => client().callTool(tool.name, args, options)),
+      (client) => around((options) => client().callTool(tool.name, args, { ...options, tool })),
       outcomeOf,
     );
   }
@@ -165,7 +170,7 @@ export class GatedServer {
     try {
       result = await runGated({
         request,
-        context: { ...options.context(request), origin: this.origin },
+        context: { ...(await options.context(request)), origin: this.origin },
         server: options.server(),
         audit: options.audit,
         auditedArguments: auditedArguments(request),

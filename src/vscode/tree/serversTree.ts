@@ -164,7 +164,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined,
           t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined,
         ].filter(Boolean);
-        const changed = this.host.pins.status(node.server.definition, 'tools', t).status === 'changed';
+        const changed = this.host.pins.status(node.server, 'tools', t).status === 'changed';
         // Another shared server's tool of the same name: the chat's model can take one for the other.
         const sameName = sameNamesInChat(node.server, this.host.servers).get(t.name);
         item.description = [
@@ -205,7 +205,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const p = node.prompt;
         const shown = titleAndName(p);
         const item = new vscode.TreeItem(shown.label);
-        const changed = this.host.pins.status(node.server.definition, 'prompts', p).status === 'changed';
+        const changed = this.host.pins.status(node.server, 'prompts', p).status === 'changed';
         item.description = [changed ? vscode.l10n.t('changed since you approved it') : undefined, shown.name, firstLine(p.description)]
           .filter(Boolean)
           .join(' · ');
