@@ -141,12 +141,29 @@ export function toolDefinitionHash(tool: Tool): string {
   return pinTool(tool).sha256;
 }
 
+/** A listing's items by name, made once per listing (a new listing is a new array): the tree asks for each of its items. */
+const listingsByName = new WeakMap<readonly object[], { length: number; byName: Map<string, object[]> }>();
+
+function sameNamed<T extends { name: string }>(listing: readonly T[], name: string): T[] {
+  let known = listingsByName.get(listing);
+  if (known?.length !== listing.length) {
+    const byName = new Map<string, object[]>();
+    for (const item of listing) {
+      const named = byName.get(item.name);
+      if (named) named.push(item);
+      else byName.set(item.name, [item]);
+    }
+    listingsByName.set(listing, (known = { length: listing.length, byName }));
+  }
+  return (known.byName.get(name) ?? []) as T[];
+}
+
 /**
  * The pin of what a listing says of `item`'s name: `item`'s own, or, when the listing gives that
  * name more than one definition, one unpinnable `sameName` pin of all of them (whichever the item).
  */
 export function pinListed<T extends Tool | Prompt>(item: T, listing: readonly T[], pinOfItem: (item: T) => Pinned): Pinned {
-  const named = listing.filter((i) => i.name === item.name).map(pinOfItem);
+  const named = sameNamed(listing, item.name).map(pinOfItem);
   const distinct = [...new Map(named.map((p) => [p.sha256, p])).values()];
   if (distinct.length < 2) return pinOfItem(item);
   return {
