@@ -29,7 +29,6 @@ import {
   type StdioServerParams,
 } from '../core';
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import { AuditLog } from '../core/policy/audit';
 import { recordsAfterHead, verifyAuditFile } from '../core/policy/auditVerify';
 import { createMasker } from '../core/policy/mask';
@@ -39,15 +38,18 @@ import {
   compareOne,
   comparePins,
   describeChange,
+  LockFileError,
   lockFileText,
+  MAX_LOCK_FILE_BYTES,
   parseLockFile,
   pinOf,
   pinSet,
-  pinTool,
   type PinSet,
   type PinStatus,
 } from '../core/policy/pins';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { openPolicyFile, readPolicyFileSync, writePolicyFileSync } from '../core/policy/policyFile';
+import { visibleControls } from '../core/render/serverText';
+import { closeSync, existsSync, readFileSync, writeSync } from 'node:fs';
 import { scriptIndex } from '../core/servers/sandbox/reach';
 import { domainPattern } from '../core/servers/sandbox/domains';
 import { runConformance } from './conformance';
@@ -107,7 +109,9 @@ warning, error, critical, alert, emergency): logging/setLevel to a 2025-11-25 se
 in every request's _meta to a 2026-07-28 one; with --verbose they are printed on stderr.
 --audit appends a chained record of each call, read and prompt (origin "cli"), and of each
 roots, sampling and elicitation request of the server (origin "server"), to the file; several
-writers (CLI runs, VS Code windows) may share it: each append takes <file>.lock.
+writers (CLI runs, VS Code windows) may share it: each append takes <file>.lock. A file or lock
+that is a link, below a folder that is one (under the current directory), or not a regular file
+is not written: a warning names it.
 --audit-key KEYFILE gives each record a MAC under the key in KEYFILE (64 hex digits; created,
 mode 0600, when missing). Every writer of one audit file must use the same key.
 audit verify checks such a file (and its rotated files), prints "N records, chain intact, head
@@ -119,7 +123,9 @@ record's MAC (a re-hashed record fails); without it the MACs are not checked.
 (prompt) whose definition changed since, or that the file does not have, is refused (exit 1,
 naming it and what changed: description, input schema, annotations, ...); tools marks each tool
 "pinned": same, changed or new; changed instructions are a warning. An unreadable or malformed
-FILE exits 2 before the server is started.
+FILE (a link, a FIFO, over 8 MiB, a member named twice) exits 2 before the server is started.
+A name the server lists with two definitions is refused under --pinned, and pin writes nothing
+for it (nor through a link).
 scan lists the tools, prompts and instructions and runs the definition detectors over them
 (docs/injection.md). --config FILE scans every server of an mcp.json-style file (VS Code's
 "servers" or the "mcpServers" of Claude Desktop and the agents), each with the other servers'
@@ -307,9 +313,10 @@ export async function runCli(argv: string[], out = process.stdout, err = process
   let pins: PinSet | undefined;
   if (args.pinned !== undefined) {
     try {
-      pins = parseLockFile(readFileSync(args.pinned, 'utf8'));
+      pins = parseLockFile(readPolicyFileSync(args.pinned, MAX_LOCK_FILE_BYTES, { within: [process.cwd()] }));
     } catch (error) {
-      err.write(`--pinned ${args.pinned}: ${(error as Error).message}\n`);
+      // A lock file's own problem names the file; the system's errors and refused links name it already.
+      err.write(`--pinned${error instanceof LockFileError ? ` ${args.pinned}` : ''}: ${visibleControls((error as Error).message)}\n`);
       return 2;
     }
   }
@@ -400,9 +407,16 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       // A 2026-07-28 server logs nothing unless a request names a level; --verbose wants every line, as a 2025 server sends by default.
       await client.setLoggingLevel('debug');
     }
+    // One listing, read once: what is pinned or compared, what `tools` prints, and the definition a call is checked and sent with.
+    const offered = args.verb === 'pin' || pins ? await offeredBy(client) : undefined;
     if (args.verb === 'pin') {
-      const pinned = await offeredPins(client);
-      writeFileSync(args.rest[0], lockFileText(pinned));
+      const pinned = pinSet(offered!);
+      try {
+        writeLockFile(args.rest[0], pinned);
+      } catch (error) {
+        err.write(`pin: ${visibleControls((error as Error).message)}; nothing was written\n`);
+        return 1;
+      }
       out.write(
         `${JSON.stringify({ file: args.rest[0], tools: Object.keys(pinned.tools), prompts: Object.keys(pinned.prompts) }, null, 2)}\n`,
       );
@@ -410,7 +424,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     }
     if (args.verb === 'scan')
       return reportScan(await scanTargets([{ name: audited.name, offered: () => offeredBy(client) }]), args.sarif, out, err);
-    const now = pins && (await offeredPins(client));
+    const now = offered && pinSet(offered);
     if (pins && now) warnOfChanges(pins, now, err);
     // The same gate as the editor's: there is nobody to ask, so the fence blocks (--root) or is off.
     const gate = new GatedServer({ name: audited.name, rawClient: client }, 'cli', {
@@ -428,17 +442,21 @@ export async function runCli(argv: string[], out = process.stdout, err = process
       telemetry,
       client: { name: 'mcp-host-cli', version: CLI_VERSION },
     });
-    const gated = await gatedVerb(gate, client, args.verb, args.rest, fenced || pins !== undefined || audit !== undefined, err);
+    const definitions = offered?.tools ?? (fenced || audit !== undefined ? () => client.listTools() : undefined);
+    const gated = await gatedVerb(gate, args.verb, args.rest, definitions, err);
     let result: unknown;
     if (gated) {
       if (!gated.sent) {
-        err.write(`refused (nothing was sent): ${gated.reason}\n`);
+        // A name's invisible characters shown: `look<U+200B>up` is not `lookup`.
+        err.write(`refused (nothing was sent): ${visibleControls(gated.reason)}\n`);
         return 1;
       }
       result = gated.result;
+    } else if (args.verb === 'tools' && pins && offered && now) {
+      // The listing that was compared, not a second one the server may answer differently.
+      result = markPinned(offered.tools, pins, now);
     } else {
       result = await runVerb(client, args.verb, { ...init, era: client.era });
-      if (args.verb === 'tools' && pins && now) result = markPinned(result as Tool[], pins, now);
     }
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     if (args.verb === 'call' && (result as CallToolResult).isError) {
@@ -611,31 +629,48 @@ export function cliServer(
   };
 }
 
-/** The --audit file; a write error is a warning, and the command goes on. Its records are exported as log records where telemetry is on. */
+/**
+ * The --audit file; a write error is a warning, and the command goes on. It, its lock and the
+ * folders on the way below the working folder are policy files: a link there is refused (a cloned
+ * repository may plant `.mcp/audit.jsonl` → `~/.bashrc`). Its records are exported as log records
+ * where telemetry is on.
+ */
 function cliAuditLog(file: string, key: Buffer | undefined, err: NodeJS.WritableStream, telemetry?: TelemetryExporter): AuditLog {
   const { masker } = createMasker();
   return new AuditLog({
     file,
     masker,
     key,
+    within: [process.cwd()],
     onError: (e) => err.write(`warning: the audit log could not be written: ${e.message}\n`),
     onRecords: telemetry && ((records) => telemetry.auditRecords(records)),
   });
 }
 
-/** The key of --audit-key: 32 bytes as 64 hex digits; created (mode 0600) when missing and `create` is set. */
+/** What is read of a key file: 64 hex digits and a line end, with room for a BOM or a CRLF. */
+const MAX_KEY_FILE_BYTES = 1024;
+
+/** The key of --audit-key: 32 bytes as 64 hex digits; created (mode 0600) when missing and `create` is set. A policy file (no link). */
 async function readAuditKey(file: string, create: boolean): Promise<Buffer> {
+  const within = [process.cwd()];
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = readPolicyFileSync(file, MAX_KEY_FILE_BYTES, { within });
   } catch (error) {
     if (!create || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     text = randomBytes(32).toString('hex');
-    // 'wx': two runs creating it at once keep the first one's key.
-    await fs.writeFile(file, `${text}\n`, { mode: 0o600, flag: 'wx' }).catch(async (e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EEXIST') throw e;
-      text = await fs.readFile(file, 'utf8');
-    });
+    // Created only if absent: two runs creating it at once keep the first one's key.
+    try {
+      const { fd } = openPolicyFile(file, 'create', { within, mode: 0o600 });
+      try {
+        writeSync(fd, `${text}\n`);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      text = readPolicyFileSync(file, MAX_KEY_FILE_BYTES, { within });
+    }
   }
   if (!/^[0-9a-f]{64}$/i.test(text.trim())) throw new Error(`${file} does not hold an audit key (64 hex digits)`);
   return Buffer.from(text.trim(), 'hex');
@@ -657,7 +692,7 @@ async function runAuditVerb(argv: string[], out: NodeJS.WritableStream, err: Nod
   }
   try {
     const key = keyFile === undefined ? undefined : await readAuditKey(keyFile, false);
-    const verdict = await verifyAuditFile(file, { key });
+    const verdict = await verifyAuditFile(file, { key, within: [process.cwd()] });
     if (!verdict.ok) {
       err.write(`${verdict.file}:${verdict.line}: ${verdict.reason}\n`);
       return 1;
@@ -692,9 +727,18 @@ function promptArguments(text: string | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
 }
 
-/** What the server offers now, pinned: its tools and prompts (when it declares them) and its instructions. */
-async function offeredPins(client: McpClient): Promise<PinSet> {
-  return pinSet(await offeredBy(client));
+/**
+ * Writes `pin`'s lock file as a policy file (no link at it or on the way below the working folder,
+ * a regular file with one name, cut only once it is known to be that file). A set that cannot be
+ * pinned (a name listed twice, a number JSON cannot carry) or a file `--pinned` would not read is
+ * refused, and nothing is written.
+ */
+function writeLockFile(file: string, pins: PinSet): void {
+  const text = lockFileText(pins);
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_LOCK_FILE_BYTES)
+    throw new LockFileError(`the lock file would be ${bytes} bytes, over the ${MAX_LOCK_FILE_BYTES} that --pinned and the editor read`);
+  writePolicyFileSync(file, text, { within: [process.cwd()] });
 }
 
 /** Changed instructions, and pinned tools and prompts the server no longer lists, as warnings on stderr. */
@@ -710,7 +754,7 @@ function warnOfChanges(pins: PinSet, now: PinSet, err: NodeJS.WritableStream): v
 }
 
 /** The tools as listed, each with how it compares with its pin (set after the server's members, so a server cannot spoof it). */
-function markPinned(tools: Tool[], pins: PinSet, now: PinSet): unknown[] {
+function markPinned(tools: readonly Tool[], pins: PinSet, now: PinSet): unknown[] {
   const compared = comparePins(pins, now).tools;
   return tools.map((tool) => {
     const status = compared[tool.name] ?? { status: 'new' };
@@ -726,7 +770,8 @@ function pinStatusOf(request: GateRequest, pins: PinSet, now: PinSet): PinStatus
   if (request.method === 'tools/call') {
     const pin = pinOf(pins, 'tools', request.tool.name);
     if (request.unlisted) return pin ? { status: 'removed' } : { status: 'new' };
-    return compareOne(pin, pinTool(request.tool));
+    // What the listing says of the name: the tool's own definition, or every one of a name listed twice (a change).
+    return compareOne(pin, pinOf(now, 'tools', request.tool.name));
   }
   if (request.method === 'prompts/get') {
     const pin = pinOf(pins, 'prompts', request.name);
@@ -761,19 +806,21 @@ function fromCallerFolder(words: string[], cwd: string): string[] {
 /**
  * A verb that sends a gated request (call, read, prompt), sent through the gate; undefined for the
  * other verbs. The tool's definition (its `format: uri` properties for the fence, its hash for the
- * pins and the audit) is asked for only when one of them is on; a tool the server does not list is `unlisted`.
+ * pins and the audit) comes from `definitions`, the listing the pins were compared with, or one
+ * asked for when the fence or the audit needs it; a tool the server does not list is `unlisted`.
+ * The gate checks that definition, and the client validates and sends with the same one.
  */
 async function gatedVerb(
   gate: GatedServer,
-  client: ServerClient,
   verb: string,
   rest: string[],
-  needsDefinition: boolean,
+  definitions: readonly Tool[] | (() => Promise<Tool[]>) | undefined,
   err: NodeJS.WritableStream,
 ): Promise<GatedResult<unknown> | undefined> {
   if (verb === 'call' && rest[0]) {
     const args = parseJsonObject(rest[1], 'The tool arguments');
-    const listed = needsDefinition ? (await client.listTools()).find((t) => t.name === rest[0]) : undefined;
+    const listing = typeof definitions === 'function' ? await definitions() : definitions;
+    const listed = listing?.find((t) => t.name === rest[0]);
     const tool = listed ?? { name: rest[0], inputSchema: { type: 'object' as const } };
     const run = await gate.callTool(tool, args, { validateInput: true }, { unlisted: !listed });
     if (!run.sent) return run;

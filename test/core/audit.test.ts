@@ -187,7 +187,7 @@ describe('audit log', () => {
     log.append(entry('person'));
     await log.flushed();
     assert.equal(errors.length, 1);
-    assert.match(errors[0].message, /EISDIR|EPERM|illegal operation/i);
+    assert.match(errors[0].message, /is a folder, not a regular file|EISDIR|EPERM|illegal operation/i);
   });
 
   /** `mcp-host audit verify …` in this process: its exit code and what it printed. */
@@ -588,6 +588,52 @@ describe('audit log', () => {
       assert.equal(caught.code, 1, 'but the head kept is gone');
       assert.match(caught.err, /not in the chain/);
       assert.ok(heads.length === 3 && heads.every((h) => /^[0-9a-f]{64}$/.test(h)));
+    });
+    it('fails a log whose front was cut and the rest laid out as rotated files: the oldest must start the log, --head or not', async () => {
+      const log = new AuditLog({ file });
+      for (let i = 0; i < 6; i++) log.append(entry('cli', { i }));
+      await log.close();
+      const lines = (await fs.readFile(file, 'utf8')).trimEnd().split('\n');
+      const head = (JSON.parse(lines[5]) as AuditRecord).hash;
+      assert.equal((await verifyCli(file, '--head', head)).code, 0);
+      // Records 1 and 2 deleted; 3 and 4 made to look like an older file kept by rotation, 5 and 6 left.
+      await fs.writeFile(rotatedName(file, 1), `${lines.slice(2, 4).join('\n')}\n`);
+      await fs.writeFile(file, `${lines.slice(4).join('\n')}\n`);
+      for (const args of [[file], [file, '--head', head]]) {
+        const cut = await verifyCli(...args);
+        assert.equal(cut.code, 1, cut.out);
+        assert.doesNotMatch(cut.out, /chain intact/);
+        assert.match(
+          cut.err,
+          /audit\.1\.jsonl:1: the oldest file does not start the log: .*no rotation record \(records were cut from its front\)/,
+        );
+      }
+      // The same cut in one file.
+      await fs.rm(rotatedName(file, 1));
+      assert.match((await verifyCli(file)).err, /audit\.jsonl:1: the oldest file does not start the log/);
+    });
+
+    it('a log that starts with its rotation record (the files before it rotated away) verifies, and says from which file', async () => {
+      const log = new AuditLog({ file, maxBytes: 700, keep: 1 });
+      for (let i = 0; i < 8; i++) log.append(entry('cli', { i }));
+      await log.close();
+      await fs.rm(rotatedName(file, 1));
+      const alone = await verifyCli(file);
+      assert.equal(alone.code, 0, alone.err);
+      assert.match(alone.out, /the oldest file kept is number \d+: the ones before it were rotated away/);
+    });
+
+    it('writes Infinity and NaN as text, so 1e999 and -1e999 are told apart; a record edited to hold 1e999 fails', async () => {
+      const log = new AuditLog({ file });
+      log.append(entry('cli', { big: Number.POSITIVE_INFINITY, small: Number.NEGATIVE_INFINITY, nan: Number.NaN }));
+      await log.close();
+      const text = await fs.readFile(file, 'utf8');
+      assert.deepEqual((JSON.parse(text) as AuditRecord).arguments, { big: 'Infinity', small: '-Infinity', nan: 'NaN' });
+      assert.equal((await verifyCli(file)).code, 0);
+      await fs.writeFile(file, text.replace('"Infinity"', '1e999'));
+      const edited = await verifyCli(file);
+      assert.equal(edited.code, 1);
+      assert.match(edited.err, /:1: the record holds a number JSON cannot carry/);
     });
   });
 

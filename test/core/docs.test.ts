@@ -9,6 +9,9 @@ import { ERA_VERDICT_MAX_AGE_MS } from '../../src/core/client/era';
 import { MAX_INPUT_REQUESTS_PER_ROUND } from '../../src/core/client/inputRequests';
 import { LISTEN_RETRY_MAX_MS } from '../../src/core/client/listen';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../src/core/jsonrpc/connection';
+import { LOCK_STALE_MS, LOCK_TIMEOUT_MS } from '../../src/core/policy/auditLock';
+import { MAX_VERIFIED_BYTES } from '../../src/core/policy/auditVerify';
+import { MAX_LOCK_FILE_BYTES } from '../../src/core/policy/pins';
 import { ICON_FETCH_TIMEOUT_MS, MAX_ICON_BYTES, MAX_ICON_FETCHES } from '../../src/core/render/icons';
 import { SHOWN_MAX } from '../../src/core/render/shownText';
 import {
@@ -286,6 +289,11 @@ describe("the documentation's figures are the code's", () => {
     ['docs/protocol.md', `at most ${MAX_INPUT_REQUESTS_PER_ROUND} inputs each`, 'MAX_INPUT_REQUESTS_PER_ROUND'],
     ['docs/protocol.md', `doubles up to ${LISTEN_RETRY_MAX_MS / 1000} seconds`, 'LISTEN_RETRY_MAX_MS'],
     ['README.md', `for ${ERA_VERDICT_MAX_AGE_MS / 86_400_000} days`, 'ERA_VERDICT_MAX_AGE_MS'],
+    ['docs/security-audit.md', `older than ${LOCK_STALE_MS / 1000} seconds is taken as left behind`, 'LOCK_STALE_MS'],
+    ['docs/security-audit.md', `after ${LOCK_TIMEOUT_MS / 1000} seconds drops that batch`, 'LOCK_TIMEOUT_MS'],
+    ['docs/security-audit.md', `refuses one over ${MAX_VERIFIED_BYTES / MB} MB`, 'MAX_VERIFIED_BYTES'],
+    ['docs/pinning.md', `a lock file over ${MAX_LOCK_FILE_BYTES / MB} MiB`, 'MAX_LOCK_FILE_BYTES'],
+    ['docs/pinning.md', `nothing over ${MAX_LOCK_FILE_BYTES / MB} MiB`, 'MAX_LOCK_FILE_BYTES'],
     ['README.md', `| \`${DEFAULT_REQUEST_TIMEOUT_MS}\` |`, 'DEFAULT_REQUEST_TIMEOUT_MS (requestTimeoutMs)'],
     [
       'README.md',

@@ -11,12 +11,17 @@ import {
   LockFileError,
   lockFileText,
   parseLockFile,
+  pinListed,
   pinSet,
+  pinTool,
   toolDefinitionHash,
   type PinStatus,
 } from '../../src/core/policy/pins';
-import { decide, isTrustedReadOnly, type GateContext } from '../../src/core/policy/gate';
-import { ROOT } from '../helpers/servers';
+import { decide, isTrustedReadOnly, thisMachine, type GateContext } from '../../src/core/policy/gate';
+import { GatedServer } from '../../src/core/policy/gated';
+import { canonicalJson, NonFiniteNumberError } from '../../src/core/protocol/stableStringify';
+import { McpError } from '../../src/core';
+import { closeAll, connect, ROOT } from '../helpers/servers';
 import { startFixture } from '../helpers/httpServers';
 import { toolsForChat } from '../../src/core/gateway/forChat';
 import type { ServerHandle } from '../../src/core';
@@ -134,20 +139,103 @@ describe('pinned definitions', () => {
   });
 });
 
+describe('definitions that cannot be pinned', () => {
+  const limited = (maximum: number): Tool => ({
+    name: 'work',
+    inputSchema: { type: 'object', properties: { size: { type: 'integer', maximum } } },
+  });
+
+  it('refuses non-finite numbers in canonical JSON: 1e999 and -1e999 never hash alike, nor like null', () => {
+    const [big, small] = [JSON.parse('1e999') as number, JSON.parse('-1e999') as number];
+    assert.throws(() => canonicalJson({ n: big }), NonFiniteNumberError);
+    assert.throws(() => definitionHash({ n: small }), /-Infinity is not a number JSON can carry/);
+    assert.throws(() => canonicalJson([Number.NaN]), NonFiniteNumberError);
+    const [a, b] = [pinTool(limited(big)), pinTool(limited(small))];
+    assert.equal(a.unpinnable, 'nonFiniteNumber');
+    assert.notEqual(a.sha256, b.sha256);
+    assert.notEqual(
+      a.sha256,
+      pinTool({
+        ...limited(0),
+        inputSchema: { type: 'object', properties: { size: { type: 'integer', maximum: null } } },
+      } as unknown as Tool).sha256,
+    );
+    // Changed whatever was pinned, even a pin of itself: nothing can be compared with it.
+    assert.deepEqual(comparePins(pinSet({ tools: [limited(big)], prompts: [] }), pinSet({ tools: [limited(big)], prompts: [] })).tools, {
+      work: { status: 'changed', changed: ['nonFiniteNumber'] },
+    });
+    assert.equal(describeChange(['nonFiniteNumber']), 'a number JSON cannot carry, such as 1e999');
+    // A schema nested past the stack has no canonical JSON either: unpinnable, not a crash of whoever hashes it.
+    let deep: unknown = {};
+    for (let i = 0; i < 200_000; i++) deep = { not: deep };
+    assert.equal(pinTool({ name: 'deep', inputSchema: deep as Tool['inputSchema'] }).unpinnable, 'tooDeep');
+    assert.throws(
+      () => lockFileText(pinSet({ tools: [limited(small)], prompts: [] })),
+      /cannot pin the tool work \(a number JSON cannot carry/,
+    );
+    // A lock file edited to hold one is not read.
+    const text = lockFileText(pinSet({ tools: [limited(5)], prompts: [] })).replace('"maximum": 5', '"maximum": 1e999');
+    assert.throws(() => parseLockFile(text), /tools\.work\.definition cannot be pinned: a number JSON cannot carry/);
+  });
+
+  it('a name listed with two definitions is one unpinnable change, whichever comes first; listed twice alike it is one definition', () => {
+    const deploy: Tool = { name: 'deploy', description: 'Deploys to staging.', inputSchema: { type: 'object' } };
+    const wider: Tool = { ...deploy, description: 'Deploys to production.', execution: { taskSupport: 'required' } };
+    const pins = pinSet({ tools: [deploy], prompts: [greet] });
+    for (const tools of [
+      [deploy, wider],
+      [wider, deploy],
+    ]) {
+      const now = pinSet({ tools, prompts: [greet, { ...greet, description: 'Says hello, then asks for a password' }] });
+      assert.deepEqual(comparePins(pins, now), {
+        tools: { deploy: { status: 'changed', changed: ['sameName'] } },
+        prompts: { greet: { status: 'changed', changed: ['sameName'] } },
+        instructions: { status: 'same' },
+      });
+      const listed = pinListed(tools[0], tools, pinTool);
+      assert.equal(listed.unpinnable, 'sameName');
+      assert.deepEqual(listed.definition, [pinTool(tools[0]).definition, pinTool(tools[1]).definition]);
+      assert.throws(() => lockFileText(now), /cannot pin the tool deploy \(listed more than once, with different definitions\)/);
+    }
+    assert.deepEqual(comparePins(pins, pinSet({ tools: [deploy, { ...deploy }], prompts: [greet] })).tools, { deploy: { status: 'same' } });
+  });
+
+  it('a lock file that names a member twice is malformed, at the top or inside a tool', () => {
+    const text = lockFileText(pinSet({ tools: [echo], prompts: [greet] }));
+    const twiceTools = text.replace('"tools": {', '"tools": {},\n  "tools": {');
+    assert.deepEqual(JSON.parse(twiceTools).tools.echo.definition.name, 'echo', 'JSON.parse alone keeps the last');
+    assert.throws(() => parseLockFile(twiceTools), /\/tools is named twice/);
+    const echoPin = JSON.stringify(JSON.parse(text).tools.echo);
+    const twiceEcho = text.replace('"echo": {', `"echo": ${echoPin},\n    "echo": {`);
+    assert.throws(
+      () => parseLockFile(twiceEcho),
+      (e: unknown) => e instanceof LockFileError && /\/tools\/echo is named twice/.test(e.message),
+    );
+    assert.throws(() => parseLockFile(text.replace('"version": 1', '"version": 1, "vers\\u0069on": 1')), /\/version is named twice/);
+    // Nested deeper than anything pin writes: refused as such, not a stack overflow.
+    const deep = `{"version": 1, "tools": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    assert.throws(
+      () => parseLockFile(deep),
+      (e: unknown) => e instanceof LockFileError && /nested too deeply to be read/.test(e.message),
+    );
+  });
+});
+
 describe('mcp-host --pinned (dist/cli.js)', function () {
   this.timeout(60_000);
   const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'changing-server.mjs');
   const server = JSON.stringify(process.execPath) + ' ' + JSON.stringify(FIXTURE);
   let dir: string;
   let calls: string;
-  const cli = (version: '1' | '2', ...args: string[]) => {
+  const cliWith = (env: Record<string, string>, ...args: string[]) => {
     const r = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--stdio', server, ...args], {
       encoding: 'utf8',
       timeout: 20_000,
-      env: { ...process.env, CHANGING_SERVER_VERSION: version, CHANGING_SERVER_CALL_LOG: calls },
+      env: { ...process.env, CHANGING_SERVER_VERSION: '1', CHANGING_SERVER_CALL_LOG: calls, ...env },
     });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
+  const cli = (version: '1' | '2', ...args: string[]) => cliWith({ CHANGING_SERVER_VERSION: version }, ...args);
   /** What reached the server: one line per tools/call or prompts/get. */
   const received = () =>
     fs.existsSync(calls)
@@ -236,6 +324,81 @@ describe('mcp-host --pinned (dist/cli.js)', function () {
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /ENOENT/);
     assert.deepEqual(received(), []);
+  });
+
+  it('one name, two definitions: tools marks both changed, call and prompt are refused, whichever comes first', () => {
+    const lock = path.join(dir, 'twin-lock.json');
+    assert.equal(cli('1', 'pin', lock).code, 0);
+    fs.rmSync(calls, { force: true });
+    for (const twin of ['first', 'last']) {
+      const run = (...args: string[]) => cliWith({ CHANGING_SERVER_TWIN: twin }, ...args);
+      const tools = run('--pinned', lock, 'tools');
+      assert.equal(tools.code, 0, tools.stderr);
+      const lookups = (JSON.parse(tools.stdout) as Array<{ name: string; description: string; pinned: unknown }>).filter(
+        (t) => t.name === 'lookup',
+      );
+      assert.equal(lookups.length, 2);
+      for (const t of lookups)
+        assert.deepEqual(t.pinned, { status: 'changed', changed: 'listed more than once, with different definitions' });
+      // A number is what the second definition takes: the client must not validate with it.
+      const call = run('--pinned', lock, 'call', 'lookup', '{"word":7}');
+      assert.equal(call.code, 1);
+      assert.match(call.stderr, /refused \(nothing was sent\): the tool lookup changed since it was pinned: listed more than once/);
+      const prompt = run('--pinned', lock, 'prompt', 'brief', '{}');
+      assert.equal(prompt.code, 1);
+      assert.match(prompt.stderr, /the prompt brief changed since it was pinned: listed more than once/);
+      const pin = run('pin', path.join(dir, 'twin-again.json'));
+      assert.equal(pin.code, 1);
+      assert.match(pin.stderr, /pin: cannot pin the tool lookup \(listed more than once, with different definitions\), the prompt brief/);
+      assert.equal(fs.existsSync(path.join(dir, 'twin-again.json')), false);
+    }
+    assert.deepEqual(received(), [], 'nothing reached the server');
+    assert.equal(cliWith({ CHANGING_SERVER_TWIN: 'first' }, '--pinned', lock, 'call', 'steady', '{}').code, 0, 'the others still run');
+  });
+
+  it('tools --pinned prints the listing it compared, not a second one the server answers differently', () => {
+    const lock = path.join(dir, 'mcp-lock.json');
+    assert.equal(cli('1', 'pin', lock).code, 0);
+    const r = cliWith({ CHANGING_SERVER_SECOND_LIST: '2' }, '--pinned', lock, 'tools');
+    assert.equal(r.code, 0, r.stderr);
+    const tools = JSON.parse(r.stdout) as Array<{ name: string; description: string; pinned: { status: string } }>;
+    assert.deepEqual(
+      tools.map((t) => [t.name, t.pinned.status]),
+      [
+        ['lookup', 'same'],
+        ['remove', 'same'],
+        ['steady', 'same'],
+      ],
+    );
+    assert.equal(tools[0].description, 'Looks up a word.', 'the definition compared, not version 2');
+  });
+
+  it('a lock file that names a member twice exits 2; a refusal shows a zero-width character in a name', () => {
+    const lock = path.join(dir, 'mcp-lock.json');
+    assert.equal(cli('1', 'pin', lock).code, 0);
+    fs.rmSync(calls, { force: true });
+    const twice = path.join(dir, 'twice.json');
+    fs.writeFileSync(twice, fs.readFileSync(lock, 'utf8').replace('"tools": {', '"tools": {},\n  "tools": {'));
+    const r = cli('1', '--pinned', twice, 'call', 'steady', '{}');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--pinned .*twice\.json: \/tools is named twice/);
+    const hidden = cli('1', '--pinned', lock, 'call', 'look\u200bup', '{}');
+    assert.equal(hidden.code, 1);
+    assert.match(hidden.stderr, /the tool look<U\+200B>up is not in the pinned definitions/);
+    assert.deepEqual(received(), []);
+  });
+
+  it('pin refuses a definition holding 1e999: it would hash like -1e999', () => {
+    const raw = (limit: string) =>
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(ROOT, 'test', 'fixtures', 'raw-server.mjs'))} huge-number ${limit}`;
+    const lock = path.join(dir, 'huge.json');
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--stdio', raw('1e999'), 'pin', lock], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /pin: cannot pin the tool work \(a number JSON cannot carry, such as 1e999\); nothing was written/);
+    assert.equal(fs.existsSync(lock), false);
   });
 
   it('pins an HTTP server with --http the same way', async () => {
@@ -458,5 +621,62 @@ describe('the chat gateway with pinned definitions (core/gateway/forward)', func
       await client.close();
       await gateway.close();
     }
+  });
+});
+
+describe('one name, two definitions: the gate, the validation and the task decision use the one checked', function () {
+  this.timeout(30_000);
+  afterEach(closeAll);
+  const gated = (client: import('../../src/core').McpClient) =>
+    new GatedServer({ name: 'twins', rawClient: client }, 'cli', {
+      context: () => ({
+        policy: { tools: {}, autoApprove: [], trustAnnotations: false },
+        alwaysAllowed: false,
+        fence: 'off',
+        roots: [],
+        machine: thisMachine(),
+      }),
+      server: () => ({ name: 'twins', scope: 'user', definition: 'd'.repeat(64) }),
+    });
+
+  it('arguments are validated against the definition the gate checked, not the other one of its name', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-twins-'));
+    const calls = path.join(dir, 'calls.jsonl');
+    try {
+      const t = await connect({
+        command: process.execPath,
+        args: [path.join(ROOT, 'test', 'fixtures', 'changing-server.mjs')],
+        env: { CHANGING_SERVER_TWIN: 'last', CHANGING_SERVER_CALL_LOG: calls },
+      });
+      const tools = await t.client.listTools();
+      const checked = tools.find((x) => x.name === 'lookup')!;
+      assert.equal(checked.description, 'Looks up a word.', 'the first of the two');
+      // A number fits the other definition only.
+      await assert.rejects(
+        gated(t.client).callTool(checked, { word: 7 }, { validateInput: true }),
+        (e: unknown) => e instanceof McpError && /Invalid arguments for tool 'lookup': \/word must be string/.test(e.message),
+      );
+      assert.equal(fs.existsSync(calls), false, 'nothing reached the server');
+      const run = await gated(t.client).callTool(checked, { word: 'x' }, { validateInput: true });
+      assert.ok(run.sent);
+      assert.deepEqual(JSON.parse(fs.readFileSync(calls, 'utf8')), { method: 'tools/call', name: 'lookup', arguments: { word: 'x' } });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the task decision follows the definition checked: a plain call for the one without task support', async () => {
+    const t = await connect({
+      command: process.execPath,
+      args: [path.join(ROOT, 'test', 'fixtures', 'task-server.mjs'), 'tasks'],
+      env: { TASK_SERVER_TWIN: '1' },
+    });
+    const tools = (await t.client.listTools()).filter((x) => x.name === 'twin');
+    assert.equal(tools.length, 2);
+    const run = await gated(t.client).callTool(tools[0], { n: 'x' });
+    assert.ok(run.sent);
+    const sent = await t.waitForLog((l) => l.message.includes('RECEIVED') && l.message.includes('"tools/call"'));
+    assert.doesNotMatch(sent.message, /"task"/, 'sent as a plain call, as its definition says');
+    assert.equal(run.result.task, undefined);
   });
 });

@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { forDisplay, fromTemplate, joinShown, LINK_BREAK, Redactor, type ShownText } from '../../src/core';
+import { visibleControls } from '../../src/core/render/serverText';
+import { invisibleRuns } from '../../src/core/scan/invisible';
 import type { HostUi } from '../../src/vscode/ui/hostUi';
 import type { SetupUi } from '../../src/vscode/ui/setupUi';
 import type * as Notifications from '../../src/vscode/window/notifications';
@@ -71,6 +73,20 @@ describe('shown text: what notifications, pickers and tooltips may show (render/
     assert.equal(long.length, 1001);
     assert.ok(long.endsWith('…'));
     assert.equal(forDisplay('abcdef', redact, 3), 'abc…');
+  });
+
+  it('shows invisible characters by their code point, so a name that holds one does not pass for another; emoji stay whole', () => {
+    assert.equal(forDisplay('look\u200bup', redact), 'look<U+200B>up');
+    assert.equal(forDisplay('a\u2066b\u00adc\ufeffd\u{E0041}e\u2060f', redact), 'a<U+2066>b<U+00AD>c<U+FEFF>d<tags: A>e<U+2060>f');
+    assert.equal(forDisplay('a\u034fb\u3164c\ufe00d\u180be\u{1D173}f', redact), 'a<U+034F>b<U+3164>c<U+FE00>d<U+180B>e<U+1D173>f');
+    assert.equal(forDisplay('x\u200dy\ufe0f', redact), 'x<U+200D>y<U+FE0F>');
+    for (const emoji of ['👨\u200d👩\u200d👧', '❤\ufe0f', '🏳\ufe0f\u200d🌈']) assert.equal(forDisplay(emoji, redact), emoji);
+    // The same function, for text that is not a display string (the CLI's refusals).
+    assert.equal(visibleControls('look\u200bup\r'), 'look<U+200B>up\n');
+    assert.deepEqual(
+      invisibleRuns('a\u200bb\u200cc').map((r) => r.text),
+      ['\u200b', '\u200c'],
+    );
   });
 
   it('fills our templates in one pass: a part that holds "{1}" stays as it is', () => {

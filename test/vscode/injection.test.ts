@@ -85,7 +85,7 @@ describe('prompt injection through the chat gateway (replayed attacks)', functio
     const poisoned = a.host.registry.get('poisoned')!;
     await waitFor(() => poisoned.tools.length === 2 || undefined, "poisoned's tools");
     for (const tool of poisoned.tools) {
-      assert.equal(a.host.pins.status(poisoned.definition, 'tools', tool).status, 'changed', `${tool.name} is suspended`);
+      assert.equal(a.host.pins.status(poisoned, 'tools', tool).status, 'changed', `${tool.name} is suspended`);
       assert.ok(a.host.pins.flagged(poisoned.definition, tool).length > 0, `${tool.name} is flagged`);
     }
     assert.ok(

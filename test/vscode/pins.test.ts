@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,7 +17,7 @@ interface LmTools {
   tools: ReadonlyArray<{ name: string }>;
 }
 const lm = () => vscode.lm as unknown as LmTools;
-const offered = (tool: string) => lm().tools.some((t) => new RegExp(`^mcp_pinned\\d*_${tool}$`).test(t.name));
+const offered = (tool: string, server = 'pinned') => lm().tools.some((t) => new RegExp(`^mcp_${server}\\d*_${tool}$`).test(t.name));
 
 describe('pinned tool definitions in a real VS Code: a changed tool is suspended until accepted', function () {
   this.timeout(180_000);
@@ -267,6 +268,152 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     }
   });
 
+  it('a workspace lock file that is a FIFO, a link or over the limit suspends the tools, named, and nothing waits on it', async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    await setServers({ planted: changingServer() });
+    const h = await running(a, 'planted');
+    await waitFor(() => h.tools.length >= 3, 'the tools of version 1');
+    const before = received().length;
+    const lockDir = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp-pins');
+    fs.mkdirSync(lockDir, { recursive: true });
+    const lockFile = path.join(lockDir, 'planted.json');
+    const changes: ChangedDefinition[] = [];
+    a.ui.confirmChangedDefinition = async (_s, c) => (changes.push(c), 'cancel');
+    a.ui.confirmTool = async () => 'once';
+    /** The one steady call's change: what suspended it. */
+    const suspendedBy = async (): Promise<string> => {
+      changes.length = 0;
+      assert.equal(await a.tools.call(h, toolOf(h, 'steady'), {}), undefined);
+      assert.deepEqual(
+        changes.map((c) => [c.kind, c.name]),
+        [['tools', 'steady']],
+      );
+      return changes[0].changed.join('; ');
+    };
+    try {
+      // A FIFO: a read that waited would wait for a writer. One comes only 8 s later: whether it found a reader says if anything waited.
+      execFileSync('mkfifo', [lockFile]);
+      const fed = path.join(dir, 'fifo-writer');
+      const writer = spawn(
+        process.execPath,
+        [
+          '-e',
+          `setTimeout(() => {
+            const fs = require('fs');
+            try {
+              const fd = fs.openSync(${JSON.stringify(lockFile)}, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+              fs.writeSync(fd, '{}');
+              fs.closeSync(fd);
+              fs.writeFileSync(${JSON.stringify(fed)}, 'a reader was waiting');
+            } catch (e) {
+              fs.writeFileSync(${JSON.stringify(fed)}, e.code);
+            }
+          }, 8000)`,
+        ],
+        { stdio: 'ignore' },
+      );
+      try {
+        assert.match(await suspendedBy(), /the workspace lock file is unreadable: .*planted\.json: is a FIFO, not a regular file/);
+        assert.equal(fs.existsSync(fed), false, 'the call was decided before the FIFO had a writer: nothing waited on it');
+      } finally {
+        writer.kill('SIGKILL');
+      }
+
+      // A link to a lock file outside the workspace, even one that agrees with the server: not followed.
+      fs.rmSync(lockFile);
+      const outside = path.join(dir, 'agreeing-lock.json');
+      const agreeing = lockFileText(pinSet({ tools: h.tools, prompts: h.prompts, instructions: h.client?.instructions }));
+      fs.writeFileSync(outside, agreeing);
+      fs.symlinkSync(outside, lockFile);
+      assert.match(await suspendedBy(), /planted\.json: is a symbolic link/);
+      assert.equal(fs.readFileSync(outside, 'utf8'), agreeing);
+
+      // 64 MiB (sparse): refused by its size, not read.
+      fs.rmSync(lockFile);
+      fs.writeFileSync(lockFile, '');
+      fs.truncateSync(lockFile, 64 * 1024 * 1024);
+      assert.match(await suspendedBy(), /planted\.json: is 67108864 bytes, over the 8388608 MCP Host reads of it/);
+
+      // The file itself, agreeing: read again (its modification time changed), nothing suspended; steady is confirmed as ever.
+      fs.rmSync(lockFile);
+      fs.writeFileSync(lockFile, agreeing);
+      changes.length = 0;
+      await a.tools.call(h, toolOf(h, 'steady'), {});
+      assert.deepEqual(changes, []);
+      assert.deepEqual(received().slice(before), [{ method: 'tools/call', name: 'steady', arguments: {} }], 'only the last call ran');
+    } finally {
+      fs.rmSync(lockFile, { force: true });
+    }
+  });
+
+  it('a server listing two tools (or prompts) of one name: suspended like a changed pin, in the tree, the call, the chat and the review', async () => {
+    const a = await api();
+    fs.writeFileSync(versionFile, '1');
+    await setServers({
+      twins: changingServer({
+        env: { CHANGING_SERVER_FILE: versionFile, CHANGING_SERVER_CALL_LOG: callLog, CHANGING_SERVER_TWIN: 'last' },
+        trustAnnotations: true,
+        shareWithChat: true,
+      }),
+    });
+    const h = await running(a, 'twins');
+    await waitFor(() => h.tools.length >= 4, 'the tools, lookup twice');
+    const before = received().length;
+    const lookups = h.tools.filter((t) => t.name === 'lookup');
+    assert.equal(lookups.length, 2);
+
+    // The tree marks both; the chat is offered neither, the others as ever.
+    const toolsGroup = a.tree.getChildren({ kind: 'server', server: h }).find((n) => n.kind === 'group' && n.group === 'tools')!;
+    const lookupItems = a.tree
+      .getChildren(toolsGroup)
+      .filter((n) => n.kind === 'tool' && n.tool.name === 'lookup')
+      .map((n) => a.tree.getTreeItem(n));
+    assert.deepEqual(
+      lookupItems.map((i) => i.contextValue),
+      ['tool.changed', 'tool.changed'],
+    );
+    assert.ok(a.sharing.available, 'this VS Code has no MCP server definition provider API');
+    await waitFor(async () => {
+      if (!offered('steady', 'twins')) await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+      return offered('steady', 'twins');
+    }, 'steady in vscode.lm.tools');
+    assert.ok(!offered('lookup', 'twins'), 'neither lookup is offered to the chat');
+
+    // A call asks first, naming why, whichever of the two is picked; cancelled, nothing is sent.
+    const changes: ChangedDefinition[] = [];
+    a.ui.confirmChangedDefinition = async (_s, c) => (changes.push(c), 'cancel');
+    assert.equal(await a.tools.call(h, lookups[0], { word: 'x' }), undefined);
+    assert.equal(await a.tools.call(h, lookups[1], { word: 7 }), undefined);
+    assert.deepEqual(changes, [
+      { kind: 'tools', name: 'lookup', changed: ['sameName'] },
+      { kind: 'tools', name: 'lookup', changed: ['sameName'] },
+    ]);
+    assert.equal(received().length, before);
+
+    // Allowed once, it runs with the definition picked: its schema (a string) is the one the arguments are checked with.
+    a.ui.confirmChangedDefinition = async () => 'once';
+    await a.tools.call(h, lookups[0], { word: 'x' });
+    assert.deepEqual(received().at(-1), { method: 'tools/call', name: 'lookup', arguments: { word: 'x' } });
+
+    // Review Changes shows both definitions; accepting cannot pin one of them: still suspended, and said so.
+    const notes: string[] = [];
+    a.ui.notify = async (_severity, message) => (notes.push(String(message)), undefined);
+    a.ui.acceptDefinitionChanges = async () => 'accept';
+    await vscode.commands.executeCommand('mcpHost.reviewChanges', 'twins');
+    const diff = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    assert.ok(diff instanceof vscode.TabInputTextDiff, 'a diff editor is open');
+    const now = (await vscode.workspace.openTextDocument(diff.modified)).getText();
+    assert.match(now, /Looks up a word\./);
+    assert.match(now, /Looks up a word, then deploys it\./);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    assert.match(notes.join('\n'), /Still suspended: tool lookup: listed more than once, with different definitions/);
+    changes.length = 0;
+    a.ui.confirmChangedDefinition = async (_s, c) => (changes.push(c), 'cancel');
+    assert.equal(await a.tools.call(h, lookups[1], { word: 7 }), undefined);
+    assert.equal(changes.length, 1, 'asked again');
+  });
+
   it("names a tool whose name another shared server's tool has, in the tree and in the share notice", async () => {
     const a = await api();
     fs.writeFileSync(versionFile, '1');
@@ -303,7 +450,7 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     await setServers({ removed: entry });
     const first = await running(a, 'removed');
     await waitFor(() => first.tools.length >= 3, 'the tools of version 1');
-    await waitFor(() => a.host.pins.status(first.definition, 'tools', first.tools[0]).status === 'same', 'the baseline');
+    await waitFor(() => a.host.pins.status(first, 'tools', first.tools[0]).status === 'same', 'the baseline');
 
     await setServers(undefined);
     await waitFor(() => !a.host.servers.some((s) => s.name === 'removed'), 'the server gone');

@@ -32,6 +32,7 @@ import type {
   TaskMetadata,
   Tool,
 } from '../protocol/types';
+import { stableStringify } from '../protocol/stableStringify';
 import { SchemaValidator, type SchemaCheck } from '../schema/validator';
 import type { LogEntry, Transport } from '../transport/transport';
 import { ResultCache, type CachingRequestOptions } from './cache';
@@ -49,6 +50,13 @@ export type { ClientHandlers, ElicitationWait, McpClientOptions } from './option
 export interface CallToolOptions extends RequestOptions {
   /** Check the arguments against the tool's inputSchema first; nothing is sent if they fail. */
   validateInput?: boolean;
+  /**
+   * The tool's definition the call runs under: the one the gate checked (../policy/gated.ts). The
+   * arguments are validated, the task decided and the structured result checked with it, never with
+   * a definition looked up again by name (a server may list two tools of one name). Absent: the
+   * last listing's.
+   */
+  tool?: Tool;
   /** When the call runs as a task: every status it passes through. */
   onTaskStatus?(task: Task): void;
   /** The ttl asked for when the call runs as a task; the server's default otherwise. */
@@ -303,14 +311,25 @@ export class McpClient {
     let tools = await this.listAll(ClientRequests.listTools, 'tools', options);
     if (this.session) tools = this.session.usableTools(tools);
     this.toolsByName.clear();
-    for (const tool of tools) this.toolsByName.set(tool.name, tool);
+    const twice = new Set<string>();
+    for (const tool of tools) {
+      const other = this.toolsByName.get(tool.name);
+      if (other && stableStringify(other) !== stableStringify(tool)) twice.add(tool.name);
+      this.toolsByName.set(tool.name, tool);
+    }
+    // A name listed with two definitions has none here (no headers mirrored from one, no look-up by name): the gate's caller
+    // passes the one it checked (`CallToolOptions.tool`).
+    for (const name of twice) this.toolsByName.delete(name);
     return tools;
   }
 
   async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
     this.assertCapability(ClientRequests.callTool);
     const mayRunAsTask = !!this.serverCapabilities?.tasks?.requests?.tools?.call;
-    const known = this.toolsByName.get(name) ?? (options.validateInput || mayRunAsTask ? await this.findTool(name, options) : undefined);
+    const known =
+      options.tool ??
+      this.toolsByName.get(name) ??
+      (options.validateInput || mayRunAsTask ? await this.findTool(name, options) : undefined);
     if (options.validateInput && known) {
       const check = this.validator.check(known.inputSchema ?? {}, args);
       if (!check.ok && check.kind !== 'unusableSchema') {

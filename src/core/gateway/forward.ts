@@ -94,7 +94,8 @@ export class ChatForwarder {
 
   constructor(readonly shared: SharedServer) {
     this.gate = new GatedServer(shared.handle, 'chat', {
-      context: (request) => {
+      context: async (request) => {
+        if (request.method === 'tools/call' || request.method === 'prompts/get') await shared.pinsReady?.();
         const context = shared.gateContext();
         if (request.method === 'tools/call') {
           context.chatSawReadOnly = shared.toldReadOnly.has(request.tool.name);

@@ -70,6 +70,8 @@ export interface SharedServer {
   promptPinOf?(prompt: Prompt): PinStatus;
   /** The flow guard; none: the chat's calls are judged one by one, as before. */
   readonly flow?: ChatFlow;
+  /** Makes what `pinOf` and `promptPinOf` read current (the editor's workspace lock files), before the gate decides a call. */
+  pinsReady?(): Promise<void>;
 }
 
 /** Which of a shared server's tools VS Code's last list marked read-only. */

@@ -15,11 +15,16 @@
  * every chat call is one). Before each write the path is checked against the open file: a log the
  * person deleted, moved away or another writer rotated is opened anew at its path.
  *
+ * The log, its lock and its rotated files are policy files (./policyFile.ts): a log that is a link
+ * (to `~/.bashrc`, to `/dev/null`), that is reached through a link, or that is not a regular file
+ * is not written; the batch fails with an error that names it.
+ *
  * It never stops: a batch that fails (disk, lock, key) is reported and dropped, and the next one is
  * written; a value too deep or too large, or one masking throws on, is written as a placeholder.
  */
 import * as fsSync from 'node:fs';
 import { acquireLock, type LockOptions } from './auditLock';
+import { openPolicyFile, type PolicyFileOptions } from './policyFile';
 import { DEFAULT_KEEP, FIRST_PREV, recordHash, recordMac, rotatedName } from './auditVerify';
 import { OffPath } from './offPath';
 import type { AnyAuditRecord, AuditEntry, AuditLine, AuditSink, Masker, RotationEntry } from './types';
@@ -50,6 +55,8 @@ export interface AuditLogOptions {
   key?: Buffer | (() => Promise<Buffer>);
   /** The lock across writers (./auditLock.ts). */
   lock?: LockOptions;
+  /** The folders the person chose (the CLI's working folder): the log below one is reached through no link (./policyFile.ts). */
+  within?: PolicyFileOptions['within'];
   /** A batch failed: reported once, and again after a batch that succeeded; later records are still written. */
   onError?: (error: Error) => void;
   /** A batch is in the file: the hash of its last record, the file's head now. */
@@ -148,7 +155,7 @@ export class AuditLog implements AuditSink {
             this.keyReported = true;
             return undefined;
           });
-          const release = await acquireLock(this.options.file, this.options.lock);
+          const release = await acquireLock(this.options.file, { within: this.options.within, ...this.options.lock });
           let written: { head: string; records: AnyAuditRecord[] };
           try {
             written = this.appendLocked(lines, key, (i, hash) => this.hashes.set(appended[i], hash));
@@ -262,13 +269,12 @@ export class AuditLog implements AuditSink {
 
   /** The open file when it is still the one at the path, else the path opened (created) for appending. */
   private openFile(): OpenLog {
-    const at = fsSync.statSync(this.options.file, { throwIfNoEntry: false });
+    const at = fsSync.lstatSync(this.options.file, { throwIfNoEntry: false });
     if (this.fd && at && at.dev === this.fd.dev && at.ino === this.fd.ino) return this.fd;
     // Deleted, moved, or replaced since it was opened (or never opened): a file of its own at the path.
     this.closeFile();
     // Read too: the last record is read from the open file.
-    const fd = fsSync.openSync(this.options.file, 'a+', 0o600);
-    const stat = fsSync.fstatSync(fd);
+    const { fd, stat } = openPolicyFile(this.options.file, 'append', { within: this.options.within, mode: 0o600 });
     this.fd = { fd, dev: stat.dev, ino: stat.ino };
     return this.fd;
   }
@@ -398,6 +404,8 @@ function boundedCopy(value: unknown, redact: ((text: string) => string) | undefi
     let copy: unknown;
     if (++values > MAX_AUDITED_VALUES) copy = TOO_MANY;
     else if (typeof from === 'string') copy = redact ? redact(from) : from;
+    // JSON has no Infinity or NaN (it would write null for each): the record says which it was.
+    else if (typeof from === 'number' && !Number.isFinite(from)) copy = String(from);
     else if (!from || typeof from !== 'object') copy = from;
     else if (depth >= MAX_AUDITED_DEPTH) copy = TOO_DEEP;
     else {

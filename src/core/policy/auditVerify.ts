@@ -9,15 +9,18 @@
  * cut: a later verification must still find that head in the chain.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import { stableStringify } from '../protocol/stableStringify';
+import { canonicalJson } from '../protocol/stableStringify';
+import { readPolicyFile, type PolicyFileOptions } from './policyFile';
 import type { AnyAuditRecord, AuditLine } from './types';
 
 export const FIRST_PREV = '0'.repeat(64);
 export const DEFAULT_KEEP = 5;
+/** The largest file verification reads (the writer rotates at 10 MB): a larger one is refused, not read. */
+export const MAX_VERIFIED_BYTES = 256 * 1024 * 1024;
 
+/** The SHA-256 of a record's canonical JSON; it throws for a number JSON cannot carry (the writer never writes one). */
 export function recordHash(record: AuditLine & { prev: string }): string {
-  return createHash('sha256').update(stableStringify(record)).digest('hex');
+  return createHash('sha256').update(canonicalJson(record)).digest('hex');
 }
 
 export function recordMac(key: Buffer, hash: string): string {
@@ -65,7 +68,13 @@ class ChainCheck {
     }
     if (!record || typeof record !== 'object' || typeof record.hash !== 'string') return 'no hash';
     const { hash, mac, ...rest } = record;
-    if (recordHash(rest) !== hash) return 'the record was changed (its hash does not match)';
+    let computed: string;
+    try {
+      computed = recordHash(rest);
+    } catch {
+      return 'the record holds a number JSON cannot carry (1e999): it was not written by MCP Host';
+    }
+    if (computed !== hash) return 'the record was changed (its hash does not match)';
     if (record.prev !== this.expected) return 'the chain is broken (a record before it was removed, added or moved)';
     if (this.key) {
       if (mac === undefined) {
@@ -128,26 +137,44 @@ export type AuditFileVerdict =
 
 /**
  * Verifies a log with its rotated files, oldest first, as one chain; a broken line is named by
- * its file. The oldest file kept may link to one already deleted by rotation: its first `prev` is
- * taken as given, and its rotation record says which file it followed.
+ * its file. The oldest file kept must start the chain: with a rotation record (the files before
+ * it were deleted by rotation; its `prev` is what it says the file before ended with), or with a
+ * record whose `prev` is 64 zeros (the log's first). Any other start is a log whose front was
+ * cut. Every file is read as a policy file (./policyFile.ts): a link (to `/dev/null`, say), a FIFO
+ * or a file over `MAX_VERIFIED_BYTES` fails the verification, naming it.
  */
-export async function verifyAuditFile(file: string, options: { keep?: number; key?: Buffer } = {}): Promise<AuditFileVerdict> {
+export async function verifyAuditFile(
+  file: string,
+  options: { keep?: number; key?: Buffer; within?: PolicyFileOptions['within'] } = {},
+): Promise<AuditFileVerdict> {
   const keep = options.keep ?? DEFAULT_KEEP;
+  const read = (part: string) => readPolicyFile(part, MAX_VERIFIED_BYTES, { within: options.within });
   const files: string[] = [];
+  const texts: string[] = [];
   for (let n = keep; n >= 1; n--) {
     const older = rotatedName(file, n);
-    if (
-      await fs.stat(older).then(
-        () => true,
-        () => false,
-      )
-    )
-      files.push(older);
+    const text = await read(older).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (text === undefined) continue;
+    files.push(older);
+    texts.push(text);
   }
   files.push(file);
-  const texts = await Promise.all(files.map((part) => fs.readFile(part, 'utf8')));
+  texts.push(await read(file));
   const first = firstRecord(texts[0]);
-  const chain = new ChainCheck(files.length > 1 ? (first?.prev ?? FIRST_PREV) : FIRST_PREV, options.key);
+  const rotated = first?.kind === 'rotation';
+  if (first && !rotated && first.prev !== FIRST_PREV) {
+    return {
+      ok: false,
+      file: files[0],
+      line: 1,
+      reason:
+        'the oldest file does not start the log: its first record links to one before it and is no rotation record (records were cut from its front)',
+    };
+  }
+  const chain = new ChainCheck(rotated ? first.prev : FIRST_PREV, options.key);
   const records: AnyAuditRecord[] = [];
   for (const [index, part] of files.entries()) {
     for (const [lineIndex, raw] of linesOf(texts[index]).entries()) {
@@ -162,7 +189,7 @@ export async function verifyAuditFile(file: string, options: { keep?: number; ke
   }
   const failed = chain.finish(records.length);
   if (failed) return { ok: false, file, line: 0, reason: failed };
-  return { ok: true, records, head: chain.expected, macs: chain.macs(), firstFile: first?.kind === 'rotation' ? first.file : 0 };
+  return { ok: true, records, head: chain.expected, macs: chain.macs(), firstFile: rotated ? first.file : 0 };
 }
 
 function firstRecord(text: string): AnyAuditRecord | undefined {

@@ -15,6 +15,7 @@ import { pathsOutsideRoots, resourceOutsideRoots, type FenceEnvironment } from '
 import { describeProtected, protectedPathsNamed, type InsideReading } from './protectedPaths';
 import { argumentLimitProblem } from './limits';
 import { describeChange, type PinStatus } from './pins';
+import { visibleControls } from '../render/serverText';
 import type { FencedPath, FenceMode, Origin } from './types';
 import type { FlowFinding } from '../scan/flowGuard';
 
@@ -91,6 +92,9 @@ export function defaultFenceMode(origin: GateContext['origin']): FenceMode {
   return origin === 'person' ? 'ask' : 'block';
 }
 
+/** A tool's or prompt's name in a refusal: its invisible characters shown (`look<U+200B>up` is not `lookup`). */
+const named = (name: string): string => visibleControls(name);
+
 function describe(findings: FencedPath[]): string {
   return findings.map((f) => `${f.pointer || 'the URI'} = ${JSON.stringify(f.value)} (${f.resolved})`).join('; ');
 }
@@ -122,7 +126,7 @@ function answersStand(pin: PinStatus | undefined): boolean {
 function pinVerdict(request: GateRequest, context: GateContext): Verdict | AskReason | undefined {
   const pin = context.pin;
   if (!pin || (request.method !== 'tools/call' && request.method !== 'prompts/get')) return undefined;
-  const what = request.method === 'tools/call' ? `the tool ${request.tool.name}` : `the prompt ${request.name}`;
+  const what = request.method === 'tools/call' ? `the tool ${named(request.tool.name)}` : `the prompt ${named(request.name)}`;
   const refuse = (reason: string): Verdict => ({ kind: 'refuse', decision: 'refused', reason });
   switch (pin.status) {
     case 'changed':
@@ -172,19 +176,19 @@ export async function decide(request: GateRequest, context: GateContext): Promis
   if (request.method === 'tools/call') {
     const { tool } = request;
     if (!isToolOffered(context.policy as ServerDefinition, tool.name)) {
-      return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is not allowed by this server's tools.allow / tools.deny` };
+      return { kind: 'refuse', decision: 'denied', reason: `${named(tool.name)} is not allowed by this server's tools.allow / tools.deny` };
     }
     if (context.origin === 'app' && !isToolForApp(tool))
-      return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is not for apps (its visibility is model-only)` };
+      return { kind: 'refuse', decision: 'denied', reason: `${named(tool.name)} is not for apps (its visibility is model-only)` };
     if ((context.origin === 'person' || context.origin === 'chat') && !isToolForPerson(tool)) {
-      return { kind: 'refuse', decision: 'denied', reason: `${tool.name} is for its app only (its visibility is app-only)` };
+      return { kind: 'refuse', decision: 'denied', reason: `${named(tool.name)} is for its app only (its visibility is app-only)` };
     }
     if (context.origin === 'chat' && context.chatSawReadOnly && !isTrustedReadOnly(tool, context.policy, context.pin)) {
       return {
         kind: 'refuse',
         decision: 'refused',
         reason:
-          `VS Code's list of ${tool.name} still says it is read-only, so VS Code may not have asked you; ` +
+          `VS Code's list of ${named(tool.name)} still says it is read-only, so VS Code may not have asked you; ` +
           'MCP Host no longer trusts that and has told VS Code to list the tools again: call it again to be asked',
       };
     }

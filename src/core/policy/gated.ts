@@ -33,8 +33,11 @@ export interface GatedTarget {
 }
 
 export interface GatedServerOptions {
-  /** The gate's context for one request, read afresh each time (settings and stored answers change); the origin is the gated server's. */
-  context(request: GateRequest): Omit<GateContext, 'origin'>;
+  /**
+   * The gate's context for one request, read afresh each time (settings and stored answers change);
+   * the origin is the gated server's. A promise where it must read first (the editor's workspace lock files).
+   */
+  context(request: GateRequest): Omit<GateContext, 'origin'> | Promise<Omit<GateContext, 'origin'>>;
   /** The server as the audit names it. */
   server(): AuditedServer;
   audit?: AuditSink;
@@ -116,7 +119,9 @@ export class GatedServer {
     const request: GateRequest = how.unlisted
       ? { method: 'tools/call', tool, arguments: args, unlisted: true }
       : { method: 'tools/call', tool, arguments: args };
-    return this.run(request, (client, sent) => client().callTool(tool.name, args, sentWith(options, sent)), toolOutcome, {
+    // The definition the gate checked is the one the client validates with and decides the task by (a stand-in is no definition).
+    const checked = how.unlisted ? options : { ...options, tool };
+    return this.run(request, (client, sent) => client().callTool(tool.name, args, sentWith(checked, sent)), toolOutcome, {
       flow: how.flow,
       onRecord: how.onRecord,
       caller: how.caller,
@@ -136,7 +141,7 @@ export class GatedServer {
   ): Promise<GatedResult<T>> {
     return this.run(
       { method: 'tools/call', tool, arguments: args },
-      (client, sent) => around((options) => client().callTool(tool.name, args, sentWith(options, sent))),
+      (client, sent) => around((options) => client().callTool(tool.name, args, sentWith({ ...options, tool }, sent))),
       outcomeOf,
     );
   }
@@ -214,7 +219,7 @@ export class GatedServer {
     try {
       result = await runGated({
         request,
-        context: { ...options.context(request), origin: this.origin, ...(how.flow && { flow: how.flow }) },
+        context: { ...(await options.context(request)), origin: this.origin, ...(how.flow && { flow: how.flow }) },
         server: options.server(),
         audit: options.audit,
         auditedArguments: auditedArguments(request),

@@ -25,16 +25,14 @@ export const nothingToRedact: Redact = (text) => text;
 /** Longer server text is cut: a notification or a picker row is not where an HTTP body is read. */
 export const SHOWN_MAX = 1000;
 
-/** Bidirectional overrides and isolates: they could make a message read differently than it is. */
-const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
-
 /**
  * The one way server text becomes ShownText: secrets redacted first (a secret split by what
- * follows would no longer match), control and bidirectional characters made visible, cut at
- * `max` characters, and every URI scheme broken (`command:` is never a link).
+ * follows would no longer match), control characters and invisible ones (zero-width, bidirectional
+ * overrides and isolates, tags: ./serverText.ts) made visible, cut at `max` characters, and every
+ * URI scheme broken (`command:` is never a link).
  */
 export function forDisplay(text: string, redact: Redact, max = SHOWN_MAX): ShownText {
-  const visible = visibleControls(redact(text)).replace(BIDI_CONTROLS, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase()}>`);
+  const visible = visibleControls(redact(text));
   const cut = visible.length > max ? `${visible.slice(0, max)}…` : visible;
   return neutraliseLinks(cut) as ShownText;
 }

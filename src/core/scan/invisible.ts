@@ -11,12 +11,17 @@ const ANSI = '\\u001b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\\u0007\\u001b]*(?:\\u0007|\\u
 /** Unicode tag characters: invisible, and each stands for one ASCII character (U+E0041 is "A"). */
 const TAGS = '[\\u{E0000}-\\u{E007F}]';
 /**
- * Zero-width and format characters (U+200B–U+200F, U+2060–U+2064, U+FEFF, U+180E, U+061C, soft
- * hyphen), bidirectional embeddings, overrides and isolates, invisible operators, and the
- * supplementary variation selectors (U+E0100–U+E01EF) that can carry bytes. A zero-width joiner
- * between two pictographs (👩‍💻) is how emoji are written, and stays.
+ * Characters that take no room where they are shown, so that a name holding one looks like another
+ * (`look\u200Bup` like `lookup`): zero-width spaces, joiners and non-joiners, direction marks,
+ * bidirectional embeddings, overrides and isolates, word joiners and invisible operators, the soft
+ * hyphen, the combining grapheme joiner, Hangul and halfwidth fillers, Khmer inherent vowels,
+ * Mongolian variation selectors, variation selectors (U+FE00–U+FE0F, and the supplementary ones
+ * U+E0100–U+E01EF that can carry bytes), interlinear annotation marks, musical format controls and
+ * the byte order mark. Emoji keep theirs: a zero-width joiner between two pictographs (👩‍💻) and a
+ * presentation selector after one (❤️) are how emoji are written, and stay.
  */
-const FORMAT = '[\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u206F\\uFEFF\\u{E0100}-\\u{E01EF}]';
+const FORMAT =
+  '[\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{1D173}-\\u{1D17A}\\u{E0100}-\\u{E01EF}]';
 
 /** One run of invisible characters (an escape sequence, a run of tags, or one format character). */
 // eslint-disable-next-line no-misleading-character-class -- the joiner U+200D is one of the characters looked for, on its own
@@ -25,8 +30,8 @@ const INVISIBLE_RUN = new RegExp(`${ANSI}|${TAGS}+|${FORMAT}`, 'gu');
 // eslint-disable-next-line no-misleading-character-class -- as above
 const ANY_INVISIBLE = new RegExp(INVISIBLE_RUN.source, 'u');
 
-/** A zero-width joiner is matched like the others; one between pictographs is then let through. */
-const EMOJI_JOINER = /^\u200D$/;
+/** A zero-width joiner and the text and emoji presentation selectors are matched like the others; an emoji's own are then let through. */
+const EMOJI_PART = /^(?:\u200D|\uFE0E|\uFE0F)$/;
 
 export interface InvisibleRun {
   /** Where it starts in the text (UTF-16 offset). */
@@ -62,15 +67,16 @@ function shownAs(run: string): string {
 export function invisibleRuns(text: string): InvisibleRun[] {
   const out: InvisibleRun[] = [];
   for (const m of text.matchAll(INVISIBLE_RUN)) {
-    if (EMOJI_JOINER.test(m[0]) && isEmojiJoiner(text, m.index)) continue;
+    if (EMOJI_PART.test(m[0]) && isEmojiPart(text, m.index)) continue;
     out.push({ index: m.index, text: m[0], shown: shownAs(m[0]) });
   }
   return out;
 }
 
-/** Whether the zero-width joiner at `index` sits between two pictographs. */
-function isEmojiJoiner(text: string, index: number): boolean {
+/** Whether the joiner or presentation selector at `index` is an emoji's: a joiner between two pictographs, a selector after one. */
+function isEmojiPart(text: string, index: number): boolean {
   const before = text.slice(Math.max(0, index - 3), index);
+  if (text[index] !== '\u200D') return /\p{Extended_Pictographic}$/u.test(before);
   const after = text.slice(index + 1, index + 3);
   return /\p{Extended_Pictographic}\uFE0F?$/u.test(before) && /^\p{Extended_Pictographic}/u.test(after);
 }

@@ -265,9 +265,10 @@ export class ChatSharing implements vscode.Disposable {
       // Off the call's path, with the audit (../../core/policy/offPath.ts): the history, the trace and the log.
       onChatCall: (call) => this.chatCalls.add(call),
       toldReadOnly: this.toldReadOnly(handle),
-      pinOf: (tool) => host.pins.status(handle.definition, 'tools', tool),
+      pinOf: (tool) => host.pins.status(handle, 'tools', tool),
       pinUsed: (tool) => void host.pins.pinFirstUse(handle.definition, 'tools', tool),
-      promptPinOf: (prompt) => host.pins.status(handle.definition, 'prompts', prompt),
+      promptPinOf: (prompt) => host.pins.status(handle, 'prompts', prompt),
+      pinsReady: () => host.pins.ready(handle.definition),
       flow: this.flow,
     };
   }

@@ -2,7 +2,8 @@ import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import { AuditLog } from '../../core/policy/audit';
-import { recordsAfterHead, verifyAuditFile } from '../../core/policy/auditVerify';
+import { MAX_VERIFIED_BYTES, recordsAfterHead, verifyAuditFile } from '../../core/policy/auditVerify';
+import { copyPolicyFile, readPolicyFile, writePolicyFile } from '../../core/policy/policyFile';
 import { createMasker, type MaskingPattern } from '../../core/policy/mask';
 import type { AnyAuditRecord, AuditRecord, Masker } from '../../core/policy/types';
 import { forDisplay, fromTemplate, nothingToRedact, type ShownText } from '../../core';
@@ -121,7 +122,8 @@ export async function showAuditLog(file: string, docs: OutputDocuments): Promise
 }
 
 async function readRecords(file: string): Promise<AnyAuditRecord[]> {
-  const text = await fs.readFile(file, 'utf8').catch(() => '');
+  // As verification reads it: no link followed, no FIFO waited on.
+  const text = await readPolicyFile(file, MAX_VERIFIED_BYTES).catch(() => '');
   return text
     .split('\n')
     .filter((l) => l.trim())
@@ -198,9 +200,8 @@ export async function exportAuditKey(file: string, trust: AuditTrust, ui: Pick<H
   if (!target) return;
   try {
     const key = await trust.key();
-    await fs.writeFile(target.fsPath, `${key.toString('hex')}\n`, { mode: 0o600 });
-    // A file that existed keeps its mode on write.
-    await fs.chmod(target.fsPath, 0o600);
+    // Written only to a regular file that is not a link (../../core/policy/policyFile.ts); one that existed is made 0600 too.
+    await writePolicyFile(target.fsPath, `${key.toString('hex')}\n`, { mode: 0o600 });
     void notify(
       'info',
       fromTemplate(
@@ -223,7 +224,9 @@ export async function exportAuditLog(file: string, ui: Pick<HostUi, 'saveLocatio
   const target = await ui.saveLocation(vscode.Uri.file(path.join(path.dirname(file), 'audit-export.jsonl')), { JSON: ['jsonl'] });
   if (!target) return;
   try {
-    await vscode.workspace.fs.copy(vscode.Uri.file(file), target, { overwrite: true });
+    // The log is read, and the copy written, without following a link at either (../../core/policy/policyFile.ts).
+    if (target.scheme === 'file') await copyPolicyFile(file, target.fsPath);
+    else await vscode.workspace.fs.writeFile(target, Buffer.from(await readPolicyFile(file, MAX_VERIFIED_BYTES)));
   } catch (error) {
     void notify(
       'error',

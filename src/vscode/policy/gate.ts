@@ -39,7 +39,9 @@ export interface GateHost {
   };
   /** The pins of what the person approved (./pins.ts; named here by shape, since it keys them with `serverIdentity`). */
   readonly pins: {
-    status(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): PinStatus;
+    status(handle: ServerHandle, kind: PinKind, item: Tool | Prompt): PinStatus;
+    /** The workspace lock files made current: what `status` reads for a gated call. */
+    ready(def: ServerDefinition): Promise<void>;
     pinFirstUse(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): Promise<void>;
   };
   /** The team's telemetry (./telemetry.ts), and MCP Host as the client the person's and the apps' requests come through. */
@@ -115,7 +117,9 @@ export class EditorGate {
     const toolKeyOf = (request: GateRequest): string | undefined =>
       request.method === 'tools/call' ? `${serverIdentity(server.definition)}\u0000${request.tool.name}` : undefined;
     return new GatedServer(server, origin, {
-      context: (request) => {
+      context: async (request) => {
+        // The workspace's lock files read (again, if one changed) before the pin is judged: off the extension host's thread.
+        if (request.method === 'tools/call' || request.method === 'prompts/get') await this.host.pins.ready(server.definition);
         const toolKey = toolKeyOf(request);
         return {
           policy: server.definition,
@@ -141,7 +145,7 @@ export class EditorGate {
       // The first use the person allowed pins the definition it ran under (docs/pinning.md).
       onSent: async (request) => {
         const pinned = pinnedItem(server, request);
-        if (pinned && this.host.pins.status(server.definition, pinned.kind, pinned.item).status === 'new')
+        if (pinned && this.host.pins.status(server, pinned.kind, pinned.item).status === 'new')
           await this.host.pins.pinFirstUse(server.definition, pinned.kind, pinned.item);
       },
     });
@@ -150,7 +154,7 @@ export class EditorGate {
   /** How the tool or prompt a request names stands against what the person approved; undefined for other requests. */
   private pinOf(server: ServerHandle, request: GateRequest): PinStatus | undefined {
     const pinned = pinnedItem(server, request);
-    return pinned && this.host.pins.status(server.definition, pinned.kind, pinned.item);
+    return pinned && this.host.pins.status(server, pinned.kind, pinned.item);
   }
 
   /** One question for every reason; "always" remembers the tool's confirmation only, never a path outside the roots. */

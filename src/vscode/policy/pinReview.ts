@@ -96,6 +96,18 @@ export class PinReview implements vscode.Disposable {
     );
     if (answer !== 'accept') return false;
     await this.pins.accept(handle, changes);
+    // A name listed with two definitions (or one holding 1e999) has no one definition to accept: each use still asks.
+    const unpinnable = changes.filter((c) => c.now.unpinnable);
+    if (unpinnable.length) {
+      void this.ui.notify(
+        'warning',
+        fromTemplate(
+          vscode.l10n.t('Still suspended: {0}. MCP Host cannot pin it, so each use asks you first.'),
+          forDisplay(unpinnable.map(itemText).join('; '), this.redact),
+        ),
+      );
+      return false;
+    }
     const locked = [...new Set(changes.flatMap((c) => (c.lockFile ? [c.lockFile] : [])))];
     if (locked.length) {
       // A lock file only tightens: what it suspends stays suspended until the file itself is updated.

@@ -9,32 +9,26 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { stableStringify } from '../../core/protocol/stableStringify';
-import {
-  compareOne,
-  parseLockFile,
-  pinInstructions,
-  pinOf,
-  pinPrompt,
-  pinTool,
-  type Pinned,
-  type PinSet,
-  type PinStatus,
-} from '../../core/policy/pins';
+import { compareOne, pinInstructions, pinListed, pinOf, pinPrompt, pinTool, type Pinned, type PinStatus } from '../../core/policy/pins';
+import { readPolicyFileSync, writePolicyFile } from '../../core/policy/policyFile';
 import { auditedServer } from '../../core/policy/serverRequests';
 import type { AuditSink } from '../../core/policy/types';
 import type { Prompt, ServerDefinition, ServerHandle, Tool } from '../../core';
 import { serverIdentity, type PinKind } from './gate';
+import { WorkspaceLockFiles } from './lockFiles';
 import { SerialQueue } from '../../core';
 import { invisibleMarked } from '../../core/scan/invisible';
 import { scanTool, type ScanFinding } from '../../core/scan/detectors';
 
 /** The pins' file in the extension's global storage. */
 const PINS_FILE = 'pinned-definitions.json';
-/** Where a workspace folder keeps its lock files, one per server name (`mcp-host … pin FILE` writes them). */
-export const LOCK_FOLDER = path.join('.vscode', 'mcp-pins');
+/** The most of it that is read: a pin is a few KB, and this holds tens of thousands. */
+const MAX_PINS_FILE_BYTES = 256 * 1024 * 1024;
 /** What a lock file could not say: the definition is suspended, since a lock file only ever tightens. */
 const NOT_IN_LOCK = 'absent from the workspace lock file';
 const BAD_LOCK = 'the workspace lock file is unreadable';
+/** What stands for a pin where there is none (a lock file that could not be read, a definition never pinned). */
+const NO_PIN: Pinned = { sha256: '', definition: null };
 /** The name a change of the instructions goes by. */
 const INSTRUCTIONS = 'instructions';
 
@@ -67,6 +61,10 @@ export const isFlaggedMember = (member: string): boolean => member.startsWith(FL
 
 const pinOfItem = (kind: PinKind, item: Tool | Prompt): Pinned => (kind === 'tools' ? pinTool(item as Tool) : pinPrompt(item as Prompt));
 
+/** The pin of what the server's listing says of the item's name: its own definition, or all of a name listed twice (`pinListed`). */
+const listedPin = (handle: ServerHandle, kind: PinKind, item: Tool | Prompt): Pinned =>
+  kind === 'tools' ? pinListed(item as Tool, handle.tools, pinTool) : pinListed(item as Prompt, handle.prompts, pinPrompt);
+
 export class DefinitionPins implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<void>();
   /** A pin was taken or accepted, or a change was found: the tree and the chat's list follow. */
@@ -74,8 +72,8 @@ export class DefinitionPins implements vscode.Disposable {
   /** Changes recorded in the audit in this window (key and new hash): each is recorded once. */
   private readonly noticed = new Set<string>();
 
-  /** A lock file written, created or deleted: the tree and the chat's list follow. */
-  private readonly watcher = vscode.workspace.createFileSystemWatcher(`**/${LOCK_FOLDER.split(path.sep).join('/')}/*.json`);
+  /** The workspace's lock files: one read, created or deleted makes the tree and the chat's list follow. */
+  private readonly locks = new WorkspaceLockFiles();
 
   constructor(
     /** The extension's global storage folder: the pins live in a file of their own there (see `load`). */
@@ -85,7 +83,7 @@ export class DefinitionPins implements vscode.Disposable {
     private readonly otherTools: (def: ServerDefinition) => ReadonlyMap<string, string> = () => new Map(),
   ) {
     this.pins = this.load();
-    for (const event of [this.watcher.onDidChange, this.watcher.onDidCreate, this.watcher.onDidDelete]) event(() => this.emitter.fire());
+    this.locks.onDidChange(() => this.emitter.fire());
   }
 
   /**
@@ -102,7 +100,7 @@ export class DefinitionPins implements vscode.Disposable {
 
   private load(): Map<string, Pinned> {
     try {
-      return new Map(JSON.parse(fs.readFileSync(this.file, 'utf8')) as StoredPin[]);
+      return new Map(JSON.parse(readPolicyFileSync(this.file, MAX_PINS_FILE_BYTES)) as StoredPin[]);
     } catch {
       return new Map();
     }
@@ -122,7 +120,7 @@ export class DefinitionPins implements vscode.Disposable {
         for (const [key, pinned] of merged) if (!this.pins.has(key)) this.pins.set(key, pinned);
         await fs.promises.mkdir(this.storage, { recursive: true });
         const temporary = `${this.file}.${process.pid}.tmp`;
-        await fs.promises.writeFile(temporary, JSON.stringify([...merged]));
+        await writePolicyFile(temporary, JSON.stringify([...merged]));
         await fs.promises.rename(temporary, this.file);
       } catch (e) {
         console.warn(`MCP Host: could not store the pinned definitions: ${String(e)}`);
@@ -131,7 +129,7 @@ export class DefinitionPins implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.watcher.dispose();
+    this.locks.dispose();
     this.emitter.dispose();
   }
 
@@ -162,48 +160,22 @@ export class DefinitionPins implements vscode.Disposable {
   /**
    * How the tool or prompt as listed now compares with its pin: same, changed (and what), or new
    * (never pinned). A workspace lock file that differs makes it changed; one that agrees changes
-   * nothing (it never stands for the person's approval).
+   * nothing (it never stands for the person's approval). A name the server lists with several
+   * definitions, or a definition with a number JSON cannot carry, is changed whatever was pinned.
+   * The lock files as last read: a gated call makes them current first (`ready`).
    */
-  status(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): PinStatus {
-    const now = pinOfItem(kind, item);
-    const locked = this.lockChange(def, kind, item.name, now);
+  status(handle: ServerHandle, kind: PinKind, item: Tool | Prompt): PinStatus {
+    const now = listedPin(handle, kind, item);
+    const locked = this.lockChange(handle.definition, kind, item.name, now);
     if (locked) return { status: 'changed', changed: locked.changed };
-    const status = compareOne(this.pinned(def, kind, item.name), now);
-    const flagged = status.status !== 'changed' && kind === 'tools' ? this.flagged(def, item as Tool) : [];
+    const status = compareOne(this.pinned(handle.definition, kind, item.name), now);
+    const flagged = status.status !== 'changed' && kind === 'tools' ? this.flagged(handle.definition, item as Tool) : [];
     return flagged.length ? { status: 'changed', changed: flagged.map(flaggedMember) } : status;
   }
 
-  /** Lock files read, by path, with the modification time they were read at. */
-  private readonly locks = new Map<string, { mtimeMs: number; pins: PinSet | undefined }>();
-
-  /** The lock files of a server: `.vscode/mcp-pins/<name>.json` in each workspace folder that has one. */
-  private lockFiles(def: ServerDefinition): Array<{ file: string; pins: PinSet | undefined }> {
-    if (!/^[\w.-]+$/.test(def.name) || def.name.startsWith('.')) return [];
-    const out: Array<{ file: string; pins: PinSet | undefined }> = [];
-    for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      if (folder.uri.scheme !== 'file') continue;
-      const file = path.join(folder.uri.fsPath, LOCK_FOLDER, `${def.name}.json`);
-      // Asked on every gated call: a missing file (the usual case) answers without a thrown error.
-      let mtimeMs: number | undefined;
-      try {
-        mtimeMs = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
-      } catch {
-        mtimeMs = undefined;
-      }
-      if (mtimeMs === undefined) continue;
-      let cached = this.locks.get(file);
-      if (cached?.mtimeMs !== mtimeMs) {
-        let pins: PinSet | undefined;
-        try {
-          pins = parseLockFile(fs.readFileSync(file, 'utf8'));
-        } catch {
-          pins = undefined;
-        }
-        this.locks.set(file, (cached = { mtimeMs, pins }));
-      }
-      out.push({ file, pins: cached.pins });
-    }
-    return out;
+  /** The server's workspace lock files made current (read again where one changed), without blocking the extension host. */
+  ready(def: ServerDefinition): Promise<void> {
+    return this.locks.current(def);
   }
 
   /** How the workspace's lock files disagree with a definition, if one does: the lock's definition and what differs. */
@@ -213,36 +185,43 @@ export class DefinitionPins implements vscode.Disposable {
     name: string,
     now: Pinned,
   ): { file: string; pinned: Pinned; changed: string[] } | undefined {
-    for (const { file, pins } of this.lockFiles(def)) {
-      if (!pins) return { file, pinned: { sha256: '', definition: null }, changed: [BAD_LOCK] };
-      const locked = pinOf(pins, kind, name);
-      if (!locked) return { file, pinned: { sha256: '', definition: null }, changed: [NOT_IN_LOCK] };
+    // What cannot be pinned is suspended as such, whatever a lock file says.
+    if (now.unpinnable) return undefined;
+    for (const read of this.locks.readNow(def)) {
+      if ('problem' in read) return { file: read.file, pinned: NO_PIN, changed: [`${BAD_LOCK}: ${read.problem}`] };
+      const locked = pinOf(read.pins, kind, name);
+      if (!locked) return { file: read.file, pinned: NO_PIN, changed: [NOT_IN_LOCK] };
       const status = compareOne(locked, now);
-      if (status.status === 'changed') return { file, pinned: locked, changed: status.changed };
+      if (status.status === 'changed') return { file: read.file, pinned: locked, changed: status.changed };
     }
     return undefined;
   }
 
   /** How the workspace's lock files disagree with the server's instructions, if one does. */
   private lockedInstructions(def: ServerDefinition, now: Pinned): { file: string; pinned: Pinned; changed: string[] } | undefined {
-    for (const { file, pins } of this.lockFiles(def)) {
-      if (!pins) return { file, pinned: { sha256: '', definition: null }, changed: [BAD_LOCK] };
-      if (pins.instructions.sha256 !== now.sha256) return { file, pinned: pins.instructions, changed: [INSTRUCTIONS] };
+    for (const read of this.locks.readNow(def)) {
+      if ('problem' in read) return { file: read.file, pinned: NO_PIN, changed: [`${BAD_LOCK}: ${read.problem}`] };
+      if (read.pins.instructions.sha256 !== now.sha256) return { file: read.file, pinned: read.pins.instructions, changed: [INSTRUCTIONS] };
     }
     return undefined;
   }
 
   /** The first use the person allowed: the definition is pinned if nothing is pinned for it yet. */
   async pinFirstUse(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): Promise<void> {
-    if (this.pinned(def, kind, item.name)) return;
-    await this.store(def, kind, item.name, pinOfItem(kind, item));
+    const pin = pinOfItem(kind, item);
+    if (pin.unpinnable || this.pinned(def, kind, item.name)) return;
+    await this.store(def, kind, item.name, pin);
     this.emitter.fire();
   }
 
-  /** The person accepted the definitions as listed now: they are the pins, and each acceptance is audited (origin person). */
+  /**
+   * The person accepted the definitions as listed now: they are the pins, and each acceptance is
+   * audited (origin person). What cannot be pinned (`Pinned.unpinnable`) stays as it is.
+   */
   async accept(handle: ServerHandle, changes: readonly DefinitionChange[]): Promise<void> {
     const def = handle.definition;
     for (const c of changes) {
+      if (c.now.unpinnable) continue;
       await this.store(def, c.kind, c.name, c.now);
       if (c.findings) await this.store(def, 'flagged', c.name, c.now);
       this.record(handle, 'definition-accepted', c);
@@ -286,8 +265,16 @@ export class DefinitionPins implements vscode.Disposable {
       ['tools', handle.tools],
       ['prompts', handle.prompts],
     ] as const) {
+      const seen = new Set<string>();
       for (const item of items) {
-        const now = pinOfItem(kind, item);
+        // A name listed twice is one change, showing every definition it was listed with.
+        if (seen.has(item.name)) continue;
+        seen.add(item.name);
+        const now = listedPin(handle, kind, item);
+        if (now.unpinnable) {
+          out.push({ kind, name: item.name, pinned: this.pinned(def, kind, item.name) ?? NO_PIN, now, changed: [now.unpinnable] });
+          continue;
+        }
         const locked = this.lockChange(def, kind, item.name, now);
         if (locked) {
           out.push({ kind, name: item.name, pinned: locked.pinned, now, changed: locked.changed, lockFile: locked.file });
@@ -317,9 +304,11 @@ export class DefinitionPins implements vscode.Disposable {
     const marker = this.key(def, 'baseline', kind);
     if (!this.pins.has(marker)) {
       const items: ReadonlyArray<Tool | Prompt> = kind === 'tools' ? handle.tools : handle.prompts;
+      // What cannot be pinned (a name listed twice, a number JSON cannot carry) gets no baseline: it stays a change.
       const fresh = items
         .filter((i) => !this.pinned(def, kind, i.name))
-        .map((i): StoredPin => [this.key(def, kind, i.name), pinOfItem(kind, i)]);
+        .map((i): StoredPin => [this.key(def, kind, i.name), listedPin(handle, kind, i)])
+        .filter(([, pin]) => !pin.unpinnable);
       const marked: StoredPin = [marker, { sha256: '', definition: null }];
       await this.save([...fresh, marked]);
       this.emitter.fire();

@@ -165,7 +165,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           t.annotations?.readOnlyHint ? vscode.l10n.t('read-only') : undefined,
           t.annotations?.destructiveHint && !t.annotations?.readOnlyHint ? vscode.l10n.t('destructive') : undefined,
         ].filter(Boolean);
-        const status = this.host.pins.status(node.server.definition, 'tools', t);
+        const status = this.host.pins.status(node.server, 'tools', t);
         const changed = status.status === 'changed';
         const flagged = changed && this.host.pins.flagged(node.server.definition, t).length > 0;
         // Suspended because the definition changed, not (only) because the scan flagged it.
@@ -212,7 +212,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const p = node.prompt;
         const shown = titleAndName(p);
         const item = new vscode.TreeItem(shown.label);
-        const changed = this.host.pins.status(node.server.definition, 'prompts', p).status === 'changed';
+        const changed = this.host.pins.status(node.server, 'prompts', p).status === 'changed';
         item.description = [changed ? vscode.l10n.t('changed since you approved it') : undefined, shown.name, firstLine(p.description)]
           .filter(Boolean)
           .join(' · ');
