@@ -39,6 +39,8 @@ export interface GateContext {
    * checks a relative path against it and against every root. Undefined for an HTTP server.
    */
   serverCwd?: string;
+  /** The environment a stdio server runs with (the fence expands its variables in paths); MCP Host's own for an HTTP server. */
+  serverEnv?: Readonly<Record<string, string | undefined>>;
   /**
    * The chat only: VS Code was last told that this tool is read-only, so it may have called it
    * without asking the person. Unless the tool is (trusted) read-only now, the call is refused once
@@ -178,7 +180,7 @@ export async function decide(request: GateRequest, context: GateContext): Promis
     }
   }
   if (context.fence !== 'off') {
-    const fence = { ...context.machine, roots: context.roots, cwd: context.serverCwd };
+    const fence = { ...context.machine, roots: context.roots, cwd: context.serverCwd, env: context.serverEnv ?? process.env };
     const findings =
       request.method === 'tools/call'
         ? await pathsOutsideRoots(request.arguments, fence, request.tool.inputSchema)
