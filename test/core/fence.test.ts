@@ -318,7 +318,8 @@ const adversarial: Case[] = [
 ];
 
 /** The server's environment, as it runs in /ws. */
-const ENV = { HOME: '/home/me', PWD: '/ws', OLDPWD: '/srv/old', DB_PASSWORD: 'hunter2' };
+// A password that happens to climb: only its expansion leaves the root, and it must not be shown.
+const ENV = { HOME: '/home/me', PWD: '/ws', OLDPWD: '/srv/old', DB_PASSWORD: '../../hunter2' };
 const WS_ENV: FenceContext = { ...WS, cwd: '/ws', env: ENV };
 const WIN_ENV: FenceContext = { ...WIN, env: { USERPROFILE: 'C:\\Users\\me', HOME: 'C:\\Users\\me' } };
 const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -486,13 +487,17 @@ describe('roots fence (core/policy/fence)', () => {
   });
 
   it('never shows the value of a variable that is not a path', async () => {
-    const found = await pathsOutsideRoots({ q: '../$DB_PASSWORD', path: '${DB_PASSWORD}/../../x' }, WS_ENV);
+    const found = await pathsOutsideRoots({ q: '$DB_PASSWORD', path: '${DB_PASSWORD}/x', home: '$HOME/x' }, WS_ENV);
     assert.deepEqual(
-      found.map((f) => f.pointer),
-      ['/q', '/path'],
+      found.map((f) => [f.pointer, f.resolved]),
+      [
+        ['/q', '(where $DB_PASSWORD lead: not shown)'],
+        ['/path', '(where $DB_PASSWORD lead: not shown)'],
+        // A value that is a path is shown.
+        ['/home', '/home/me/x'],
+      ],
     );
     assert.doesNotMatch(JSON.stringify(found), /hunter2/);
-    assert.match(found[0].resolved, /\$DB_PASSWORD/);
   });
 
   it('refuses JSON inside a string nested too deep to read, and strings inside strings too many to read', async () => {
