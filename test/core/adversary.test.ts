@@ -266,6 +266,35 @@ describe('the roots fence against a careless server (adversary)', function () {
     );
   });
 
+  it('the audit of a call keeps no secret part of the shapes masking once missed (issue 45)', () => {
+    const audit = path.join(top, 'audit-shapes.jsonl');
+    // Each secret carries a mark of its own, so a part of it left in the record is found.
+    const part = (n: number) => `q9Zx${n}Kp7Wm${n}`;
+    const pemLines = ['-----BEGIN RSA PRIVATE KEY-----', `MIIE${part(1)}`, `${part(2)}AB`, '-----END RSA PRIVATE KEY-----'];
+    const data = {
+      header: `Authorization: Bot ${part(3)}.abcdef`,
+      scheme: `Authorization: ApiKey ${part(4)}`,
+      okta: `Authorization: SSWS ${part(5)}`,
+      php: `'password' => '${part(6)}'`,
+      go: `password := "${part(7)}"`,
+      yaml: `passphrase: ${part(8)} horse ${part(9)} staple`,
+      env: `PGPASSWORD=${part(10)} SECRET_KEY_BASE=${part(11)} AUTHTOKEN=${part(12)} DB_PASSWORD_PROD=${part(13)} password2=${part(14)}`,
+      pem: pemLines,
+      xml: `<password>${part(15)}</password>`,
+      jwe: `eyJhbGciOiJkaXIifQ.${part(16)}x.${part(17)}.${part(18)}x.${part(19)}`,
+      slack: `https://hooks.slack.com/services/T0${part(20)}/B0/${part(21)}`,
+      url: `postgres://app:pa/${part(22)}@db/main`,
+      longKey: `${'X'.repeat(70)}_PASSWORD=${part(23)}`,
+      longValue: `{"password": "${part(24)}${'z'.repeat(1100)}"}`,
+    };
+    const r = cli(['--audit', audit], 'call', 'record', JSON.stringify({ data }));
+    assert.equal(r.code, 0, r.stderr);
+    const text = fs.readFileSync(audit, 'utf8');
+    const left = Array.from({ length: 24 }, (_, i) => part(i + 1)).filter((p) => text.includes(p));
+    assert.deepEqual(left, [], text);
+    assert.match(text, /\[masked: private-key\]/);
+  });
+
   it('arguments nested 3,000 levels deep: refused before anything is sent, audited, no crash', () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 3000; i++) deep = { a: deep };
