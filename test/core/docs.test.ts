@@ -18,6 +18,7 @@ import {
 } from '../../src/core/sampling/history';
 import { MIN_REDACTED_LENGTH } from '../../src/core/servers/secrets';
 import { MAX_REDIRECTS } from '../../src/core/transport/nodeFetch';
+import { MAX_INNER_DEPTH, MAX_INNER_STRINGS } from '../../src/core/policy/fence';
 import { MAX_STDERR_LINE } from '../../src/core/transport/stdio';
 import { INPUTS_SETTING_SCHEMA, parseServerDefinitions, SERVER_ENTRY_SCHEMA, SERVERS_SETTING_SCHEMA } from '../../src/core';
 
@@ -335,6 +336,8 @@ describe("the documentation's figures are the code's", () => {
     ['docs/protocol.md', `doubles up to ${LISTEN_RETRY_MAX_MS / 1000} seconds`, 'LISTEN_RETRY_MAX_MS'],
     ['README.md', `for ${ERA_VERDICT_MAX_AGE_MS / 86_400_000} days`, 'ERA_VERDICT_MAX_AGE_MS'],
     ['README.md', `| \`${DEFAULT_REQUEST_TIMEOUT_MS}\` |`, 'DEFAULT_REQUEST_TIMEOUT_MS (requestTimeoutMs)'],
+    ['docs/security-fence.md', `nests at most ${MAX_INNER_DEPTH} deep`, 'MAX_INNER_DEPTH'],
+    ['docs/security-fence.md', `holds at most ${MAX_INNER_STRINGS.toLocaleString('en')} such strings`, 'MAX_INNER_STRINGS'],
   ];
   for (const [page, phrase, constant] of checks) {
     it(`${page} says "${phrase}" (${constant})`, () => {
@@ -408,6 +411,18 @@ describe("the documentation's figures are the code's", () => {
       .filter(([page, phrase]) => !flat(page).includes(phrase))
       .map(([page, phrase]) => `${page} should say "${phrase}"`);
     assert.deepEqual(missing, []);
+  });
+
+  it("docs/security-masking.md names every kind and Authorization scheme of mask.ts's built-in detectors", () => {
+    const source = fs.readFileSync(path.join(ROOT, 'src', 'core', 'policy', 'mask.ts'), 'utf8');
+    const kinds = [...source.matchAll(/regexDetector\(\s*'([a-z-]+)'/g), ...source.matchAll(/^ {2}[a-z]+: '([a-z-]+)',$/gm)].map(
+      (m) => m[1],
+    );
+    const schemes = /const AUTH_SCHEMES =\s*'([^']+)'/.exec(source)?.[1].split('|') ?? [];
+    assert.ok(kinds.length > 10 && schemes.length > 10, 'could not read the kinds and schemes from mask.ts');
+    const page = flat('docs/security-masking.md');
+    const missing = [...kinds.map((k) => `\`${k}\``), ...schemes.map((s) => `${s} …\``)].filter((phrase) => !page.includes(phrase));
+    assert.deepEqual([...new Set(missing)], []);
   });
 
   it('states no benchmark figure in prose: they are in bench/results.json', () => {
