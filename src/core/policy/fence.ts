@@ -12,7 +12,7 @@
  */
 import * as nodePath from 'node:path';
 import type { Root } from '../protocol/types';
-import { decoded, EDGE, innerOf, LINE_BREAK, SCHEME, textVariants, urlText, type StringReader, type Text } from './fenceStrings';
+import { decoded, innerOf, LINE_BREAK, SCHEME, textVariants, trimmed, urlText, type StringReader, type Text } from './fenceStrings';
 import type { FencedPath } from './types';
 
 /** What `lstat` tells the fence: whether the entry is a symlink. */
@@ -203,23 +203,41 @@ const USER_HOME = /^~([A-Za-z_][A-Za-z0-9_.-]*)(?:$|[\\/])/;
 /** Under a path name, any `~name`. */
 const ANY_HOME = /^~([^\\/~]+)(?:$|[\\/])/;
 
-/** Every reading of a string as a path, or none when it is not read as one (prose, a web URL under an ordinary name). */
-function readingsOf(text: string, variants: readonly Text[], place: Place, ctx: FenceContext): Reading[] {
+/**
+ * Whether a string is not read at all (nor what is inside it): under an ordinary name, nothing, a
+ * web URL (it names another machine), or several lines (prose, or code: a file's content), unless
+ * a URL parser makes one URL of them (it strips the line breaks: `fi\nle:///x`).
+ */
+function unread(text: string, place: Place): boolean {
+  if (place.pathNamed) return false;
+  const nul = text.indexOf('\u0000');
+  const core = trimmed(nul >= 0 ? text.slice(0, nul) : text);
+  if (core === '') return true;
+  const url = urlText(core);
+  const scheme = SCHEME.exec(url ?? core)?.[0].toLowerCase();
+  if (scheme && WEB_SCHEMES.has(scheme) && URL.canParse(url ?? core)) return true;
+  return url === undefined && LINE_BREAK.test(core);
+}
+
+/** What a string that starts with `~` names: a home (`~`, `~user`) or the shell's `~+` and `~-` (its PWD and OLDPWD), joined to the rest. */
+function tildePaths(text: string, place: Place, ctx: FenceContext): string[] {
   const windows = ctx.platform === 'win32';
   const p = api(ctx.platform);
-  if (!place.pathNamed) {
-    const nul = text.indexOf('\u0000');
-    const core = (nul >= 0 ? text.slice(0, nul) : text).replace(EDGE, '');
-    if (core === '') return [];
-    // A web URL names another machine; several lines are prose or code (a file's content), not a
-    // path, unless a URL parser makes one URL of them (it strips the line breaks: `fi\nle:///x`).
-    const url = urlText(core);
-    const scheme = SCHEME.exec(url ?? core)?.[0].toLowerCase();
-    if (scheme && WEB_SCHEMES.has(scheme) && URL.canParse(url ?? core)) return [];
-    if (url === undefined && LINE_BREAK.test(core)) return [];
+  // Ours, and the server's when it differs.
+  const server = ctx.env?.[windows ? 'USERPROFILE' : 'HOME'];
+  const homes = server && server !== ctx.home && p.isAbsolute(server) ? [ctx.home, server] : [ctx.home];
+  if (/^~(?:$|[\\/])/.test(text)) return windows || !text.startsWith('~\\') ? homes.map((home) => p.join(home, text.slice(1))) : [];
+  if (/^~[+-](?:$|[\\/])/.test(text)) {
+    const folder = ctx.env?.[text[1] === '+' ? 'PWD' : 'OLDPWD'];
+    return folder && p.isAbsolute(folder) ? [p.join(folder, text.slice(2))] : [];
   }
-  const serverHome = ctx.env?.[windows ? 'USERPROFILE' : 'HOME'];
-  const homes = serverHome && serverHome !== ctx.home && p.isAbsolute(serverHome) ? [ctx.home, serverHome] : [ctx.home];
+  const user = (place.pathNamed ? ANY_HOME : USER_HOME).exec(text)?.[1];
+  return user ? otherHomes(user, homes, ctx.platform).map((home) => p.join(home, text.slice(1 + user.length))) : [];
+}
+
+/** Every reading of a string (its variants) as a path. */
+function readingsOf(variants: readonly Text[], place: Place, ctx: FenceContext): Reading[] {
+  const windows = ctx.platform === 'win32';
   const readings: Reading[] = [];
   for (const { text: variant, hidden } of variants) {
     if (variant === '') continue;
@@ -230,16 +248,7 @@ function readingsOf(text: string, variants: readonly Text[], place: Place, ctx: 
     } else if (scheme && scheme !== 'data:' && !WEB_SCHEMES.has(scheme) && climbs(variant)) {
       for (const rest of schemeRests(variant.slice(scheme.length))) read(rest);
     }
-    if (/^~(?:$|[\\/])/.test(variant) && (windows || !variant.startsWith('~\\'))) {
-      for (const home of homes) read(p.join(home, variant.slice(1)), true);
-    } else if (/^~[+-](?:$|[\\/])/.test(variant)) {
-      // The shell's `~+` and `~-`: its PWD and OLDPWD.
-      const folder = ctx.env?.[variant[1] === '+' ? 'PWD' : 'OLDPWD'];
-      if (folder && p.isAbsolute(folder)) read(p.join(folder, variant.slice(2)), true);
-    } else {
-      const user = (place.pathNamed ? ANY_HOME : USER_HOME).exec(variant)?.[1];
-      if (user) for (const home of otherHomes(user, homes, ctx.platform)) read(p.join(home, variant.slice(1 + user.length)), true);
-    }
+    if (variant.startsWith('~')) for (const path of tildePaths(variant, place, ctx)) read(path, true);
     read(windows ? withoutDevicePrefix(variant) : variant);
     // A server that turns Windows separators into its own.
     if (!windows && variant.includes('\\')) read(variant.replace(/\\/g, '/'));
@@ -464,8 +473,8 @@ class Checker {
   }
 
   /** Checks one string: the first reading found outside every root, or undefined when every reading is inside. */
-  async check({ pointer, value, text, variants, place }: Candidate): Promise<FencedPath | undefined> {
-    const readings = readingsOf(text, variants, place, this.ctx);
+  async check({ pointer, value, variants, place }: Candidate): Promise<FencedPath | undefined> {
+    const readings = readingsOf(variants, place, this.ctx);
     if (readings.length === 0) return undefined;
     const p = this.resolver.p;
     const { roots, bases } = await this.prepare();
@@ -535,11 +544,10 @@ function isUriFormat(schema: SchemaLike | undefined): boolean {
 /** JSON pointer escaping of one key. */
 const escapeKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** A string to check: where it sits, the string given there (`value`), the text read (it, or a text inside it) and that text's variants. */
+/** A string to check: where it sits, the string given there (`value`) and the variants of the text read (it, or a text inside it). */
 interface Candidate {
   pointer: string;
   value: string;
-  text: string;
   variants: Text[];
   place: Place;
 }
@@ -575,8 +583,9 @@ function candidatesOf(start: Frame, reader: StringReader): { strings: Candidate[
         continue;
       }
       const place = { pathNamed: pathNamed || isUriFormat(s) };
+      if (unread(value, place)) continue;
       const variants = textVariants(value, reader, within?.hidden);
-      strings.push({ pointer, value: shown, text: value, variants, place });
+      strings.push({ pointer, value: shown, variants, place });
       const inner = innerOf(variants, place.pathNamed);
       const depth = (within?.depth ?? 0) + 1;
       const found = inner.texts.length > 0 || inner.values.length > 0;

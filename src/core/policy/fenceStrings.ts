@@ -32,7 +32,14 @@ const MAX_VARIANTS = 32;
 
 /** What trimming removes, as JavaScript's `trim`, Python's `strip` and a C parser skipping control characters would. */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is trimmed
-export const EDGE = /^[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]+|[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]+$/g;
+const EDGE = /^[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]+|[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]+$/g;
+// eslint-disable-next-line no-control-regex -- as EDGE
+const EDGE_CHAR = /[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]/;
+
+/** The string trimmed (EDGE); most strings have nothing to trim, and are returned as they are without a copy. */
+export function trimmed(text: string): string {
+  return text !== '' && (EDGE_CHAR.test(text[0]) || EDGE_CHAR.test(text[text.length - 1])) ? text.replace(EDGE, '') : text;
+}
 export const LINE_BREAK = /[\r\n\u0085\u2028\u2029]/;
 /** A URI's scheme, at the very start. */
 export const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
@@ -50,9 +57,13 @@ export function decoded(text: string): string | undefined {
   }
 }
 
+/** A scheme, perhaps with tab and line breaks inside it, at the start: only such a string can become a URL when they are stripped. */
+// eslint-disable-next-line no-control-regex -- what the URL parser trims
+const BROKEN_SCHEME = /^[\u0000-\u0020]*[a-z][a-z0-9+.\-\t\n\r]*:/i;
+
 /** The string as a URL parser reads it, when that differs and starts with a scheme (`fi\nle:///x` is `file:///x`). */
 export function urlText(text: string): string | undefined {
-  if (!/[\t\n\r]/.test(text)) return undefined;
+  if (!/[\t\n\r]/.test(text) || !BROKEN_SCHEME.test(text)) return undefined;
   const url = text.replace(URL_STRIPPED, '').replace(URL_EDGE, '');
   return SCHEME.test(url) ? url : undefined;
 }
@@ -132,7 +143,7 @@ export function textVariants(text: string, reader: StringReader, hidden?: readon
   add({ text, hidden });
   for (let i = 0; i < queue.length && seen.size < MAX_VARIANTS; i++) {
     const { text: t, hidden: h } = queue[i];
-    add({ text: t.replace(EDGE, ''), hidden: h });
+    add({ text: trimmed(t), hidden: h });
     const nul = t.indexOf('\u0000');
     if (nul >= 0) add({ text: t.slice(0, nul), hidden: h });
     const d = t.includes('%') ? decoded(t) : undefined;
@@ -240,7 +251,7 @@ export function innerOf(variants: readonly Text[], pathNamed: boolean): Inner {
     }
     const lines = LINE_BREAK.test(text);
     if (lines && pathNamed) for (const line of text.split(/\r\n|[\r\n\u0085\u2028\u2029]/)) add(line, hidden);
-    const json = text.replace(EDGE, '');
+    const json = trimmed(text);
     if ((lines && !pathNamed) || parsed.has(json) || !looksLikeJson(json)) continue;
     parsed.add(json);
     if (!nestsWithin(json, MAX_ARGUMENT_DEPTH)) {
