@@ -19,6 +19,7 @@ import {
 import { MIN_REDACTED_LENGTH } from '../../src/core/servers/secrets';
 import { MAX_REDIRECTS } from '../../src/core/transport/nodeFetch';
 import { MAX_INNER_DEPTH, MAX_INNER_STRINGS } from '../../src/core/policy/fence';
+import { MAX_EXPANDED } from '../../src/core/policy/fenceStrings';
 import { MAX_STDERR_LINE } from '../../src/core/transport/stdio';
 import { INPUTS_SETTING_SCHEMA, parseServerDefinitions, SERVER_ENTRY_SCHEMA, SERVERS_SETTING_SCHEMA } from '../../src/core';
 
@@ -338,6 +339,7 @@ describe("the documentation's figures are the code's", () => {
     ['README.md', `| \`${DEFAULT_REQUEST_TIMEOUT_MS}\` |`, 'DEFAULT_REQUEST_TIMEOUT_MS (requestTimeoutMs)'],
     ['docs/security-fence.md', `nests at most ${MAX_INNER_DEPTH} deep`, 'MAX_INNER_DEPTH'],
     ['docs/security-fence.md', `holds at most ${MAX_INNER_STRINGS.toLocaleString('en')} such strings`, 'MAX_INNER_STRINGS'],
+    ['docs/security-fence.md', `add more than ${MAX_EXPANDED / MB} MiB to a string`, 'MAX_EXPANDED'],
   ];
   for (const [page, phrase, constant] of checks) {
     it(`${page} says "${phrase}" (${constant})`, () => {

@@ -420,6 +420,48 @@ const strings: Case[] = [
   { name: '~user alone', args: { q: '~postgres' }, ctx: WS, outside: [['/q', '/home/postgres']] },
 ];
 
+/** The attacker's pass of issue 45: other parsers' readings of a string. */
+const otherReadings: Case[] = [
+  {
+    name: 'fullwidth dots and solidus (NFKC, Windows best fit)',
+    args: { path: '．．／．．／etc/passwd' },
+    ctx: WS,
+    outside: [['/path', '/etc/passwd']],
+  },
+  { name: 'fullwidth under an ordinary name', args: { q: '．．／secret' }, ctx: WS, outside: [['/q', '/secret']] },
+  { name: 'Windows: fullwidth reverse solidus', args: { path: '．．＼．．＼x' }, ctx: WIN, outside: [['/path', 'c:\\Users\\x']] },
+  {
+    name: 'Windows: %CD% is the working folder',
+    args: { path: '%CD%\\..\\x' },
+    ctx: { ...WIN_ENV, cwd: 'C:\\Users\\me\\ws' },
+    outside: [['/path', 'C:\\Users\\me\\x']],
+  },
+  {
+    name: 'a file: URI with backslashes (WHATWG reads them as /)',
+    args: { uri: 'file:///ws\\..\\..\\secret' },
+    ctx: WS,
+    outside: [['/uri', '/secret']],
+  },
+  { name: 'percent-encoded twice', args: { path: '%252e%252e/%252e%252e/etc' }, ctx: WS, outside: [['/path', '/etc']] },
+  { name: 'an encoded ${HOME}', args: { q: '%24%7BHOME%7D/.ssh' }, ctx: WS_ENV, outside: [['/q', '/home/me/.ssh']] },
+  {
+    name: 'a data: URL of JSON in a flag',
+    args: { args: ['--config=data:,{"path":"/etc/x"}'] },
+    ctx: WS,
+    outside: [['/args/0', '/etc/x']],
+  },
+  { name: 'an encoded flag', args: { args: ['--from-file%3D/abs'] }, ctx: WS, outside: [['/args/0', '/abs']] },
+  { name: 'JSON escapes', args: { q: '{"path": "\\u002e\\u002e/x"}' }, ctx: WS, outside: [['/q', '/x']] },
+  {
+    name: 'Windows: a flag with a drive path',
+    args: { args: ['--in=C:\\Windows\\win.ini'] },
+    ctx: WIN,
+    outside: [['/args/0', 'C:\\Windows\\win.ini']],
+  },
+  { name: 'Windows: //server/share', args: { q: '//server/share/x' }, ctx: WIN, outside: [['/q', '\\\\server\\share\\x']] },
+  { name: 'harmless: accents, ligatures and circled digits', args: { q: 'ﬁle ① café', path: 'ｓｒｃ/a.ts' }, ctx: WS, outside: [] },
+];
+
 /** What must stay allowed: a fence that cries wolf gets turned off. */
 const harmlessStrings: Case[] = [
   { name: 'prices and regex replacements', args: { q: 'costs $5 each', replacement: '$1-$2', re: '^a$' }, ctx: WS_ENV, outside: [] },
@@ -451,7 +493,7 @@ const harmlessStrings: Case[] = [
 describe('roots fence (core/policy/fence)', () => {
   it('has a table of at least 30 cases', () => assert.ok(cases.length >= 30, String(cases.length)));
 
-  for (const c of [...cases, ...adversarial, ...strings, ...harmlessStrings]) {
+  for (const c of [...cases, ...adversarial, ...strings, ...harmlessStrings, ...otherReadings]) {
     it(c.name, async () => {
       const found = await pathsOutsideRoots(c.args, c.ctx, c.schema);
       assert.deepEqual(
@@ -512,6 +554,16 @@ describe('roots fence (core/policy/fence)', () => {
       ['/path'],
     );
     assert.match(lines[0].resolved, /more than 10000 strings inside strings/);
+  });
+
+  it('reads a path of 100,000 components, and variables that expand to megabytes, in bounded time', async () => {
+    // A path longer than PATH_MAX cannot be opened: such a reading is not walked (it was, one join per component).
+    assert.deepEqual(await pathsOutsideRoots({ path: 'a/'.repeat(100_000) }, WS), []);
+    const bomb = await pathsOutsideRoots({ q: '$PATH'.repeat(800_000) }, { ...WS, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+    assert.deepEqual(
+      bomb.map((f) => [f.pointer, f.resolved]),
+      [['/q', '(its variables expand to more than 1048576 characters: not read)']],
+    );
   });
 
   it('reads made-up schemes with .. and data: URLs as resource URIs; a server’s own names stay its own', async () => {

@@ -100,6 +100,12 @@ const URI_FORMATS = new Set(['uri', 'uri-reference', 'iri', 'iri-reference']);
 export const MAX_SYMLINKS = 40;
 /** No file system has names longer (NAME_MAX): such a component cannot exist, so it is not looked up. */
 const NAME_MAX = 255;
+/**
+ * The longest path a system call takes (Linux's PATH_MAX; Windows' with `\\?\`): a longer one fails
+ * (ENAMETOOLONG) before anything is looked up, so it reaches nothing and is not walked (walking
+ * `a/a/a/…` component by component cost its length at every component).
+ */
+const PATH_MAX = { posix: 4096, win32: 32_767 };
 /** How many strings inside strings (flag values, data: URLs, lines, JSON) one request may hold; past it, it is refused. */
 export const MAX_INNER_STRINGS = 10_000;
 /** How deep strings nest inside strings (JSON in a data: URL in JSON…); past it, it is refused. */
@@ -494,7 +500,7 @@ class Checker {
         const raw = base ? this.rawJoin(base.path, reading.path) : reading.path;
         const lexical = p.resolve(raw);
         for (const candidate of lexical === raw ? [lexical] : [lexical, raw]) {
-          if (seen.has(candidate)) continue;
+          if (seen.has(candidate) || candidate.length > PATH_MAX[this.ctx.platform === 'win32' ? 'win32' : 'posix']) continue;
           seen.add(candidate);
           const real = await this.resolver.resolve(candidate);
           const realSegments = real === undefined ? undefined : segments(real, this.ctx);
@@ -585,6 +591,11 @@ function candidatesOf(start: Frame, reader: StringReader): { strings: Candidate[
       const place = { pathNamed: pathNamed || isUriFormat(s) };
       if (unread(value, place)) continue;
       const variants = textVariants(value, reader, within?.hidden);
+      const unreadable = variants.find((v) => v.problem !== undefined);
+      if (unreadable) {
+        problems.push({ pointer, value: shown, resolved: unreadable.problem! });
+        continue;
+      }
       strings.push({ pointer, value: shown, variants, place });
       const inner = innerOf(variants, place.pathNamed);
       const depth = (within?.depth ?? 0) + 1;
@@ -632,10 +643,12 @@ function candidatesOf(start: Frame, reader: StringReader): { strings: Candidate[
   return { strings, problems };
 }
 
-/** The strings of `start` found outside every root, in the order they sit in; what was too much to read first. */
+/** The strings of `start` found outside every root, in the order they sit in; or, when there was too much to read, only that. */
 async function outsideOf(start: Frame, ctx: FenceContext): Promise<FencedPath[]> {
   const checker = new Checker(ctx);
   const { strings, problems } = candidatesOf(start, ctx);
+  // What could not be read is reason enough to refuse (or ask): nothing more is looked up.
+  if (problems.length > 0) return problems;
   // Looked up a few at a time (the file system answers in parallel), reported in the order they sit in.
   const found: Array<FencedPath | undefined> = new Array<FencedPath | undefined>(strings.length);
   let next = 0;
@@ -648,10 +661,12 @@ async function outsideOf(start: Frame, ctx: FenceContext): Promise<FencedPath[]>
   await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHECKS, strings.length) }, worker));
   // One finding per place: a string and what is inside it share a pointer and a value.
   const seen = new Set<string>();
-  return [...problems, ...found.filter((f): f is FencedPath => f !== undefined)].filter((f) => {
-    const key = `${f.pointer}\u0000${f.value}`;
-    return !seen.has(key) && seen.add(key);
-  });
+  return found
+    .filter((f): f is FencedPath => f !== undefined)
+    .filter((f) => {
+      const key = `${f.pointer}\u0000${f.value}`;
+      return !seen.has(key) && seen.add(key);
+    });
 }
 
 /** Every string of the arguments (any depth, keys included) that names something outside every root; `schema` is the tool's `inputSchema`, when there is one. */

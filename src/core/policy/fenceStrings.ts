@@ -18,13 +18,17 @@ import { argumentLimitProblem, MAX_ARGUMENT_DEPTH } from './limits';
 export interface Text {
   text: string;
   hidden?: readonly string[];
+  /** Set when the string could not be read this way (its variables expand to too much): the fence refuses it. */
+  problem?: string;
 }
 
-/** What reading a string needs of the server: its platform and its environment. */
+/** What reading a string needs of the server: its platform, its environment and its working folder. */
 export interface StringReader {
   platform: NodeJS.Platform;
   /** The server's environment; undefined when unknown (every variable then reads as unset). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Windows' `%CD%`. */
+  cwd?: string;
 }
 
 /** How many variants of one string are read at most (its readings combine: trimmed and decoded and expanded…). */
@@ -73,64 +77,92 @@ export function urlText(text: string): string | undefined {
 const VARIABLE = /\$(?:\{([^{}]{0,256})\}|([A-Za-z_][A-Za-z0-9_]{0,255})|([*#$@!?0-9-]))/g;
 const BRACED = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])(.*))?$/s;
 const WINDOWS_VARIABLE = /%([^%\r\n]{1,256})%/g;
+/** How long a string's variables may make it: past this it is refused unread (`$PATH` a million times). */
+export const MAX_EXPANDED = 1024 * 1024;
 /** A value shown as it is when a path it makes lies outside: a path (or nothing). Any other value may be a secret. */
 const PATH_SHAPED = /^(?:$|[/\\~]|[A-Za-z]:[\\/])/;
 
-/** The server's variable `name`: Windows' names are case-insensitive. */
+/** The server's variable `name`: Windows' names are case-insensitive, and `cmd` reads `%CD%` as its working folder. */
 function lookup(reader: StringReader, name: string): string | undefined {
-  const env = reader.env;
-  if (!env) return undefined;
+  const env = reader.env ?? {};
   if (reader.platform !== 'win32') return env[name];
   const upper = name.toUpperCase();
   for (const key of Object.keys(env)) if (key.toUpperCase() === upper) return env[key];
-  return undefined;
+  return upper === 'CD' ? reader.cwd : undefined;
+}
+
+/**
+ * `text` with each match of `pattern` replaced by `by(match)`, stopping (the rest kept as it is) once
+ * `done()`: an `exec` loop, which costs a tenth of `String.replace` with a function where a string
+ * holds hundreds of thousands of matches.
+ */
+function substituted(text: string, pattern: RegExp, by: (m: RegExpExecArray) => string, done: () => boolean): string {
+  const re = new RegExp(pattern.source, pattern.flags);
+  let out = '';
+  let at = 0;
+  for (let m = re.exec(text); m && !done(); m = re.exec(text)) {
+    out += text.slice(at, m.index) + by(m);
+    at = m.index + m[0].length;
+  }
+  return out + text.slice(at);
 }
 
 /**
  * The string with its variables expanded, as the shell and Go's `os.ExpandEnv` read them: a set
  * variable is its value, an unset one (and a shell parameter such as `$1`) is empty; on Windows
  * `%NAME%` too, an unset one kept as written (as `cmd` and `ExpandEnvironmentStrings` keep it).
- * Undefined when there is nothing to expand.
+ * Undefined when there is nothing to expand; a `problem` when the values would add more than
+ * {@link MAX_EXPANDED} characters.
  */
 function expanded(text: string, reader: StringReader): Text | undefined {
   const windows = reader.platform === 'win32';
   if (!text.includes('$') && !(windows && text.includes('%'))) return undefined;
   const hidden = new Set<string>();
+  // What the values add, counted as they are put in: the string is never built past the bound.
+  let added = 0;
+  const over = () => added > MAX_EXPANDED;
   const value = (name: string): string | undefined => {
     const v = lookup(reader, name);
-    if (v !== undefined && !PATH_SHAPED.test(v)) hidden.add(name);
+    if (v === undefined || (added += v.length) > MAX_EXPANDED) return undefined;
+    if (!PATH_SHAPED.test(v)) hidden.add(name);
     return v;
   };
-  const replace = (s: string): string =>
-    s.replace(VARIABLE, (_all, braced: string | undefined, bare: string | undefined) => {
-      if (bare !== undefined) return value(bare) ?? '';
-      if (braced === undefined) return '';
-      const m = BRACED.exec(braced);
-      if (!m) return value(braced) ?? '';
-      const [, name, op, word = ''] = m;
-      const v = value(name);
-      switch (op) {
-        case '-':
-        case '=':
-          return v ?? replace(word);
-        case ':-':
-        case ':=':
-          return v ? v : replace(word);
-        case '+':
-          return v === undefined ? '' : replace(word);
-        case ':+':
-          return v ? replace(word) : '';
-        default:
-          // No operator, or `?` (the shell stops there: what is set is all that can be read).
-          return v ?? '';
-      }
-    });
-  let out = replace(text);
-  if (windows) out = out.replace(WINDOWS_VARIABLE, (all, name: string) => value(name) ?? all);
+  const variable = ([, braced, bare]: RegExpExecArray): string => {
+    if (bare !== undefined) return value(bare) ?? '';
+    if (braced === undefined) return '';
+    const m = BRACED.exec(braced);
+    if (!m) return value(braced) ?? '';
+    const [, name, op, word = ''] = m;
+    const v = value(name);
+    const alternative = () => substituted(word, VARIABLE, variable, over);
+    switch (op) {
+      case '-':
+      case '=':
+        return v ?? alternative();
+      case ':-':
+      case ':=':
+        return v ? v : alternative();
+      case '+':
+        return v === undefined ? '' : alternative();
+      case ':+':
+        return v ? alternative() : '';
+      default:
+        // No operator, or `?` (the shell stops there: what is set is all that can be read).
+        return v ?? '';
+    }
+  };
+  let out = substituted(text, VARIABLE, variable, over);
+  if (windows) out = substituted(out, WINDOWS_VARIABLE, (m) => value(m[1]) ?? m[0], over);
+  if (over()) return { text: '', problem: `(its variables expand to more than ${MAX_EXPANDED} characters: not read)` };
   return out === text ? undefined : { text: out, hidden: [...hidden] };
 }
 
-/** The string as servers may read it: as given, trimmed, cut at the first NUL, percent-decoded, as a URL parser gets it, variables expanded, and combinations. */
+/**
+ * The string as servers may read it: as given, trimmed, cut at the first NUL, percent-decoded, as a
+ * URL parser gets it, Unicode-normalised (NFKC: `．．／` is `../`, as Python's `unicodedata` and
+ * Windows' best-fit conversion to a code page read fullwidth forms), variables expanded, and
+ * combinations. A variant with a `problem` says the string cannot be read (the fence refuses it).
+ */
 export function textVariants(text: string, reader: StringReader, hidden?: readonly string[]): Text[] {
   const seen = new Map<string, Text>();
   const queue: Text[] = [];
@@ -150,7 +182,10 @@ export function textVariants(text: string, reader: StringReader, hidden?: readon
     if (d !== undefined) add({ text: d, hidden: h });
     const u = urlText(t);
     if (u !== undefined) add({ text: u, hidden: h });
+    // eslint-disable-next-line no-control-regex -- anything past ASCII
+    if (/[^\u0000-\u007f]/.test(t)) add({ text: t.normalize('NFKC'), hidden: h });
     const e = expanded(t, reader);
+    if (e?.problem) return [e];
     if (e) add({ text: e.text, hidden: h?.length ? [...new Set([...h, ...(e.hidden ?? [])])] : e.hidden });
   }
   return [...seen.values()];
