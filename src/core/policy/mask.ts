@@ -157,10 +157,11 @@ const NOT_SECRET_TOKEN_AFTER = new Set([
 /**
  * Values that name where a secret comes from instead of holding it: `${{ secrets.TOKEN }}`,
  * `{{ token }}`, `$(cat key)`, `$GITHUB_TOKEN`, `%API_KEY%`, `<your-token>`, `process.env.TOKEN`,
- * `os.environ["TOKEN"]`, `***`. Masking them would only garble a workflow or a program the model reads.
+ * `os.environ["TOKEN"]`, Go's `os.Getenv("TOKEN")`, Laravel's `env('TOKEN')`, Ruby's `ENV["TOKEN"]`, `***`.
+ * Masking them would only garble a workflow or a program the model reads.
  */
 const SECRET_REFERENCE =
-  /^(?:\$\{|\{\{|\$\(|\$[A-Z_][A-Z0-9_]*$|%[A-Za-z_][A-Za-z0-9_]*%$|<[^<>]{1,64}>$|\*+$|process\.env\b|os\.environ\b|os\.getenv\b|System\.getenv\b|env\.[A-Za-z_])/;
+  /^(?:\$\{|\{\{|\$\(|\$[A-Z_][A-Z0-9_]*$|%[A-Za-z_][A-Za-z0-9_]*%$|<[^<>]{1,64}>$|\*+$|process\.env\b|os\.environ\b|os\.getenv\b|os\.(?:Getenv|LookupEnv)\b|System\.getenv\b|env\.[A-Za-z_]|env\(|ENV(?:\[|\.fetch\b))/;
 
 const AUTH_SCHEME = new RegExp(`^(?:${AUTH_SCHEMES})$`, 'i');
 
