@@ -371,8 +371,10 @@ export async function runCli(argv: string[], out = process.stdout, err = process
   const telemetry = cliTelemetry(organisation.env, err, Object.values(headers));
   const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err, telemetry);
   const audited = cliServer(words ? { words, cwd: serverCwd! } : { url: args.http!, headers }, sandbox);
+  // The stdio server's transport: the environment it started with is what the fence expands variables against.
+  let started: StdioTransport | undefined;
   const newClient = (choice: ProtocolChoice): McpClient => {
-    const transport: Transport = stdio ? new StdioTransport(stdio) : new HttpTransport({ url: args.http!, headers });
+    const transport: Transport = stdio ? (started = new StdioTransport(stdio)) : new HttpTransport({ url: args.http!, headers });
     const made = new McpClient(transport, {
       clientInfo: { name: 'mcp-host-cli', version: CLI_VERSION },
       handlers: cliHandlers(process.cwd(), args.roots, audit && { sink: audit, server: audited }),
@@ -435,6 +437,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
         roots: cliRoots(process.cwd(), args.roots),
         machine: thisMachine(),
         serverCwd,
+        serverEnv: started?.environment,
         pin: pins && now ? pinStatusOf(request, pins, now) : undefined,
       }),
       server: () => audited,

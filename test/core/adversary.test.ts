@@ -136,6 +136,52 @@ describe('the roots fence against a careless server (adversary)', function () {
       args: () => ({ path: 'x-y:/../../secret' }),
     },
     { name: 'a link through a sub folder, then ..', tool: 'read_file', args: () => ({ path: 'sub/../linkdir/../secret' }) },
+    // Strings a server reads more of than they say (issue 45).
+    { name: '$HOME, expanded by the server', tool: 'read_file', args: () => ({ path: '$HOME/.ssh/id_rsa' }) },
+    { name: '${PWD}/.., against the server’s own PWD', tool: 'read_file', args: () => ({ path: '${PWD}/../secret' }) },
+    {
+      name: 'an unset variable before an absolute path',
+      tool: 'read_file',
+      args: () => ({ path: `$MCP_UNSET${path.join(top, 'secret')}` }),
+    },
+    { name: '${X:-default}', tool: 'read_query', args: () => ({ query: `\${MCP_UNSET:-${top}}/secret` }) },
+    {
+      name: '--from-file= in an argument list',
+      tool: 'read_flags',
+      args: () => ({ args: ['-v', `--from-file=${path.join(top, 'secret')}`] }),
+    },
+    {
+      name: '--from-file= in one string of words',
+      tool: 'read_flags',
+      args: () => ({ args: `-v --from-file=${path.join(top, 'secret')}` }),
+    },
+    { name: 'JSON inside a string', tool: 'read_json', args: () => ({ query: JSON.stringify({ path: path.join(top, 'secret') }) }) },
+    {
+      name: 'JSON inside JSON inside a string',
+      tool: 'read_json',
+      args: () => ({ query: JSON.stringify({ q: JSON.stringify({ path: '../secret' }) }) }),
+    },
+    { name: 'a data: URL', tool: 'read_data', args: () => ({ input: `data:,${encodeURIComponent(path.join(top, 'secret'))}` }) },
+    {
+      name: 'a base64 data: URL',
+      tool: 'read_data',
+      args: () => ({ input: `data:text/plain;base64,${Buffer.from(path.join(top, 'secret')).toString('base64')}` }),
+    },
+    {
+      name: 'a data: URL holding a file: URI',
+      tool: 'read_data',
+      args: () => ({ input: `data:;base64,${Buffer.from(fileUri(path.join(top, 'secret'))).toString('base64')}` }),
+    },
+    { name: 'a second line under a path name', tool: 'read_lines', args: () => ({ path: `inside.txt\n${path.join(top, 'secret')}` }) },
+    { name: 'fi\\nle: (the URL parser strips a newline)', tool: 'read_uri', args: () => ({ uri: `fi\nle://${path.join(top, 'secret')}` }) },
+    { name: 'file\\r: (and a carriage return)', tool: 'read_uri', args: () => ({ uri: `file\r://${path.join(top, 'secret')}` }) },
+    {
+      name: 'fi\\tle: under an ordinary name (and a tab)',
+      tool: 'read_ref',
+      args: () => ({ ref: `fi\tle://${path.join(top, 'secret')}` }),
+    },
+    { name: 'fi\\nle: under an ordinary name', tool: 'read_ref', args: () => ({ ref: `fi\nle://${path.join(top, 'secret')}` }) },
+    { name: '~user under an ordinary name', tool: 'read_query', args: () => ({ query: '~outside/secret' }) },
   ];
 
   for (const attack of attacks) {
@@ -187,6 +233,66 @@ describe('the roots fence against a careless server (adversary)', function () {
     assert.deepEqual(outsideAccesses(), [], fenced.stderr);
     assert.equal(fenced.code, 1);
     assert.equal(cli([], 'read', fileUri(path.join(ws, 'inside.txt'))).code, 0);
+  });
+
+  it('resources/read of a scheme of the server’s own with .. segments is refused; one without is read', () => {
+    for (const uri of ['ab:/../secret', 'ab://x/../../secret', 'ab:/%2e%2e/secret']) {
+      assert.equal(cli(['--fence', 'off'], 'read', uri).code, 0);
+      assert.ok(outsideAccesses().length > 0, `${uri}: ${JSON.stringify(accesses())}`);
+      const fenced = cli([], 'read', uri);
+      assert.deepEqual(outsideAccesses(), [], fenced.stderr);
+      assert.equal(fenced.code, 1, uri);
+    }
+    const own = cli([], 'read', 'ab:/inside.txt');
+    assert.equal(own.code, 0, own.stderr);
+    assert.deepEqual(
+      accesses().map((a) => [a.op, a.ok]),
+      [['read', true]],
+    );
+  });
+
+  it('a stdio server’s PWD is the folder it runs in, so $PWD and relative paths agree', () => {
+    const r = cli([], 'call', 'where', '{}');
+    assert.equal(r.code, 0, r.stderr);
+    const { PWD, cwd } = JSON.parse(/\{"PWD".*\}/.exec(r.stdout.replace(/\\"/g, '"'))![0]) as { PWD: string; cwd: string };
+    assert.equal(cwd, ws);
+    assert.equal(PWD, ws);
+    // And the fence reads ${PWD} as that folder: a file in it is sent.
+    const inside = cli([], 'call', 'read_file', JSON.stringify({ path: '${PWD}/inside.txt' }));
+    assert.equal(inside.code, 0, inside.stderr);
+    assert.deepEqual(
+      accesses().map((a) => [a.op, a.ok, a.real]),
+      [['read', true, path.join(ws, 'inside.txt')]],
+    );
+  });
+
+  it('the audit of a call keeps no secret part of the shapes masking once missed (issue 45)', () => {
+    const audit = path.join(top, 'audit-shapes.jsonl');
+    // Each secret carries a mark of its own, so a part of it left in the record is found.
+    const part = (n: number) => `q9Zx${n}Kp7Wm${n}`;
+    const pemLines = ['-----BEGIN RSA PRIVATE KEY-----', `MIIE${part(1)}`, `${part(2)}AB`, '-----END RSA PRIVATE KEY-----'];
+    const data = {
+      header: `Authorization: Bot ${part(3)}.abcdef`,
+      scheme: `Authorization: ApiKey ${part(4)}`,
+      okta: `Authorization: SSWS ${part(5)}`,
+      php: `'password' => '${part(6)}'`,
+      go: `password := "${part(7)}"`,
+      yaml: `passphrase: ${part(8)} horse ${part(9)} staple`,
+      env: `PGPASSWORD=${part(10)} SECRET_KEY_BASE=${part(11)} AUTHTOKEN=${part(12)} DB_PASSWORD_PROD=${part(13)} password2=${part(14)}`,
+      pem: pemLines,
+      xml: `<password>${part(15)}</password>`,
+      jwe: `eyJhbGciOiJkaXIifQ.${part(16)}x.${part(17)}.${part(18)}x.${part(19)}`,
+      slack: `https://hooks.slack.com/services/T0${part(20)}/B0/${part(21)}`,
+      url: `postgres://app:pa/${part(22)}@db/main`,
+      longKey: `${'X'.repeat(70)}_PASSWORD=${part(23)}`,
+      longValue: `{"password": "${part(24)}${'z'.repeat(1100)}"}`,
+    };
+    const r = cli(['--audit', audit], 'call', 'record', JSON.stringify({ data }));
+    assert.equal(r.code, 0, r.stderr);
+    const text = fs.readFileSync(audit, 'utf8');
+    const left = Array.from({ length: 24 }, (_, i) => part(i + 1)).filter((p) => text.includes(p));
+    assert.deepEqual(left, [], text);
+    assert.match(text, /\[masked: private-key\]/);
   });
 
   it('arguments nested 3,000 levels deep: refused before anything is sent, audited, no crash', () => {

@@ -21,6 +21,8 @@ import {
 } from '../../src/core/sampling/history';
 import { MIN_REDACTED_LENGTH } from '../../src/core/servers/secrets';
 import { MAX_REDIRECTS } from '../../src/core/transport/nodeFetch';
+import { MAX_INNER_DEPTH, MAX_INNER_STRINGS } from '../../src/core/policy/fence';
+import { MAX_EXPANDED } from '../../src/core/policy/fenceStrings';
 import { MAX_STDERR_LINE } from '../../src/core/transport/stdio';
 import { MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES } from '../../src/core/policy/limits';
 import { POSIX_BASE, WINDOWS_BASE } from '../../src/core/servers/environment';
@@ -313,6 +315,9 @@ describe("the documentation's figures are the code's", () => {
     ['README.md', POSIX_ENVIRONMENT, 'POSIX_BASE'],
     ['docs/sandbox.md', POSIX_ENVIRONMENT, 'POSIX_BASE'],
     ['docs/sandbox.md', `(on Windows: ${WINDOWS_BASE.map((name) => `\`${name}\``).join(', ')})`, 'WINDOWS_BASE'],
+    ['docs/security-fence.md', `nests at most ${MAX_INNER_DEPTH} deep`, 'MAX_INNER_DEPTH'],
+    ['docs/security-fence.md', `holds at most ${MAX_INNER_STRINGS.toLocaleString('en')} such strings`, 'MAX_INNER_STRINGS'],
+    ['docs/security-fence.md', `add more than ${MAX_EXPANDED / MB} MiB to a string`, 'MAX_EXPANDED'],
   ];
   for (const [page, phrase, constant] of checks) {
     it(`${page} says "${phrase}" (${constant})`, () => {
@@ -386,6 +391,18 @@ describe("the documentation's figures are the code's", () => {
       .filter(([page, phrase]) => !flat(page).includes(phrase))
       .map(([page, phrase]) => `${page} should say "${phrase}"`);
     assert.deepEqual(missing, []);
+  });
+
+  it("docs/security-masking.md names every kind and Authorization scheme of mask.ts's built-in detectors", () => {
+    const source = fs.readFileSync(path.join(ROOT, 'src', 'core', 'policy', 'mask.ts'), 'utf8');
+    const kinds = [...source.matchAll(/regexDetector\(\s*'([a-z-]+)'/g), ...source.matchAll(/^ {2}[a-z]+: '([a-z-]+)',$/gm)].map(
+      (m) => m[1],
+    );
+    const schemes = /const AUTH_SCHEMES =\s*'([^']+)'/.exec(source)?.[1].split('|') ?? [];
+    assert.ok(kinds.length > 10 && schemes.length > 10, 'could not read the kinds and schemes from mask.ts');
+    const page = flat('docs/security-masking.md');
+    const missing = [...kinds.map((k) => `\`${k}\``), ...schemes.map((s) => `${s} …\``)].filter((phrase) => !page.includes(phrase));
+    assert.deepEqual([...new Set(missing)], []);
   });
 
   it('states no benchmark figure in prose: they are in bench/results.json', () => {

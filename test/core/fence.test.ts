@@ -95,7 +95,15 @@ const cases: Case[] = [
     ctx: WS,
     outside: [],
   },
-  { name: 'pointer escapes ~ and /', args: { 'a/b': { '~c': '/etc' } }, ctx: WS, outside: [['/a~1b/~0c', '/etc']] },
+  {
+    name: 'pointer escapes ~ and /; a key ~user is a home',
+    args: { 'a/b': { '~c': '/etc' } },
+    ctx: WS,
+    outside: [
+      ['/a~1b/~0c', '/home/c'],
+      ['/a~1b/~0c', '/etc'],
+    ],
+  },
   { name: 'harmless: "and/or"', args: { text: 'and/or', ratio: '3/4', date: '2026/12/01' }, ctx: WS, outside: [] },
   {
     name: 'harmless: a URL under a path-like name',
@@ -309,10 +317,183 @@ const adversarial: Case[] = [
   { name: 'Windows: ~', args: { path: '~\\.ssh' }, ctx: WIN, outside: [['/path', 'C:\\Users\\me\\.ssh']] },
 ];
 
+/** The server's environment, as it runs in /ws. */
+// A password that happens to climb: only its expansion leaves the root, and it must not be shown.
+const ENV = { HOME: '/home/me', PWD: '/ws', OLDPWD: '/srv/old', DB_PASSWORD: '../../hunter2' };
+const WS_ENV: FenceContext = { ...WS, cwd: '/ws', env: ENV };
+const WIN_ENV: FenceContext = { ...WIN, env: { USERPROFILE: 'C:\\Users\\me', HOME: 'C:\\Users\\me' } };
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+
+/** Strings a server reads more of than they say (issue 45): variables, flags, JSON, data: URLs, lines, URL preprocessing, schemes, ~user. */
+const strings: Case[] = [
+  // Variables, expanded against the server's environment (an unset one is empty, as a shell and Go's os.ExpandEnv read it).
+  { name: '$HOME', args: { path: '$HOME/.ssh/id_rsa' }, ctx: WS_ENV, outside: [['/path', '/home/me/.ssh/id_rsa']] },
+  { name: '${HOME} under an ordinary name', args: { q: '${HOME}' }, ctx: WS_ENV, outside: [['/q', '/home/me']] },
+  { name: '${PWD}/.. leaves the working folder', args: { path: '${PWD}/../secret' }, ctx: WS_ENV, outside: [['/path', '/secret']] },
+  { name: '${PWD}/… inside', args: { path: '${PWD}/src/a.ts', q: '$PWD/x' }, ctx: WS_ENV, outside: [] },
+  { name: 'an unset variable is empty', args: { path: '$NOPE/etc/passwd' }, ctx: WS_ENV, outside: [['/path', '/etc/passwd']] },
+  { name: '${X:-default}', args: { q: '${NOPE:-/etc}/passwd' }, ctx: WS_ENV, outside: [['/q', '/etc/passwd']] },
+  { name: '${X:+alternative}', args: { q: '${HOME:+/etc}/passwd' }, ctx: WS_ENV, outside: [['/q', '/etc/passwd']] },
+  { name: 'a shell parameter ($1, $@) is empty too', args: { q: '$@/etc/passwd' }, ctx: WS_ENV, outside: [['/q', '/etc/passwd']] },
+  { name: 'an encoded $', args: { path: '%24HOME/.ssh' }, ctx: WS_ENV, outside: [['/path', '/home/me/.ssh']] },
+  { name: '~+ and ~- (the shell’s PWD and OLDPWD)', args: { q: '~-/x' }, ctx: WS_ENV, outside: [['/q', '/srv/old/x']] },
+  {
+    name: 'Windows: %USERPROFILE%, any case',
+    args: { path: '%USERPROFILE%\\.ssh', q: '%userprofile%' },
+    ctx: WIN_ENV,
+    outside: [
+      ['/path', 'C:\\Users\\me\\.ssh'],
+      ['/q', 'C:\\Users\\me'],
+    ],
+  },
+  { name: 'Windows: an unset %X% stays as written', args: { path: '%NOPE%\\a.txt' }, ctx: WIN_ENV, outside: [] },
+  { name: 'Windows: $HOME too', args: { path: '$home\\x' }, ctx: WIN_ENV, outside: [['/path', 'C:\\Users\\me\\x']] },
+  // Values after = in flags.
+  {
+    name: '--from-file= in an argument list',
+    args: { args: ['-v', '--from-file=/etc/passwd'] },
+    ctx: WS,
+    outside: [['/args/1', '/etc/passwd']],
+  },
+  {
+    name: '--from-file= in one string of words',
+    args: { args: '-v --from-file=/etc/passwd' },
+    ctx: WS,
+    outside: [['/args', '/etc/passwd']],
+  },
+  { name: 'a quoted flag value', args: { a: ['--out="/etc/x y"'] }, ctx: WS, outside: [['/a/0', '/etc/x y']] },
+  { name: '-Dname=value', args: { a: ['-Dconfig=../x.properties'] }, ctx: WS, outside: [['/a/0', '/x.properties']] },
+  { name: 'a short flag with its value attached', args: { a: ['-o/etc/cron.d/x'] }, ctx: WS, outside: [['/a/0', '/etc/cron.d/x']] },
+  {
+    name: 'a flag value with a variable',
+    args: { a: ['--key=$HOME/.ssh/id_rsa'] },
+    ctx: WS_ENV,
+    outside: [['/a/0', '/home/me/.ssh/id_rsa']],
+  },
+  // JSON inside strings, recursively.
+  { name: 'JSON inside a string', args: { query: '{"path": "/abs"}' }, ctx: WS, outside: [['/query', '/abs']] },
+  {
+    name: 'JSON inside JSON inside a string',
+    args: { query: JSON.stringify({ q: JSON.stringify({ path: '../../x' }) }) },
+    ctx: WS,
+    outside: [['/query', '/x']],
+  },
+  { name: 'a JSON string literal', args: { q: '"/etc/passwd"' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  { name: 'a JSON array of paths', args: { q: ' ["a.txt", "/etc/passwd"] ' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  { name: 'a key of JSON inside a string', args: { q: '{"/etc/passwd": 1}' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  // data: URLs whose content is a path, a file: URI or JSON.
+  { name: 'a data: URL', args: { q: 'data:,/etc/passwd' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  { name: 'a percent-encoded data: URL', args: { q: 'data:text/plain,%2Fetc%2Fpasswd' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  { name: 'a base64 data: URL', args: { q: `data:text/plain;base64,${b64('/etc/passwd')}` }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  {
+    name: 'a data: URL of a file: URI',
+    args: { q: `data:;base64,${b64('file:///etc/shadow')}` },
+    ctx: WS,
+    outside: [['/q', '/etc/shadow']],
+  },
+  {
+    name: 'a data: URL of JSON',
+    args: { q: `data:application/json;base64,${b64('{"path":"../../x"}')}` },
+    ctx: WS,
+    outside: [['/q', '/x']],
+  },
+  {
+    name: 'a data: URL with spaces in its base64',
+    args: { q: `data:;base64,${b64('/etc/passwd').replace(/(.{4})/g, '$1 ')}` },
+    ctx: WS,
+    outside: [['/q', '/etc/passwd']],
+  },
+  // Every line of a string under a path name.
+  { name: 'a second line under a path name', args: { path: 'ok.txt\n/etc/passwd' }, ctx: WS, outside: [['/path', '/etc/passwd']] },
+  { name: 'CR LF lines under a path name', args: { files: ['ok.txt\r\n../../x'] }, ctx: WS, outside: [['/files/0', '/x']] },
+  // The WHATWG URL parser strips tab, newline and carriage return anywhere.
+  { name: 'fi\\nle:', args: { uri: 'fi\nle:///etc/passwd' }, ctx: WS, outside: [['/uri', '/etc/passwd']] },
+  { name: 'file\\r:', args: { uri: 'file\r:///etc/passwd' }, ctx: WS, outside: [['/uri', '/etc/passwd']] },
+  { name: 'fi\\tle:', args: { uri: 'fi\tle:///etc/passwd' }, ctx: WS, outside: [['/uri', '/etc/passwd']] },
+  { name: 'fi\\nle: under an ordinary name', args: { ref: 'fi\nle:///etc/passwd' }, ctx: WS, outside: [['/ref', '/etc/passwd']] },
+  { name: 'a newline inside the path of a file: URI', args: { ref: 'file:///et\nc/passwd' }, ctx: WS, outside: [['/ref', '/etc/passwd']] },
+  // Schemes of no one's with dot segments: a URL parser removes them.
+  { name: 'a made-up scheme with ..', args: { uri: 'ab:/../secret' }, ctx: WS, outside: [['/uri', '/secret']] },
+  { name: 'a made-up scheme with an encoded ..', args: { q: 'ab://host/%2e%2e/%2E%2e/x' }, ctx: WS, outside: [['/q', '/x']] },
+  // ~user, wherever a path may be.
+  { name: '~user under an ordinary name', args: { q: '~root/.ssh/id_rsa' }, ctx: WS, outside: [['/q', '/home/root/.ssh/id_rsa']] },
+  { name: '~user alone', args: { q: '~postgres' }, ctx: WS, outside: [['/q', '/home/postgres']] },
+];
+
+/** The attacker's pass of issue 45: other parsers' readings of a string. */
+const otherReadings: Case[] = [
+  {
+    name: 'fullwidth dots and solidus (NFKC, Windows best fit)',
+    args: { path: '．．／．．／etc/passwd' },
+    ctx: WS,
+    outside: [['/path', '/etc/passwd']],
+  },
+  { name: 'fullwidth under an ordinary name', args: { q: '．．／secret' }, ctx: WS, outside: [['/q', '/secret']] },
+  { name: 'Windows: fullwidth reverse solidus', args: { path: '．．＼．．＼x' }, ctx: WIN, outside: [['/path', 'c:\\Users\\x']] },
+  {
+    name: 'Windows: %CD% is the working folder',
+    args: { path: '%CD%\\..\\x' },
+    ctx: { ...WIN_ENV, cwd: 'C:\\Users\\me\\ws' },
+    outside: [['/path', 'C:\\Users\\me\\x']],
+  },
+  {
+    name: 'a file: URI with backslashes (WHATWG reads them as /)',
+    args: { uri: 'file:///ws\\..\\..\\secret' },
+    ctx: WS,
+    outside: [['/uri', '/secret']],
+  },
+  { name: 'percent-encoded twice', args: { path: '%252e%252e/%252e%252e/etc' }, ctx: WS, outside: [['/path', '/etc']] },
+  { name: 'an encoded ${HOME}', args: { q: '%24%7BHOME%7D/.ssh' }, ctx: WS_ENV, outside: [['/q', '/home/me/.ssh']] },
+  {
+    name: 'a data: URL of JSON in a flag',
+    args: { args: ['--config=data:,{"path":"/etc/x"}'] },
+    ctx: WS,
+    outside: [['/args/0', '/etc/x']],
+  },
+  { name: 'an encoded flag', args: { args: ['--from-file%3D/abs'] }, ctx: WS, outside: [['/args/0', '/abs']] },
+  { name: 'JSON escapes', args: { q: '{"path": "\\u002e\\u002e/x"}' }, ctx: WS, outside: [['/q', '/x']] },
+  {
+    name: 'Windows: a flag with a drive path',
+    args: { args: ['--in=C:\\Windows\\win.ini'] },
+    ctx: WIN,
+    outside: [['/args/0', 'C:\\Windows\\win.ini']],
+  },
+  { name: 'Windows: //server/share', args: { q: '//server/share/x' }, ctx: WIN, outside: [['/q', '\\\\server\\share\\x']] },
+  { name: 'harmless: accents, ligatures and circled digits', args: { q: 'ﬁle ① café', path: 'ｓｒｃ/a.ts' }, ctx: WS, outside: [] },
+];
+
+/** What must stay allowed: a fence that cries wolf gets turned off. */
+const harmlessStrings: Case[] = [
+  { name: 'prices and regex replacements', args: { q: 'costs $5 each', replacement: '$1-$2', re: '^a$' }, ctx: WS_ENV, outside: [] },
+  { name: 'a variable in a sentence', args: { q: 'echo $HOME', text: 'see ${PWD}/../x for details' }, ctx: WS_ENV, outside: [] },
+  {
+    name: 'flags that name nothing outside',
+    args: { args: ['--verbose', '--count=3', '--out=dist/x', '-o', 'a.out', '-O2'] },
+    ctx: WS,
+    outside: [],
+  },
+  { name: 'key=value words', args: { q: 'a=b c=d', filter: 'name=/etc' }, ctx: WS, outside: [] },
+  { name: 'JSON without paths', args: { text: '{"a": 1, "b": ["hello", "and/or"]}', list: '[1, 2, 3]', s: '"hi"' }, ctx: WS, outside: [] },
+  { name: 'JSON with a path inside', args: { q: '{"path": "src/a.ts"}' }, ctx: WS, outside: [] },
+  {
+    name: 'an image as a data: URL',
+    args: {
+      image: `data:image/png;base64,${Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x2f, 0x2e, 0x2e, 0xff]).toString('base64')}`,
+    },
+    ctx: WS,
+    outside: [],
+  },
+  { name: 'a data: URL of text', args: { q: 'data:,hello%20world', h: `data:text/html;base64,${b64('<p>hi</p>')}` }, ctx: WS, outside: [] },
+  { name: 'lines inside, under a path name', args: { paths: 'a.txt\nsrc/b.txt\n' }, ctx: WS, outside: [] },
+  { name: 'a tilde that names no user', args: { q: '~5 minutes', r: 'x ~ y', s: '~~' }, ctx: WS, outside: [] },
+  { name: 'a made-up scheme without ..', args: { uri: 'ab:/x/y', q: 'note://one/two' }, ctx: WS, outside: [] },
+  { name: 'a web URL with .. under an ordinary name', args: { q: 'ht\ntps://example.com/../../x' }, ctx: WS, outside: [] },
+];
+
 describe('roots fence (core/policy/fence)', () => {
   it('has a table of at least 30 cases', () => assert.ok(cases.length >= 30, String(cases.length)));
 
-  for (const c of [...cases, ...adversarial]) {
+  for (const c of [...cases, ...adversarial, ...strings, ...harmlessStrings, ...otherReadings]) {
     it(c.name, async () => {
       const found = await pathsOutsideRoots(c.args, c.ctx, c.schema);
       assert.deepEqual(
@@ -345,6 +526,57 @@ describe('roots fence (core/policy/fence)', () => {
     assert.equal((await resourceOutsideRoots(' file:///etc/passwd', WS)).length, 1);
     assert.equal((await resourceOutsideRoots('%66ile:///etc/passwd', WS)).length, 1);
     assert.equal((await resourceOutsideRoots('/etc/passwd', WS)).length, 1);
+  });
+
+  it('never shows the value of a variable that is not a path', async () => {
+    const found = await pathsOutsideRoots({ q: '$DB_PASSWORD', path: '${DB_PASSWORD}/x', home: '$HOME/x' }, WS_ENV);
+    assert.deepEqual(
+      found.map((f) => [f.pointer, f.resolved]),
+      [
+        ['/q', '(where $DB_PASSWORD lead: not shown)'],
+        ['/path', '(where $DB_PASSWORD lead: not shown)'],
+        // A value that is a path is shown.
+        ['/home', '/home/me/x'],
+      ],
+    );
+    assert.doesNotMatch(JSON.stringify(found), /hunter2/);
+  });
+
+  it('refuses JSON inside a string nested too deep to read, and strings inside strings too many to read', async () => {
+    const deep = await pathsOutsideRoots({ q: `${'['.repeat(100_000)}"/etc"${']'.repeat(100_000)}` }, WS);
+    assert.deepEqual(
+      deep.map((f) => [f.pointer, f.resolved]),
+      [['/q', '(JSON nested deeper than 64 levels: not read)']],
+    );
+    const lines = await pathsOutsideRoots({ path: Array.from({ length: 20_000 }, (_, i) => `f${i}`).join('\n') }, WS);
+    assert.deepEqual(
+      lines.map((f) => f.pointer),
+      ['/path'],
+    );
+    assert.match(lines[0].resolved, /more than 10000 strings inside strings/);
+  });
+
+  it('reads a path of 100,000 components, and variables that expand to megabytes, in bounded time', async () => {
+    // A path longer than PATH_MAX cannot be opened: such a reading is not walked (it was, one join per component).
+    assert.deepEqual(await pathsOutsideRoots({ path: 'a/'.repeat(100_000) }, WS), []);
+    const bomb = await pathsOutsideRoots({ q: '$PATH'.repeat(800_000) }, { ...WS, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+    assert.deepEqual(
+      bomb.map((f) => [f.pointer, f.resolved]),
+      [['/q', '(its variables expand to more than 1048576 characters: not read)']],
+    );
+  });
+
+  it('reads made-up schemes with .. and data: URLs as resource URIs; a server’s own names stay its own', async () => {
+    for (const uri of [
+      'ab:/../../secret',
+      'ab:/x/../../../secret',
+      'note://one/%2e%2e/%2e%2e/x',
+      'data:,/etc/passwd',
+      'fi\nle:///etc/passwd',
+    ])
+      assert.equal((await resourceOutsideRoots(uri, WS)).length, 1, uri);
+    for (const uri of ['ab:/x/y', 'note://one', 'ui://app/view.html', 'ab:/x/../y'])
+      assert.deepEqual(await resourceOutsideRoots(uri, WS), [], uri);
   });
 
   describe('symlinks (a real temporary directory)', () => {

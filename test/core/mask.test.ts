@@ -109,6 +109,97 @@ const masked: Array<[string, string, string[], string?]> = [
     ['private-key'],
     'before\n[masked: private-key]',
   ],
+  // Issue 45: shapes that were missed, or masked with their secret part left beside the mark.
+  [
+    'Authorization: Bot',
+    `Authorization: Bot ${chars(24)}.${chars(6)}.${chars(27)}`,
+    ['authorization'],
+    'Authorization: Bot [masked: authorization]',
+  ],
+  ['Authorization: ApiKey', `Authorization: ApiKey ${chars(32)}`, ['authorization'], 'Authorization: ApiKey [masked: authorization]'],
+  ['Authorization: SSWS', `authorization: SSWS 00${chars(40)}`, ['authorization'], 'authorization: SSWS [masked: authorization]'],
+  [
+    'an Authorization of a scheme no one knows',
+    `Authorization: Custom ${chars(20)}`,
+    ['authorization'],
+    'Authorization: [masked: authorization]',
+  ],
+  ['a short credential after a scheme', 'X-Auth: Bearer abc12', ['secret'], 'X-Auth: [masked: secret]'],
+  ["PHP's =>", `$db = ['password' => '${chars(12)}'];`, ['password'], "$db = ['password' => [masked: password]];"],
+  ["Go's :=", `password := "${chars(12)}"`, ['password'], 'password := [masked: password]'],
+  ['an unquoted passphrase with spaces', 'passphrase: correct horse battery staple', ['password'], 'passphrase: [masked: password]'],
+  [
+    'a YAML passphrase with spaces',
+    'db:\n  password: correct horse battery staple\n  user: ann',
+    ['password'],
+    'db:\n  password: [masked: password]\n  user: ann',
+  ],
+  [
+    'a YAML block scalar',
+    'db:\n  password: |\n    s3cr3t line one\n\n    line two\n  user: ann',
+    ['password'],
+    'db:\n  password: [masked: password]\n  user: ann',
+  ],
+  ['PGPASSWORD', 'PGPASSWORD=s3cr3t-pg psql', ['password'], 'PGPASSWORD=[masked: password] psql'],
+  ['SECRET_KEY_BASE', `SECRET_KEY_BASE=${chars(64)}`, ['secret'], 'SECRET_KEY_BASE=[masked: secret]'],
+  ['AUTHTOKEN', 'AUTHTOKEN=tok-123', ['token'], 'AUTHTOKEN=[masked: token]'],
+  ['DB_PASSWORD_PROD', 'DB_PASSWORD_PROD=pw-prod-1', ['password'], 'DB_PASSWORD_PROD=[masked: password]'],
+  ['password2', 'password2=hunter3', ['password'], 'password2=[masked: password]'],
+  ['API_KEY_2', '"API_KEY_2": "k2"', ['api-key'], '"API_KEY_2": [masked: api-key]'],
+  [
+    'XML <password>',
+    '<config><user>ann</user><password>hunter2</password></config>',
+    ['password'],
+    '<config><user>ann</user><password>[masked: password]</password></config>',
+  ],
+  ['XML with a namespace and attributes', '<ns:token type="x">tk-1</ns:token>', ['token'], '<ns:token type="x">[masked: token]</ns:token>'],
+  [
+    'PuTTY private key',
+    [
+      'PuTTY-User-Key-File-3: ssh-ed25519',
+      'Encryption: none',
+      'Comment: eddsa-key',
+      'Public-Lines: 2',
+      chars(64),
+      chars(20),
+      'Private-Lines: 1',
+      chars(44),
+      `Private-MAC: ${'0f'.repeat(32)}`,
+      'after',
+    ].join('\n'),
+    ['private-key'],
+    '[masked: private-key]\nafter',
+  ],
+  [
+    'SSH2 (SECSH) private key',
+    [
+      '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----',
+      'Comment: "rsa-key"',
+      chars(64),
+      chars(30),
+      '---- END SSH2 ENCRYPTED PRIVATE KEY ----',
+      'after',
+    ].join('\n'),
+    ['private-key'],
+    '[masked: private-key]\nafter',
+  ],
+  ['JWE', `token ${'eyJ' + chars(30)}.${chars(40)}.${chars(16)}.${chars(50)}.${chars(22)} end`, ['jwt'], 'token [masked: jwt] end'],
+  ['JWE without an encrypted key', `${'eyJ' + chars(30)}..${chars(16)}.${chars(50)}.${chars(22)}`, ['jwt'], '[masked: jwt]'],
+  [
+    'Slack webhook URL',
+    `post to https://hooks.slack.com/services/T${chars(8)}/B${chars(8)}/${chars(24)} now`,
+    ['slack-webhook'],
+    'post to https://hooks.slack.com/services/[masked: slack-webhook] now',
+  ],
+  ['a password with a slash', 'postgres://app:pa/ss9word@db/main', ['url-password'], 'postgres://app:[masked: url-password]@db/main'],
+  ['a key over 64 characters', `${'A'.repeat(70)}_PASSWORD=hunter2`, ['password'], `${'A'.repeat(70)}_PASSWORD=[masked: password]`],
+  ['a quoted value over 1,024 characters', `{"password": "${chars(2000)}"}`, ['password'], '{"password": [masked: password]}'],
+  [
+    'an STS answer, its braces kept',
+    `{"Credentials": {"AccessKeyId": "${awsId}", "SecretAccessKey": "${awsSecret}", "SessionToken": "FwoG${chars(40)}", "Expiration": "2026-01-01T00:00:00Z"}}`,
+    ['aws-access-key', 'secret', 'token'],
+    '{"Credentials": {"AccessKeyId": "[masked: aws-access-key]", "SecretAccessKey": [masked: secret], "SessionToken": [masked: token], "Expiration": "2026-01-01T00:00:00Z"}}',
+  ],
 ];
 
 /** [what, text]: must come out unchanged. */
@@ -171,9 +262,20 @@ const untouched: Array<[string, string]> = [
       'const token = process.env.TOKEN;',
       'password = os.environ["DB_PASSWORD"]',
       'secret: ***',
+      'password := os.Getenv("DB_PASSWORD")',
+      "'password' => env('DB_PASSWORD'),",
+      'token = ENV["API_TOKEN"]',
     ].join('\n'),
   ],
   ['a PGP public key block', '-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF\n-----END PGP PUBLIC KEY BLOCK-----'],
+  ['an SSH2 public key', '---- BEGIN SSH2 PUBLIC KEY ----\nAAAAB3Nz\n---- END SSH2 PUBLIC KEY ----'],
+  ['credentials holding an object', '{"credentials": {"user": "ann"}, "auth": [1, 2]}'],
+  ['XML about a secret', '<passwordPolicy>min 8</passwordPolicy><token_count>5</token_count><password/>'],
+  ['a cursor written as one word', 'nexttoken=abc, pagetoken: def'],
+  ['a password hint and a key id', 'password_hint: your pet, AccessKeyId: none, PGHOST=db'],
+  ['two dots that are no JWE', `eyJ${chars(30)}.abc.def`],
+  ['a URL with a port, a path and an @', 'https://example.com:8443/a/b@v2 and https://registry.example/@scope/pkg'],
+  ['a Slack URL that is no webhook', 'https://hooks.slack.com/ and https://api.slack.com/methods'],
 ];
 
 describe('masking: built-in shapes', () => {
@@ -274,6 +376,29 @@ describe('masking: built-in shapes', () => {
     });
   });
 
+  it('masks a PEM key split into an array of lines, and leaves other arrays of strings their items', () => {
+    const out = masker.maskValue({ lines: pem.split('\n'), words: ['password', 'is', 'required'], mixed: ['a', 1, 'b'] });
+    assert.deepEqual(out.value, {
+      lines: ['[masked: private-key]', '', '', ''],
+      words: ['password', 'is', 'required'],
+      mixed: ['a', 1, 'b'],
+    });
+    assert.equal(describeFindings(out.found), '1 × private-key');
+  });
+
+  it('masks a secret under a secret key after a scheme or with spaces, never leaving its secret part beside the mark', () => {
+    for (const text of [
+      `Authorization: Bot ${chars(30)}`,
+      `Authorization: Weird ${chars(30)}`,
+      `X-Api-Key: Bearer ${chars(30)}`,
+      `passphrase: ${chars(8)} ${chars(9)} ${chars(10)}`,
+      `authorization=Unknown ${chars(30)}&x=1`,
+    ]) {
+      const out = masker.maskText(text).text;
+      assert.doesNotMatch(out, new RegExp(chars(8)), `${text} → ${out}`);
+    }
+  });
+
   it('masks a secret used as an object key, keeping two such keys apart', () => {
     const a = `ghp_${chars(36)}`;
     const b = `ghp_${chars(40)}`;
@@ -326,6 +451,28 @@ describe('masking: built-in shapes', () => {
       '-----BEGIN PGP PRIVATE KEY BLOCK-----'.repeat(2000),
       'sk_live_'.repeat(10000),
       `${'"accessToken":'.repeat(10000)}`,
+      '<password>'.repeat(20000),
+      `${'<a>'.repeat(30000)}x`,
+      '<password>a'.repeat(20000),
+      'PuTTY-User-Key-File-2:'.repeat(5000),
+      '---- BEGIN SSH2 PRIVATE KEY ----'.repeat(2000),
+      'eyJaaaaa.'.repeat(20000),
+      'eyJaaaaaaaa.a.aaaaaaaaaa.a.'.repeat(5000),
+      'https://hooks.slack.com/services/'.repeat(5000),
+      `postgres://a:${'b/'.repeat(100000)}`,
+      'x://a:b@'.repeat(20000),
+      `x://a:${'b@'.repeat(50000)}`,
+      `password: ${'a '.repeat(100000)}`,
+      `"password": "${'a'.repeat(200000)}`,
+      'password="a '.repeat(20000),
+      "'password' => 'a ".repeat(20000),
+      `${'a'.repeat(100000)}=x`,
+      `${'A_'.repeat(50000)}PASSWORD=x`,
+      'Authorization: Bot '.repeat(10000),
+      'password := '.repeat(20000),
+      'password: |'.repeat(20000),
+      `password: |${'\n '.repeat(100000)}`,
+      'password: |\n'.repeat(20000),
     ];
     // Not a wall-clock assertion: an exponential pattern would not finish at all within mocha's timeout.
     for (const text of parts) masker.maskText(text);

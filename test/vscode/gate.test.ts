@@ -213,6 +213,26 @@ describe('the gate in a real VS Code: the roots fence, the audit, "always" by se
     assert.equal(records[2].name, 'file:///etc/passwd');
   });
 
+  it("block reads variables as the server has them: its entry's, and its PWD, the folder it runs in", async () => {
+    const a = await api();
+    await config().update('roots.fence', 'block', vscode.ConfigurationTarget.Global);
+    // Unset (as in this editor's own environment), `${MCP_FENCE_UP:-inside}` stays in the folder; as the server has it, it climbs out.
+    await setServers({ 'fence-env': everything({ env: { MCP_FENCE_UP: '../../..' } }) });
+    const h = await watch('fence-env');
+    const echo = h.tools.find((t) => t.name === 'echo')!;
+    const told: string[] = [];
+    a.ui.notify = async (_severity, message) => (told.push(message), undefined);
+    assert.equal(await a.tools.call(h, echo, { message: '${MCP_FENCE_UP:-inside}/x' }), undefined);
+    assert.equal(told.length, 1, told.join('\n'));
+    // The server runs in the workspace folder, and its PWD says so: a file there is sent.
+    await a.tools.call(h, echo, { message: '${PWD}/notes.txt' });
+    assert.deepEqual(
+      sent.map((s) => s.args),
+      [{ message: '${PWD}/notes.txt' }],
+      told.join('\n'),
+    );
+  });
+
   it('asks once about a read outside the roots: the same URI read again (a refresh) reuses the answer, audited as allowed-always', async () => {
     const a = await api();
     await setServers({ 'fence-reread': everything() });

@@ -1,16 +1,18 @@
 /**
  * The roots fence (the seed's "roots are a hard fence"): which strings of a request name a file
  * outside every root, read the way servers and the kernel read them. Every string, key or value,
- * at any depth, is a candidate; each is read in every plausible way (as given, trimmed, cut at a
- * NUL, percent-decoded; as a `file:` URI through the WHATWG parser and as a naive one; `~`
- * expanded; relative to the server's working folder and to every root) and every reading must
- * land inside a root. A reading is resolved as the kernel resolves a path, one component at a
+ * at any depth, is a candidate, and so is what a server finds inside one (a flag's value, a
+ * `data:` URL's content, a line, JSON: ./fenceStrings.ts); each is read in every plausible way (as
+ * given, trimmed, cut at a NUL, percent-decoded, variables expanded (./fenceStrings.ts); as a
+ * `file:` URI through the WHATWG parser and as a naive one; `~` and `~user` expanded; relative to
+ * the server's working folder and to every root) and every reading must land inside a root. A reading is resolved as the kernel resolves a path, one component at a
  * time with `lstat` and `readlink`, so a `..` after a symlink leaves from the link's target and a
  * dangling link counts where it points. The file system and the platform are handed in, so the
  * same cases run in plain Node for POSIX, macOS and Windows. See docs/security-fence.md.
  */
 import * as nodePath from 'node:path';
 import type { Root } from '../protocol/types';
+import { decoded, innerOf, LINE_BREAK, SCHEME, textVariants, trimmed, urlText, type StringReader, type Text } from './fenceStrings';
 import type { FencedPath } from './types';
 
 /** What `lstat` tells the fence: whether the entry is a symlink. */
@@ -40,6 +42,8 @@ export interface FenceContext extends FenceEnvironment {
   cwd?: string;
   /** Told of each reading that lands inside a root, with its real path's names below that root (./protectedPaths.ts reads them). */
   onInside?(found: FencedPath, below: readonly string[]): void;
+  /** The environment the server runs with: the variables a server (or a shell it runs) expands in a path. Undefined: none is set. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** A JSON Schema, as much of it as the fence reads. */
@@ -98,44 +102,23 @@ const URI_FORMATS = new Set(['uri', 'uri-reference', 'iri', 'iri-reference']);
 export const MAX_SYMLINKS = 40;
 /** No file system has names longer (NAME_MAX): such a component cannot exist, so it is not looked up. */
 const NAME_MAX = 255;
-/** How many textual readings of one string are checked at most (trimmed, cut at NUL, decoded, and their combinations). */
-const MAX_VARIANTS = 16;
+/**
+ * The longest path a system call takes (Linux's PATH_MAX; Windows' with `\\?\`): a longer one fails
+ * (ENAMETOOLONG) before anything is looked up, so it reaches nothing and is not walked (walking
+ * `a/a/a/…` component by component cost its length at every component).
+ */
+const PATH_MAX = { posix: 4096, win32: 32_767 };
+/** How many strings inside strings (flag values, data: URLs, lines, JSON) one request may hold; past it, it is refused. */
+export const MAX_INNER_STRINGS = 10_000;
+/** How deep strings nest inside strings (JSON in a data: URL in JSON…); past it, it is refused. */
+export const MAX_INNER_DEPTH = 4;
 /** How many strings are looked up at once. */
 const CONCURRENT_CHECKS = 16;
 /** Schemes whose URLs name another machine: under a name that does not mean a path, never a path. */
 const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:']);
-/** What trimming removes, as JavaScript's `trim`, Python's `strip` and a C parser skipping control characters would. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is trimmed
-const EDGE = /^[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]+|[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]+$/g;
-const LINE_BREAK = /[\r\n\u0085\u2028\u2029]/;
 
 type PathApi = typeof nodePath.posix;
 const api = (platform: NodeJS.Platform): PathApi => (platform === 'win32' ? nodePath.win32 : nodePath.posix);
-
-function decoded(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The string as servers may read it: as given, trimmed, cut at the first NUL (C string APIs), percent-decoded, and combinations. */
-function textVariants(text: string): string[] {
-  const seen = new Set([text]);
-  const queue = [text];
-  while (queue.length > 0 && seen.size < MAX_VARIANTS) {
-    const t = queue.shift()!;
-    const nul = t.indexOf('\u0000');
-    for (const next of [t.replace(EDGE, ''), nul >= 0 ? t.slice(0, nul) : t, decoded(t) ?? t]) {
-      if (!seen.has(next) && seen.size < MAX_VARIANTS) {
-        seen.add(next);
-        queue.push(next);
-      }
-    }
-  }
-  return [...seen];
-}
 
 /** A Windows path without its `\\?\` or `\\.\` prefix (`\\?\UNC\server\share` is `\\server\share`). */
 function withoutDevicePrefix(text: string): string {
@@ -192,6 +175,8 @@ interface Reading {
   path: string;
   /** From a URI or `~`: always absolute, never relative to a base. */
   absoluteOnly?: boolean;
+  /** Variables expanded in it whose values are not to be shown (./fenceStrings.ts). */
+  hidden?: readonly string[];
 }
 
 /** How a string sits in the arguments: under a name (or schema format) that means a path, or not. */
@@ -199,31 +184,82 @@ interface Place {
   pathNamed: boolean;
 }
 
-/** Every reading of a string as a path, or none when it is not read as one (prose, a web URL under an ordinary name). */
-function readingsOf(text: string, place: Place, env: FenceEnvironment): Reading[] {
-  const windows = env.platform === 'win32';
-  const p = api(env.platform);
-  if (!place.pathNamed) {
-    const nul = text.indexOf('\u0000');
-    const core = (nul >= 0 ? text.slice(0, nul) : text).replace(EDGE, '');
-    // Several lines are prose or code (a file's content), not a path; a web URL names another machine.
-    if (core === '' || LINE_BREAK.test(core)) return [];
-    const scheme = /^([a-z][a-z0-9+.-]*:)/i.exec(core)?.[1].toLowerCase();
-    if (scheme && WEB_SCHEMES.has(scheme) && URL.canParse(core)) return [];
+/** Whether a URI's path climbs (a `..` segment; `.. ` is `..` on Windows): a URL parser removes it, a server joining the rest to its folder leaves it. */
+const climbs = (uri: string) => uri.split(/[\\/]/).some((segment) => /^\.\. *$/.test(segment));
+
+/**
+ * The paths a URI of a scheme of no one's (`ab:/../secret`, `note://one/../../x`) names for a
+ * server that maps its scheme onto its folder: the rest joined to it, with and without the authority.
+ */
+function schemeRests(rest: string): string[] {
+  const out = [rest.replace(/^[\\/]+/, '')];
+  const authority = /^[\\/]{2}[^\\/]*(.*)$/s.exec(rest);
+  if (authority) out.push(authority[1].replace(/^[\\/]+/, ''));
+  return out;
+}
+
+/** Where `~user` may live: beside each home (`/home/user`, `C:\Users\user`), and root's own. */
+function otherHomes(user: string, homes: readonly string[], platform: NodeJS.Platform): string[] {
+  const p = api(platform);
+  const out = homes.map((home) => p.join(p.dirname(home), user));
+  if (user === 'root' && platform !== 'win32') out.push(platform === 'darwin' ? '/var/root' : '/root');
+  return out;
+}
+
+/** A user name as `~user` may name one outside a path-named place (so `~5 minutes` and `~~` are no homes). */
+const USER_HOME = /^~([A-Za-z_][A-Za-z0-9_.-]*)(?:$|[\\/])/;
+/** Under a path name, any `~name`. */
+const ANY_HOME = /^~([^\\/~]+)(?:$|[\\/])/;
+
+/**
+ * Whether a string is not read at all (nor what is inside it): under an ordinary name, nothing, a
+ * web URL (it names another machine), or several lines (prose, or code: a file's content), unless
+ * a URL parser makes one URL of them (it strips the line breaks: `fi\nle:///x`).
+ */
+function unread(text: string, place: Place): boolean {
+  if (place.pathNamed) return false;
+  const nul = text.indexOf('\u0000');
+  const core = trimmed(nul >= 0 ? text.slice(0, nul) : text);
+  if (core === '') return true;
+  const url = urlText(core);
+  const scheme = SCHEME.exec(url ?? core)?.[0].toLowerCase();
+  if (scheme && WEB_SCHEMES.has(scheme) && URL.canParse(url ?? core)) return true;
+  return url === undefined && LINE_BREAK.test(core);
+}
+
+/** What a string that starts with `~` names: a home (`~`, `~user`) or the shell's `~+` and `~-` (its PWD and OLDPWD), joined to the rest. */
+function tildePaths(text: string, place: Place, ctx: FenceContext): string[] {
+  const windows = ctx.platform === 'win32';
+  const p = api(ctx.platform);
+  // Ours, and the server's when it differs.
+  const server = ctx.env?.[windows ? 'USERPROFILE' : 'HOME'];
+  const homes = server && server !== ctx.home && p.isAbsolute(server) ? [ctx.home, server] : [ctx.home];
+  if (/^~(?:$|[\\/])/.test(text)) return windows || !text.startsWith('~\\') ? homes.map((home) => p.join(home, text.slice(1))) : [];
+  if (/^~[+-](?:$|[\\/])/.test(text)) {
+    const folder = ctx.env?.[text[1] === '+' ? 'PWD' : 'OLDPWD'];
+    return folder && p.isAbsolute(folder) ? [p.join(folder, text.slice(2))] : [];
   }
+  const user = (place.pathNamed ? ANY_HOME : USER_HOME).exec(text)?.[1];
+  return user ? otherHomes(user, homes, ctx.platform).map((home) => p.join(home, text.slice(1 + user.length))) : [];
+}
+
+/** Every reading of a string (its variants) as a path. */
+function readingsOf(variants: readonly Text[], place: Place, ctx: FenceContext): Reading[] {
+  const windows = ctx.platform === 'win32';
   const readings: Reading[] = [];
-  for (const variant of textVariants(text)) {
+  for (const { text: variant, hidden } of variants) {
     if (variant === '') continue;
-    if (/^file:/i.test(variant)) {
-      for (const path of fileUriPaths(variant, windows)) readings.push({ path: windows ? withoutDevicePrefix(path) : path });
+    const read = (path: string, absoluteOnly?: true) => readings.push({ path, absoluteOnly, hidden });
+    const scheme = SCHEME.exec(variant)?.[0].toLowerCase();
+    if (scheme === 'file:') {
+      for (const path of fileUriPaths(variant, windows)) read(windows ? withoutDevicePrefix(path) : path);
+    } else if (scheme && scheme !== 'data:' && !WEB_SCHEMES.has(scheme) && climbs(variant)) {
+      for (const rest of schemeRests(variant.slice(scheme.length))) read(rest);
     }
-    const home = /^~(?:$|[\\/])/.test(variant) && (windows || !variant.startsWith('~\\'));
-    const otherHome = place.pathNamed && /^~[^\\/~]+(?:$|[\\/])/.test(variant);
-    if (home) readings.push({ path: p.join(env.home, variant.slice(1)), absoluteOnly: true });
-    else if (otherHome) readings.push({ path: p.join(p.dirname(env.home), variant.slice(1)), absoluteOnly: true });
-    readings.push({ path: windows ? withoutDevicePrefix(variant) : variant });
+    if (variant.startsWith('~')) for (const path of tildePaths(variant, place, ctx)) read(path, true);
+    read(windows ? withoutDevicePrefix(variant) : variant);
     // A server that turns Windows separators into its own.
-    if (!windows && variant.includes('\\')) readings.push({ path: variant.replace(/\\/g, '/') });
+    if (!windows && variant.includes('\\')) read(variant.replace(/\\/g, '/'));
   }
   return readings;
 }
@@ -445,8 +481,8 @@ class Checker {
   }
 
   /** Checks one string: the first reading found outside every root, or undefined when every reading is inside. */
-  async check(pointer: string, value: string, place: Place): Promise<FencedPath | undefined> {
-    const readings = readingsOf(value, place, this.ctx);
+  async check({ pointer, value, variants, place }: Candidate): Promise<FencedPath | undefined> {
+    const readings = readingsOf(variants, place, this.ctx);
     if (readings.length === 0) return undefined;
     const p = this.resolver.p;
     const { roots, bases } = await this.prepare();
@@ -466,14 +502,19 @@ class Checker {
         const raw = base ? this.rawJoin(base.path, reading.path) : reading.path;
         const lexical = p.resolve(raw);
         for (const candidate of lexical === raw ? [lexical] : [lexical, raw]) {
-          if (seen.has(candidate)) continue;
+          if (seen.has(candidate) || candidate.length > PATH_MAX[this.ctx.platform === 'win32' ? 'win32' : 'posix']) continue;
           seen.add(candidate);
           const real = await this.resolver.resolve(candidate);
           const realSegments = real === undefined ? undefined : segments(real, this.ctx);
           // A word under an ordinary name that stays in the server's folder names nothing we fence.
           if (!place.pathNamed && base?.resolved && realSegments && isWithin(realSegments, base.resolved)) continue;
           const root = realSegments && roots.find((r) => isWithin(realSegments, r));
-          if (!root) return { pointer, value, resolved: real ?? `${p.normalize(candidate)} (more than ${MAX_SYMLINKS} symlinks)` };
+          if (!root) {
+            // A variable's value that is no path may be a secret: the person and the audit see its name, not where it leads.
+            if (reading.hidden?.length)
+              return { pointer, value, resolved: `(where ${reading.hidden.map((n) => `$${n}`).join(', ')} lead: not shown)` };
+            return { pointer, value, resolved: real ?? `${p.normalize(candidate)} (more than ${MAX_SYMLINKS} symlinks)` };
+          }
           this.ctx.onInside?.({ pointer, value, resolved: real! }, realSegments!.slice(root.length));
         }
       }
@@ -513,57 +554,128 @@ function isUriFormat(schema: SchemaLike | undefined): boolean {
 /** JSON pointer escaping of one key. */
 const escapeKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** A string to check: where it sits, the string given there (`value`) and the variants of the text read (it, or a text inside it). */
+interface Candidate {
+  pointer: string;
+  value: string;
+  variants: Text[];
+  place: Place;
+}
+
+interface Frame {
+  value: unknown;
+  pointer: string;
+  schema: SchemaLike | undefined;
+  pathNamed: boolean;
+  /** For what was found inside a string: that string, as given, and how deep strings nest there. */
+  within?: { value: string; depth: number; hidden?: readonly string[] };
+}
+
 /**
- * Every string of the arguments (any depth, keys included) that names something outside every
- * root; `schema` is the tool's `inputSchema`, when there is one. Walks with an explicit stack:
- * the gate has already refused arguments over the limits (./limits.ts), and no depth recurses here.
+ * The strings of a value to check (any depth, keys included), and what servers find inside them
+ * (./fenceStrings.ts), as strings of their own at the same pointer; `problems` when there is too
+ * much inside strings to read. Walks with an explicit stack: the gate has already refused
+ * arguments over the limits (./limits.ts), and no depth recurses here.
  */
-export async function pathsOutsideRoots(args: unknown, ctx: FenceContext, schema?: unknown): Promise<FencedPath[]> {
-  const checker = new Checker(ctx);
-  interface Frame {
-    value: unknown;
-    pointer: string;
-    schema: SchemaLike | undefined;
-    pathNamed: boolean;
-  }
-  const stack: Frame[] = [{ value: args, pointer: '', schema: asSchema(schema), pathNamed: false }];
-  const strings: Array<{ pointer: string; value: string; place: Place }> = [];
+function candidatesOf(start: Frame, reader: StringReader): { strings: Candidate[]; problems: FencedPath[] } {
+  const stack: Frame[] = [start];
+  const strings: Candidate[] = [];
+  const problems: FencedPath[] = [];
+  let innerStrings = 0;
   while (stack.length > 0) {
-    const { value, pointer, schema: s, pathNamed } = stack.pop()!;
+    const frame = stack.pop()!;
+    const { value, pointer, schema: s, pathNamed, within } = frame;
     if (typeof value === 'string') {
-      strings.push({ pointer, value, place: { pathNamed: pathNamed || isUriFormat(s) } });
+      const shown = within?.value ?? value;
+      if (within && ++innerStrings > MAX_INNER_STRINGS) {
+        if (innerStrings === MAX_INNER_STRINGS + 1)
+          problems.push({ pointer, value: shown, resolved: `(more than ${MAX_INNER_STRINGS} strings inside strings: not read)` });
+        continue;
+      }
+      const place = { pathNamed: pathNamed || isUriFormat(s) };
+      if (unread(value, place)) continue;
+      const variants = textVariants(value, reader, within?.hidden);
+      const unreadable = variants.find((v) => v.problem !== undefined);
+      if (unreadable) {
+        problems.push({ pointer, value: shown, resolved: unreadable.problem! });
+        continue;
+      }
+      strings.push({ pointer, value: shown, variants, place });
+      const inner = innerOf(variants, place.pathNamed);
+      const depth = (within?.depth ?? 0) + 1;
+      const found = inner.texts.length > 0 || inner.values.length > 0;
+      if (inner.problem || (found && depth > MAX_INNER_DEPTH)) {
+        problems.push({
+          pointer,
+          value: shown,
+          resolved: inner.problem ?? `(strings inside strings nested more than ${MAX_INNER_DEPTH} deep: not read)`,
+        });
+        continue;
+      }
+      // Pushed last first, so they are checked in order, after the string itself.
+      const frames: Frame[] = [
+        ...inner.texts.map((t) => ({ value: t.text, hidden: t.hidden })),
+        ...inner.values.map((v) => ({ value: v.value, hidden: v.hidden })),
+      ].map((t) => ({
+        value: t.value,
+        pointer,
+        schema: undefined,
+        pathNamed: place.pathNamed,
+        within: { value: shown, depth, hidden: t.hidden },
+      }));
+      for (let i = frames.length - 1; i >= 0; i--) stack.push(frames[i]);
     } else if (Array.isArray(value)) {
       const items = s?.items;
       // Items of `paths: [...]` are paths as their property is. Pushed last first, so they are checked in order.
       for (let i = value.length - 1; i >= 0; i--) {
         const itemSchema = asSchema(Array.isArray(items) ? items[i] : items);
-        stack.push({ value: value[i], pointer: `${pointer}/${i}`, schema: itemSchema, pathNamed });
+        stack.push({ value: value[i], pointer: within ? pointer : `${pointer}/${i}`, schema: itemSchema, pathNamed, within });
       }
     } else if (typeof value === 'object' && value !== null) {
       const properties = asSchema(s?.properties) as Record<string, unknown> | undefined;
-      const entries = Object.entries(value);
       const frames: Frame[] = [];
-      for (const [key, item] of entries) {
-        const at = `${pointer}/${escapeKey(key)}`;
+      for (const [key, item] of Object.entries(value)) {
+        const at = within ? pointer : `${pointer}/${escapeKey(key)}`;
         // A key is a string a server may read as a path too (`{"files": {"a.txt": …}}`): as a path when its object's name means one.
-        frames.push({ value: key, pointer: at, schema: undefined, pathNamed });
+        frames.push({ value: key, pointer: at, schema: undefined, pathNamed, within });
         const itemSchema = asSchema(properties?.[key] ?? s?.additionalProperties);
-        frames.push({ value: item, pointer: at, schema: itemSchema, pathNamed: isPathName(key) });
+        frames.push({ value: item, pointer: at, schema: itemSchema, pathNamed: isPathName(key), within });
       }
       for (let i = frames.length - 1; i >= 0; i--) stack.push(frames[i]);
     }
   }
+  return { strings, problems };
+}
+
+/** The strings of `start` found outside every root, in the order they sit in; or, when there was too much to read, only that. */
+async function outsideOf(start: Frame, ctx: FenceContext): Promise<FencedPath[]> {
+  const checker = new Checker(ctx);
+  const { strings, problems } = candidatesOf(start, ctx);
+  // What could not be read is reason enough to refuse (or ask): nothing more is looked up.
+  if (problems.length > 0) return problems;
   // Looked up a few at a time (the file system answers in parallel), reported in the order they sit in.
   const found: Array<FencedPath | undefined> = new Array<FencedPath | undefined>(strings.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < strings.length) {
       const i = next++;
-      found[i] = await checker.check(strings[i].pointer, strings[i].value, strings[i].place);
+      found[i] = await checker.check(strings[i]);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHECKS, strings.length) }, worker));
-  return found.filter((f): f is FencedPath => f !== undefined);
+  // One finding per place: a string and what is inside it share a pointer and a value.
+  const seen = new Set<string>();
+  return found
+    .filter((f): f is FencedPath => f !== undefined)
+    .filter((f) => {
+      const key = `${f.pointer}\u0000${f.value}`;
+      return !seen.has(key) && seen.add(key);
+    });
+}
+
+/** Every string of the arguments (any depth, keys included) that names something outside every root; `schema` is the tool's `inputSchema`, when there is one. */
+export function pathsOutsideRoots(args: unknown, ctx: FenceContext, schema?: unknown): Promise<FencedPath[]> {
+  return outsideOf({ value: args, pointer: '', schema: asSchema(schema), pathNamed: false }, ctx);
 }
 
 /**
@@ -572,15 +684,15 @@ export async function pathsOutsideRoots(args: unknown, ctx: FenceContext, schema
  * is; anything with leading space or control characters, or that any reading turns into a `file:`
  * URI, is read as a path.
  */
-function isServerScheme(uri: string): boolean {
-  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(uri);
-  return scheme !== null && scheme[1].toLowerCase() !== 'file' && !textVariants(uri).some((v) => /^\s*file:/i.test(v));
+function isServerScheme(uri: string, reader: StringReader): boolean {
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(uri)?.[1].toLowerCase();
+  if (scheme === undefined || scheme === 'file' || scheme === 'data') return false;
+  // `ab:/../secret`: a server that joins the rest to its folder leaves it.
+  return !textVariants(uri, reader).some(({ text }) => /^\s*(?:file|data):/i.test(text) || climbs(text));
 }
 
 /** A resource URI itself (resources/read, resources/subscribe, a completion's ref.uri): read as a path in every way a server may. */
 export async function resourceOutsideRoots(uri: string, ctx: FenceContext): Promise<FencedPath[]> {
-  if (isServerScheme(uri)) return [];
-  const checker = new Checker(ctx);
-  const found = await checker.check('', uri, { pathNamed: true });
-  return found ? [found] : [];
+  if (isServerScheme(uri, ctx)) return [];
+  return outsideOf({ value: uri, pointer: '', schema: undefined, pathNamed: true }, ctx);
 }

@@ -42,6 +42,8 @@ export interface GateContext {
    * checks a relative path against it and against every root. Undefined for an HTTP server.
    */
   serverCwd?: string;
+  /** The environment a stdio server runs with (the fence expands its variables in paths); MCP Host's own for an HTTP server. */
+  serverEnv?: Readonly<Record<string, string | undefined>>;
   /**
    * The chat only: VS Code was last told that this tool is read-only, so it may have called it
    * without asking the person. Unless the tool is (trusted) read-only now, the call is refused once
@@ -199,6 +201,7 @@ export async function decide(request: GateRequest, context: GateContext): Promis
       ...context.machine,
       roots: context.roots,
       cwd: context.serverCwd,
+      env: context.serverEnv ?? process.env,
       onInside: (found: FencedPath, below: readonly string[]) => void inside.push({ found, below }),
     };
     const findings =

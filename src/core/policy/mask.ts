@@ -46,6 +46,11 @@ function regexDetector(kind: string, pattern: RegExp, keepsFirstGroup = false): 
 
 const TOKEN = 'A-Za-z0-9_-';
 const PRIVATE_KEY_LABEL = '[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?';
+/** A PEM, OpenSSH or PGP armour line (`-----BEGIN …-----`), or an SSH2 (SECSH, RFC 4716) one (`---- BEGIN … ----`). */
+const armour = (word: 'BEGIN' | 'END') => `-{4,5} ?${word} ${PRIVATE_KEY_LABEL} ?-{4,5}`;
+/** The schemes of an `Authorization` header whose credential follows a space. */
+const AUTH_SCHEMES =
+  'Bearer|Basic|Token|Digest|Bot|ApiKey|Api-Key|SSWS|Key|OAuth|MAC|Negotiate|NTLM|SharedKey|GenieKey|Splunk|AWS4-HMAC-SHA256';
 
 /**
  * A key's words: `clientSecret`, `client_secret`, `X-Client-Secret` and `APIKey` all split into
@@ -88,6 +93,40 @@ const SECRET_KEY_AFTER: Record<string, string> = {
   shared: 'secret',
 };
 
+/**
+ * Words after the one that names a secret that only say which (`DB_PASSWORD_PROD`, `API_KEY_2`): the
+ * word before is read instead.
+ */
+const QUALIFIERS = new Set([
+  'prod',
+  'production',
+  'dev',
+  'development',
+  'stg',
+  'staging',
+  'stage',
+  'test',
+  'testing',
+  'qa',
+  'uat',
+  'live',
+  'local',
+  'old',
+  'new',
+  'current',
+  'backup',
+  'primary',
+  'secondary',
+  'main',
+  'alt',
+  'default',
+  'temp',
+  'tmp',
+]);
+
+/** One word that ends in one of these names a secret too (`PGPASSWORD`, `AUTHTOKEN`, `dbpassword`, `clientsecret`). */
+const SECRET_SUFFIXES = ['password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'apikey'];
+
 /** `… token` is no secret after these: a page cursor (`nextToken`, `pageToken`), a progress token, a count (`maxToken`). */
 const NOT_SECRET_TOKEN_AFTER = new Set([
   'next',
@@ -119,12 +158,13 @@ const NOT_SECRET_TOKEN_AFTER = new Set([
 /**
  * Values that name where a secret comes from instead of holding it: `${{ secrets.TOKEN }}`,
  * `{{ token }}`, `$(cat key)`, `$GITHUB_TOKEN`, `%API_KEY%`, `<your-token>`, `process.env.TOKEN`,
- * `os.environ["TOKEN"]`, `***`. Masking them would only garble a workflow or a program the model reads.
+ * `os.environ["TOKEN"]`, Go's `os.Getenv("TOKEN")`, Laravel's `env('TOKEN')`, Ruby's `ENV["TOKEN"]`, `***`.
+ * Masking them would only garble a workflow or a program the model reads.
  */
 const SECRET_REFERENCE =
-  /^(?:\$\{|\{\{|\$\(|\$[A-Z_][A-Z0-9_]*$|%[A-Za-z_][A-Za-z0-9_]*%$|<[^<>]{1,64}>$|\*+$|process\.env\b|os\.environ\b|os\.getenv\b|System\.getenv\b|env\.[A-Za-z_])/;
+  /^(?:\$\{|\{\{|\$\(|\$[A-Z_][A-Z0-9_]*$|%[A-Za-z_][A-Za-z0-9_]*%$|<[^<>]{1,64}>$|\*+$|process\.env\b|os\.environ\b|os\.getenv\b|os\.(?:Getenv|LookupEnv)\b|System\.getenv\b|env\.[A-Za-z_]|env\(|ENV(?:\[|\.fetch\b))/;
 
-const AUTH_SCHEME = /^(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256)$/i;
+const AUTH_SCHEME = new RegExp(`^(?:${AUTH_SCHEMES})$`, 'i');
 
 /** Values that say something about a secret without being one (`password: required`, fetch's `credentials: include`). */
 const NOT_A_SECRET_VALUE = /^(?:true|false|null|none|nil|undefined|required|optional|include|omit|same-origin)$/i;
@@ -132,16 +172,31 @@ const NOT_A_SECRET_VALUE = /^(?:true|false|null|none|nil|undefined|required|opti
 /** Every key `secretKeyKind` accepts contains one of these: most keys are ruled out without splitting them into words. */
 const SECRET_HINT = /pass|pwd|secret|token|key|credential|auth/i;
 
+/**
+ * A key's words as `secretKeyKind` reads them: a number at the end of a word dropped (`password2`),
+ * and a last word that only qualifies (`prod`, `2`) dropped, so the word that names the secret is last.
+ */
+function keyWords(key: string): string[] {
+  const words = wordsOf(key).map((w) => w.replace(/(?<=[a-z])[0-9]+$/, ''));
+  while (words.length > 1 && (QUALIFIERS.has(words.at(-1)!) || /^[0-9]+$/.test(words.at(-1)!))) words.pop();
+  return words;
+}
+
 /** What kind of secret a key's value is, or undefined when the key names none (`maxTokens`, `nextToken`, `passwordPolicy`). */
 function secretKeyKind(key: string): string | undefined {
   if (!SECRET_HINT.test(key)) return undefined;
-  const words = wordsOf(key);
+  const words = keyWords(key);
   const last = words.at(-1);
   const before = words.at(-2);
   if (last === undefined) return undefined;
   if (last === 'key') return before === undefined ? undefined : SECRET_KEY_AFTER[before];
+  // Rails' SECRET_KEY_BASE.
+  if (last === 'base' && before === 'key' && words.at(-3) === 'secret') return 'secret';
   if (last === 'token' && before !== undefined && NOT_SECRET_TOKEN_AFTER.has(before)) return undefined;
-  return SECRET_WORD[last];
+  if (SECRET_WORD[last]) return SECRET_WORD[last];
+  const suffix = SECRET_SUFFIXES.find((s) => last.length > s.length && last.endsWith(s));
+  if (suffix === undefined || (suffix === 'token' && NOT_SECRET_TOKEN_AFTER.has(last.slice(0, -suffix.length)))) return undefined;
+  return SECRET_WORD[suffix];
 }
 
 /** Whether a value under a secret key is the secret (the value as written, quotes included), and what kind it is. */
@@ -149,34 +204,110 @@ function secretValueKind(key: string, value: string): string | undefined {
   const kind = secretKeyKind(key);
   if (kind === undefined) return undefined;
   const bare = /^(["'])(.*)\1$/s.exec(value)?.[2] ?? value;
-  if (bare === '' || bare.startsWith('[masked:') || NOT_A_SECRET_VALUE.test(bare) || SECRET_REFERENCE.test(bare)) return undefined;
+  if (bare === '' || bare.includes('[masked:') || NOT_A_SECRET_VALUE.test(bare) || SECRET_REFERENCE.test(bare)) return undefined;
   // `Authorization: Bearer …` in text: the scheme is no secret, and the `authorization` detector masks what follows it.
   if (kind === 'authorization' && AUTH_SCHEME.test(bare)) return undefined;
-  // `PWD=/home/me`: the shell's working directory, not a password.
-  if (wordsOf(key).at(-1) === 'pwd' && /^(?:[/~]|[A-Za-z]:[\\/])/.test(bare)) return undefined;
+  // `PWD=/home/me`, `OLDPWD=/tmp`: the shell's working directories, not passwords.
+  if (keyWords(key).at(-1)?.endsWith('pwd') && /^(?:[/~]|[A-Za-z]:[\\/])/.test(bare)) return undefined;
   return kind;
 }
 
 /**
- * `key=value`, `key: value`, `"key": "value"` (JSON, YAML, env, query strings, headers) and
- * `--key value` / `--key=value` (command lines) where the key names a secret (`secretKeyKind`);
- * the key stays, the value goes. A name after a path separator is a file (`/etc/passwd: denied`), not a key.
+ * `key=value`, `key: value`, `"key": "value"`, `'key' => 'value'`, `key := "value"` (JSON, YAML,
+ * env, query strings, headers, PHP, Go) and `--key value` / `--key=value` (command lines) where the
+ * key names a secret (`secretKeyKind`); the key stays, the value goes. A name after a path separator
+ * is a file (`/etc/passwd: denied`), not a key.
  */
-const PAIR_KEY = /(?<![A-Za-z0-9_./\\-])(["']?)(--?)?([A-Za-z][A-Za-z0-9_.-]{0,63})\1([ \t]{0,5}[:=][ \t]{0,5}|[ \t]{1,5})/g;
-const PAIR_VALUE = /"(?:[^"\\\n]|\\.){1,1024}"|'[^'\n]{1,1024}'|[^\s"',;&}\]]{1,1024}/y;
+const PAIR_KEY = /(?<![A-Za-z0-9_./\\-])(["']?)(--?)?([A-Za-z][A-Za-z0-9_.-]{0,1023})\1([ \t]{0,5}(?:=>|:=|[:=])[ \t]{0,5}|[ \t]{1,5})/g;
+/** An unquoted value that ends at a space (`password=x more`, `--token x`). */
+const WORD_VALUE = /[^\s"',;&}\]]{1,1024}/y;
+/**
+ * An unquoted value that runs to the end of its line (a header, YAML, a log line): a passphrase with
+ * spaces, a credential after its scheme (`Authorization: Bot …`), masked whole.
+ */
+const LINE_VALUE = /[^\r\n"',;&}\]]{1,4096}/y;
+
+/**
+ * Where a quoted value that starts at `at` ends (after its closing quote), or undefined when it has
+ * none on its line. `unclosed` remembers, per quote, the line end a search reached without finding
+ * one: a later value of the same quote that starts before it has none either (nothing between was
+ * a closing quote), so no text is searched twice, however many keys it holds.
+ */
+function quotedEnd(text: string, at: number, unclosed: Map<string, number>): number | undefined {
+  const quote = text[at];
+  if (at < (unclosed.get(quote) ?? -1)) return undefined;
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text[i];
+    if (c === quote) return i > at + 1 ? i + 1 : undefined;
+    if (c === '\n' || c === '\r') {
+      unclosed.set(quote, i);
+      return undefined;
+    }
+    // JSON's and most languages' escapes; a single-quoted value in YAML or a shell has none, and a backslash there is rare.
+    if (c === '\\' && quote === '"') i++;
+  }
+  unclosed.set(quote, text.length);
+  return undefined;
+}
+
+/** A YAML block scalar's indicator (`|`, `>-`, `|2`): the value is on the lines below. */
+const BLOCK_SCALAR = /^[|>][-+0-9]{0,2}$/;
+/** How far a YAML block scalar is read at most. */
+const MAX_BLOCK = 16 * 1024;
+
+/** Where a YAML block scalar whose key starts at `keyStart` ends: after the last line below it indented more than the key's. */
+function blockScalarEnd(text: string, keyStart: number, from: number): number {
+  const before = text.slice(Math.max(0, keyStart - 1024), keyStart);
+  const indent = /^[ \t]*/.exec(before.slice(before.lastIndexOf('\n') + 1))![0].length;
+  let end = from;
+  for (let at = text.indexOf('\n', from); at >= 0 && at - from < MAX_BLOCK;) {
+    const next = text.indexOf('\n', at + 1);
+    const line = text.slice(at + 1, next < 0 ? text.length : next);
+    const content = line.trimStart();
+    if (content.trim() !== '') {
+      if (line.length - content.length <= indent) break;
+      end = next < 0 ? text.length : next;
+    }
+    at = next;
+  }
+  return Math.min(end, from + MAX_BLOCK);
+}
+
+/** The value of a secret key at `at`, as written (quotes included), or undefined when there is none. */
+function pairValue(text: string, at: number, kind: string, separator: string, keyStart: number, unclosed: Map<string, number>) {
+  const c = text[at];
+  if (c === '"' || c === "'") {
+    const end = quotedEnd(text, at, unclosed);
+    return end === undefined ? undefined : text.slice(at, end);
+  }
+  // An object or an array (`"Credentials": {…}`): the pairs inside are masked on their own.
+  if (c === '{' || c === '[') return undefined;
+  const run = (pattern: RegExp) => {
+    pattern.lastIndex = at;
+    return pattern.exec(text)?.[0];
+  };
+  const word = run(WORD_VALUE);
+  if (word === undefined) return undefined;
+  if (separator.trim() === ':' && BLOCK_SCALAR.test(word)) return text.slice(at, blockScalarEnd(text, keyStart, at + word.length));
+  // `key: value` (a header, YAML) runs to the end of its line; `key=value` ends at a space, as a shell
+  // reads `PGPASSWORD=x psql`; a credential after its scheme goes with it.
+  const wholeLine = kind === 'authorization' || AUTH_SCHEME.test(word) || (separator.includes(':') && !separator.includes('='));
+  return wholeLine ? run(LINE_VALUE)?.trimEnd() : word;
+}
 
 const pairDetector: Detector = {
   *find(text) {
     const keys = PAIR_KEY;
+    const unclosed = new Map<string, number>();
     keys.lastIndex = 0;
     for (let m = keys.exec(text); m; m = keys.exec(text)) {
       const [, , flag, key, separator] = m;
       // `--token VALUE`: whitespace separates a flag from its value, nothing else from a key.
       if (!flag && !/[:=]/.test(separator)) continue;
       // Only a secret's value is read: reading every key's would cost its length at every key (`a:a:a:…`).
-      if (secretKeyKind(key) === undefined) continue;
-      PAIR_VALUE.lastIndex = keys.lastIndex;
-      const value = PAIR_VALUE.exec(text)?.[0];
+      const keyKind = secretKeyKind(key);
+      if (keyKind === undefined) continue;
+      const value = pairValue(text, keys.lastIndex, keyKind, separator, m.index, unclosed);
       if (value === undefined || (flag && !/[:=]/.test(separator) && value.startsWith('-'))) continue;
       const kind = secretValueKind(key, value);
       if (kind === undefined) continue;
@@ -186,12 +317,30 @@ const pairDetector: Detector = {
   },
 };
 
+/** `<password>…</password>`, `<ns:token type="x">…</ns:token>`: an XML element named for a secret; the tags stay. */
+const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,127})(?:\s[^<>]{0,1024})?>([^<]{1,65536})<\/\1\s{0,5}>/g;
+
+const xmlDetector: Detector = {
+  *find(text) {
+    XML_ELEMENT.lastIndex = 0;
+    for (let m = XML_ELEMENT.exec(text); m; m = XML_ELEMENT.exec(text)) {
+      const [whole, name, value] = m;
+      const kind = secretValueKind(name.slice(name.lastIndexOf(':') + 1), value);
+      if (kind === undefined) continue;
+      const start = m.index + whole.indexOf('>') + 1;
+      yield { start, end: start + value.length, kind };
+    }
+  },
+};
+
 /** Order matters: where two detectors find overlapping spans, the one listed first wins. */
 const BUILT_IN: readonly Detector[] = [
   // With its END line, or (cut short) to the end of the text, at most 16 KiB.
+  regexDetector('private-key', new RegExp(`${armour('BEGIN')}(?:[\\s\\S]{0,16384}?${armour('END')}|[\\s\\S]{0,16384})`, 'g')),
+  // PuTTY's .ppk: from its first line to its MAC (or, cut short, to the end of the text, at most 16 KiB).
   regexDetector(
     'private-key',
-    new RegExp(`-----BEGIN ${PRIVATE_KEY_LABEL}-----(?:[\\s\\S]{0,16384}?-----END ${PRIVATE_KEY_LABEL}-----|[\\s\\S]{0,16384})`, 'g'),
+    /PuTTY-User-Key-File-[0-9]{1,2}:(?:[\s\S]{0,16384}?Private-(?:MAC|Hash):[ \t]{0,5}[0-9a-fA-F]{1,128}|[\s\S]{0,16384})/g,
   ),
   // The 40-character secret right beside an access key id (`AKIA… , wJalr…`), or under its usual name.
   regexDetector('aws-secret-key', /(\b(?:AKIA|ASIA)[A-Z0-9]{16}["']?[\s,;:=|]{1,10}["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g, true),
@@ -203,6 +352,14 @@ const BUILT_IN: readonly Detector[] = [
   regexDetector('google-api-key', new RegExp(`\\bAIza[${TOKEN}]{35}(?![${TOKEN}])`, 'g')),
   // Stripe's secret and restricted keys; its publishable `pk_` keys are public by design.
   regexDetector('stripe-key', /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{10,255}(?![A-Za-z0-9_])/g),
+  // A JWE: five parts, a JSON header first (the encrypted key may be empty).
+  regexDetector(
+    'jwt',
+    new RegExp(
+      `(?<![.${TOKEN}])eyJ[${TOKEN}]{5,4096}\\.[${TOKEN}]{0,8192}\\.[${TOKEN}]{8,4096}\\.[${TOKEN}]{1,65536}\\.[${TOKEN}]{8,4096}(?![.${TOKEN}])`,
+      'g',
+    ),
+  ),
   regexDetector(
     'jwt',
     new RegExp(`(?<![.${TOKEN}])eyJ[${TOKEN}]{5,4096}\\.eyJ[${TOKEN}]{5,8192}\\.[${TOKEN}]{10,4096}(?![${TOKEN}])`, 'g'),
@@ -210,17 +367,20 @@ const BUILT_IN: readonly Detector[] = [
   regexDetector('api-key', new RegExp(`(?<![${TOKEN}])sk-[${TOKEN}]{20,255}(?![${TOKEN}])`, 'g')),
   regexDetector(
     'authorization',
-    /(\b(?:proxy-)?authorization["']?\s{0,5}[:=]\s{0,5}["']?(?:Bearer|Basic|Token|Digest)\s{1,5})[A-Za-z0-9._~+/=-]{6,4096}/gi,
+    new RegExp(`(\\b(?:proxy-)?authorization["']?\\s{0,5}[:=]\\s{0,5}["']?(?:${AUTH_SCHEMES})\\s{1,5})[A-Za-z0-9._~+/=-]{6,4096}`, 'gi'),
     true,
   ),
   regexDetector('authorization', /(\bBearer\s{1,5})[A-Za-z0-9._~+/-]{16,4096}=*/g, true),
+  regexDetector('slack-webhook', /(\bhttps?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]{8,512}/g, true),
   // `scheme://user:password@host` in any scheme (https, postgres, mongodb+srv, redis, amqp…): the user stays.
-  // The password runs to the last `@` before the host, so an unencoded `@` in it leaves nothing behind.
+  // The password runs to the `@` a host follows (then `/`, `:`, `?`, `#`, a space or the end), so an unencoded
+  // `@` or `/` in it leaves nothing behind; a port and a path (`host:8443/a@b`) are no password.
   regexDetector(
     'url-password',
-    /(\b[A-Za-z][A-Za-z0-9+.-]{1,31}:\/\/[^\s:/?#@[\]"'<>]{0,256}:)(?!\[masked)[^\s/?#"'<>]{1,512}(?=@)/g,
+    /(\b[A-Za-z][A-Za-z0-9+.-]{1,31}:\/\/[^\s:/?#@[\]"'<>]{0,256}:)(?![0-9]{1,5}(?:[/?#]|$))(?!\[masked)[^\s?#"'<>]{1,512}?(?=@[^\s/?#"'<>@]{0,256}(?:[/?#:\s"'<>]|$))/g,
     true,
   ),
+  xmlDetector,
   pairDetector,
 ];
 
@@ -263,7 +423,7 @@ export function createMasker(patterns: readonly MaskingPattern[] = []): MaskerSe
  * alone: most strings of a result (its keys, `text`, short words) have none, and every built-in
  * detector was most of the cost of masking a chat call's result.
  */
-const MIGHT_HOLD_SECRET = /[:=-]|AKIA|ASIA|aws|gh|github|xox|AIza|k_|eyJ|authorization|Bearer/i;
+const MIGHT_HOLD_SECRET = /[:=-]|<\/|AKIA|ASIA|aws|gh|github|xox|AIza|k_|eyJ|authorization|Bearer/i;
 
 class PatternMasker implements Masker {
   constructor(
@@ -279,6 +439,10 @@ class PatternMasker implements Masker {
 
   maskParts(parts: readonly string[]): { parts: string[]; found: MaskFinding[] } {
     const counts = new Map<string, number>();
+    return { parts: this.partsMasked(parts, counts), found: findings(counts) };
+  }
+
+  private partsMasked(parts: readonly string[], counts: Map<string, number>): string[] {
     const spans = this.spans(parts.join(''), counts);
     const out: string[] = [];
     let offset = 0;
@@ -301,7 +465,7 @@ class PatternMasker implements Masker {
       offset = end;
     }
     // A secret that starts a part may follow a word character of the one before (`x` + `ghp_…`), where the joined text hides it.
-    return { parts: out.map((p) => this.maskInto(p, counts)), found: findings(counts) };
+    return out.map((p) => this.maskInto(p, counts));
   }
 
   maskValue<T>(value: T): { value: T; found: MaskFinding[] } {
@@ -319,6 +483,9 @@ class PatternMasker implements Masker {
           counts.set(kind, (counts.get(kind) ?? 0) + 1);
           put(`[masked: ${kind}]`);
         } else put(this.maskInto(from, counts));
+      } else if (Array.isArray(from) && from.length > 1 && from.every((item) => typeof item === 'string')) {
+        // Strings side by side are read as lines (a PEM key split into an array of its lines): a secret across them is found.
+        put(this.maskLines(from as string[], counts));
       } else if (Array.isArray(from)) {
         const out: unknown[] = new Array(from.length);
         put(out);
@@ -340,6 +507,12 @@ class PatternMasker implements Masker {
       } else put(from);
     }
     return { value: root.value as T, found: findings(counts) };
+  }
+
+  /** Lines masked as one text (joined by line breaks), each line keeping its place: a secret across lines marks the first, the others lose their share. */
+  private maskLines(lines: readonly string[], counts: Map<string, number>): string[] {
+    const parts = lines.flatMap((line, i) => (i === 0 ? [line] : ['\n', line]));
+    return this.partsMasked(parts, counts).filter((_, i) => i % 2 === 0);
   }
 
   private maskInto(text: string, counts: Map<string, number>): string {

@@ -214,6 +214,11 @@ export class ServerHandle {
     return this._state.kind === 'running' ? this._state.launch.workingFolder : undefined;
   }
 
+  /** The environment the running stdio server was started with (the fence expands its variables); undefined for HTTP. */
+  get environment(): Readonly<NodeJS.ProcessEnv> | undefined {
+    return this._state.kind === 'running' ? this._state.launch.environment : undefined;
+  }
+
   /** How the running connection's era was chosen (see {@link EraDecision}). */
   get eraDecision(): EraDecision | undefined {
     return this._state.kind === 'running' ? this._eraDecision : undefined;

@@ -26,6 +26,11 @@ export class Launch {
     return (this.transport as { workingFolder?: string }).workingFolder;
   }
 
+  /** The environment a stdio server runs with; undefined for HTTP. */
+  get environment(): Readonly<NodeJS.ProcessEnv> | undefined {
+    return (this.transport as { environment?: NodeJS.ProcessEnv }).environment;
+  }
+
   get isDisposed(): boolean {
     return this.ending !== undefined;
   }

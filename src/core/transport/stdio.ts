@@ -30,9 +30,16 @@ export const MAX_STDERR_LINE = 64 * 1024;
 const DEFAULT_GRACE_MS = 2000;
 
 /** Spawns a server process and speaks newline-delimited JSON over its stdin/stdout. */
-/** The environment a stdio server starts with: its base (the process's own by default), then its entry's variables (`null` removes one). */
-export function serverEnvironment(params: Pick<StdioServerParams, 'baseEnv' | 'env'>): NodeJS.ProcessEnv {
+/**
+ * The environment a stdio server starts with: its base (the process's own by default), `PWD` set
+ * to the folder it runs in, then its entry's variables (`null` removes one). A server, or a shell
+ * it starts, that reads `$PWD` reads where it really is, not where its caller was, so the roots
+ * fence (which expands `$PWD` against this environment) and the kernel agree.
+ */
+export function serverEnvironment(params: Pick<StdioServerParams, 'baseEnv' | 'env' | 'cwd'>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...(params.baseEnv ?? process.env) };
+  // Windows has no PWD of its own: only a POSIX shell's (Git Bash, MSYS) is corrected there.
+  if (process.platform !== 'win32' || env.PWD !== undefined) env.PWD = path.resolve(params.cwd ?? process.cwd());
   for (const [k, v] of Object.entries(params.env ?? {})) {
     if (v === null) delete env[k];
     else env[k] = v;
@@ -55,6 +62,7 @@ export class StdioTransport implements Transport {
   private stderrDropped = 0;
   private stopping = false;
   private startedIn: string | undefined;
+  private startedWith: Readonly<NodeJS.ProcessEnv> | undefined;
   private closedState: TransportClosed | undefined;
   private exited: Promise<void> = Promise.resolve();
   private _reader: NdjsonMessageReader | undefined;
@@ -76,6 +84,10 @@ export class StdioTransport implements Transport {
   /** The folder the server was started in (absolute), where it resolves relative paths; undefined before it starts. */
   get workingFolder(): string | undefined {
     return this.startedIn;
+  }
+  /** The environment the server was started with (the variables it may expand in a path); undefined before it starts. */
+  get environment(): Readonly<NodeJS.ProcessEnv> | undefined {
+    return this.startedWith;
   }
   /** Listeners on the child's pipes, summed over every event: a figure that must not grow with traffic. */
   get streamListenerCount(): number {
@@ -101,6 +113,7 @@ export class StdioTransport implements Transport {
     // spawn resolves a relative cwd against ours, as of now.
     this.startedIn = path.resolve(cwd ?? process.cwd());
     const inputFds = this.params.inputFds ?? [];
+    this.startedWith = env;
     const child = spawnServer(
       command,
       args,

@@ -255,6 +255,7 @@ export class ChatSharing implements vscode.Disposable {
         roots: host.rootsOf(handle.definition),
         machine: thisMachine(),
         serverCwd: handle.workingFolder,
+        serverEnv: handle.environment,
       }),
       audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: hashOf(handle.definition) }),
       audit: host.audit,

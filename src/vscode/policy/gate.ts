@@ -128,6 +128,7 @@ export class EditorGate {
           roots: this.host.rootsOf(server.definition),
           machine: thisMachine(),
           serverCwd: server.workingFolder,
+          serverEnv: server.environment,
           pin: this.pinOf(server, request),
         };
       },
