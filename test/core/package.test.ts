@@ -324,7 +324,7 @@ describe('VSIX package', function () {
     assert.deepEqual(appsExports, ['openAppPanel']);
     assert.deepEqual(setupExports.sort(), ['addServer', 'editServerSettings', 'importServers', 'removeServer']);
     assert.deepEqual(formsExports, ['createQuickInputUi']);
-    assert.deepEqual(gatewayExports.sort(), ['ChatForwarder', 'ChatGateway', 'removeStaleSockets']);
+    assert.deepEqual(gatewayExports.sort(), ['ChatGateway', 'Forwarder', 'removeStaleSockets']);
     assert.deepEqual(schemaExports, ['schemaCompiler']);
     assert.deepEqual(netproxyExports, ['startProxy']);
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));

@@ -1,13 +1,18 @@
 /**
- * The gateway's requests, forwarded to the person's connection of one shared server through the
- * gate: every tools/call, resources/read, resources/subscribe, prompts/get and completion/complete goes through the
- * `GatedServer` of origin `chat` (../policy/gated.ts), with nobody to ask (VS Code confirmed the call itself), so the fence, the deny
- * lists and the audit apply to the chat exactly as they do to everyone else. No SDK here: the
- * wire side is ./sdkGateway.ts.
+ * A gateway's requests, forwarded to one server's connection through the gate: every tools/call,
+ * resources/read, resources/subscribe, prompts/get and completion/complete goes through the
+ * `GatedServer` of the forwarder's origin (../policy/gated.ts), `chat` for VS Code's chat, `agent`
+ * for an agent (connected to the editor, or the client of `mcp-host serve`), so the fence, the deny
+ * lists, the pins and the audit apply to them exactly as they do to everyone else. Who is asked is
+ * the shared server's to say (./shared.ts): nobody for the chat (VS Code confirmed the call itself)
+ * and for `serve` (refused, saying what to allow), the person in the editor for a connected agent.
+ * One forwarder per server and origin serves every session; each request names its session. No SDK
+ * here: the wire side is ./wire.ts.
  */
 import type { Disposable } from 'vscode-jsonrpc/node';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { GatedServer } from '../policy/gated';
+import type { GateSession } from '../policy/session';
 import { outcomeOfError } from '../policy/run';
 import { isTrustedReadOnly } from '../policy/gate';
 import type { Outcome } from '../policy/types';
@@ -29,8 +34,10 @@ import { errorForChat, listForChat, promptForChat, readForChat, refusedResult, r
 import { findTool, runningClient, type SharedServer } from './shared';
 
 export interface ForwardOptions {
-  /** Aborted when the chat cancels the request (or its session ends): the upstream request is cancelled too. */
+  /** Aborted when the client cancels the request (or its session ends): the upstream request is cancelled too. */
   signal: AbortSignal;
+  /** The session the request came in (the audit names it; the editor asks naming its agent). */
+  session?: GateSession;
   /** The chat asked for progress: the upstream's progress goes to it. */
   onProgress?: (progress: Omit<ProgressNotificationParams, 'progressToken'>) => void;
 }
@@ -47,24 +54,30 @@ async function listOrEmpty<T>(list: () => Promise<T[]>): Promise<T[]> {
   }
 }
 
-/** A list VS Code holds that can go out of date without the server saying so. */
+/** A list a client holds that can go out of date without the server saying so. */
 export type StaleList = 'tools' | 'prompts';
 
 function refusal(method: string, name: string, reason: string): McpError {
   return new McpError(ErrorCode.InvalidRequest, `MCP Host refused ${method} ${name}: ${reason}`);
 }
 
-/** One shared server's requests from the chat (one per server, shared by every session of the chat). */
-export class ChatForwarder {
+/** The origins whose requests come through a gateway. */
+export type GatewayOrigin = 'chat' | 'agent';
+
+/** One server's requests from one origin's clients (one per server and origin, shared by every session). */
+export class Forwarder {
   private readonly staleListeners = new Set<(list: StaleList) => void>();
   private readonly gate: GatedServer;
 
-  constructor(readonly shared: SharedServer) {
-    this.gate = new GatedServer(shared.handle, 'chat', {
-      context: (request) => {
-        const context = shared.gateContext();
+  constructor(
+    readonly shared: SharedServer,
+    readonly origin: GatewayOrigin = 'chat',
+  ) {
+    this.gate = new GatedServer(shared.handle, origin, {
+      context: (request, session) => {
+        const context = shared.gateContext(session);
         if (request.method === 'tools/call') {
-          context.chatSawReadOnly = shared.toldReadOnly.has(request.tool.name);
+          context.listedReadOnly = shared.toldReadOnly.has(request.tool.name);
           context.pin = shared.pinOf?.(request.tool);
         } else if (request.method === 'prompts/get') {
           const prompt = shared.handle.prompts.find((p) => p.name === request.name);
@@ -74,11 +87,13 @@ export class ChatForwarder {
       },
       server: () => shared.audited(),
       audit: shared.audit,
+      ask: shared.ask && ((request, reasons, session) => shared.ask!(request, reasons, session)),
+      refusedUnasked: shared.refusedUnasked && ((request, reasons) => shared.refusedUnasked!(request, reasons)),
     });
   }
 
   /**
-   * VS Code's list of the tools or prompts is out of date in a way that matters (a read-only mark MCP
+   * A client's list of the tools or prompts is out of date in a way that matters (a read-only mark MCP
    * Host no longer gives, a definition suspended or accepted): its sessions are told to list again.
    */
   onListStale(listener: (list: StaleList) => void): Disposable {
@@ -87,14 +102,14 @@ export class ChatForwarder {
   }
 
   /**
-   * What the chat may see changed without the server saying so (a pin taken, found changed or
-   * accepted): VS Code is sent tools/list_changed or prompts/list_changed.
+   * What the clients may see changed without the server saying so (a pin taken, found changed or
+   * accepted): they are sent tools/list_changed or prompts/list_changed.
    */
   listChanged(list: StaleList): void {
     for (const l of this.staleListeners) l(list);
   }
 
-  /** What goes to the chat when a request fails: the error with its message masked (a server may echo a secret in it). */
+  /** What goes to the client when a request fails: the error with its message masked (a server may echo a secret in it). */
   private masked<T>(run: () => Promise<T>): Promise<T> {
     return run().catch((error: unknown) => {
       throw errorForChat(error, this.shared.masker());
@@ -115,7 +130,7 @@ export class ChatForwarder {
     const { handle } = this.shared;
     // The handle keeps the list fresh (list_changed); ask the server only when it has none yet.
     const tools = handle.tools.length || !client.serverCapabilities?.tools ? handle.tools : await client.listTools();
-    const offered = toolsForChat(tools, this.shared.gateContext().policy, this.shared.pinOf && ((t) => this.shared.pinOf!(t)));
+    const offered = toolsForChat(tools, this.shared.gateContext(undefined).policy, this.shared.pinOf && ((t) => this.shared.pinOf!(t)));
     this.shared.toldReadOnly.told(offered.map((t) => ({ name: t.name, readOnly: t.annotations?.readOnlyHint === true })));
     return offered;
   }
@@ -125,7 +140,7 @@ export class ChatForwarder {
     const { handle } = this.shared;
     const at = Date.now();
     const told = (outcome: Outcome, refused?: string): void =>
-      this.shared.onChatCall?.({ server: handle.name, tool: name, args, at, outcome, refused });
+      this.shared.onCall?.({ session: options.session, server: handle.name, tool: name, args, at, outcome, refused });
     let client: ServerClient;
     try {
       client = await this.client(options.signal);
@@ -142,23 +157,28 @@ export class ChatForwarder {
         told({ kind: 'not-sent' }, 'no such tool');
         return refusedResult(handle.name, name, `${handle.name} has no tool named ${JSON.stringify(name)}`);
       }
-      const run = await this.gate.callTool(tool, args, {
-        signal: options.signal,
-        onProgress:
-          options.onProgress &&
-          ((p) =>
-            options.onProgress!({
-              progress: p.progress,
-              total: p.total,
-              message: p.message === undefined ? undefined : masker.maskText(p.message).text,
-            })),
-        resetTimeoutOnProgress: true,
-        timeoutMs: this.shared.requestTimeoutMs,
-      });
+      const run = await this.gate.callTool(
+        tool,
+        args,
+        {
+          signal: options.signal,
+          onProgress:
+            options.onProgress &&
+            ((p) =>
+              options.onProgress!({
+                progress: p.progress,
+                total: p.total,
+                message: p.message === undefined ? undefined : masker.maskText(p.message).text,
+              })),
+          resetTimeoutOnProgress: true,
+          timeoutMs: this.shared.requestTimeoutMs,
+        },
+        { session: options.session },
+      );
       const pin = this.shared.pinOf?.(tool);
       if (!run.sent) {
         told({ kind: 'not-sent' }, run.reason);
-        // VS Code's list said read-only when MCP Host no longer does, or offers a tool now suspended: it is told to list again.
+        // The client's list said read-only when MCP Host no longer does, or offers a tool now suspended: it is told to list again.
         if (
           (this.shared.toldReadOnly.has(name) && !isTrustedReadOnly(tool, this.shared.handle.definition, pin)) ||
           pin?.status === 'changed'
@@ -198,7 +218,7 @@ export class ChatForwarder {
   readResource(uri: string, options: ForwardOptions): Promise<ReadResourceResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.readResource(uri, { signal: options.signal });
+      const run = await this.gate.readResource(uri, { signal: options.signal }, { session: options.session });
       if (!run.sent) throw refusal('resources/read', uri, run.reason);
       return readForChat(run.result, this.shared.masker());
     });
@@ -208,7 +228,7 @@ export class ChatForwarder {
   subscribe(uri: string, options: ForwardOptions): Promise<Disposable> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.subscribe(uri);
+      const run = await this.gate.subscribe(uri, { session: options.session });
       if (!run.sent) throw refusal('resources/subscribe', uri, run.reason);
       return run.result;
     });
@@ -227,9 +247,9 @@ export class ChatForwarder {
   getPrompt(name: string, args: Record<string, string>, options: ForwardOptions): Promise<GetPromptResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.getPrompt(name, args, { signal: options.signal });
+      const run = await this.gate.getPrompt(name, args, { signal: options.signal }, { session: options.session });
       if (!run.sent) {
-        // VS Code offers a prompt now suspended: it is told to list the prompts again.
+        // The client offers a prompt now suspended: it is told to list the prompts again.
         const prompt = this.shared.handle.prompts.find((p) => p.name === name);
         if (prompt && this.shared.promptPinOf?.(prompt).status === 'changed') this.listChanged('prompts');
         throw refusal('prompts/get', name, run.reason);
@@ -238,11 +258,11 @@ export class ChatForwarder {
     });
   }
 
-  /** Completion values are offered to the chat as text: masked like everything else it reads. */
+  /** Completion values are offered to the client as text: masked like everything else it reads. */
   complete(params: CompleteParams, options: ForwardOptions): Promise<CompleteResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.complete(params, { signal: options.signal });
+      const run = await this.gate.complete(params, { signal: options.signal }, { session: options.session });
       if (!run.sent) throw refusal('completion/complete', params.argument.name, run.reason);
       return this.shared.masker().maskValue(run.result).value;
     });

@@ -17,6 +17,7 @@ import type { CompleteParams, CompleteResult, GetPromptResult, ReadResourceResul
 import type { SubscribeSender } from '../servers/handle';
 import { completedArguments, type AskReason, type GateContext, type GateRequest } from './gate';
 import { runGated, type AskAnswer, type GatedResult } from './run';
+import type { GateSession } from './session';
 import type { AuditedServer, AuditSink, Outcome } from './types';
 
 /** Who a gated server sends for; the server's own requests of us are answered elsewhere (./serverRequests.ts). */
@@ -32,13 +33,18 @@ export interface GatedTarget {
 }
 
 export interface GatedServerOptions {
-  /** The gate's context for one request, read afresh each time (settings and stored answers change); the origin is the gated server's. */
-  context(request: GateRequest): Omit<GateContext, 'origin'>;
+  /**
+   * The gate's context for one request, read afresh each time (settings and stored answers change); the origin is the gated
+   * server's, the session the request's (a gateway's requests come in sessions).
+   */
+  context(request: GateRequest, session: GateSession | undefined): Omit<GateContext, 'origin' | 'session'>;
   /** The server as the audit names it. */
   server(): AuditedServer;
   audit?: AuditSink;
   /** Asks the person about every reason at once; absent where nobody can be asked (the chat, the CLI): an `ask` verdict is then refused. */
-  ask?(request: GateRequest, reasons: AskReason[]): Promise<AskAnswer>;
+  ask?(request: GateRequest, reasons: AskReason[], session: GateSession | undefined): Promise<AskAnswer>;
+  /** Where nobody can be asked: the refusal's reason, saying what to allow and where (`runGated`'s `refusedUnasked`). */
+  refusedUnasked?(request: GateRequest, reasons: AskReason[]): string;
   /** Told of every request the gate refused, with the refusal (the editor says why the fence refused). */
   onRefused?(request: GateRequest, refusal: Extract<GatedResult<unknown>, { sent: false }>): void;
   /** Told of every request the gate let through once it was sent (the editor pins a tool's definition at its first use). */
@@ -77,6 +83,11 @@ function auditedArguments(request: GateRequest): Record<string, unknown> | undef
   return args && Object.keys(args).length ? args : undefined;
 }
 
+/** Of one request: the session it came in, if a gateway's. */
+export interface GatedHow {
+  session?: GateSession;
+}
+
 /** One server as one origin sends to it: every request decided by the gate, asked where the origin can be asked, audited. */
 export class GatedServer {
   constructor(
@@ -91,12 +102,12 @@ export class GatedServer {
     tool: Tool,
     args: Record<string, unknown>,
     options?: CallToolOptions,
-    how: { unlisted?: boolean } = {},
+    how: GatedHow & { unlisted?: boolean } = {},
   ): Promise<GatedResult<ToolCallOutcome>> {
     const request: GateRequest = how.unlisted
       ? { method: 'tools/call', tool, arguments: args, unlisted: true }
       : { method: 'tools/call', tool, arguments: args };
-    return this.run(request, (client) => client().callTool(tool.name, args, options), toolOutcome);
+    return this.run(request, (client) => client().callTool(tool.name, args, options), toolOutcome, { session: how.session });
   }
 
   /**
@@ -117,17 +128,23 @@ export class GatedServer {
     );
   }
 
-  readResource(uri: string, options?: CachingRequestOptions): Promise<GatedResult<ReadResourceResult>> {
-    return this.run({ method: 'resources/read', uri }, (client) => client().readResource(uri, options));
+  readResource(uri: string, options?: CachingRequestOptions, how: GatedHow = {}): Promise<GatedResult<ReadResourceResult>> {
+    return this.run({ method: 'resources/read', uri }, (client) => client().readResource(uri, options), undefined, how);
   }
 
-  getPrompt(name: string, args: Record<string, string>, options?: RequestOptions): Promise<GatedResult<GetPromptResult>> {
-    return this.run({ method: 'prompts/get', name, arguments: args }, (client) => client().getPrompt(name, args, options));
+  getPrompt(
+    name: string,
+    args: Record<string, string>,
+    options?: RequestOptions,
+    how: GatedHow = {},
+  ): Promise<GatedResult<GetPromptResult>> {
+    return this.run({ method: 'prompts/get', name, arguments: args }, (client) => client().getPrompt(name, args, options), undefined, how);
   }
 
   /** Suggestions while someone types: never asked about (an `ask` verdict refuses it, and no suggestions come). */
-  complete(params: CompleteParams, options?: RequestOptions): Promise<GatedResult<CompleteResult>> {
+  complete(params: CompleteParams, options?: RequestOptions, how: GatedHow = {}): Promise<GatedResult<CompleteResult>> {
     return this.run({ method: 'completion/complete', params }, (client) => client().complete(params, options), undefined, {
+      ...how,
       askable: false,
     });
   }
@@ -138,18 +155,18 @@ export class GatedServer {
    * connection (a restart, a renewed session): each of those is audited, and one the gate refuses
    * then is not sent. Never asked: a subscription follows a read that was (an `ask` verdict refuses it).
    */
-  subscribe(uri: string): Promise<GatedResult<Disposable>> {
+  subscribe(uri: string, how: GatedHow = {}): Promise<GatedResult<Disposable>> {
     const request: GateRequest = { method: 'resources/subscribe', uri };
     const subscribeTo = this.target.subscribeResource?.bind(this.target);
     if (!subscribeTo) return Promise.reject(McpError.invalidRequest(`${this.target.name} keeps no subscriptions`));
     const send: SubscribeSender = async (client, when) => {
       // The first one is sent inside the run below, which decided it and audits it.
       if (when === 'first') return void (await client.subscribeResource(uri));
-      const again = await this.run(request, () => client.subscribeResource(uri), undefined, { askable: false });
+      const again = await this.run(request, () => client.subscribeResource(uri), undefined, { ...how, askable: false });
       if (!again.sent) throw McpError.invalidRequest(`the gate refused it: ${again.reason}`);
     };
     // Held also while the server does not run: the handle sends it once it does, through `send`.
-    return this.run(request, () => subscribeTo(uri, send), undefined, { askable: false });
+    return this.run(request, () => subscribeTo(uri, send), undefined, { ...how, askable: false });
   }
 
   private async run<T>(
@@ -157,19 +174,21 @@ export class GatedServer {
     /** Sends on the running connection's client, which `client()` gives (it throws while the server does not run). */
     send: (client: () => McpClient) => Promise<T>,
     outcomeOf?: (result: T) => Outcome,
-    how: { askable?: boolean } = {},
+    how: GatedHow & { askable?: boolean } = {},
   ): Promise<GatedResult<T>> {
     const { options } = this;
     const ask = options.ask?.bind(options);
+    const { session } = how;
     let result: GatedResult<T>;
     try {
       result = await runGated({
         request,
-        context: { ...options.context(request), origin: this.origin },
+        context: { ...options.context(request, session), origin: this.origin, session },
         server: options.server(),
         audit: options.audit,
         auditedArguments: auditedArguments(request),
-        ask: how.askable === false || !ask ? undefined : (reasons) => ask(request, reasons),
+        ask: how.askable === false || !ask ? undefined : (reasons) => ask(request, reasons, session),
+        refusedUnasked: options.refusedUnasked && ((reasons) => options.refusedUnasked!(request, reasons)),
         send: () =>
           send(() => {
             const client = this.target.rawClient;

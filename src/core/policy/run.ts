@@ -27,6 +27,11 @@ export interface GatedRun<T> {
    * calls, the CLI's) passes none: an `ask` verdict is then refused.
    */
   ask?: (reasons: AskReason[]) => Promise<AskAnswer>;
+  /**
+   * Where nobody can be asked (`ask` absent): the refusal's reason, saying what to allow and where
+   * (`mcp-host serve` names its flags and its configuration file). A generic reason when absent.
+   */
+  refusedUnasked?: (reasons: AskReason[]) => string;
   /** Sends the request; called at most once, only when the gate allowed it. */
   send: () => Promise<T>;
   /** How a result counts in the audit (a tool result with `isError` is `isError`); `ok` when absent. */
@@ -91,6 +96,7 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
     if (oversized) entry.arguments = OVERSIZED_ARGUMENTS;
     else if (run.auditedArguments !== undefined) entry.arguments = run.auditedArguments;
     if (fenced?.length) entry.fenced = fenced;
+    if (run.context.session) entry.session = run.context.session.audited();
     run.audit?.append(entry);
   };
 
@@ -103,9 +109,11 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
   if (verdict.kind === 'ask') {
     fenced = verdict.reasons.flatMap((r) => (r.kind === 'outsideRoots' ? r.findings : []));
     if (!run.ask) {
-      const reason = fenced.length
-        ? `outside the roots, and nobody can be asked for a ${run.context.origin} request`
-        : 'it needs the person to confirm it, and nobody can be asked for this request';
+      const reason =
+        run.refusedUnasked?.(verdict.reasons) ??
+        (fenced.length
+          ? `outside the roots, and nobody can be asked for a ${run.context.origin} request`
+          : 'it needs the person to confirm it, and nobody can be asked for this request');
       record('refused', { kind: 'not-sent' }, 0, fenced);
       return { sent: false, decision: 'refused', reason, fenced };
     }

@@ -15,8 +15,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { definitionHash, fromTemplate, forDisplay, joinShown, nothingToRedact, type ServerDefinition, type ServerHandle } from '../../core';
 import type { ChatGateway } from '../../core/gateway/sdkGateway';
-import type { ChatForwarder } from '../../core/gateway/forward';
-import type { ChatCall, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
+import type { Forwarder } from '../../core/gateway/forward';
+import type { GatewayCall, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy, offeredToChat } from './chatPolicy';
 import { sameNamedTools } from '../../core/gateway/sameNames';
 import { thisMachine } from '../../core/policy/gate';
@@ -96,12 +96,12 @@ export class ChatSharing implements vscode.Disposable {
   private readonly token = randomBytes(32).toString('base64url');
   private readonly changed = new vscode.EventEmitter<void>();
   /** The chat's calls, for the history, the trace and the log, a short while after their answers. */
-  private readonly chatCalls = new OffPath<ChatCall>((calls) => {
+  private readonly chatCalls = new OffPath<GatewayCall>((calls) => {
     for (const call of calls) this.recordCall(call);
   });
   private readonly disposables: vscode.Disposable[] = [this.changed, this.chatCalls];
   private gatewayStart: Promise<ChatGateway> | undefined;
-  private readonly forwarders = new Map<ServerHandle, ChatForwarder>();
+  private readonly forwarders = new Map<ServerHandle, Forwarder>();
   /** What each shared server was offered as (its definition and state), to tell VS Code only of real changes and end stale sessions. */
   private offered = new Map<string, string>();
   private module: typeof GatewayModule | undefined;
@@ -223,12 +223,12 @@ export class ChatSharing implements vscode.Disposable {
     return candidate.length <= MAX_SOCKET_PATH ? candidate : undefined;
   }
 
-  private forwarderFor(name: string): ChatForwarder | undefined {
+  private forwarderFor(name: string): Forwarder | undefined {
     const handle = this.sharedServers().find((s) => s.name === name);
     if (!handle) return undefined;
     let forwarder = this.forwarders.get(handle);
     if (!forwarder) {
-      forwarder = new (this.loaded().ChatForwarder)(this.sharedServer(handle));
+      forwarder = new (this.loaded().Forwarder)(this.sharedServer(handle));
       this.forwarders.set(handle, forwarder);
     }
     return forwarder;
@@ -243,7 +243,6 @@ export class ChatSharing implements vscode.Disposable {
     return {
       handle,
       gateContext: () => ({
-        origin: 'chat',
         policy: handle.definition,
         alwaysAllowed: false,
         // The person's own setting (user or machine settings only, as for their calls), else the chat's default: block.
@@ -258,7 +257,7 @@ export class ChatSharing implements vscode.Disposable {
       masker: configuredMasker,
       requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       // Off the call's path, with the audit (../../core/policy/offPath.ts): the history, the trace and the log.
-      onChatCall: (call) => this.chatCalls.add(call),
+      onCall: (call) => this.chatCalls.add(call),
       toldReadOnly: this.toldReadOnly(handle),
       pinOf: (tool) => host.pins.status(handle.definition, 'tools', tool),
       pinUsed: (tool) => void host.pins.pinFirstUse(handle.definition, 'tools', tool),
@@ -291,7 +290,7 @@ export class ChatSharing implements vscode.Disposable {
     };
   }
 
-  private recordCall(call: ChatCall): void {
+  private recordCall(call: GatewayCall): void {
     const outcome = call.outcome.kind === 'error' ? 'failed' : call.outcome.kind === 'not-sent' ? 'failed' : call.outcome.kind;
     this.tools.recordChatCall({ server: call.server, tool: call.tool, args: call.args, at: call.at, outcome });
     const how = call.refused ? `refused: ${call.refused}` : call.outcome.kind;
