@@ -51,6 +51,8 @@ export interface WireOptions {
   fastToolCalls?: boolean;
   /** More of the server's capabilities (serve's roots, sampling); the SDK's handlers for them are the caller's. */
   configure?(server: Server): void;
+  /** The client's `notifications/initialized` came (serve then asks it for its roots). */
+  onInitialized?(server: Server): void;
 }
 
 /** One open session: its SDK server, closed with it. */
@@ -94,6 +96,7 @@ export async function openWireSession(options: WireOptions, onClose: () => void)
   server.oninitialized = () => {
     const client = server.getClientVersion();
     if (client) session.client = { name: client.name, version: client.version };
+    options.onInitialized?.(server);
   };
   options.configure?.(server);
   options.transport.onclose = () => {
