@@ -33,6 +33,8 @@ export const Commands = {
   exportAuditKey: 'mcpHost.exportAuditKey',
   shareWithChat: 'mcpHost.shareWithChat',
   stopSharingWithChat: 'mcpHost.stopSharingWithChat',
+  connectAgent: 'mcpHost.connectAgent',
+  disconnectAgent: 'mcpHost.disconnectAgent',
 } as const;
 
 export const Views = {
@@ -60,6 +62,7 @@ export const Settings = {
   maskingPatterns: 'masking.patterns',
   chatConnection: 'chat.connection',
   sandboxDefault: 'sandbox.default',
+  agentsConfirmTools: 'agents.confirmTools',
 } as const;
 
 export const TRACE_LANGUAGE_ID = 'mcp-trace';

@@ -14,7 +14,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { definitionHash, fromTemplate, forDisplay, joinShown, nothingToRedact, type ServerDefinition, type ServerHandle } from '../../core';
-import type { ChatGateway } from '../../core/gateway/sdkGateway';
+import type { ChatGateway, GatewayOptions } from '../../core/gateway/sdkGateway';
+import type { GateSession } from '../../core/policy/session';
 import type { Forwarder } from '../../core/gateway/forward';
 import type { GatewayCall, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy, offeredToChat } from './chatPolicy';
@@ -101,12 +102,15 @@ export class ChatSharing implements vscode.Disposable {
   });
   private readonly disposables: vscode.Disposable[] = [this.changed, this.chatCalls];
   private gatewayStart: Promise<ChatGateway> | undefined;
+  private gatewayReady: ChatGateway | undefined;
   private readonly forwarders = new Map<ServerHandle, Forwarder>();
   /** What each shared server was offered as (its definition and state), to tell VS Code only of real changes and end stale sessions. */
   private offered = new Map<string, string>();
   private module: typeof GatewayModule | undefined;
   /** Counts the changes of the settings the chat's sessions were opened under: part of each definition's version. */
   private policyEpoch = 0;
+  /** The agents connected to this window (../agents/agents.ts), whose relays reach the same gateway. */
+  private agents: GatewayOptions['agents'];
 
   constructor(
     private readonly host: McpHost,
@@ -196,7 +200,28 @@ export class ChatSharing implements vscode.Disposable {
     return vscode.Uri.parse(`http://127.0.0.1:${at.port}${route}`);
   }
 
-  private loaded(): typeof GatewayModule {
+  /** The agents' side of the gateway (set before it starts). */
+  useAgents(agents: NonNullable<GatewayOptions['agents']>): void {
+    this.agents = agents;
+  }
+
+  /** Where relays reach the gateway (started now if it was not). */
+  async relayTarget(): Promise<string> {
+    return this.loaded().ChatGateway.relayTarget((await this.gateway()).relayAddress);
+  }
+
+  /** The agents' sessions open now. */
+  agentSessions(): GateSession[] {
+    return this.gatewayReady?.agentSessions() ?? [];
+  }
+
+  /** Ends an agent entry's sessions (it was disconnected or given other servers): its agent connects again under the new grant. */
+  async closeAgentSessions(via: string): Promise<void> {
+    if (this.gatewayStart) await (await this.gatewayStart).closeAgentSessions(via);
+  }
+
+  /** dist/gateway.js: the gateway, the forwarder and the catalog. */
+  loaded(): typeof GatewayModule {
     return (this.module ??= require('./gateway.js') as typeof GatewayModule);
   }
 
@@ -206,12 +231,15 @@ export class ChatSharing implements vscode.Disposable {
       await fs.mkdir(this.storage.fsPath, { recursive: true }).catch(() => undefined);
       // What a crashed window left in the shared storage folder goes before this window adds its own.
       await this.loaded().removeStaleSockets(this.storage.fsPath);
-      return this.loaded().ChatGateway.start({
+      const gateway = await this.loaded().ChatGateway.start({
         token: this.token,
         socketPath: this.socketPath(name),
         relaySocketPath: this.socketPath(`${name}-relay`),
         forwarderFor: (id) => this.forwarderFor(id),
+        agents: this.agents,
       });
+      this.gatewayReady = gateway;
+      return gateway;
     })();
     return this.gatewayStart;
   }

@@ -2,3 +2,4 @@
 // (./chatSharing.ts): the SDK's server and Streamable HTTP transport, and the forwarding through the gate.
 export { ChatGateway, removeStaleSockets } from '../../core/gateway/sdkGateway';
 export { Forwarder } from '../../core/gateway/forward';
+export { Catalog } from '../../core/gateway/catalog';
