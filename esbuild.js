@@ -78,7 +78,13 @@ async function main() {
     // The chat gateway: the SDK's server and Streamable HTTP transport, required by dist/extension.js on the first server shared with the chat (src/vscode/gateway/chatSharing.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/gateway/lazy.ts'], outfile: 'dist/gateway.js', external: ['vscode'] }),
     // Connect and Disconnect an Agent: the agents' JSON and TOML files edited in place (smol-toml), required by dist/extension.js when one of them runs (src/vscode/agents/agents.ts).
-    esbuild.build({ ...common, entryPoints: ['src/vscode/agents/lazy.ts'], outfile: 'dist/agents.js', external: ['vscode'], plugins: [lazyCore] }),
+    esbuild.build({
+      ...common,
+      entryPoints: ['src/vscode/agents/lazy.ts'],
+      outfile: 'dist/agents.js',
+      external: ['vscode'],
+      plugins: [lazyCore],
+    }),
     // The relay VS Code starts for each shared server (stdio to the gateway's socket): Node's own modules only (src/core/gateway/relay.ts).
     esbuild.build({ ...common, entryPoints: ['src/core/gateway/relay.ts'], outfile: 'dist/relay.js' }),
     esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
