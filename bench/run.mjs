@@ -19,9 +19,11 @@
 //
 // - the sandbox (issue 35, bench/sandbox.ts): spawn + initialize of a stdio server plain and inside the
 //   operating-system sandbox, as a ratio; `--only sandbox` runs it alone.
+// - `mcp-host serve` (issue 42, bench/serve.ts): a call through serve against a pass-through of the same
+//   shape and the server directly, and an agent's memory with five servers; `--only serve` runs it alone.
 //
 //   node bench/run.mjs [--reps N] [--only name,name] [--baseline REF | --no-baseline] [--no-extension]
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -104,6 +106,7 @@ async function main() {
   if (only?.length === 1 && only[0] === 'gateway') return printGateway(await runGatewayBench());
   if (only?.length === 1 && only[0] === 'chat-vscode') return recordChatVscode(await measureChatInVsCode(chatOptions));
   if (only?.length === 1 && only[0] === 'sandbox') return printSandbox(await runSandboxBench());
+  if (only?.length === 1 && only[0] === 'serve') return recordServe(await runServeBench());
   process.stdout.write('Building the benchmark clients…\n');
   await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
   let baselineNote;
@@ -171,6 +174,7 @@ async function main() {
   const gateway = !only || only.includes('gateway') ? await runGatewayBench() : undefined;
   const chatVscode = !only || only.includes('chat-vscode') ? await measureChatInVsCode(chatOptions) : previous?.chatVscode;
   const sandbox = !only || only.includes('sandbox') ? await runSandboxBench() : undefined;
+  const serve = !only || only.includes('serve') ? await runServeBench() : previous?.serve;
   const report = {
     date: new Date().toISOString(),
     node: process.version,
@@ -185,12 +189,69 @@ async function main() {
     ...(gateway ? { gateway } : {}),
     ...(chatVscode ? { chatVscode } : {}),
     ...(sandbox ? { sandbox } : {}),
+    ...(serve ? { serve } : {}),
   };
   fs.writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   printTable(report, previous);
   if (gateway) printGateway(gateway);
   if (chatVscode) printChatInVsCode(chatVscode);
   if (sandbox) printSandbox(sandbox);
+  if (serve) printServe(serve);
+}
+
+/** `mcp-host serve` (issue 42, bench/serve.ts): per call against a pass-through of the same shape and the server directly; an agent's memory. */
+function runServeBench() {
+  return new Promise((resolve, reject) => {
+    execFileSyncBuild();
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'serve.ts'), '--reps', String(reps)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`bench/serve.ts exited ${code}`)),
+    );
+  });
+}
+
+/** dist/cli.js and dist/relay.js as shipped, which bench/serve.ts runs. */
+function execFileSyncBuild() {
+  spawnSync(process.execPath, [path.join(root, 'esbuild.js')], { cwd: root, stdio: 'inherit' });
+}
+
+/** The target of issue 42: serve's median at most 1.5 × the pass-through's. */
+const SERVE_MAX = 1.5;
+
+function printServe(s) {
+  console.log(
+    `\nmcp-host serve (issue 42): echo over stdio, ${s.calls} sequential and ${s.inFlight} in flight × ${s.rounds}, medians of ${s.reps}`,
+  );
+  for (const [name, m] of Object.entries(s.medianMs))
+    console.log(
+      `  ${name.padEnd(12)} sequential ${m.sequential.toFixed(0).padStart(6)} ms   concurrent ${m.concurrent.toFixed(0).padStart(6)} ms`,
+    );
+  for (const [name, ratio] of Object.entries(s.ratios)) {
+    const target = name.startsWith('serveVsPassThrough') ? `≤ ${SERVE_MAX.toFixed(2)}  ${ratio <= SERVE_MAX ? 'met' : 'NOT MET'}` : '';
+    console.log(`    ${name.padEnd(34)} ${ratio.toFixed(2).padStart(6)} ${target}`);
+  }
+  const a = s.agent;
+  console.log(
+    `  an agent given ${a.servers} servers (${a.tools} tools): ${a.relayProcesses} relay process of ${(a.relayRssKb / 1024).toFixed(0)} MB resident; serve running the same five: ${(a.serveRssKb / 1024).toFixed(0)} MB (without the servers)`,
+  );
+}
+
+/** `--only serve`: its figures replace the last ones in bench/results.json, the rest of the file stays. */
+function recordServe(serve) {
+  const file = path.join(here, 'results.json');
+  let report = {};
+  try {
+    report = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    // no results yet
+  }
+  fs.writeFileSync(file, `${JSON.stringify({ ...report, serve }, null, 2)}\n`);
+  printServe(serve);
 }
 
 /** `--only chat-vscode`: its figures replace the last ones in bench/results.json, the rest of the file stays. */
