@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -205,5 +205,7 @@ describe('Connect an Agent', function () {
     assert.equal(readFileSync(mcpJson, 'utf8'), original);
     const after = await run(path.join(bin, 'claude'), ['mcp', 'list'], { cwd: folder, env });
     assert.doesNotMatch(after.stdout, /mcp-host:/);
+    // VS Code discovers the servers of a workspace's .mcp.json too: the next suites must not meet "other".
+    for (const file of [mcpJson, inspector, calls]) rmSync(file, { force: true });
   });
 });
