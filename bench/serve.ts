@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { echoCalls, median } from './echoCalls';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { launcherPath, writeGatewayRecord, writeLauncher } from '../src/core/agents/rendezvous';
 import { Catalog } from '../src/core/gateway/catalog';
@@ -32,20 +33,7 @@ const ROOT = path.join(__dirname, '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const RELAY = path.join(ROOT, 'dist', 'relay.js');
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function sequential(client: Client): Promise<number> {
-  const started = performance.now();
-  for (let i = 0; i < CALLS; i++) await client.callTool({ name: 'echo', arguments: { text: `n${i}` } });
-  return performance.now() - started;
-}
-
-async function concurrent(client: Client): Promise<number> {
-  const started = performance.now();
-  for (let r = 0; r < ROUNDS; r++)
-    await Promise.all(Array.from({ length: IN_FLIGHT }, (_, i) => client.callTool({ name: 'echo', arguments: { text: `n${i}` } })));
-  return performance.now() - started;
-}
+const { sequential, concurrent } = echoCalls(CALLS, IN_FLIGHT, ROUNDS);
 
 async function connect(
   command: string,

@@ -107,7 +107,7 @@ describe('Connect an Agent', function () {
     };
     const inspector = path.join(folder, 'inspector.json');
     writeFileSync(inspector, JSON.stringify({ mcpServers: { gate: entry } }));
-    const call = (text: string) =>
+    const call = (text: string, tool = 'notes__echo') =>
       run(
         node22,
         [
@@ -120,7 +120,7 @@ describe('Connect an Agent', function () {
           '--method',
           'tools/call',
           '--tool-name',
-          'notes__echo',
+          tool,
           '--tool-arg',
           `text=${text}`,
         ],
@@ -144,24 +144,7 @@ describe('Connect an Agent', function () {
       questions.push(q);
       return 'cancel';
     };
-    const refused = await run(
-      node22,
-      [
-        path.join(bin, 'mcp-inspector'),
-        '--cli',
-        '--config',
-        inspector,
-        '--server',
-        'gate',
-        '--method',
-        'tools/call',
-        '--tool-name',
-        'files__echo',
-        '--tool-arg',
-        'text=never',
-      ],
-      { cwd: folder, env: { ...env, MCP_INSPECTOR_SECRET_STORE: 'memory' } },
-    );
+    const refused = await call('never', 'files__echo');
     assert.match(refused.stdout, /the person refused it/);
     assert.deepEqual(
       readFileSync(calls, 'utf8')

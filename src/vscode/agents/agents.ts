@@ -13,19 +13,18 @@
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { definitionHash, type ServerDefinition, type ServerHandle } from '../../core';
+import type { ServerDefinition, ServerHandle } from '../../core';
 import { agentOfClient, targetById, type AgentTarget } from '../../core/agents/targets';
 import { removeGatewayRecord, writeGatewayRecord, writeLauncher } from '../../core/agents/rendezvous';
 import type { Catalog } from '../../core/gateway/catalog';
 import type { Forwarder } from '../../core/gateway/forward';
-import { toldReadOnlyInMemory, type GatewayCall, type SharedServer } from '../../core/gateway/shared';
-import { thisMachine, type AskReason, type GateRequest } from '../../core/policy/gate';
+import { toldReadOnlyInMemory, type GatewayCall } from '../../core/gateway/shared';
+import type { AskReason, GateRequest } from '../../core/policy/gate';
 import { nameOf, type AskAnswer } from '../../core/policy/run';
 import type { GateSession } from '../../core/policy/session';
 import { OffPath } from '../../core/policy/offPath';
 import type { McpHost } from '../host/host';
-import { configuredMasker } from '../policy/audit';
-import { fenceMode, serverIdentity } from '../policy/gate';
+import { serverIdentity } from '../policy/gate';
 import { addToStoredList } from '../common/storedList';
 import { Settings } from '../common/ids';
 import type { ChatSharing } from '../gateway/chatSharing';
@@ -37,7 +36,6 @@ import type { AgentEntries, AgentEntry } from './entries';
 export const ENTRIES_KEY = 'mcpHost.agentEntries';
 /** The agents (by id) that may use a server (by identity): the answers to "let Claude Code use notes?". */
 const ALLOWED_KEY = 'mcpHost.agentServers';
-const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export class AgentConnections implements vscode.Disposable, AgentEntries {
   private readonly token = randomBytes(32).toString('base64url');
@@ -155,42 +153,12 @@ export class AgentConnections implements vscode.Disposable, AgentEntries {
   }
 
   private forwarderFor(handle: ServerHandle): Forwarder {
-    let forwarder = this.forwarders.get(handle);
-    if (!forwarder) {
-      forwarder = new (this.sharing.loaded().Forwarder)(this.sharedServer(handle), 'agent');
-      this.forwarders.set(handle, forwarder);
-    }
-    return forwarder;
-  }
-
-  private sharedServer(handle: ServerHandle): SharedServer {
-    const host = this.host;
-    let hashed: { def: ServerDefinition; hash: string } | undefined;
-    const hashOf = (def: ServerDefinition): string =>
-      hashed?.def === def ? hashed.hash : (hashed = { def, hash: definitionHash(def) }).hash;
-    return {
-      handle,
-      gateContext: (session) => ({
-        policy: handle.definition,
-        alwaysAllowed: false,
-        fence: fenceMode('agent'),
-        roots: host.rootsOf(handle.definition),
-        machine: thisMachine(),
-        serverCwd: handle.workingFolder,
-        confirmTools: this.confirmsFor(session),
-        firstUse: !this.allowed(session, handle.definition),
-      }),
-      audited: () => ({ ...host.sandboxes.audited(handle.definition), definition: hashOf(handle.definition) }),
-      audit: host.audit,
-      masker: configuredMasker,
-      requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    return this.sharing.forwarderOf(handle, this.forwarders, 'agent', {
+      gateContext: (session) => ({ confirmTools: this.confirmsFor(session), firstUse: !this.allowed(session, handle.definition) }),
       onCall: (call) => this.calls.add(call),
       toldReadOnly: toldReadOnlyInMemory(),
-      pinOf: (tool) => host.pins.status(handle.definition, 'tools', tool),
-      pinUsed: (tool) => void host.pins.pinFirstUse(handle.definition, 'tools', tool),
-      promptPinOf: (prompt) => host.pins.status(handle.definition, 'prompts', prompt),
       ask: (request, reasons, session) => this.ask(handle, request, reasons, session),
-    };
+    });
   }
 
   /** Who the session's client is: the agent its `initialize` names, else the first agent of the entry it came through. */

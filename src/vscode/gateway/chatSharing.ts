@@ -32,6 +32,11 @@ import { notify } from '../window/notifications';
 import { updateServerEntry } from '../logs/logLevel';
 import type { ToolCalls } from '../tools/callTool';
 
+/** What an origin's forwarder has of its own (`ChatSharing.forwarderOf`): who is asked, what its client was told, more of the gate's context. */
+export type ForwarderParts = Partial<Pick<SharedServer, 'ask' | 'onCall' | 'toldReadOnly'>> & {
+  gateContext?: (session: GateSession | undefined) => Partial<ReturnType<SharedServer['gateContext']>>;
+};
+
 /** The id in package.json's `contributes.mcpServerDefinitionProviders`. */
 export const PROVIDER_ID = 'mcpHost.sharedServers';
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -253,16 +258,24 @@ export class ChatSharing implements vscode.Disposable {
 
   private forwarderFor(name: string): Forwarder | undefined {
     const handle = this.sharedServers().find((s) => s.name === name);
-    if (!handle) return undefined;
-    let forwarder = this.forwarders.get(handle);
+    return handle && this.forwarderOf(handle, this.forwarders, 'chat');
+  }
+
+  /**
+   * The forwarder of one of the person's servers for an origin (the chat's, or the agents'), made
+   * once per handle: the same gate, audit, masker and pins, the fence of `mcpHost.roots.fence` (else
+   * the origin's default, block); what differs comes in `own` (who is asked, what the client was told).
+   */
+  forwarderOf(handle: ServerHandle, cache: Map<ServerHandle, Forwarder>, origin: 'chat' | 'agent', own: ForwarderParts = {}): Forwarder {
+    let forwarder = cache.get(handle);
     if (!forwarder) {
-      forwarder = new (this.loaded().Forwarder)(this.sharedServer(handle));
-      this.forwarders.set(handle, forwarder);
+      forwarder = new (this.loaded().Forwarder)(this.sharedServer(handle, origin, own), origin);
+      cache.set(handle, forwarder);
     }
     return forwarder;
   }
 
-  private sharedServer(handle: ServerHandle): SharedServer {
+  private sharedServer(handle: ServerHandle, origin: 'chat' | 'agent', own: ForwarderParts): SharedServer {
     const host = this.host;
     // The definition's hash is the same for every call until the handle adopts a new definition.
     let hashed: { def: ServerDefinition; hash: string } | undefined;
@@ -270,14 +283,15 @@ export class ChatSharing implements vscode.Disposable {
       hashed?.def === def ? hashed.hash : (hashed = { def, hash: definitionHash(def) }).hash;
     return {
       handle,
-      gateContext: () => ({
+      gateContext: (session) => ({
         policy: handle.definition,
         alwaysAllowed: false,
-        // The person's own setting (user or machine settings only, as for their calls), else the chat's default: block.
-        fence: fenceMode('chat'),
+        // The person's own setting (user or machine settings only, as for their calls), else the origin's default: block.
+        fence: fenceMode(origin),
         roots: host.rootsOf(handle.definition),
         machine: thisMachine(),
         serverCwd: handle.workingFolder,
+        ...own.gateContext?.(session),
       }),
       audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: hashOf(handle.definition) }),
       audit: host.audit,
@@ -285,11 +299,12 @@ export class ChatSharing implements vscode.Disposable {
       masker: configuredMasker,
       requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       // Off the call's path, with the audit (../../core/policy/offPath.ts): the history, the trace and the log.
-      onCall: (call) => this.chatCalls.add(call),
-      toldReadOnly: this.toldReadOnly(handle),
+      onCall: own.onCall ?? ((call) => this.chatCalls.add(call)),
+      toldReadOnly: own.toldReadOnly ?? this.toldReadOnly(handle),
       pinOf: (tool) => host.pins.status(handle.definition, 'tools', tool),
       pinUsed: (tool) => void host.pins.pinFirstUse(handle.definition, 'tools', tool),
       promptPinOf: (prompt) => host.pins.status(handle.definition, 'prompts', prompt),
+      ask: own.ask,
     };
   }
 
