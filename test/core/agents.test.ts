@@ -11,6 +11,7 @@ import { gatewayCandidates, launcherPath, writeGatewayRecord, writeLauncher } fr
 import { ENTRY_NAME, entryValue, targetById, targetFile } from '../../src/core/agents/targets';
 import { addTomlEntry, removeTomlEntry } from '../../src/core/agents/tomlEntry';
 import { Catalog } from '../../src/core/gateway/catalog';
+import { narrowRoots } from '../../src/core/policy/roots';
 import { ChatGateway } from '../../src/core/gateway/sdkGateway';
 import type { AuditEntry } from '../../src/core/policy/types';
 import { ScriptedClient } from '../helpers/agents';
@@ -80,6 +81,16 @@ describe('agents’ configuration files: MCP Host’s entry in, and out again by
     assert.throws(() => addTomlEntry('[mcp_servers.mcp-host]\ncommand = "mine"\n', ENTRY_NAME, { command: 'x', args: [] }), /already has/);
     const theirs = '[mcp_servers.mcp-host]\ncommand = "mine"\n';
     assert.equal(removeTomlEntry(theirs, ENTRY_NAME), theirs, 'only the block MCP Host marked is taken out');
+  });
+
+  it("narrows MCP Host's roots by an agent's own roots/list, never widens them", () => {
+    const ours = [{ uri: 'file:///work/project', name: 'project' }];
+    assert.deepEqual(narrowRoots(ours, [{ uri: 'file:///work/project/src', name: 'src' }]), [
+      { uri: 'file:///work/project/src', name: 'src' },
+    ]);
+    assert.deepEqual(narrowRoots(ours, [{ uri: 'file:///' }]), ours, 'a wider root of the agent adds nothing');
+    assert.deepEqual(narrowRoots(ours, [{ uri: 'file:///etc' }, { uri: 'file:///work/projectile' }]), [], 'roots elsewhere reach nothing');
+    assert.deepEqual(narrowRoots(ours, []), ours, 'an agent that names no roots narrows nothing');
   });
 
   it('knows where each agent keeps its servers, at each scope', () => {
