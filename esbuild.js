@@ -63,7 +63,7 @@ async function main() {
       ...common,
       entryPoints: ['src/extension.ts'],
       outfile: 'dist/extension.js',
-      external: ['vscode', './auth.js', './apps.js', './setup.js', './forms.js', './gateway.js'],
+      external: ['vscode', './auth.js', './apps.js', './setup.js', './forms.js', './gateway.js', './agents.js'],
       metafile: analyze,
       plugins: [lazyCore],
     }),
@@ -87,6 +87,14 @@ async function main() {
     esbuild.build({ ...common, entryPoints: ['src/vscode/elicitation/forms.ts'], outfile: 'dist/forms.js', external: ['vscode'] }),
     // The chat gateway: the SDK's server and Streamable HTTP transport, required by dist/extension.js on the first server shared with the chat (src/vscode/gateway/chatSharing.ts).
     esbuild.build({ ...common, entryPoints: ['src/vscode/gateway/lazy.ts'], outfile: 'dist/gateway.js', external: ['vscode'] }),
+    // Connect and Disconnect an Agent: the agents' JSON and TOML files edited in place (smol-toml), required by dist/extension.js when one of them runs (src/vscode/agents/agents.ts).
+    esbuild.build({
+      ...common,
+      entryPoints: ['src/vscode/agents/lazy.ts'],
+      outfile: 'dist/agents.js',
+      external: ['vscode'],
+      plugins: [lazyCore],
+    }),
     // The relay VS Code starts for each shared server (stdio to the gateway's socket): Node's own modules only (src/core/gateway/relay.ts).
     esbuild.build({ ...common, entryPoints: ['src/core/gateway/relay.ts'], outfile: 'dist/relay.js' }),
     // The CLI loads only OpenTelemetry lazily (beside it in dist/): a run that exports nothing never reads it.

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { echoCalls, median } from './echoCalls';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ChatGateway } from '../src/core/gateway/sdkGateway';
@@ -29,20 +30,7 @@ const IN_FLIGHT = 256;
 const ROUNDS = 10;
 const TOKEN = 'bench-token';
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function sequential(client: Client): Promise<number> {
-  const started = performance.now();
-  for (let i = 0; i < CALLS; i++) await client.callTool({ name: 'echo', arguments: { text: `n${i}` } });
-  return performance.now() - started;
-}
-
-async function concurrent(client: Client): Promise<number> {
-  const started = performance.now();
-  for (let r = 0; r < ROUNDS; r++)
-    await Promise.all(Array.from({ length: IN_FLIGHT }, (_, i) => client.callTool({ name: 'echo', arguments: { text: `n${i}` } })));
-  return performance.now() - started;
-}
+const { sequential, concurrent } = echoCalls(CALLS, IN_FLIGHT, ROUNDS);
 
 async function main(): Promise<void> {
   const direct = new Client({ name: 'bench-direct', version: '1.0.0' });

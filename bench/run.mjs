@@ -19,6 +19,8 @@
 //
 // - the sandbox (issue 35, bench/sandbox.ts): spawn + initialize of a stdio server plain and inside the
 //   operating-system sandbox, as a ratio; `--only sandbox` runs it alone.
+// - `mcp-host serve` (issue 42, bench/serve.ts): a call through serve against a pass-through of the same
+//   shape and the server directly, and an agent's memory with five servers; `--only serve` runs it alone.
 //
 // - the flow guard (issue 43, bench/flowGuard.ts): the per-call check of a sink in a session holding
 //   1 MB of private results, and the record of one result; `--only flowguard` runs it alone.
@@ -27,7 +29,7 @@
 //   (and records it in bench/results.json).
 //
 //   node bench/run.mjs [--reps N] [--only name,name] [--baseline REF | --no-baseline] [--no-extension]
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -113,6 +115,7 @@ async function main() {
   if (only?.length === 1 && only[0] === 'sandbox') return printSandbox(await runSandboxBench());
   if (only?.length === 1 && only[0] === 'flowguard') return printFlowGuard(await runTsBench('flowGuard.ts'));
   if (only?.length === 1 && only[0] === 'telemetry') return recordOnly('telemetry', await runTelemetryBench(), printTelemetry);
+  if (only?.length === 1 && only[0] === 'serve') return recordOnly('serve', await runServeBench(), printServe);
   process.stdout.write('Building the benchmark clients…\n');
   await buildBench(['client-ours', 'client-sdk', 'client-sdk2', 'client-floor']);
   let baselineNote;
@@ -182,6 +185,7 @@ async function main() {
   const sandbox = !only || only.includes('sandbox') ? await runSandboxBench() : undefined;
   const flowGuard = !only || only.includes('flowguard') ? await runTsBench('flowGuard.ts') : undefined;
   const telemetry = !only || only.includes('telemetry') ? await runTelemetryBench() : previous?.telemetry;
+  const serve = !only || only.includes('serve') ? await runServeBench() : previous?.serve;
   const report = {
     date: new Date().toISOString(),
     node: process.version,
@@ -198,6 +202,7 @@ async function main() {
     ...(sandbox ? { sandbox } : {}),
     ...(flowGuard ? { flowGuard } : {}),
     ...(telemetry ? { telemetry } : {}),
+    ...(serve ? { serve } : {}),
   };
   fs.writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   printTable(report, previous);
@@ -206,6 +211,39 @@ async function main() {
   if (sandbox) printSandbox(sandbox);
   if (flowGuard) printFlowGuard(flowGuard);
   if (telemetry) printTelemetry(telemetry);
+  if (serve) printServe(serve);
+}
+
+/** `mcp-host serve` (issue 42, bench/serve.ts): per call against a pass-through of the same shape and the server directly; an agent's memory. */
+function runServeBench() {
+  execFileSyncBuild();
+  return runTsBench('serve.ts');
+}
+
+/** dist/cli.js and dist/relay.js as shipped, which bench/serve.ts runs. */
+function execFileSyncBuild() {
+  spawnSync(process.execPath, [path.join(root, 'esbuild.js')], { cwd: root, stdio: 'inherit' });
+}
+
+/** The target of issue 42: serve's median at most 1.5 × the pass-through's. */
+const SERVE_MAX = 1.5;
+
+function printServe(s) {
+  console.log(
+    `\nmcp-host serve (issue 42): echo over stdio, ${s.calls} sequential and ${s.inFlight} in flight × ${s.rounds}, medians of ${s.reps}`,
+  );
+  for (const [name, m] of Object.entries(s.medianMs))
+    console.log(
+      `  ${name.padEnd(12)} sequential ${m.sequential.toFixed(0).padStart(6)} ms   concurrent ${m.concurrent.toFixed(0).padStart(6)} ms`,
+    );
+  for (const [name, ratio] of Object.entries(s.ratios)) {
+    const target = name.startsWith('serveVsPassThrough') ? `≤ ${SERVE_MAX.toFixed(2)}  ${ratio <= SERVE_MAX ? 'met' : 'NOT MET'}` : '';
+    console.log(`    ${name.padEnd(34)} ${ratio.toFixed(2).padStart(6)} ${target}`);
+  }
+  const a = s.agent;
+  console.log(
+    `  an agent given ${a.servers} servers (${a.tools} tools): ${a.relayProcesses} relay process of ${(a.relayRssKb / 1024).toFixed(0)} MB resident; serve running the same five: ${(a.serveRssKb / 1024).toFixed(0)} MB (without the servers)`,
+  );
 }
 
 /** bench/telemetry.ts in its own process: gated calls with nothing exported, exported, and a collector that is down. */

@@ -14,6 +14,7 @@ import { ServersTreeProvider } from './vscode/tree/serversTree';
 import { ServerIcons } from './vscode/common/icons';
 import { AppPanels } from './vscode/apps/appPanels';
 import { ChatSharing } from './vscode/gateway/chatSharing';
+import { AgentConnections } from './vscode/agents/agents';
 import type { HostUi } from './vscode/ui/hostUi';
 import { createWindowUi } from './vscode/windowUi';
 import { createMainLog } from './vscode/logs/logs';
@@ -45,6 +46,7 @@ export interface McpHostTestSeam {
   };
   apps: AppPanels;
   sharing: ChatSharing;
+  agents: AgentConnections;
 }
 
 /** Wires the editor layer; the protocol core lives in ./core and knows nothing of VS Code. */
@@ -59,11 +61,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const output = OutputDocuments.register();
   const tools = new ToolCalls(host, output.docs, documentActions, ui);
   const icons = new ServerIcons(context.globalStorageUri, (message) => log.info(message));
-  const tree = new ServersTreeProvider(host, tools.tasks, icons);
   const prompts = new PromptActions(host, output.docs);
   const setup = new ServerSetup(host, log, ui);
   const apps = new AppPanels(host, tools, log, ui);
   const sharing = new ChatSharing(host, tools, context.globalStorageUri, context.globalState, context.asAbsolutePath('dist/relay.js'));
+  const agents = new AgentConnections(host, sharing, context.workspaceState, context.globalState, context.asAbsolutePath('dist/relay.js'));
+  const tree = new ServersTreeProvider(host, tools.tasks, icons, agents);
   context.subscriptions.push(
     log,
     documentActions,
@@ -75,7 +78,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     ResourceFileSystem.register(host),
     vscode.window.createTreeView(Views.servers, { treeDataProvider: tree, showCollapseAll: true }),
     createStatusBar(host),
-    ...registerCommands(host, log, tools, prompts, output.docs, setup, sharing),
+    ...registerCommands(host, log, tools, prompts, output.docs, setup, sharing, agents),
+    agents,
     sharing,
     trackContextKeys(host),
     apps,
@@ -94,7 +98,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
     resources: () => resourcePickItems(shownBy, servers()),
     servers: () => serverPickItems(shownBy, servers()),
   };
-  const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui, pickItems, apps, sharing };
+  agents.activate();
+  const internals: McpHostTestSeam = { host, tree, tools, prompts, docs: output.docs, setup, ui, pickItems, apps, sharing, agents };
   const api = createApi(host);
   // esbuild.js makes process.env.MCP_HOST_BUILD a constant: a release bundle drops this branch, and the seam with it.
   return process.env.MCP_HOST_BUILD === 'test' ? extensionExports(api, internals, process.env) : api;

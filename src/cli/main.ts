@@ -61,10 +61,12 @@ import { orgVerdict } from '../core/gateway/orgPolicy';
 import type { TelemetryExporter } from '../core/telemetry/exporter';
 import { SHUTDOWN_BOUND_MS } from '../core/telemetry/load';
 import { CLI_VERSION, cliTelemetry } from './telemetry';
+import { planServe, runServe, type ServePlan } from './serve';
 
 const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox [--allow-domain <host>]...] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
        mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
        mcp-host --config <mcp.json> [--sarif <file>] scan
+       mcp-host --config <file> [--sandbox [--allow-domain <host>]...] [--timeout <ms>] [--grace <ms>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <name>=<file>]... [--verbose] serve
        mcp-host audit verify <file> [--head <hash>] [--audit-key <keyfile>]
 
 Verbs:
@@ -82,6 +84,17 @@ Verbs:
   scan                          look for poisoned definitions (hidden characters, instructions
                                 to the model, other servers' tools, secret files, soliciting
                                 parameters, outsized descriptions); findings as JSON
+  serve                         be an MCP server on stdio for an agent: every request of its
+                                client goes through MCP Host's gate (origin "agent"), until
+                                the client closes stdin
+
+serve runs the --stdio or --http server, tools named as the server names them, or every
+server of --config FILE, an mcp.json-style file ("servers" as VS Code writes it, or
+"mcpServers" as Claude Code and others do) whose entries may use MCP Host's entry keys
+(tools.allow/deny, autoApprove, trustAnnotations, sandboxEnabled, sandbox, roots, ...); its
+tools and prompts are then <server>__<tool>. A malformed file exits 2 before anything starts.
+What would be asked of a person (a changed pinned definition, ...) is refused with an isError
+result saying what to allow. With --config, --pinned NAME=FILE pins one server of the file.
 
 --http speaks Streamable HTTP to the URL, or the older HTTP+SSE transport if the server
 only knows that; --header adds a header to every request and may be repeated.
@@ -138,6 +151,10 @@ const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'
 interface CliArgs {
   stdio?: string;
   http?: string;
+  /** --config: an mcp.json-style file of servers (serve, scan). */
+  config?: string;
+  /** Every --pinned given (serve with --config takes one per server). */
+  pinnedAll: string[];
   headers: string[];
   timeoutMs?: number;
   graceMs?: number;
@@ -151,19 +168,18 @@ interface CliArgs {
   sandbox: boolean;
   allowDomains: string[];
   pinned?: string;
-  /** --config: an mcp.json-style file of servers. */
-  config?: string;
   sarif?: string;
   verb?: string;
   rest: string[];
 }
 
 function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { verbose: false, sandbox: false, allowDomains: [], headers: [], roots: [], rest: [] };
+  const args: CliArgs = { verbose: false, sandbox: false, allowDomains: [], headers: [], roots: [], rest: [], pinnedAll: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--stdio') args.stdio = argv[++i];
     else if (a === '--http') args.http = argv[++i];
+    else if (a === '--config') args.config = argv[++i];
     else if (a === '--header') args.headers.push(argv[++i] ?? '');
     else if (a === '--timeout') args.timeoutMs = Number(argv[++i]);
     else if (a === '--grace') args.graceMs = Number(argv[++i]);
@@ -175,8 +191,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--audit-key') args.auditKey = argv[++i];
     else if (a === '--sandbox') args.sandbox = true;
     else if (a === '--allow-domain') args.allowDomains.push(argv[++i] ?? '');
-    else if (a === '--pinned') args.pinned = argv[++i];
-    else if (a === '--config') args.config = argv[++i];
+    else if (a === '--pinned') args.pinnedAll.push((args.pinned = argv[++i]) ?? '');
     else if (a === '--sarif') args.sarif = argv[++i];
     else if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--help' || a === '-h') args.verb = 'help';
@@ -252,11 +267,12 @@ export async function runCli(argv: string[], out = process.stdout, err = process
   if (argv[0] === 'conformance') return runConformance(argv.slice(1), process.env, out, err);
   if (argv[0] === 'audit') return runAuditVerb(argv.slice(1), out, err);
   const args = parseArgs(argv);
-  if (args.config !== undefined && args.verb !== 'help') return runConfigVerb(args, out, err);
+  if (args.config !== undefined && args.verb === 'scan') return runConfigVerb(args, out, err);
   if (args.sarif !== undefined && args.verb !== 'scan') {
     err.write('--sarif goes with the scan verb\n');
     return 2;
   }
+  if (args.verb === 'serve' || args.config !== undefined) return serveVerb(args, out, err, machine);
   if (args.verb === 'help' || (args.stdio === undefined) === (args.http === undefined) || !args.verb) {
     (args.verb === 'help' ? out : err).write(`${USAGE}\n`);
     return args.verb === 'help' ? 0 : 2;
@@ -271,36 +287,19 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write('--stdio needs a command line\n');
     return 2;
   }
-  for (const [flag, value] of [
-    ['--timeout', args.timeoutMs],
-    ['--grace', args.graceMs],
-  ] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
-      err.write(`${flag} needs a number of milliseconds\n`);
-      return 2;
-    }
+  const problem = policyFlagProblem(args);
+  if (problem) {
+    err.write(`${problem}\n`);
+    return 2;
   }
   if (args.logLevel !== undefined && !(LOGGING_LEVELS as readonly string[]).includes(args.logLevel)) {
     err.write(`--log-level needs one of ${LOGGING_LEVELS.join(', ')}\n`);
-    return 2;
-  }
-  if (args.fence !== undefined && args.fence !== 'off' && args.fence !== 'block') {
-    err.write('--fence needs off or block\n');
     return 2;
   }
   const organisation = applyManagedPolicy(args, words, err, machine.managedPolicyFile);
   if (typeof organisation === 'number') return organisation;
   if (args.sandbox && !words) {
     err.write('--sandbox works with --stdio only: an HTTP server is not a process mcp-host starts\n');
-    return 2;
-  }
-  if (args.allowDomains.length && !args.sandbox) {
-    err.write('--allow-domain needs --sandbox: without it the server has the whole network already\n');
-    return 2;
-  }
-  const badDomain = args.allowDomains.find((d) => domainPattern(d) === undefined);
-  if (badDomain !== undefined) {
-    err.write(`--allow-domain needs a host name, an address or *.suffix, got ${JSON.stringify(badDomain)}\n`);
     return 2;
   }
   // The organisation's fence holds with the current directory as the root when there is no --root.
@@ -322,10 +321,6 @@ export async function runCli(argv: string[], out = process.stdout, err = process
   }
   if (args.verb === 'pin' && !args.rest[0]) {
     err.write('pin needs a file to write\n');
-    return 2;
-  }
-  if (args.auditKey !== undefined && args.audit === undefined) {
-    err.write('--audit-key needs --audit\n');
     return 2;
   }
   let key: Buffer | undefined;
@@ -600,6 +595,87 @@ function applyManagedPolicy(
     if (typeof content === 'boolean') env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT = String(content);
   }
   return { fence: fence === 'block' || fence === 'ask' ? 'on' : fence === 'off' ? 'off' : 'flags', env };
+}
+
+/** What is wrong with the flags every way of running shares (timeouts, the fence, the sandbox's domains, the audit's key), if anything. */
+function policyFlagProblem(args: CliArgs): string | undefined {
+  for (const [flag, value] of [
+    ['--timeout', args.timeoutMs],
+    ['--grace', args.graceMs],
+  ] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) return `${flag} needs a number of milliseconds`;
+  }
+  if (args.fence !== undefined && args.fence !== 'off' && args.fence !== 'block') return '--fence needs off or block';
+  if (args.allowDomains.length && !args.sandbox)
+    return '--allow-domain needs --sandbox: without it the server has the whole network already';
+  const badDomain = args.allowDomains.find((d) => domainPattern(d) === undefined);
+  if (badDomain !== undefined) return `--allow-domain needs a host name, an address or *.suffix, got ${JSON.stringify(badDomain)}`;
+  if (args.auditKey !== undefined && args.audit === undefined) return '--audit-key needs --audit';
+  return undefined;
+}
+
+/**
+ * `serve`: checks everything it reads before anything starts (exit 2 naming what is wrong), then
+ * serves until its client goes (./serve.ts).
+ */
+async function serveVerb(args: CliArgs, out: NodeJS.WritableStream, err: NodeJS.WritableStream, _machine: CliMachine): Promise<number> {
+  const ways = [args.stdio, args.http, args.config].filter((w) => w !== undefined).length;
+  const usage = (why: string): number => {
+    err.write(`${why}\n${USAGE}\n`);
+    return 2;
+  };
+  if (args.verb !== 'serve') return usage('--config works with serve only');
+  if (ways !== 1) return usage('serve needs exactly one of --stdio, --http and --config');
+  if (args.rest.length) return usage(`serve takes no arguments, got ${JSON.stringify(args.rest.join(' '))}`);
+  const problem = policyFlagProblem(args);
+  if (problem) return usage(problem);
+  if (args.sandbox && args.http !== undefined)
+    return usage('--sandbox works with --stdio or --config: an HTTP server is not a process mcp-host starts');
+  const headers = parseHeaders(args.headers);
+  if (typeof headers === 'string') return usage(headers);
+  const words = args.stdio === undefined ? undefined : splitCommandLine(args.stdio);
+  if (words?.length === 0) return usage('--stdio needs a command line');
+  let plan: ServePlan;
+  let key: Buffer | undefined;
+  try {
+    const cwd = process.cwd();
+    const launch = words && fromCallerFolder(words, cwd);
+    plan = planServe({
+      stdio: launch && { words: launch, name: cliServer({ words: launch, cwd }).name },
+      http: args.http === undefined ? undefined : { url: args.http, headers, name: cliServer({ url: args.http, headers }).name },
+      config: args.config,
+      roots: args.roots,
+      pinned: args.pinnedAll,
+      cwd,
+      env: process.env,
+    });
+    key = args.auditKey === undefined ? undefined : await readAuditKey(args.auditKey, true);
+  } catch (error) {
+    err.write(`error: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err);
+  void out;
+  return runServe(
+    plan,
+    {
+      stdio: undefined,
+      config: args.config,
+      roots: args.roots,
+      fence: args.fence as 'off' | 'block' | undefined,
+      sandbox: args.sandbox,
+      allowDomains: args.allowDomains,
+      pinned: args.pinnedAll,
+      timeoutMs: args.timeoutMs,
+      graceMs: args.graceMs,
+      verbose: args.verbose,
+      audit,
+      cwd: process.cwd(),
+      env: cliServerEnvironment(process.env),
+      version: CLI_VERSION,
+    },
+    err,
+  );
 }
 
 /**

@@ -14,6 +14,7 @@ import { Commands, ContextKeys, Settings } from './common/ids';
 import { knownIcon, warmIcons } from './common/icons';
 import { setServerLogLevel } from './logs/logLevel';
 import type { ChatSharing } from './gateway/chatSharing';
+import type { AgentConnections } from './agents/agents';
 import type { ServerEntry } from './setup/editServers';
 import type { TreeNode } from './tree/nodes';
 import { scopeLabel } from './common/scopes';
@@ -29,6 +30,7 @@ export function registerCommands(
   docs: OutputDocuments,
   setup: ServerSetup,
   sharing: ChatSharing,
+  agents: AgentConnections,
 ): vscode.Disposable[] {
   // Audit records are written a little after their calls (../core/policy/offPath.ts): the audit commands read the file once they are all in.
   const withAuditWritten = (read: () => unknown) => async () => {
@@ -96,6 +98,12 @@ export function registerCommands(
         (s) => s.definition.shareWithChat,
         () => fromTemplate(vscode.l10n.t('MCP Host: no server is shared with the chat.')),
       ),
+    ),
+    vscode.commands.registerCommand(Commands.connectAgent, () =>
+      agents.connect(host.ui).catch(report(fromTemplate(vscode.l10n.t('could not connect the agent')))),
+    ),
+    vscode.commands.registerCommand(Commands.disconnectAgent, () =>
+      agents.disconnect(host.ui).catch(report(fromTemplate(vscode.l10n.t('could not disconnect the agent')))),
     ),
     vscode.commands.registerCommand(
       Commands.showServerLog,

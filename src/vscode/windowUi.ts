@@ -4,6 +4,7 @@ import { askWithoutSandbox } from './policy/sandboxFallback';
 import type { DocumentActions } from './window/documentActions';
 import { LazyElicitationUi } from './elicitation/ui';
 import { askOutsideRoots } from './policy/gate';
+import { askAgentRequest } from './agents/agentQuestion';
 import { askAcceptChanges, askChangedDefinition } from './policy/pinReview';
 import { askFlowQuestion } from './gateway/chatFlow';
 import { askConsent, pickModelWithQuickPick, reviewInEditor } from './sampling/prompts';
@@ -30,6 +31,7 @@ export function createWindowUi(documentActions: DocumentActions, redact: Redact)
     allowInputReuse: (server, id, firstGivenTo) => askToReuse(server, id, firstGivenTo, redact),
     confirmTool: (server, tool, args, trusted, asker) => confirmWithModal(server, tool, args, trusted, asker, redact),
     allowOutsideRoots: (question) => askOutsideRoots(question, redact),
+    allowAgentRequest: (question) => askAgentRequest(question, redact),
     confirmChangedDefinition: (server, change) => askChangedDefinition(server, change, redact),
     acceptDefinitionChanges: (server, changes) => askAcceptChanges(server, changes, redact),
     confirmFlow: (question) => askFlowQuestion(question, redact),

@@ -491,7 +491,7 @@ describe('the gate with pinned definitions', () => {
     assert.match(chat.kind === 'refuse' ? chat.reason : '', /changed since the person approved it \(description, input schema\)/);
     const cli = await decide({ method: 'prompts/get', name: 'brief', arguments: {} }, ctx({ origin: 'cli', pin: changed }));
     assert.match(cli.kind === 'refuse' ? cli.reason : '', /the prompt brief changed since it was pinned/);
-    const sawReadOnly = await decide(call, ctx({ origin: 'chat', chatSawReadOnly: true, pin: { status: 'new' } }));
+    const sawReadOnly = await decide(call, ctx({ origin: 'chat', listedReadOnly: true, pin: { status: 'new' } }));
     assert.equal(sawReadOnly.kind, 'refuse');
   });
 });

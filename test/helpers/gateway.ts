@@ -21,8 +21,8 @@ import {
 } from '../../src/core';
 import { thisMachine } from '../../src/core/policy/gate';
 import { createMasker } from '../../src/core/policy/mask';
-import { ChatForwarder } from '../../src/core/gateway/forward';
-import { toldReadOnlyInMemory, type ChatCall, type SharedServer, type ToldReadOnly } from '../../src/core/gateway/shared';
+import { Forwarder } from '../../src/core/gateway/forward';
+import { toldReadOnlyInMemory, type GatewayCall, type SharedServer, type ToldReadOnly } from '../../src/core/gateway/shared';
 import { ChatGateway, type GatewayAddress } from '../../src/core/gateway/sdkGateway';
 import { ROOT } from './servers';
 
@@ -49,9 +49,9 @@ export function nodeServerHandle(name: string, args: string[], raw: Record<strin
 }
 
 export interface Shared {
-  forwarder: ChatForwarder;
+  forwarder: Forwarder;
   audit: AuditEntry[];
-  calls: ChatCall[];
+  calls: GatewayCall[];
 }
 
 export function share(
@@ -71,13 +71,12 @@ export function share(
   } = {},
 ): Shared {
   const audit: AuditEntry[] = [];
-  const calls: ChatCall[] = [];
+  const calls: GatewayCall[] = [];
   const masker = createMasker().masker;
   const definition = definitionHash(handle.definition);
   const shared: SharedServer = {
     handle,
     gateContext: () => ({
-      origin: 'chat',
       policy: handle.definition,
       alwaysAllowed: false,
       fence: options.fence ?? 'block',
@@ -89,13 +88,13 @@ export function share(
     audit: options.auditSink ?? { append: (e) => void audit.push(e) },
     masker: () => masker,
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
-    onChatCall: (c) => void calls.push(c),
+    onCall: (c) => void calls.push(c),
     toldReadOnly: options.toldReadOnly ?? toldReadOnlyInMemory(),
     telemetry: options.telemetry,
     ...options.pins,
     flow: options.flow,
   };
-  return { forwarder: new ChatForwarder(shared), audit, calls };
+  return { forwarder: new Forwarder(shared), audit, calls };
 }
 
 /** fetch over a Unix domain socket (or named pipe), as VS Code's client does for `unix:` URIs. */

@@ -1,15 +1,20 @@
 /**
- * The gateway's requests, forwarded to the person's connection of one shared server through the
- * gate: every tools/call, resources/read, resources/subscribe, prompts/get and completion/complete goes through the
- * `GatedServer` of origin `chat` (../policy/gated.ts), with nobody to ask (VS Code confirmed the call itself), so the fence, the deny
- * lists and the audit apply to the chat exactly as they do to everyone else. No SDK here: the
- * wire side is ./sdkGateway.ts.
+ * A gateway's requests, forwarded to one server's connection through the gate: every tools/call,
+ * resources/read, resources/subscribe, prompts/get and completion/complete goes through the
+ * `GatedServer` of the forwarder's origin (../policy/gated.ts), `chat` for VS Code's chat, `agent`
+ * for an agent (connected to the editor, or the client of `mcp-host serve`), so the fence, the deny
+ * lists, the pins and the audit apply to them exactly as they do to everyone else. Who is asked is
+ * the shared server's to say (./shared.ts): nobody for the chat (VS Code confirmed the call itself)
+ * and for `serve` (refused, saying what to allow), the person in the editor for a connected agent.
+ * One forwarder per server and origin serves every session; each request names its session. No SDK
+ * here: the wire side is ./wire.ts.
  */
 import type { Disposable } from 'vscode-jsonrpc/node';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { GatedServer } from '../policy/gated';
 import type { Caller } from '../policy/telemetry';
 import { traceContextOf } from '../protocol/traceContext';
+import type { GateSession } from '../policy/session';
 import { outcomeOfError } from '../policy/run';
 import { isTrustedReadOnly } from '../policy/gate';
 import type { AuditEntry, Outcome } from '../policy/types';
@@ -34,8 +39,10 @@ import type { Masker } from '../policy/types';
 import { findTool, runningClient, type SharedServer } from './shared';
 
 export interface ForwardOptions {
-  /** Aborted when the chat cancels the request (or its session ends): the upstream request is cancelled too. */
+  /** Aborted when the client cancels the request (or its session ends): the upstream request is cancelled too. */
   signal: AbortSignal;
+  /** The session the request came in (the audit names it; the editor asks naming its agent). */
+  session?: GateSession;
   /** The chat asked for progress: the upstream's progress goes to it. */
   onProgress?: (progress: Omit<ProgressNotificationParams, 'progressToken'>) => void;
   /**
@@ -50,8 +57,12 @@ export interface ForwardOptions {
 /** The longest conversation id taken from `_meta` (VS Code's are UUIDs). */
 const MAX_CONVERSATION_ID = 200;
 
-/** Who the chat's request came from, as telemetry names it: its `_meta.traceparent`/`tracestate`, `vscode.conversationId`, its client. */
-export function chatCaller(meta: unknown, client: { name?: unknown; version?: unknown } | undefined): Caller {
+/**
+ * Who a gateway's request came from, as telemetry and the flow guard name it: its
+ * `_meta.traceparent`/`tracestate` (VS Code's chat, or an agent that traces), VS Code's
+ * `vscode.conversationId`, its client.
+ */
+export function callerOf(meta: unknown, client: { name?: unknown; version?: unknown } | undefined): Caller {
   const caller: Caller = {};
   const trace = traceContextOf(meta);
   if (trace) caller.trace = trace;
@@ -63,6 +74,18 @@ export function chatCaller(meta: unknown, client: { name?: unknown; version?: un
       ...(typeof client.version === 'string' ? { version: client.version.slice(0, 50) } : {}),
     };
   return caller;
+}
+
+/**
+ * The flow guard's session of a request: the chat's conversation (VS Code's `vscode.conversationId`),
+ * else the gateway session of an agent's connection; every call of this window's chat without a
+ * conversation is one session, so a flow across two servers is still seen.
+ */
+function flowSession(options: ForwardOptions): string {
+  const conversation = options.caller?.conversationId;
+  if (conversation) return `chat:${conversation}`;
+  if (options.session?.origin === 'agent') return `agent:${options.session.id}`;
+  return CHAT_WITHOUT_CONVERSATION;
 }
 
 const isCapabilityDisabled = (error: unknown): boolean => McpError.from(error).kind?.type === 'capabilityDisabled';
@@ -77,7 +100,7 @@ async function listOrEmpty<T>(list: () => Promise<T[]>): Promise<T[]> {
   }
 }
 
-/** A list VS Code holds that can go out of date without the server saying so. */
+/** A list a client holds that can go out of date without the server saying so. */
 export type StaleList = 'tools' | 'prompts';
 
 function refusal(method: string, name: string, reason: string): McpError {
@@ -87,18 +110,24 @@ function refusal(method: string, name: string, reason: string): McpError {
 /** The flow guard's session of the chat's calls that name no conversation. */
 export const CHAT_WITHOUT_CONVERSATION = 'chat:no-conversation';
 
-/** One shared server's requests from the chat (one per server, shared by every session of the chat). */
-export class ChatForwarder {
+/** The origins whose requests come through a gateway. */
+export type GatewayOrigin = 'chat' | 'agent';
+
+/** One server's requests from one origin's clients (one per server and origin, shared by every session). */
+export class Forwarder {
   private readonly staleListeners = new Set<(list: StaleList) => void>();
   private readonly gate: GatedServer;
 
-  constructor(readonly shared: SharedServer) {
-    this.gate = new GatedServer(shared.handle, 'chat', {
-      context: async (request) => {
+  constructor(
+    readonly shared: SharedServer,
+    readonly origin: GatewayOrigin = 'chat',
+  ) {
+    this.gate = new GatedServer(shared.handle, origin, {
+      context: async (request, session) => {
         if (request.method === 'tools/call' || request.method === 'prompts/get') await shared.pinsReady?.();
-        const context = shared.gateContext();
+        const context = shared.gateContext(session);
         if (request.method === 'tools/call') {
-          context.chatSawReadOnly = shared.toldReadOnly.has(request.tool.name);
+          context.listedReadOnly = shared.toldReadOnly.has(request.tool.name);
           context.pin = shared.pinOf?.(request.tool);
         } else if (request.method === 'prompts/get') {
           const prompt = shared.handle.prompts.find((p) => p.name === request.name);
@@ -116,6 +145,8 @@ export class ChatForwarder {
         return run ? 'once' : 'refuse';
       },
       telemetry: shared.telemetry,
+      ask: shared.ask && ((request, reasons, session) => shared.ask!(request, reasons, session)),
+      refusedUnasked: shared.refusedUnasked && ((request, reasons) => shared.refusedUnasked!(request, reasons)),
     });
   }
 
@@ -125,7 +156,7 @@ export class ChatForwarder {
   }
 
   /**
-   * VS Code's list of the tools or prompts is out of date in a way that matters (a read-only mark MCP
+   * A client's list of the tools or prompts is out of date in a way that matters (a read-only mark MCP
    * Host no longer gives, a definition suspended or accepted): its sessions are told to list again.
    */
   onListStale(listener: (list: StaleList) => void): Disposable {
@@ -134,14 +165,14 @@ export class ChatForwarder {
   }
 
   /**
-   * What the chat may see changed without the server saying so (a pin taken, found changed or
-   * accepted): VS Code is sent tools/list_changed or prompts/list_changed.
+   * What the clients may see changed without the server saying so (a pin taken, found changed or
+   * accepted): they are sent tools/list_changed or prompts/list_changed.
    */
   listChanged(list: StaleList): void {
     for (const l of this.staleListeners) l(list);
   }
 
-  /** What goes to the chat when a request fails: the error with its message masked (a server may echo a secret in it). */
+  /** What goes to the client when a request fails: the error with its message masked (a server may echo a secret in it). */
   private masked<T>(run: () => Promise<T>): Promise<T> {
     return run().catch((error: unknown) => {
       throw errorForChat(error, this.masker());
@@ -162,7 +193,7 @@ export class ChatForwarder {
     const { handle } = this.shared;
     // The handle keeps the list fresh (list_changed); ask the server only when it has none yet.
     const tools = handle.tools.length || !client.serverCapabilities?.tools ? handle.tools : await client.listTools();
-    const offered = toolsForChat(tools, this.shared.gateContext().policy, this.shared.pinOf && ((t) => this.shared.pinOf!(t)));
+    const offered = toolsForChat(tools, this.shared.gateContext(undefined).policy, this.shared.pinOf && ((t) => this.shared.pinOf!(t)));
     this.shared.toldReadOnly.told(offered.map((t) => ({ name: t.name, readOnly: t.annotations?.readOnlyHint === true })));
     return offered;
   }
@@ -172,7 +203,16 @@ export class ChatForwarder {
     const { handle } = this.shared;
     const at = Date.now();
     const told = (outcome: Outcome, refused?: string, held?: string): void =>
-      this.shared.onChatCall?.({ server: handle.name, tool: name, args, at, outcome, refused, ...(held !== undefined && { held }) });
+      this.shared.onCall?.({
+        session: options.session,
+        server: handle.name,
+        tool: name,
+        args,
+        at,
+        outcome,
+        refused,
+        ...(held !== undefined && { held }),
+      });
     let client: ServerClient;
     try {
       client = await this.client(options.signal);
@@ -192,8 +232,7 @@ export class ChatForwarder {
       // The flow guard: the session's history decides whether this sink call is held (../scan/flowGuard.ts).
       const flow = this.shared.flow;
       const mode = flow?.mode() ?? 'off';
-      const conversation = options.caller?.conversationId;
-      const session = conversation ? `chat:${conversation}` : CHAT_WITHOUT_CONVERSATION;
+      const session = flowSession(options);
       const pinned = this.shared.pinOf?.(tool);
       const labels =
         flow && mode !== 'off'
@@ -221,12 +260,17 @@ export class ChatForwarder {
           resetTimeoutOnProgress: true,
           timeoutMs: this.shared.requestTimeoutMs,
         },
-        { flow: finding && mode !== 'off' ? { mode, finding } : undefined, onRecord: (e) => (entry = e), caller: options.caller },
+        {
+          session: options.session,
+          caller: options.caller,
+          flow: finding && mode !== 'off' ? { mode, finding } : undefined,
+          onRecord: (e) => (entry = e),
+        },
       );
       const pin = this.shared.pinOf?.(tool);
       if (!run.sent) {
         told({ kind: 'not-sent' }, run.reason);
-        // VS Code's list said read-only when MCP Host no longer does, or offers a tool now suspended: it is told to list again.
+        // The client's list said read-only when MCP Host no longer does, or offers a tool now suspended: it is told to list again.
         if (
           (this.shared.toldReadOnly.has(name) && !isTrustedReadOnly(tool, this.shared.handle.definition, pin)) ||
           pin?.status === 'changed'
@@ -280,7 +324,7 @@ export class ChatForwarder {
   readResource(uri: string, options: ForwardOptions): Promise<ReadResourceResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.readResource(uri, { signal: options.signal }, options.caller);
+      const run = await this.gate.readResource(uri, { signal: options.signal }, { session: options.session, caller: options.caller });
       if (!run.sent) throw refusal('resources/read', uri, run.reason);
       return readForChat(run.result, this.masker());
     });
@@ -290,7 +334,7 @@ export class ChatForwarder {
   subscribe(uri: string, options: ForwardOptions): Promise<Disposable> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.subscribe(uri, options.caller);
+      const run = await this.gate.subscribe(uri, { session: options.session, caller: options.caller });
       if (!run.sent) throw refusal('resources/subscribe', uri, run.reason);
       return run.result;
     });
@@ -309,9 +353,9 @@ export class ChatForwarder {
   getPrompt(name: string, args: Record<string, string>, options: ForwardOptions): Promise<GetPromptResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.getPrompt(name, args, { signal: options.signal }, options.caller);
+      const run = await this.gate.getPrompt(name, args, { signal: options.signal }, { session: options.session, caller: options.caller });
       if (!run.sent) {
-        // VS Code offers a prompt now suspended: it is told to list the prompts again.
+        // The client offers a prompt now suspended: it is told to list the prompts again.
         const prompt = this.shared.handle.prompts.find((p) => p.name === name);
         if (prompt && this.shared.promptPinOf?.(prompt).status === 'changed') this.listChanged('prompts');
         throw refusal('prompts/get', name, run.reason);
@@ -320,11 +364,11 @@ export class ChatForwarder {
     });
   }
 
-  /** Completion values are offered to the chat as text: masked like everything else it reads. */
+  /** Completion values are offered to the client as text: masked like everything else it reads. */
   complete(params: CompleteParams, options: ForwardOptions): Promise<CompleteResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.complete(params, { signal: options.signal }, options.caller);
+      const run = await this.gate.complete(params, { signal: options.signal }, { session: options.session, caller: options.caller });
       if (!run.sent) throw refusal('completion/complete', params.argument.name, run.reason);
       return this.masker().maskValue(run.result).value;
     });

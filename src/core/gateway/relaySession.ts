@@ -9,6 +9,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import type * as net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -42,11 +43,14 @@ export class RelayTransport implements Transport {
   private pending = '';
   private ended = false;
 
-  constructor(private readonly socket: net.Socket) {}
+  /** A relay's socket, or `mcp-host serve`'s stdin and stdout as one stream (`Duplex.from`). */
+  constructor(private readonly socket: net.Socket | Duplex) {}
 
   async start(): Promise<void> {
     this.socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    // The other end went: a relay's socket closes, serve's stdin ends (its stdout may stay open).
     this.socket.once('close', () => void this.close());
+    this.socket.once('end', () => void this.close());
   }
 
   private receive(chunk: Buffer): void {
@@ -99,7 +103,14 @@ export class RelayTransport implements Transport {
   }
 }
 
-export type RelayVerdict = { ok: true; serverId: string } | { ok: false; reason: string };
+/**
+ * Whom a connection is for: a shared server of the chat (`id` its name) or an agent's configuration
+ * entry (`id` the entry's, see ./agentRelay.ts).
+ */
+export type RelayVerdict = { ok: true; kind: 'chat' | 'agent'; id: string } | { ok: false; reason: string };
+
+/** A first line as `check` reads it: a relay of the chat names a server, an agent's relay its entry. */
+export type RelayHelloCheck = Partial<RelayHello> & { agent?: unknown };
 
 /**
  * Reads a connection's first line and hands the connection on as a transport (`open`), or
@@ -108,8 +119,8 @@ export type RelayVerdict = { ok: true; serverId: string } | { ok: false; reason:
  */
 export function acceptRelay(
   socket: net.Socket,
-  check: (hello: Partial<RelayHello> | undefined) => RelayVerdict,
-  open: (serverId: string, transport: RelayTransport) => Promise<void>,
+  check: (hello: RelayHelloCheck | undefined) => RelayVerdict,
+  open: (verdict: Extract<RelayVerdict, { ok: true }>, transport: RelayTransport) => Promise<void>,
 ): void {
   socket.on('error', () => socket.destroy());
   socket.setNoDelay?.(true);
@@ -130,7 +141,7 @@ export function acceptRelay(
     const verdict = check(parseHello(head.subarray(0, end)));
     if (!verdict.ok) return refuseFirstRequest(socket, verdict.reason);
     const transport = new RelayTransport(socket);
-    open(verdict.serverId, transport).then(
+    open(verdict, transport).then(
       () => socket.resume(),
       () => socket.destroy(),
     );
@@ -139,12 +150,10 @@ export function acceptRelay(
   socket.once('close', () => clearTimeout(timer));
 }
 
-function parseHello(line: Buffer): Partial<RelayHello> | undefined {
+function parseHello(line: Buffer): RelayHelloCheck | undefined {
   try {
     const hello = JSON.parse(line.toString('utf8')) as unknown;
-    return typeof hello === 'object' && hello !== null && (hello as RelayHello).mcpHostRelay === 1
-      ? (hello as Partial<RelayHello>)
-      : undefined;
+    return typeof hello === 'object' && hello !== null && (hello as RelayHello).mcpHostRelay === 1 ? (hello as RelayHelloCheck) : undefined;
   } catch {
     return undefined;
   }

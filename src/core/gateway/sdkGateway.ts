@@ -19,31 +19,14 @@ import { promises as fs } from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError as SdkError,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  UnsubscribeRequestSchema,
-  type JSONRPCMessage,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { Disposable } from 'vscode-jsonrpc/node';
-import { REQUEST_CANCELLED } from '../jsonrpc/connection';
-import { classifyMessage, isId, isObject } from '../protocol/classify';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { GateSession } from '../policy/session';
 import { ErrorCode, McpError } from '../protocol/errors';
-import type { CompleteParams, RequestId } from '../protocol/types';
-import { chatCaller, type ChatForwarder, type ForwardOptions } from './forward';
+import { Catalog } from './catalog';
+import type { Forwarder } from './forward';
 import { GatewayHttpSession, refuse as refuseWith } from './httpSession';
-import { acceptRelay, tokenMatches, type RelayTransport, type RelayVerdict } from './relaySession';
+import { acceptRelay, tokenMatches, type RelayHelloCheck, type RelayTransport, type RelayVerdict } from './relaySession';
+import { openWireSession, type WireSession } from './wire';
 
 /**
  * JSON-RPC code of a request the gateway itself refuses (no token, a server not shared, no
@@ -64,22 +47,34 @@ export interface GatewayOptions {
   /** The same for the relays' listener (./relay.ts); it must differ from `socketPath`. */
   relaySocketPath?: string;
   /** The forwarder of a route's server, or undefined when that server is not shared (any more). */
-  forwarderFor(id: string): ChatForwarder | undefined;
+  forwarderFor(id: string): Forwarder | undefined;
+  /**
+   * Agents (./agentRelay.ts): the token their relays carry (another than the chat's, since it is
+   * written to a file of the person's), and the servers an agent's configuration entry is given
+   * (`via`: `claude-user`, `mcp-json`, …), or undefined when that entry is not connected.
+   */
+  agents?: {
+    token: string;
+    catalogFor(via: string): Catalog | undefined;
+    /** Told when an agent's session opens and ends (the Servers view lists them). */
+    onSession?(session: GateSession, open: boolean): void;
+  };
 }
 
 interface Session {
   id: string;
+  /** The shared server's id for the chat; the configuration entry's for an agent. */
   serverId: string;
+  origin: 'chat' | 'agent';
   transport: GatewayHttpSession | RelayTransport;
-  server: Server;
-  subscriptions: Map<string, Disposable>;
-  listeners: Disposable[];
+  wire: WireSession;
 }
 
 export class ChatGateway {
   private readonly sessions = new Map<string, Session>();
   private readonly token: Buffer;
   private readonly relayToken: Buffer;
+  private readonly agentToken: Buffer | undefined;
 
   private constructor(
     private readonly http: http.Server,
@@ -91,6 +86,7 @@ export class ChatGateway {
   ) {
     this.token = Buffer.from(`Bearer ${options.token}`);
     this.relayToken = Buffer.from(options.token);
+    this.agentToken = options.agents && Buffer.from(options.agents.token);
   }
 
   /** Listens on the sockets when they are given and usable, else on 127.0.0.1. */
@@ -107,7 +103,7 @@ export class ChatGateway {
       acceptRelay(
         socket,
         (hello) => gateway.checkRelay(hello),
-        (serverId, transport) => gateway.openRelaySession(serverId, transport),
+        (verdict, transport) => gateway.openRelaySession(verdict, transport),
       ),
     );
     return gateway;
@@ -127,9 +123,20 @@ export class ChatGateway {
   sessionCount(serverId?: string, via?: 'relay' | 'http'): number {
     return [...this.sessions.values()].filter(
       (s) =>
+        s.origin === 'chat' &&
         (serverId === undefined || s.serverId === serverId) &&
         (via === undefined || (s.transport instanceof GatewayHttpSession ? 'http' : 'relay') === via),
     ).length;
+  }
+
+  /** The agents' sessions open now (the Servers view lists them with their clients). */
+  agentSessions(): GateSession[] {
+    return [...this.sessions.values()].filter((s) => s.origin === 'agent' && s.wire !== undefined).map((s) => s.wire.session);
+  }
+
+  /** Ends the sessions of an agent's configuration entry (it was disconnected, or given other servers). */
+  async closeAgentSessions(via: string): Promise<void> {
+    await Promise.all([...this.sessions.values()].filter((s) => s.origin === 'agent' && s.serverId === via).map((s) => this.endSession(s)));
   }
 
   /** How many of a session's requests wait for their answer (tests look; HTTP sessions only). */
@@ -140,7 +147,9 @@ export class ChatGateway {
 
   /** Ends every session of a server (sharing stopped, its settings changed): the chat's next request starts a new one. */
   async closeSessions(serverId: string): Promise<void> {
-    await Promise.all([...this.sessions.values()].filter((s) => s.serverId === serverId).map((s) => this.endSession(s)));
+    await Promise.all(
+      [...this.sessions.values()].filter((s) => s.origin === 'chat' && s.serverId === serverId).map((s) => this.endSession(s)),
+    );
   }
 
   async close(): Promise<void> {
@@ -154,18 +163,35 @@ export class ChatGateway {
     ]);
   }
 
-  private checkRelay(hello: { token?: unknown; server?: unknown } | undefined): RelayVerdict {
+  private checkRelay(hello: RelayHelloCheck | undefined): RelayVerdict {
+    if (hello && typeof hello.agent === 'string') {
+      if (!this.agentToken || !tokenMatches(hello.token, this.agentToken))
+        return { ok: false, reason: 'MCP Host gateway: this agent relay has no valid token for this window' };
+      if (!this.options.agents?.catalogFor(hello.agent))
+        return {
+          ok: false,
+          reason: `MCP Host gateway: no agent is connected through "${hello.agent}" in this window (MCP Host: Connect an Agent…)`,
+        };
+      return { ok: true, kind: 'agent', id: hello.agent };
+    }
     if (!hello || !tokenMatches(hello.token, this.relayToken))
       return { ok: false, reason: 'MCP Host gateway: this relay has no valid token for this window' };
     if (typeof hello.server !== 'string' || !this.options.forwarderFor(hello.server))
       return { ok: false, reason: 'MCP Host gateway: this server is not shared with the chat' };
-    return { ok: true, serverId: hello.server };
+    return { ok: true, kind: 'chat', id: hello.server };
   }
 
-  private async openRelaySession(serverId: string, transport: RelayTransport): Promise<void> {
-    const forwarder = this.options.forwarderFor(serverId);
+  private async openRelaySession(verdict: Extract<RelayVerdict, { ok: true }>, transport: RelayTransport): Promise<void> {
+    if (verdict.kind === 'agent') {
+      const catalog = this.options.agents?.catalogFor(verdict.id);
+      if (!catalog) throw McpError.invalidRequest('this agent is not connected');
+      const session = new GateSession('agent', verdict.id);
+      await this.openSession(verdict.id, catalog, transport, session, { name: 'mcp-host', version: '1.0.0' });
+      return;
+    }
+    const forwarder = this.options.forwarderFor(verdict.id);
     if (!forwarder) throw McpError.invalidRequest('this server is not shared with the chat');
-    await this.openSession(serverId, forwarder, transport, randomUUID());
+    await this.openChatSession(verdict.id, forwarder, transport, randomUUID());
   }
 
   private hasToken(req: http.IncomingMessage): boolean {
@@ -207,7 +233,7 @@ export class ChatGateway {
         return refuse(res, 'MCP Host gateway: this request has no session (initialize first)');
       }
       const transport = new GatewayHttpSession(randomUUID());
-      await this.openSession(serverId, forwarder, transport, transport.sessionId);
+      await this.openChatSession(serverId, forwarder, transport, transport.sessionId);
       transport.handlePost(req, res, body);
     } catch (error) {
       if (!res.headersSent) refuse(res, `MCP Host gateway: ${McpError.from(error).message}`);
@@ -215,155 +241,62 @@ export class ChatGateway {
     }
   }
 
-  private async openSession(
+  private openChatSession(
     serverId: string,
-    forwarder: ChatForwarder,
+    forwarder: Forwarder,
     transport: GatewayHttpSession | RelayTransport,
     id: string,
   ): Promise<Session> {
-    const capabilities = capabilitiesFor(forwarder);
     // VS Code names the tools after the server's title or name (`mcp_<name>_<tool>`): the person's name for the server, as in both lists.
     const { handle } = forwarder.shared;
-    const server = new Server({ name: handle.name, version: handle.client?.serverInfo?.version ?? '0.0.0' }, { capabilities });
-    const opened: Session = { id, serverId, transport, server, subscriptions: new Map(), listeners: [] };
-    this.sessions.set(opened.id, opened);
-    transport.onclose = () => void this.endSession(opened);
-    wireHandlers(server, capabilities, forwarder, opened);
-    if (capabilities.tools && !(transport instanceof GatewayHttpSession)) {
-      const calls = relayToolCalls(forwarder, transport, () => server.getClientVersion());
-      transport.intercept = calls.intercept;
-      opened.listeners.push(calls);
-    }
-    opened.listeners.push(
-      handle.onDidChangeLists((kind) => {
-        const send =
-          kind === 'tools'
-            ? () => server.sendToolListChanged()
-            : kind === 'prompts'
-              ? () => server.sendPromptListChanged()
-              : () => server.sendResourceListChanged();
-        send().catch(() => undefined);
-      }),
-      forwarder.onListStale((list) => {
-        if (list === 'tools' && capabilities.tools) void server.sendToolListChanged().catch(() => undefined);
-        if (list === 'prompts' && capabilities.prompts) void server.sendPromptListChanged().catch(() => undefined);
-      }),
-      handle.onResourceUpdated((uri) => {
-        if (opened.subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => undefined);
-      }),
+    return this.openSession(
+      serverId,
+      new Catalog([{ name: handle.name, forwarder }]),
+      transport,
+      new GateSession('chat', serverId, { id }),
+      {
+        name: handle.name,
+        version: handle.client?.serverInfo?.version ?? '0.0.0',
+      },
     );
-    await server.connect(transport);
-    return opened;
+  }
+
+  private async openSession(
+    serverId: string,
+    catalog: Catalog,
+    transport: GatewayHttpSession | RelayTransport,
+    session: GateSession,
+    serverInfo: { name: string; version: string },
+  ): Promise<Session> {
+    const agent = session.origin === 'agent';
+    const opened: Partial<Session> = { id: session.id, serverId, origin: session.origin, transport };
+    this.sessions.set(session.id, opened as Session);
+    const wire = await openWireSession(
+      {
+        catalog,
+        transport,
+        session,
+        serverInfo,
+        forwardLogs: agent,
+        // A relay's tools/call (the chat's call, the one that is timed) is answered without the SDK's schema checks.
+        fastToolCalls: !(transport instanceof GatewayHttpSession),
+      },
+      () => void this.endSession(opened as Session),
+    ).catch((error: unknown) => {
+      this.sessions.delete(session.id);
+      throw error;
+    });
+    opened.wire = wire;
+    if (agent) {
+      this.options.agents?.onSession?.(session, true);
+      session.onDidEnd(() => this.options.agents?.onSession?.(session, false));
+    }
+    return opened as Session;
   }
 
   private async endSession(session: Session): Promise<void> {
     this.sessions.delete(session.id);
-    for (const d of session.listeners.splice(0)) d.dispose();
-    for (const d of session.subscriptions.values()) d.dispose();
-    session.subscriptions.clear();
-    await session.server.close().catch(() => undefined);
-  }
-}
-
-/** What the gateway declares: the running upstream's capabilities as far as we forward them, all of them while it is down. */
-function capabilitiesFor(forwarder: ChatForwarder): ServerCapabilities {
-  const upstream = forwarder.shared.handle.client?.serverCapabilities;
-  const all = !upstream;
-  const caps: ServerCapabilities = {};
-  if (all || upstream.tools) caps.tools = { listChanged: true };
-  if (all || upstream.resources) caps.resources = { listChanged: true, subscribe: true };
-  if (all || upstream.prompts) caps.prompts = { listChanged: true };
-  if (all || upstream.completions) caps.completions = {};
-  return caps;
-}
-
-function wireHandlers(server: Server, caps: ServerCapabilities, forwarder: ChatForwarder, session: Session): void {
-  type Extra = { signal: AbortSignal; _meta?: Record<string, unknown>; sendNotification: (n: never) => Promise<void> };
-  const optionsOf = (extra: Extra): ForwardOptions => {
-    const token = extra._meta?.progressToken as string | number | undefined;
-    return {
-      signal: extra.signal,
-      caller: chatCaller(extra._meta, server.getClientVersion()),
-      onProgress:
-        token === undefined
-          ? undefined
-          : (p) =>
-              void extra
-                .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...p } } as never)
-                .catch(() => undefined),
-    };
-  };
-  // Our errors keep their code and message on the wire.
-  const wire =
-    <P, R>(run: (params: P, extra: Extra) => Promise<R>) =>
-    async (request: { params?: P }, extra: Extra): Promise<R> => {
-      try {
-        return await run((request.params ?? {}) as P, extra);
-      } catch (error) {
-        const e = McpError.from(error);
-        throw new SdkError(e.code, e.message);
-      }
-    };
-  if (caps.tools) {
-    server.setRequestHandler(
-      ListToolsRequestSchema,
-      wire(async (_p, extra) => ({ tools: (await forwarder.listTools({ signal: extra.signal })) as never })),
-    );
-    server.setRequestHandler(
-      CallToolRequestSchema,
-      wire(
-        async (p: { name: string; arguments?: Record<string, unknown> }, extra) =>
-          (await forwarder.callTool(p.name, p.arguments ?? {}, optionsOf(extra))) as never,
-      ),
-    );
-  }
-  if (caps.resources) {
-    server.setRequestHandler(
-      ListResourcesRequestSchema,
-      wire(async (_p, extra) => ({ resources: (await forwarder.listResources({ signal: extra.signal })) as never })),
-    );
-    server.setRequestHandler(
-      ListResourceTemplatesRequestSchema,
-      wire(async (_p, extra) => ({ resourceTemplates: (await forwarder.listResourceTemplates({ signal: extra.signal })) as never })),
-    );
-    server.setRequestHandler(
-      ReadResourceRequestSchema,
-      wire(async (p: { uri: string }, extra) => (await forwarder.readResource(p.uri, optionsOf(extra))) as never),
-    );
-    server.setRequestHandler(
-      SubscribeRequestSchema,
-      wire(async (p: { uri: string }, extra) => {
-        if (!session.subscriptions.has(p.uri)) session.subscriptions.set(p.uri, await forwarder.subscribe(p.uri, optionsOf(extra)));
-        return {};
-      }),
-    );
-    server.setRequestHandler(
-      UnsubscribeRequestSchema,
-      wire(async (p: { uri: string }) => {
-        session.subscriptions.get(p.uri)?.dispose();
-        session.subscriptions.delete(p.uri);
-        return {};
-      }),
-    );
-  }
-  if (caps.prompts) {
-    server.setRequestHandler(
-      ListPromptsRequestSchema,
-      wire(async (_p, extra) => ({ prompts: (await forwarder.listPrompts({ signal: extra.signal })) as never })),
-    );
-    server.setRequestHandler(
-      GetPromptRequestSchema,
-      wire(
-        async (p: { name: string; arguments?: Record<string, string> }, extra) =>
-          (await forwarder.getPrompt(p.name, p.arguments ?? {}, optionsOf(extra))) as never,
-      ),
-    );
-  }
-  if (caps.completions) {
-    server.setRequestHandler(
-      CompleteRequestSchema,
-      wire(async (p: CompleteParams, extra) => (await forwarder.complete(p, optionsOf(extra))) as never),
-    );
+    await session.wire?.close();
   }
 }
 
@@ -407,78 +340,6 @@ function refusesConnections(file: string): Promise<boolean> {
   });
 }
 
-const MALFORMED_CALL = 'tools/call needs params with a string "name" and, if any, object "arguments"';
-
-/**
- * A relay session's tools/call, answered by the forwarder without the SDK's server: the SDK checks
- * every message against its schemas (whether it is a response, an error, a request; then the
- * request's own; then the result's), the largest part of the gateway's own work on a chat call in
- * VS Code's extension host (bench/chat-vscode.mjs profiles it). The same forwarder and the same
- * answers as the SDK's handler (`wireHandlers`): progress to the chat's token, no answer once the
- * chat cancelled it, an error as `{ code, message }`. A tools/call whose params are not a tool
- * call's is refused here as Invalid Params; one that asks for a task, or reuses an id still in
- * flight, is left to the SDK, which answers it as before; so is every other message. Disposing
- * aborts what is in flight.
- */
-function relayToolCalls(
-  forwarder: ChatForwarder,
-  transport: RelayTransport,
-  clientInfo: () => { name?: unknown; version?: unknown } | undefined,
-): Disposable & { intercept(message: JSONRPCMessage): boolean } {
-  const inFlight = new Map<RequestId, AbortController>();
-  const intercept = (message: JSONRPCMessage): boolean => {
-    const m = classifyMessage(message);
-    if (m.kind === 'notification' && m.method === 'notifications/cancelled') {
-      const requestId = isObject(m.params) ? m.params.requestId : undefined;
-      const controller = isId(requestId) ? inFlight.get(requestId) : undefined;
-      if (!controller) return false;
-      controller.abort(new McpError(REQUEST_CANCELLED, 'cancelled by the chat'));
-      return true;
-    }
-    if (m.kind !== 'request' || m.method !== 'tools/call' || inFlight.has(m.id)) return false;
-    const { id, params } = m;
-    // A call that asks for a task is the SDK's (it declares and answers tasks).
-    if (isObject(params) && params.task !== undefined) return false;
-    if (!isObject(params) || typeof params.name !== 'string' || (params.arguments !== undefined && !isObject(params.arguments))) {
-      // Invalid Params, as the spec has it (the SDK's server answers -32603 with its schema's complaint).
-      void transport.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: MALFORMED_CALL } } as JSONRPCMessage);
-      return true;
-    }
-    const controller = new AbortController();
-    inFlight.set(id, controller);
-    const token = isObject(params._meta) && isId(params._meta.progressToken) ? params._meta.progressToken : undefined;
-    const answer = (reply: { result: unknown } | { error: { code: number; message: string } }): void => {
-      inFlight.delete(id);
-      if (!controller.signal.aborted) void transport.send({ jsonrpc: '2.0', id, ...reply } as JSONRPCMessage);
-    };
-    forwarder
-      .callTool(params.name, (params.arguments as Record<string, unknown> | undefined) ?? {}, {
-        signal: controller.signal,
-        caller: chatCaller(params._meta, clientInfo()),
-        onProgress:
-          token !== undefined
-            ? (p) => void transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, ...p } })
-            : undefined,
-      })
-      .then(
-        (result) => answer({ result }),
-        (error: unknown) => {
-          const e = McpError.from(error);
-          answer({ error: { code: e.code, message: e.message } });
-        },
-      );
-    return true;
-  };
-  return {
-    intercept,
-    dispose: () => {
-      for (const controller of inFlight.values()) controller.abort(new McpError(REQUEST_CANCELLED, 'the chat’s session ended'));
-      inFlight.clear();
-    },
-  };
-}
-
-/** The chat conversation VS Code names on a call (`_meta["vscode.conversationId"]`): the flow guard's session. */
 /** Listens on the socket when one is given and usable, else on 127.0.0.1 on a random port. */
 async function listenOn(server: net.Server, socketPath: string | undefined): Promise<GatewayAddress> {
   if (socketPath) {

@@ -1,15 +1,19 @@
 /**
- * A server as VS Code's chat sees it through the gateway: the person's running handle (the same
- * process or HTTP session serves both), the policy that decides each of the chat's requests, and
- * where those requests are recorded. Editor-free: the editor layer builds one per shared server
- * (src/vscode/gateway/), the plain-Node tests build theirs from a real `ServerHandle`.
+ * A server as a gateway's clients see it (VS Code's chat, an agent, the client of `mcp-host
+ * serve`): the running handle (in the editor the person's own, so the same process or HTTP session
+ * serves everyone), the policy that decides each of the clients' requests, who is asked about what,
+ * and where those requests are recorded. Editor-free: the editor layer builds one per shared server
+ * and origin (src/vscode/gateway/), `serve` one per server of its configuration (src/cli/serve.ts),
+ * the plain-Node tests theirs from a real `ServerHandle`.
  */
 import type { ServerClient } from '../client/client';
 import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { ErrorCode, McpError } from '../protocol/errors';
 import type { Prompt, Tool } from '../protocol/types';
-import type { GateContext } from '../policy/gate';
+import type { AskReason, GateContext, GateRequest } from '../policy/gate';
 import type { PinStatus } from '../policy/pins';
+import type { AskAnswer } from '../policy/run';
+import type { GateSession } from '../policy/session';
 import type { AuditedServer, AuditSink, Masker, Outcome } from '../policy/types';
 import type { RequestTelemetry } from '../policy/telemetry';
 import type { ServerHandle } from '../servers/handle';
@@ -30,8 +34,10 @@ export interface ChatFlow {
   ask(question: { server: string; tool: string; args: Record<string, unknown>; finding: FlowFinding }): Promise<boolean>;
 }
 
-/** One of the chat's tool calls as it ended, for the editor's history and trace ("by the chat"). */
-export interface ChatCall {
+/** One tool call of a gateway's client as it ended, for the editor's history and trace ("by the chat", "by Claude Code"). */
+export interface GatewayCall {
+  /** The session it came in; absent in tests that do not make one. */
+  session?: GateSession;
   server: string;
   tool: string;
   args: Record<string, unknown>;
@@ -45,8 +51,8 @@ export interface ChatCall {
 
 export interface SharedServer {
   readonly handle: ServerHandle;
-  /** The gate's context for a chat request, read afresh each time (settings may have changed). */
-  gateContext(): GateContext;
+  /** The gate's context for a request of this session, read afresh each time (settings may have changed); the origin is the forwarder's. */
+  gateContext(session: GateSession | undefined): Omit<GateContext, 'origin' | 'session'>;
   audited(): AuditedServer;
   audit?: AuditSink;
   /** The team's telemetry: a span per request, continuing the chat's trace (../policy/telemetry.ts). */
@@ -55,8 +61,16 @@ export interface SharedServer {
   masker(): Masker;
   /** How long a request may wait for a stopped or restarting server to run again. */
   readonly requestTimeoutMs: number;
-  /** Told of every tools/call the chat made, refused ones included. */
-  onChatCall?(call: ChatCall): void;
+  /** Told of every tools/call a client made, refused ones included. */
+  onCall?(call: GatewayCall): void;
+  /**
+   * Asks the person, in the editor, naming the session's agent (an agent's first use of the server,
+   * a path outside the roots under the fence's `ask`, a changed definition, MCP Host's own tool
+   * confirmation). Absent where nobody can be asked (the chat, `serve`): an `ask` verdict is refused.
+   */
+  ask?(request: GateRequest, reasons: AskReason[], session: GateSession | undefined): Promise<AskAnswer>;
+  /** Where nobody can be asked: what the refusal says to allow, and where (serve names its flags and its file). */
+  refusedUnasked?(request: GateRequest, reasons: AskReason[]): string;
   /**
    * The tools VS Code was last told are read-only (in a tools/list answer), kept across sessions
    * and windows as VS Code keeps its list: VS Code skips its confirmation for them until it lists again.
@@ -119,7 +133,7 @@ export function runningClient(handle: ServerHandle, timeoutMs: number, signal?: 
       if (client && !error) resolve(client);
       else reject(error ?? notRunning(handle));
     };
-    const onAbort = (): void => end(new McpError(REQUEST_CANCELLED, 'cancelled by the chat'));
+    const onAbort = (): void => end(new McpError(REQUEST_CANCELLED, 'cancelled by the client'));
     const timer = setTimeout(
       () =>
         end(new McpError(ErrorCode.RequestTimeout, `${handle.name} did not run again within ${timeoutMs} ms (it is ${handle.state.kind})`)),

@@ -16,6 +16,7 @@ import { describeProtected, protectedPathsNamed, type InsideReading } from './pr
 import { argumentLimitProblem } from './limits';
 import { describeChange, type PinStatus } from './pins';
 import { visibleControls } from '../render/serverText';
+import type { GateSession } from './session';
 import type { FencedPath, FenceMode, Origin } from './types';
 import type { FlowFinding } from '../scan/flowGuard';
 
@@ -45,11 +46,19 @@ export interface GateContext {
   /** The environment a stdio server runs with (the fence expands its variables in paths); MCP Host's own for an HTTP server. */
   serverEnv?: Readonly<Record<string, string | undefined>>;
   /**
-   * The chat only: VS Code was last told that this tool is read-only, so it may have called it
-   * without asking the person. Unless the tool is (trusted) read-only now, the call is refused once
-   * and VS Code is told to list the tools again.
+   * The chat and agents: the client was last told that this tool is read-only, so it may have called
+   * it without asking the person. Unless the tool is (trusted) read-only now, the call is refused
+   * once and the client is told to list the tools again.
    */
-  chatSawReadOnly?: boolean;
+  listedReadOnly?: boolean;
+  /** The gateway session the request came in (./session.ts): the audit names it, and the editor's questions name its agent. */
+  session?: GateSession;
+  /** An agent whose tool calls MCP Host confirms itself (the person's per-agent setting, for agents run without their own confirmation). */
+  confirmTools?: boolean;
+  /** An agent that has not used this server before: the person is asked once whether it may (the editor remembers the answer per agent). */
+  firstUse?: boolean;
+  /** The pins are a lock file's (the CLI's and serve's `--pinned`): a tool or prompt it does not have is refused, not only a changed one. */
+  lockFile?: string;
   /**
    * How the definition of the tool (tools/call) or prompt (prompts/get) compares with its pin
    * (./pins.ts): the editor's pin of what the person approved, or the CLI's --pinned file. Absent
@@ -75,7 +84,9 @@ export type AskReason =
   /** The definition changed since it was pinned: `changed` names its members that differ (`description`, `inputSchema`, …). */
   | { kind: 'definitionChanged'; changed: string[] }
   /** Untrusted content came before this sink call in its session (../scan/flowGuard.ts). */
-  | { kind: 'untrustedFlow'; finding: FlowFinding };
+  | { kind: 'untrustedFlow'; finding: FlowFinding }
+  /** An agent's first request to this server: may it use the server at all? */
+  | { kind: 'firstUse' };
 
 export type Verdict =
   | { kind: 'allow'; decision: 'allowed' | 'allowed-always' }
@@ -133,6 +144,7 @@ function pinVerdict(request: GateRequest, context: GateContext): Verdict | AskRe
   switch (pin.status) {
     case 'changed':
       if (context.origin === 'cli') return refuse(`${what} changed since it was pinned: ${describeChange(pin.changed)}`);
+      // An agent: asked in the editor, naming the agent; refused where nobody can be asked (serve), saying where to look.
       if (context.origin === 'chat')
         return refuse(
           `${what} changed since the person approved it (${describeChange(pin.changed)}); it is suspended until they review and accept the change`,
@@ -141,7 +153,9 @@ function pinVerdict(request: GateRequest, context: GateContext): Verdict | AskRe
     case 'removed':
       return refuse(`${what} is pinned, but the server no longer lists it`);
     case 'new':
-      return context.origin === 'cli' ? refuse(`${what} is not in the pinned definitions`) : undefined;
+      return context.origin === 'cli' || context.lockFile !== undefined
+        ? refuse(`${what} is not in the pinned definitions${context.lockFile === undefined ? '' : ` (${context.lockFile})`}`)
+        : undefined;
     case 'same':
       return undefined;
   }
@@ -182,19 +196,28 @@ export async function decide(request: GateRequest, context: GateContext): Promis
     }
     if (context.origin === 'app' && !isToolForApp(tool))
       return { kind: 'refuse', decision: 'denied', reason: `${named(tool.name)} is not for apps (its visibility is model-only)` };
-    if ((context.origin === 'person' || context.origin === 'chat') && !isToolForPerson(tool)) {
+    if ((context.origin === 'person' || context.origin === 'chat' || context.origin === 'agent') && !isToolForPerson(tool)) {
       return { kind: 'refuse', decision: 'denied', reason: `${named(tool.name)} is for its app only (its visibility is app-only)` };
     }
-    if (context.origin === 'chat' && context.chatSawReadOnly && !isTrustedReadOnly(tool, context.policy, context.pin)) {
+    if (context.listedReadOnly && !isTrustedReadOnly(tool, context.policy, context.pin)) {
+      const client = context.origin === 'chat' ? 'VS Code' : 'the agent';
       return {
         kind: 'refuse',
         decision: 'refused',
         reason:
-          `VS Code's list of ${named(tool.name)} still says it is read-only, so VS Code may not have asked you; ` +
-          'MCP Host no longer trusts that and has told VS Code to list the tools again: call it again to be asked',
+          `${context.origin === 'chat' ? "VS Code's" : "The agent's"} list of ${named(tool.name)} still says it is read-only, so ${client} may not have asked you; ` +
+          `MCP Host no longer trusts that and has told ${client} to list the tools again: call it again to be asked`,
       };
     }
   }
+  // Before anything else is asked: an agent that may not use the server at all is not asked about its arguments.
+  if (
+    context.origin === 'agent' &&
+    context.firstUse &&
+    request.method !== 'completion/complete' &&
+    request.method !== 'resources/subscribe'
+  )
+    reasons.unshift({ kind: 'firstUse' });
   if (context.fence !== 'off') {
     const inside: InsideReading[] = [];
     const fence = {
@@ -242,8 +265,10 @@ export async function decide(request: GateRequest, context: GateContext): Promis
     reasons.push({ kind: 'untrustedFlow', finding });
   }
   // The CLI has nobody to ask; the chat's calls were confirmed by VS Code itself, which asks before
-  // every tool we do not pass on as (trusted) read-only.
-  if (request.method === 'tools/call' && context.origin !== 'cli' && context.origin !== 'chat') {
+  // every tool we do not pass on as (trusted) read-only, and so are an agent's, unless the person
+  // asked MCP Host to confirm that agent's calls itself.
+  const confirms = context.origin === 'person' || context.origin === 'app' || (context.origin === 'agent' && context.confirmTools === true);
+  if (request.method === 'tools/call' && confirms) {
     const { tool } = request;
     const stand = answersStand(context.pin);
     if (!isTrustedReadOnly(tool, context.policy, context.pin) && !(stand && context.policy.autoApprove.includes(tool.name))) {

@@ -18,6 +18,7 @@ import type { SubscribeSender } from '../servers/handle';
 import type { Caller, RequestTelemetry, TelemetryClient } from './telemetry';
 import { completedArguments, type AskReason, type GateContext, type GateRequest } from './gate';
 import { runGated, type AskAnswer, type GatedResult, type SendHow } from './run';
+import type { GateSession } from './session';
 import type { AuditedServer, AuditEntry, AuditSink, Outcome } from './types';
 
 /** Who a gated server sends for; the server's own requests of us are answered elsewhere (./serverRequests.ts). */
@@ -34,10 +35,14 @@ export interface GatedTarget {
 
 export interface GatedServerOptions {
   /**
-   * The gate's context for one request, read afresh each time (settings and stored answers change);
-   * the origin is the gated server's. A promise where it must read first (the editor's workspace lock files).
+   * The gate's context for one request, read afresh each time (settings and stored answers change); the origin is the gated
+   * server's, the session the request's (a gateway's requests come in sessions). A promise where it must read first (the
+   * editor's workspace lock files).
    */
-  context(request: GateRequest): Omit<GateContext, 'origin'> | Promise<Omit<GateContext, 'origin'>>;
+  context(
+    request: GateRequest,
+    session: GateSession | undefined,
+  ): Omit<GateContext, 'origin' | 'session'> | Promise<Omit<GateContext, 'origin' | 'session'>>;
   /** The server as the audit names it. */
   server(): AuditedServer;
   audit?: AuditSink;
@@ -46,9 +51,11 @@ export interface GatedServerOptions {
   /** The client the requests come through, unless a request's caller names its own (the chat's VS Code, an agent). */
   client?: TelemetryClient;
   /** Asks the person about every reason at once; absent where nobody can be asked (the chat, the CLI): an `ask` verdict is then refused. */
-  ask?(request: GateRequest, reasons: AskReason[]): Promise<AskAnswer>;
+  ask?(request: GateRequest, reasons: AskReason[], session: GateSession | undefined): Promise<AskAnswer>;
   /** Where `ask` is absent: asks the flow guard's question alone (the chat's calls, ./run.ts `askFlow`). */
-  askFlow?(request: GateRequest, reasons: AskReason[]): Promise<AskAnswer>;
+  askFlow?(request: GateRequest, reasons: AskReason[], session: GateSession | undefined): Promise<AskAnswer>;
+  /** Where nobody can be asked: the refusal's reason, saying what to allow and where (`runGated`'s `refusedUnasked`). */
+  refusedUnasked?(request: GateRequest, reasons: AskReason[]): string;
   /** Told of every request the gate refused, with the refusal (the editor says why the fence refused). */
   onRefused?(request: GateRequest, refusal: Extract<GatedResult<unknown>, { sent: false }>): void;
   /** Told of every request the gate let through once it was sent (the editor pins a tool's definition at its first use). */
@@ -100,6 +107,16 @@ function sentWith<O extends RequestOptions>(options: O | undefined, how: SendHow
   } as O;
 }
 
+/** Of one request: the session it came in (a gateway's), who called (trace, conversation, client), and the flow guard's part. */
+export interface GatedHow {
+  session?: GateSession;
+  caller?: Caller;
+  /** The flow guard's finding for this call, and its mode (../scan/flowGuard.ts). */
+  flow?: GateContext['flow'];
+  /** Told of the audit record as appended. */
+  onRecord?: (entry: AuditEntry) => void;
+}
+
 /** One server as one origin sends to it: every request decided by the gate, asked where the origin can be asked, audited. */
 export class GatedServer {
   constructor(
@@ -114,18 +131,14 @@ export class GatedServer {
     tool: Tool,
     args: Record<string, unknown>,
     options?: CallToolOptions,
-    how: { unlisted?: boolean; flow?: GateContext['flow']; onRecord?: (entry: AuditEntry) => void; caller?: Caller } = {},
+    how: GatedHow & { unlisted?: boolean } = {},
   ): Promise<GatedResult<ToolCallOutcome>> {
     const request: GateRequest = how.unlisted
       ? { method: 'tools/call', tool, arguments: args, unlisted: true }
       : { method: 'tools/call', tool, arguments: args };
     // The definition the gate checked is the one the client validates with and decides the task by (a stand-in is no definition).
     const checked = how.unlisted ? options : { ...options, tool };
-    return this.run(request, (client, sent) => client().callTool(tool.name, args, sentWith(checked, sent)), toolOutcome, {
-      flow: how.flow,
-      onRecord: how.onRecord,
-      caller: how.caller,
-    });
+    return this.run(request, (client, sent) => client().callTool(tool.name, args, sentWith(checked, sent)), toolOutcome, how);
   }
 
   /**
@@ -146,30 +159,38 @@ export class GatedServer {
     );
   }
 
-  readResource(uri: string, options?: CachingRequestOptions, caller?: Caller): Promise<GatedResult<ReadResourceResult>> {
-    return this.run({ method: 'resources/read', uri }, (client, sent) => client().readResource(uri, sentWith(options, sent)), undefined, {
-      caller,
-    });
+  readResource(uri: string, options?: CachingRequestOptions, how: GatedHow = {}): Promise<GatedResult<ReadResourceResult>> {
+    return this.run(
+      { method: 'resources/read', uri },
+      (client, sent) => client().readResource(uri, sentWith(options, sent)),
+      undefined,
+      how,
+    );
   }
 
-  getPrompt(name: string, args: Record<string, string>, options?: RequestOptions, caller?: Caller): Promise<GatedResult<GetPromptResult>> {
+  getPrompt(
+    name: string,
+    args: Record<string, string>,
+    options?: RequestOptions,
+    how: GatedHow = {},
+  ): Promise<GatedResult<GetPromptResult>> {
     return this.run(
       { method: 'prompts/get', name, arguments: args },
       (client, sent) => client().getPrompt(name, args, sentWith(options, sent)),
       undefined,
-      { caller },
+      how,
     );
   }
 
   /** Suggestions while someone types: never asked about (an `ask` verdict refuses it, and no suggestions come). */
-  complete(params: CompleteParams, options?: RequestOptions, caller?: Caller): Promise<GatedResult<CompleteResult>> {
+  complete(params: CompleteParams, options?: RequestOptions, how: GatedHow = {}): Promise<GatedResult<CompleteResult>> {
     return this.run(
       { method: 'completion/complete', params },
       (client, sent) => client().complete(params, sentWith(options, sent)),
       undefined,
       {
+        ...how,
         askable: false,
-        caller,
       },
     );
   }
@@ -180,7 +201,7 @@ export class GatedServer {
    * connection (a restart, a renewed session): each of those is audited, and one the gate refuses
    * then is not sent. Never asked: a subscription follows a read that was (an `ask` verdict refuses it).
    */
-  subscribe(uri: string, caller?: Caller): Promise<GatedResult<Disposable>> {
+  subscribe(uri: string, how: GatedHow = {}): Promise<GatedResult<Disposable>> {
     const request: GateRequest = { method: 'resources/subscribe', uri };
     const subscribeTo = this.target.subscribeResource?.bind(this.target);
     if (!subscribeTo) return Promise.reject(McpError.invalidRequest(`${this.target.name} keeps no subscriptions`));
@@ -189,6 +210,7 @@ export class GatedServer {
       // The first one is sent inside the run below, which decided it and audits it.
       if (when === 'first') return void (await client.subscribeResource(uri, first && sentWith(undefined, first)));
       const again = await this.run(request, (_, sent) => client.subscribeResource(uri, sentWith(undefined, sent)), undefined, {
+        ...how,
         askable: false,
       });
       if (!again.sent) throw McpError.invalidRequest(`the gate refused it: ${again.reason}`);
@@ -201,7 +223,7 @@ export class GatedServer {
         return subscribeTo(uri, send);
       },
       undefined,
-      { askable: false, caller },
+      { ...how, askable: false },
     );
   }
 
@@ -210,21 +232,23 @@ export class GatedServer {
     /** Sends on the running connection's client, which `client()` gives (it throws while the server does not run). */
     send: (client: () => McpClient, sent: SendHow) => Promise<T>,
     outcomeOf?: (result: T) => Outcome,
-    how: { askable?: boolean; flow?: GateContext['flow']; onRecord?: (entry: AuditEntry) => void; caller?: Caller } = {},
+    how: GatedHow & { askable?: boolean } = {},
   ): Promise<GatedResult<T>> {
     const { options } = this;
     const ask = options.ask?.bind(options);
     const askFlow = options.askFlow?.bind(options);
+    const { session } = how;
     let result: GatedResult<T>;
     try {
       result = await runGated({
         request,
-        context: { ...(await options.context(request)), origin: this.origin, ...(how.flow && { flow: how.flow }) },
+        context: { ...(await options.context(request, session)), origin: this.origin, session, ...(how.flow && { flow: how.flow }) },
         server: options.server(),
         audit: options.audit,
         auditedArguments: auditedArguments(request),
-        ask: how.askable === false || !ask ? undefined : (reasons) => ask(request, reasons),
-        askFlow: how.askable === false || !askFlow ? undefined : (reasons) => askFlow(request, reasons),
+        ask: how.askable === false || !ask ? undefined : (reasons) => ask(request, reasons, session),
+        askFlow: how.askable === false || !askFlow ? undefined : (reasons) => askFlow(request, reasons, session),
+        refusedUnasked: options.refusedUnasked && ((reasons) => options.refusedUnasked!(request, reasons)),
         onRecord: how.onRecord,
         send: (sent) =>
           send(() => {
@@ -234,7 +258,7 @@ export class GatedServer {
           }, sent),
         outcomeOf,
         telemetry: options.telemetry,
-        caller: { ...how.caller, client: how.caller?.client ?? options.client },
+        caller: { ...how.caller, client: how.caller?.client ?? session?.client ?? options.client },
         connection: () => this.target.rawClient?.connectionFacts,
       });
     } catch (error) {

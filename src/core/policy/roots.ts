@@ -39,3 +39,44 @@ export function parseExtraRoots(
   }
   return { roots, problems };
 }
+
+/**
+ * MCP Host's roots as a client's own `roots/list` narrows them, never widens them: each of the
+ * client's roots that lies inside one of ours (ours when ours lies inside the client's); a root of
+ * ours the client's roots do not reach is left out. A client that names no roots (or none of them
+ * `file:`) narrows nothing.
+ */
+export function narrowRoots(ours: readonly Root[], theirs: readonly Root[] | undefined): Root[] {
+  const files = (theirs ?? []).filter((r) => /^file:/i.test(r.uri));
+  if (!files.length) return [...ours];
+  const pathOf = (r: Root): string | undefined => {
+    try {
+      return nodePath.resolve(decodeURIComponent(new URL(r.uri).pathname));
+    } catch {
+      return undefined;
+    }
+  };
+  const inside = (child: string, parent: string): boolean => {
+    const rel = nodePath.relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !nodePath.isAbsolute(rel));
+  };
+  const out: Root[] = [];
+  const seen = new Set<string>();
+  const add = (r: Root): void => {
+    if (!seen.has(r.uri)) {
+      seen.add(r.uri);
+      out.push(r);
+    }
+  };
+  for (const mine of ours) {
+    const mp = pathOf(mine);
+    if (mp === undefined) continue;
+    for (const client of files) {
+      const cp = pathOf(client);
+      if (cp === undefined) continue;
+      if (inside(cp, mp)) add({ uri: pathToFileURL(cp).href, name: client.name ?? nodePath.basename(cp) });
+      else if (inside(mp, cp)) add(mine);
+    }
+  }
+  return out;
+}

@@ -38,6 +38,11 @@ export interface GatedRun<T> {
    */
   askFlow?: (reasons: AskReason[]) => Promise<AskAnswer>;
   /**
+   * Where nobody can be asked (`ask` absent): the refusal's reason, saying what to allow and where
+   * (`mcp-host serve` names its flags and its configuration file). A generic reason when absent.
+   */
+  refusedUnasked?: (reasons: AskReason[]) => string;
+  /**
    * Sends the request; called at most once, only when the gate allowed it. `how.meta` goes in the
    * request's `params._meta` (the trace context for the server); `how.onRequestId` is told the id.
    */
@@ -137,6 +142,7 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
     if (fenced?.length) entry.fenced = fenced;
     if (audited) entry.flow = audited;
     if (span.ids) entry.trace = span.ids;
+    if (run.context.session) entry.session = run.context.session.audited();
     run.audit?.append(entry);
     run.onRecord?.(entry);
   };
@@ -157,11 +163,13 @@ export async function runGated<T>(run: GatedRun<T>): Promise<GatedResult<T>> {
     const onlyFlow = verdict.reasons.every((r) => r.kind === 'untrustedFlow');
     const ask = run.ask ?? (onlyFlow ? run.askFlow : undefined);
     if (!ask) {
-      const reason = fenced.length
-        ? `outside the roots, and nobody can be asked for a ${run.context.origin} request`
-        : flow && onlyFlow
+      const reason =
+        flow && onlyFlow
           ? `held by MCP Host's flow guard, and nobody can be asked for this request: ${flow.reason}`
-          : 'it needs the person to confirm it, and nobody can be asked for this request';
+          : (run.refusedUnasked?.(verdict.reasons) ??
+            (fenced.length
+              ? `outside the roots, and nobody can be asked for a ${run.context.origin} request`
+              : 'it needs the person to confirm it, and nobody can be asked for this request'));
       return refuse('refused', reason, fenced, asked);
     }
     let answer: AskAnswer;

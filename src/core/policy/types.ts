@@ -7,8 +7,18 @@
 import type { ServerScope } from '../servers/definition';
 import type { SandboxLimits } from '../servers/sandbox/settings';
 
-/** Who caused a request: the person (palette, tree, history), an MCP App, VS Code's chat, the CLI, or the server itself (its own requests of us). */
-export type Origin = 'person' | 'app' | 'chat' | 'cli' | 'server';
+/**
+ * Who caused a request: the person (palette, tree, history), an MCP App, VS Code's chat, an agent
+ * (a client of `mcp-host serve`, or an agent connected to the editor's gateway), the CLI, or the
+ * server itself (its own requests of us).
+ */
+export type Origin = 'person' | 'app' | 'chat' | 'agent' | 'cli' | 'server';
+
+/** The session a request came in (./session.ts) as the audit names it: its id, and the client as its `initialize` named itself. */
+export interface AuditedSession {
+  id: string;
+  client?: { name: string; version: string };
+}
 
 /** What the roots fence does with a path outside every root. */
 export type FenceMode = 'block' | 'ask' | 'off';
@@ -98,6 +108,8 @@ export interface AuditEntry {
   findings?: Array<{ detector: string; pointer: string; text: string }>;
   /** A call the flow guard held (../scan/flowGuard.ts): why, and the record of the call whose result tainted the session. */
   flow?: AuditedFlow;
+  /** A request of a gateway session (an agent's, the chat's): which one, and its client. */
+  session?: AuditedSession;
 }
 
 /** The flow guard's part of a call's record. */

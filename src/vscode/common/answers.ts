@@ -1,6 +1,7 @@
 import type { FlowFinding } from '../../core/scan/flowGuard';
 import type * as vscode from 'vscode';
 import type { AppPermission, FencedPath, GatedMethod, PropertySpec, Tool } from '../../core';
+import type { AskReason } from '../../core/policy/gate';
 
 // The answers to the person's questions (`HostUi`, ../ui/hostUi.ts), in a leaf file: the parts that ask
 // and the parts that answer both name them without importing each other.
@@ -79,4 +80,22 @@ export interface FlowQuestion {
   tool: string;
   args: Record<string, unknown>;
   finding: FlowFinding;
+}
+
+/**
+ * A request of an agent connected to the gateway that needs the person (`HostUi.allowAgentRequest`):
+ * every reason at once (its first use of the server, paths outside the roots, a changed definition,
+ * MCP Host's own confirmation of the tool), naming the agent.
+ */
+export interface AgentQuestion {
+  /** The agent as its client names itself (a known agent's name, else the client's own). */
+  agent: string;
+  server: string;
+  method: GatedMethod;
+  /** The tool or prompt name, or the resource URI. */
+  name: string;
+  arguments?: Record<string, unknown>;
+  reasons: AskReason[];
+  /** The roots' URIs, for a path outside them. */
+  roots: string[];
 }

@@ -34,6 +34,8 @@ export const Commands = {
   setTelemetryHeaders: 'mcpHost.setTelemetryHeaders',
   shareWithChat: 'mcpHost.shareWithChat',
   stopSharingWithChat: 'mcpHost.stopSharingWithChat',
+  connectAgent: 'mcpHost.connectAgent',
+  disconnectAgent: 'mcpHost.disconnectAgent',
 } as const;
 
 export const Views = {
@@ -61,6 +63,7 @@ export const Settings = {
   maskingPatterns: 'masking.patterns',
   chatConnection: 'chat.connection',
   sandboxDefault: 'sandbox.default',
+  agentsConfirmTools: 'agents.confirmTools',
 } as const;
 
 export const TRACE_LANGUAGE_ID = 'mcp-trace';

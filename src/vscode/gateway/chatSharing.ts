@@ -14,9 +14,10 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { definitionHash, fromTemplate, forDisplay, joinShown, nothingToRedact, type ServerDefinition, type ServerHandle } from '../../core';
-import type { ChatGateway } from '../../core/gateway/sdkGateway';
-import type { ChatForwarder } from '../../core/gateway/forward';
-import type { ChatCall, ChatFlow, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
+import type { ChatGateway, GatewayOptions } from '../../core/gateway/sdkGateway';
+import type { GateSession } from '../../core/policy/session';
+import type { Forwarder } from '../../core/gateway/forward';
+import type { ChatFlow, GatewayCall, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
 import { chatFlow } from './chatFlow';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy, offeredToChat } from './chatPolicy';
 import { sameNamedTools } from '../../core/gateway/sameNames';
@@ -31,6 +32,11 @@ import { Settings } from '../common/ids';
 import { notify } from '../window/notifications';
 import { updateServerEntry } from '../logs/logLevel';
 import type { ToolCalls } from '../tools/callTool';
+
+/** What an origin's forwarder has of its own (`ChatSharing.forwarderOf`): who is asked, what its client was told, more of the gate's context. */
+export type ForwarderParts = Partial<Pick<SharedServer, 'ask' | 'onCall' | 'toldReadOnly'>> & {
+  gateContext?: (session: GateSession | undefined) => Partial<ReturnType<SharedServer['gateContext']>>;
+};
 
 /** The id in package.json's `contributes.mcpServerDefinitionProviders`. */
 export const PROVIDER_ID = 'mcpHost.sharedServers';
@@ -97,12 +103,13 @@ export class ChatSharing implements vscode.Disposable {
   private readonly token = randomBytes(32).toString('base64url');
   private readonly changed = new vscode.EventEmitter<void>();
   /** The chat's calls, for the history, the trace and the log, a short while after their answers. */
-  private readonly chatCalls = new OffPath<ChatCall>((calls) => {
+  private readonly chatCalls = new OffPath<GatewayCall>((calls) => {
     for (const call of calls) this.recordCall(call);
   });
   private readonly disposables: vscode.Disposable[] = [this.changed, this.chatCalls];
   private gatewayStart: Promise<ChatGateway> | undefined;
-  private readonly forwarders = new Map<ServerHandle, ChatForwarder>();
+  private gatewayReady: ChatGateway | undefined;
+  private readonly forwarders = new Map<ServerHandle, Forwarder>();
   /** The flow guard, one for every shared server: a conversation spans servers. */
   readonly flow: ChatFlow;
   /** What each shared server was offered as (its definition and state), to tell VS Code only of real changes and end stale sessions. */
@@ -110,6 +117,8 @@ export class ChatSharing implements vscode.Disposable {
   private module: typeof GatewayModule | undefined;
   /** Counts the changes of the settings the chat's sessions were opened under: part of each definition's version. */
   private policyEpoch = 0;
+  /** The agents connected to this window (../agents/agents.ts), whose relays reach the same gateway. */
+  private agents: GatewayOptions['agents'];
 
   constructor(
     private readonly host: McpHost,
@@ -200,7 +209,28 @@ export class ChatSharing implements vscode.Disposable {
     return vscode.Uri.parse(`http://127.0.0.1:${at.port}${route}`);
   }
 
-  private loaded(): typeof GatewayModule {
+  /** The agents' side of the gateway (set before it starts). */
+  useAgents(agents: NonNullable<GatewayOptions['agents']>): void {
+    this.agents = agents;
+  }
+
+  /** Where relays reach the gateway (started now if it was not). */
+  async relayTarget(): Promise<string> {
+    return this.loaded().ChatGateway.relayTarget((await this.gateway()).relayAddress);
+  }
+
+  /** The agents' sessions open now. */
+  agentSessions(): GateSession[] {
+    return this.gatewayReady?.agentSessions() ?? [];
+  }
+
+  /** Ends an agent entry's sessions (it was disconnected or given other servers): its agent connects again under the new grant. */
+  async closeAgentSessions(via: string): Promise<void> {
+    if (this.gatewayStart) await (await this.gatewayStart).closeAgentSessions(via);
+  }
+
+  /** dist/gateway.js: the gateway, the forwarder and the catalog. */
+  loaded(): typeof GatewayModule {
     return (this.module ??= require('./gateway.js') as typeof GatewayModule);
   }
 
@@ -210,12 +240,15 @@ export class ChatSharing implements vscode.Disposable {
       await fs.mkdir(this.storage.fsPath, { recursive: true }).catch(() => undefined);
       // What a crashed window left in the shared storage folder goes before this window adds its own.
       await this.loaded().removeStaleSockets(this.storage.fsPath);
-      return this.loaded().ChatGateway.start({
+      const gateway = await this.loaded().ChatGateway.start({
         token: this.token,
         socketPath: this.socketPath(name),
         relaySocketPath: this.socketPath(`${name}-relay`),
         forwarderFor: (id) => this.forwarderFor(id),
+        agents: this.agents,
       });
+      this.gatewayReady = gateway;
+      return gateway;
     })();
     return this.gatewayStart;
   }
@@ -227,18 +260,26 @@ export class ChatSharing implements vscode.Disposable {
     return candidate.length <= MAX_SOCKET_PATH ? candidate : undefined;
   }
 
-  private forwarderFor(name: string): ChatForwarder | undefined {
+  private forwarderFor(name: string): Forwarder | undefined {
     const handle = this.sharedServers().find((s) => s.name === name);
-    if (!handle) return undefined;
-    let forwarder = this.forwarders.get(handle);
+    return handle && this.forwarderOf(handle, this.forwarders, 'chat');
+  }
+
+  /**
+   * The forwarder of one of the person's servers for an origin (the chat's, or the agents'), made
+   * once per handle: the same gate, audit, masker and pins, the fence of `mcpHost.roots.fence` (else
+   * the origin's default, block); what differs comes in `own` (who is asked, what the client was told).
+   */
+  forwarderOf(handle: ServerHandle, cache: Map<ServerHandle, Forwarder>, origin: 'chat' | 'agent', own: ForwarderParts = {}): Forwarder {
+    let forwarder = cache.get(handle);
     if (!forwarder) {
-      forwarder = new (this.loaded().ChatForwarder)(this.sharedServer(handle));
-      this.forwarders.set(handle, forwarder);
+      forwarder = new (this.loaded().Forwarder)(this.sharedServer(handle, origin, own), origin);
+      cache.set(handle, forwarder);
     }
     return forwarder;
   }
 
-  private sharedServer(handle: ServerHandle): SharedServer {
+  private sharedServer(handle: ServerHandle, origin: 'chat' | 'agent', own: ForwarderParts): SharedServer {
     const host = this.host;
     // The definition's hash is the same for every call until the handle adopts a new definition.
     let hashed: { def: ServerDefinition; hash: string } | undefined;
@@ -246,16 +287,16 @@ export class ChatSharing implements vscode.Disposable {
       hashed?.def === def ? hashed.hash : (hashed = { def, hash: definitionHash(def) }).hash;
     return {
       handle,
-      gateContext: () => ({
-        origin: 'chat',
+      gateContext: (session) => ({
         policy: handle.definition,
         alwaysAllowed: false,
-        // The person's own setting (user or machine settings only, as for their calls), else the chat's default: block.
-        fence: fenceMode('chat'),
+        // The person's own setting (user or machine settings only, as for their calls), else the origin's default: block.
+        fence: fenceMode(origin),
         roots: host.rootsOf(handle.definition),
         machine: thisMachine(),
         serverCwd: handle.workingFolder,
         serverEnv: handle.environment,
+        ...own.gateContext?.(session),
       }),
       audited: () => ({ name: handle.name, scope: handle.definition.origin.scope, definition: hashOf(handle.definition) }),
       audit: host.audit,
@@ -264,12 +305,13 @@ export class ChatSharing implements vscode.Disposable {
       masker: configuredMasker,
       requestTimeoutMs: handle.definition.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       // Off the call's path, with the audit (../../core/policy/offPath.ts): the history, the trace and the log.
-      onChatCall: (call) => this.chatCalls.add(call),
-      toldReadOnly: this.toldReadOnly(handle),
+      onCall: own.onCall ?? ((call) => this.chatCalls.add(call)),
+      toldReadOnly: own.toldReadOnly ?? this.toldReadOnly(handle),
       pinOf: (tool) => host.pins.status(handle, 'tools', tool),
       pinUsed: (tool) => void host.pins.pinFirstUse(handle.definition, 'tools', tool),
       promptPinOf: (prompt) => host.pins.status(handle, 'prompts', prompt),
       pinsReady: () => host.pins.ready(handle.definition),
+      ask: own.ask,
       flow: this.flow,
     };
   }
@@ -299,7 +341,7 @@ export class ChatSharing implements vscode.Disposable {
     };
   }
 
-  private recordCall(call: ChatCall): void {
+  private recordCall(call: GatewayCall): void {
     const outcome = call.outcome.kind === 'error' ? 'failed' : call.outcome.kind === 'not-sent' ? 'failed' : call.outcome.kind;
     this.tools.recordChatCall({ server: call.server, tool: call.tool, args: call.args, at: call.at, outcome });
     const how = call.refused

@@ -16,6 +16,8 @@ import {
   type Tool,
 } from '../../core';
 import type { McpHost } from '../host/host';
+import type { AgentConnections } from '../agents/agents';
+import { agentOfClient, targetLabel } from '../../core/agents/targets';
 import type { Sandboxes } from '../host/sandboxes';
 import { Commands } from '../common/ids';
 import { sandboxRules } from '../policy/consent';
@@ -59,8 +61,11 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     private readonly tasks?: ToolTasks,
     /** The servers' own icons (2025-11-25 `icons`), where accepted; the theme icons otherwise. */
     readonly icons?: ServerIcons,
+    /** The agents connected to this window, listed after the servers. */
+    private readonly agents?: AgentConnections,
   ) {
     this.subscription = vscode.Disposable.from(
+      ...(agents ? [agents.onDidChange(() => this.changeEmitter.fire(undefined))] : []),
       host.onDidChange(() => this.changeEmitter.fire(undefined)),
       ...(tasks ? [tasks.onDidChange(() => this.changeEmitter.fire(undefined))] : []),
       ...(icons ? [icons.onDidChange(() => this.changeEmitter.fire(undefined))] : []),
@@ -77,9 +82,16 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         ...this.host.servers.map((server): TreeNode => ({ kind: 'server', server })),
         ...this.host.blocked.map((b): TreeNode => ({ kind: 'blocked', name: b.name, origin: b.origin })),
         ...this.host.diagnostics.map((diagnostic): TreeNode => ({ kind: 'invalid', diagnostic })),
+        ...(this.agents?.entries().length ? [{ kind: 'agents' } as const] : []),
       ];
     }
     switch (node.kind) {
+      case 'agents':
+        return (this.agents?.entries() ?? []).map(({ target, entry }): TreeNode => ({ kind: 'agentEntry', target, entry }));
+      case 'agentEntry':
+        return (this.agents?.sessions() ?? [])
+          .filter((session) => session.via === node.target.id)
+          .map((session): TreeNode => ({ kind: 'agentSession', session }));
       case 'server':
         return [...groupsOf(node.server), ...(this.tasks?.of(node.server.name).length ? (['tasks'] as const) : [])].map(
           (group): TreeNode => ({ kind: 'group', server: node.server, group }),
@@ -121,6 +133,45 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           if (this.host.pins.changes(node.server).some((c) => c.kind === 'instructions'))
             item.description = `${vscode.l10n.t('instructions changed since you approved them')} · ${String(item.description ?? '')}`;
         }
+        return item;
+      }
+      case 'agents': {
+        const item = new vscode.TreeItem(vscode.l10n.t('Agents'), vscode.TreeItemCollapsibleState.Expanded);
+        item.iconPath = new vscode.ThemeIcon('hubot');
+        item.contextValue = 'agents';
+        item.id = 'agents';
+        return item;
+      }
+      case 'agentEntry': {
+        const sessions = (this.agents?.sessions() ?? []).filter((s) => s.via === node.target.id).length;
+        const item = new vscode.TreeItem(
+          targetLabel(node.target),
+          sessions ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+        );
+        item.description = `${this.host.redact(node.entry.servers.join(', '))} · ${
+          sessions ? vscode.l10n.t('{0} connected', sessions) : vscode.l10n.t('not connected now')
+        }`;
+        item.tooltip = fromTemplate(
+          vscode.l10n.t('Connected through "mcp-host" in {0}; given: {1}.'),
+          this.host.shown(node.entry.file),
+          this.host.shown(node.entry.servers.join(', ')),
+        );
+        item.iconPath = new vscode.ThemeIcon(sessions ? 'plug' : 'debug-disconnect');
+        item.contextValue = 'agentEntry';
+        item.id = `agents/${node.target.id}`;
+        return item;
+      }
+      case 'agentSession': {
+        const { session } = node;
+        const agent = agentOfClient(session.client?.name, undefined).label;
+        const item = new vscode.TreeItem(this.host.shown(agent), vscode.TreeItemCollapsibleState.None);
+        item.description = `${session.client ? this.host.redact(`${session.client.name} ${session.client.version}`) : ''} · ${vscode.l10n.t(
+          'since {0}',
+          new Date(session.started).toLocaleTimeString(),
+        )}`;
+        item.iconPath = new vscode.ThemeIcon('debug-start');
+        item.contextValue = 'agentSession';
+        item.id = `agents/session/${session.id}`;
         return item;
       }
       case 'blocked': {

@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import type { CreateMessageParams, InputDefinition, LaunchSummary, ShownText, Tool } from '../../core';
 import type { MaskFinding } from '../../core/policy/types';
 import type {
+  AgentQuestion,
   AppPrompts,
   ArgumentAnswer,
   ArgumentEntry,
@@ -55,6 +56,8 @@ export interface HostUi {
   pickArgumentEntry(server: string, tool: Tool): Promise<ArgumentEntry | undefined>;
   /** One argument of a tool about to be called (Call Tool step by step, Edit and Run Again); undefined cancels the call. */
   askArgument(step: ArgumentStep): Promise<ArgumentAnswer>;
+  /** A request of a connected agent that needs the person: "Allow" runs it (and lets that agent use the server from now on); Cancel sends nothing. */
+  allowAgentRequest(question: AgentQuestion): Promise<'allow' | 'cancel'>;
   /** A request whose arguments (or URI) name paths outside the roots, under `mcpHost.roots.fence` "ask"; Cancel sends nothing. */
   allowOutsideRoots(question: OutsideRootsQuestion): Promise<ToolConfirmation>;
   /** The progress notification's Cancel, for a call that runs as a task: cancel it, or let it run on. */

@@ -5,7 +5,7 @@ import { pickOne, pickSome, type ShownPickItem, type ShownPickOptions } from '..
 import { askOpenLocation, askText } from '../window/windowInputs';
 
 /** Names the question being asked, so a test can answer each step of a guided flow. */
-export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'servers' | 'collision' | 'confirm';
+export type SetupStep = 'kind' | 'target' | 'name' | 'scope' | 'source' | 'servers' | 'collision' | 'confirm' | 'agent' | 'connection';
 
 /**
  * The questions Add Server and Import Servers ask. The default asks with VS Code's quick input;

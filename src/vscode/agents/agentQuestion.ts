@@ -1,0 +1,42 @@
+import * as vscode from 'vscode';
+import { forDisplay, fromTemplate, type Redact } from '../../core';
+import { describeChange } from '../../core/policy/pins';
+import type { AgentQuestion } from '../common/answers';
+import { askModal } from '../window/notifications';
+
+/**
+ * The default `HostUi.allowAgentRequest`: one modal naming the agent, the server and the request,
+ * with every reason it is asked (its first use of the server, paths outside the roots, a changed
+ * definition, MCP Host's own confirmation of the tool) and the arguments, the host's secrets redacted.
+ */
+export async function askAgentRequest(q: AgentQuestion, redact: Redact): Promise<'allow' | 'cancel'> {
+  const allow = vscode.l10n.t('Allow');
+  const agent = forDisplay(q.agent, redact);
+  const server = forDisplay(q.server, redact);
+  const onlyFirstUse = q.reasons.every((r) => r.kind === 'firstUse');
+  const question = onlyFirstUse
+    ? fromTemplate(vscode.l10n.t('Let {0} use the MCP server "{1}"?'), agent, server)
+    : fromTemplate(vscode.l10n.t('{0} asks for {1} of the MCP server "{2}". Allow it?'), agent, forDisplay(q.name, redact), server);
+  const parts: string[] = [];
+  for (const reason of q.reasons) {
+    switch (reason.kind) {
+      case 'firstUse':
+        parts.push(vscode.l10n.t('{0} has not used this server before. If you allow it, it is not asked again.', q.agent));
+        break;
+      case 'outsideRoots':
+        parts.push(
+          `${vscode.l10n.t('Outside the roots:')}\n${reason.findings.map((f) => `${f.pointer || 'URI'} = ${JSON.stringify(f.value)} (${f.resolved})`).join('\n')}\n${vscode.l10n.t('Roots:')}\n${q.roots.join('\n') || vscode.l10n.t('none')}`,
+        );
+        break;
+      case 'definitionChanged':
+        parts.push(vscode.l10n.t('It changed since you approved it: {0}.', describeChange(reason.changed)));
+        break;
+      case 'confirmTool':
+        parts.push(vscode.l10n.t('MCP Host confirms the tool calls of this agent (setting mcpHost.agents.confirmTools).'));
+        break;
+    }
+  }
+  if (!onlyFirstUse && q.arguments) parts.push(`${vscode.l10n.t('Arguments:')}\n${JSON.stringify(q.arguments, null, 2)}`);
+  const pick = await askModal('warning', question, forDisplay(parts.join('\n\n'), redact, Number.POSITIVE_INFINITY), allow);
+  return pick === allow ? 'allow' : 'cancel';
+}

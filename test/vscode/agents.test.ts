@@ -1,0 +1,194 @@
+import { strict as assert } from 'node:assert';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentQuestion } from '../../src/vscode/common/answers';
+import type { SetupUi } from '../../src/vscode/ui/setupUi';
+import { api, repoRoot, setServers, waitFor } from './helpers';
+
+const run = (command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(command, args, { ...options, timeout: 120_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+const upstream = (log: string) => ({
+  command: 'node',
+  args: [path.join(repoRoot(), 'test', 'fixtures', 'gateway-upstream.mjs')],
+  env: { GATEWAY_UPSTREAM_CALL_LOG: log },
+  tools: { deny: ['remove'] },
+});
+
+describe('Connect an Agent', function () {
+  this.timeout(300_000);
+  let bin: string;
+  let node22: string;
+  let restoreSetup: SetupUi | undefined;
+  let restoreAsk: ((q: AgentQuestion) => Promise<'allow' | 'cancel'>) | undefined;
+
+  before(function () {
+    // Claude Code and the Inspector from npm, once (test/harness/install-agents.sh); the Inspector needs Node 22.
+    this.timeout(15 * 60_000);
+    const sh = (script: string) =>
+      execFileSync('bash', [path.join(repoRoot(), 'test', 'harness', script)], { encoding: 'utf8', timeout: 14 * 60_000 }).trim();
+    bin = sh('install-agents.sh');
+    node22 = sh('install-node22.sh');
+  });
+  after(async () => {
+    const seam = await api();
+    if (restoreSetup) seam.ui.setup = restoreSetup;
+    if (restoreAsk) seam.ui.allowAgentRequest = restoreAsk;
+    await setServers(undefined);
+  });
+
+  it("writes one entry into the project's .mcp.json; Claude Code connects through it; an agent's call is asked in the editor naming it, runs, and is audited as origin agent; Disconnect leaves the file byte for byte", async () => {
+    const seam = await api();
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const calls = path.join(folder, 'agent-calls.jsonl');
+    await setServers({ notes: upstream(calls), files: upstream(calls) });
+    await waitFor(() => seam.host.servers.filter((s) => s.state.kind === 'running').length === 2 && true, 'both servers to run');
+
+    const mcpJson = path.join(folder, '.mcp.json');
+    // Claude Code reads .mcp.json as strict JSON (no comments): the team's own entry, on one line of its own.
+    const original = '{\n  "mcpServers": {\n    "other": { "command": "other-server" }\n  }\n}\n';
+    writeFileSync(mcpJson, original);
+    restoreSetup = seam.ui.setup;
+    const notices: string[] = [];
+    seam.ui.setup = {
+      ...restoreSetup,
+      pick: async (step, items) =>
+        (step === 'agent'
+          ? items.find((i) => (i as unknown as { id: string }).id === 'claude-code')
+          : step === 'scope'
+            ? items.find((i) => (i as unknown as { target: { id: string } }).target.id === 'mcp-json')
+            : items[0]) as never,
+      pickMany: async (_step, items) => [...items],
+      notify: async (_kind, message) => void notices.push(String(message)) as never,
+    };
+    await vscode.commands.executeCommand('mcpHost.connectAgent');
+    const written = readFileSync(mcpJson, 'utf8');
+    assert.ok(written.startsWith('{\n  "mcpServers": {\n    "other": { "command": "other-server" },\n'), written);
+    const entry = (JSON.parse(written) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers['mcp-host'];
+    assert.equal(entry.command, path.join(homedir(), '.mcp-host', 'bin', 'mcp-host-relay'));
+    assert.deepEqual(entry.args, ['mcp-json']);
+    assert.ok(!/token|sock|127\.0\.0\.1/.test(written), 'the entry holds no secret and no address');
+    assert.match(notices.join('\n'), /Claude Code.*notes, files/);
+
+    // Claude Code starts a project's servers once approved (as its dialog would record it), then health-checks each.
+    const claudeJson = path.join(homedir(), '.claude.json');
+    const claudeConfig = existsSync(claudeJson) ? (JSON.parse(readFileSync(claudeJson, 'utf8')) as Record<string, unknown>) : {};
+    // Claude Code keys a project by its git root when there is one (here the repository's): every folder up from the workspace.
+    const approved = { hasTrustDialogAccepted: true, enabledMcpjsonServers: ['mcp-host'] };
+    // (and by the main worktree's when the repository is a git worktree).
+    const folders = folder.split(path.sep).map((_, i, parts) => parts.slice(0, i + 1).join(path.sep) || path.sep);
+    try {
+      const common = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], {
+        cwd: folder,
+        encoding: 'utf8',
+      }).trim();
+      folders.push(path.dirname(common));
+    } catch {
+      // Not in a repository: the folder itself is the project.
+    }
+    writeFileSync(claudeJson, JSON.stringify({ ...claudeConfig, projects: Object.fromEntries(folders.map((f) => [f, approved])) }));
+    const env = { PATH: process.env.PATH, HOME: homedir(), TMPDIR: process.env.TMPDIR };
+    const listed = await run(path.join(bin, 'claude'), ['mcp', 'list'], { cwd: folder, env });
+    assert.match(listed.stdout, /mcp-host: .*mcp-host-relay mcp-json - ✔ Connected/, listed.stdout + listed.stderr);
+    assert.match(listed.stdout, /other: other-server/, 'the team’s own entry is still there');
+
+    // The MCP Inspector's CLI through the same entry: its call is asked in the editor, naming the agent.
+    const questions: AgentQuestion[] = [];
+    restoreAsk = seam.ui.allowAgentRequest;
+    seam.ui.allowAgentRequest = async (q) => {
+      questions.push(q);
+      return 'allow';
+    };
+    const inspector = path.join(folder, 'inspector.json');
+    writeFileSync(inspector, JSON.stringify({ mcpServers: { gate: entry } }));
+    const call = (text: string, tool = 'notes__echo') =>
+      run(
+        node22,
+        [
+          path.join(bin, 'mcp-inspector'),
+          '--cli',
+          '--config',
+          inspector,
+          '--server',
+          'gate',
+          '--method',
+          'tools/call',
+          '--tool-name',
+          tool,
+          '--tool-arg',
+          `text=${text}`,
+        ],
+        { cwd: folder, env: { ...env, MCP_INSPECTOR_SECRET_STORE: 'memory' } },
+      );
+    const first = await call('first');
+    assert.equal(first.code, 0, first.stdout + first.stderr);
+    assert.match(first.stdout, /"text": "first"/);
+    assert.equal(questions.length, 1);
+    assert.equal(questions[0].server, 'notes');
+    assert.match(questions[0].agent, /inspector/);
+    assert.deepEqual(
+      questions[0].reasons.map((r) => r.kind),
+      ['firstUse'],
+    );
+    const second = await call('second');
+    assert.match(second.stdout, /"text": "second"/);
+    assert.equal(questions.length, 1, 'the agent’s use of the server is remembered');
+    // Refused in the editor: nothing reaches the server.
+    seam.ui.allowAgentRequest = async (q) => {
+      questions.push(q);
+      return 'cancel';
+    };
+    const refused = await call('never', 'files__echo');
+    assert.match(refused.stdout, /the person refused it/);
+    assert.deepEqual(
+      readFileSync(calls, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { arguments: { text: string } }).arguments.text),
+      ['first', 'second'],
+    );
+    await seam.host.auditWritten();
+    const records = readFileSync(seam.host.auditFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            origin: string;
+            method: string;
+            name?: string;
+            decision: string;
+            server: { name: string };
+            session?: { id: string; client?: { name: string } };
+          },
+      );
+    const agentCalls = records.filter((r) => r.origin === 'agent' && r.method === 'tools/call');
+    assert.deepEqual(
+      agentCalls.map((r) => [r.server.name, r.name, r.decision]),
+      [
+        ['notes', 'echo', 'asked-allowed'],
+        ['notes', 'echo', 'allowed'],
+        ['files', 'echo', 'asked-refused'],
+      ],
+    );
+    assert.ok(agentCalls.every((r) => /inspector/.test(r.session?.client?.name ?? '')));
+
+    // The Servers view lists the connected agents.
+    const roots = seam.tree.getChildren();
+    assert.ok(roots.some((n) => n.kind === 'agents'));
+
+    // Disconnect: the entry goes, and the file is byte for byte what it was.
+    await vscode.commands.executeCommand('mcpHost.disconnectAgent');
+    assert.equal(readFileSync(mcpJson, 'utf8'), original);
+    const after = await run(path.join(bin, 'claude'), ['mcp', 'list'], { cwd: folder, env });
+    assert.doesNotMatch(after.stdout, /mcp-host:/);
+    // VS Code discovers the servers of a workspace's .mcp.json too: the next suites must not meet "other".
+    for (const file of [mcpJson, inspector, calls]) rmSync(file, { force: true });
+  });
+});
