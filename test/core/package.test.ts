@@ -342,7 +342,7 @@ describe('VSIX package', function () {
     assert.deepEqual(gatewayExports.sort(), ['Catalog', 'ChatGateway', 'Forwarder', 'removeStaleSockets']);
     assert.deepEqual(agentsExports.sort(), ['connectAgent', 'disconnectAgent']);
     assert.deepEqual(schemaExports, ['schemaCompiler']);
-    assert.deepEqual(netproxyExports, ['startProxy']);
+    assert.deepEqual(netproxyExports.sort(), ['MAX_PROXY_CONNECTIONS', 'startProxy']);
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     const outside = requested.filter(
       (r) =>
