@@ -362,6 +362,21 @@ describe('telemetry: spans, metrics and audit log records over OTLP', function (
     }
   });
 
+  it('a TLS file that cannot be read is reported by its role and path, once, and the export goes on without it', async () => {
+    receiver = await startOtlpReceiver();
+    const cfg = config(receiver.url);
+    cfg.signals = { traces: { ...cfg.signals.traces!, tls: { ca: path.join(os.tmpdir(), 'no-such-ca-for-mcp-host.pem') } } };
+    const errors: string[] = [];
+    const telemetry = exporter(cfg, errors);
+    const up = await upstream();
+    await gate(up, 'cli', { telemetry }).callTool(tool('echo'), { text: 'hi' });
+    await telemetry.flush();
+    await receiver.waitFor(() => receiver!.spans.length >= 1);
+    assert.deepEqual(errors, [
+      `telemetry: the certificate ${path.join(os.tmpdir(), 'no-such-ca-for-mcp-host.pem')} cannot be read (ENOENT); it is not used`,
+    ]);
+  });
+
   it('an isError result is error.type tool_error; a refused call never reaches the server and its span says why', async () => {
     receiver = await startOtlpReceiver();
     const up = await upstream();
