@@ -10,7 +10,13 @@ import { thisMachine } from '../../src/core/policy/gate';
 import { GatedServer, type GatedOrigin } from '../../src/core/policy/gated';
 import { createMasker } from '../../src/core/policy/mask';
 import type { AuditRecord } from '../../src/core/policy/types';
-import { exportFromEnvironment, exportFromSettings, type ExportConfig, type OtlpProtocol } from '../../src/core/telemetry/config';
+import {
+  exportForEditor,
+  exportFromEnvironment,
+  exportFromSettings,
+  type ExportConfig,
+  type OtlpProtocol,
+} from '../../src/core/telemetry/config';
 import { cleanerOf, type TelemetryExporter } from '../../src/core/telemetry/exporter';
 import { startExporter } from '../../src/core/telemetry/load';
 import { traceContextOf } from '../../src/core/protocol/traceContext';
@@ -168,6 +174,24 @@ describe('telemetry: spans, metrics and audit log records over OTLP', function (
       assert.equal(c?.exportContent, false);
     });
 
+    it('read compression and the TLS files, per signal or for all, and name a compression they do not know', () => {
+      const { config: c, problems } = exportFromEnvironment({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'https://127.0.0.1:4318',
+        OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+        OTEL_EXPORTER_OTLP_LOGS_COMPRESSION: 'none',
+        OTEL_EXPORTER_OTLP_METRICS_COMPRESSION: 'zstd',
+        OTEL_EXPORTER_OTLP_CERTIFICATE: '/etc/team/ca.pem',
+        OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE: '/etc/team/me.pem',
+        OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: '/etc/team/me.key',
+      });
+      assert.equal(c?.signals.traces?.compression, 'gzip');
+      assert.equal(c?.signals.logs?.compression, 'none');
+      assert.equal(c?.signals.metrics?.compression, undefined);
+      assert.deepEqual(problems, ['OTEL_EXPORTER_OTLP_METRICS_COMPRESSION=zstd is not supported (gzip or none); nothing is compressed']);
+      assert.deepEqual(c?.signals.traces?.tls, { ca: '/etc/team/ca.pem', cert: '/etc/team/me.pem', key: '/etc/team/me.key' });
+      assert.deepEqual(c?.signals.logs?.tls, { ca: '/etc/team/ca.pem' });
+    });
+
     it('export nothing without an endpoint, with OTEL_SDK_DISABLED, or with a protocol MCP Host does not speak (and say why)', () => {
       assert.equal(exportFromEnvironment({}).config, undefined);
       assert.equal(exportFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_SDK_DISABLED: 'true' }).config, undefined);
@@ -177,6 +201,68 @@ describe('telemetry: spans, metrics and audit log records over OTLP', function (
       const bad = exportFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url', OTEL_EXPORTER_OTLP_HEADERS: `${SECRET}` });
       assert.equal(bad.config, undefined);
       assert.doesNotMatch(bad.problems.join(), new RegExp(SECRET), 'a malformed header is not repeated');
+    });
+
+    describe('the editor: settings win, its own OTEL_* variables fill in', () => {
+      const ENV = {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+        OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer%20${SECRET}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'team-editor',
+        OTEL_RESOURCE_ATTRIBUTES: 'team=blue,mcp_host.host=spoofed',
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+      };
+      const OWN = { 'service.version': '1.0.0', 'mcp_host.host': 'vscode' };
+      const settings = (over: Partial<Parameters<typeof exportForEditor>[0]> = {}): Parameters<typeof exportForEditor>[0] => ({
+        endpoint: undefined,
+        locked: false,
+        protocol: undefined,
+        headers: {},
+        exportContent: undefined,
+        resource: OWN,
+        ...over,
+      });
+
+      it('with no endpoint setting, the variables decide where it goes, as for the CLI', () => {
+        const { config: c, source } = exportForEditor(settings(), ENV);
+        assert.equal(source, 'environment');
+        assert.equal(c?.signals.traces?.url, 'http://127.0.0.1:4318/v1/traces');
+        assert.equal(c?.signals.traces?.protocol, 'http/json');
+        assert.deepEqual(c?.signals.traces?.headers, { Authorization: `Bearer ${SECRET}` });
+        assert.equal(c?.serviceName, 'team-editor');
+        assert.deepEqual(
+          c?.resource,
+          { team: 'blue', 'service.version': '1.0.0', 'mcp_host.host': 'vscode' },
+          "MCP Host's own attributes win",
+        );
+        assert.equal(c?.exportContent, true);
+        assert.equal(exportForEditor(settings({ exportContent: false }), ENV).config?.exportContent, false, 'the setting, when set, wins');
+        assert.equal(exportForEditor(settings(), {}).config, undefined, 'nothing set: nothing exported');
+        assert.equal(exportForEditor(settings(), { ...ENV, OTEL_SDK_DISABLED: 'true' }).config, undefined);
+      });
+
+      it("with the endpoint setting, the settings decide, and no variable's endpoint or token goes with them", () => {
+        const { config: c, source } = exportForEditor(
+          settings({ endpoint: 'https://collector.example/otlp', headers: { 'x-key': 'own' }, exportContent: undefined }),
+          { ...ENV, OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://elsewhere.example/v1/traces' },
+        );
+        assert.equal(source, 'settings');
+        assert.equal(c?.signals.traces?.url, 'https://collector.example/otlp/v1/traces');
+        assert.equal(c?.signals.traces?.protocol, 'http/protobuf', "the setting's default, not the variable");
+        assert.deepEqual(c?.signals.traces?.headers, { 'x-key': 'own' }, "another collector's token is not sent here");
+        assert.equal(c?.exportContent, false, 'the variable does not turn content export on under the settings');
+        assert.equal(c?.serviceName, 'team-editor', 'the service name fills in');
+        assert.deepEqual(c?.resource, { team: 'blue', 'service.version': '1.0.0', 'mcp_host.host': 'vscode' });
+      });
+
+      it('an endpoint the organisation locks (even to nothing) leaves every variable out', () => {
+        assert.equal(exportForEditor(settings({ locked: true, endpoint: '' }), ENV).config, undefined, 'locked off stays off');
+        const { config: c } = exportForEditor(settings({ locked: true, endpoint: 'https://org.example' }), ENV);
+        assert.equal(c?.signals.logs?.url, 'https://org.example/v1/logs');
+        assert.equal(c?.serviceName, 'mcp-host');
+        assert.deepEqual(c?.resource, OWN);
+        assert.deepEqual(c?.signals.logs?.headers, {});
+      });
     });
 
     it('the editor settings: one base endpoint for the three signals', () => {
@@ -240,6 +326,56 @@ describe('telemetry: spans, metrics and audit log records over OTLP', function (
       assert.ok(!receiver.everything().includes(SECRET));
     });
   }
+
+  it("the exporter sends what it is configured with, and nothing the process's OTEL_* variables add (another collector's token)", async () => {
+    const other = 'other-collector-' + 'Q1w2E3r4T5y6';
+    const saved = { ...process.env };
+    // The SDK's own exporter classes read these beneath their configuration; MCP Host's must not.
+    process.env.OTEL_EXPORTER_OTLP_HEADERS = `x-other=${other}`;
+    process.env.OTEL_EXPORTER_OTLP_TRACES_HEADERS = `x-other-traces=${other}`;
+    process.env.OTEL_EXPORTER_OTLP_COMPRESSION = 'gzip';
+    try {
+      receiver = await startOtlpReceiver();
+      const up = await upstream();
+      const plain = exporter(config(receiver.url));
+      await gate(up, 'cli', { telemetry: plain }).callTool(tool('echo'), { text: 'hi' });
+      await plain.flush();
+      await receiver.waitFor(() => receiver!.requests.some((r) => r.path === '/v1/traces'));
+      for (const r of receiver.requests) {
+        assert.equal(r.headers['x-other'], undefined, r.path);
+        assert.equal(r.headers['x-other-traces'], undefined, r.path);
+        assert.equal(r.headers['content-encoding'], undefined, 'not compressed unless configured');
+        assert.equal(r.headers.authorization, `Bearer ${SECRET}`);
+      }
+      // Configured (the CLI's OTEL_EXPORTER_OTLP_COMPRESSION, read by ./config.ts): gzipped, and the collector reads it.
+      receiver.requests.length = 0;
+      const cfg = config(receiver.url);
+      for (const s of Object.values(cfg.signals)) s!.compression = 'gzip';
+      const gzipped = exporter(cfg);
+      await gate(up, 'cli', { telemetry: gzipped }).callTool(tool('echo'), { text: 'zipped' });
+      await gzipped.flush();
+      await receiver.waitFor(() => receiver!.requests.some((r) => r.path === '/v1/traces'));
+      assert.equal(receiver.requests.find((r) => r.path === '/v1/traces')?.headers['content-encoding'], 'gzip');
+      assert.ok(receiver.spans.length >= 2, 'both exports decoded');
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    }
+  });
+
+  it('a TLS file that cannot be read is reported by its role and path, once, and the export goes on without it', async () => {
+    receiver = await startOtlpReceiver();
+    const cfg = config(receiver.url);
+    cfg.signals = { traces: { ...cfg.signals.traces!, tls: { ca: path.join(os.tmpdir(), 'no-such-ca-for-mcp-host.pem') } } };
+    const errors: string[] = [];
+    const telemetry = exporter(cfg, errors);
+    const up = await upstream();
+    await gate(up, 'cli', { telemetry }).callTool(tool('echo'), { text: 'hi' });
+    await telemetry.flush();
+    await receiver.waitFor(() => receiver!.spans.length >= 1);
+    assert.deepEqual(errors, [
+      `telemetry: the certificate ${path.join(os.tmpdir(), 'no-such-ca-for-mcp-host.pem')} cannot be read (ENOENT); it is not used`,
+    ]);
+  });
 
   it('an isError result is error.type tool_error; a refused call never reaches the server and its span says why', async () => {
     receiver = await startOtlpReceiver();

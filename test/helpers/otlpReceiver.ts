@@ -4,6 +4,7 @@
 // installed as `otlp-proto-definitions`) or as JSON, and keeps it in one plain shape.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 
 const root = require('otlp-proto-definitions/build/src/generated/root.js') as {
   opentelemetry: { proto: { collector: Record<'trace' | 'logs' | 'metrics', { v1: Record<string, ProtoType> }> } };
@@ -119,7 +120,9 @@ export async function startOtlpReceiver(respond: (path: string) => number | 'han
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const raw = Buffer.concat(chunks);
+      const sent = Buffer.concat(chunks);
+      // An exporter with compression gzip sends the body gzipped (Content-Encoding), as a collector accepts it.
+      const raw = req.headers['content-encoding'] === 'gzip' ? gunzipSync(sent) : sent;
       const contentType = String(req.headers['content-type'] ?? '');
       const path = req.url ?? '';
       requests.push({ path, contentType, headers: req.headers, raw });

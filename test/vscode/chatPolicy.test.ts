@@ -30,7 +30,9 @@ describe("VS Code's organisation lists of MCP servers, applied to shared servers
     await setRules({ deniedServers: [{ serverCommand: ['node', fixture()] }] });
     await waitFor(() => offered() === 'twin', 'the denied command line to be withheld');
     const row = (name: string) => String(seam.tree.getTreeItem({ kind: 'server', server: seam.host.registry.get(name)! }).description);
-    assert.match(row('up'), /^withheld from chat by chat\.mcp\.deniedServers · /);
+    // The deny list holds for starting too (docs/teams.md): the row says so, and the running server is stopped.
+    assert.match(row('up'), /^managed by your organisation · withheld from chat by chat\.mcp\.deniedServers · /);
+    await waitFor(() => seam.host.registry.get('up')?.state.kind === 'error', 'up to be stopped');
     assert.match(row('twin'), /^shared with chat · /);
 
     await setRules({ allowedServers: [{ serverName: 'twin' }] });

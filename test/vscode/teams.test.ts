@@ -63,8 +63,66 @@ describe("teams: an organisation's policy in a real VS Code", function () {
     }
   });
 
+  it('a server the managed file newly denies is stopped while it runs, and says why', async () => {
+    const a = await api();
+    const notices: string[] = [];
+    a.ui.notify = async (_severity, message) => {
+      notices.push(String(message));
+      return undefined;
+    };
+    madeFolder = (await fs.mkdir('/etc/vscode', { recursive: true })) !== undefined || madeFolder;
+    await setServers({
+      'org-late': { command: 'node', args: [serverScript('server-everything'), 'stdio'] },
+      'org-kept': { command: 'node', args: [serverScript('server-everything'), 'stdio'] },
+    });
+    try {
+      const late = await running(a, 'org-late');
+      await running(a, 'org-kept');
+      const pid = late.pid;
+      assert.ok(pid, 'org-late runs as a process');
+      // The administrator denies it: only the file changes, no setting (VS Code does not apply the file's policies here).
+      await fs.writeFile(POLICY_FILE, JSON.stringify({ ChatDeniedMcpServers: JSON.stringify([{ serverName: 'org-late' }]) }));
+      const state = await waitFor(() => {
+        const s = a.host.registry.get('org-late')?.state;
+        return s?.kind === 'error' && s;
+      }, 'org-late to be stopped');
+      assert.equal(
+        state.kind === 'error' && state.message,
+        "org-late was stopped: your organisation's chat.mcp.deniedServers no longer allows it",
+      );
+      assert.equal(state.kind === 'error' && state.restartAt, undefined, 'it is not restarted');
+      await waitFor(() => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      }, "org-late's process to end");
+      assert.deepEqual(notices, ["org-late was stopped: your organisation's chat.mcp.deniedServers no longer allows it"]);
+      assert.equal(a.host.registry.get('org-kept')?.state.kind, 'running', 'a server the policy allows keeps running');
+      // The Servers view says the organisation decides, on the row and in its tooltip; not on the other row.
+      const item = (name: string) => a.tree.getTreeItem({ kind: 'server', server: a.host.registry.get(name)! });
+      assert.match(String(item('org-late').description), /^managed by your organisation · error: org-late was stopped/);
+      assert.match(
+        (item('org-late').tooltip as vscode.MarkdownString).value,
+        /Managed by your organisation: its chat\.mcp\.deniedServers keeps this server from running\./,
+      );
+      assert.doesNotMatch(String(item('org-kept').description), /organisation/);
+      assert.doesNotMatch((item('org-kept').tooltip as vscode.MarkdownString).value, /organisation/);
+      // Started again by the person: refused, with the reason.
+      await assert.rejects(
+        a.host.registry.get('org-late')!.start(),
+        /org-late does not start: your organisation's chat\.mcp\.deniedServers/,
+      );
+    } finally {
+      await fs.rm(POLICY_FILE, { force: true });
+      await setServers(undefined);
+    }
+  });
+
   it("a locked fence holds: the person's `off` does not loosen it, nothing reaches the server, the audit says fenced", async () => {
-    madeFolder = (await fs.mkdir('/etc/vscode', { recursive: true })) !== undefined;
+    madeFolder = (await fs.mkdir('/etc/vscode', { recursive: true })) !== undefined || madeFolder;
     await fs.writeFile(POLICY_FILE, JSON.stringify({ McpHostRootsFence: 'block' }));
     // The person turns the fence off in their own settings: the organisation's value stands.
     await config().update('roots.fence', 'off', vscode.ConfigurationTarget.Global);

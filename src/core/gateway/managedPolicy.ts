@@ -79,7 +79,7 @@ export function managedSetting(policy: ManagedPolicy, setting: LockableSetting):
 }
 
 /** A list policy's value: VS Code's file carries JSON text for it; an array is taken as it is. */
-function listOf(value: unknown): ServerRule[] | undefined {
+export function listOf(value: unknown): ServerRule[] | undefined {
   if (typeof value === 'string') {
     try {
       return rulesOf(JSON.parse(value));

@@ -268,8 +268,9 @@ export class ServerHandle {
   /**
    * Stops the server. A start under way is abandoned at once (its launch ends, it does not wait
    * for a prompt or an initialize that never answers); a start asked after this runs after it.
+   * With `because`, the server ends in error with that message (stopped by the organisation's policy, say).
    */
-  stop(): Promise<void> {
+  stop(because?: string): Promise<void> {
     clearTimeout(this.restartTimer);
     this.restartTimer = undefined;
     this.wanted = 'stopped';
@@ -277,7 +278,7 @@ export class ServerHandle {
     this.pendingStart = undefined;
     return this.transitions.run(async () => {
       await this.endLaunch();
-      this.setState({ kind: 'stopped' });
+      this.setState(because === undefined ? { kind: 'stopped' } : { kind: 'error', message: because });
     });
   }
 

@@ -17,6 +17,10 @@ export interface SignalExport {
   protocol: OtlpProtocol;
   /** Sent with every export (a collector's token): secrets, never shown or logged. */
   headers: Record<string, string>;
+  /** `gzip` compresses what is sent (OTEL_EXPORTER_OTLP_COMPRESSION); none by default. */
+  compression?: 'gzip' | 'none';
+  /** TLS files, read when the exporter starts: the collector's CA, and a client certificate and key (OTEL_EXPORTER_OTLP_CERTIFICATE, …). */
+  tls?: { ca?: string; cert?: string; key?: string };
 }
 
 export interface ExportConfig {
@@ -91,10 +95,38 @@ function protocolOf(text: string | undefined, variable: string, problems: string
   return undefined;
 }
 
+/** One signal's variable, else the general one (`OTEL_EXPORTER_OTLP_TRACES_X`, else `OTEL_EXPORTER_OTLP_X`), with the name it came from. */
+function signalOrGeneral(env: Environment, name: string, suffix: string): { value: string; variable: string } | undefined {
+  for (const variable of [`OTEL_EXPORTER_OTLP_${name}_${suffix}`, `OTEL_EXPORTER_OTLP_${suffix}`]) {
+    const value = env[variable]?.trim();
+    if (value) return { value, variable };
+  }
+  return undefined;
+}
+
+function compressionOf(env: Environment, name: string, problems: string[]): 'gzip' | 'none' | undefined {
+  const set = signalOrGeneral(env, name, 'COMPRESSION');
+  if (!set) return undefined;
+  if (set.value === 'gzip' || set.value === 'none') return set.value;
+  problems.push(`${set.variable}=${set.value} is not supported (gzip or none); nothing is compressed`);
+  return undefined;
+}
+
+/** The TLS files the variables name for a signal: paths, read (relative to the current folder) when the exporter starts. */
+function tlsOf(env: Environment, name: string): SignalExport['tls'] {
+  const ca = signalOrGeneral(env, name, 'CERTIFICATE')?.value;
+  const cert = signalOrGeneral(env, name, 'CLIENT_CERTIFICATE')?.value;
+  const key = signalOrGeneral(env, name, 'CLIENT_KEY')?.value;
+  if (!ca && !cert && !key) return undefined;
+  return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
+}
+
 /**
  * The standard variables: OTEL_EXPORTER_OTLP_ENDPOINT (and _TRACES_, _LOGS_, _METRICS_ENDPOINT),
  * OTEL_EXPORTER_OTLP_HEADERS (and per signal), OTEL_EXPORTER_OTLP_PROTOCOL (and per signal),
- * OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_SDK_DISABLED,
+ * OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_EXPORTER_OTLP_COMPRESSION, OTEL_EXPORTER_OTLP_CERTIFICATE,
+ * OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY (and per signal),
+ * OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_SDK_DISABLED,
  * OTEL_TRACES_EXPORTER / OTEL_LOGS_EXPORTER / OTEL_METRICS_EXPORTER=none, and
  * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true for arguments and results.
  */
@@ -117,10 +149,14 @@ export function exportFromEnvironment(env: Environment): EnvironmentExport {
     const protocol = protocolOf(env[protocolVariable], protocolVariable, problems);
     if (env[protocolVariable]?.trim() && !protocol) continue;
     const headersVariable = `OTEL_EXPORTER_OTLP_${name}_HEADERS`;
+    const compression = compressionOf(env, name, problems);
+    const tls = tlsOf(env, name);
     signals[signal] = {
       url,
       protocol: protocol ?? commonProtocol ?? DEFAULT_PROTOCOL,
       headers: { ...commonHeaders, ...parseKeyValues(env[headersVariable], headersVariable, problems) },
+      ...(compression ? { compression } : {}),
+      ...(tls ? { tls } : {}),
     };
   }
   if (Object.keys(signals).length === 0) return { problems };
@@ -162,6 +198,59 @@ export function exportFromSettings(settings: {
       exportContent: settings.exportContent,
     },
     problems,
+  };
+}
+
+/** Where the editor's export came from: its settings, or (with no endpoint set) the editor's own OTEL_* variables. */
+export type EditorExportSource = 'settings' | 'environment';
+
+/**
+ * The editor's export, settings first and the extension host's OTEL_* variables filling in, as
+ * everything else a person starts from that shell does with them:
+ * - the organisation locks the endpoint (`locked`, its value even empty): its settings alone, no variable counts;
+ * - the endpoint setting is set: the settings (endpoint, protocol, headers from the secret storage,
+ *   exportContent); the variables add only the service name and resource attributes, never headers
+ *   or endpoints meant for another collector, and OTEL_SDK_DISABLED does not undo the setting;
+ * - no endpoint setting: the standard variables in full (exportFromEnvironment), with exportContent
+ *   from the setting when the person set it.
+ */
+export function exportForEditor(
+  settings: {
+    endpoint: string | undefined;
+    locked: boolean;
+    protocol: string | undefined;
+    headers: Record<string, string>;
+    /** Undefined when the person did not set it. */
+    exportContent: boolean | undefined;
+    resource: Record<string, string>;
+  },
+  env: Environment,
+): EnvironmentExport & { source?: EditorExportSource } {
+  if (settings.locked || settings.endpoint?.trim()) {
+    const { config, problems } = exportFromSettings({ ...settings, exportContent: settings.exportContent ?? false });
+    if (!config || settings.locked) return { config, problems, source: 'settings' };
+    const envProblems: string[] = [];
+    const resource = parseKeyValues(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES', envProblems);
+    return {
+      config: {
+        ...config,
+        serviceName: env.OTEL_SERVICE_NAME?.trim() || config.serviceName,
+        resource: { ...resource, ...config.resource },
+      },
+      problems: [...problems, ...envProblems],
+      source: 'settings',
+    };
+  }
+  const { config, problems } = exportFromEnvironment(env);
+  if (!config) return { problems };
+  return {
+    config: {
+      ...config,
+      resource: { ...config.resource, ...settings.resource },
+      exportContent: settings.exportContent ?? config.exportContent,
+    },
+    problems,
+    source: 'environment',
   };
 }
 

@@ -11,6 +11,7 @@
  * and log records over them are dropped); a failed export is reported once per streak, never
  * thrown, and never touches the local audit log.
  */
+import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import {
   ROOT_CONTEXT,
@@ -24,16 +25,32 @@ import {
 } from '@opentelemetry/api';
 import { SeverityNumber, type LogRecord } from '@opentelemetry/api-logs';
 import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
-import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
-import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
-import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { AggregationTemporalityPreference, OTLPMetricExporterBase } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
+import { createOtlpHttpExportDelegate, httpAgentFactoryFromOptions } from '@opentelemetry/otlp-exporter-base/node-http';
+import {
+  JsonLogsSerializer,
+  JsonMetricsSerializer,
+  JsonTraceSerializer,
+  LogsExporterMetricsHelper,
+  MetricsExporterMetricsHelper,
+  ProtobufLogsSerializer,
+  ProtobufMetricsSerializer,
+  ProtobufTraceSerializer,
+  TraceExporterMetricsHelper,
+  type IExporterMetricsHelper,
+  type ISerializer,
+} from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
-import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
-import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import {
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import type { GateRequest } from '../policy/gate';
 import type { AnyAuditRecord, Outcome } from '../policy/types';
 import { describeDestination, secretsOf, type ExportConfig, type SignalExport } from './config';
@@ -47,6 +64,10 @@ const SCOPE = 'mcp-host';
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 /** The most a batch queue holds; beyond it records are dropped rather than memory spent. */
 const MAX_QUEUE = 2048;
+/** The most records one export carries (the SDK's default, given so that no variable changes it). */
+const MAX_BATCH = 512;
+/** The most attributes a span keeps (the SDK's default; MCP Host's spans have about 25, more only with many prompt arguments exported). */
+const MAX_ATTRIBUTES = 128;
 /** How long one export may take unless OTEL_EXPORTER_OTLP_TIMEOUT says otherwise. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Arguments and results are cut to this many characters in an export (after masking). */
@@ -91,22 +112,44 @@ class OtelExporter implements TelemetryExporter {
       ...config.resource,
     });
     const timeoutMillis = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const batch = { maxQueueSize: MAX_QUEUE, scheduledDelayMillis: options.scheduledDelayMs ?? 5000, exportTimeoutMillis: timeoutMillis };
+    // Every value given, so that none comes from the OTEL_BSP_* or OTEL_*_LIMIT variables of the process (see signalExporter).
+    const batch = {
+      maxQueueSize: MAX_QUEUE,
+      maxExportBatchSize: MAX_BATCH,
+      scheduledDelayMillis: options.scheduledDelayMs ?? 5000,
+      exportTimeoutMillis: timeoutMillis,
+    };
     const { traces, logs, metrics } = config.signals;
+    const tlsProblem = (message: string): void => {
+      try {
+        options.onError(`telemetry: ${message}`);
+      } catch {
+        // Nobody to tell.
+      }
+    };
     if (traces) {
-      const exporter = this.watched(traceExporter(traces, timeoutMillis));
+      const exporter = this.watched(traceExporter(traces, timeoutMillis, tlsProblem));
       this.tracerProvider = new BasicTracerProvider({
         resource,
         sampler: new AlwaysOnSampler(),
+        generalLimits: { attributeCountLimit: MAX_ATTRIBUTES, attributeValueLengthLimit: Infinity },
+        spanLimits: {
+          attributeCountLimit: MAX_ATTRIBUTES,
+          attributeValueLengthLimit: Infinity,
+          linkCountLimit: MAX_ATTRIBUTES,
+          eventCountLimit: MAX_ATTRIBUTES,
+          attributePerEventCountLimit: MAX_ATTRIBUTES,
+          attributePerLinkCountLimit: MAX_ATTRIBUTES,
+        },
         spanProcessors: [new BatchSpanProcessor(exporter, batch)],
       });
     }
     if (logs) {
-      const exporter = this.watched(logExporter(logs, timeoutMillis));
+      const exporter = this.watched(logExporter(logs, timeoutMillis, tlsProblem));
       this.loggerProvider = new LoggerProvider({ resource, processors: [new BatchLogRecordProcessor({ exporter, ...batch })] });
     }
     if (metrics) {
-      const exporter = this.watched(metricExporter(metrics, timeoutMillis));
+      const exporter = this.watched(metricExporter(metrics, timeoutMillis, tlsProblem));
       this.meterProvider = new MeterProvider({
         resource,
         readers: [
@@ -234,19 +277,97 @@ class OtelExporter implements TelemetryExporter {
   }
 }
 
-function traceExporter(s: SignalExport, timeoutMillis: number): SpanExporter {
-  const config = { url: s.url, headers: s.headers, timeoutMillis };
-  return s.protocol === 'http/json' ? new JsonTraceExporter(config) : new ProtoTraceExporter(config);
+/**
+ * The OTLP/HTTP exporter of one signal, configured by `s` and nothing else. The SDK's own exporter
+ * classes also read the `OTEL_EXPORTER_OTLP_*` variables of the process and add their headers,
+ * certificates and compression beneath what they are given; in the editor those variables are
+ * whatever environment VS Code was started from, meant for other programs (a token for another
+ * collector would be sent to this one). So the exporters are built on the SDK's export delegate
+ * from an explicit configuration: the CLI reads the variables it honours itself (./config.ts).
+ */
+function signalExporter<Items, Response>(
+  s: SignalExport,
+  timeoutMillis: number,
+  serializers: { json: ISerializer<Items, Response>; protobuf: ISerializer<Items, Response> },
+  component: string,
+  helper: IExporterMetricsHelper<Items>,
+  onTlsProblem: (message: string) => void,
+) {
+  const json = s.protocol === 'http/json';
+  return createOtlpHttpExportDelegate<Items, Response>(
+    {
+      url: s.url,
+      headers: async () => ({ ...s.headers, 'Content-Type': json ? 'application/json' : 'application/x-protobuf' }),
+      agentFactory: httpAgentFactoryFromOptions({ keepAlive: true, ...tlsFiles(s.tls, onTlsProblem) }),
+      compression: s.compression ?? 'none',
+      timeoutMillis,
+      concurrencyLimit: 30,
+    },
+    json ? serializers.json : serializers.protobuf,
+    component,
+    helper,
+    undefined,
+  );
 }
 
-function logExporter(s: SignalExport, timeoutMillis: number): ProtoLogExporter | JsonLogExporter {
-  const config = { url: s.url, headers: s.headers, timeoutMillis };
-  return s.protocol === 'http/json' ? new JsonLogExporter(config) : new ProtoLogExporter(config);
+/** The TLS files a signal names, read now; one that cannot be read is reported (by its variable's role, not its content) and left out. */
+function tlsFiles(tls: SignalExport['tls'], onProblem: (message: string) => void): { ca?: Buffer; cert?: Buffer; key?: Buffer } {
+  const out: { ca?: Buffer; cert?: Buffer; key?: Buffer } = {};
+  for (const part of ['ca', 'cert', 'key'] as const) {
+    const file = tls?.[part];
+    if (!file) continue;
+    try {
+      out[part] = readFileSync(file);
+    } catch (error) {
+      onProblem(
+        `the ${TLS_NAMES[part]} ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); it is not used`,
+      );
+    }
+  }
+  return out;
 }
 
-function metricExporter(s: SignalExport, timeoutMillis: number): PushMetricExporter {
-  const config = { url: s.url, headers: s.headers, timeoutMillis };
-  return s.protocol === 'http/json' ? new JsonMetricExporter(config) : new ProtoMetricExporter(config);
+const TLS_NAMES = { ca: 'certificate', cert: 'client certificate', key: 'client key' } as const;
+
+function traceExporter(s: SignalExport, timeoutMillis: number, onTlsProblem: (message: string) => void): SpanExporter {
+  return new OTLPExporterBase<ReadableSpan[]>(
+    signalExporter(
+      s,
+      timeoutMillis,
+      { json: JsonTraceSerializer, protobuf: ProtobufTraceSerializer },
+      'otlp_http_span_exporter',
+      TraceExporterMetricsHelper,
+      onTlsProblem,
+    ),
+  );
+}
+
+function logExporter(s: SignalExport, timeoutMillis: number, onTlsProblem: (message: string) => void): LogRecordExporter {
+  return new OTLPExporterBase<ReadableLogRecord[]>(
+    signalExporter(
+      s,
+      timeoutMillis,
+      { json: JsonLogsSerializer, protobuf: ProtobufLogsSerializer },
+      'otlp_http_log_exporter',
+      LogsExporterMetricsHelper,
+      onTlsProblem,
+    ),
+  );
+}
+
+function metricExporter(s: SignalExport, timeoutMillis: number, onTlsProblem: (message: string) => void): PushMetricExporter {
+  return new OTLPMetricExporterBase(
+    signalExporter<ResourceMetrics, unknown>(
+      s,
+      timeoutMillis,
+      { json: JsonMetricsSerializer, protobuf: ProtobufMetricsSerializer },
+      'otlp_http_metric_exporter',
+      MetricsExporterMetricsHelper,
+      onTlsProblem,
+    ),
+    // Given, so that OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE is not read either.
+    { temporalityPreference: AggregationTemporalityPreference.CUMULATIVE },
+  );
 }
 
 /** `{mcp.method.name} {target}`: the tool or prompt; a resource's URI is not a low-cardinality target and stays out of the name. */

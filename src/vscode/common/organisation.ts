@@ -7,9 +7,16 @@
  * does not apply policies to extensions (the browser's VS Code, a remote server, VS Code before it
  * reads them).
  */
+import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
-import { LOCKABLE_SETTINGS, readManagedPolicy, type LockableSetting, type ManagedPolicy } from '../../core/gateway/managedPolicy';
+import {
+  LOCKABLE_SETTINGS,
+  managedPolicyFile,
+  readManagedPolicy,
+  type LockableSetting,
+  type ManagedPolicy,
+} from '../../core/gateway/managedPolicy';
 
 /** The defaults package.json gives the lockable settings (test/core/organisation.test.ts holds them to it). */
 export const LOCKABLE_DEFAULTS: Record<LockableSetting, unknown> = {
@@ -33,19 +40,42 @@ export interface LockedValue<T> {
 }
 
 let managed: ManagedPolicy | undefined;
-/** The managed file, read once per window and again after a change of MCP Host's or VS Code's MCP settings. */
+/** The managed file, read once per window and again after it or MCP Host's or VS Code's MCP settings change. */
 export function managedPolicy(): ManagedPolicy {
   return (managed ??= readManagedPolicy());
 }
 
+/** How often the managed file is looked at (a `stat`): it may be created, replaced or removed, its folder too. */
+const MANAGED_FILE_POLL_MS = 2000;
+
+const policyChanged = new vscode.EventEmitter<void>();
 /**
- * Reads the managed file again whenever MCP Host's settings (or VS Code's MCP ones) change, so a
- * value a person sets is checked against the organisation's as it is now. Registered in
- * `activate` right after the setting caches (../common/settingCache.ts), before any reader runs.
+ * Fires after the organisation's policy may have changed: the managed file changed, or VS Code's
+ * MCP settings or MCP Host's organisation setting did (a policy VS Code applies comes as a
+ * configuration change). The managed file is read again by then.
  */
-export function watchManagedPolicy(): vscode.Disposable {
-  return vscode.workspace.onDidChangeConfiguration((e) => {
+export const onDidChangeOrganisationPolicy = policyChanged.event;
+
+/**
+ * Reads the managed file again whenever it changes, and whenever MCP Host's settings (or VS Code's
+ * MCP ones) change, so a value a person sets is checked against the organisation's as it is now.
+ * Registered in `activate` right after the setting caches (../common/settingCache.ts), before any
+ * reader runs.
+ */
+export function watchManagedPolicy(file: string = managedPolicyFile()): vscode.Disposable {
+  const fileChanged = (now: Stats, before: Stats): void => {
+    if (now.mtimeMs === before.mtimeMs && now.size === before.size && now.ino === before.ino) return;
+    managed = undefined;
+    policyChanged.fire();
+  };
+  watchFile(file, { interval: MANAGED_FILE_POLL_MS, persistent: false }, fileChanged);
+  const settings = vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration('mcpHost') || e.affectsConfiguration('chat.mcp')) managed = undefined;
+    if (e.affectsConfiguration('chat.mcp') || e.affectsConfiguration('mcpHost.organisation')) policyChanged.fire();
+  });
+  return new vscode.Disposable(() => {
+    unwatchFile(file, fileChanged);
+    settings.dispose();
   });
 }
 

@@ -8,6 +8,7 @@ import { AuditTrust } from '../policy/auditTrust';
 import { EditorGate } from '../policy/gate';
 import { EditorTelemetry } from '../policy/telemetry';
 import { startWithheldBy } from '../policy/vscodeMcpPolicy';
+import { onDidChangeOrganisationPolicy } from '../common/organisation';
 import { DefinitionPins } from '../policy/pins';
 import { PinReview } from '../policy/pinReview';
 import { extraRoots } from '../policy/roots';
@@ -209,6 +210,7 @@ export class McpHost implements vscode.Disposable {
         void this.notifyRootsChanged();
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reload()),
+      onDidChangeOrganisationPolicy(() => void this.stopWithheld()),
     );
     this.registry.onDidChange(() => this.changeEmitter.fire());
   }
@@ -245,6 +247,26 @@ export class McpHost implements vscode.Disposable {
     for (const b of this.blocked) this.logs.channel(b.name).warn('settings: blocked: this workspace is not trusted');
     await this.registry.reconcile(allowed);
     this.changeEmitter.fire();
+  }
+
+  /**
+   * The organisation's policy changed (its managed file, or VS Code's MCP settings): each server
+   * that runs, or is starting, and that the policy now keeps out is stopped, with the reason in its
+   * state (the Servers view shows it), its log and a notification. A new start is refused in `prepare`.
+   */
+  private async stopWithheld(): Promise<void> {
+    const stopping: Array<Promise<void>> = [];
+    for (const handle of this.registry.all) {
+      const { state } = handle;
+      const live = state.kind === 'running' || state.kind === 'starting' || (state.kind === 'error' && state.restartAt !== undefined);
+      const withheld = live && handle.wantsToRun ? startWithheldBy(handle.definition) : undefined;
+      if (!withheld) continue;
+      const message = vscode.l10n.t("{0} was stopped: your organisation's {1} no longer allows it", handle.name, withheld);
+      this.logs.channel(handle.name).warn(message);
+      stopping.push(handle.stop(message));
+      void this.ui.notify('warning', this.shown(message));
+    }
+    await Promise.all(stopping);
   }
 
   /** The open folders as roots, plus the person's `mcpHost.roots.extra`; each server adds its own extras. */

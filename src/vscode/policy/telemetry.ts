@@ -6,7 +6,7 @@
  * A failed export is told once per streak; the calls and the local audit never wait for it.
  */
 import * as vscode from 'vscode';
-import { exportFromSettings, OTLP_PROTOCOLS, parseKeyValues } from '../../core/telemetry/config';
+import { exportForEditor, OTLP_PROTOCOLS, parseKeyValues } from '../../core/telemetry/config';
 import { cleanerOf } from '../../core/telemetry/exporter';
 import { startExporter, TelemetrySwitch } from '../../core/telemetry/load';
 import type { Masker } from '../../core/policy/types';
@@ -62,15 +62,19 @@ export class EditorTelemetry implements vscode.Disposable {
   }
 
   private async apply(): Promise<void> {
-    const endpoint = lockedSetting('mcpHost.telemetry.endpoint', isString).value;
-    if (!endpoint?.trim()) return this.hook.use(undefined);
-    const { config, problems } = exportFromSettings({
-      endpoint,
-      protocol: lockedSetting('mcpHost.telemetry.protocol', oneOf(OTLP_PROTOCOLS)).value,
-      headers: await this.headers(),
-      exportContent: lockedSetting('mcpHost.telemetry.exportContent', isBoolean).value ?? false,
-      resource: { 'service.version': this.version, 'mcp_host.host': 'vscode', 'mcp_host.vscode.version': vscode.version },
-    });
+    const endpoint = lockedSetting('mcpHost.telemetry.endpoint', isString);
+    // Settings win, the editor's own OTEL_* variables fill in (exportForEditor, docs/teams.md).
+    const { config, problems } = exportForEditor(
+      {
+        endpoint: endpoint.value,
+        locked: endpoint.lockedBy !== undefined,
+        protocol: lockedSetting('mcpHost.telemetry.protocol', oneOf(OTLP_PROTOCOLS)).value,
+        headers: await this.headers(),
+        exportContent: lockedSetting('mcpHost.telemetry.exportContent', isBoolean).value,
+        resource: { 'service.version': this.version, 'mcp_host.host': 'vscode', 'mcp_host.vscode.version': vscode.version },
+      },
+      process.env,
+    );
     for (const problem of problems)
       void notify('warning', fromTemplate(vscode.l10n.t('MCP Host exports no telemetry: {0}'), forDisplay(problem, nothingToRedact)));
     if (!config) return this.hook.use(undefined);

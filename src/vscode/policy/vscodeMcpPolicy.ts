@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
 import type { ServerDefinition } from '../../core';
-import { VSCODE_MCP_POLICIES } from '../../core/gateway/managedPolicy';
+import { listOf, VSCODE_MCP_POLICIES } from '../../core/gateway/managedPolicy';
 import { identityOf, orgVerdict, rulesOf, type ServerRule } from '../../core/gateway/orgPolicy';
 import { isString, lockedSetting, managedPolicy } from '../common/organisation';
 
@@ -16,8 +16,11 @@ import { isString, lockedSetting, managedPolicy } from '../common/organisation';
  * from the configured registry, which ours are not.
  */
 function chatMcpAccessAllows(): boolean {
-  const access = vscode.workspace.getConfiguration('chat').get<unknown>('mcp.access');
-  return access === undefined || access === true || access === 'all';
+  const allows = (access: unknown) => access === undefined || access === true || access === 'all';
+  return (
+    allows(vscode.workspace.getConfiguration('chat').get<unknown>('mcp.access')) &&
+    allows(managedPolicy().values[VSCODE_MCP_POLICIES.access])
+  );
 }
 
 /**
@@ -38,14 +41,26 @@ function allowedRules(config: vscode.WorkspaceConfiguration): ServerRule[] | und
 export type WithheldBy = 'chat.mcp.access' | 'chat.mcp.deniedServers' | 'chat.mcp.allowedServers';
 
 /**
+ * The deny list: the value VS Code gives extensions (the policy's, else the user's), and the managed
+ * file's `ChatDeniedMcpServers` beside it, since VS Code does not apply that file's policies to
+ * extensions everywhere (the browser's VS Code, a remote server): a server either denies is denied.
+ */
+function deniedRules(config: vscode.WorkspaceConfiguration): ServerRule[] | undefined {
+  const own = rulesOf(config.get('deniedServers'));
+  const file = listOf(managedPolicy().values[VSCODE_MCP_POLICIES.deniedServers]);
+  return own || file ? [...(own ?? []), ...(file ?? [])] : undefined;
+}
+
+/**
  * Which of VS Code's settings keeps `definition` from the chat (and, unless the organisation keeps
  * them to shared servers, from starting at all), if one does. The lists' value is the one VS Code
- * gives extensions: the policy's when one is set, else the user's.
+ * gives extensions (the policy's when one is set, else the user's), and the managed file's
+ * `ChatMCP` and `ChatDeniedMcpServers` hold as well.
  */
 export function vscodeWithholds(definition: ServerDefinition): WithheldBy | undefined {
   if (!chatMcpAccessAllows()) return 'chat.mcp.access';
   const config = vscode.workspace.getConfiguration('chat.mcp');
-  const verdict = orgVerdict(identityOf(definition), allowedRules(config), rulesOf(config.get('deniedServers')));
+  const verdict = orgVerdict(identityOf(definition), allowedRules(config), deniedRules(config));
   if (verdict.allowed) return undefined;
   return verdict.why === 'denied' ? 'chat.mcp.deniedServers' : 'chat.mcp.allowedServers';
 }

@@ -22,6 +22,8 @@ import type { Sandboxes } from '../host/sandboxes';
 import { Commands } from '../common/ids';
 import { sandboxRules } from '../policy/consent';
 import { isFlaggedMember } from '../policy/pins';
+import { startWithheldBy } from '../policy/vscodeMcpPolicy';
+import { lockedSetting, oneOf } from '../common/organisation';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy, sameNamesInChat } from '../gateway/chatPolicy';
 import { scopeLabel } from '../common/scopes';
 import type { ServerIcons } from '../common/icons';
@@ -390,7 +392,12 @@ function serverItem(server: ServerHandle, redact: (text: string) => string, sand
   const withheld = shared ? chatWithheldBy(server) : undefined;
   const badge = withheld ? vscode.l10n.t('withheld from chat by {0}', withheld) : vscode.l10n.t('shared with chat');
   const sandboxed = server.definition.type === 'stdio' && server.definition.sandboxEnabled === true;
-  const badges = [...(sandboxed ? [vscode.l10n.t('sandboxed')] : []), ...(shared ? [badge] : [])];
+  const kept = startWithheldBy(server.definition);
+  const badges = [
+    ...(kept ? [vscode.l10n.t('managed by your organisation')] : []),
+    ...(sandboxed ? [vscode.l10n.t('sandboxed')] : []),
+    ...(shared ? [badge] : []),
+  ];
   item.description = redact([...badges, describeServer(server)].join(' · '));
   // `.http` lets the menus offer what only an HTTP server has (Sign Out); `.shared`, Stop Sharing.
   item.contextValue = `server.${state.kind}${server.definition.type === 'http' ? '.http' : ''}${shared ? '.shared' : ''}`;
@@ -460,6 +467,7 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
     `**${inline(server.name)}** — ${def.type === 'stdio' ? 'stdio' : inline(def.url)} (${scopeLabel(def.origin.scope)})\n\n`,
   );
   if (def.type === 'stdio' && def.sandboxEnabled) md.appendMarkdown(sandboxLines(reach, def.sandbox?.network?.allowedDomains));
+  md.appendMarkdown(organisationLines(server));
   const c = server.client;
   if (c?.serverInfo) {
     md.appendMarkdown(
@@ -474,6 +482,26 @@ export function serverTooltip(server: ServerHandle, redact: (text: string) => st
     md.appendCodeblock(message.length > 300 ? `${message.slice(0, 300)}…` : message, 'text');
   }
   return md;
+}
+
+/**
+ * Where the organisation's policy decides for this server, one paragraph (empty where it does not):
+ * VS Code's MCP policies keeping it out, and the locked settings that hold for every server.
+ */
+function organisationLines(server: ServerHandle): string {
+  const kept = startWithheldBy(server.definition);
+  // Each read with its own values: VS Code hands an unset string setting without a default as '' (not a policy).
+  const locked = (
+    [
+      ['mcpHost.sandbox.default', lockedSetting('mcpHost.sandbox.default', oneOf(['off', 'workspace', 'all']))],
+      ['mcpHost.roots.fence', lockedSetting('mcpHost.roots.fence', oneOf(['ask', 'block', 'off']))],
+    ] as const
+  ).flatMap(([setting, { value, lockedBy }]) => (lockedBy && value !== undefined ? [`${setting} ${value}`] : []));
+  const lines = [
+    ...(kept ? [vscode.l10n.t('Managed by your organisation: its {0} keeps this server from running.', kept)] : []),
+    ...(locked.length ? [vscode.l10n.t('Managed by your organisation: {0}.', locked.join(', '))] : []),
+  ];
+  return lines.map((line) => `$(organization) ${line}\n\n`).join('');
 }
 
 /** A sandboxed server's limits as computed for this machine (at its start, or as it would start now), in one paragraph: the tooltip stays short. */
