@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { win32 as nodePathWin32 } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { thisMachine } from '../../src/core/policy/gate';
 import { isPathName, pathsOutsideRoots, resourceOutsideRoots, type FenceContext } from '../../src/core/policy/fence';
@@ -315,6 +316,29 @@ const adversarial: Case[] = [
     outside: [['/path', 'D:\\data\\x']],
   },
   { name: 'Windows: ~', args: { path: '~\\.ssh' }, ctx: WIN, outside: [['/path', 'C:\\Users\\me\\.ssh']] },
+  // The device namespace past a drive or a UNC share: the object manager's names (GLOBALROOT, a
+  // volume's GUID, a disk, a raw volume) reach any file of the machine, and name nothing in a root.
+  ...[
+    '\\\\?\\GLOBALROOT\\??\\C:\\Users\\me\\.ssh\\id_rsa',
+    '\\\\?\\GLOBALROOT\\Device\\HarddiskVolume3\\Users\\me\\.ssh\\id_rsa',
+    '\\\\.\\GLOBALROOT\\Device\\HarddiskVolume3\\Users\\me\\.ssh\\id_rsa',
+    '//?/GLOBALROOT/??/C:/Users/me/.ssh/id_rsa',
+    '\\\\?\\Volume{4c1b02c1-d990-11dc-99ae-806e6f6e6963}\\Users\\me\\.ssh\\id_rsa',
+    '\\\\.\\PhysicalDrive0',
+    '\\\\.\\C:',
+    '\\\\?\\C:',
+  ].map((value): Case => ({
+    name: `Windows: the device namespace ${JSON.stringify(value)}`,
+    args: { q: value },
+    ctx: WIN,
+    outside: [['/q', nodePathWin32.resolve(value)]],
+  })),
+  {
+    name: 'Windows: a link target in the device namespace (a volume mount point)',
+    args: { path: 'j\\x' },
+    ctx: simulated(WIN, { 'c:\\Users\\me\\ws\\j': '\\\\?\\Volume{4c1b02c1-d990-11dc-99ae-806e6f6e6963}\\' }),
+    outside: [['/path', '\\\\?\\Volume{4c1b02c1-d990-11dc-99ae-806e6f6e6963}\\x']],
+  },
 ];
 
 /** The server's environment, as it runs in /ws. */

@@ -120,11 +120,18 @@ const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:']);
 type PathApi = typeof nodePath.posix;
 const api = (platform: NodeJS.Platform): PathApi => (platform === 'win32' ? nodePath.win32 : nodePath.posix);
 
-/** A Windows path without its `\\?\` or `\\.\` prefix (`\\?\UNC\server\share` is `\\server\share`). */
+/**
+ * A Windows path without its `\\?\` or `\\.\` prefix where what follows is a drive's path
+ * (`\\?\C:\x`) or a share (`\\?\UNC\server\share` is `\\server\share`). Anything else there is
+ * the device namespace (`\\?\GLOBALROOT\??\C:\…`, `\\?\Volume{…}\…`, `\\.\PhysicalDrive0`, the
+ * raw volume `\\.\C:`), which reaches any file of the machine: it keeps its prefix, and so stays
+ * an absolute path in no root.
+ */
 function withoutDevicePrefix(text: string): string {
   const m = /^[\\/]{2}[?.][\\/](.*)$/s.exec(text);
   if (!m) return text;
-  return /^unc[\\/]/i.test(m[1]) ? `\\\\${m[1].slice(4)}` : m[1];
+  if (/^unc[\\/]/i.test(m[1])) return `\\\\${m[1].slice(4)}`;
+  return /^[a-z]:[\\/]/i.test(m[1]) ? m[1] : text;
 }
 
 /** The paths a `file:` URI names: the WHATWG parser's (host kept and ignored, decoded and not) and a naive split's (query and fragment kept). */
