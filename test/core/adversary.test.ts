@@ -182,6 +182,30 @@ describe('the roots fence against a careless server (adversary)', function () {
     },
     { name: 'fi\\nle: under an ordinary name', tool: 'read_ref', args: () => ({ ref: `fi\nle://${path.join(top, 'secret')}` }) },
     { name: '~user under an ordinary name', tool: 'read_query', args: () => ({ query: '~outside/secret' }) },
+    // What command-line tools and lenient parsers read out of a string (issue 45, the attacker's review).
+    { name: "curl's @file, an item of an argument list", tool: 'read_at', args: () => ({ args: ['-d', `@${path.join(top, 'secret')}`] }) },
+    { name: "curl's @file, a word of a line", tool: 'read_at', args: () => ({ args: `-d @${path.join(top, 'secret')}` }) },
+    { name: '@file climbing out of the root', tool: 'read_at', args: () => ({ args: ['-d', '@../secret'] }) },
+    {
+      name: "a flag's value as the next word of a line",
+      tool: 'read_argv',
+      args: () => ({ args: `-v --from-file ${path.join(top, 'secret')}` }),
+    },
+    { name: 'a name=value word (dd)', tool: 'read_kv', args: () => ({ query: `bs=1 if=${path.join(top, 'secret')}` }) },
+    {
+      name: 'JSON with a trailing comma',
+      tool: 'read_jsonc',
+      args: () => ({ query: `{"path": ${JSON.stringify(path.join(top, 'secret'))},}` }),
+    },
+    { name: 'JSON with a comment', tool: 'read_jsonc', args: () => ({ query: `{/* c */ "path": ${JSON.stringify('../secret')}}` }) },
+    {
+      name: 'JSON naming a key twice (a first-wins reader takes the one JSON.parse drops)',
+      tool: 'read_jsonc',
+      args: () => ({ query: `{"path": ${JSON.stringify(path.join(top, 'secret'))}, "path": "inside.txt"}` }),
+    },
+    { name: 'one line of TOML', tool: 'read_toml', args: () => ({ query: `path = ${JSON.stringify(path.join(top, 'secret'))}` }) },
+    { name: 'one line of YAML', tool: 'read_yaml', args: () => ({ query: `path: ${path.join(top, 'secret')}` }) },
+    { name: 'YAML flow', tool: 'read_yaml', args: () => ({ query: `{mode: r, path: ${path.join(top, 'secret')}}` }) },
   ];
 
   for (const attack of attacks) {

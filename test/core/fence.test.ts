@@ -496,7 +496,22 @@ const harmlessStrings: Case[] = [
     ctx: WS,
     outside: [],
   },
-  { name: 'key=value words', args: { q: 'a=b c=d', filter: 'name=/etc' }, ctx: WS, outside: [] },
+  { name: 'key=value words', args: { q: 'a=b c=d', filter: 'name=web' }, ctx: WS, outside: [] },
+  // dd's `if=/etc/x`, `--mount src=/x`: a server reads the value of a name=value word as it reads a flag's.
+  { name: 'a name=value word whose value is absolute', args: { filter: 'name=/etc' }, ctx: WS, outside: [['/filter', '/etc']] },
+  // Words a program reads on its own, and JSON a lenient reader reads.
+  { name: "curl's @file", args: { args: ['-d', '@/etc/passwd'] }, ctx: WS, outside: [['/args/1', '/etc/passwd']] },
+  { name: "a flag's value in the next word", args: { line: '-v -f /etc/passwd' }, ctx: WS, outside: [['/line', '/etc/passwd']] },
+  { name: 'one line of YAML', args: { q: 'path: ~/.ssh/id_rsa' }, ctx: WS, outside: [['/q', '/home/me/.ssh/id_rsa']] },
+  { name: 'one line of TOML', args: { q: 'path = "/etc/passwd"' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  { name: 'JSON5 with a comment and a trailing comma', args: { q: "{/* c */ path: '../x',}" }, ctx: WS, outside: [['/q', '/x']] },
+  { name: 'JSON naming a key twice', args: { q: '{"path": "/etc/passwd", "path": "a.txt"}' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  {
+    name: 'sentences and words stay allowed',
+    args: { q: 'Note: see the docs', r: 'use -v for more', s: '@octo/hello', t: 'Error: not found', u: '{a} and {b}' },
+    ctx: WS,
+    outside: [],
+  },
   { name: 'JSON without paths', args: { text: '{"a": 1, "b": ["hello", "and/or"]}', list: '[1, 2, 3]', s: '"hi"' }, ctx: WS, outside: [] },
   { name: 'JSON with a path inside', args: { q: '{"path": "src/a.ts"}' }, ctx: WS, outside: [] },
   {

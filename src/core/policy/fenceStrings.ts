@@ -191,21 +191,38 @@ export function textVariants(text: string, reader: StringReader, hidden?: readon
   return [...seen.values()];
 }
 
-/** A `--flag=value` (or `-Dname=value`) argument: its value, the rest of the string. */
-const WHOLE_FLAG = /^-{1,2}[A-Za-z0-9][\w.:-]*=(.*)$/s;
+/** A `--flag=value` (or `-Dname=value`), or a `name=value` argument (dd's `if=/x`, curl's `-F body=@/x`): its value, the rest of the string. */
+const WHOLE_FLAG = /^(?:-{1,2}[A-Za-z0-9]|[A-Za-z_])[\w.:-]*=(.*)$/s;
 /** A short flag with its value attached (`-o/path`, `-I../include`). */
 const ATTACHED_FLAG = /^-[A-Za-z]([/\\~.$%].*)$/s;
-/** The `--flag=value` words of one line of words. */
-const FLAG_WORDS = /(?:^|\s)-{1,2}[A-Za-z0-9][\w.:-]{0,255}=("[^"\n]*"|'[^'\n]*'|\S+)/g;
+/** One line of configuration, `key: value` (YAML) or `key = "value"` (TOML, INI), its value one word (so `Note: see /x` stays a sentence): its value. */
+const KEY_VALUE_LINE = /^\s*(?:"[^"\n]{1,256}"|'[^'\n]{1,256}'|[A-Za-z_][\w.-]{0,255})\s*(?::\s|=)\s*("[^"\n]*"|'[^'\n]*'|\S+)\s*$/;
+/** A word of a line and the one that follows (quoted or not). */
+const WORD_VALUE = `("[^"\\n]*"|'[^'\\n]*'|\\S+)`;
+/** The `--flag=value` and `name=value` words of one line of words. */
+const FLAG_WORDS = new RegExp(`(?:^|\\s)(?:-{1,2}[A-Za-z0-9]|[A-Za-z_])[\\w.:-]{0,255}=${WORD_VALUE}`, 'g');
+/** A flag's value in the next word (`-f /x`, `--from-file /x`): the word after a flag, unless it is one. */
+const NEXT_WORD_FLAGS = /(?:^|\s)-{1,2}[A-Za-z][\w.-]{0,255}\s+("[^"\n]*"|'[^'\n]*'|[^\s-]\S*)/g;
+/** curl's, httpie's and response files' `@file` words. */
+const AT_WORDS = new RegExp(`(?:^|\\s)@${WORD_VALUE}`, 'g');
 const unquoted = (value: string) => /^(["'])(.*)\1$/s.exec(value)?.[2] ?? value;
 
-/** The values a program reads from its flags in the string (one argument, or one line of them). */
+/**
+ * The values a program reads from its words in the string (one argument, or one line of them): a
+ * flag's or a `name=value`'s value, a short flag's attached value, the word after a flag, the file
+ * of `@file`, the value of one line of configuration.
+ */
 function flagValues(text: string): string[] {
-  if (!text.includes('-')) return [];
+  if (!/[-=@:]/.test(text)) return [];
   const out: string[] = [];
   const whole = WHOLE_FLAG.exec(text)?.[1] ?? ATTACHED_FLAG.exec(text)?.[1];
   if (whole !== undefined) out.push(unquoted(whole));
-  if (/\s/.test(text) && !LINE_BREAK.test(text)) for (const m of text.matchAll(FLAG_WORDS)) out.push(unquoted(m[1]));
+  if (text.length > 1 && text.startsWith('@')) out.push(text.slice(1));
+  if (LINE_BREAK.test(text)) return out;
+  const line = KEY_VALUE_LINE.exec(text)?.[1];
+  if (line) out.push(unquoted(line));
+  if (/\s/.test(text))
+    for (const words of [FLAG_WORDS, NEXT_WORD_FLAGS, AT_WORDS]) for (const m of text.matchAll(words)) out.push(unquoted(m[1]));
   return out;
 }
 
@@ -254,6 +271,45 @@ function nestsWithin(text: string, max: number): boolean {
   return true;
 }
 
+/** The keys of JSON text: string literals followed by a colon. */
+const JSON_KEYS = /"(?:[^"\\]|\\.)*"\s*:/g;
+/** A token of lenient JSON: a double- or single-quoted string, a comment (passed over), or a bare word between its punctuation. */
+const JSON_TOKEN = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\/\*[\s\S]*?\*\/|\/\/.*|[^\s,{}[\]"']+/g;
+
+/** Every string a lenient JSON reader may take from the text: its string literals (decoded), and its bare words (a key's colon dropped). */
+function jsonTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const [token] of text.matchAll(JSON_TOKEN)) {
+    if (token.startsWith('/*') || token.startsWith('//')) continue;
+    if (token.startsWith('"')) {
+      try {
+        out.push(JSON.parse(token) as string);
+        continue;
+      } catch {
+        // Not a JSON string (an escape JSON has not): as written, without its quotes.
+      }
+    }
+    out.push(/^(["']).*\1$/s.test(token) ? token.slice(1, -1) : token.replace(/:$/, ''));
+  }
+  return out;
+}
+
+/** How many keys the parsed JSON holds, at any depth (its size is already bounded by the argument limits' check). */
+function keysIn(value: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (Array.isArray(v)) stack.push(...(v as unknown[]));
+    else if (v && typeof v === 'object') {
+      const values = Object.values(v);
+      count += values.length;
+      stack.push(...values);
+    }
+  }
+  return count;
+}
+
 const JSON_ENDS: Record<string, string> = { '{': '}', '[': ']', '"': '"' };
 /** An object, an array or a string, by its first and last characters (most strings are ruled out at once). */
 const looksLikeJson = (text: string) => text.length >= 2 && JSON_ENDS[text[0]] === text[text.length - 1];
@@ -297,8 +353,14 @@ export function innerOf(variants: readonly Text[], pathNamed: boolean): Inner {
     try {
       value = JSON.parse(json);
     } catch {
+      // Not JSON, but a lenient reader's (comments, trailing commas, JSON5, YAML's `{key: value}`):
+      // every token of it.
+      for (const token of jsonTokens(json)) add(token, hidden);
       continue;
     }
+    // A key given twice: a first-wins reader takes the value JSON.parse dropped, so every token too.
+    if (typeof value === 'object' && keysIn(value) < (json.match(JSON_KEYS)?.length ?? 0))
+      for (const token of jsonTokens(json)) add(token, hidden);
     if (typeof value === 'string') add(value, hidden);
     else {
       const problem = argumentLimitProblem(value);
