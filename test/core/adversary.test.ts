@@ -319,6 +319,28 @@ describe('the roots fence against a careless server (adversary)', function () {
     assert.match(text, /\[masked: private-key\]/);
   });
 
+  it('the audit of a call keeps no secret named beside its value, listed under a secret key, or a number (issue 45)', () => {
+    const audit = path.join(top, 'audit-pairs.jsonl');
+    const part = (n: number) => `w8Rt${n}Lc3Vb${n}`;
+    const data = {
+      env: [
+        { name: 'DB_PASSWORD', value: part(1) },
+        { name: 'LOG_LEVEL', value: 'debug' },
+      ],
+      tags: [{ Key: 'api_token', Value: part(2) }],
+      headers: [['X-Api-Key', part(3)], { Name: 'Authorization', Value: `Bearer ${part(4)}` }],
+      tokens: [part(5), part(6)],
+      password: 987_654_321,
+    };
+    const r = cli(['--audit', audit], 'call', 'record', JSON.stringify({ data }));
+    assert.equal(r.code, 0, r.stderr);
+    const text = fs.readFileSync(audit, 'utf8');
+    const left = Array.from({ length: 6 }, (_, i) => part(i + 1)).filter((p) => text.includes(p));
+    assert.deepEqual(left, [], text);
+    assert.doesNotMatch(text, /987654321/);
+    assert.match(text, /"LOG_LEVEL","value":"debug"/, 'an ordinary pair keeps its value');
+  });
+
   it('arguments nested 3,000 levels deep: refused before anything is sent, audited, no crash', () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 3000; i++) deep = { a: deep };
