@@ -183,6 +183,11 @@ describe('the roots fence against a careless server (adversary)', function () {
     { name: 'fi\\nle: under an ordinary name', tool: 'read_ref', args: () => ({ ref: `fi\nle://${path.join(top, 'secret')}` }) },
     { name: '~user under an ordinary name', tool: 'read_query', args: () => ({ query: '~outside/secret' }) },
     // What command-line tools and lenient parsers read out of a string (issue 45, the attacker's review).
+    {
+      name: 'a bad UTF-8 byte a lenient decoder reads past (Python’s unquote)',
+      tool: 'read_unquoted',
+      args: () => ({ path: '%2e%2e/%ff/%2e%2e/secret' }),
+    },
     { name: "curl's @file, an item of an argument list", tool: 'read_at', args: () => ({ args: ['-d', `@${path.join(top, 'secret')}`] }) },
     { name: "curl's @file, a word of a line", tool: 'read_at', args: () => ({ args: `-d @${path.join(top, 'secret')}` }) },
     { name: '@file climbing out of the root', tool: 'read_at', args: () => ({ args: ['-d', '@../secret'] }) },
@@ -260,7 +265,8 @@ describe('the roots fence against a careless server (adversary)', function () {
   });
 
   it('resources/read of a scheme of the server’s own with .. segments is refused; one without is read', () => {
-    for (const uri of ['ab:/../secret', 'ab://x/../../secret', 'ab:/%2e%2e/secret']) {
+    // `%ff` is no UTF-8: a lenient decoder (Python's unquote) makes it U+FFFD and reads the `..` around it.
+    for (const uri of ['ab:/../secret', 'ab://x/../../secret', 'ab:/%2e%2e/secret', 'ab:/%2e%2e/%ff/%2e%2e/secret']) {
       assert.equal(cli(['--fence', 'off'], 'read', uri).code, 0);
       assert.ok(outsideAccesses().length > 0, `${uri}: ${JSON.stringify(accesses())}`);
       const fenced = cli([], 'read', uri);

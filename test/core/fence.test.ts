@@ -505,6 +505,15 @@ const harmlessStrings: Case[] = [
   { name: 'one line of YAML', args: { q: 'path: ~/.ssh/id_rsa' }, ctx: WS, outside: [['/q', '/home/me/.ssh/id_rsa']] },
   { name: 'one line of TOML', args: { q: 'path = "/etc/passwd"' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
   { name: 'JSON5 with a comment and a trailing comma', args: { q: "{/* c */ path: '../x',}" }, ctx: WS, outside: [['/q', '/x']] },
+  {
+    // Python's b64decode drops what is not of the alphabet; Node's reads `_` as URL-safe base64 (bytes that are no text).
+    name: 'a base64 data: URL with characters a decoder drops',
+    args: {
+      input: `data:text/plain;base64,${((b) => `${b.slice(0, 8)}____${b.slice(8)}`)(Buffer.from('/etc/passwd').toString('base64'))}`,
+    },
+    ctx: WS,
+    outside: [['/input', '/etc/passwd']],
+  },
   { name: 'JSON naming a key twice', args: { q: '{"path": "/etc/passwd", "path": "a.txt"}' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
   {
     name: 'sentences and words stay allowed',

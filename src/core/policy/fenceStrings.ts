@@ -53,11 +53,15 @@ const URL_STRIPPED = /[\t\n\r]/g;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is trimmed
 const URL_EDGE = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;
 
+/** Percent-decoded (a reading of its own when it differs), strictly when it can be, else leniently. */
 export function decoded(text: string): string | undefined {
   try {
     return decodeURIComponent(text);
   } catch {
-    return undefined;
+    // No UTF-8 (`%ff`), or a `%` without two hex digits: as Python's `unquote` reads it, each bad
+    // byte a U+FFFD and the rest decoded (so the `%2e%2e` around `%ff` is still `..`).
+    const lenient = percentDecodedBytes(text).toString('utf8');
+    return lenient === text ? undefined : lenient;
   }
 }
 
@@ -241,16 +245,27 @@ function percentDecodedBytes(text: string): Buffer {
   return Buffer.concat(parts);
 }
 
-/** What a `data:` URL holds, as text (plain or base64); undefined for bytes that are no text (an image), which name no path. */
-function dataContent(text: string): string | undefined {
+/**
+ * What a `data:` URL holds, as text (plain or base64), in each way decoders read it: base64 with
+ * `-` and `_` as URL-safe digits (Node's), and with every character outside the standard alphabet
+ * dropped (Python's `b64decode`, browsers'). None for bytes that are no text (an image): they name no path.
+ */
+function dataContents(text: string): string[] {
   const m = DATA_URL.exec(text);
-  if (!m) return undefined;
+  if (!m) return [];
   const body = percentDecodedBytes(m[2]);
-  const bytes = /;\s*base64\s*$/i.test(m[1]) ? Buffer.from(body.toString('latin1').replace(/[\t\n\f\r ]/g, ''), 'base64') : body;
+  if (!/;\s*base64\s*$/i.test(m[1])) return textOf(body);
+  const digits = body.toString('latin1').replace(/[\t\n\f\r ]/g, '');
+  const standard = digits.replace(/[^A-Za-z0-9+/=]/g, '');
+  return [...new Set([...textOf(Buffer.from(digits, 'base64')), ...(standard === digits ? [] : textOf(Buffer.from(standard, 'base64')))])];
+}
+
+/** The bytes as UTF-8 text, or nothing when they are not. */
+function textOf(bytes: Buffer): string[] {
   try {
-    return utf8.decode(bytes);
+    return [utf8.decode(bytes)];
   } catch {
-    return undefined;
+    return [];
   }
 }
 
@@ -336,10 +351,7 @@ export function innerOf(variants: readonly Text[], pathNamed: boolean): Inner {
   };
   for (const { text, hidden } of variants) {
     for (const value of flagValues(text)) add(value, hidden);
-    if (/^data:/i.test(text)) {
-      const content = dataContent(text);
-      if (content !== undefined) add(content, hidden);
-    }
+    if (/^data:/i.test(text)) for (const content of dataContents(text)) add(content, hidden);
     const lines = LINE_BREAK.test(text);
     if (lines && pathNamed) for (const line of text.split(/\r\n|[\r\n\u0085\u2028\u2029]/)) add(line, hidden);
     const json = trimmed(text);
