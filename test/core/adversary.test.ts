@@ -184,6 +184,27 @@ describe('the roots fence against a careless server (adversary)', function () {
     { name: '~user under an ordinary name', tool: 'read_query', args: () => ({ query: '~outside/secret' }) },
     // What command-line tools and lenient parsers read out of a string (issue 45, the attacker's review).
     {
+      // 4,077 characters, under the kernel's 4,096: relative to the server's folder it is read, though joined to it it is longer.
+      name: 'a relative path under PATH_MAX whose join to the folder is over it',
+      tool: 'read_file',
+      args: () => ({ path: `linkdir/${'./'.repeat(2030)}../secret` }),
+    },
+    {
+      name: 'a variable name longer than 256 characters (a shell reads it whole)',
+      tool: 'read_file',
+      args: () => ({ path: `$${'A'.repeat(300)}${path.join(top, 'secret')}` }),
+    },
+    {
+      name: '${X:-default} longer than 256 characters',
+      tool: 'read_file',
+      args: () => ({ path: `\${MCP_UNSET:-${top}${'/'.repeat(300)}secret}` }),
+    },
+    {
+      name: '~\\ read as ~/ by a server that turns backslashes into slashes',
+      tool: 'read_winsep',
+      args: () => ({ path: '~\\.ssh\\id_rsa' }),
+    },
+    {
       name: 'a bad UTF-8 byte a lenient decoder reads past (Python’s unquote)',
       tool: 'read_unquoted',
       args: () => ({ path: '%2e%2e/%ff/%2e%2e/secret' }),

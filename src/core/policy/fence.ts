@@ -241,7 +241,8 @@ function tildePaths(text: string, place: Place, ctx: FenceContext): string[] {
   // Ours, and the server's when it differs.
   const server = ctx.env?.[windows ? 'USERPROFILE' : 'HOME'];
   const homes = server && server !== ctx.home && p.isAbsolute(server) ? [ctx.home, server] : [ctx.home];
-  if (/^~(?:$|[\\/])/.test(text)) return windows || !text.startsWith('~\\') ? homes.map((home) => p.join(home, text.slice(1))) : [];
+  // `~\x` on POSIX: a server that turns backslashes into slashes first reads `~/x`.
+  if (/^~(?:$|[\\/])/.test(text)) return homes.map((home) => p.join(home, windows ? text.slice(1) : text.slice(1).replace(/\\/g, '/')));
   if (/^~[+-](?:$|[\\/])/.test(text)) {
     const folder = ctx.env?.[text[1] === '+' ? 'PWD' : 'OLDPWD'];
     return folder && p.isAbsolute(folder) ? [p.join(folder, text.slice(2))] : [];
@@ -509,7 +510,9 @@ class Checker {
         const raw = base ? this.rawJoin(base.path, reading.path) : reading.path;
         const lexical = p.resolve(raw);
         for (const candidate of lexical === raw ? [lexical] : [lexical, raw]) {
-          if (seen.has(candidate) || candidate.length > PATH_MAX[this.ctx.platform === 'win32' ? 'win32' : 'posix']) continue;
+          // What the kernel is given: a relative reading as it is (resolved from the server's folder), not joined to it.
+          const given = candidate === raw && base ? reading.path : candidate;
+          if (seen.has(candidate) || given.length > PATH_MAX[this.ctx.platform === 'win32' ? 'win32' : 'posix']) continue;
           seen.add(candidate);
           const real = await this.resolver.resolve(candidate);
           const realSegments = real === undefined ? undefined : segments(real, this.ctx);

@@ -77,8 +77,9 @@ export function urlText(text: string): string | undefined {
 }
 
 // Variables: `$NAME`, `${NAME}`, `${NAME op word}` (op: - = + ? with or without :), `${…}` read as a name
-// (Go), shell parameters (`$1`, `$@`), and on Windows `%NAME%`. Each run is bounded, so this is linear.
-const VARIABLE = /\$(?:\{([^{}]{0,256})\}|([A-Za-z_][A-Za-z0-9_]{0,255})|([*#$@!?0-9-]))/g;
+// (Go), shell parameters (`$1`, `$@`), and on Windows `%NAME%`. A name is read whole, however long (a
+// shell does); a `${` scans at most to the next brace, so this stays linear.
+const VARIABLE = /\$(?:\{([^{}]*)\}|([A-Za-z_][A-Za-z0-9_]*)|([*#$@!?0-9-]))/g;
 const BRACED = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])(.*))?$/s;
 const WINDOWS_VARIABLE = /%([^%\r\n]{1,256})%/g;
 /** How long a string's variables may make it: past this it is refused unread (`$PATH` a million times). */
