@@ -514,6 +514,13 @@ const harmlessStrings: Case[] = [
     ctx: WS,
     outside: [['/input', '/etc/passwd']],
   },
+  {
+    name: 'a file: URL inside git+file:',
+    args: { repo: 'git+file:///etc/secret-repo' },
+    ctx: WS,
+    outside: [['/repo', '/etc/secret-repo']],
+  },
+  { name: 'a file: URL inside jar:', args: { ref: 'jar:file:/etc/app.jar!/META-INF/x' }, ctx: WS, outside: [['/ref', '/etc/app.jar']] },
   { name: 'JSON naming a key twice', args: { q: '{"path": "/etc/passwd", "path": "a.txt"}' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
   {
     name: 'sentences and words stay allowed',

@@ -259,6 +259,11 @@ function readingsOf(variants: readonly Text[], place: Place, ctx: FenceContext):
     if (variant === '') continue;
     const read = (path: string, absoluteOnly?: true) => readings.push({ path, absoluteOnly, hidden });
     const scheme = SCHEME.exec(variant)?.[0].toLowerCase();
+    // A `file:` URL inside another's: `git+file:///x` (git, pip, npm), `jar:file:/x.jar!/entry` (Java).
+    const nested = /^(?:[a-z][a-z0-9.-]*\+|jar:)(file:.*)$/is.exec(variant)?.[1];
+    if (nested)
+      for (const uri of new Set([nested.replace(/!\/.*$/s, ''), nested]))
+        for (const path of fileUriPaths(uri, windows)) read(windows ? withoutDevicePrefix(path) : path);
     if (scheme === 'file:') {
       for (const path of fileUriPaths(variant, windows)) read(windows ? withoutDevicePrefix(path) : path);
     } else if (scheme && scheme !== 'data:' && !WEB_SCHEMES.has(scheme) && climbs(variant)) {
