@@ -210,7 +210,8 @@ const FLAG_WORDS = new RegExp(`(?:^|\\s)(?:-{1,2}[A-Za-z0-9]|[A-Za-z_])[\\w.:-]{
 const NEXT_WORD_FLAGS = /(?:^|\s)-{1,2}[A-Za-z][\w.-]{0,255}\s+("[^"\n]*"|'[^'\n]*'|[^\s-]\S*)/g;
 /** curl's, httpie's and response files' `@file` words. */
 const AT_WORDS = new RegExp(`(?:^|\\s)@${WORD_VALUE}`, 'g');
-const unquoted = (value: string) => /^(["'])(.*)\1$/s.exec(value)?.[2] ?? value;
+/** Without the quotes around it (looked at only when it starts with one: a line holds hundreds of thousands of words). */
+const unquoted = (value: string) => (value[0] === '"' || value[0] === "'" ? (/^(["'])(.*)\1$/s.exec(value)?.[2] ?? value) : value);
 
 /**
  * The values a program reads from its words in the string (one argument, or one line of them): a
