@@ -182,6 +182,56 @@ describe('the roots fence against a careless server (adversary)', function () {
     },
     { name: 'fi\\nle: under an ordinary name', tool: 'read_ref', args: () => ({ ref: `fi\nle://${path.join(top, 'secret')}` }) },
     { name: '~user under an ordinary name', tool: 'read_query', args: () => ({ query: '~outside/secret' }) },
+    // What command-line tools and lenient parsers read out of a string (issue 45, the attacker's review).
+    {
+      // 4,077 characters, under the kernel's 4,096: relative to the server's folder it is read, though joined to it it is longer.
+      name: 'a relative path under PATH_MAX whose join to the folder is over it',
+      tool: 'read_file',
+      args: () => ({ path: `linkdir/${'./'.repeat(2030)}../secret` }),
+    },
+    {
+      name: 'a variable name longer than 256 characters (a shell reads it whole)',
+      tool: 'read_file',
+      args: () => ({ path: `$${'A'.repeat(300)}${path.join(top, 'secret')}` }),
+    },
+    {
+      name: '${X:-default} longer than 256 characters',
+      tool: 'read_file',
+      args: () => ({ path: `\${MCP_UNSET:-${top}${'/'.repeat(300)}secret}` }),
+    },
+    {
+      name: '~\\ read as ~/ by a server that turns backslashes into slashes',
+      tool: 'read_winsep',
+      args: () => ({ path: '~\\.ssh\\id_rsa' }),
+    },
+    {
+      name: 'a bad UTF-8 byte a lenient decoder reads past (Python’s unquote)',
+      tool: 'read_unquoted',
+      args: () => ({ path: '%2e%2e/%ff/%2e%2e/secret' }),
+    },
+    { name: "curl's @file, an item of an argument list", tool: 'read_at', args: () => ({ args: ['-d', `@${path.join(top, 'secret')}`] }) },
+    { name: "curl's @file, a word of a line", tool: 'read_at', args: () => ({ args: `-d @${path.join(top, 'secret')}` }) },
+    { name: '@file climbing out of the root', tool: 'read_at', args: () => ({ args: ['-d', '@../secret'] }) },
+    {
+      name: "a flag's value as the next word of a line",
+      tool: 'read_argv',
+      args: () => ({ args: `-v --from-file ${path.join(top, 'secret')}` }),
+    },
+    { name: 'a name=value word (dd)', tool: 'read_kv', args: () => ({ query: `bs=1 if=${path.join(top, 'secret')}` }) },
+    {
+      name: 'JSON with a trailing comma',
+      tool: 'read_jsonc',
+      args: () => ({ query: `{"path": ${JSON.stringify(path.join(top, 'secret'))},}` }),
+    },
+    { name: 'JSON with a comment', tool: 'read_jsonc', args: () => ({ query: `{/* c */ "path": ${JSON.stringify('../secret')}}` }) },
+    {
+      name: 'JSON naming a key twice (a first-wins reader takes the one JSON.parse drops)',
+      tool: 'read_jsonc',
+      args: () => ({ query: `{"path": ${JSON.stringify(path.join(top, 'secret'))}, "path": "inside.txt"}` }),
+    },
+    { name: 'one line of TOML', tool: 'read_toml', args: () => ({ query: `path = ${JSON.stringify(path.join(top, 'secret'))}` }) },
+    { name: 'one line of YAML', tool: 'read_yaml', args: () => ({ query: `path: ${path.join(top, 'secret')}` }) },
+    { name: 'YAML flow', tool: 'read_yaml', args: () => ({ query: `{mode: r, path: ${path.join(top, 'secret')}}` }) },
   ];
 
   for (const attack of attacks) {
@@ -236,7 +286,8 @@ describe('the roots fence against a careless server (adversary)', function () {
   });
 
   it('resources/read of a scheme of the server’s own with .. segments is refused; one without is read', () => {
-    for (const uri of ['ab:/../secret', 'ab://x/../../secret', 'ab:/%2e%2e/secret']) {
+    // `%ff` is no UTF-8: a lenient decoder (Python's unquote) makes it U+FFFD and reads the `..` around it.
+    for (const uri of ['ab:/../secret', 'ab://x/../../secret', 'ab:/%2e%2e/secret', 'ab:/%2e%2e/%ff/%2e%2e/secret']) {
       assert.equal(cli(['--fence', 'off'], 'read', uri).code, 0);
       assert.ok(outsideAccesses().length > 0, `${uri}: ${JSON.stringify(accesses())}`);
       const fenced = cli([], 'read', uri);
@@ -293,6 +344,28 @@ describe('the roots fence against a careless server (adversary)', function () {
     const left = Array.from({ length: 24 }, (_, i) => part(i + 1)).filter((p) => text.includes(p));
     assert.deepEqual(left, [], text);
     assert.match(text, /\[masked: private-key\]/);
+  });
+
+  it('the audit of a call keeps no secret named beside its value, listed under a secret key, or a number (issue 45)', () => {
+    const audit = path.join(top, 'audit-pairs.jsonl');
+    const part = (n: number) => `w8Rt${n}Lc3Vb${n}`;
+    const data = {
+      env: [
+        { name: 'DB_PASSWORD', value: part(1) },
+        { name: 'LOG_LEVEL', value: 'debug' },
+      ],
+      tags: [{ Key: 'api_token', Value: part(2) }],
+      headers: [['X-Api-Key', part(3)], { Name: 'Authorization', Value: `Bearer ${part(4)}` }],
+      tokens: [part(5), part(6)],
+      password: 987_654_321,
+    };
+    const r = cli(['--audit', audit], 'call', 'record', JSON.stringify({ data }));
+    assert.equal(r.code, 0, r.stderr);
+    const text = fs.readFileSync(audit, 'utf8');
+    const left = Array.from({ length: 6 }, (_, i) => part(i + 1)).filter((p) => text.includes(p));
+    assert.deepEqual(left, [], text);
+    assert.doesNotMatch(text, /987654321/);
+    assert.match(text, /"LOG_LEVEL","value":"debug"/, 'an ordinary pair keeps its value');
   });
 
   it('arguments nested 3,000 levels deep: refused before anything is sent, audited, no crash', () => {

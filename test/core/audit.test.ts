@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fsSync from 'node:fs';
 import { promises as fs } from 'node:fs';
@@ -346,6 +346,32 @@ describe('audit log', () => {
   });
 
   describe('it never stops', () => {
+    it('appends after a planted 1 GiB file with no line in it, reading only its end, and starts the chain again', async function () {
+      this.timeout(90_000);
+      // Sparse zeros: no disk used, no newline anywhere. The search for the last record once copied
+      // its growing tail on every 64 KiB read (hours for this file, and all of it in memory).
+      await fs.writeFile(file, '');
+      await fs.truncate(file, 2 ** 30);
+      const script = [
+        "const { AuditLog } = require('./src/core/policy/audit');",
+        'const log = new AuditLog({ file: process.argv[1], onError: (e) => { console.error(e.message); process.exitCode = 3; } });',
+        `log.append(${JSON.stringify(entry('cli', { n: 1 }, 'after-junk'))});`,
+        'log.close();',
+      ].join('\n');
+      const run = spawnSync(process.execPath, ['-r', 'tsx/cjs', '-e', script, file], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(run.signal, null, 'the writer did not finish: it was killed');
+      assert.equal(run.status, 0, run.stderr);
+      // The junk was past the size bound: rotated away whole (its cut line closed by a newline), and
+      // the new file is a chain of its own.
+      assert.equal((await fs.stat(rotatedName(file, 1))).size, 2 ** 30 + 1);
+      const verdict = verifyAudit(await fs.readFile(file, 'utf8'));
+      assert.ok(verdict.ok, JSON.stringify(verdict));
+      assert.deepEqual(
+        requests(verdict.records).map((r) => r.name),
+        ['after-junk'],
+      );
+    });
+
     it('writes a record whose arguments are nested 3,000 levels deep, cut at a placeholder, and the next one', async () => {
       let deep: unknown = 'bottom';
       for (let i = 0; i < 3000; i++) deep = { a: deep };

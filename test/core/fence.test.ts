@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { win32 as nodePathWin32 } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { thisMachine } from '../../src/core/policy/gate';
 import { isPathName, pathsOutsideRoots, resourceOutsideRoots, type FenceContext } from '../../src/core/policy/fence';
@@ -315,6 +316,29 @@ const adversarial: Case[] = [
     outside: [['/path', 'D:\\data\\x']],
   },
   { name: 'Windows: ~', args: { path: '~\\.ssh' }, ctx: WIN, outside: [['/path', 'C:\\Users\\me\\.ssh']] },
+  // The device namespace past a drive or a UNC share: the object manager's names (GLOBALROOT, a
+  // volume's GUID, a disk, a raw volume) reach any file of the machine, and name nothing in a root.
+  ...[
+    '\\\\?\\GLOBALROOT\\??\\C:\\Users\\me\\.ssh\\id_rsa',
+    '\\\\?\\GLOBALROOT\\Device\\HarddiskVolume3\\Users\\me\\.ssh\\id_rsa',
+    '\\\\.\\GLOBALROOT\\Device\\HarddiskVolume3\\Users\\me\\.ssh\\id_rsa',
+    '//?/GLOBALROOT/??/C:/Users/me/.ssh/id_rsa',
+    '\\\\?\\Volume{4c1b02c1-d990-11dc-99ae-806e6f6e6963}\\Users\\me\\.ssh\\id_rsa',
+    '\\\\.\\PhysicalDrive0',
+    '\\\\.\\C:',
+    '\\\\?\\C:',
+  ].map((value): Case => ({
+    name: `Windows: the device namespace ${JSON.stringify(value)}`,
+    args: { q: value },
+    ctx: WIN,
+    outside: [['/q', nodePathWin32.resolve(value)]],
+  })),
+  {
+    name: 'Windows: a link target in the device namespace (a volume mount point)',
+    args: { path: 'j\\x' },
+    ctx: simulated(WIN, { 'c:\\Users\\me\\ws\\j': '\\\\?\\Volume{4c1b02c1-d990-11dc-99ae-806e6f6e6963}\\' }),
+    outside: [['/path', '\\\\?\\Volume{4c1b02c1-d990-11dc-99ae-806e6f6e6963}\\x']],
+  },
 ];
 
 /** The server's environment, as it runs in /ws. */
@@ -472,7 +496,38 @@ const harmlessStrings: Case[] = [
     ctx: WS,
     outside: [],
   },
-  { name: 'key=value words', args: { q: 'a=b c=d', filter: 'name=/etc' }, ctx: WS, outside: [] },
+  { name: 'key=value words', args: { q: 'a=b c=d', filter: 'name=web' }, ctx: WS, outside: [] },
+  // dd's `if=/etc/x`, `--mount src=/x`: a server reads the value of a name=value word as it reads a flag's.
+  { name: 'a name=value word whose value is absolute', args: { filter: 'name=/etc' }, ctx: WS, outside: [['/filter', '/etc']] },
+  // Words a program reads on its own, and JSON a lenient reader reads.
+  { name: "curl's @file", args: { args: ['-d', '@/etc/passwd'] }, ctx: WS, outside: [['/args/1', '/etc/passwd']] },
+  { name: "a flag's value in the next word", args: { line: '-v -f /etc/passwd' }, ctx: WS, outside: [['/line', '/etc/passwd']] },
+  { name: 'one line of YAML', args: { q: 'path: ~/.ssh/id_rsa' }, ctx: WS, outside: [['/q', '/home/me/.ssh/id_rsa']] },
+  { name: 'one line of TOML', args: { q: 'path = "/etc/passwd"' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  { name: 'JSON5 with a comment and a trailing comma', args: { q: "{/* c */ path: '../x',}" }, ctx: WS, outside: [['/q', '/x']] },
+  {
+    // Python's b64decode drops what is not of the alphabet; Node's reads `_` as URL-safe base64 (bytes that are no text).
+    name: 'a base64 data: URL with characters a decoder drops',
+    args: {
+      input: `data:text/plain;base64,${((b) => `${b.slice(0, 8)}____${b.slice(8)}`)(Buffer.from('/etc/passwd').toString('base64'))}`,
+    },
+    ctx: WS,
+    outside: [['/input', '/etc/passwd']],
+  },
+  {
+    name: 'a file: URL inside git+file:',
+    args: { repo: 'git+file:///etc/secret-repo' },
+    ctx: WS,
+    outside: [['/repo', '/etc/secret-repo']],
+  },
+  { name: 'a file: URL inside jar:', args: { ref: 'jar:file:/etc/app.jar!/META-INF/x' }, ctx: WS, outside: [['/ref', '/etc/app.jar']] },
+  { name: 'JSON naming a key twice', args: { q: '{"path": "/etc/passwd", "path": "a.txt"}' }, ctx: WS, outside: [['/q', '/etc/passwd']] },
+  {
+    name: 'sentences and words stay allowed',
+    args: { q: 'Note: see the docs', r: 'use -v for more', s: '@octo/hello', t: 'Error: not found', u: '{a} and {b}' },
+    ctx: WS,
+    outside: [],
+  },
   { name: 'JSON without paths', args: { text: '{"a": 1, "b": ["hello", "and/or"]}', list: '[1, 2, 3]', s: '"hi"' }, ctx: WS, outside: [] },
   { name: 'JSON with a path inside', args: { q: '{"path": "src/a.ts"}' }, ctx: WS, outside: [] },
   {

@@ -399,6 +399,35 @@ describe('masking: built-in shapes', () => {
     }
   });
 
+  it('masks a secret named beside it (name/value pairs, header tuples), a list and a number under a secret key', () => {
+    const secret = 'hunter2Xq9Zp';
+    const out = masker.maskValue({
+      env: [
+        { name: 'DB_PASSWORD', value: secret },
+        { name: 'LOG_LEVEL', value: 'debug' },
+      ],
+      headers: [{ Name: 'Authorization', Value: `Bearer ${secret}` }, ['X-Api-Key', secret], ['Accept', 'text/plain']],
+      tags: [{ Key: 'api_token', Value: secret }],
+      tokens: [secret, `${secret}b`],
+      pin: 123456,
+      password: 98765432,
+      maxTokens: 100,
+    });
+    assert.doesNotMatch(JSON.stringify(out.value), /hunter2|98765432/, JSON.stringify(out.value));
+    assert.deepEqual(out.value, {
+      env: [
+        { name: 'DB_PASSWORD', value: '[masked: password]' },
+        { name: 'LOG_LEVEL', value: 'debug' },
+      ],
+      headers: [{ Name: 'Authorization', Value: '[masked: authorization]' }, ['X-Api-Key', '[masked: api-key]'], ['Accept', 'text/plain']],
+      tags: [{ Key: 'api_token', Value: '[masked: token]' }],
+      tokens: ['[masked: token]', '[masked: token]'],
+      pin: 123456,
+      password: '[masked: password]',
+      maxTokens: 100,
+    });
+  });
+
   it('masks a secret used as an object key, keeping two such keys apart', () => {
     const a = `ghp_${chars(36)}`;
     const b = `ghp_${chars(40)}`;

@@ -337,24 +337,33 @@ function writeAll(fd: number, text: string): void {
 }
 
 const TAIL_BLOCK = 64 * 1024;
+/**
+ * How far from its end the last record is looked for: past any record the limits let through (4 Mi
+ * characters of arguments, escaped). A planted file with no line in its last 64 MiB has no record
+ * to continue: its chain starts again (and it fails verification, as it should).
+ */
+const MAX_TAIL_BYTES = 64 * 1024 * 1024;
 
 /**
- * The hash of the file's last record, read from its end (never the whole file), and whether the
- * file ends with a whole line. A last line that is not a record (cut short by a crash) is passed
- * over for the one before it.
+ * The hash of the file's last record, read from its end (never the whole file, never more than
+ * `MAX_TAIL_BYTES`, each byte once), and whether the file ends with a whole line. A last line that
+ * is not a record (cut short by a crash) is passed over for the one before it.
  */
 function lastRecordHash(fd: number, size: number): { head: string; complete: boolean } {
   if (size === 0) return { head: FIRST_PREV, complete: true };
-  let tail = Buffer.alloc(0);
+  const blocks: Buffer[] = [];
+  let newlines = 0;
   let start = size;
-  // Enough to hold the last two lines: three newlines, or the start of the file.
-  while (start > 0 && countNewlines(tail) < 3) {
+  // Enough to hold the last two lines: three newlines, or the start of the file (or the bound).
+  while (start > 0 && newlines < 3 && size - start < MAX_TAIL_BYTES) {
     const from = Math.max(0, start - TAIL_BLOCK);
     const block = Buffer.alloc(start - from);
     fsSync.readSync(fd, block, 0, block.length, from);
-    tail = Buffer.concat([block, tail]);
+    blocks.unshift(block);
+    newlines += countNewlines(block);
     start = from;
   }
+  const tail = Buffer.concat(blocks);
   const complete = tail[tail.length - 1] === 0x0a;
   const lines = tail.toString('utf8').split('\n');
   // The first piece may be the end of a longer line; it is used only when it starts the file.

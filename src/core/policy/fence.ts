@@ -120,11 +120,18 @@ const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:']);
 type PathApi = typeof nodePath.posix;
 const api = (platform: NodeJS.Platform): PathApi => (platform === 'win32' ? nodePath.win32 : nodePath.posix);
 
-/** A Windows path without its `\\?\` or `\\.\` prefix (`\\?\UNC\server\share` is `\\server\share`). */
+/**
+ * A Windows path without its `\\?\` or `\\.\` prefix where what follows is a drive's path
+ * (`\\?\C:\x`) or a share (`\\?\UNC\server\share` is `\\server\share`). Anything else there is
+ * the device namespace (`\\?\GLOBALROOT\??\C:\…`, `\\?\Volume{…}\…`, `\\.\PhysicalDrive0`, the
+ * raw volume `\\.\C:`), which reaches any file of the machine: it keeps its prefix, and so stays
+ * an absolute path in no root.
+ */
 function withoutDevicePrefix(text: string): string {
   const m = /^[\\/]{2}[?.][\\/](.*)$/s.exec(text);
   if (!m) return text;
-  return /^unc[\\/]/i.test(m[1]) ? `\\\\${m[1].slice(4)}` : m[1];
+  if (/^unc[\\/]/i.test(m[1])) return `\\\\${m[1].slice(4)}`;
+  return /^[a-z]:[\\/]/i.test(m[1]) ? m[1] : text;
 }
 
 /** The paths a `file:` URI names: the WHATWG parser's (host kept and ignored, decoded and not) and a naive split's (query and fragment kept). */
@@ -234,7 +241,8 @@ function tildePaths(text: string, place: Place, ctx: FenceContext): string[] {
   // Ours, and the server's when it differs.
   const server = ctx.env?.[windows ? 'USERPROFILE' : 'HOME'];
   const homes = server && server !== ctx.home && p.isAbsolute(server) ? [ctx.home, server] : [ctx.home];
-  if (/^~(?:$|[\\/])/.test(text)) return windows || !text.startsWith('~\\') ? homes.map((home) => p.join(home, text.slice(1))) : [];
+  // `~\x` on POSIX: a server that turns backslashes into slashes first reads `~/x`.
+  if (/^~(?:$|[\\/])/.test(text)) return homes.map((home) => p.join(home, windows ? text.slice(1) : text.slice(1).replace(/\\/g, '/')));
   if (/^~[+-](?:$|[\\/])/.test(text)) {
     const folder = ctx.env?.[text[1] === '+' ? 'PWD' : 'OLDPWD'];
     return folder && p.isAbsolute(folder) ? [p.join(folder, text.slice(2))] : [];
@@ -251,6 +259,11 @@ function readingsOf(variants: readonly Text[], place: Place, ctx: FenceContext):
     if (variant === '') continue;
     const read = (path: string, absoluteOnly?: true) => readings.push({ path, absoluteOnly, hidden });
     const scheme = SCHEME.exec(variant)?.[0].toLowerCase();
+    // A `file:` URL inside another's: `git+file:///x` (git, pip, npm), `jar:file:/x.jar!/entry` (Java).
+    const nested = /^(?:[a-z][a-z0-9.-]*\+|jar:)(file:.*)$/is.exec(variant)?.[1];
+    if (nested)
+      for (const uri of new Set([nested.replace(/!\/.*$/s, ''), nested]))
+        for (const path of fileUriPaths(uri, windows)) read(windows ? withoutDevicePrefix(path) : path);
     if (scheme === 'file:') {
       for (const path of fileUriPaths(variant, windows)) read(windows ? withoutDevicePrefix(path) : path);
     } else if (scheme && scheme !== 'data:' && !WEB_SCHEMES.has(scheme) && climbs(variant)) {
@@ -502,7 +515,9 @@ class Checker {
         const raw = base ? this.rawJoin(base.path, reading.path) : reading.path;
         const lexical = p.resolve(raw);
         for (const candidate of lexical === raw ? [lexical] : [lexical, raw]) {
-          if (seen.has(candidate) || candidate.length > PATH_MAX[this.ctx.platform === 'win32' ? 'win32' : 'posix']) continue;
+          // What the kernel is given: a relative reading as it is (resolved from the server's folder), not joined to it.
+          const given = candidate === raw && base ? reading.path : candidate;
+          if (seen.has(candidate) || given.length > PATH_MAX[this.ctx.platform === 'win32' ? 'win32' : 'posix']) continue;
           seen.add(candidate);
           const real = await this.resolver.resolve(candidate);
           const realSegments = real === undefined ? undefined : segments(real, this.ctx);

@@ -53,11 +53,15 @@ const URL_STRIPPED = /[\t\n\r]/g;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is trimmed
 const URL_EDGE = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;
 
+/** Percent-decoded (a reading of its own when it differs), strictly when it can be, else leniently. */
 export function decoded(text: string): string | undefined {
   try {
     return decodeURIComponent(text);
   } catch {
-    return undefined;
+    // No UTF-8 (`%ff`), or a `%` without two hex digits: as Python's `unquote` reads it, each bad
+    // byte a U+FFFD and the rest decoded (so the `%2e%2e` around `%ff` is still `..`).
+    const lenient = percentDecodedBytes(text).toString('utf8');
+    return lenient === text ? undefined : lenient;
   }
 }
 
@@ -73,8 +77,9 @@ export function urlText(text: string): string | undefined {
 }
 
 // Variables: `$NAME`, `${NAME}`, `${NAME op word}` (op: - = + ? with or without :), `${…}` read as a name
-// (Go), shell parameters (`$1`, `$@`), and on Windows `%NAME%`. Each run is bounded, so this is linear.
-const VARIABLE = /\$(?:\{([^{}]{0,256})\}|([A-Za-z_][A-Za-z0-9_]{0,255})|([*#$@!?0-9-]))/g;
+// (Go), shell parameters (`$1`, `$@`), and on Windows `%NAME%`. A name is read whole, however long (a
+// shell does); a `${` scans at most to the next brace, so this stays linear.
+const VARIABLE = /\$(?:\{([^{}]*)\}|([A-Za-z_][A-Za-z0-9_]*)|([*#$@!?0-9-]))/g;
 const BRACED = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])(.*))?$/s;
 const WINDOWS_VARIABLE = /%([^%\r\n]{1,256})%/g;
 /** How long a string's variables may make it: past this it is refused unread (`$PATH` a million times). */
@@ -191,21 +196,39 @@ export function textVariants(text: string, reader: StringReader, hidden?: readon
   return [...seen.values()];
 }
 
-/** A `--flag=value` (or `-Dname=value`) argument: its value, the rest of the string. */
-const WHOLE_FLAG = /^-{1,2}[A-Za-z0-9][\w.:-]*=(.*)$/s;
+/** A `--flag=value` (or `-Dname=value`), or a `name=value` argument (dd's `if=/x`, curl's `-F body=@/x`): its value, the rest of the string. */
+const WHOLE_FLAG = /^(?:-{1,2}[A-Za-z0-9]|[A-Za-z_])[\w.:-]*=(.*)$/s;
 /** A short flag with its value attached (`-o/path`, `-I../include`). */
 const ATTACHED_FLAG = /^-[A-Za-z]([/\\~.$%].*)$/s;
-/** The `--flag=value` words of one line of words. */
-const FLAG_WORDS = /(?:^|\s)-{1,2}[A-Za-z0-9][\w.:-]{0,255}=("[^"\n]*"|'[^'\n]*'|\S+)/g;
-const unquoted = (value: string) => /^(["'])(.*)\1$/s.exec(value)?.[2] ?? value;
+/** One line of configuration, `key: value` (YAML) or `key = "value"` (TOML, INI), its value one word (so `Note: see /x` stays a sentence): its value. */
+const KEY_VALUE_LINE = /^\s*(?:"[^"\n]{1,256}"|'[^'\n]{1,256}'|[A-Za-z_][\w.-]{0,255})\s*(?::\s|=)\s*("[^"\n]*"|'[^'\n]*'|\S+)\s*$/;
+/** A word of a line and the one that follows (quoted or not). */
+const WORD_VALUE = `("[^"\\n]*"|'[^'\\n]*'|\\S+)`;
+/** The `--flag=value` and `name=value` words of one line of words. */
+const FLAG_WORDS = new RegExp(`(?:^|\\s)(?:-{1,2}[A-Za-z0-9]|[A-Za-z_])[\\w.:-]{0,255}=${WORD_VALUE}`, 'g');
+/** A flag's value in the next word (`-f /x`, `--from-file /x`): the word after a flag, unless it is one. */
+const NEXT_WORD_FLAGS = /(?:^|\s)-{1,2}[A-Za-z][\w.-]{0,255}\s+("[^"\n]*"|'[^'\n]*'|[^\s-]\S*)/g;
+/** curl's, httpie's and response files' `@file` words. */
+const AT_WORDS = new RegExp(`(?:^|\\s)@${WORD_VALUE}`, 'g');
+/** Without the quotes around it (looked at only when it starts with one: a line holds hundreds of thousands of words). */
+const unquoted = (value: string) => (value[0] === '"' || value[0] === "'" ? (/^(["'])(.*)\1$/s.exec(value)?.[2] ?? value) : value);
 
-/** The values a program reads from its flags in the string (one argument, or one line of them). */
+/**
+ * The values a program reads from its words in the string (one argument, or one line of them): a
+ * flag's or a `name=value`'s value, a short flag's attached value, the word after a flag, the file
+ * of `@file`, the value of one line of configuration.
+ */
 function flagValues(text: string): string[] {
-  if (!text.includes('-')) return [];
+  if (!/[-=@:]/.test(text)) return [];
   const out: string[] = [];
   const whole = WHOLE_FLAG.exec(text)?.[1] ?? ATTACHED_FLAG.exec(text)?.[1];
   if (whole !== undefined) out.push(unquoted(whole));
-  if (/\s/.test(text) && !LINE_BREAK.test(text)) for (const m of text.matchAll(FLAG_WORDS)) out.push(unquoted(m[1]));
+  if (text.length > 1 && text.startsWith('@')) out.push(text.slice(1));
+  if (LINE_BREAK.test(text)) return out;
+  const line = KEY_VALUE_LINE.exec(text)?.[1];
+  if (line) out.push(unquoted(line));
+  if (/\s/.test(text))
+    for (const words of [FLAG_WORDS, NEXT_WORD_FLAGS, AT_WORDS]) for (const m of text.matchAll(words)) out.push(unquoted(m[1]));
   return out;
 }
 
@@ -224,16 +247,27 @@ function percentDecodedBytes(text: string): Buffer {
   return Buffer.concat(parts);
 }
 
-/** What a `data:` URL holds, as text (plain or base64); undefined for bytes that are no text (an image), which name no path. */
-function dataContent(text: string): string | undefined {
+/**
+ * What a `data:` URL holds, as text (plain or base64), in each way decoders read it: base64 with
+ * `-` and `_` as URL-safe digits (Node's), and with every character outside the standard alphabet
+ * dropped (Python's `b64decode`, browsers'). None for bytes that are no text (an image): they name no path.
+ */
+function dataContents(text: string): string[] {
   const m = DATA_URL.exec(text);
-  if (!m) return undefined;
+  if (!m) return [];
   const body = percentDecodedBytes(m[2]);
-  const bytes = /;\s*base64\s*$/i.test(m[1]) ? Buffer.from(body.toString('latin1').replace(/[\t\n\f\r ]/g, ''), 'base64') : body;
+  if (!/;\s*base64\s*$/i.test(m[1])) return textOf(body);
+  const digits = body.toString('latin1').replace(/[\t\n\f\r ]/g, '');
+  const standard = digits.replace(/[^A-Za-z0-9+/=]/g, '');
+  return [...new Set([...textOf(Buffer.from(digits, 'base64')), ...(standard === digits ? [] : textOf(Buffer.from(standard, 'base64')))])];
+}
+
+/** The bytes as UTF-8 text, or nothing when they are not. */
+function textOf(bytes: Buffer): string[] {
   try {
-    return utf8.decode(bytes);
+    return [utf8.decode(bytes)];
   } catch {
-    return undefined;
+    return [];
   }
 }
 
@@ -252,6 +286,45 @@ function nestsWithin(text: string, max: number): boolean {
     } else if (c === 125 || c === 93) depth--;
   }
   return true;
+}
+
+/** The keys of JSON text: string literals followed by a colon. */
+const JSON_KEYS = /"(?:[^"\\]|\\.)*"\s*:/g;
+/** A token of lenient JSON: a double- or single-quoted string, a comment (passed over), or a bare word between its punctuation. */
+const JSON_TOKEN = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\/\*[\s\S]*?\*\/|\/\/.*|[^\s,{}[\]"']+/g;
+
+/** Every string a lenient JSON reader may take from the text: its string literals (decoded), and its bare words (a key's colon dropped). */
+function jsonTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const [token] of text.matchAll(JSON_TOKEN)) {
+    if (token.startsWith('/*') || token.startsWith('//')) continue;
+    if (token.startsWith('"')) {
+      try {
+        out.push(JSON.parse(token) as string);
+        continue;
+      } catch {
+        // Not a JSON string (an escape JSON has not): as written, without its quotes.
+      }
+    }
+    out.push(/^(["']).*\1$/s.test(token) ? token.slice(1, -1) : token.replace(/:$/, ''));
+  }
+  return out;
+}
+
+/** How many keys the parsed JSON holds, at any depth (its size is already bounded by the argument limits' check). */
+function keysIn(value: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (Array.isArray(v)) stack.push(...(v as unknown[]));
+    else if (v && typeof v === 'object') {
+      const values = Object.values(v);
+      count += values.length;
+      stack.push(...values);
+    }
+  }
+  return count;
 }
 
 const JSON_ENDS: Record<string, string> = { '{': '}', '[': ']', '"': '"' };
@@ -280,10 +353,7 @@ export function innerOf(variants: readonly Text[], pathNamed: boolean): Inner {
   };
   for (const { text, hidden } of variants) {
     for (const value of flagValues(text)) add(value, hidden);
-    if (/^data:/i.test(text)) {
-      const content = dataContent(text);
-      if (content !== undefined) add(content, hidden);
-    }
+    if (/^data:/i.test(text)) for (const content of dataContents(text)) add(content, hidden);
     const lines = LINE_BREAK.test(text);
     if (lines && pathNamed) for (const line of text.split(/\r\n|[\r\n\u0085\u2028\u2029]/)) add(line, hidden);
     const json = trimmed(text);
@@ -297,8 +367,14 @@ export function innerOf(variants: readonly Text[], pathNamed: boolean): Inner {
     try {
       value = JSON.parse(json);
     } catch {
+      // Not JSON, but a lenient reader's (comments, trailing commas, JSON5, YAML's `{key: value}`):
+      // every token of it.
+      for (const token of jsonTokens(json)) add(token, hidden);
       continue;
     }
+    // A key given twice: a first-wins reader takes the value JSON.parse dropped, so every token too.
+    if (typeof value === 'object' && keysIn(value) < (json.match(JSON_KEYS)?.length ?? 0))
+      for (const token of jsonTokens(json)) add(token, hidden);
     if (typeof value === 'string') add(value, hidden);
     else {
       const problem = argumentLimitProblem(value);

@@ -199,6 +199,26 @@ function secretKeyKind(key: string): string | undefined {
   return SECRET_WORD[suffix];
 }
 
+/** The key the items of a list under `key` are under: the key, or its singular (`tokens`), when it names a secret. */
+function itemsKey(key: string): string | undefined {
+  if (secretKeyKind(key) !== undefined) return key;
+  const singular = key.replace(/s$/i, '');
+  return singular !== key && secretKeyKind(singular) !== undefined ? singular : undefined;
+}
+
+/** The keys of a pair that holds a name and its value (`name`/`value`, AWS's `Key`/`Value`, a header's `Name`/`Value`). */
+const PAIR_NAME = /^(?:name|key)$/i;
+const PAIR_VALUE = /^value$/i;
+
+/** The secret a name/value pair names (`{ name: 'DB_PASSWORD', value: … }`), or undefined. */
+function pairName(pair: Record<string, unknown>): string | undefined {
+  const keys = Object.keys(pair);
+  if (keys.length > 4 || !keys.some((k) => PAIR_VALUE.test(k))) return undefined;
+  const name = keys.find((k) => PAIR_NAME.test(k));
+  const value = name === undefined ? undefined : pair[name];
+  return typeof value === 'string' && secretKeyKind(value) !== undefined ? value : undefined;
+}
+
 /** Whether a value under a secret key is the secret (the value as written, quotes included), and what kind it is. */
 function secretValueKind(key: string, value: string): string | undefined {
   const kind = secretKeyKind(key);
@@ -483,6 +503,22 @@ class PatternMasker implements Masker {
           counts.set(kind, (counts.get(kind) ?? 0) + 1);
           put(`[masked: ${kind}]`);
         } else put(this.maskInto(from, counts));
+      } else if (typeof from === 'number' || typeof from === 'bigint') {
+        // A PIN or a numeric password: a number under a secret key is the secret too.
+        const kind = key === undefined ? undefined : secretKeyKind(key);
+        if (kind !== undefined) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+        put(kind === undefined ? from : `[masked: ${kind}]`);
+      } else if (Array.isArray(from) && key !== undefined && itemsKey(key) !== undefined) {
+        // `tokens: [...]`, `password: [...]`: each item is under the key (its singular).
+        const out: unknown[] = new Array(from.length);
+        put(out);
+        const under = itemsKey(key);
+        for (let i = from.length - 1; i >= 0; i--) todo.push({ from: from[i], key: under, put: (x) => (out[i] = x) });
+      } else if (Array.isArray(from) && from.length === 2 && typeof from[0] === 'string' && secretKeyKind(from[0]) !== undefined) {
+        // A header as a tuple, `['X-Api-Key', '…']`: the second is under the first.
+        const out: unknown[] = [this.maskInto(from[0], counts), undefined];
+        put(out);
+        todo.push({ from: from[1], key: from[0], put: (x) => (out[1] = x) });
       } else if (Array.isArray(from) && from.length > 1 && from.every((item) => typeof item === 'string')) {
         // Strings side by side are read as lines (a PEM key split into an array of its lines): a secret across them is found.
         put(this.maskLines(from as string[], counts));
@@ -495,13 +531,15 @@ class PatternMasker implements Masker {
         const out: Record<string, unknown> = {};
         put(out);
         const children: typeof todo = [];
+        // A pair that names its secret beside it (`{ name: 'DB_PASSWORD', value: '…' }`, AWS's `Key`/`Value`): its value is under that name.
+        const named = pairName(from as Record<string, unknown>);
         for (const [k, v] of Object.entries(from as Record<string, unknown>)) {
           // A secret used as a key is masked too; two that mask alike stay two keys.
           let name = this.maskInto(k, counts);
           for (let n = 2; name !== k && Object.hasOwn(out, name); n++) name = `${this.maskInto(k, new Map())} (${n})`;
           // Defined, not assigned: a `__proto__` key stays a key. Defined now, so the keys keep their order.
           Object.defineProperty(out, name, { value: undefined, enumerable: true, writable: true, configurable: true });
-          children.push({ from: v, key: k, put: (x) => (out[name] = x) });
+          children.push({ from: v, key: named !== undefined && PAIR_VALUE.test(k) ? named : k, put: (x) => (out[name] = x) });
         }
         for (let i = children.length - 1; i >= 0; i--) todo.push(children[i]);
       } else put(from);
