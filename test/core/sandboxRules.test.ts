@@ -160,16 +160,17 @@ describe('the script an interpreter runs', () => {
 });
 
 describe('the protected names', () => {
-  it('are found at a writable folder top and in any .git (submodules, worktrees): hooks and configuration', () => {
+  it('are found at a writable folder top, and any .git whole (its commondir, alternates, worktrees, submodules)', () => {
     assert.equal(protectedNameIn(['.vscode', 'tasks.json']), '.vscode');
     assert.equal(protectedNameIn(['.mcp.json']), '.mcp.json');
     assert.equal(protectedNameIn(['.github', 'workflows', 'ci.yml']), '.github/workflows');
     assert.equal(protectedNameIn(['.github', 'ISSUE_TEMPLATE', 'bug.md']), undefined);
-    assert.equal(protectedNameIn(['.git', 'hooks', 'pre-commit']), '.git/hooks');
-    assert.equal(protectedNameIn(['sub', 'repo', '.git', 'config']), 'sub/repo/.git/config');
-    assert.equal(protectedNameIn(['.git', 'modules', 'lib', 'hooks', 'post-checkout']), '.git/hooks');
+    assert.equal(protectedNameIn(['.git', 'hooks', 'pre-commit']), '.git');
+    assert.equal(protectedNameIn(['sub', 'repo', '.git', 'config']), 'sub/repo/.git');
+    assert.equal(protectedNameIn(['.git', 'modules', 'lib', 'hooks', 'post-checkout']), '.git');
     assert.equal(protectedNameIn(['wt', '.git']), 'wt/.git');
-    assert.equal(protectedNameIn(['.git', 'objects', 'ab', 'cd']), undefined);
+    assert.equal(protectedNameIn(['.git', 'commondir']), '.git');
+    assert.equal(protectedNameIn(['.git', 'objects', 'info', 'alternates']), '.git');
     assert.equal(protectedNameIn(['src', 'index.ts']), undefined);
     assert.equal(protectedNameIn(['src', '.vscode', 'x']), undefined, 'only at the top of a root');
   });
@@ -177,19 +178,29 @@ describe('the protected names', () => {
   it('on disk: existing ones, missing ones to make, nested repositories and worktrees; allowWrite leaves one writable; mount points removed when unchanged', () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-protected-')));
     try {
-      for (const d of ['.git/hooks', '.vscode', 'sub/nested/.git/hooks', 'node_modules/pkg/.git/hooks', 'wt'])
+      for (const d of ['.git/hooks', '.vscode', 'sub/nested/.git/hooks', 'node_modules/pkg/.git/hooks', 'wt', 'wt2', 'store'])
         fs.mkdirSync(path.join(dir, d), { recursive: true });
       fs.writeFileSync(path.join(dir, '.git/config'), '[core]\n\thooksPath = .husky\n');
       fs.mkdirSync(path.join(dir, '.husky'));
       fs.writeFileSync(path.join(dir, 'sub/nested/.git/config'), '');
       fs.writeFileSync(path.join(dir, 'sub/nested/.git/HEAD'), 'ref: refs/heads/main\n');
       fs.writeFileSync(path.join(dir, 'wt/.git'), 'gitdir: /elsewhere\n');
-      const { paths } = protectedPathsOf(dir, [path.join(dir, '.npmrc')]);
+      fs.writeFileSync(path.join(dir, 'wt2/.git'), `gitdir: ${path.join(dir, 'store')}\n`);
+      const { paths, pins } = protectedPathsOf(dir, [path.join(dir, '.npmrc')]);
       const rel = (p: string) => path.relative(dir, p);
       const existing = paths.filter((p) => p.exists).map((p) => rel(p.path));
       const missing = paths.filter((p) => !p.exists).map((p) => `${rel(p.path)}:${p.kind}`);
-      for (const p of ['.git/hooks', '.git/config', '.vscode', '.husky', 'sub/nested/.git/hooks', 'sub/nested/.git/config', 'wt/.git'])
+      for (const p of ['.git', '.vscode', '.husky', 'sub/nested/.git', 'wt/.git', 'wt2/.git', 'store'])
         assert.ok(existing.includes(p), `${p} in ${existing.join(', ')}`);
+      // The folders above them cannot be renamed: a nested repository's, and the one its protected names would be made in.
+      assert.deepEqual(
+        pins
+          .map(rel)
+          .filter((p) => !path.basename(p).startsWith('.'))
+          .sort(),
+        ['sub', 'sub/nested', 'wt', 'wt2'],
+      );
+      assert.ok(pins.map(rel).includes('.github'));
       for (const p of ['.mcp.json:file', '.claude:dir', '.github/hooks:dir', '.envrc:file'])
         assert.ok(missing.includes(p), `${p} in ${missing.join(', ')}`);
       assert.ok(!missing.some((p) => p.startsWith('.npmrc')), 'allowWrite names it');

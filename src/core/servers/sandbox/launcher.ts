@@ -128,6 +128,8 @@ export type ProxyEndpoint = LinuxProxy | { port: number };
 /** What sandboxedServer prepared on the host for one server: the protected paths (existing and made), and its limits. */
 export interface LaunchPreparation {
   protected?: string[];
+  /** The folders above protected paths, pinned (protected.ts). */
+  pinned?: string[];
   limits?: Pick<SandboxLimits, 'cgroupProcs' | 'prlimit' | 'processes' | 'memory'>;
   /** What else to say in the description (a search cut short). */
   notes?: string[];
@@ -152,6 +154,7 @@ export function sandboxedParams(
   if (!availability.ok) throw new SandboxUnavailableError(availability.reason);
   const { reach, command, args, env: ownEnv } = planOf(params, roots, settings, machine);
   reach.protected = prepared.protected ?? [];
+  reach.pinned = prepared.pinned ?? [];
   if (!endpoint) {
     reach.allowedDomains = [];
     reach.launcherDomains = [];
@@ -307,7 +310,7 @@ export async function sandboxedServer(
       );
   }
   for (const seed of seeds) await seedCacheOnce(seed);
-  const { protectedPaths, made, notes } = prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine);
+  const { protectedPaths, pinned, made, notes } = prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine);
   const cleanups: Array<() => void | Promise<void>> = [() => releaseMountPoints(made)];
   let limits: SandboxLimits | undefined;
   if (availability.kind === 'bubblewrap') {
@@ -321,7 +324,7 @@ export async function sandboxedServer(
     (stopped ??= (async () => {
       for (const cleanup of cleanups.reverse()) await cleanup();
     })());
-  const prepared: LaunchPreparation = { protected: protectedPaths, limits, notes };
+  const prepared: LaunchPreparation = { protected: protectedPaths, pinned, limits, notes };
   try {
     let endpoint: ProxyEndpoint | undefined;
     if (reach.allowedDomains.length) {
@@ -362,9 +365,11 @@ function prepareProtected(reach: SandboxReach, settings: SandboxSettings | undef
   const protectedPaths: string[] = [];
   const notes: string[] = [];
   const missing = [];
+  const pins: string[] = [];
   for (const folder of folders) {
     const found = protectedPathsOf(folder, allowed);
     if (found.note) notes.push(found.note);
+    pins.push(...found.pins);
     for (const p of found.paths) if (p.exists) protectedPaths.push(p.path);
     missing.push(...found.paths.filter((p) => !p.exists));
   }
@@ -372,7 +377,9 @@ function prepareProtected(reach: SandboxReach, settings: SandboxSettings | undef
   // Only what exists can be bound; on macOS the profile denies writing a path whether it exists or not.
   const wanted = new Set(missing.map((p) => p.path));
   protectedPaths.push(...(machine.platform === 'linux' ? made.filter((p) => wanted.has(p)) : missing.map((p) => p.path)));
-  return { protectedPaths: [...new Set(protectedPaths)].sort(), made, notes };
+  // A pin is a folder as it is now, never through a link (a link in its place would bind the folder it names).
+  const pinned = [...new Set(pins)].filter((p) => fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory());
+  return { protectedPaths: [...new Set(protectedPaths)].sort(), pinned, made, notes };
 }
 
 /** A stdio transport whose sandbox's proxy, mount points and control groups go with it. */

@@ -7,13 +7,13 @@ import * as path from 'node:path';
  * inside the sandbox whether they exist yet or not. The argument fence asks before a call of a tool
  * that is not read-only names one (src/core/policy/protectedPaths.ts).
  *
- * - git: `.git/hooks/` (run by git at a commit, a checkout, a push), `.git/config` (core.fsmonitor,
- *   core.sshCommand, aliases, filters: run by the next git command, VS Code's own `git status`
- *   among them), `.git/config.worktree`, and a `.git` *file* (a worktree's or submodule's pointer to
- *   its git folder: pointed elsewhere, git runs that folder's hooks); where `.git` does not exist,
- *   an empty folder, so that no repository can be made there; the same in every repository and
- *   worktree found inside the folder at launch (nested repositories, submodules' git folders under
- *   `.git/modules`), and the folder `core.hooksPath` names, if inside;
+ * - git: the whole `.git` entry, read-only, whether a folder or a file (a worktree's or submodule's
+ *   pointer to its git folder): git reads far more than its hooks and config from there (`commondir`
+ *   and `objects/info/alternates` name other folders whose config and hooks it then runs, a worktree's
+ *   `gitdir`), so no part of it is left writable; where `.git` does not exist, an empty folder, so
+ *   that no repository can be made there; the same in every repository and worktree found inside
+ *   the folder at launch (nested repositories, submodules), the git folder a `.git` file names and
+ *   the folder `core.hooksPath` names, if inside;
  * - `.gitmodules` (submodule URLs and update commands);
  * - the editor's and the agents' configuration: `.vscode/` (settings, tasks that run on folder
  *   open, launch configurations, `mcp.json`), `.idea/`, `.devcontainer/`, `.mcp.json`, `.cursor/`,
@@ -21,6 +21,11 @@ import * as path from 'node:path';
  * - shell and environment files: `.envrc` (direnv runs it), `.bashrc`, `.bash_profile`,
  *   `.bash_login`, `.profile`, `.zshrc`, `.zshenv`, `.zprofile`, `.zlogin`, `.gitconfig`,
  *   `.npmrc`, `.pypirc`.
+ *
+ * Each folder between the writable folder and a protected path (`.github` for `.github/hooks`, a
+ * nested repository's folder and its parents) is pinned: bound onto itself, still writable, but a
+ * mount point, which cannot be renamed or removed. Else the server renames `.git` or the folder
+ * that holds it out of the way and makes a new one of its own.
  */
 export const PROTECTED_NAMES: readonly { name: string; kind: 'dir' | 'file' }[] = [
   { name: '.gitmodules', kind: 'file' },
@@ -49,13 +54,6 @@ export const PROTECTED_NAMES: readonly { name: string; kind: 'dir' | 'file' }[] 
   { name: '.pypirc', kind: 'file' },
 ];
 
-/** What of a git folder is protected: its hooks and its configuration. */
-const GIT_FOLDER_PROTECTED: readonly { name: string; kind: 'dir' | 'file' }[] = [
-  { name: 'hooks', kind: 'dir' },
-  { name: 'config', kind: 'file' },
-  { name: 'config.worktree', kind: 'file' },
-];
-
 /** Folders not searched for nested repositories: packages installed by a package manager, and git's own. */
 const NOT_SEARCHED = new Set(['node_modules', '.git']);
 /** How many folders of one writable folder are searched for nested repositories at most: a root that is the home is not walked whole at each start. */
@@ -63,19 +61,13 @@ export const MAX_SEARCHED_FOLDERS = 20_000;
 
 /**
  * Whether a path (relative to the writable folder that holds it, split into names) is protected:
- * a protected name at the folder's top, or a `.git` (as the file or folder itself, its hooks and
- * configuration, those of the git folders under `.git/modules` and `.git/worktrees`) at any depth.
+ * a protected name at the folder's top, or anything in a `.git` at any depth.
  */
 export function protectedNameIn(names: readonly string[]): string | undefined {
   const relative = names.join('/');
   for (const { name } of PROTECTED_NAMES) if (relative === name || relative.startsWith(`${name}/`)) return name;
   const git = names.indexOf('.git');
-  if (git === -1) return undefined;
-  let rest = names.slice(git + 1);
-  while (rest.length >= 2 && (rest[0] === 'modules' || rest[0] === 'worktrees')) rest = rest.slice(2);
-  if (rest.length === 0 || GIT_FOLDER_PROTECTED.some((p) => p.name === rest[0]))
-    return [...names.slice(0, git + 1), ...rest.slice(0, 1)].join('/');
-  return undefined;
+  return git === -1 ? undefined : names.slice(0, git + 1).join('/');
 }
 
 /** The file system the protected paths are found and made in; tests give a simulated one. */
@@ -130,7 +122,7 @@ export function protectedPathsOf(
   folder: string,
   allowed: readonly string[],
   pfs: ProtectedFs = thisProtectedFs,
-): { paths: ProtectedPath[]; note?: string } {
+): { paths: ProtectedPath[]; pins: string[]; note?: string } {
   const out: ProtectedPath[] = [];
   const add = (p: string, kind: 'dir' | 'file', makeIfMissing: boolean) => {
     if (allowed.some((a) => p === a || p.startsWith(a + path.sep))) return;
@@ -163,25 +155,45 @@ export function protectedPathsOf(
       if (repo === folder) add(dotGit, 'dir', true);
       continue;
     }
-    if (kind !== 'dir') {
-      add(dotGit, 'file', false);
-      continue;
+    add(dotGit, kind === 'dir' ? 'dir' : 'file', false);
+    const inside = (at: string) => at.startsWith(folder + path.sep);
+    let gitDir = dotGit;
+    if (kind === 'file') {
+      // A worktree's or submodule's pointer: the git folder it names, if it is in this folder (else another's business).
+      const named = /^gitdir:\s*(.+?)\s*$/m.exec(pfs.readFile(dotGit) ?? '')?.[1];
+      if (!named) continue;
+      gitDir = path.resolve(repo, named);
+      if (!inside(gitDir) || pfs.lkind(gitDir) !== 'dir') continue;
+      add(gitDir, 'dir', false);
     }
-    for (const gitFolder of gitFolders(dotGit, pfs)) {
-      for (const { name, kind: k } of GIT_FOLDER_PROTECTED)
-        add(path.join(gitFolder, name), k, gitFolder === dotGit && name !== 'config.worktree');
+    for (const gitFolder of gitFolders(gitDir, pfs)) {
       const hooksPath = /^\s*hookspath\s*=\s*(.+?)\s*$/im
         .exec(pfs.readFile(path.join(gitFolder, 'config')) ?? '')?.[1]
         ?.replace(/^"|"$/g, '');
       if (hooksPath && !hooksPath.startsWith('~')) {
         const at = path.resolve(repo, hooksPath);
-        if (at.startsWith(folder + path.sep)) add(at, 'dir', false);
+        if (inside(at)) add(at, 'dir', false);
       }
     }
   }
   // Outer paths first: a folder made before what is made inside it.
   out.sort((a, b) => a.path.length - b.path.length);
-  return { paths: [...new Map(out.map((p) => [p.path, p])).values()], note };
+  const paths = [...new Map(out.map((p) => [p.path, p])).values()];
+  return {
+    paths,
+    pins: pinsOf(
+      folder,
+      paths.map((p) => p.path),
+    ),
+    note,
+  };
+}
+
+/** The folders strictly between `folder` and each path: pinned (mount points cannot be renamed), so that nothing protected is moved aside. */
+export function pinsOf(folder: string, paths: readonly string[]): string[] {
+  const pins = new Set<string>();
+  for (const p of paths) for (let d = path.dirname(p); d !== folder && d.startsWith(folder + path.sep); d = path.dirname(d)) pins.add(d);
+  return [...pins].sort((a, b) => a.length - b.length);
 }
 
 /** A repository's git folder and those of its submodules and worktrees (`.git/modules/**`, `.git/worktrees/*`). */
