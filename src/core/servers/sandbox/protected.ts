@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { acquireLock } from '../../policy/auditLock';
 
 /**
  * Files that run later, outside any sandbox: a sandboxed server may write every folder it was
@@ -215,52 +217,93 @@ function gitFolders(dotGit: string, pfs: ProtectedFs): string[] {
 }
 
 /**
- * The mount points MCP Host made on the host for protected names that did not exist, shared by the
- * sandboxes of this process that use them: each is removed when the last of them stops, and only
- * if it is still what MCP Host made (an empty folder, or a file with what it was made with, the same inode).
+ * The mount points MCP Host made on the host for protected names that did not exist are shared by
+ * every sandbox on the machine that binds them, in this process or another (two windows, the CLI
+ * and VS Code, CI jobs on one checkout): removing one while another sandbox has it bound would
+ * detach that sandbox's read-only mount and leave the name writable there. So they are kept in a
+ * registry folder of MCP Host's (`made.json`: each made path, its inode and kind; one claim file
+ * per running launch: the paths it binds), changed only under a lock across processes
+ * (../../policy/auditLock.ts). A launch claims what it binds; at its end it drops its claim and
+ * removes each made path no live claim holds (a claim whose process is gone is dropped) and that
+ * is still what MCP Host made: an empty folder, or a file with what it was made with, the same inode.
  */
-const madeHere = new Map<string, { ino: number; dev: number; users: number; kind: 'dir' | 'file' }>();
+interface Made {
+  ino: number;
+  dev: number;
+  kind: 'dir' | 'file';
+}
+const MADE_FILE = 'made.json';
+const CLAIM = /^claim-(\d+)-[0-9a-f]+\.json$/;
 
-/** Makes the missing paths (parents first) and takes a share of them; what could not be made is left out. */
-export function makeMountPoints(paths: readonly ProtectedPath[]): string[] {
+/** The registry's lock is held for a scan of the roots (up to MAX_SEARCHED_FOLDERS folders): a holder this old is gone. */
+const REGISTRY_LOCK = { staleMs: 60_000, timeoutMs: 90_000 };
+
+/** Runs `step` holding the registry's lock. */
+export async function withMountRegistry<T>(registry: string, step: () => T): Promise<T> {
+  fs.mkdirSync(registry, { recursive: true, mode: 0o700 });
+  const release = await acquireLock(path.join(registry, 'mounts'), REGISTRY_LOCK);
+  try {
+    return step();
+  } finally {
+    release();
+  }
+}
+
+function readMade(registry: string): Record<string, Made> {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(registry, MADE_FILE), 'utf8')) as Record<string, Made>;
+  } catch {
+    return {};
+  }
+}
+
+function writeMade(registry: string, made: Record<string, Made>): void {
+  const file = path.join(registry, MADE_FILE);
+  fs.writeFileSync(`${file}.${process.pid}`, JSON.stringify(made), { mode: 0o600 });
+  fs.renameSync(`${file}.${process.pid}`, file);
+}
+
+/** Makes the missing paths (parents first) and records them; what could not be made is left out. Under the registry's lock. */
+export function makeMountPoints(paths: readonly ProtectedPath[], registry: string): string[] {
+  const record = readMade(registry);
   const made: string[] = [];
+  const remember = (p: string, kind: 'dir' | 'file') => {
+    const s = fs.lstatSync(p);
+    record[p] = { ino: s.ino, dev: s.dev, kind };
+    made.push(p);
+  };
   for (const p of paths) {
     if (p.exists) continue;
-    const known = madeHere.get(p.path);
-    if (known && sameAsMade(p.path, known)) {
-      known.users++;
-      made.push(p.path);
-      continue;
-    }
-    // Parents that do not exist (`.github` for `.github/hooks`) are made, and taken, too.
+    // Parents that do not exist (`.github` for `.github/hooks`) are made, and recorded, too.
     const missingParents: string[] = [];
     for (let d = path.dirname(p.path); !fs.existsSync(d); d = path.dirname(d)) missingParents.unshift(d);
     try {
       for (const d of missingParents) {
         fs.mkdirSync(d);
         remember(d, 'dir');
-        made.push(d);
       }
       if (p.kind === 'dir') fs.mkdirSync(p.path);
       else fs.writeFileSync(p.path, placeholderOf(p.path), { flag: 'wx' });
       remember(p.path, p.kind);
-      made.push(p.path);
     } catch {
       // Someone made it meanwhile, or the folder is not writable: what exists now is protected at the next start.
     }
   }
+  writeMade(registry, record);
   return made;
+}
+
+/** Records that a launch binds `uses` (every protected and pinned path); the claim's file, for releaseMountPoints. Under the registry's lock. */
+export function claimMountPoints(uses: readonly string[], registry: string): string {
+  const file = path.join(registry, `claim-${process.pid}-${Math.random().toString(16).slice(2)}.json`);
+  fs.writeFileSync(file, JSON.stringify({ pid: process.pid, host: os.hostname(), uses }), { mode: 0o600, flag: 'wx' });
+  return file;
 }
 
 /** What a made file holds: an empty JSON object for a JSON file (VS Code reads a workspace's `.mcp.json` and reports an empty one as broken), else nothing. */
 const placeholderOf = (p: string) => (p.endsWith('.json') ? '{}\n' : '');
 
-function remember(p: string, kind: 'dir' | 'file'): void {
-  const s = fs.lstatSync(p);
-  madeHere.set(p, { ino: s.ino, dev: s.dev, users: 1, kind });
-}
-
-function sameAsMade(p: string, made: { ino: number; dev: number; kind: 'dir' | 'file' }): boolean {
+function sameAsMade(p: string, made: Made): boolean {
   try {
     const s = fs.lstatSync(p);
     return s.ino === made.ino && s.dev === made.dev && (made.kind === 'dir' ? s.isDirectory() : s.isFile());
@@ -269,12 +312,38 @@ function sameAsMade(p: string, made: { ino: number; dev: number; kind: 'dir' | '
   }
 }
 
-/** Gives back a share of the mount points; removes those no sandbox uses any more that are still empty and the same (deepest first). */
-export function releaseMountPoints(made: readonly string[]): void {
-  for (const p of [...made].sort((a, b) => b.length - a.length)) {
-    const known = madeHere.get(p);
-    if (!known || --known.users > 0) continue;
-    madeHere.delete(p);
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Drops a launch's claim (if any), then removes every made path that no live claim holds and that
+ * is still empty and the same (deepest first). Under the registry's lock.
+ */
+export function releaseMountPoints(registry: string, claim?: string): void {
+  if (claim) fs.rmSync(claim, { force: true });
+  const held = new Set<string>();
+  for (const name of fs.readdirSync(registry)) {
+    if (!CLAIM.test(name)) continue;
+    const file = path.join(registry, name);
+    try {
+      const { pid, host, uses } = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number; host: string; uses: string[] };
+      if (host === os.hostname() && !alive(pid)) fs.rmSync(file, { force: true });
+      else for (const p of uses) held.add(p);
+    } catch {
+      // Not a claim of ours, or half written: it holds nothing.
+    }
+  }
+  const record = readMade(registry);
+  for (const p of Object.keys(record).sort((a, b) => b.length - a.length)) {
+    if (held.has(p)) continue;
+    const known = record[p];
+    delete record[p];
     if (!sameAsMade(p, known)) continue;
     try {
       if (known.kind === 'dir') fs.rmdirSync(p);
@@ -283,4 +352,5 @@ export function releaseMountPoints(made: readonly string[]): void {
       // Not empty any more (the person or VS Code wrote into it): it is theirs now.
     }
   }
+  writeMade(registry, record);
 }
