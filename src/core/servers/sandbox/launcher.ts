@@ -154,7 +154,7 @@ export function sandboxedParams(
   if (!availability.ok) throw new SandboxUnavailableError(availability.reason);
   const { reach, command, args, env: ownEnv } = planOf(params, roots, settings, machine);
   reach.protected = prepared.protected ?? [];
-  reach.pinned = prepared.pinned ?? [];
+  if (prepared.pinned?.length) reach.pinned = prepared.pinned;
   if (!endpoint) {
     reach.allowedDomains = [];
     reach.launcherDomains = [];
