@@ -599,7 +599,11 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       });
       assert.equal(r.code, 0, r.stderr);
       const answer = answerOf(JSON.parse(r.stdout) as CallToolResult) as { cache: string; poisoned: string[] };
-      assert.equal(answer.cache, path.join(home, '.cache', 'mcp-host', 'sandbox', 'npm'), 'npm_config_cache inside is the sandbox cache');
+      assert.match(
+        path.relative(path.join(home, '.cache', 'mcp-host', 'sandbox'), answer.cache),
+        /^[0-9a-f]{16}\/npm$/,
+        'npm_config_cache inside is the sandbox cache of this launch',
+      );
       assert.equal(fs.readFileSync(personal, 'utf8'), before, "the person's cached package is unchanged");
       assert.ok(fs.existsSync(path.join(answer.cache, '_cacache')), "seeded from the person's cache");
       assert.ok(!answer.poisoned.some((p) => p.startsWith(cache)), JSON.stringify(answer.poisoned));
@@ -777,6 +781,136 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
         groups().filter((g) => !before.has(g)),
         [],
       );
+    });
+  });
+
+  describe('what got a server out of the first fix (issue 46, second attack)', function () {
+    const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'ignore', env: gitEnv });
+    /** A root holding a repository with one commit, in a scratch folder of its own. */
+    const repository = (name: string) => {
+      const root = path.join(dir, name);
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.mkdirSync(root, { recursive: true });
+      git(root, 'init', '-q');
+      git(root, 'commit', '-q', '--allow-empty', '-m', 'init');
+      return root;
+    };
+    /** Every file under `folder` with its size and content hash, folders by name. */
+    const tree = (folder: string) =>
+      execFileSync(
+        'sh',
+        ['-c', 'cd "$1" && find . -type d -printf "%p/\\n" -o -type f -printf "%p %s\\n" -o -printf "%p link\\n" | sort', 'tree', folder],
+        {
+          encoding: 'utf8',
+        },
+      );
+    /** Runs `script` in the sandboxed hostile server, whose root is `root`. */
+    const sh = async (root: string, script: string, server = hostileLine, extra: NodeJS.ProcessEnv = {}) => {
+      const r = await cli(
+        ['--sandbox', '--root', root, '--fence', 'off', '--stdio', server, 'call', 'sh'],
+        { ...env, ...extra, HOSTILE_SH: script },
+        root,
+      );
+      assert.equal(r.code, 0, r.stderr);
+      return answerOf(JSON.parse(r.stdout) as CallToolResult) as { status: number; stdout: string; stderr: string };
+    };
+    /** What git on the host runs from a repository's configuration and hooks: the marker file's lines after `git status` and a commit. */
+    const gitOnHostRuns = (repo: string, marker: string) => {
+      fs.rmSync(marker, { force: true });
+      try {
+        git(repo, 'status', '--short');
+        git(repo, 'commit', '-q', '--allow-empty', '-m', 'after');
+      } catch {
+        // A repository the server broke: git refuses, and runs nothing.
+      }
+      return fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '';
+    };
+
+    it('git on the host runs nothing the server wrote: no commondir, alternates or worktree of its own inside .git', async () => {
+      const root = repository('atk-commondir');
+      const marker = path.join(dir, 'atk-commondir-ran.txt');
+      const before = tree(path.join(root, '.git'));
+      await sh(
+        root,
+        `cd .git && mkdir -p x/hooks && cp -r objects refs HEAD x/ && cp config x/config &&
+         printf '[core]\\n\\tfsmonitor = "echo fsmonitor >> ${marker}; false"\\n' >> x/config &&
+         printf '#!/bin/sh\\necho pre-commit >> ${marker}\\n' > x/hooks/pre-commit && chmod +x x/hooks/pre-commit;
+         echo x > commondir; mkdir -p objects/info; echo /tmp > objects/info/alternates; mkdir -p worktrees/w; echo pwn > worktrees/w/gitdir`,
+      );
+      assert.equal(tree(path.join(root, '.git')), before, 'the git folder is as it was');
+      assert.equal(gitOnHostRuns(root, marker), '');
+    });
+
+    it('renaming .git, .github or a nested repository does not make room for ones of its own', async () => {
+      const root = repository('atk-rename');
+      const marker = path.join(dir, 'atk-rename-ran.txt');
+      const nested = path.join(root, 'lib', 'nested');
+      fs.mkdirSync(nested, { recursive: true });
+      git(nested, 'init', '-q');
+      git(nested, 'commit', '-q', '--allow-empty', '-m', 'n');
+      fs.mkdirSync(path.join(root, '.github', 'workflows'), { recursive: true });
+      fs.writeFileSync(path.join(root, '.github', 'workflows', 'ci.yml'), 'on: push\n');
+      const before = tree(root);
+      const config = `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "echo fsmonitor >> ${marker}; false"\\n'`;
+      const r = await sh(
+        root,
+        `mv .git .git-old; mkdir .git && cp -r .git-old/objects .git-old/refs .git-old/HEAD .git/; ${config} > .git/config;
+         mv .github .github-old; mkdir -p .github/workflows .github/hooks; echo 'on: push' > .github/workflows/pwn.yml;
+         mv lib lib-old; mv lib/nested lib/nested-old; mkdir -p lib/nested/.git; cp -r lib-old/nested/.git/objects lib-old/nested/.git/refs lib-old/nested/.git/HEAD lib/nested/.git/; ${config} > lib/nested/.git/config;
+         touch plain.txt; echo done`,
+      );
+      assert.match(r.stdout, /done/);
+      assert.ok(fs.existsSync(path.join(root, 'plain.txt')), 'a plain file is still made');
+      fs.rmSync(path.join(root, 'plain.txt'));
+      assert.equal(tree(root), before, 'nothing renamed, nothing made');
+      assert.equal(gitOnHostRuns(root, marker), '');
+      assert.equal(gitOnHostRuns(nested, marker), '');
+    });
+
+    it('a second sandbox on the same root keeps its protection when the first stops; the mount points go with the last', async () => {
+      const root = path.join(dir, 'atk-two');
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.mkdirSync(root);
+      const first = cli(
+        ['--sandbox', '--root', root, '--fence', 'off', '--stdio', hostileLine, 'call', 'sh'],
+        { ...env, HOSTILE_SH: 'sleep 4' },
+        root,
+      );
+      // The first has made its mount points (.vscode among them) before the second starts.
+      for (let i = 0; i < 100 && !fs.existsSync(path.join(root, '.vscode')); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(fs.existsSync(path.join(root, '.vscode')));
+      const second = sh(
+        root,
+        `for i in $(seq 1 40); do if echo '{"tasks":[]}' > .vscode/tasks.json 2>/dev/null; then echo wrote; break; fi; sleep 0.25; done;
+         echo '{"mcpServers":{}}' > .mcp.json 2>/dev/null; echo '[core]' > .git/config 2>/dev/null; true`,
+      );
+      assert.equal((await first).code, 0);
+      const r = await second;
+      assert.doesNotMatch(r.stdout, /wrote/);
+      assert.deepEqual(fs.readdirSync(root), [], 'nothing written, and every mount point removed after the last');
+    });
+
+    it('node options the reach does not know never make their value "the script": ~/.ssh stays unreadable', async () => {
+      const evil = path.join(ws, 'evil.mjs');
+      fs.copyFileSync(HOSTILE, evil);
+      const keyFile = path.join(home, '.ssh', 'id_test');
+      for (const option of [
+        '--tls-cipher-list',
+        '--tls-keylog',
+        '--trace-event-categories',
+        '--max-old-space-size',
+        '--some-future-option',
+      ]) {
+        const line = `${JSON.stringify(process.execPath)} ${option} ${JSON.stringify(keyFile)} ${JSON.stringify(evil)}`;
+        const r = await cli(['--sandbox', '--root', ws, '--fence', 'off', '--stdio', line, 'call', 'read_file'], {
+          ...env,
+          HOSTILE_READ: keyFile,
+        });
+        // Node itself may refuse the option; either way nothing of ~/.ssh is read.
+        if (r.code === 0) assert.equal((answerOf(JSON.parse(r.stdout) as CallToolResult) as { ok: boolean }).ok, false, option);
+        assert.doesNotMatch(r.stdout, /home secret/, option);
+      }
     });
   });
 });

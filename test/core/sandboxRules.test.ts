@@ -5,8 +5,15 @@ import * as path from 'node:path';
 import { protectedPathsNamed } from '../../src/core/policy/protectedPaths';
 import { withoutSecrets } from '../../src/core/servers/environment';
 import { inControlGroups, MAX_SANDBOX_TASKS, sandboxLimits, type CgroupFs } from '../../src/core/servers/sandbox/limits';
-import { makeMountPoints, protectedNameIn, protectedPathsOf, releaseMountPoints } from '../../src/core/servers/sandbox/protected';
-import { computeReach, scriptIndex } from '../../src/core/servers/sandbox/reach';
+import {
+  claimMountPoints,
+  makeMountPoints,
+  protectedNameIn,
+  protectedPathsOf,
+  releaseMountPoints,
+} from '../../src/core/servers/sandbox/protected';
+import { seedCache } from '../../src/core/servers/sandbox/cache';
+import { computeReach, scriptIndex, thisHost } from '../../src/core/servers/sandbox/reach';
 import {
   BPF,
   SECCOMP_RET_ALLOW,
@@ -147,12 +154,13 @@ describe('the script an interpreter runs', () => {
 
   it("npx uses MCP Host's own cache; a cache variable is only where its seed comes from, and never the home", () => {
     const plain = reachOf('npx', ['-y', 'pkg']);
-    assert.ok(plain.reach.readWrite.includes('/home/p/.cache/mcp-host/sandbox/npm'));
-    assert.deepEqual(plain.env, { npm_config_cache: '/home/p/.cache/mcp-host/sandbox/npm' });
-    assert.deepEqual(plain.seeds, [{ from: '/home/p/.npm', to: '/home/p/.cache/mcp-host/sandbox/npm' }]);
+    const own = plain.env.npm_config_cache;
+    assert.match(own, /^\/home\/p\/\.cache\/mcp-host\/sandbox\/[0-9a-f]{16}\/npm$/);
+    assert.ok(plain.reach.readWrite.includes(own));
+    assert.deepEqual(plain.seeds, [{ from: '/home/p/.npm', to: own }]);
     for (const cache of ['/home/p', '~', '/', '/home']) {
       const widened = reachOf('npx', ['-y', 'pkg'], { npm_config_cache: cache });
-      assert.deepEqual(widened.reach.readWrite, ['/home/p/ws', '/home/p/.cache/mcp-host/sandbox/npm'], cache);
+      assert.deepEqual(widened.reach.readWrite, ['/home/p/ws', own], cache);
       assert.deepEqual(widened.seeds, [], cache);
       assert.match(widened.reach.notes.join(), /npm_config_cache=.* is not a cache folder/);
     }
@@ -160,16 +168,17 @@ describe('the script an interpreter runs', () => {
 });
 
 describe('the protected names', () => {
-  it('are found at a writable folder top and in any .git (submodules, worktrees): hooks and configuration', () => {
+  it('are found at a writable folder top, and any .git whole (its commondir, alternates, worktrees, submodules)', () => {
     assert.equal(protectedNameIn(['.vscode', 'tasks.json']), '.vscode');
     assert.equal(protectedNameIn(['.mcp.json']), '.mcp.json');
     assert.equal(protectedNameIn(['.github', 'workflows', 'ci.yml']), '.github/workflows');
     assert.equal(protectedNameIn(['.github', 'ISSUE_TEMPLATE', 'bug.md']), undefined);
-    assert.equal(protectedNameIn(['.git', 'hooks', 'pre-commit']), '.git/hooks');
-    assert.equal(protectedNameIn(['sub', 'repo', '.git', 'config']), 'sub/repo/.git/config');
-    assert.equal(protectedNameIn(['.git', 'modules', 'lib', 'hooks', 'post-checkout']), '.git/hooks');
+    assert.equal(protectedNameIn(['.git', 'hooks', 'pre-commit']), '.git');
+    assert.equal(protectedNameIn(['sub', 'repo', '.git', 'config']), 'sub/repo/.git');
+    assert.equal(protectedNameIn(['.git', 'modules', 'lib', 'hooks', 'post-checkout']), '.git');
     assert.equal(protectedNameIn(['wt', '.git']), 'wt/.git');
-    assert.equal(protectedNameIn(['.git', 'objects', 'ab', 'cd']), undefined);
+    assert.equal(protectedNameIn(['.git', 'commondir']), '.git');
+    assert.equal(protectedNameIn(['.git', 'objects', 'info', 'alternates']), '.git');
     assert.equal(protectedNameIn(['src', 'index.ts']), undefined);
     assert.equal(protectedNameIn(['src', '.vscode', 'x']), undefined, 'only at the top of a root');
   });
@@ -177,39 +186,63 @@ describe('the protected names', () => {
   it('on disk: existing ones, missing ones to make, nested repositories and worktrees; allowWrite leaves one writable; mount points removed when unchanged', () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-protected-')));
     try {
-      for (const d of ['.git/hooks', '.vscode', 'sub/nested/.git/hooks', 'node_modules/pkg/.git/hooks', 'wt'])
+      for (const d of ['.git/hooks', '.vscode', 'sub/nested/.git/hooks', 'node_modules/pkg/.git/hooks', 'wt', 'wt2', 'store'])
         fs.mkdirSync(path.join(dir, d), { recursive: true });
       fs.writeFileSync(path.join(dir, '.git/config'), '[core]\n\thooksPath = .husky\n');
       fs.mkdirSync(path.join(dir, '.husky'));
       fs.writeFileSync(path.join(dir, 'sub/nested/.git/config'), '');
       fs.writeFileSync(path.join(dir, 'sub/nested/.git/HEAD'), 'ref: refs/heads/main\n');
       fs.writeFileSync(path.join(dir, 'wt/.git'), 'gitdir: /elsewhere\n');
-      const { paths } = protectedPathsOf(dir, [path.join(dir, '.npmrc')]);
+      fs.writeFileSync(path.join(dir, 'wt2/.git'), `gitdir: ${path.join(dir, 'store')}\n`);
+      const { paths, pins } = protectedPathsOf(dir, [path.join(dir, '.npmrc')]);
       const rel = (p: string) => path.relative(dir, p);
       const existing = paths.filter((p) => p.exists).map((p) => rel(p.path));
       const missing = paths.filter((p) => !p.exists).map((p) => `${rel(p.path)}:${p.kind}`);
-      for (const p of ['.git/hooks', '.git/config', '.vscode', '.husky', 'sub/nested/.git/hooks', 'sub/nested/.git/config', 'wt/.git'])
+      for (const p of ['.git', '.vscode', '.husky', 'sub/nested/.git', 'wt/.git', 'wt2/.git', 'store'])
         assert.ok(existing.includes(p), `${p} in ${existing.join(', ')}`);
+      // The folders above them cannot be renamed: a nested repository's, and the one its protected names would be made in.
+      assert.deepEqual(
+        pins
+          .map(rel)
+          .filter((p) => !path.basename(p).startsWith('.'))
+          .sort(),
+        ['sub', 'sub/nested', 'wt', 'wt2'],
+      );
+      assert.ok(pins.map(rel).includes('.github'));
       for (const p of ['.mcp.json:file', '.claude:dir', '.github/hooks:dir', '.envrc:file'])
         assert.ok(missing.includes(p), `${p} in ${missing.join(', ')}`);
       assert.ok(!missing.some((p) => p.startsWith('.npmrc')), 'allowWrite names it');
       assert.ok(![...existing, ...missing].some((p) => p.startsWith('node_modules')), 'node_modules is not searched');
 
-      const made = makeMountPoints(paths.filter((p) => p.kind === 'dir' && p.path.startsWith(path.join(dir, '.github'))));
+      // The registry is shared by every process: a second launch (here a claim of another live process) keeps what it binds.
+      const registry = path.join(dir, 'registry');
+      fs.mkdirSync(registry);
+      const made = makeMountPoints(
+        paths.filter((p) => p.kind === 'dir' && p.path.startsWith(path.join(dir, '.github'))),
+        registry,
+      );
       assert.deepEqual(made.map(rel), ['.github', '.github/hooks', '.github/agents', '.github/workflows']);
       assert.ok(fs.statSync(path.join(dir, '.github/hooks')).isDirectory(), 'a folder name gets a folder');
-      const again = makeMountPoints(paths.filter((p) => p.path.endsWith('.github/hooks')));
+      const first = claimMountPoints(made, registry);
+      const other = path.join(registry, `claim-${process.ppid}-1.json`);
+      fs.writeFileSync(other, JSON.stringify({ pid: process.ppid, host: os.hostname(), uses: [path.join(dir, '.github/hooks')] }));
       fs.writeFileSync(path.join(dir, '.github/workflows/ci.yml'), 'written by the person meanwhile');
-      releaseMountPoints(made);
+      releaseMountPoints(registry, first);
       assert.ok(fs.existsSync(path.join(dir, '.github/hooks')), 'still used by the second sandbox');
       assert.ok(fs.existsSync(path.join(dir, '.github/workflows/ci.yml')), 'what the person wrote stays');
       assert.ok(!fs.existsSync(path.join(dir, '.github/agents')), 'an unchanged mount point goes');
-      releaseMountPoints(again);
+      // A claim whose process is gone holds nothing.
+      fs.writeFileSync(other, JSON.stringify({ pid: 2 ** 22 + 7, host: os.hostname(), uses: [path.join(dir, '.github/hooks')] }));
+      releaseMountPoints(registry);
       assert.ok(!fs.existsSync(path.join(dir, '.github/hooks')));
+      assert.ok(!fs.existsSync(other));
       // A JSON name holds an empty object (VS Code reports an empty .mcp.json as broken), and goes when it still does.
-      const json = makeMountPoints(paths.filter((p) => p.path === path.join(dir, '.mcp.json')));
+      const json = makeMountPoints(
+        paths.filter((p) => p.path === path.join(dir, '.mcp.json')),
+        registry,
+      );
       assert.equal(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8'), '{}\n');
-      releaseMountPoints(json);
+      releaseMountPoints(registry, claimMountPoints(json, registry));
       assert.ok(!fs.existsSync(path.join(dir, '.mcp.json')));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -305,5 +338,53 @@ describe("the caller's environment for a sandboxed server", () => {
       PERSON_SETTING: 'kept',
     });
     assert.deepEqual(Object.keys(kept).sort(), ['LANG', 'PATH', 'PERSON_SETTING', 'PWD']);
+  });
+});
+
+describe("a sandboxed launcher's cache (issue 46, second attack)", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-seed-')));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('seeding follows no link the server planted in its cache: nothing is written where one leads', async () => {
+    const from = path.join(dir, 'person', '_cacache');
+    const to = path.join(dir, 'sandbox', 'npm');
+    const victim = path.join(dir, 'victim');
+    fs.mkdirSync(path.join(from, 'index-v5', 'aa', 'bb'), { recursive: true });
+    fs.writeFileSync(path.join(from, 'index-v5', 'aa', 'bb', 'entry'), 'person cache entry');
+    fs.writeFileSync(path.join(from, 'index-v5', 'top'), 'top entry');
+    fs.mkdirSync(path.join(to, '_cacache', 'index-v5'), { recursive: true });
+    fs.mkdirSync(victim);
+    // What the server left in its cache: a folder of the person's cache replaced by a link, and a file's name by another.
+    fs.symlinkSync(victim, path.join(to, '_cacache', 'index-v5', 'aa'));
+    fs.symlinkSync(path.join(victim, 'top'), path.join(to, '_cacache', 'index-v5', 'top'));
+    await seedCache({ from: path.dirname(from), to });
+    assert.deepEqual(fs.readdirSync(victim), [], 'nothing written through the links');
+    assert.ok(fs.lstatSync(path.join(to, '_cacache', 'index-v5', 'top')).isSymbolicLink());
+  });
+
+  it('a cache in a folder the server may write is never a seed; each launch identity has a cache of its own', () => {
+    const ws = path.join(dir, 'ws');
+    fs.mkdirSync(path.join(ws, '.npmcache', '_cacache'), { recursive: true });
+    const host = { ...thisHost(), home: path.join(dir, 'home'), sandboxCache: path.join(dir, 'own') };
+    const reachOf = (args: string[], cache = path.join(ws, '.npmcache'), roots = [ws]) =>
+      computeReach({ command: 'npx', args, cwd: ws, env: { PATH: process.env.PATH, npm_config_cache: cache }, roots }, host);
+    const inRoot = reachOf(['-y', 'a']);
+    assert.deepEqual(inRoot.seeds, []);
+    assert.match(inRoot.reach.notes.join('\n'), /may write/);
+    const a = reachOf(['-y', 'a']).env.npm_config_cache;
+    const b = reachOf(['-y', 'b']).env.npm_config_cache;
+    const c = reachOf(['-y', 'a'], undefined, [path.join(dir, 'other')]).env.npm_config_cache;
+    assert.equal(new Set([a, b, c]).size, 3, `${a} ${b} ${c}`);
+    assert.equal(reachOf(['-y', 'a']).env.npm_config_cache, a, 'the same launch finds its cache again');
+  });
+
+  it('a node option whose value may be the next argument: no argument is taken for the script', () => {
+    assert.equal(scriptIndex('node', ['--tls-cipher-list', '/home/p/.ssh/config', 'x.mjs']), 2, 'a known one: its value passed over');
+    assert.equal(scriptIndex('node', ['--max-old-space-size', '4096', 'x.mjs']), -1);
+    assert.equal(scriptIndex('node', ['--max-old-space-size=4096', '--enable-source-maps', '--no-warnings', 'x.mjs']), 3);
+    assert.equal(scriptIndex('node', ['--experimental-strip-types', 'x.ts']), 1);
   });
 });

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { copyFile, mkdir, readdir, readlink, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, readlink, symlink, type FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { CacheSeed } from './reach';
 
@@ -46,38 +46,81 @@ export interface SeedResult {
   ms: number;
 }
 
+/** A folder opened without following a link at its last name: a link planted in its place is refused (ELOOP), never followed. */
+const DIRECTORY = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
+/** Where the kernel offers a path for an open descriptor (Linux): names under it are found in the folder opened, whatever is renamed meanwhile. */
+const BY_DESCRIPTOR = fs.existsSync('/proc/self/fd') ? '/proc/self/fd' : undefined;
+
+/** An open folder, and the path through which its entries are reached. */
+interface OpenFolder {
+  handle: FileHandle;
+  at: string;
+}
+
+async function openFolder(p: string): Promise<OpenFolder | undefined> {
+  try {
+    const handle = await open(p, DIRECTORY);
+    return { handle, at: BY_DESCRIPTOR ? `${BY_DESCRIPTOR}/${handle.fd}` : p };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Makes `seed.to` (mode 0700) and copies into it what of `seed.from` it lacks, without blocking
  * (a first seeding may copy gigabytes). A file that cannot be read is passed over.
+ *
+ * `seed.to` is written by a sandboxed server between two seedings, so nothing in it is trusted: every
+ * folder is opened without following a link, and each entry is reached through the descriptor of
+ * the folder opened (not its path again), so a link the server planted, or put in place of a folder
+ * meanwhile, is refused instead of followed; files are created exclusively (never through a link).
+ * The same holds for `seed.from`, which reach.ts never takes from a folder the server may write.
  */
 export async function seedCache(seed: CacheSeed): Promise<SeedResult> {
   const started = Date.now();
   await mkdir(seed.to, { recursive: true, mode: 0o700 });
   const keep = SEEDED[path.basename(seed.to)] ?? (() => false);
   let copied = 0;
-  const walk = async (from: string, to: string, top: boolean): Promise<void> => {
-    const entries = await readdir(from, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
-    const existing = new Set(await readdir(to).catch(() => [] as string[]));
+  const walk = async (from: OpenFolder, to: OpenFolder, top: boolean): Promise<void> => {
+    const entries = await readdir(from.at, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
+    const existing = new Set(await readdir(to.at).catch(() => [] as string[]));
     const one = async (e: fs.Dirent): Promise<void> => {
       if (top && !keep(e.name)) return;
-      const src = path.join(from, e.name);
-      const dst = path.join(to, e.name);
+      const src = path.join(from.at, e.name);
+      const dst = path.join(to.at, e.name);
       try {
         if (e.isDirectory()) {
           if (!existing.has(e.name)) await mkdir(dst, { mode: 0o700 });
-          await walk(src, dst, false);
+          const [source, target] = await Promise.all([openFolder(src), openFolder(dst)]);
+          try {
+            if (source && target) await walk(source, target, false);
+          } finally {
+            await Promise.all([source?.handle.close(), target?.handle.close()]);
+          }
         } else if (existing.has(e.name)) return;
         else if (e.isFile()) {
-          await copyFile(src, dst, fs.constants.COPYFILE_FICLONE | fs.constants.COPYFILE_EXCL);
-          copied++;
+          const file = await open(src, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+          try {
+            if (!(await file.stat()).isFile()) return;
+            const source = BY_DESCRIPTOR ? `${BY_DESCRIPTOR}/${file.fd}` : src;
+            await copyFile(source, dst, fs.constants.COPYFILE_FICLONE | fs.constants.COPYFILE_EXCL);
+            copied++;
+          } finally {
+            await file.close();
+          }
         } else if (e.isSymbolicLink()) await symlink(await readlink(src), dst);
       } catch {
-        // Unreadable, or written meanwhile by a sandboxed launcher: its own copy stands.
+        // Unreadable, a link where a folder was, or written meanwhile by a sandboxed launcher: its own copy stands.
       }
     };
     // A few at a time: the file system answers in parallel, and the descriptors stay few.
     for (let i = 0; i < entries.length; i += SEED_CONCURRENCY) await Promise.all(entries.slice(i, i + SEED_CONCURRENCY).map(one));
   };
-  await walk(seed.from, seed.to, true);
+  const [from, to] = await Promise.all([openFolder(seed.from), openFolder(seed.to)]);
+  try {
+    if (from && to) await walk(from, to, true);
+  } finally {
+    await Promise.all([from?.handle.close(), to?.handle.close()]);
+  }
   return { copied, ms: Date.now() - started };
 }

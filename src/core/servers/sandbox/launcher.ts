@@ -18,7 +18,7 @@ import {
 import type * as ProxyModule from './proxy';
 import type { BlockedConnection, Resolver } from './proxy';
 import { seatbeltProfile } from './macos';
-import { makeMountPoints, protectedPathsOf, releaseMountPoints } from './protected';
+import { claimMountPoints, makeMountPoints, protectedPathsOf, releaseMountPoints, withMountRegistry } from './protected';
 import { computeReach, findOnPath, isWithin, thisHost } from './reach';
 import { seccompProgram } from './seccomp';
 import { describeReach, type SandboxReach, type SandboxSettings } from './settings';
@@ -128,6 +128,8 @@ export type ProxyEndpoint = LinuxProxy | { port: number };
 /** What sandboxedServer prepared on the host for one server: the protected paths (existing and made), and its limits. */
 export interface LaunchPreparation {
   protected?: string[];
+  /** The folders above protected paths, pinned (protected.ts). */
+  pinned?: string[];
   limits?: Pick<SandboxLimits, 'cgroupProcs' | 'prlimit' | 'processes' | 'memory'>;
   /** What else to say in the description (a search cut short). */
   notes?: string[];
@@ -152,6 +154,7 @@ export function sandboxedParams(
   if (!availability.ok) throw new SandboxUnavailableError(availability.reason);
   const { reach, command, args, env: ownEnv } = planOf(params, roots, settings, machine);
   reach.protected = prepared.protected ?? [];
+  if (prepared.pinned?.length) reach.pinned = prepared.pinned;
   if (!endpoint) {
     reach.allowedDomains = [];
     reach.launcherDomains = [];
@@ -306,9 +309,15 @@ export async function sandboxedServer(
         `network.allowedDomains needs socat to reach MCP Host's proxy from inside the sandbox, and it is not installed; ${INSTALL_SOCAT}`,
       );
   }
+  // The launcher's own cache (one per launch identity, reach.ts) exists before it is bound, seeded or not.
+  const ownCaches = machine.sandboxCache;
+  if (ownCaches) for (const f of reach.readWrite) if (isWithin(f, ownCaches)) fs.mkdirSync(f, { recursive: true, mode: 0o700 });
   for (const seed of seeds) await seedCacheOnce(seed);
-  const { protectedPaths, made, notes } = prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine);
-  const cleanups: Array<() => void | Promise<void>> = [() => releaseMountPoints(made)];
+  const registry = path.join(machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox'), 'mounts');
+  const { protectedPaths, pinned, claim, notes } = await withMountRegistry(registry, () =>
+    prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry),
+  );
+  const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, claim))];
   let limits: SandboxLimits | undefined;
   if (availability.kind === 'bubblewrap') {
     // prlimit runs inside the sandbox, so only one in the system folders it shows.
@@ -321,7 +330,7 @@ export async function sandboxedServer(
     (stopped ??= (async () => {
       for (const cleanup of cleanups.reverse()) await cleanup();
     })());
-  const prepared: LaunchPreparation = { protected: protectedPaths, limits, notes };
+  const prepared: LaunchPreparation = { protected: protectedPaths, pinned, limits, notes };
   try {
     let endpoint: ProxyEndpoint | undefined;
     if (reach.allowedDomains.length) {
@@ -351,7 +360,13 @@ export async function sandboxedServer(
  * folders outside them), the missing ones made for the time it runs. A path `allowWrite` names
  * itself stays writable.
  */
-function prepareProtected(reach: SandboxReach, settings: SandboxSettings | undefined, cwd: string, machine: SandboxMachine) {
+function prepareProtected(
+  reach: SandboxReach,
+  settings: SandboxSettings | undefined,
+  cwd: string,
+  machine: SandboxMachine,
+  registry: string,
+) {
   const expand = (p: string) =>
     p === '~' ? machine.home : p.startsWith('~/') ? path.join(machine.home, p.slice(2)) : path.resolve(cwd, p);
   const allowed = (settings?.filesystem?.allowWrite ?? []).map((p) => machine.realpath(expand(p)));
@@ -362,17 +377,24 @@ function prepareProtected(reach: SandboxReach, settings: SandboxSettings | undef
   const protectedPaths: string[] = [];
   const notes: string[] = [];
   const missing = [];
+  const pins: string[] = [];
   for (const folder of folders) {
     const found = protectedPathsOf(folder, allowed);
     if (found.note) notes.push(found.note);
+    pins.push(...found.pins);
     for (const p of found.paths) if (p.exists) protectedPaths.push(p.path);
     missing.push(...found.paths.filter((p) => !p.exists));
   }
-  const made = machine.platform === 'linux' ? makeMountPoints(missing) : [];
+  const made = machine.platform === 'linux' ? makeMountPoints(missing, registry) : [];
   // Only what exists can be bound; on macOS the profile denies writing a path whether it exists or not.
   const wanted = new Set(missing.map((p) => p.path));
   protectedPaths.push(...(machine.platform === 'linux' ? made.filter((p) => wanted.has(p)) : missing.map((p) => p.path)));
-  return { protectedPaths: [...new Set(protectedPaths)].sort(), made, notes };
+  // A pin is a folder as it is now, never through a link (a link in its place would bind the folder it names).
+  const pinned = [...new Set(pins)].filter((p) => fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory());
+  const sorted = [...new Set(protectedPaths)].sort();
+  // What this launch binds, so that no other removes it meanwhile (protected.ts).
+  const claim = machine.platform === 'linux' ? claimMountPoints([...sorted, ...pinned, ...made], registry) : undefined;
+  return { protectedPaths: sorted, pinned, claim, notes };
 }
 
 /** A stdio transport whose sandbox's proxy, mount points and control groups go with it. */

@@ -92,6 +92,7 @@ export function bwrapArgs(reach: SandboxReach, facts: BwrapFacts, options: Bwrap
     ...reach.readOnly.map((at) => ({ at, flag: '--ro-bind' })),
     ...reach.readWrite.map((at) => ({ at, flag: '--bind' })),
     ...reach.protected.map((at) => ({ at, flag: '--ro-bind' })),
+    ...(reach.pinned ?? []).map((at) => ({ at, flag: '--bind' })),
   ];
   // Shorter first, and at equal length read-write first so that a read-only rule for the same folder wins.
   binds.sort((a, b) => depth(a.at) - depth(b.at) || (a.flag === '--bind' ? -1 : 1));

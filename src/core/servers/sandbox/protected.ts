@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { acquireLock } from '../../policy/auditLock';
 
 /**
  * Files that run later, outside any sandbox: a sandboxed server may write every folder it was
@@ -7,13 +9,13 @@ import * as path from 'node:path';
  * inside the sandbox whether they exist yet or not. The argument fence asks before a call of a tool
  * that is not read-only names one (src/core/policy/protectedPaths.ts).
  *
- * - git: `.git/hooks/` (run by git at a commit, a checkout, a push), `.git/config` (core.fsmonitor,
- *   core.sshCommand, aliases, filters: run by the next git command, VS Code's own `git status`
- *   among them), `.git/config.worktree`, and a `.git` *file* (a worktree's or submodule's pointer to
- *   its git folder: pointed elsewhere, git runs that folder's hooks); where `.git` does not exist,
- *   an empty folder, so that no repository can be made there; the same in every repository and
- *   worktree found inside the folder at launch (nested repositories, submodules' git folders under
- *   `.git/modules`), and the folder `core.hooksPath` names, if inside;
+ * - git: the whole `.git` entry, read-only, whether a folder or a file (a worktree's or submodule's
+ *   pointer to its git folder): git reads far more than its hooks and config from there (`commondir`
+ *   and `objects/info/alternates` name other folders whose config and hooks it then runs, a worktree's
+ *   `gitdir`), so no part of it is left writable; where `.git` does not exist, an empty folder, so
+ *   that no repository can be made there; the same in every repository and worktree found inside
+ *   the folder at launch (nested repositories, submodules), the git folder a `.git` file names and
+ *   the folder `core.hooksPath` names, if inside;
  * - `.gitmodules` (submodule URLs and update commands);
  * - the editor's and the agents' configuration: `.vscode/` (settings, tasks that run on folder
  *   open, launch configurations, `mcp.json`), `.idea/`, `.devcontainer/`, `.mcp.json`, `.cursor/`,
@@ -21,6 +23,11 @@ import * as path from 'node:path';
  * - shell and environment files: `.envrc` (direnv runs it), `.bashrc`, `.bash_profile`,
  *   `.bash_login`, `.profile`, `.zshrc`, `.zshenv`, `.zprofile`, `.zlogin`, `.gitconfig`,
  *   `.npmrc`, `.pypirc`.
+ *
+ * Each folder between the writable folder and a protected path (`.github` for `.github/hooks`, a
+ * nested repository's folder and its parents) is pinned: bound onto itself, still writable, but a
+ * mount point, which cannot be renamed or removed. Else the server renames `.git` or the folder
+ * that holds it out of the way and makes a new one of its own.
  */
 export const PROTECTED_NAMES: readonly { name: string; kind: 'dir' | 'file' }[] = [
   { name: '.gitmodules', kind: 'file' },
@@ -49,13 +56,6 @@ export const PROTECTED_NAMES: readonly { name: string; kind: 'dir' | 'file' }[] 
   { name: '.pypirc', kind: 'file' },
 ];
 
-/** What of a git folder is protected: its hooks and its configuration. */
-const GIT_FOLDER_PROTECTED: readonly { name: string; kind: 'dir' | 'file' }[] = [
-  { name: 'hooks', kind: 'dir' },
-  { name: 'config', kind: 'file' },
-  { name: 'config.worktree', kind: 'file' },
-];
-
 /** Folders not searched for nested repositories: packages installed by a package manager, and git's own. */
 const NOT_SEARCHED = new Set(['node_modules', '.git']);
 /** How many folders of one writable folder are searched for nested repositories at most: a root that is the home is not walked whole at each start. */
@@ -63,19 +63,13 @@ export const MAX_SEARCHED_FOLDERS = 20_000;
 
 /**
  * Whether a path (relative to the writable folder that holds it, split into names) is protected:
- * a protected name at the folder's top, or a `.git` (as the file or folder itself, its hooks and
- * configuration, those of the git folders under `.git/modules` and `.git/worktrees`) at any depth.
+ * a protected name at the folder's top, or anything in a `.git` at any depth.
  */
 export function protectedNameIn(names: readonly string[]): string | undefined {
   const relative = names.join('/');
   for (const { name } of PROTECTED_NAMES) if (relative === name || relative.startsWith(`${name}/`)) return name;
   const git = names.indexOf('.git');
-  if (git === -1) return undefined;
-  let rest = names.slice(git + 1);
-  while (rest.length >= 2 && (rest[0] === 'modules' || rest[0] === 'worktrees')) rest = rest.slice(2);
-  if (rest.length === 0 || GIT_FOLDER_PROTECTED.some((p) => p.name === rest[0]))
-    return [...names.slice(0, git + 1), ...rest.slice(0, 1)].join('/');
-  return undefined;
+  return git === -1 ? undefined : names.slice(0, git + 1).join('/');
 }
 
 /** The file system the protected paths are found and made in; tests give a simulated one. */
@@ -130,7 +124,7 @@ export function protectedPathsOf(
   folder: string,
   allowed: readonly string[],
   pfs: ProtectedFs = thisProtectedFs,
-): { paths: ProtectedPath[]; note?: string } {
+): { paths: ProtectedPath[]; pins: string[]; note?: string } {
   const out: ProtectedPath[] = [];
   const add = (p: string, kind: 'dir' | 'file', makeIfMissing: boolean) => {
     if (allowed.some((a) => p === a || p.startsWith(a + path.sep))) return;
@@ -163,25 +157,45 @@ export function protectedPathsOf(
       if (repo === folder) add(dotGit, 'dir', true);
       continue;
     }
-    if (kind !== 'dir') {
-      add(dotGit, 'file', false);
-      continue;
+    add(dotGit, kind === 'dir' ? 'dir' : 'file', false);
+    const inside = (at: string) => at.startsWith(folder + path.sep);
+    let gitDir = dotGit;
+    if (kind === 'file') {
+      // A worktree's or submodule's pointer: the git folder it names, if it is in this folder (else another's business).
+      const named = /^gitdir:\s*(.+?)\s*$/m.exec(pfs.readFile(dotGit) ?? '')?.[1];
+      if (!named) continue;
+      gitDir = path.resolve(repo, named);
+      if (!inside(gitDir) || pfs.lkind(gitDir) !== 'dir') continue;
+      add(gitDir, 'dir', false);
     }
-    for (const gitFolder of gitFolders(dotGit, pfs)) {
-      for (const { name, kind: k } of GIT_FOLDER_PROTECTED)
-        add(path.join(gitFolder, name), k, gitFolder === dotGit && name !== 'config.worktree');
+    for (const gitFolder of gitFolders(gitDir, pfs)) {
       const hooksPath = /^\s*hookspath\s*=\s*(.+?)\s*$/im
         .exec(pfs.readFile(path.join(gitFolder, 'config')) ?? '')?.[1]
         ?.replace(/^"|"$/g, '');
       if (hooksPath && !hooksPath.startsWith('~')) {
         const at = path.resolve(repo, hooksPath);
-        if (at.startsWith(folder + path.sep)) add(at, 'dir', false);
+        if (inside(at)) add(at, 'dir', false);
       }
     }
   }
   // Outer paths first: a folder made before what is made inside it.
   out.sort((a, b) => a.path.length - b.path.length);
-  return { paths: [...new Map(out.map((p) => [p.path, p])).values()], note };
+  const paths = [...new Map(out.map((p) => [p.path, p])).values()];
+  return {
+    paths,
+    pins: pinsOf(
+      folder,
+      paths.map((p) => p.path),
+    ),
+    note,
+  };
+}
+
+/** The folders strictly between `folder` and each path: pinned (mount points cannot be renamed), so that nothing protected is moved aside. */
+export function pinsOf(folder: string, paths: readonly string[]): string[] {
+  const pins = new Set<string>();
+  for (const p of paths) for (let d = path.dirname(p); d !== folder && d.startsWith(folder + path.sep); d = path.dirname(d)) pins.add(d);
+  return [...pins].sort((a, b) => a.length - b.length);
 }
 
 /** A repository's git folder and those of its submodules and worktrees (`.git/modules/**`, `.git/worktrees/*`). */
@@ -203,52 +217,93 @@ function gitFolders(dotGit: string, pfs: ProtectedFs): string[] {
 }
 
 /**
- * The mount points MCP Host made on the host for protected names that did not exist, shared by the
- * sandboxes of this process that use them: each is removed when the last of them stops, and only
- * if it is still what MCP Host made (an empty folder, or a file with what it was made with, the same inode).
+ * The mount points MCP Host made on the host for protected names that did not exist are shared by
+ * every sandbox on the machine that binds them, in this process or another (two windows, the CLI
+ * and VS Code, CI jobs on one checkout): removing one while another sandbox has it bound would
+ * detach that sandbox's read-only mount and leave the name writable there. So they are kept in a
+ * registry folder of MCP Host's (`made.json`: each made path, its inode and kind; one claim file
+ * per running launch: the paths it binds), changed only under a lock across processes
+ * (../../policy/auditLock.ts). A launch claims what it binds; at its end it drops its claim and
+ * removes each made path no live claim holds (a claim whose process is gone is dropped) and that
+ * is still what MCP Host made: an empty folder, or a file with what it was made with, the same inode.
  */
-const madeHere = new Map<string, { ino: number; dev: number; users: number; kind: 'dir' | 'file' }>();
+interface Made {
+  ino: number;
+  dev: number;
+  kind: 'dir' | 'file';
+}
+const MADE_FILE = 'made.json';
+const CLAIM = /^claim-(\d+)-[0-9a-f]+\.json$/;
 
-/** Makes the missing paths (parents first) and takes a share of them; what could not be made is left out. */
-export function makeMountPoints(paths: readonly ProtectedPath[]): string[] {
+/** The registry's lock is held for a scan of the roots (up to MAX_SEARCHED_FOLDERS folders): a holder this old is gone. */
+const REGISTRY_LOCK = { staleMs: 60_000, timeoutMs: 90_000 };
+
+/** Runs `step` holding the registry's lock. */
+export async function withMountRegistry<T>(registry: string, step: () => T): Promise<T> {
+  fs.mkdirSync(registry, { recursive: true, mode: 0o700 });
+  const release = await acquireLock(path.join(registry, 'mounts'), REGISTRY_LOCK);
+  try {
+    return step();
+  } finally {
+    release();
+  }
+}
+
+function readMade(registry: string): Record<string, Made> {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(registry, MADE_FILE), 'utf8')) as Record<string, Made>;
+  } catch {
+    return {};
+  }
+}
+
+function writeMade(registry: string, made: Record<string, Made>): void {
+  const file = path.join(registry, MADE_FILE);
+  fs.writeFileSync(`${file}.${process.pid}`, JSON.stringify(made), { mode: 0o600 });
+  fs.renameSync(`${file}.${process.pid}`, file);
+}
+
+/** Makes the missing paths (parents first) and records them; what could not be made is left out. Under the registry's lock. */
+export function makeMountPoints(paths: readonly ProtectedPath[], registry: string): string[] {
+  const record = readMade(registry);
   const made: string[] = [];
+  const remember = (p: string, kind: 'dir' | 'file') => {
+    const s = fs.lstatSync(p);
+    record[p] = { ino: s.ino, dev: s.dev, kind };
+    made.push(p);
+  };
   for (const p of paths) {
     if (p.exists) continue;
-    const known = madeHere.get(p.path);
-    if (known && sameAsMade(p.path, known)) {
-      known.users++;
-      made.push(p.path);
-      continue;
-    }
-    // Parents that do not exist (`.github` for `.github/hooks`) are made, and taken, too.
+    // Parents that do not exist (`.github` for `.github/hooks`) are made, and recorded, too.
     const missingParents: string[] = [];
     for (let d = path.dirname(p.path); !fs.existsSync(d); d = path.dirname(d)) missingParents.unshift(d);
     try {
       for (const d of missingParents) {
         fs.mkdirSync(d);
         remember(d, 'dir');
-        made.push(d);
       }
       if (p.kind === 'dir') fs.mkdirSync(p.path);
       else fs.writeFileSync(p.path, placeholderOf(p.path), { flag: 'wx' });
       remember(p.path, p.kind);
-      made.push(p.path);
     } catch {
       // Someone made it meanwhile, or the folder is not writable: what exists now is protected at the next start.
     }
   }
+  writeMade(registry, record);
   return made;
+}
+
+/** Records that a launch binds `uses` (every protected and pinned path); the claim's file, for releaseMountPoints. Under the registry's lock. */
+export function claimMountPoints(uses: readonly string[], registry: string): string {
+  const file = path.join(registry, `claim-${process.pid}-${Math.random().toString(16).slice(2)}.json`);
+  fs.writeFileSync(file, JSON.stringify({ pid: process.pid, host: os.hostname(), uses }), { mode: 0o600, flag: 'wx' });
+  return file;
 }
 
 /** What a made file holds: an empty JSON object for a JSON file (VS Code reads a workspace's `.mcp.json` and reports an empty one as broken), else nothing. */
 const placeholderOf = (p: string) => (p.endsWith('.json') ? '{}\n' : '');
 
-function remember(p: string, kind: 'dir' | 'file'): void {
-  const s = fs.lstatSync(p);
-  madeHere.set(p, { ino: s.ino, dev: s.dev, users: 1, kind });
-}
-
-function sameAsMade(p: string, made: { ino: number; dev: number; kind: 'dir' | 'file' }): boolean {
+function sameAsMade(p: string, made: Made): boolean {
   try {
     const s = fs.lstatSync(p);
     return s.ino === made.ino && s.dev === made.dev && (made.kind === 'dir' ? s.isDirectory() : s.isFile());
@@ -257,12 +312,38 @@ function sameAsMade(p: string, made: { ino: number; dev: number; kind: 'dir' | '
   }
 }
 
-/** Gives back a share of the mount points; removes those no sandbox uses any more that are still empty and the same (deepest first). */
-export function releaseMountPoints(made: readonly string[]): void {
-  for (const p of [...made].sort((a, b) => b.length - a.length)) {
-    const known = madeHere.get(p);
-    if (!known || --known.users > 0) continue;
-    madeHere.delete(p);
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Drops a launch's claim (if any), then removes every made path that no live claim holds and that
+ * is still empty and the same (deepest first). Under the registry's lock.
+ */
+export function releaseMountPoints(registry: string, claim?: string): void {
+  if (claim) fs.rmSync(claim, { force: true });
+  const held = new Set<string>();
+  for (const name of fs.readdirSync(registry)) {
+    if (!CLAIM.test(name)) continue;
+    const file = path.join(registry, name);
+    try {
+      const { pid, host, uses } = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number; host: string; uses: string[] };
+      if (host === os.hostname() && !alive(pid)) fs.rmSync(file, { force: true });
+      else for (const p of uses) held.add(p);
+    } catch {
+      // Not a claim of ours, or half written: it holds nothing.
+    }
+  }
+  const record = readMade(registry);
+  for (const p of Object.keys(record).sort((a, b) => b.length - a.length)) {
+    if (held.has(p)) continue;
+    const known = record[p];
+    delete record[p];
     if (!sameAsMade(p, known)) continue;
     try {
       if (known.kind === 'dir') fs.rmdirSync(p);
@@ -271,4 +352,5 @@ export function releaseMountPoints(made: readonly string[]): void {
       // Not empty any more (the person or VS Code wrote into it): it is theirs now.
     }
   }
+  writeMade(registry, record);
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -67,12 +68,30 @@ interface ScriptRules {
   noScript: RegExp;
   /** Subcommands that run a script (`deno run x.ts`, `bun run x.ts`): passed over. */
   subcommands?: RegExp;
+  /**
+   * Where known, the options that take no value: any other option without an attached `=value`
+   * may take the next argument (a V8 option, one of a newer Node), so no argument is taken for the
+   * script rather than a guess (the narrow reach: a script outside the roots is then not readable).
+   */
+  flags?: RegExp;
 }
 
 const NODE_RULES: ScriptRules = {
   valued:
-    /^(-r|--require|--import|--loader|--experimental-loader|-C|--conditions|--input-type|--env-file|--env-file-if-exists|--title|--inspect-port|--debug-port|--redirect-warnings|--diagnostic-dir|--report-dir|--report-directory|--report-filename|--report-signal|--secure-heap|--secure-heap-min|--openssl-config|--icu-data-dir|--dns-result-order|--watch-path|--unhandled-rejections|--experimental-config-file|--disable-warning|--localstorage-file|--test-name-pattern|--test-reporter|--test-reporter-destination|--stack-trace-limit)$/,
+    /^(-r|--require|--import|--loader|--experimental-loader|-C|--conditions|--input-type|--env-file|--env-file-if-exists|--title|--inspect-port|--debug-port|--redirect-warnings|--diagnostic-dir|--report-dir|--report-directory|--report-filename|--report-signal|--secure-heap|--secure-heap-min|--openssl-config|--icu-data-dir|--dns-result-order|--watch-path|--unhandled-rejections|--experimental-config-file|--disable-warning|--localstorage-file|--test-name-pattern|--test-reporter|--test-reporter-destination|--stack-trace-limit|--allow-fs-read|--allow-fs-write|--build-snapshot-config|--cpu-prof-dir|--cpu-prof-interval|--cpu-prof-name|--disable-proto|--experimental-default-type|--experimental-policy|--experimental-sea-config|--heap-prof-dir|--heap-prof-interval|--heap-prof-name|--heapsnapshot-near-heap-limit|--heapsnapshot-signal|--inspect-publish-uid|--max-http-header-size|--network-family-autoselection-attempt-timeout|--policy-integrity|--snapshot-blob|--test-concurrency|--test-shard|--test-timeout|--tls-cipher-list|--tls-keylog|--trace-event-categories|--trace-event-file-pattern|--trace-require-module|--use-largepages|--v8-pool-size|--experimental-test-coverage-include|--experimental-test-coverage-exclude|--test-isolation|--test-global-setup|--test-coverage-include|--test-coverage-exclude)$/,
   noScript: /^(-e|--eval|-p|--print|-c|--check|-i|--interactive|--test|--run)(=|$)|^-[a-z]*[ep]$/,
+  flags: new RegExp(
+    `^--(${[
+      'allow-addons|allow-child-process|allow-wasi|allow-worker|build-snapshot|completion-bash|cpu-prof|disable-wasm-trap-handler',
+      'enable-etw-stack-walking|enable-fips|enable-source-maps|experimental-[a-z-]+|expose-gc|force-context-aware|force-fips',
+      'frozen-intrinsics|heap-prof|insecure-http-parser|inspect|inspect-brk|inspect-wait|jitless|no-[a-z-]+|node-memory-debug',
+      'openssl-legacy-provider|openssl-shared-config|pending-deprecation|permission|preserve-symlinks|preserve-symlinks-main',
+      'prof|report-compact|report-exclude-network|report-on-fatalerror|report-on-signal|report-uncaught-exception|test-force-exit',
+      'test-only|throw-deprecation|trace-atomics-wait|trace-deprecation|trace-exit|trace-promises|trace-sigint|trace-sync-io',
+      'trace-tls|trace-uncaught|trace-warnings|track-heap-objects|use-bundled-ca|use-openssl-ca|watch|watch-preserve-output',
+      'zero-fill-buffers|harmony|harmony-[a-z-]+',
+    ].join('|')})$`,
+  ),
 };
 const DENO_RULES: ScriptRules = {
   valued: /^(-c|--config|--import-map|--lock|--cert|--env-file|--location|--seed|-L|--log-level|--ext|--v8-flags)$/,
@@ -125,6 +144,7 @@ export function scriptIndex(interpreter: string, args: readonly string[]): numbe
     if (a === '-' || rules.noScript.test(a)) return -1;
     if (!a.startsWith('-')) return i;
     if (rules.valued.test(a)) i++;
+    else if (rules.flags && !a.includes('=') && !rules.flags.test(a)) return -1;
   }
   return -1;
 }
@@ -271,14 +291,24 @@ export function computeReach(req: SandboxRequest, host: HostFacts): ComputedReac
   }
   // The launchers' caches are MCP Host's own, seeded from the person's (launcher.ts): whatever the
   // environment names is only where the seed comes from, and only if it is such a cache.
-  const cacheRoot = host.sandboxCache ?? path.join(home, '.cache', 'mcp-host', 'sandbox');
+  // One cache per launch identity (the command, its arguments, its roots): a server that rewrites a package in its
+  // cache changes only what it runs itself, never what another sandboxed server runs with another reach.
+  const identity = createHash('sha256')
+    .update(JSON.stringify([command ?? req.command, args, roots]))
+    .digest('hex')
+    .slice(0, 16);
+  const cacheRoot = path.join(host.sandboxCache ?? path.join(home, '.cache', 'mcp-host', 'sandbox'), identity);
+  // A cache the server could write is no source: it would choose what is copied, and where links lead.
+  const writable = [...roots, ...(req.settings?.filesystem?.allowWrite ?? []).map((p) => host.realpath(expand(p, home, cwd)))];
   const ownCaches: string[] = [];
   const env: Record<string, string> = {};
   const seeds: CacheSeed[] = [];
   const seed = (variable: string, named: string | undefined, fallback: string, marker: string, to: string) => {
     const from = named === undefined ? fallback : expand(named, home, cwd);
     const real = host.realpath(from);
-    if (real !== path.parse(real).root && !isWithin(home, real) && host.kind(path.join(real, marker)) !== 'none')
+    if (writable.some((w) => isWithin(real, w)))
+      notes.push(`${variable}=${named ?? from} is in a folder the server may write: not copied into its own cache`);
+    else if (real !== path.parse(real).root && !isWithin(home, real) && host.kind(path.join(real, marker)) !== 'none')
       seeds.push({ from: real, to });
     else if (named !== undefined)
       notes.push(`${variable}=${named} is not a cache folder (never the home, / or a folder above them): not used`);

@@ -19,6 +19,8 @@ export interface SandboxReach {
    * made empty for the time the server runs. Filled in at launch; empty in a preview.
    */
   protected: string[];
+  /** Folders between a read-write folder and a protected path, bound onto themselves: still writable, but never renamed or removed (protected.ts). */
+  pinned?: string[];
   denyRead: string[];
   denyWrite: string[];
   /** Hosts (or `*.suffix`) the server may connect to through the proxy, settled (domains.ts); empty means no network at all. */
