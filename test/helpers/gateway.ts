@@ -21,7 +21,7 @@ import {
 } from '../../src/core';
 import { thisMachine } from '../../src/core/policy/gate';
 import { createMasker } from '../../src/core/policy/mask';
-import { Forwarder } from '../../src/core/gateway/forward';
+import { Forwarder, type GatewayOrigin } from '../../src/core/gateway/forward';
 import { toldReadOnlyInMemory, type GatewayCall, type SharedServer, type ToldReadOnly } from '../../src/core/gateway/shared';
 import { ChatGateway, type GatewayAddress } from '../../src/core/gateway/sdkGateway';
 import { ROOT } from './servers';
@@ -68,6 +68,8 @@ export function share(
     /** Where the records go instead of the returned array (a real audit log). */
     auditSink?: AuditSink;
     telemetry?: SharedServer['telemetry'];
+    /** Whose requests the forwarder carries: VS Code's chat's (the default) or an agent's. */
+    origin?: GatewayOrigin;
   } = {},
 ): Shared {
   const audit: AuditEntry[] = [];
@@ -94,7 +96,7 @@ export function share(
     ...options.pins,
     flow: options.flow,
   };
-  return { forwarder: new Forwarder(shared), audit, calls };
+  return { forwarder: new Forwarder(shared, options.origin), audit, calls };
 }
 
 /** fetch over a Unix domain socket (or named pipe), as VS Code's client does for `unix:` URIs. */

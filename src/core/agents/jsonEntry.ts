@@ -14,6 +14,8 @@ import { jsonc } from '../jsonc';
 export class EntryFileError extends Error {}
 
 const CONTAINER = 'mcpServers';
+/** A byte-order mark, which some editors on Windows put first: kept where it is, never read as part of the JSON. */
+const BOM = '\uFEFF';
 
 function tree(text: string): Node | undefined {
   if (!text.trim()) return undefined;
@@ -73,17 +75,19 @@ function insertion(text: string, object: Node, key: string, value: unknown): { a
   }
   const last = members[members.length - 1];
   const sameLine = !text.slice(object.offset, last.offset).includes('\n');
-  // A trailing comma the file already has after the last member is kept: the new member goes after it.
   const tail = /^\s*,/.exec(text.slice(last.offset + last.length, closing));
+  // A trailing comma the file already has after the last member is kept, as the separator, and the new member gets
+  // one of its own: the file keeps its style, and taking the member out gives the file back as it was.
+  const ownComma = tail ? ',' : '';
   if (sameLine) {
     const at = tail ? last.offset + last.length + tail[0].length : last.offset + last.length;
-    return { at, insert: `${tail ? '' : ','} ${JSON.stringify(key)}: ${JSON.stringify(value)}` };
+    return { at, insert: `${tail ? '' : ','} ${JSON.stringify(key)}: ${JSON.stringify(value)}${ownComma}` };
   }
   const indent = indentAt(text, last.offset);
   const at = tail ? afterMember(text, { ...last, length: last.length + tail[0].length } as Node) : afterMember(text, last);
   return {
     at,
-    insert: `${eol}${indent}${JSON.stringify(key)}: ${printed(value, indent, unit, eol)}`,
+    insert: `${eol}${indent}${JSON.stringify(key)}: ${printed(value, indent, unit, eol)}${ownComma}`,
     comma: tail ? undefined : last.offset + last.length,
   };
 }
@@ -101,6 +105,7 @@ export interface EntryState {
 
 /** The entry named `name` of the file's `mcpServers`, if any. */
 export function readEntry(text: string, name: string): EntryState {
+  if (text.startsWith(BOM)) return readEntry(text.slice(1), name);
   const root = tree(text);
   const container = root && property(root, CONTAINER)?.children?.[1];
   const entry = container?.type === 'object' ? property(container, name)?.children?.[1] : undefined;
@@ -111,11 +116,18 @@ export function readEntry(text: string, name: string): EntryState {
   };
 }
 
+/** Whether the file has an `mcpServers` member (a comment that names it does not count). */
+export function hasContainer(text: string): boolean {
+  const root = tree(text.startsWith(BOM) ? text.slice(1) : text);
+  return root !== undefined && property(root, CONTAINER) !== undefined;
+}
+
 /**
  * The file's text with `"name": value` in its `mcpServers` (added, with the object, when missing).
  * An entry of that name already there is an error: it is someone's, unless the caller checked it is MCP Host's.
  */
 export function addEntry(text: string, name: string, value: unknown): string {
+  if (text.startsWith(BOM)) return BOM + addEntry(text.slice(1), name, value);
   const root = tree(text);
   if (!root) {
     const eol = '\n';
@@ -136,6 +148,7 @@ export function addEntry(text: string, name: string, value: unknown): string {
  * when there is no such entry.
  */
 export function removeEntry(text: string, name: string, made: { addedContainer?: boolean; createdFile?: boolean } = {}): string {
+  if (text.startsWith(BOM)) return BOM + removeEntry(text.slice(1), name, { addedContainer: made.addedContainer });
   const root = tree(text);
   const containerProp = root && property(root, CONTAINER);
   const container = containerProp?.children?.[1];
@@ -159,6 +172,11 @@ function removeMember(text: string, object: Node, member: Node): string {
   if (members.length === 1) {
     const before = text.slice(object.offset + 1, member.offset);
     const after = text.slice(end, closing);
+    // What filling an empty object wrote: a line break and indentation before the member, and after it a line break
+    // and the indentation of the object's own line; what the object held besides (`{ }`, a comment) stays.
+    const opened = /^(\r?\n)[ \t]*$/.exec(before);
+    const closedBy = opened && opened[1] + indentAt(text, object.offset);
+    if (closedBy && after.startsWith(closedBy)) return text.slice(0, object.offset + 1) + text.slice(end + closedBy.length);
     // Only white space around it (what filling an empty object left): the object is `{}` again.
     if (!/\S/.test(before) && /^\s*,?\s*$/.test(after)) return text.slice(0, object.offset + 1) + text.slice(closing);
     const comma = /^[ \t]*,/.exec(after);
@@ -169,6 +187,12 @@ function removeMember(text: string, object: Node, member: Node): string {
   const between = text.slice(prevEnd, member.offset);
   const commaAt = prevEnd + between.indexOf(',');
   const lineBreak = between.search(/\r?\n[ \t]*$/);
+  // The last member with a trailing comma of its own (the file's style): it goes with that comma and the space or
+  // line break before it; the previous member keeps its comma, which is the file's trailing comma again.
+  if (index === members.length - 1 && text[end] === ',') {
+    const start = lineBreak === -1 ? member.offset - /[ \t]*$/.exec(between)![0].length : prevEnd + lineBreak;
+    return text.slice(0, start) + text.slice(end + 1);
+  }
   // On one line: `prev, "k": v` loses `, "k": v`. Else the comma after the previous member, and the line from its break.
   if (lineBreak === -1) return text.slice(0, commaAt) + text.slice(end);
   return text.slice(0, commaAt) + text.slice(commaAt + 1, prevEnd + lineBreak) + text.slice(end);

@@ -45,7 +45,9 @@ export function addTomlEntry(text: string, name: string, value: { command: strin
     `args = [${value.args.map((a) => JSON.stringify(a)).join(', ')}]`,
     '',
   ].join(eol);
-  const separator = text === '' ? '' : text.endsWith('\n') ? eol : eol + eol;
+  // One line break after the file: a blank line before the block when the file ends its last line, the end of that
+  // line when it does not. Disconnect takes exactly that line break out again, so the file keeps its own ending.
+  const separator = text === '' ? '' : eol;
   const out = text + separator + block;
   const written = tableOf(parsed(out, 'the result'), name) as { command?: unknown; args?: unknown } | undefined;
   if (written?.command !== value.command || JSON.stringify(written.args) !== JSON.stringify(value.args))
@@ -63,9 +65,9 @@ export function removeTomlEntry(text: string, name: string): string {
   while (end < lines.length && lines[end].trim() !== '' && !/^\s*\[/.test(lines[end])) end++;
   const before = lines.slice(0, start).join('');
   const after = lines.slice(end).join('');
-  // The blank line written before the block goes with it.
-  const trimmed = after === '' && /\r?\n\r?\n$/.test(before) ? before.replace(/\r?\n$/, '') : before;
-  const out = trimmed + (after.startsWith('\n') || after.startsWith('\r\n') ? after.replace(/^\r?\n/, '') : after);
+  // The line break written before the block goes with it, unless what was added after the block since would then
+  // join the file's last line (the file had no final line break, and the addition starts on the block's next line).
+  const out = after === '' || /^\r?\n/.test(after) ? before.replace(/\r?\n$/, '') + after : before + after;
   parsed(out, 'the result');
   return out;
 }

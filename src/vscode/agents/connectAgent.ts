@@ -12,7 +12,7 @@ import { homedir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { forDisplay, fromTemplate, type ShownText } from '../../core';
-import { addEntry, EntryFileError, readEntry, removeEntry } from '../../core/agents/jsonEntry';
+import { addEntry, EntryFileError, hasContainer, readEntry, removeEntry } from '../../core/agents/jsonEntry';
 import { launcherPath } from '../../core/agents/rendezvous';
 import {
   AGENTS,
@@ -159,7 +159,7 @@ async function writeEntry(target: AgentTarget, file: string, launcher: string): 
   if (existing !== undefined && !isOurs(existing))
     throw new EntryFileError(`it already has a server named "${ENTRY_NAME}" that MCP Host did not write`);
   if (existing !== undefined) return { file };
-  const hadContainer = text !== undefined && /"mcpServers"\s*:/.test(text);
+  const hadContainer = text !== undefined && hasContainer(text);
   await write(file, addEntry(text ?? '', ENTRY_NAME, value));
   return { file, made: { createdFile: text === undefined, addedContainer: text !== undefined && !hadContainer } };
 }
