@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { AuditRecord } from '../../src/core/policy/types';
-import { installedAgents, run } from '../helpers/agents';
+import { installedAgents, jsonLines, run } from '../helpers/agents';
 import { MessagesStub } from '../helpers/messagesStub';
 import { ROOT } from '../helpers/servers';
 
@@ -12,14 +12,6 @@ import { ROOT } from '../helpers/servers';
 // its model a loopback stand-in that follows the injection it reads (../helpers/messagesStub.ts).
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'injection-server.mjs');
-
-const jsonLines = <T>(file: string): T[] =>
-  existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as T)
-    : [];
 
 describe('a real agent through mcp-host serve (Claude Code, offline)', function () {
   this.timeout(10 * 60_000);

@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { AuditRecord } from '../../src/core/policy/types';
-import { run, ScriptedClient } from '../helpers/agents';
+import { jsonLines, run, ScriptedClient } from '../helpers/agents';
 import { ROOT } from '../helpers/servers';
 
 // `mcp-host serve` under the whole gate: the flow guard per agent session, the scan's flagged tools
@@ -18,13 +18,6 @@ const TSX = require.resolve('tsx/cjs');
 type Result = { content: Array<{ type: string; text?: string }>; isError?: boolean };
 const resultOf = (message: Record<string, unknown>): Result => message.result as Result;
 const textOf = (message: Record<string, unknown>): string => (resultOf(message).content ?? []).map((c) => c.text ?? '').join('\n');
-const jsonLines = <T>(file: string): T[] =>
-  existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as T)
-    : [];
 
 describe('mcp-host serve under the whole gate', function () {
   this.timeout(120_000);
