@@ -1,72 +1,51 @@
 /**
- * `--config FILE`: the servers of an `mcp.json`-style file (VS Code's `servers`, or the
- * `mcpServers` of Claude Desktop, Cursor and the agents), read the way Import Servers reads them
- * (../core/servers/import.ts), with MCP Host's own entry keys (`tools`, `autoApprove`,
- * `flowLabels`, …) kept where an entry has them, then parsed as settings entries are. Small and
- * pure so every verb that takes `--config` shares it.
+ * `--config FILE`, read the same way by every verb that takes it (`serve`, `scan`): the file's text
+ * through ../core/servers/configFile.ts (VS Code's `servers` or the agents' `mcpServers`, MCP Host's
+ * own entry keys kept, the other clients' keys mapped, variables resolved, the line of each entry
+ * for SARIF). `${workspaceFolder}` is the first `--root` when there is one, else the file's folder
+ * (the one above `.vscode` for `.vscode/mcp.json`): what the file means does not depend on where
+ * the command was started. A file that cannot be read as one is a `ConfigFileError` naming it; an
+ * entry that cannot be used is a problem naming it, and each verb says what that costs
+ * (`serve` exits 2 before anything starts, `scan` scans the others and exits 3).
  */
-import * as os from 'node:os';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import * as path from 'node:path';
-import { jsonc } from '../core/jsonc';
-import { isObject } from '../core/protocol/classify';
-import { definitionProblem, parseServerDefinitions, type ServerDefinition } from '../core/servers/definition';
-import { parseImportFile } from '../core/servers/import';
-import { SERVER_ENTRY_SCHEMA } from '../core/servers/schema';
-import { resolveVariables } from '../core/servers/variables';
+import { ConfigFileError, parseConfigFile, type ConfigFile } from '../core/servers/configFile';
 
-export interface ConfiguredServers {
-  /** The servers, variables resolved (`${workspaceFolder}` is the file's folder, or the one above `.vscode`). */
-  definitions: ServerDefinition[];
-  /** An entry that cannot be used, with why: the others are still used. */
-  problems: Array<{ name: string; message: string }>;
-  /** The line (from 1) of each server's entry in the file, for a SARIF location. */
-  lines: Record<string, number>;
+export { ConfigFileError, type ConfigFile };
+
+/** What a configuration file is read with: the first `--root`, the current folder, the environment. */
+export interface ConfigReading {
+  root?: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
 }
 
-/** MCP Host's own keys of an entry, which a foreign file's mapping does not carry. */
-const OWN_KEYS = new Set(Object.keys(SERVER_ENTRY_SCHEMA.oneOf[0].properties).concat(Object.keys(SERVER_ENTRY_SCHEMA.oneOf[1].properties)));
-
-/** Reads the servers of a configuration file's text; an error message when the file as a whole cannot be used. */
-export async function configuredServers(
-  text: string,
-  file: string,
-  env: Record<string, string | undefined> = process.env,
-): Promise<ConfiguredServers | string> {
-  const parsed = parseImportFile(text, file, definitionProblem);
-  if (parsed.error) return `${file}: ${parsed.error}`;
-  const raw = jsonc().parse(text, [], { allowTrailingComma: true }) as Record<string, unknown>;
-  const rawEntries = { ...(isObject(raw.mcpServers) ? raw.mcpServers : {}), ...(isObject(raw.servers) ? raw.servers : {}) };
-  const problems: ConfiguredServers['problems'] = [];
-  const entries: Record<string, Record<string, unknown>> = {};
-  for (const c of parsed.candidates) {
-    const own = rawEntries[c.name];
-    const kept = isObject(own) ? Object.fromEntries(Object.entries(own).filter(([k]) => OWN_KEYS.has(k) && !(k in c.entry))) : {};
-    const entry = { ...c.entry, ...kept };
-    const problem = definitionProblem(c.name, entry);
-    if (problem) problems.push({ name: c.name, message: problem });
-    else entries[c.name] = entry;
-  }
-  const { definitions, diagnostics } = parseServerDefinitions(entries, { scope: 'user' });
-  for (const d of diagnostics) problems.push({ name: d.name, message: d.message });
-  const folder = path.dirname(path.resolve(file));
-  const workspaceFolder = path.basename(folder) === '.vscode' ? path.dirname(folder) : folder;
-  const resolved: ServerDefinition[] = [];
-  for (const def of definitions) {
-    try {
-      resolved.push(await resolveVariables(def, { workspaceFolder, userHome: os.homedir(), env }));
-    } catch (error) {
-      problems.push({ name: def.name, message: (error as Error).message });
-    }
-  }
-  return { definitions: resolved, problems, lines: entryLines(text, Object.keys(entries)) };
+/** What `${workspaceFolder}` means in the file: the first `--root`, else the file's folder, or the one above `.vscode`. */
+export function workspaceFolderOf(file: string, reading: Pick<ConfigReading, 'root' | 'cwd'>): string {
+  if (reading.root !== undefined) return path.resolve(reading.cwd, reading.root);
+  const folder = path.dirname(path.resolve(reading.cwd, file));
+  return path.basename(folder) === '.vscode' ? path.dirname(folder) : folder;
 }
 
-/** The line of each name's first `"name":` in the text (1 when it cannot be found). */
-function entryLines(text: string, names: string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const name of names) {
-    const at = text.indexOf(`${JSON.stringify(name)}`);
-    out[name] = at < 0 ? 1 : text.slice(0, at).split('\n').length;
+/** Reads and parses the file; a `ConfigFileError` naming it (`--config FILE: …`) when it cannot be used at all. */
+export function readConfigFile(file: string, reading: ConfigReading): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path.resolve(reading.cwd, file), 'utf8');
+  } catch (error) {
+    throw new ConfigFileError(`--config ${file}: ${(error as Error).message}`);
   }
-  return out;
+  try {
+    return parseConfigFile(text, { folder: workspaceFolderOf(file, reading), home: homedir(), env: reading.env });
+  } catch (error) {
+    if (error instanceof ConfigFileError) throw new ConfigFileError(`--config ${file}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** One line per entry that cannot be used, naming the file and the entry. */
+export function entryProblems(file: string, config: ConfigFile): string[] {
+  return config.problems.map((p) => `--config ${file}: server "${p.name}": ${p.message}`);
 }

@@ -49,15 +49,18 @@ import {
 } from '../core/policy/pins';
 import { openPolicyFile, readPolicyFileSync, writePolicyFileSync } from '../core/policy/policyFile';
 import { visibleControls } from '../core/render/serverText';
-import { closeSync, existsSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, writeSync } from 'node:fs';
 import { scriptIndex } from '../core/servers/sandbox/reach';
 import { domainPattern } from '../core/servers/sandbox/domains';
 import { runConformance } from './conformance';
-import { configuredServers } from './configFile';
+import { ConfigFileError, entryProblems, readConfigFile, workspaceFolderOf, type ConfigFile } from './configFile';
 import { offeredBy, reportScan, sarifUri, scanHandlers, scanTargets } from './scan';
 import { stdioParamsFor } from '../core/servers/launch';
-import { managedSetting, readManagedPolicy, vscodeMcpPolicyOf, VSCODE_MCP_POLICIES } from '../core/gateway/managedPolicy';
-import { orgVerdict } from '../core/gateway/orgPolicy';
+import { keptOutMessage, organisationFor } from './organisation';
+import { identityOf } from '../core/gateway/orgPolicy';
+import type { FlowMode } from '../core/scan/flowGuard';
+import { SERVE_FLOW_MODES, type ServeFlowMode } from './serve';
+import { withSandboxDefault } from '../core/servers/sandbox/defaults';
 import type { TelemetryExporter } from '../core/telemetry/exporter';
 import { SHUTDOWN_BOUND_MS } from '../core/telemetry/load';
 import { CLI_VERSION, cliTelemetry } from './telemetry';
@@ -66,7 +69,7 @@ import { planServe, runServe, type ServePlan } from './serve';
 const USAGE = `Usage: mcp-host --stdio "<command line>" [--sandbox [--allow-domain <host>]...] [--protocol <p>] [--timeout <ms>] [--grace <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
        mcp-host --http <url> [--header 'Name: value']... [--protocol <p>] [--timeout <ms>] [--log-level <level>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <file>] [--verbose] <verb> [args]
        mcp-host --config <mcp.json> [--sarif <file>] scan
-       mcp-host --config <file> [--sandbox [--allow-domain <host>]...] [--timeout <ms>] [--grace <ms>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <name>=<file>]... [--verbose] serve
+       mcp-host --config <file> [--sandbox [--allow-domain <host>]...] [--timeout <ms>] [--grace <ms>] [--root <dir>]... [--fence off|block] [--audit <file> [--audit-key <keyfile>]] [--pinned <name>=<file>]... [--flow-guard block|warn|off] [--verbose] serve
        mcp-host audit verify <file> [--head <hash>] [--audit-key <keyfile>]
 
 Verbs:
@@ -93,8 +96,12 @@ server of --config FILE, an mcp.json-style file ("servers" as VS Code writes it,
 "mcpServers" as Claude Code and others do) whose entries may use MCP Host's entry keys
 (tools.allow/deny, autoApprove, trustAnnotations, sandboxEnabled, sandbox, roots, ...); its
 tools and prompts are then <server>__<tool>. A malformed file exits 2 before anything starts.
-What would be asked of a person (a changed pinned definition, ...) is refused with an isError
-result saying what to allow. With --config, --pinned NAME=FILE pins one server of the file.
+What would be asked of a person (a changed pinned definition, a tool the scan flags, ...) is
+refused with an isError result saying what to allow. With --config, --pinned NAME=FILE pins one
+server of the file. The flow guard follows the client's session across every server: once a
+result of untrusted content came in, a call to a tool that writes or sends is refused, naming
+what came before (--flow-guard block, the default); --flow-guard warn runs it and says so on
+stderr and in the audit; --flow-guard off judges each call on its own.
 
 --http speaks Streamable HTTP to the URL, or the older HTTP+SSE transport if the server
 only knows that; --header adds a header to every request and may be repeated.
@@ -163,6 +170,8 @@ interface CliArgs {
   logLevel?: string;
   roots: string[];
   fence?: string;
+  /** --flow-guard: block, warn or off (serve). */
+  flowGuard?: string;
   audit?: string;
   auditKey?: string;
   sandbox: boolean;
@@ -187,6 +196,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (a === '--log-level') args.logLevel = argv[++i];
     else if (a === '--root') args.roots.push(argv[++i] ?? '');
     else if (a === '--fence') args.fence = argv[++i];
+    else if (a === '--flow-guard') args.flowGuard = argv[++i];
     else if (a === '--audit') args.audit = argv[++i];
     else if (a === '--audit-key') args.auditKey = argv[++i];
     else if (a === '--sandbox') args.sandbox = true;
@@ -272,7 +282,7 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write('--sarif goes with the scan verb\n');
     return 2;
   }
-  if (args.verb === 'serve' || args.config !== undefined) return serveVerb(args, out, err, machine);
+  if (args.verb === 'serve' || args.config !== undefined) return serveVerb(args, err, machine);
   if (args.verb === 'help' || (args.stdio === undefined) === (args.http === undefined) || !args.verb) {
     (args.verb === 'help' ? out : err).write(`${USAGE}\n`);
     return args.verb === 'help' ? 0 : 2;
@@ -296,8 +306,19 @@ export async function runCli(argv: string[], out = process.stdout, err = process
     err.write(`--log-level needs one of ${LOGGING_LEVELS.join(', ')}\n`);
     return 2;
   }
-  const organisation = applyManagedPolicy(args, words, err, machine.managedPolicyFile);
-  if (typeof organisation === 'number') return organisation;
+  const organisation = organisationFor(args, err, machine.managedPolicyFile);
+  if (typeof organisation === 'string') {
+    err.write(`${organisation}\n`);
+    return 2;
+  }
+  const kept = organisation.keptOut(
+    words ? { name: path.basename(words[0]), command: words } : { name: hostOf(args.http!), url: args.http! },
+  );
+  if (kept) {
+    err.write(`refused: ${keptOutMessage(kept, 'this server')}\n`);
+    return 1;
+  }
+  if (organisation.sandbox === 'all' && words) args.sandbox = true;
   if (args.sandbox && !words) {
     err.write('--sandbox works with --stdio only: an HTTP server is not a process mcp-host starts\n');
     return 2;
@@ -485,19 +506,17 @@ async function runConfigVerb(args: CliArgs, out: NodeJS.WritableStream, err: Nod
     err.write('--config FILE goes with the scan verb, without --stdio or --http\n');
     return 2;
   }
-  let text: string;
+  let servers: ConfigFile;
   try {
-    text = readFileSync(args.config!, 'utf8');
+    servers = readConfigFile(args.config!, { root: args.roots[0], cwd: process.cwd(), env: process.env });
   } catch (error) {
-    err.write(`--config ${args.config}: ${(error as Error).message}\n`);
+    if (!(error instanceof ConfigFileError)) throw error;
+    err.write(`${error.message}\n`);
     return 2;
   }
-  const servers = await configuredServers(text, args.config!);
-  if (typeof servers === 'string') {
-    err.write(`--config ${servers}\n`);
-    return 2;
-  }
-  for (const p of servers.problems) err.write(`${p.name}: not scanned: ${p.message}\n`);
+  // An entry that cannot be used is named and left out; the others are scanned, and the exit code says one was not (3).
+  for (const line of entryProblems(args.config!, servers)) err.write(`${line}; not scanned\n`);
+  for (const w of servers.warnings) err.write(`warning: ${w}\n`);
   const uri = sarifUri(args.config!);
   const targets = servers.definitions.map((def) => ({
     name: def.name,
@@ -507,7 +526,7 @@ async function runConfigVerb(args: CliArgs, out: NodeJS.WritableStream, err: Nod
         def.type === 'http'
           ? new HttpTransport({ url: def.url, headers: def.headers })
           : new StdioTransport({
-              ...(await stdioParamsFor(def, path.dirname(path.resolve(args.config!)))),
+              ...(await stdioParamsFor(def, workspaceFolderOf(args.config!, { root: args.roots[0], cwd: process.cwd() }))),
               baseEnv: cliServerEnvironment(process.env),
               shutdownGraceMs: args.graceMs ?? 500,
             });
@@ -530,73 +549,6 @@ async function runConfigVerb(args: CliArgs, out: NodeJS.WritableStream, err: Nod
   return servers.problems.length && code === 0 ? 3 : code;
 }
 
-/**
- * The organisation's managed policy file (../core/gateway/managedPolicy.ts), applied to this run:
- * VS Code's MCP lists decide whether the server may be used at all, and the locked settings
- * override the flags and variables that would loosen them. An exit code when the run must stop.
- */
-function applyManagedPolicy(
-  args: CliArgs,
-  words: string[] | undefined,
-  err: NodeJS.WritableStream,
-  file?: string,
-): number | { fence: 'on' | 'off' | 'flags'; env: NodeJS.ProcessEnv } {
-  const managed = readManagedPolicy(file);
-  if (managed.problem) err.write(`warning: ${managed.problem}; it locks nothing\n`);
-  const lists = vscodeMcpPolicyOf(managed);
-  if (lists) {
-    const identity = words
-      ? { name: path.basename(words[0]), command: words }
-      : {
-          name: (() => {
-            try {
-              return new URL(args.http!).host;
-            } catch {
-              return args.http!;
-            }
-          })(),
-          url: args.http!,
-        };
-    if (!lists.access) {
-      err.write(`refused: your organisation's policy turns MCP servers off (${VSCODE_MCP_POLICIES.access}, ${managed.file})\n`);
-      return 1;
-    }
-    const verdict = orgVerdict(identity, lists.allowed, lists.denied);
-    if (!verdict.allowed) {
-      const policy = verdict.why === 'denied' ? VSCODE_MCP_POLICIES.deniedServers : VSCODE_MCP_POLICIES.allowedServers;
-      err.write(`refused: your organisation's policy does not allow this server (${policy}, ${managed.file})\n`);
-      return 1;
-    }
-  }
-  const fence = managedSetting(managed, 'mcpHost.roots.fence');
-  if ((fence === 'block' || fence === 'ask') && args.fence === 'off') {
-    err.write(`--fence off: your organisation keeps the fence on (McpHostRootsFence, ${managed.file})\n`);
-    return 2;
-  }
-  if (managedSetting(managed, 'mcpHost.sandbox.default') === 'all' && words) args.sandbox = true;
-  const auditFile = managedSetting(managed, 'mcpHost.audit.file');
-  if (typeof auditFile === 'string' && auditFile.trim()) {
-    if (args.audit !== undefined && path.resolve(args.audit) !== path.resolve(auditFile)) {
-      err.write(`--audit: your organisation's audit file is ${auditFile} (McpHostAuditFile, ${managed.file})\n`);
-      return 2;
-    }
-    args.audit = auditFile;
-  }
-  let env: NodeJS.ProcessEnv = process.env;
-  const endpoint = managedSetting(managed, 'mcpHost.telemetry.endpoint');
-  if (typeof endpoint === 'string' && endpoint.trim()) {
-    // The organisation's collector, whatever the variables say: they may add headers, not turn it off or move it.
-    const { OTEL_SDK_DISABLED: _off, OTEL_TRACES_EXPORTER: _t, OTEL_LOGS_EXPORTER: _l, OTEL_METRICS_EXPORTER: _m, ...rest } = process.env;
-    env = { ...rest, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint };
-    for (const signal of ['TRACES', 'LOGS', 'METRICS']) delete env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`];
-    const protocol = managedSetting(managed, 'mcpHost.telemetry.protocol');
-    if (typeof protocol === 'string') env.OTEL_EXPORTER_OTLP_PROTOCOL = protocol;
-    const content = managedSetting(managed, 'mcpHost.telemetry.exportContent');
-    if (typeof content === 'boolean') env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT = String(content);
-  }
-  return { fence: fence === 'block' || fence === 'ask' ? 'on' : fence === 'off' ? 'off' : 'flags', env };
-}
-
 /** What is wrong with the flags every way of running shares (timeouts, the fence, the sandbox's domains, the audit's key), if anything. */
 function policyFlagProblem(args: CliArgs): string | undefined {
   for (const [flag, value] of [
@@ -606,6 +558,9 @@ function policyFlagProblem(args: CliArgs): string | undefined {
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) return `${flag} needs a number of milliseconds`;
   }
   if (args.fence !== undefined && args.fence !== 'off' && args.fence !== 'block') return '--fence needs off or block';
+  if (args.flowGuard !== undefined && !SERVE_FLOW_MODES.includes(args.flowGuard as ServeFlowMode))
+    return '--flow-guard needs block, warn or off';
+  if (args.flowGuard !== undefined && args.verb !== 'serve') return '--flow-guard goes with serve: one call has no session before it';
   if (args.allowDomains.length && !args.sandbox)
     return '--allow-domain needs --sandbox: without it the server has the whole network already';
   const badDomain = args.allowDomains.find((d) => domainPattern(d) === undefined);
@@ -615,10 +570,11 @@ function policyFlagProblem(args: CliArgs): string | undefined {
 }
 
 /**
- * `serve`: checks everything it reads before anything starts (exit 2 naming what is wrong), then
+ * `serve`: checks everything it reads before anything starts (exit 2 naming what is wrong), applies
+ * the organisation's policy (a server its lists keep out does not start; the others serve), then
  * serves until its client goes (./serve.ts).
  */
-async function serveVerb(args: CliArgs, out: NodeJS.WritableStream, err: NodeJS.WritableStream, _machine: CliMachine): Promise<number> {
+async function serveVerb(args: CliArgs, err: NodeJS.WritableStream, machine: CliMachine): Promise<number> {
   const ways = [args.stdio, args.http, args.config].filter((w) => w !== undefined).length;
   const usage = (why: string): number => {
     err.write(`${why}\n${USAGE}\n`);
@@ -635,10 +591,15 @@ async function serveVerb(args: CliArgs, out: NodeJS.WritableStream, err: NodeJS.
   if (typeof headers === 'string') return usage(headers);
   const words = args.stdio === undefined ? undefined : splitCommandLine(args.stdio);
   if (words?.length === 0) return usage('--stdio needs a command line');
+  const organisation = organisationFor(args, err, machine.managedPolicyFile);
+  if (typeof organisation === 'string') {
+    err.write(`${organisation}\n`);
+    return 2;
+  }
   let plan: ServePlan;
   let key: Buffer | undefined;
+  const cwd = process.cwd();
   try {
-    const cwd = process.cwd();
     const launch = words && fromCallerFolder(words, cwd);
     plan = planServe({
       stdio: launch && { words: launch, name: cliServer({ words: launch, cwd }).name },
@@ -654,28 +615,76 @@ async function serveVerb(args: CliArgs, out: NodeJS.WritableStream, err: NodeJS.
     err.write(`error: ${(error as Error).message}\n`);
     return 2;
   }
-  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err);
-  void out;
+  // VS Code's MCP lists, server by server: one they keep out does not start, and the others still serve.
+  const kept = plan.definitions.filter((def) => {
+    const identity =
+      args.config !== undefined
+        ? identityOf(def)
+        : words
+          ? { name: path.basename(words[0]), command: words }
+          : { name: hostOf(args.http!), url: args.http! };
+    const out = organisation.keptOut(identity);
+    if (out)
+      err.write(
+        `refused: ${keptOutMessage(out, args.config === undefined ? 'this server' : `the server "${def.name}"`)}; it does not start\n`,
+      );
+    return !out;
+  });
+  if (!kept.length) return 1;
+  // The organisation's sandbox default: `all` sandboxes every stdio server; `workspace` those of a file (read as a project's).
+  const sandboxed = organisation.sandbox === 'all' && args.http === undefined ? true : args.sandbox;
+  plan = {
+    ...plan,
+    definitions: organisation.sandbox && args.config !== undefined ? kept.map((d) => withSandboxDefault(d, organisation.sandbox!)) : kept,
+  };
+  // What the entries hand their servers (tokens in headers and env) is never exported.
+  const secrets = [
+    ...Object.values(headers),
+    ...plan.definitions.flatMap((d) => Object.values(d.type === 'http' ? d.headers : d.env)),
+  ].filter((v): v is string => typeof v === 'string');
+  const telemetry = cliTelemetry(organisation.env, err, secrets);
+  const audit = args.audit === undefined ? undefined : cliAuditLog(args.audit, key, err, telemetry);
   return runServe(
     plan,
     {
-      stdio: undefined,
       config: args.config,
       roots: args.roots,
-      fence: args.fence as 'off' | 'block' | undefined,
-      sandbox: args.sandbox,
+      // The organisation's fence holds with the current folder as the root when there is no --root.
+      fenced: organisation.fence === 'flags' ? args.roots.length > 0 && args.fence !== 'off' : organisation.fence === 'on',
+      flowGuard: serveFlowMode(args.flowGuard, organisation.flowGuard),
+      acceptFlagged: organisation.acceptChanges,
+      sandbox: sandboxed,
       allowDomains: args.allowDomains,
-      pinned: args.pinnedAll,
       timeoutMs: args.timeoutMs,
       graceMs: args.graceMs,
       verbose: args.verbose,
       audit,
-      cwd: process.cwd(),
+      telemetry,
+      cwd,
       env: cliServerEnvironment(process.env),
       version: CLI_VERSION,
     },
     err,
   );
+}
+
+/**
+ * serve's flow guard: nobody can be asked, so it holds (`block`) unless `--flow-guard warn` or
+ * `off` says otherwise; the organisation's `ask` or `block` holds whatever the flag says (a flag
+ * that loosens it was refused already), its `off` stands unless the flag tightens it.
+ */
+function serveFlowMode(flag: string | undefined, locked: FlowMode | undefined): ServeFlowMode {
+  const chosen = (flag as ServeFlowMode | undefined) ?? (locked === 'off' ? 'off' : 'block');
+  return locked === undefined || locked === 'off' ? chosen : 'block';
+}
+
+/** A URL's host (the name the organisation's lists and the audit give an HTTP server), or the text itself when it is no URL. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host || url;
+  } catch {
+    return url;
+  }
 }
 
 /**

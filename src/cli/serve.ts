@@ -4,15 +4,16 @@
  * `mcp.json`-style file (`--config`: `<server>__<tool>`), and its client reaches them through the
  * same forwarding path as VS Code's chat and the agents connected to the editor
  * (src/core/gateway/wire.ts → Catalog → Forwarder → the gate), as origin `agent`, headless: what
- * would be asked of the person (a changed definition, a path outside the roots under `ask`) is
- * refused with an `isError` result that says what to allow and where. The client's name and version
- * (its `initialize`) and the session's id are in every audit record. The servers' own requests:
+ * would be asked of the person (a changed definition, a tool the scan flags, a path outside the
+ * roots under `ask`, a write after untrusted content under the flow guard) is refused with an
+ * `isError` result that says why and what to allow where. The client's connection is one session:
+ * its flow guard follows it across every server, and its name and version (its `initialize`) and
+ * the session's id are in every audit record, span and log record. The servers' own requests:
  * roots are MCP Host's (`--root`, else the current folder), narrowed by the client's roots, never
  * widened; sampling and elicitation go to the client only if it declared them, within the entry's
  * sampling policy and budget, else they are refused (sampling) or declined (elicitation). It
  * exits when its client goes (stdin ends), stopping every server it started.
  */
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { Duplex } from 'node:stream';
@@ -43,34 +44,49 @@ import {
 import { Catalog } from '../core/gateway/catalog';
 import { Forwarder } from '../core/gateway/forward';
 import { RelayTransport } from '../core/gateway/relaySession';
-import { toldReadOnlyInMemory, type SharedServer } from '../core/gateway/shared';
+import { toldReadOnlyInMemory, type GatewayFlow, type SharedServer } from '../core/gateway/shared';
 import { openWireSession, type WireSession } from '../core/gateway/wire';
 import type { AuditSink, AuditedServer } from '../core/policy/types';
 import { thisMachine, type AskReason, type GateRequest } from '../core/policy/gate';
 import { createMasker } from '../core/policy/mask';
-import { compareOne, describeChange, parseLockFile, pinOf, pinPrompt, pinTool, type PinSet } from '../core/policy/pins';
+import { MAX_LOCK_FILE_BYTES, parseLockFile, type PinSet } from '../core/policy/pins';
+import { FlowGuard } from '../core/scan/flowGuard';
+import { SHUTDOWN_BOUND_MS } from '../core/telemetry/load';
+import { ServePins } from './servePins';
 import { narrowRoots } from '../core/policy/roots';
 import { elicitationSummary, samplingSummary, startServerRequest } from '../core/policy/serverRequests';
 import { GateSession } from '../core/policy/session';
 import { ConfigFileError, parseConfigFile } from '../core/servers/configFile';
+import { entryProblems, readConfigFile } from './configFile';
+import { readPolicyFileSync } from '../core/policy/policyFile';
+import type { TelemetryExporter } from '../core/telemetry/exporter';
+
+/** What `--flow-guard` can say. */
+export const SERVE_FLOW_MODES = ['block', 'warn', 'off'] as const;
+export type ServeFlowMode = (typeof SERVE_FLOW_MODES)[number];
 
 export interface ServeOptions {
-  /** One stdio server: its command line as words, already made absolute where they name a file. */
-  stdio?: { words: string[]; name: string };
-  /** One HTTP server. */
-  http?: { url: string; headers: Record<string, string>; name: string };
   /** An `mcp.json`-style file of servers. */
   config?: string;
   roots: string[];
-  fence?: 'off' | 'block';
+  /** Whether paths outside the roots are refused (`--root`, or the organisation's fence). */
+  fenced: boolean;
+  /**
+   * The flow guard (../core/scan/flowGuard.ts): `block` refuses a write after untrusted content
+   * (headless: nobody can be asked); `warn` runs it, saying so on stderr, the audit record carrying
+   * the guard's reason; `off` judges each call on its own.
+   */
+  flowGuard: ServeFlowMode;
+  /** Whether a tool the scan flags is accepted when a `--pinned` lock file pins its exact definition (the organisation may say no). */
+  acceptFlagged: boolean;
   sandbox: boolean;
   allowDomains: string[];
-  /** `--pinned`: one FILE for one server, NAME=FILE for a server of the configuration. */
-  pinned: string[];
   timeoutMs?: number;
   graceMs?: number;
   verbose: boolean;
   audit?: AuditSink & { flushed(): Promise<void> };
+  /** The team's OTLP export (src/cli/telemetry.ts): a span per gated request, shut down within its bound at exit. */
+  telemetry?: TelemetryExporter;
   cwd: string;
   env: NodeJS.ProcessEnv;
   version: string;
@@ -83,24 +99,34 @@ export interface ServePlan {
   warnings: string[];
 }
 
-/** Reads the configuration and the lock files; throws a `ConfigFileError` naming the file (exit 2) before anything starts. */
-export function planServe(options: Pick<ServeOptions, 'stdio' | 'http' | 'config' | 'roots' | 'pinned' | 'cwd' | 'env'>): ServePlan {
+/** What `planServe` reads: one server (`--stdio`, `--http`) or a configuration file, and the lock files. */
+export interface ServeLaunch {
+  /** One stdio server: its command line as words, already made absolute where they name a file. */
+  stdio?: { words: string[]; name: string };
+  /** One HTTP server. */
+  http?: { url: string; headers: Record<string, string>; name: string };
+  config?: string;
+  roots: string[];
+  /** `--pinned`: one FILE for one server, NAME=FILE for a server of the configuration. */
+  pinned: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Reads the configuration and the lock files; throws a `ConfigFileError` naming the file (exit 2)
+ * before anything starts: a file that is not one, and every entry of it that cannot be used.
+ */
+export function planServe(options: ServeLaunch): ServePlan {
   const folder = path.resolve(options.cwd, options.roots[0] ?? '.');
   let definitions: ServerDefinition[];
   let warnings: string[] = [];
   if (options.config !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(options.config, 'utf8');
-    } catch (error) {
-      throw new ConfigFileError(`--config ${options.config}: ${(error as Error).message}`);
-    }
-    try {
-      ({ definitions, warnings } = parseConfigFile(text, { folder, home: homedir(), env: options.env }));
-    } catch (error) {
-      if (error instanceof ConfigFileError) throw new ConfigFileError(`--config ${options.config}: ${error.message}`);
-      throw error;
-    }
+    const config = readConfigFile(options.config, { root: options.roots[0], cwd: options.cwd, env: options.env });
+    const problems = entryProblems(options.config, config);
+    // Serving part of what the agent was given would be a surprise: every entry is right, or nothing starts.
+    if (problems.length) throw new ConfigFileError(problems.join('\n'));
+    ({ definitions, warnings } = config);
     if (!definitions.some((d) => d.enabled)) throw new ConfigFileError(`--config ${options.config}: no enabled server in the file`);
   } else {
     const one = options.stdio
@@ -118,7 +144,8 @@ export function planServe(options: Pick<ServeOptions, 'stdio' | 'http' | 'config
     const file = eq > 0 ? spec.slice(eq + 1) : spec;
     if (!definitions.some((d) => d.name === server)) throw new ConfigFileError(`--pinned ${spec}: the file has no server "${server}"`);
     try {
-      pins.set(server, { set: parseLockFile(readFileSync(file, 'utf8')), file });
+      // A policy file, as the one-server --pinned reads it: no link, no FIFO, bounded.
+      pins.set(server, { set: parseLockFile(readPolicyFileSync(file, MAX_LOCK_FILE_BYTES, { within: [options.cwd] })), file });
     } catch (error) {
       throw new ConfigFileError(`--pinned ${file}: ${(error as Error).message}`);
     }
@@ -165,9 +192,22 @@ export async function runServe(plan: ServePlan, options: ServeOptions, err: Node
       }))
     : [{ uri: pathToFileURL(options.cwd).href, name: 'current directory' }];
   const roots = new ServeRoots(baseRoots, folder);
-  const fenced = options.roots.length > 0 && options.fence !== 'off';
+  const fenced = options.fenced;
   const { masker } = createMasker();
+  // One client, one connection: one session, whose flow guard follows it across every server.
   const session = new GateSession('agent', 'serve');
+  const flow: GatewayFlow =
+    options.flowGuard === 'warn'
+      ? {
+          guard: new FlowGuard({ maxSessions: 1 }),
+          // The guard's question, answered by serve itself: the call runs, and stderr and the audit say what it followed.
+          mode: () => 'ask',
+          ask: async (q) => {
+            err.write(`warning: MCP Host's flow guard let ${q.server} › ${q.tool} run (--flow-guard warn): ${q.finding.reason}\n`);
+            return true;
+          },
+        }
+      : { guard: new FlowGuard({ maxSessions: 1 }), mode: () => options.flowGuard as 'block' | 'off' };
   const current: { wire?: WireSession } = {};
   const sandboxes = new Map<string, SandboxLimits>();
   const budgets = new Map<string, SamplingBudget>();
@@ -285,7 +325,7 @@ export async function runServe(plan: ServePlan, options: ServeOptions, err: Node
     return handle;
   });
 
-  const refusedUnasked = (def: ServerDefinition, request: GateRequest, reasons: AskReason[]): string => {
+  const refusedUnasked = (pins: ServePins, request: GateRequest, reasons: AskReason[]): string => {
     const parts: string[] = [];
     for (const reason of reasons) {
       if (reason.kind === 'outsideRoots')
@@ -293,26 +333,26 @@ export async function runServe(plan: ServePlan, options: ServeOptions, err: Node
           `outside the roots: ${reason.findings.map((f) => `${f.pointer || 'the URI'} = ${JSON.stringify(f.value)} (${f.resolved})`).join('; ')}; ` +
             `to allow it, add the folder with --root to mcp-host serve${flags}`,
         );
-      else if (reason.kind === 'definitionChanged') {
-        const pinned = plan.pins.get(def.name);
-        const what =
-          request.method === 'tools/call'
-            ? `the tool ${request.tool.name}`
-            : request.method === 'prompts/get'
-              ? `the prompt ${request.name}`
-              : 'it';
-        parts.push(
-          `${what} changed since it was pinned in ${pinned?.file ?? 'the lock file'} (${describeChange(reason.changed)}); ` +
-            'review the change, then pin the server again (mcp-host … pin FILE) to allow it',
-        );
-      } else parts.push('it needs the person to confirm it, and mcp-host serve has nobody to ask');
+      else if (reason.kind === 'definitionChanged') parts.push(pins.refusal(request, reason));
+      else if (reason.kind === 'untrustedFlow') parts.push(`held by MCP Host's flow guard: ${reason.finding.reason}`);
+      else parts.push('it needs the person to confirm it, and mcp-host serve has nobody to ask');
     }
     return parts.join('; ');
   };
 
+  /** The tool names of every server but `handle`'s, for the scan's shadowing detector. */
+  const otherTools = (handle: ServerHandle): ReadonlyMap<string, string> =>
+    new Map(handles.filter((h) => h !== handle).flatMap((h) => h.tools.map((t): [string, string] => [t.name, h.name])));
+
   const forwarders = handles.map((handle) => {
     const def = handle.definition;
-    const pinned = plan.pins.get(def.name);
+    const pins = new ServePins({
+      lock: plan.pins.get(def.name),
+      otherTools: () => otherTools(handle),
+      acceptFlagged: options.acceptFlagged,
+      audit: options.audit,
+      audited: () => audited(def),
+    });
     const shared: SharedServer = {
       handle,
       gateContext: () => ({
@@ -322,18 +362,19 @@ export async function runServe(plan: ServePlan, options: ServeOptions, err: Node
         roots: roots.of(def),
         machine: thisMachine(),
         serverCwd: handle.workingFolder,
-        lockFile: pinned?.file,
+        serverEnv: handle.environment,
+        lockFile: pins.lockFile,
       }),
       audited: () => audited(def),
       audit: options.audit,
+      telemetry: options.telemetry,
       masker: () => masker,
       requestTimeoutMs: def.requestTimeoutMs ?? options.timeoutMs ?? 60_000,
       toldReadOnly: toldReadOnlyInMemory(),
-      refusedUnasked: (request, reasons) => refusedUnasked(def, request, reasons),
-      ...(pinned && {
-        pinOf: (tool) => compareOne(pinOf(pinned.set, 'tools', tool.name), pinTool(tool)),
-        promptPinOf: (prompt) => compareOne(pinOf(pinned.set, 'prompts', prompt.name), pinPrompt(prompt)),
-      }),
+      refusedUnasked: (request, reasons) => refusedUnasked(pins, request, reasons),
+      pinOf: (tool) => pins.tool(tool),
+      promptPinOf: (prompt) => pins.prompt(prompt),
+      flow,
     };
     return { name: def.name, forwarder: new Forwarder(shared, 'agent') };
   });
@@ -345,7 +386,9 @@ export async function runServe(plan: ServePlan, options: ServeOptions, err: Node
   });
   const stopAll = async (): Promise<void> => {
     await Promise.all(handles.map((h) => h.dispose().catch(() => undefined)));
+    // The audit first: its records go to the exporter once they are on disk; a collector that is down costs at most the bound.
     await options.audit?.flushed();
+    await options.telemetry?.shutdown(SHUTDOWN_BOUND_MS);
   };
   if (started.every((s) => s.status === 'rejected')) {
     await stopAll();

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { AuditEntry, ServerHandle, Tool } from '../../src/core';
 import { AuditLog } from '../../src/core/policy/audit';
-import type { ChatFlow } from '../../src/core/gateway/shared';
+import type { GatewayFlow } from '../../src/core/gateway/shared';
 import { ChatGateway } from '../../src/core/gateway/sdkGateway';
 import { FlowGuard, toolLabels, type FlowFinding, type FlowMode } from '../../src/core/scan/flowGuard';
 import { gatewayClient, nodeServerHandle, share } from '../helpers/gateway';
@@ -151,7 +151,7 @@ describe('flow guard: replayed attacks through the chat gateway', function () {
   async function shareAll(servers: Array<[name: string, role: string]>, withLog = false): Promise<void> {
     handles = servers.map(([name, role]) => fixtureHandle(name, role, log));
     await Promise.all(handles.map((h) => h.start()));
-    const flow: ChatFlow = {
+    const flow: GatewayFlow = {
       guard: new FlowGuard(),
       mode: () => mode,
       ask: async (q) => {

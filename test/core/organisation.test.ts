@@ -79,7 +79,11 @@ describe("an organisation's policy", function () {
     for (const setting of Object.keys(LOCKABLE_SETTINGS) as LockableSetting[]) {
       const line = new RegExp(`'${setting.replace(/\./g, '\\.')}': (.+),`).exec(source);
       assert.ok(line, setting);
-      assert.deepEqual(line[1] === 'undefined' ? undefined : JSON.parse(line[1].replace(/'/g, '"')), properties[setting].default, setting);
+      assert.deepEqual(
+        line[1] === 'undefined' ? undefined : JSON.parse(line[1].replace(/'/g, '"').replace(/([{,]\s*)(\w+):/g, '$1"$2":')),
+        properties[setting].default,
+        setting,
+      );
     }
   });
 

@@ -69,7 +69,8 @@ describe('mcp-host serve', function () {
   it('answers server/discover with Method not found, then serves two servers as <server>__<tool> through the gate, origin agent, the client named in the audit', async () => {
     const audit = path.join(dir, 'audit.jsonl');
     writeFileSync(path.join(dir, 'inside.txt'), 'x');
-    const client = serve(['--config', twoServers(), '--root', dir, '--audit', audit]);
+    // The flow guard has its own tests (serveGate.test.ts): these unannotated tools would each be a source and a sink.
+    const client = serve(['--config', twoServers(), '--root', dir, '--audit', audit, '--flow-guard', 'off']);
     // As Copilot CLI and Python clients do: the 2026-07-28 question first, initialize on -32601.
     const discover = await client.request('server/discover', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } });
     assert.equal((discover.error as { code: number }).code, -32601);
@@ -184,11 +185,14 @@ describe('mcp-host serve', function () {
     mkdirSync(outside);
     writeFileSync(path.join(outside, 'secret.txt'), 'top secret');
     const audit = path.join(dir, 'audit.jsonl');
-    const client = serve(['--stdio', `${process.execPath} ${HOSTILE}`, '--sandbox', '--root', inside, '--audit', audit], {
-      ...process.env,
-      HOSTILE_OUTSIDE: outside,
-      HOSTILE_INSIDE: inside,
-    });
+    const client = serve(
+      ['--stdio', `${process.execPath} ${HOSTILE}`, '--sandbox', '--root', inside, '--audit', audit, '--flow-guard', 'off'],
+      {
+        ...process.env,
+        HOSTILE_OUTSIDE: outside,
+        HOSTILE_INSIDE: inside,
+      },
+    );
     await client.handshake();
     const read = JSON.parse(textOf(await client.request('tools/call', { name: 'read_outside', arguments: {} }))) as { ok: boolean };
     assert.equal(read.ok, false, 'the sandbox hid the folder outside the roots');

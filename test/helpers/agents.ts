@@ -3,7 +3,7 @@
 // client that speaks the stdio framing by hand (so it can send `server/discover` first, as Copilot
 // CLI does), and the processes a server left behind, found by parent, never by name.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { installedNode22, ROOT } from './servers';
 
@@ -143,3 +143,12 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** The records of a JSON Lines file (a server's log of what it received, an audit file); none when it does not exist. */
+export const jsonLines = <T>(file: string): T[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as T)
+    : [];

@@ -56,13 +56,13 @@ describe('prompt injection through the chat gateway (replayed attacks)', functio
     for (const name of ['issues', 'notes', 'poisoned'])
       await waitFor(() => a.host.registry.get(name)?.state.kind === 'running', `${name} to run`);
     // A fresh session: no untrusted content in it yet.
-    a.sharing.flow.guard.end(CHAT_WITHOUT_CONVERSATION);
+    a.sharing.flows.chat.guard.end(CHAT_WITHOUT_CONVERSATION);
 
     // No false positive: the same sink call in a clean session runs (VS Code's own confirmation answers yes in extension tests).
     assert.match(await invoke('notes', 'send_message', { to: 'me@example.com', body: 'lunch at noon' }), /sent to me@example.com/);
     assert.equal(questions.length, 0);
     // Its own result is open-world content by its annotations, so it taints what follows: the attack starts in a session of its own.
-    a.sharing.flow.guard.end(CHAT_WITHOUT_CONVERSATION);
+    a.sharing.flows.chat.guard.end(CHAT_WITHOUT_CONVERSATION);
 
     // The public issue (its hidden tag text removed before the model reads it), the private note, then the way out.
     const issue = await invoke('issues', 'get_issue', { number: 7 });

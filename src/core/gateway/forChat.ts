@@ -19,7 +19,7 @@ type ChatPolicy = Pick<ServerDefinition, 'tools' | 'trustAnnotations'>;
  * definition changed since the person approved it is not offered at all until they accept it, and
  * one never pinned is offered without its read-only hint (VS Code asks before calling it).
  */
-export function toolsForChat(tools: readonly Tool[], policy: ChatPolicy, pinOf?: (tool: Tool) => PinStatus): Tool[] {
+export function toolsForChat(tools: readonly Tool[], policy: ChatPolicy, pinOf?: (tool: Tool) => PinStatus | undefined): Tool[] {
   return tools
     .filter((t) => isToolOffered(policy as ServerDefinition, t.name) && isToolForPerson(t))
     .flatMap((t) => {

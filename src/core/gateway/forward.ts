@@ -14,7 +14,7 @@ import { REQUEST_CANCELLED } from '../jsonrpc/connection';
 import { GatedServer } from '../policy/gated';
 import type { Caller } from '../policy/telemetry';
 import { traceContextOf } from '../protocol/traceContext';
-import type { GateSession } from '../policy/session';
+import { SessionKey, type GateSession } from '../policy/session';
 import { outcomeOfError } from '../policy/run';
 import { isTrustedReadOnly } from '../policy/gate';
 import type { AuditEntry, Outcome } from '../policy/types';
@@ -33,7 +33,7 @@ import type {
 } from '../protocol/types';
 import type { ServerClient } from '../client/client';
 import { errorForChat, listForChat, promptForChat, readForChat, refusedResult, resultForChat, resultText, toolsForChat } from './forChat';
-import { toolLabels, type FlowFinding } from '../scan/flowGuard';
+import { FlowGuard, toolLabels, type FlowFinding } from '../scan/flowGuard';
 import { invisibleRemoved } from '../policy/mask';
 import type { Masker } from '../policy/types';
 import { findTool, runningClient, type SharedServer } from './shared';
@@ -76,16 +76,20 @@ export function callerOf(meta: unknown, client: { name?: unknown; version?: unkn
   return caller;
 }
 
+/** An agent's flow guard, in its session's own state: one history per connection, gone with it. */
+const AGENT_FLOW = new SessionKey('flow guard', () => new FlowGuard({ maxSessions: 1 }));
+
 /**
- * The flow guard's session of a request: the chat's conversation (VS Code's `vscode.conversationId`),
- * else the gateway session of an agent's connection; every call of this window's chat without a
- * conversation is one session, so a flow across two servers is still seen.
+ * The flow guard and its session of a request. The chat's: its conversation (VS Code's
+ * `vscode.conversationId`) in the window's guard; every call of this window's chat without one is
+ * one session, so a flow across two servers is still seen. An agent's: its connection, whatever its
+ * `_meta` says (an agent that named a fresh conversation for its next call would start it clean).
  */
-function flowSession(options: ForwardOptions): string {
+function flowSessionOf(origin: GatewayOrigin, guard: FlowGuard, options: ForwardOptions): { guard: FlowGuard; key: string } {
+  if (origin === 'agent')
+    return options.session ? { guard: options.session.state(AGENT_FLOW), key: 'connection' } : { guard, key: 'agent' };
   const conversation = options.caller?.conversationId;
-  if (conversation) return `chat:${conversation}`;
-  if (options.session?.origin === 'agent') return `agent:${options.session.id}`;
-  return CHAT_WITHOUT_CONVERSATION;
+  return { guard, key: conversation ? `chat:${conversation}` : CHAT_WITHOUT_CONVERSATION };
 }
 
 const isCapabilityDisabled = (error: unknown): boolean => McpError.from(error).kind?.type === 'capabilityDisabled';
@@ -140,7 +144,7 @@ export class Forwarder {
       // VS Code confirmed the call; when the flow guard holds it, the person is asked again, naming what came before.
       askFlow: async (request, reasons) => {
         const finding = reasons.find((r): r is { kind: 'untrustedFlow'; finding: FlowFinding } => r.kind === 'untrustedFlow')?.finding;
-        if (!finding || !shared.flow || request.method !== 'tools/call') return 'refuse';
+        if (!finding || !shared.flow?.ask || request.method !== 'tools/call') return 'refuse';
         const run = await shared.flow.ask({ server: shared.handle.name, tool: request.tool.name, args: request.arguments, finding });
         return run ? 'once' : 'refuse';
       },
@@ -232,17 +236,16 @@ export class Forwarder {
       // The flow guard: the session's history decides whether this sink call is held (../scan/flowGuard.ts).
       const flow = this.shared.flow;
       const mode = flow?.mode() ?? 'off';
-      const session = flowSession(options);
+      const flowAt = flow && mode !== 'off' ? flowSessionOf(this.origin, flow.guard, options) : undefined;
       const pinned = this.shared.pinOf?.(tool);
-      const labels =
-        flow && mode !== 'off'
-          ? toolLabels(
-              tool,
-              handle.definition.flowLabels,
-              handle.definition.trustAnnotations && (pinned === undefined || pinned.status === 'same'),
-            )
-          : undefined;
-      const finding = labels && mode !== 'off' ? flow!.guard.check(session, { labels, arguments: args }) : undefined;
+      const labels = flowAt
+        ? toolLabels(
+            tool,
+            handle.definition.flowLabels,
+            handle.definition.trustAnnotations && (pinned === undefined || pinned.status === 'same'),
+          )
+        : undefined;
+      const finding = labels && flowAt!.guard.check(flowAt!.key, { labels, arguments: args });
       let entry: AuditEntry | undefined;
       const run = await this.gate.callTool(
         tool,
@@ -285,7 +288,7 @@ export class Forwarder {
       if (labels) {
         const read = resultText(forChat);
         const unmasked = resultText(result);
-        flow!.guard.record(session, {
+        flowAt!.guard.record(flowAt!.key, {
           server: handle.name,
           tool: name,
           labels,
@@ -345,7 +348,7 @@ export class Forwarder {
       const client = await this.client(options?.signal);
       const prompts = await listOrEmpty(() => client.listPrompts());
       // A prompt changed since the person approved it is not offered until they accept the change.
-      const offered = prompts.filter((p) => this.shared.promptPinOf?.(p).status !== 'changed');
+      const offered = prompts.filter((p) => this.shared.promptPinOf?.(p)?.status !== 'changed');
       return listForChat(offered, this.masker());
     });
   }
@@ -357,7 +360,7 @@ export class Forwarder {
       if (!run.sent) {
         // The client offers a prompt now suspended: it is told to list the prompts again.
         const prompt = this.shared.handle.prompts.find((p) => p.name === name);
-        if (prompt && this.shared.promptPinOf?.(prompt).status === 'changed') this.listChanged('prompts');
+        if (prompt && this.shared.promptPinOf?.(prompt)?.status === 'changed') this.listChanged('prompts');
         throw refusal('prompts/get', name, run.reason);
       }
       return promptForChat(run.result, this.masker());

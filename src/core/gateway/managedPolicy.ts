@@ -17,6 +17,7 @@ export const LOCKABLE_SETTINGS = {
   'mcpHost.sandbox.default': 'McpHostSandboxDefault',
   'mcpHost.roots.fence': 'McpHostRootsFence',
   'mcpHost.pins.acceptChanges': 'McpHostPinsAcceptChanges',
+  'mcpHost.flowGuard': 'McpHostFlowGuard',
   'mcpHost.audit.file': 'McpHostAuditFile',
   'mcpHost.telemetry.endpoint': 'McpHostTelemetryEndpoint',
   'mcpHost.telemetry.protocol': 'McpHostTelemetryProtocol',

@@ -20,18 +20,23 @@ import type { ServerHandle } from '../servers/handle';
 import type { FlowFinding, FlowGuard, FlowMode } from '../scan/flowGuard';
 
 /**
- * The flow guard of the chat (../scan/flowGuard.ts): one for every shared server, since a session
- * (a conversation) spans servers.
+ * The flow guard (../scan/flowGuard.ts) of a forwarder's origin. The chat's conversations share one
+ * guard for the window (a conversation spans servers, and VS Code reaches each over its own
+ * connection); an agent's session (its connection: the editor's gateway, or `mcp-host serve`) keeps
+ * its own guard in its `GateSession`, so no other session, however many there are, can push its
+ * history out, and it ends with the connection.
  */
-export interface ChatFlow {
+export interface GatewayFlow {
+  /** The chat's guard, by conversation; for an agent, only requests that come without a session use it. */
   readonly guard: FlowGuard;
-  /** The mode for the chat, read afresh on each call (`mcpHost.flowGuard.chat`). */
+  /** The mode for this origin, read afresh on each call (`mcpHost.flowGuard`, or serve's `--flow-guard`). */
   mode(): FlowMode;
   /**
-   * VS Code already confirmed the call; untrusted content came before it: the person is asked now,
-   * naming what came before. True runs it.
+   * The chat: VS Code already confirmed the call; untrusted content came before it: the person is
+   * asked now, naming what came before. True runs it. Absent where the origin's own `ask` asks (an
+   * agent in the editor) or nobody can be asked (`serve`).
    */
-  ask(question: { server: string; tool: string; args: Record<string, unknown>; finding: FlowFinding }): Promise<boolean>;
+  ask?(question: { server: string; tool: string; args: Record<string, unknown>; finding: FlowFinding }): Promise<boolean>;
 }
 
 /** One tool call of a gateway's client as it ended, for the editor's history and trace ("by the chat", "by Claude Code"). */
@@ -76,14 +81,18 @@ export interface SharedServer {
    * and windows as VS Code keeps its list: VS Code skips its confirmation for them until it lists again.
    */
   readonly toldReadOnly: ToldReadOnly;
-  /** The editor's pins of what the person approved (../policy/pins.ts): how a tool compares with its pin. None: nothing is pinned. */
-  pinOf?(tool: Tool): PinStatus;
+  /**
+   * How a tool compares with what the person approved (../policy/pins.ts): the editor's pins, or
+   * serve's lock file, each with the scan's findings (a flagged tool is `changed`). None, or
+   * undefined for a tool: nothing holds it.
+   */
+  pinOf?(tool: Tool): PinStatus | undefined;
   /** A call of a tool never pinned ran: its definition is pinned now (the person confirmed it in VS Code's dialog). */
   pinUsed?(tool: Tool): void;
   /** How a prompt compares with its pin: a changed one is not offered to the chat, and its prompts/get is refused. */
-  promptPinOf?(prompt: Prompt): PinStatus;
-  /** The flow guard; none: the chat's calls are judged one by one, as before. */
-  readonly flow?: ChatFlow;
+  promptPinOf?(prompt: Prompt): PinStatus | undefined;
+  /** The flow guard; none: the calls are judged one by one. */
+  readonly flow?: GatewayFlow;
   /** Makes what `pinOf` and `promptPinOf` read current (the editor's workspace lock files), before the gate decides a call. */
   pinsReady?(): Promise<void>;
 }

@@ -15,6 +15,8 @@ import { toolUi } from '../apps/toolUi';
 import { jsonc } from '../jsonc';
 import type { Prompt, Tool } from '../protocol/types';
 import { canonicalJson, NonFiniteNumberError, stableStringify } from '../protocol/stableStringify';
+import type { ScanFinding } from '../scan/detectors';
+import type { AuditedServer, AuditEntry } from './types';
 
 /** The version of the lock file format `lockFileText` writes and `parseLockFile` reads. */
 export const LOCK_FILE_VERSION = 1;
@@ -249,6 +251,37 @@ const MEMBER_NAMES: Record<string, string> = {
 /** What changed, for a person: "description, input schema". */
 export function describeChange(changed: readonly string[]): string {
   return changed.map((m) => MEMBER_NAMES[m] ?? m).join(', ');
+}
+
+/**
+ * The audit record of a definition (origin `server`, nothing sent): found changed since its pin, or
+ * flagged by the scan on first sight; or (origin `person`) the person accepting it.
+ */
+export function definitionRecord(
+  kind: 'definition-changed' | 'definition-accepted' | 'definition-flagged',
+  server: AuditedServer,
+  c: {
+    kind: 'tools' | 'prompts' | 'instructions';
+    name: string;
+    pinned?: string;
+    now: string;
+    changed: string[];
+    findings?: readonly ScanFinding[];
+  },
+): AuditEntry {
+  return {
+    kind,
+    time: new Date().toISOString(),
+    origin: kind === 'definition-accepted' ? 'person' : 'server',
+    server,
+    method: c.kind === 'tools' ? 'tools/call' : c.kind === 'prompts' ? 'prompts/get' : 'initialize',
+    name: c.name,
+    decision: kind === 'definition-accepted' ? 'asked-allowed' : 'refused',
+    outcome: { kind: 'not-sent' },
+    ms: 0,
+    definition: { ...(c.pinned !== undefined && { pinned: c.pinned }), now: c.now, changed: c.changed },
+    ...(c.findings && { findings: c.findings.map((f) => ({ detector: f.detector, pointer: f.pointer, text: f.text })) }),
+  };
 }
 
 /** The pin of a tool by name in a set, if it has one. */

@@ -46,6 +46,12 @@ export interface ScanFinding {
   text: string;
 }
 
+/** A finding as a suspended definition's changed member reads ("flagged: model-instructions at /description: <IMPORTANT>"). */
+export const flaggedMember = (f: ScanFinding): string => `${FLAGGED}${f.detector} at ${f.pointer}: ${f.text}`;
+const FLAGGED = 'flagged: ';
+/** Whether a changed member is a finding of the scan rather than a change since the pin. */
+export const isFlaggedMember = (member: string): boolean => member.startsWith(FLAGGED);
+
 /** What a server offers, as listed. */
 export interface Offered {
   tools: readonly Tool[];

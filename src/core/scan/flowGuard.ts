@@ -30,6 +30,37 @@ export function defaultFlowMode(origin: FlowOrigin): FlowMode {
   return origin === 'chat' || origin === 'agent' ? 'ask' : origin === 'cli' ? 'block' : 'off';
 }
 
+/** The modes `mcpHost.flowGuard` (and its organisation policy, `McpHostFlowGuard`) can give. */
+export const FLOW_MODES: readonly FlowMode[] = ['ask', 'block', 'off'];
+
+/** `mcpHost.flowGuard`: the mode per origin that goes through a gateway. */
+export interface FlowGuardSetting {
+  chat: FlowMode;
+  agents: FlowMode;
+}
+
+/**
+ * The setting's value as written (an object, or its JSON text as VS Code's policy files carry an
+ * object's policy), each member the given mode or else its default: a member left out, or one that
+ * is not a mode, is never read as `off`. Undefined when the value is no such object at all.
+ */
+export function flowGuardSettingOf(value: unknown): FlowGuardSetting | undefined {
+  let v = value;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const member = (key: 'chat' | 'agents', origin: FlowOrigin): FlowMode => {
+    const m = (v as Record<string, unknown>)[key];
+    return FLOW_MODES.find((mode) => mode === m) ?? defaultFlowMode(origin);
+  };
+  return { chat: member('chat', 'chat'), agents: member('agents', 'agent') };
+}
+
 /**
  * A tool's labels: the entry's `flowLabels` when it names the tool (or has `*`); else from its
  * annotations where they are trusted (open world: untrusted; a closed-world read: private; not

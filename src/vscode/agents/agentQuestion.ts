@@ -6,8 +6,9 @@ import { askModal } from '../window/notifications';
 
 /**
  * The default `HostUi.allowAgentRequest`: one modal naming the agent, the server and the request,
- * with every reason it is asked (its first use of the server, paths outside the roots, a changed
- * definition, MCP Host's own confirmation of the tool) and the arguments, the host's secrets redacted.
+ * with every reason it is asked (its first use of the server, paths outside the roots or to files
+ * that run later, a changed or flagged definition, the flow guard's untrusted content before a write,
+ * MCP Host's own confirmation of the tool) and the arguments, the host's secrets redacted.
  */
 export async function askAgentRequest(q: AgentQuestion, redact: Redact): Promise<'allow' | 'cancel'> {
   const allow = vscode.l10n.t('Allow');
@@ -34,6 +35,29 @@ export async function askAgentRequest(q: AgentQuestion, redact: Redact): Promise
       case 'confirmTool':
         parts.push(vscode.l10n.t('MCP Host confirms the tool calls of this agent (setting mcpHost.agents.confirmTools).'));
         break;
+      case 'protectedPaths':
+        parts.push(
+          `${vscode.l10n.t("Files that run later (git hooks or configuration, the editor's or an agent's settings, shell files):")}\n${reason.findings.map((f) => `${f.pointer || 'URI'} = ${JSON.stringify(f.value)} (${f.resolved})`).join('\n')}`,
+        );
+        break;
+      case 'untrustedFlow': {
+        // The flow guard (mcpHost.flowGuard.agents): what came before in this agent's session, and what the call would send.
+        const t = reason.finding.taint;
+        parts.push(
+          vscode.l10n.t(
+            'Untrusted content came before it in this session of {0}: the result of {1} at {2}: "{3}".',
+            q.agent,
+            `${t.server} › ${t.tool}`,
+            new Date(t.at).toLocaleTimeString(),
+            t.excerpt,
+          ),
+        );
+        if (reason.finding.carries.length) parts.push(vscode.l10n.t('The call sends text read by {0}.', reason.finding.carries.join(', ')));
+        parts.push(
+          vscode.l10n.t('Text in a tool result can tell the model to send your data elsewhere. Run it only if you asked for this.'),
+        );
+        break;
+      }
     }
   }
   if (!onlyFirstUse && q.arguments) parts.push(`${vscode.l10n.t('Arguments:')}\n${JSON.stringify(q.arguments, null, 2)}`);

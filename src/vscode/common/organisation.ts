@@ -23,6 +23,7 @@ export const LOCKABLE_DEFAULTS: Record<LockableSetting, unknown> = {
   'mcpHost.sandbox.default': undefined,
   'mcpHost.roots.fence': undefined,
   'mcpHost.pins.acceptChanges': true,
+  'mcpHost.flowGuard': { chat: 'ask', agents: 'ask' },
   'mcpHost.audit.file': '',
   'mcpHost.telemetry.endpoint': '',
   'mcpHost.telemetry.protocol': 'http/protobuf',
@@ -96,7 +97,7 @@ function vscodePolicyValue(setting: LockableSetting): { value: unknown } | undef
   const inspected = config.inspect(key);
   if (!inspected) return undefined;
   const got = config.get(key);
-  const person = inspected.globalValue ?? LOCKABLE_DEFAULTS[setting];
+  const person = mergedOverDefault(inspected.globalValue, LOCKABLE_DEFAULTS[setting]);
   if (isDeepStrictEqual(got, person)) return undefined;
   // A value that is the workspace's is not a policy (a VS Code that applied one despite the scope).
   if (inspected.workspaceValue !== undefined && isDeepStrictEqual(got, inspected.workspaceValue)) return undefined;
@@ -104,14 +105,32 @@ function vscodePolicyValue(setting: LockableSetting): { value: unknown } | undef
   return { value: got };
 }
 
-/** The value in force of a lockable setting: the organisation's, else the person's user (or machine) value, else undefined. */
-export function lockedSetting<T>(setting: LockableSetting, valid: (value: unknown) => value is T): LockedValue<T> {
+/** What `get` returns for the person's value: VS Code merges an object setting's value over its default, member by member. */
+function mergedOverDefault(own: unknown, fallback: unknown): unknown {
+  if (own === undefined) return fallback;
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  return isRecord(own) && isRecord(fallback) ? { ...fallback, ...own } : own;
+}
+
+/**
+ * The value in force of a lockable setting: the organisation's, else the person's user (or machine)
+ * value, else undefined. `decode` reads a value as written (an object setting's policy may come as
+ * its JSON text) before `valid` checks it.
+ */
+export function lockedSetting<T>(
+  setting: LockableSetting,
+  valid: (value: unknown) => value is T,
+  decode: (value: unknown) => unknown = (v) => v,
+): LockedValue<T> {
   const policy = vscodePolicyValue(setting);
-  if (policy && valid(policy.value)) return { value: policy.value, lockedBy: 'policy' };
-  const file = managedPolicy().values[LOCKABLE_SETTINGS[setting]];
+  const fromPolicy = policy && decode(policy.value);
+  if (policy && valid(fromPolicy)) return { value: fromPolicy, lockedBy: 'policy' };
+  const raw = managedPolicy().values[LOCKABLE_SETTINGS[setting]];
+  const file = raw === undefined ? undefined : decode(raw);
   if (file !== undefined && valid(file)) return { value: file, lockedBy: 'managedFile' };
   const [section, key] = split(setting);
-  const own = vscode.workspace.getConfiguration(section).inspect(key)?.globalValue;
+  const inspected = vscode.workspace.getConfiguration(section).inspect(key)?.globalValue;
+  const own = inspected === undefined ? undefined : decode(inspected);
   return { value: valid(own) ? own : undefined, lockedBy: undefined };
 }
 

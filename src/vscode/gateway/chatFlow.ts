@@ -1,33 +1,42 @@
 /**
- * The flow guard of VS Code's chat (../../core/scan/flowGuard.ts): one guard for every shared
- * server of this window, since a conversation spans servers. VS Code already confirmed the call
- * when it reaches the gateway, so the guard's "ask" is a question of its own: a modal naming the
- * untrusted result that came before (tool, time, an excerpt) and the private results the call
- * would send.
+ * The flow guard of this window's gateway (../../core/scan/flowGuard.ts) for VS Code's chat and the
+ * connected agents. The chat's conversations share one guard (a conversation spans servers); an
+ * agent's connection keeps its own (../../core/gateway/forward.ts). VS Code already confirmed a chat
+ * call when it reaches the gateway, so the chat's "ask" is a question of its own: a modal naming the
+ * untrusted result that came before (tool, time, an excerpt) and the private results the call would
+ * send. An agent's held call is asked in the agent's question (../agents/agentQuestion.ts), naming
+ * the agent.
  */
 import * as vscode from 'vscode';
-import { FlowGuard, defaultFlowMode, type FlowMode } from '../../core/scan/flowGuard';
+import { FlowGuard, flowGuardSettingOf, type FlowGuardSetting } from '../../core/scan/flowGuard';
 import type { FlowQuestion } from '../common/answers';
-import type { ChatFlow } from '../../core/gateway/shared';
+import type { GatewayFlow } from '../../core/gateway/shared';
 import { forDisplay, fromTemplate, joinShown, type Redact } from '../../core';
 import { cachedSetting } from '../common/settingCache';
+import { lockedSetting } from '../common/organisation';
 import { Settings } from '../common/ids';
 import type { HostUi } from '../ui/hostUi';
 import { askModal } from '../window/notifications';
 
-const MODES: readonly FlowMode[] = ['ask', 'block', 'off'];
+const isSetting = (v: unknown): v is FlowGuardSetting => v !== undefined;
 
-/** `mcpHost.flowGuard.chat` from user (or machine) settings only: a workspace cannot loosen it. */
-const chatMode = cachedSetting(`${Settings.section}.flowGuard`, (): FlowMode => {
-  const value = vscode.workspace.getConfiguration(Settings.section).inspect<{ chat?: unknown }>('flowGuard')?.globalValue?.chat;
-  return MODES.find((m) => m === value) ?? defaultFlowMode('chat');
-});
+/**
+ * `mcpHost.flowGuard` as the organisation locks it (`McpHostFlowGuard`: a member it leaves out is
+ * the default, never the person's), else from user (or machine) settings only: a workspace cannot
+ * loosen it. Dropped on any change of MCP Host's settings, when the managed file is read again too.
+ */
+const modes = cachedSetting(
+  Settings.section,
+  (): FlowGuardSetting => lockedSetting('mcpHost.flowGuard', isSetting, flowGuardSettingOf).value ?? flowGuardSettingOf({})!,
+);
 
-export function chatFlow(ui: HostUi): ChatFlow {
+/** The chat's and the agents' flow guards: one guard for the chat's conversations, each mode read afresh. */
+export function gatewayFlows(ui: HostUi): { chat: GatewayFlow; agents: GatewayFlow } {
+  const guard = new FlowGuard();
   return {
-    guard: new FlowGuard(),
-    mode: chatMode,
-    ask: async (question) => (await ui.confirmFlow(question)) === 'run',
+    chat: { guard, mode: () => modes().chat, ask: async (question) => (await ui.confirmFlow(question)) === 'run' },
+    // An agent's held call is one more reason of its question in the editor (the forwarder's `ask`).
+    agents: { guard, mode: () => modes().agents },
   };
 }
 

@@ -17,8 +17,8 @@ import { definitionHash, fromTemplate, forDisplay, joinShown, nothingToRedact, t
 import type { ChatGateway, GatewayOptions } from '../../core/gateway/sdkGateway';
 import type { GateSession } from '../../core/policy/session';
 import type { Forwarder } from '../../core/gateway/forward';
-import type { ChatFlow, GatewayCall, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
-import { chatFlow } from './chatFlow';
+import type { GatewayCall, GatewayFlow, SharedServer, ToldReadOnly } from '../../core/gateway/shared';
+import { gatewayFlows } from './chatFlow';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy, offeredToChat } from './chatPolicy';
 import { sameNamedTools } from '../../core/gateway/sameNames';
 import { thisMachine } from '../../core/policy/gate';
@@ -110,8 +110,8 @@ export class ChatSharing implements vscode.Disposable {
   private gatewayStart: Promise<ChatGateway> | undefined;
   private gatewayReady: ChatGateway | undefined;
   private readonly forwarders = new Map<ServerHandle, Forwarder>();
-  /** The flow guard, one for every shared server: a conversation spans servers. */
-  readonly flow: ChatFlow;
+  /** The flow guard of each origin: the chat's one guard for every shared server (a conversation spans servers), the agents' mode. */
+  readonly flows: { chat: GatewayFlow; agents: GatewayFlow };
   /** What each shared server was offered as (its definition and state), to tell VS Code only of real changes and end stale sessions. */
   private offered = new Map<string, string>();
   private module: typeof GatewayModule | undefined;
@@ -128,7 +128,7 @@ export class ChatSharing implements vscode.Disposable {
     /** dist/relay.js, which VS Code starts for each shared server (../../core/gateway/relay.ts). */
     private readonly relayPath: string,
   ) {
-    this.flow = chatFlow(host.ui);
+    this.flows = gatewayFlows(host.ui);
     const api = mcpApi();
     if (!api) return;
     this.disposables.push(
@@ -312,7 +312,7 @@ export class ChatSharing implements vscode.Disposable {
       promptPinOf: (prompt) => host.pins.status(handle, 'prompts', prompt),
       pinsReady: () => host.pins.ready(handle.definition),
       ask: own.ask,
-      flow: this.flow,
+      flow: origin === 'chat' ? this.flows.chat : this.flows.agents,
     };
   }
 

@@ -9,7 +9,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { stableStringify } from '../../core/protocol/stableStringify';
-import { compareOne, pinInstructions, pinListed, pinOf, pinPrompt, pinTool, type Pinned, type PinStatus } from '../../core/policy/pins';
+import {
+  compareOne,
+  definitionRecord,
+  pinInstructions,
+  pinListed,
+  pinOf,
+  pinPrompt,
+  pinTool,
+  type Pinned,
+  type PinStatus,
+} from '../../core/policy/pins';
 import { readPolicyFileSync, writePolicyFile } from '../../core/policy/policyFile';
 import { auditedServer } from '../../core/policy/serverRequests';
 import type { AuditSink } from '../../core/policy/types';
@@ -18,7 +28,7 @@ import { serverIdentity, type PinKind } from './gate';
 import { WorkspaceLockFiles } from './lockFiles';
 import { SerialQueue } from '../../core';
 import { invisibleMarked } from '../../core/scan/invisible';
-import { scanTool, type ScanFinding } from '../../core/scan/detectors';
+import { flaggedMember, isFlaggedMember, scanTool, type ScanFinding } from '../../core/scan/detectors';
 
 /** The pins' file in the extension's global storage. */
 const PINS_FILE = 'pinned-definitions.json';
@@ -53,11 +63,6 @@ export interface DefinitionChange {
   /** The tool was flagged by the scan (../../core/scan/detectors.ts): what it found, which accepting it accepts. */
   findings?: readonly ScanFinding[];
 }
-
-/** How a flagged tool's findings read where a change's members do ("flagged: model-instructions at /description: <IMPORTANT>"). */
-export const flaggedMember = (f: ScanFinding): string => `${FLAGGED}${f.detector} at ${f.pointer}: ${f.text}`;
-const FLAGGED = 'flagged: ';
-export const isFlaggedMember = (member: string): boolean => member.startsWith(FLAGGED);
 
 const pinOfItem = (kind: PinKind, item: Tool | Prompt): Pinned => (kind === 'tools' ? pinTool(item as Tool) : pinPrompt(item as Prompt));
 
@@ -347,19 +352,16 @@ export class DefinitionPins implements vscode.Disposable {
     kind: 'definition-changed' | 'definition-accepted' | 'definition-flagged',
     c: DefinitionChange,
   ): void {
-    this.audit.append({
-      kind,
-      time: new Date().toISOString(),
-      origin: kind === 'definition-accepted' ? 'person' : 'server',
-      server: auditedServer(handle.definition),
-      method: c.kind === 'tools' ? 'tools/call' : c.kind === 'prompts' ? 'prompts/get' : 'initialize',
-      name: c.name,
-      decision: kind === 'definition-accepted' ? 'asked-allowed' : 'refused',
-      outcome: { kind: 'not-sent' },
-      ms: 0,
-      definition: { pinned: c.pinned.sha256, now: c.now.sha256, changed: c.changed },
-      ...(c.findings && { findings: c.findings.map((f) => ({ detector: f.detector, pointer: f.pointer, text: f.text })) }),
-    });
+    this.audit.append(
+      definitionRecord(kind, auditedServer(handle.definition), {
+        kind: c.kind,
+        name: c.name,
+        pinned: c.pinned.sha256,
+        now: c.now.sha256,
+        changed: c.changed,
+        findings: c.findings,
+      }),
+    );
   }
 }
 

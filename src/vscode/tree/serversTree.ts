@@ -21,7 +21,7 @@ import { agentOfClient, targetLabel } from '../../core/agents/targets';
 import type { Sandboxes } from '../host/sandboxes';
 import { Commands } from '../common/ids';
 import { sandboxRules } from '../policy/consent';
-import { isFlaggedMember } from '../policy/pins';
+import { isFlaggedMember } from '../../core/scan/detectors';
 import { startWithheldBy } from '../policy/vscodeMcpPolicy';
 import { lockedSetting, oneOf } from '../common/organisation';
 import { CHAT_POLICY_SETTINGS, chatWithheldBy, sameNamesInChat } from '../gateway/chatPolicy';
