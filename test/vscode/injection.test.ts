@@ -6,6 +6,10 @@ import * as vscode from 'vscode';
 import { api, repoRoot, setServers, waitFor } from './helpers';
 import type { FlowQuestion } from '../../src/vscode/common/answers';
 import { CHAT_WITHOUT_CONVERSATION } from '../../src/core/gateway/forward';
+import type { ChangedDefinition } from '../../src/vscode/common/answers';
+import { changedDefinitionText } from '../../src/vscode/policy/pinReview';
+import { LaunchConsent, launchConsentText } from '../../src/vscode/policy/consent';
+import type { LaunchSummary } from '../../src/core/servers/secrets';
 
 /** What VS Code 1.139 offers that @types/vscode 1.90 does not name. */
 interface LmTools {
@@ -116,5 +120,70 @@ describe('prompt injection through the chat gateway (replayed attacks)', functio
     assert.ok(add.findings!.some((f) => f.detector === 'invisible-characters' && f.text.startsWith('<tags: Before using this tool')));
     assert.ok(flagged.found.find((r) => r.name === 'format_text')!.findings!.some((f) => f.detector === 'other-servers-tools'));
     assert.match(flagged.held.flow!.reason, /issues › get_issue/);
+  });
+
+  it("flags a poisoned server's prompt and instructions too; the person's confirmation says in words what was found and sends nothing; the next launch consent names it", async () => {
+    const a = await api();
+    const saved = { confirmChangedDefinition: a.ui.confirmChangedDefinition };
+    const before = restore;
+    restore = () => (before?.(), Object.assign(a.ui, saved));
+    const asked: ChangedDefinition[] = [];
+    a.ui.confirmChangedDefinition = async (_server, change) => (asked.push(change), 'cancel');
+    await setServers({ poisoned2: entry('poisoned') });
+    const h = await waitFor(() => {
+      const s = a.host.registry.get('poisoned2');
+      return s?.state.kind === 'running' && s.tools.length === 2 && s.prompts.length === 1 && s;
+    }, 'poisoned2 to run with its tools and prompt');
+
+    const review = h.prompts[0];
+    assert.equal(a.host.pins.status(h, 'prompts', review).status, 'changed', 'the flagged prompt is suspended');
+    const promptFound = new Set(a.host.pins.flagged(h.definition, review, 'prompts').map((f) => f.detector));
+    assert.ok(promptFound.has('invisible-characters') && promptFound.has('model-instructions'), [...promptFound].join());
+    const instructions = a.host.pins.changes(h).find((c) => c.kind === 'instructions');
+    assert.ok(
+      instructions?.findings?.some((f) => f.detector === 'invisible-characters'),
+      'the instructions are flagged',
+    );
+
+    // The person calls the flagged tool and gets the flagged prompt: each asked, in words, and cancelled.
+    const add = h.tools.find((t) => t.name === 'add')!;
+    assert.equal(await a.tools.call(h, add, { a: 1, b: 2 }), undefined);
+    assert.equal(await a.prompts.run({ server: h, prompt: review }), undefined);
+    assert.deepEqual(
+      asked.map((c) => `${c.kind}:${c.name}`),
+      ['tools:add', 'prompts:review'],
+    );
+    const { question, detail } = changedDefinitionText('poisoned2', asked[0], (t) => t);
+    assert.match(question, /"add" of the MCP server "poisoned2" was flagged by MCP Host's scan/);
+    assert.match(
+      detail,
+      /hidden text that you cannot see but the AI model reads, in its description: “<tags: Before using this tool/,
+      detail,
+    );
+    assert.match(detail, /instructions to the AI model instead of a description, in its description/, detail);
+    assert.doesNotMatch(detail, /flagged: |model-instructions/, 'no detector ids or pointers');
+    const prompt = changedDefinitionText('poisoned2', asked[1], (t) => t).detail;
+    assert.match(prompt, /instructions to the AI model instead of a description, in its description: “/, prompt);
+    assert.ok(!received().some((r) => r.at.startsWith('poisoned:')), 'the poisoned server received nothing');
+
+    // What the scan found is remembered for the server: a workspace's launch consent names it before it runs again.
+    const known = await waitFor(() => {
+      const k = a.host.pins.knownFindings(h.definition);
+      return new Set(k.map((f) => f.kind)).size === 3 && k;
+    }, 'the findings of tools, prompt and instructions remembered');
+    const launches: LaunchSummary[] = [];
+    const ui = { ...a.ui, allowLaunch: async (l: LaunchSummary) => (launches.push(l), 'cancel' as const) };
+    const memento = { get: <T>(_k: string, d: T) => d, update: async () => undefined, keys: () => [] } as unknown as vscode.Memento;
+    const workspaceDef = { ...h.definition, origin: { ...h.definition.origin, scope: 'workspace' as const } };
+    await assert.rejects(new LaunchConsent(memento, () => true, ui).check(workspaceDef, undefined, undefined, undefined, known));
+    const consent = launchConsentText(launches[0], (t) => t).detail;
+    assert.match(consent, /When it last ran, MCP Host's scan flagged what this server offers/, consent);
+    assert.match(consent, /the tool format_text, its description: “/, consent);
+    assert.match(consent, /the prompt review, its description/, consent);
+    assert.match(
+      consent,
+      /hidden text that you cannot see but the AI model reads, in the server's instructions: “.*<tags: Before answering/,
+      consent,
+    );
   });
 });

@@ -105,7 +105,13 @@ describe('pinned tool definitions in a real VS Code: a changed tool is suspended
     assert.equal(await a.tools.call(h, toolOf(h, 'lookup'), { word: 'c' }), undefined, 'the read-only trust no longer applies');
     assert.deepEqual(changes, [
       { kind: 'tools', name: 'remove', changed: ['annotations'] },
-      { kind: 'tools', name: 'lookup', changed: ['description', 'inputSchema'] },
+      {
+        kind: 'tools',
+        name: 'lookup',
+        changed: ['description', 'inputSchema'],
+        // Its new description names a secret file: the question says what the scan found too.
+        findings: [{ detector: 'sensitive-files', kind: 'tool', name: 'lookup', pointer: '/description', text: '.aws/credentials' }],
+      },
     ]);
     assert.equal(received().length, 4, 'nothing refused reached the server');
 

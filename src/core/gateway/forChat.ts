@@ -193,14 +193,30 @@ export function refusedResult(server: string, tool: string, reason: string): Cal
   return { content: [{ type: 'text', text: `MCP Host refused ${server} › ${tool}: ${reason}.` }], isError: true };
 }
 
-/** The text a model reads of a tool result: its text blocks, embedded text resources and structured content. */
-export function resultText(result: CallToolResult): string {
+/** The text a model reads of content blocks: text blocks and embedded text resources. */
+function blocksText(blocks: readonly ContentBlock[]): string[] {
   const parts: string[] = [];
-  for (const block of result.content ?? []) {
+  for (const block of blocks) {
     if (block.type === 'text') parts.push(block.text);
     else if (block.type === 'resource' && 'text' in block.resource && typeof block.resource.text === 'string')
       parts.push(block.resource.text);
   }
+  return parts;
+}
+
+/** The text a model reads of a tool result: its text blocks, embedded text resources and structured content. */
+export function resultText(result: CallToolResult): string {
+  const parts = blocksText(result.content ?? []);
   if (result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
   return parts.join('\n');
+}
+
+/** The text a model reads of a resource read: its text contents. */
+export function readText(result: ReadResourceResult): string {
+  return result.contents.flatMap((c) => ('text' in c && typeof c.text === 'string' ? [c.text] : [])).join('\n');
+}
+
+/** The text a model reads of a prompt: its messages' text blocks and embedded text resources. */
+export function promptText(result: GetPromptResult): string {
+  return blocksText(result.messages.map((m) => m.content)).join('\n');
 }

@@ -32,8 +32,19 @@ import type {
   Tool,
 } from '../protocol/types';
 import type { ServerClient } from '../client/client';
-import { errorForChat, listForChat, promptForChat, readForChat, refusedResult, resultForChat, resultText, toolsForChat } from './forChat';
-import { FlowGuard, toolLabels, type FlowFinding } from '../scan/flowGuard';
+import {
+  errorForChat,
+  listForChat,
+  promptForChat,
+  promptText,
+  readForChat,
+  readText,
+  refusedResult,
+  resultForChat,
+  resultText,
+  toolsForChat,
+} from './forChat';
+import { FlowGuard, promptLabels, resourceLabels, toolLabels, type FlowFinding, type FlowResult } from '../scan/flowGuard';
 import { invisibleRemoved } from '../policy/mask';
 import type { Masker } from '../policy/types';
 import { findTool, runningClient, type SharedServer } from './shared';
@@ -90,6 +101,14 @@ function flowSessionOf(origin: GatewayOrigin, guard: FlowGuard, options: Forward
     return options.session ? { guard: options.session.state(AGENT_FLOW), key: 'connection' } : { guard, key: 'agent' };
   const conversation = options.caller?.conversationId;
   return { guard, key: conversation ? `chat:${conversation}` : CHAT_WITHOUT_CONVERSATION };
+}
+
+/**
+ * The session whose content counts for a chat session too: VS Code names no conversation on
+ * resources/read and prompts/get, so what they bring may be in any conversation of the window.
+ */
+function windowSessionOf(session: string): string | undefined {
+  return session.startsWith('chat:') ? CHAT_WITHOUT_CONVERSATION : undefined;
 }
 
 const isCapabilityDisabled = (error: unknown): boolean => McpError.from(error).kind?.type === 'capabilityDisabled';
@@ -245,7 +264,7 @@ export class Forwarder {
             handle.definition.trustAnnotations && (pinned === undefined || pinned.status === 'same'),
           )
         : undefined;
-      const finding = labels && flowAt!.guard.check(flowAt!.key, { labels, arguments: args });
+      const finding = labels && flowAt!.guard.check(flowAt!.key, { labels, arguments: args }, windowSessionOf(flowAt!.key));
       let entry: AuditEntry | undefined;
       const run = await this.gate.callTool(
         tool,
@@ -291,6 +310,7 @@ export class Forwarder {
         flowAt!.guard.record(flowAt!.key, {
           server: handle.name,
           tool: name,
+          kind: 'tool',
           labels,
           text: read,
           unmasked,
@@ -327,9 +347,14 @@ export class Forwarder {
   readResource(uri: string, options: ForwardOptions): Promise<ReadResourceResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.readResource(uri, { signal: options.signal }, { session: options.session, caller: options.caller });
+      let entry: AuditEntry | undefined;
+      const how = { session: options.session, caller: options.caller, onRecord: (e: AuditEntry) => (entry = e) };
+      const run = await this.gate.readResource(uri, { signal: options.signal }, how);
       if (!run.sent) throw refusal('resources/read', uri, run.reason);
-      return readForChat(run.result, this.masker());
+      const forChat = readForChat(run.result, this.masker());
+      const labels = resourceLabels(this.shared.handle.definition.flowLabels);
+      this.recordFlow(options, { tool: uri, kind: 'resource', labels, text: readText(forChat), unmasked: readText(run.result), entry });
+      return forChat;
     });
   }
 
@@ -356,15 +381,28 @@ export class Forwarder {
   getPrompt(name: string, args: Record<string, string>, options: ForwardOptions): Promise<GetPromptResult> {
     return this.masked(async () => {
       await this.client(options.signal);
-      const run = await this.gate.getPrompt(name, args, { signal: options.signal }, { session: options.session, caller: options.caller });
+      let entry: AuditEntry | undefined;
+      const how = { session: options.session, caller: options.caller, onRecord: (e: AuditEntry) => (entry = e) };
+      const run = await this.gate.getPrompt(name, args, { signal: options.signal }, how);
       if (!run.sent) {
         // The client offers a prompt now suspended: it is told to list the prompts again.
         const prompt = this.shared.handle.prompts.find((p) => p.name === name);
         if (prompt && this.shared.promptPinOf?.(prompt)?.status === 'changed') this.listChanged('prompts');
         throw refusal('prompts/get', name, run.reason);
       }
-      return promptForChat(run.result, this.masker());
+      const forChat = promptForChat(run.result, this.masker());
+      const labels = promptLabels(this.shared.handle.definition.flowLabels);
+      this.recordFlow(options, { tool: name, kind: 'prompt', labels, text: promptText(forChat), unmasked: promptText(run.result), entry });
+      return forChat;
     });
+  }
+
+  /** A resource read or a prompt's messages, recorded by the flow guard as a tool's result is: what addresses the model taints, what is private is indexed. */
+  private recordFlow(options: ForwardOptions, result: Omit<FlowResult, 'server'>): void {
+    const flow = this.shared.flow;
+    if (!flow || flow.mode() === 'off') return;
+    const at = flowSessionOf(this.origin, flow.guard, options);
+    at.guard.record(at.key, { ...result, server: this.shared.handle.name });
   }
 
   /** Completion values are offered to the client as text: masked like everything else it reads. */

@@ -75,14 +75,26 @@ const MODEL_INSTRUCTIONS: readonly RegExp[] = [
   /<\s*\/?\s*(?:important|system|instructions?|secret|hidden|critical|admin|override)\b[^<>]{0,60}>/i,
   /\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|system|original)\s+(?:instructions?|prompts?|rules|directions|messages?|guidelines)\b/i,
   /\b(?:do\s+not|don['’]t|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to|notify|alert|warn|show)\s+(?:this\s+to\s+)?(?:the\s+)?user\b/i,
+  /\b(?:do\s+not|don['’]t|never)\s+let\s+the\s+user\s+(?:know|see|notice|find\s+out)\b/i,
+  /\b(?:hide|keep|conceal)\s+(?:this|it|that|these|them)\b(?:\s+\w+){0,2}?\s+from\s+the\s+user\b/i,
   /\bwithout\s+(?:telling|informing|notifying|alerting|asking|warning)\s+(?:the\s+)?user\b/i,
   /\b(?:the\s+)?user\s+(?:must|should)\s+(?:not|never)\s+(?:know|see|notice|be\s+told)\b/i,
-  /\bbefore\s+(?:using|calling|invoking|running|executing)\s+(?:this|any|the|other)\b[^.\n]{0,40}?\b(?:tool|function)s?\b/i,
   /\b(?:secretly|silently|quietly|covertly|discreetly)\s+(?:send|read|call|include|pass|add|upload|forward|copy|attach|append)\b/i,
   /\b(?:these|this|the\s+following)\s+(?:instructions?|rules?)\s+(?:override|supersede|take\s+precedence)\b/i,
   /\byou\s+are\s+now\s+(?:in|a|an|the)\b/i,
   /\bnew\s+instructions?\s*:/i,
+  // Data sent on to an address of the server's choosing: "also send a copy to archive@…", "always forward it to https://…".
+  /\b(?:also|always|secretly|first)\s+(?:send|forward|upload|post|copy|cc|bcc|e-?mail|mail)\b[^.\n]{0,60}?\bto\s+(?:https?:\/\/[^\s"'<>]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)/i,
 ];
+/**
+ * "Before using this tool…": addressed to the model in a tool's or a prompt's description, but
+ * that is what a server's instructions are for ("call get_context before using the other tools"),
+ * so it is not looked for there.
+ */
+const BEFORE_USING =
+  /\bbefore\s+(?:using|calling|invoking|running|executing)\s+(?:this|any|the|other)\b[^.\n]{0,40}?\b(?:tool|function)s?\b/i;
+/** What is addressed to the model in a definition or a result; the instructions are read without `BEFORE_USING`. */
+const ADDRESSED: readonly RegExp[] = [...MODEL_INSTRUCTIONS, BEFORE_USING];
 
 const SENSITIVE_FILES =
   /(?:~|\$HOME|%USERPROFILE%)?[\\/]\.ssh\b|(?<![\w.-])\.ssh[\\/]|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?<![\w.-])\.env(?:\.[A-Za-z]+)?(?![\w-])|\.aws[\\/](?:credentials|config)\b|\bcredentials\.json\b|(?<![\w.-])\.(?:netrc|npmrc|pypirc|pgpass|git-credentials)\b|\/etc\/(?:passwd|shadow|sudoers)\b|\.kube[\\/]config\b|\.docker[\\/]config\.json\b|\.gnupg\b|(?<![\w-])mcp\.json\b|\bclaude_desktop_config\.json\b|\bprivate[\s_-]keys?\b|\b(?:seed|recovery)\s+phrase\b/i;
@@ -97,11 +109,14 @@ const SOLICITING_TEXT: readonly RegExp[] = [
   /\b(?:include|pass|provide|send|add|put|paste|attach)\s+(?:here\s+)?(?:the\s+|your\s+|any\s+|all\s+)?(?:api[\s_-]?keys?|access\s+tokens?|secrets?|passwords?|credentials)\b/i,
 ];
 
-/** Phrases that point at other servers' tools without naming them. */
+/**
+ * Phrases that point at other servers' tools without naming them, or that rewrite how a named
+ * tool is used; a tool the phrase names (its `tool` group) that is the server's own is its business.
+ */
 const OTHER_TOOLS: readonly RegExp[] = [
-  /\b(?:any|every|all|each)\s+other\s+(?:mcp\s+)?(?:servers?|tools?)\b/i,
-  /\b(?:instead\s+of|rather\s+than)\s+(?:using|calling)\s+(?:the\s+)?[`'"]?[\w.-]+[`'"]?\s+tool\b/i,
-  /\bwhen(?:ever)?\s+(?:the\s+|any\s+)?[`'"]?[\w.-]+[`'"]?\s+tool\s+is\s+(?:called|used|invoked)\b/i,
+  /\b(?:any|every|all|each)\s+other\s+(?:mcp\s+)?(?:servers?|tools?)\b/gi,
+  /\b(?:instead\s+of|rather\s+than)\s+(?:using|calling)\s+(?:the\s+)?[`'"]?(?<tool>[\w.-]+)[`'"]?\s+tool\b/gi,
+  /\bwhen(?:ever)?\s+(?:the\s+|any\s+)?[`'"]?(?<tool>[\w.-]+)[`'"]?\s+tool\s+is\s+(?:called|used|invoked)\b/gi,
 ];
 
 function shown(text: string): string {
@@ -174,8 +189,7 @@ function isDistinctiveName(name: string): boolean {
 
 function otherToolsIn(text: string, own: ReadonlySet<string>, context: ScanContext): string | undefined {
   for (const pattern of OTHER_TOOLS) {
-    const m = pattern.exec(text);
-    if (m) return m[0];
+    for (const m of text.matchAll(pattern)) if (m.groups?.tool === undefined || !own.has(m.groups.tool)) return m[0];
   }
   if (!context.otherTools) return undefined;
   for (const word of text.match(/[A-Za-z][\w.-]*[A-Za-z0-9]/g) ?? []) {
@@ -197,7 +211,7 @@ function scanString(s: Scanned, own: ReadonlySet<string>, context: ScanContext, 
     if (SOLICITING_NAME.test(s.text)) found.push(['soliciting-parameter', s.text]);
     return found;
   }
-  const instruction = MODEL_INSTRUCTIONS.map((p) => p.exec(read)).find((m) => m);
+  const instruction = (instructions ? MODEL_INSTRUCTIONS : ADDRESSED).map((p) => p.exec(read)).find((m) => m);
   if (instruction) found.push(['model-instructions', instruction[0]]);
   const file = SENSITIVE_FILES.exec(read);
   if (file) found.push([s.parameter ? 'soliciting-parameter' : 'sensitive-files', file[0]]);
@@ -227,18 +241,33 @@ function scanItem(kind: ScannedKind, name: string, strings: Scanned[], own: Read
 /** Every finding in what a server offers, in the order of its tools, prompts and instructions. */
 export function scanOffered(offered: Offered, context: ScanContext = {}): ScanFinding[] {
   const own = new Set(offered.tools.map((t) => t.name));
+  const names = [...own];
   return [
     ...offered.tools.flatMap((t) => scanItem('tool', t.name, toolStrings(t), own, context)),
-    ...offered.prompts.flatMap((p) => scanItem('prompt', p.name, promptStrings(p), own, context)),
-    ...(offered.instructions
-      ? scanItem('instructions', 'instructions', [{ pointer: '', text: offered.instructions, description: true }], own, context)
-      : []),
+    ...offered.prompts.flatMap((p) => scanPrompt(p, context, names)),
+    ...scanInstructions(offered.instructions, context, names),
   ];
 }
 
 /** The findings of one tool (the editor marks it, the gate withholds it until the person accepts it). */
 export function scanTool(tool: Tool, context: ScanContext = {}, ownTools: readonly string[] = [tool.name]): ScanFinding[] {
   return scanItem('tool', tool.name, toolStrings(tool), new Set(ownTools), context);
+}
+
+/** The findings of one prompt (the editor marks it, the gate withholds it from the chat until the person accepts it). */
+export function scanPrompt(prompt: Prompt, context: ScanContext = {}, ownTools: readonly string[] = []): ScanFinding[] {
+  return scanItem('prompt', prompt.name, promptStrings(prompt), new Set(ownTools), context);
+}
+
+/** The findings of the server's instructions (the editor marks its server; MCP Host passes them to no model). */
+export function scanInstructions(
+  instructions: string | undefined,
+  context: ScanContext = {},
+  ownTools: readonly string[] = [],
+): ScanFinding[] {
+  return instructions
+    ? scanItem('instructions', 'instructions', [{ pointer: '', text: instructions, description: true }], new Set(ownTools), context)
+    : [];
 }
 
 /**
@@ -248,6 +277,9 @@ export function scanTool(tool: Tool, context: ScanContext = {}, ownTools: readon
 export function addressesModel(text: string): string | undefined {
   const runs = invisibleRuns(text).filter((r) => r.text.codePointAt(0)! >= 0xe0000);
   if (runs.length) return runs[0].shown;
-  const m = MODEL_INSTRUCTIONS.map((p) => p.exec(text)).find((x) => x);
-  return m ? shown(m[0]) : undefined;
+  for (const pattern of ADDRESSED) {
+    const m = pattern.exec(text);
+    if (m) return shown(m[0]);
+  }
+  return undefined;
 }

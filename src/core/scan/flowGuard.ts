@@ -15,7 +15,7 @@ import type { Tool } from '../protocol/types';
 import { addressesModel } from './detectors';
 import { withoutInvisible } from './invisible';
 
-import { FLOW_LABELS, type FlowLabel, type FlowLabelSettings } from './labels';
+import { FLOW_LABELS, PROMPT_GETS, RESOURCE_READS, type FlowLabel, type FlowLabelSettings } from './labels';
 
 export type { FlowLabel, FlowLabelSettings } from './labels';
 
@@ -79,14 +79,37 @@ export function toolLabels(tool: Tool, settings: FlowLabelSettings | undefined, 
   return labels;
 }
 
+/**
+ * The labels of a server's resource reads: the entry's `flowLabels["resources/read"]`, else
+ * private (a server's resources are its own data: files, notes, rows). Text in one that addresses
+ * the model makes it untrusted whatever its labels.
+ */
+export function resourceLabels(settings: FlowLabelSettings | undefined): ReadonlySet<FlowLabel> {
+  return new Set((settings && own(settings, RESOURCE_READS)) ?? ['private']);
+}
+
+/**
+ * The labels of a server's prompts: the entry's `flowLabels["prompts/get"]`, else none (the person
+ * picked the prompt, and its text is the server's template). Text in its messages that addresses
+ * the model makes it untrusted whatever its labels.
+ */
+export function promptLabels(settings: FlowLabelSettings | undefined): ReadonlySet<FlowLabel> {
+  return new Set((settings && own(settings, PROMPT_GETS)) ?? []);
+}
+
 function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
 }
 
+/** What a recorded result is of: a tool call (the default), a resource read, a prompt got. */
+export type FlowSource = 'tool' | 'resource' | 'prompt';
+
 /** The untrusted result that made a session untrusted. */
 export interface Taint {
   server: string;
+  /** The tool's name, the resource's URI or the prompt's name. */
   tool: string;
+  kind?: FlowSource;
   /** When its result came (ms since the epoch). */
   at: number;
   /** A short piece of the result: what addressed the model, or its beginning. */
@@ -109,11 +132,17 @@ export interface FlowFinding {
 /** One call's result, as the guard records it. */
 export interface FlowResult {
   server: string;
+  /** The tool's name, the resource's URI or the prompt's name. */
   tool: string;
+  /** Absent: a tool call. */
+  kind?: FlowSource;
   labels: ReadonlySet<FlowLabel>;
   /** The text of the result as the model reads it (secrets masked). */
   text: string;
-  /** Masking found a secret in the result: it is private whatever the tool's labels. */
+  /**
+   * Masking found a secret in the result: it is private whatever the tool's labels. Absent: the
+   * text differs from `unmasked` and holds a masking placeholder.
+   */
   maskedSecret?: boolean;
   /** The unmasked text, when it differs: its secret-shaped tokens are indexed (never kept). */
   unmasked?: string;
@@ -193,7 +222,9 @@ export class FlowGuard {
   record(sessionKey: string, result: FlowResult): void {
     const addressing = addressesModel(result.unmasked ?? result.text);
     const untrusted = result.labels.has('untrusted') || addressing !== undefined;
-    const isPrivate = result.labels.has('private') || result.maskedSecret === true;
+    const maskedSecret =
+      result.maskedSecret ?? (result.unmasked !== undefined && result.unmasked !== result.text && MASKED.test(result.text));
+    const isPrivate = result.labels.has('private') || maskedSecret;
     if (!untrusted && !isPrivate) {
       this.session(sessionKey, false);
       return;
@@ -204,6 +235,7 @@ export class FlowGuard {
       s.taint = {
         server: result.server,
         tool: result.tool,
+        ...(result.kind && result.kind !== 'tool' && { kind: result.kind }),
         at: this.now(),
         excerpt: excerptOf(
           result.text,
@@ -212,7 +244,7 @@ export class FlowGuard {
         entry: result.entry,
       };
     if (!isPrivate || s.full) return;
-    const source = s.sources.push({ server: result.server, tool: result.tool, masked: result.maskedSecret === true }) - 1;
+    const source = s.sources.push({ server: result.server, tool: result.tool, masked: maskedSecret }) - 1;
     for (const text of result.unmasked === undefined ? [result.text] : [result.text, result.unmasked]) {
       for (const h of fingerprints(text)) this.add(s, h, source);
       for (const h of tokens(text)) this.add(s, h, source);
@@ -227,25 +259,37 @@ export class FlowGuard {
     if (!s.index.has(hash)) s.index.set(hash, source);
   }
 
-  /** Whether a call to a tool with these labels and arguments is held, and why; undefined lets it through. */
-  check(sessionKey: string, call: { labels: ReadonlySet<FlowLabel>; arguments: unknown }): FlowFinding | undefined {
+  /**
+   * Whether a call to a tool with these labels and arguments is held, and why; undefined lets it
+   * through. `alsoFrom` names a session whose content counts for this one too: what came with no
+   * session of its own (VS Code names no conversation on a resource read or a prompt) may be in any.
+   */
+  check(sessionKey: string, call: { labels: ReadonlySet<FlowLabel>; arguments: unknown }, alsoFrom?: string): FlowFinding | undefined {
     if (!call.labels.has('sink')) return undefined;
-    const s = this.session(sessionKey, false);
-    if (!s?.taint) return undefined;
-    const carried = new Set<number>();
+    const sessions = [
+      this.session(sessionKey, false),
+      alsoFrom === undefined || alsoFrom === sessionKey ? undefined : this.session(alsoFrom, false),
+    ];
+    const t = sessions.find((s) => s?.taint)?.taint;
+    if (!t) return undefined;
     const text = argumentText(call.arguments);
-    for (const h of [...fingerprints(text), ...tokens(text)]) {
-      const source = s.index.get(h);
-      if (source !== undefined) carried.add(source);
+    const hashes = [...fingerprints(text), ...tokens(text)];
+    const masked = MASKED.test(text);
+    const carries = new Set<string>();
+    for (const s of sessions) {
+      if (!s) continue;
+      const carried = new Set<number>();
+      for (const h of hashes) {
+        const source = s.index.get(h);
+        if (source !== undefined) carried.add(source);
+      }
+      if (masked) s.sources.forEach((src, i) => src.masked && carried.add(i));
+      for (const i of carried) carries.add(`${s.sources[i].server} › ${s.sources[i].tool}`);
     }
-    if (MASKED.test(text)) s.sources.forEach((src, i) => src.masked && carried.add(i));
-    const carries = [...new Set([...carried].map((i) => `${s.sources[i].server} › ${s.sources[i].tool}`))];
-    const t = s.taint;
-    const when = new Date(t.at).toISOString().slice(11, 19);
+    const named = [...carries];
     const reason =
-      `untrusted content came before this call: the result of ${t.server} › ${t.tool} at ${when} UTC ("${t.excerpt}")` +
-      (carries.length ? `; it sends text read by ${carries.join(', ')}` : '');
-    return { session: sessionId(sessionKey), taint: t, carries, reason };
+      `untrusted content came before this call: ${taintText(t)}` + (named.length ? `; it sends text read by ${named.join(', ')}` : '');
+    return { session: sessionId(sessionKey), taint: t, carries: named, reason };
   }
 
   /** Forgets a session (a conversation or a connection ended). */
@@ -257,6 +301,18 @@ export class FlowGuard {
 /** A session's key as the audit names it: 12 hex digits of its SHA-256. */
 export function sessionId(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 12);
+}
+
+/** What made the session untrusted, for the reason: a tool's result, a resource read, a prompt got, when, and an excerpt. */
+function taintText(t: Taint): string {
+  const when = `${new Date(t.at).toISOString().slice(11, 19)} UTC`;
+  const what =
+    t.kind === 'resource'
+      ? `the resource ${t.tool} of ${t.server}, read at ${when}`
+      : t.kind === 'prompt'
+        ? `the prompt ${t.server} › ${t.tool}, got at ${when}`
+        : `the result of ${t.server} › ${t.tool} at ${when}`;
+  return `${what} ("${t.excerpt}")`;
 }
 
 function excerptOf(text: string, addressing: string | undefined): string {

@@ -117,7 +117,7 @@ const common = {
     type: 'object',
     additionalProperties: { type: 'array', items: { enum: ['untrusted', 'private', 'sink'] }, uniqueItems: true },
     markdownDescription:
-      "The flow guard's labels of this server's tools (`mcpHost.flowGuard`), by tool name (`*` for the tools not named): exactly the labels the tool has. `untrusted`: its results may carry someone else's text (a web page, a public issue); `private`: its results are yours (notes, files, mail); `sink`: it writes or sends. Unnamed tools are labelled from their annotations when `trustAnnotations` is on, else as all three.",
+      "The flow guard's labels of this server's tools (`mcpHost.flowGuard`), by tool name (`*` for the tools not named): exactly the labels the tool has. `untrusted`: its results may carry someone else's text (a web page, a public issue); `private`: its results are yours (notes, files, mail); `sink`: it writes or sends. Unnamed tools are labelled from their annotations when `trustAnnotations` is on, else as all three. `resources/read` labels every resource read of the server (else `private`), `prompts/get` every prompt got (else none).",
     examples: [{ search_issues: ['untrusted'], read_note: ['private'], send_message: ['sink'], '*': [] }],
   },
   trustAnnotations: {

@@ -1,5 +1,6 @@
 import type { ServerDefinition, ServerOrigin } from './definition';
 import { policyGrant, type PolicyGrant } from './grant';
+import type { ScanFinding } from '../scan/detectors';
 
 /** Shorter values would turn ordinary words of every log line into `***`; they are not redacted. */
 export const MIN_REDACTED_LENGTH = 4;
@@ -171,6 +172,8 @@ export interface LaunchSummary {
   grant?: PolicyGrant;
   /** stdio in the sandbox: its limits as computed for this machine ("sandboxed: reads and writes ~/ws/, network: none"). */
   sandbox?: string;
+  /** What MCP Host's scan found in the server when it last ran, not accepted since (the editor's pins). */
+  findings?: readonly ScanFinding[];
 }
 
 export function launchSummary(def: ServerDefinition, cwd: string | undefined): LaunchSummary {

@@ -1,4 +1,5 @@
 import type { FlowFinding } from '../../core/scan/flowGuard';
+import type { ScanFinding } from '../../core/scan/detectors';
 import type * as vscode from 'vscode';
 import type { AppPermission, FencedPath, GatedMethod, PropertySpec, Tool } from '../../core';
 import type { AskReason } from '../../core/policy/gate';
@@ -69,6 +70,8 @@ export interface ChangedDefinition {
   name: string;
   /** The members that differ: `description`, `inputSchema`, `annotations`, … */
   changed: string[];
+  /** What MCP Host's scan found in it that the person has not accepted yet. */
+  findings?: readonly ScanFinding[];
 }
 
 /** A call of a suspended tool (or get of a suspended prompt): run it this once, review the change first, or cancel. */

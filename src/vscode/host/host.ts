@@ -409,7 +409,13 @@ export class McpHost implements vscode.Disposable {
       const sandbox = reach && this.sandboxes.describe(reach);
       const envFile = await envFileDigest(def, folder?.uri.fsPath);
       await this.waitingFor(def.name, () =>
-        this.consent.check(def, def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined, sandbox, envFile),
+        this.consent.check(
+          def,
+          def.type === 'stdio' ? (def.cwd ?? folder?.uri.fsPath) : undefined,
+          sandbox,
+          envFile,
+          this.pins.knownFindings(def),
+        ),
       );
       if (envFile !== undefined) this.consentedEnvFiles.set(def.name, envFile);
     }

@@ -17,6 +17,8 @@ import {
   type ShownText,
 } from '../../core';
 import { askModal, notify } from '../window/notifications';
+import type { ScanFinding } from '../../core/scan/detectors';
+import { findingLines } from './findingWords';
 
 const STORE_KEY = 'mcpHost.allowedLaunches';
 /** No person answers a modal this fast; it was dismissed without being shown. */
@@ -45,16 +47,27 @@ export class LaunchConsent {
 
   /**
    * `def` as written in settings (so no secret shows), `cwd` where it will really run, `sandbox` its
-   * limits when it runs sandboxed, `envFile` the digest of its envFile's contents (an answer covers those contents only).
+   * limits when it runs sandboxed, `envFile` the digest of its envFile's contents (an answer covers those contents only),
+   * `findings` what MCP Host's scan found in it when it last ran.
    */
-  async check(def: ServerDefinition, cwd: string | undefined, sandbox?: string, envFile?: string): Promise<void> {
+  async check(
+    def: ServerDefinition,
+    cwd: string | undefined,
+    sandbox?: string,
+    envFile?: string,
+    findings: readonly ScanFinding[] = [],
+  ): Promise<void> {
     if (!this.needsConsent(def)) return;
     if (!this.isTrusted())
       throw McpError.invalidRequest(vscode.l10n.t('{0}: workspace servers do not start in an untrusted workspace', def.name));
     const wanted = acceptedLaunch(def, envFile);
     const always = this.workspaceState.get<unknown[]>(STORE_KEY, []);
     if ([...always.flatMap(decodeStored), ...this.allowedThisSession].some((accepted) => launchCovers(accepted, wanted))) return;
-    const answer = await this.ui.allowLaunch({ ...launchSummary(def, cwd), ...(sandbox !== undefined && { sandbox }) });
+    const answer = await this.ui.allowLaunch({
+      ...launchSummary(def, cwd),
+      ...(sandbox !== undefined && { sandbox }),
+      ...(findings.length && { findings }),
+    });
     if (answer === 'cancel') throw McpError.invalidRequest(vscode.l10n.t('{0}: starting was not allowed', def.name));
     this.allowedThisSession.push(wanted);
     if (answer === 'always') {
@@ -121,6 +134,10 @@ export function consentDetail(launch: LaunchSummary): string {
         : sandboxRules(def.sandbox?.network?.allowedDomains),
     );
   }
+  if (launch.findings?.length)
+    parts.push(
+      `${vscode.l10n.t("When it last ran, MCP Host's scan flagged what this server offers (each stays offered to no AI model until you review and accept it):")}\n${findingLines(launch.findings, true).join('\n')}`,
+    );
   if (launch.grant)
     parts.push(`${vscode.l10n.t("This server's settings also loosen your policy:")}\n${grantLines(launch.grant).join('\n')}`);
   parts.push(

@@ -24,6 +24,7 @@ import { cachedSetting } from '../common/settingCache';
 import { lockedSetting, oneOf } from '../common/organisation';
 import type { HostUi } from '../ui/hostUi';
 import type { PinStatus } from '../../core/policy/pins';
+import type { ScanFinding } from '../../core/scan/detectors';
 
 /** What the gate needs of the host; the host hands itself in (no import of host.ts, which owns the gate). */
 export interface GateHost {
@@ -43,6 +44,8 @@ export interface GateHost {
     /** The workspace lock files made current: what `status` reads for a gated call. */
     ready(def: ServerDefinition): Promise<void>;
     pinFirstUse(def: ServerDefinition, kind: PinKind, item: Tool | Prompt): Promise<void>;
+    /** What MCP Host's scan found in the tool or prompt that the person has not accepted. */
+    flagged(def: ServerDefinition, item: Tool | Prompt, kind: PinKind): readonly ScanFinding[];
   };
   /** The team's telemetry (./telemetry.ts), and MCP Host as the client the person's and the apps' requests come through. */
   readonly telemetry: { readonly hook: RequestTelemetry };
@@ -167,10 +170,12 @@ export class EditorGate {
       // Suspended: this question replaces the tool's confirmation; "always" cannot be answered until the change is accepted.
       const pinned = pinnedItem(r.server, request);
       if (!pinned) return 'refuse';
+      const findings = this.host.pins.flagged(r.server.definition, pinned.item, pinned.kind);
       const answer = await this.host.ui.confirmChangedDefinition(r.server.name, {
         kind: pinned.kind,
         name: pinned.item.name,
         changed: changed.changed,
+        ...(findings.length && { findings }),
       });
       if (answer === 'cancel') return 'refuse';
       if (answer === 'review' && !(await this.host.pinReview.review(r.server, { kind: pinned.kind, name: pinned.item.name })))

@@ -6,10 +6,12 @@
 import * as vscode from 'vscode';
 import { isBoolean, lockedSetting } from '../common/organisation';
 import { describeChange } from '../../core/policy/pins';
-import { forDisplay, fromTemplate, type Redact, type ServerHandle } from '../../core';
+import { forDisplay, fromTemplate, type Redact, type ServerHandle, type ShownText } from '../../core';
 import type { ChangedDefinition, ChangedDefinitionAnswer } from '../common/answers';
 import { askModal } from '../window/notifications';
 import { definitionsText, PinnedDocuments, type DefinitionChange, type DefinitionPins } from './pins';
+import { isFlaggedMember } from '../../core/scan/detectors';
+import { findingLines } from './findingWords';
 import type { HostUi } from '../ui/hostUi';
 
 const itemText = (c: ChangedDefinition): string =>
@@ -17,25 +19,40 @@ const itemText = (c: ChangedDefinition): string =>
     ? vscode.l10n.t("the server's instructions")
     : `${c.kind === 'tools' ? vscode.l10n.t('tool') : vscode.l10n.t('prompt')} ${c.name}: ${describeChange(c.changed)}`;
 
-/** The default `HostUi.confirmChangedDefinition`: one modal naming what changed. */
+/** The default `HostUi.confirmChangedDefinition`: one modal naming what changed, and what the scan found in words. */
 export async function askChangedDefinition(server: string, change: ChangedDefinition, redact: Redact): Promise<ChangedDefinitionAnswer> {
   const once = vscode.l10n.t('Allow Once');
   const review = vscode.l10n.t('Review Changes');
-  const pick = await askModal(
-    'warning',
-    fromTemplate(
-      vscode.l10n.t('"{0}" of the MCP server "{1}" changed since you approved it. Run it anyway?'),
-      forDisplay(change.name, redact),
-      forDisplay(server, redact),
-    ),
-    fromTemplate(
-      vscode.l10n.t('Changed: {0}. Its "Always Allow" and read-only trust are suspended until you review and accept the change.'),
-      forDisplay(describeChange(change.changed), redact),
-    ),
-    once,
-    review,
-  );
+  const { question, detail } = changedDefinitionText(server, change, redact);
+  const pick = await askModal('warning', question, detail, once, review);
   return pick === once ? 'once' : pick === review ? 'review' : 'cancel';
+}
+
+/**
+ * The question and detail of a suspended tool's or prompt's confirmation: what changed since the
+ * person approved it, and, when MCP Host's scan flagged it, each finding in words ("hidden text
+ * that you cannot see but the AI model reads, in its description: “<tags: …>”").
+ */
+export function changedDefinitionText(
+  server: string,
+  change: ChangedDefinition,
+  redact: Redact,
+): { question: ShownText; detail: ShownText } {
+  const redefined = change.changed.filter((m) => !isFlaggedMember(m));
+  const found = change.findings?.length
+    ? `${vscode.l10n.t("MCP Host's scan found in it:")}\n${findingLines(change.findings).join('\n')}`
+    : undefined;
+  const [name, from] = [forDisplay(change.name, redact), forDisplay(server, redact)];
+  const question =
+    redefined.length || !found
+      ? fromTemplate(vscode.l10n.t('"{0}" of the MCP server "{1}" changed since you approved it. Run it anyway?'), name, from)
+      : fromTemplate(vscode.l10n.t('"{0}" of the MCP server "{1}" was flagged by MCP Host\'s scan. Run it anyway?'), name, from);
+  const parts = [
+    redefined.length ? vscode.l10n.t('Changed: {0}.', describeChange(redefined)) : undefined,
+    found,
+    vscode.l10n.t('Its "Always Allow" and read-only trust are suspended, and no AI model is offered it, until you review and accept it.'),
+  ].filter((p): p is string => p !== undefined);
+  return { question, detail: forDisplay(parts.join('\n\n'), redact, Number.POSITIVE_INFINITY) };
 }
 
 /** The default `HostUi.acceptDefinitionChanges`: a modal beside the open diff. */

@@ -28,7 +28,7 @@ import { serverIdentity, type PinKind } from './gate';
 import { WorkspaceLockFiles } from './lockFiles';
 import { SerialQueue } from '../../core';
 import { invisibleMarked } from '../../core/scan/invisible';
-import { flaggedMember, isFlaggedMember, scanTool, type ScanFinding } from '../../core/scan/detectors';
+import { flaggedMember, isFlaggedMember, scanInstructions, scanPrompt, scanTool, type ScanFinding } from '../../core/scan/detectors';
 
 /** The pins' file in the extension's global storage. */
 const PINS_FILE = 'pinned-definitions.json';
@@ -60,9 +60,13 @@ export interface DefinitionChange {
   changed: string[];
   /** The workspace lock file that suspends it (then `pinned` is the lock's definition): accepting does not lift that. */
   lockFile?: string;
-  /** The tool was flagged by the scan (../../core/scan/detectors.ts): what it found, which accepting it accepts. */
+  /** The tool, prompt or instructions were flagged by the scan (../../core/scan/detectors.ts): what it found, which accepting it accepts. */
   findings?: readonly ScanFinding[];
 }
+
+/** The pin key under which the person's acceptance of a flagged definition is kept (tools' kept their first key). */
+const FLAGGED_KEY = { tools: 'flagged', prompts: 'flagged-prompts', instructions: 'flagged-instructions' } as const;
+type FlaggedKey = (typeof FLAGGED_KEY)[ChangeKind];
 
 const pinOfItem = (kind: PinKind, item: Tool | Prompt): Pinned => (kind === 'tools' ? pinTool(item as Tool) : pinPrompt(item as Prompt));
 
@@ -138,26 +142,41 @@ export class DefinitionPins implements vscode.Disposable {
     this.emitter.dispose();
   }
 
-  /** What the scan found in a tool as listed (each listing brings new objects, scanned once). */
-  private readonly scanned = new WeakMap<Tool, readonly ScanFinding[]>();
+  /** What the scan found in a tool or prompt as listed (each listing brings new objects, scanned once). */
+  private readonly scanned = new WeakMap<Tool | Prompt, readonly ScanFinding[]>();
 
   /**
-   * The scan's findings in a tool that the person has not accepted for this exact definition: such a
-   * tool is suspended like a changed one (never auto-approved, never trusted as read-only, withheld
-   * from the chat) until they review and accept it.
+   * The scan's findings in a tool (or prompt) that the person has not accepted for this exact
+   * definition: such a tool is suspended like a changed one (never auto-approved, never trusted as
+   * read-only, withheld from the chat) until they review and accept it. `ownTools`: the server's own
+   * tool names, which a prompt may name without shadowing anything.
    */
-  flagged(def: ServerDefinition, tool: Tool): readonly ScanFinding[] {
-    let findings = this.scanned.get(tool);
-    if (!findings) this.scanned.set(tool, (findings = scanTool(tool, { otherTools: this.otherTools(def) })));
+  flagged(def: ServerDefinition, item: Tool | Prompt, kind: PinKind = 'tools', ownTools?: readonly string[]): readonly ScanFinding[] {
+    let findings = this.scanned.get(item);
+    if (!findings) {
+      const context = { otherTools: this.otherTools(def) };
+      findings = kind === 'tools' ? scanTool(item as Tool, context) : scanPrompt(item as Prompt, context, ownTools);
+      this.scanned.set(item, findings);
+    }
     if (!findings.length) return findings;
-    return this.pinned(def, 'flagged', tool.name)?.sha256 === pinTool(tool).sha256 ? [] : findings;
+    return this.pinned(def, FLAGGED_KEY[kind], item.name)?.sha256 === pinOfItem(kind, item).sha256 ? [] : findings;
   }
 
-  private key(def: ServerDefinition, kind: ChangeKind | 'baseline' | 'flagged', name: string): string {
+  /** What the scan found in a running server's instructions, unless the person accepted these exact instructions. */
+  flaggedInstructions(handle: ServerHandle): readonly ScanFinding[] {
+    const client = handle.client;
+    if (!client?.instructions) return [];
+    const def = handle.definition;
+    const findings = scanInstructions(client.instructions, { otherTools: this.otherTools(def) }, ownToolNames(handle));
+    if (!findings.length) return findings;
+    return this.pinned(def, FLAGGED_KEY.instructions, INSTRUCTIONS)?.sha256 === pinInstructions(client.instructions).sha256 ? [] : findings;
+  }
+
+  private key(def: ServerDefinition, kind: ChangeKind | 'baseline' | 'scan' | FlaggedKey, name: string): string {
     return [serverIdentity(def), kind, name].join('\u0000');
   }
 
-  private pinned(def: ServerDefinition, kind: ChangeKind | 'flagged', name: string): Pinned | undefined {
+  private pinned(def: ServerDefinition, kind: ChangeKind | FlaggedKey, name: string): Pinned | undefined {
     const key = this.key(def, kind, name);
     return this.pins.get(key);
   }
@@ -174,7 +193,7 @@ export class DefinitionPins implements vscode.Disposable {
     const locked = this.lockChange(handle.definition, kind, item.name, now);
     if (locked) return { status: 'changed', changed: locked.changed };
     const status = compareOne(this.pinned(handle.definition, kind, item.name), now);
-    const flagged = status.status !== 'changed' && kind === 'tools' ? this.flagged(handle.definition, item as Tool) : [];
+    const flagged = status.status !== 'changed' ? this.flagged(handle.definition, item, kind, ownToolNames(handle)) : [];
     return flagged.length ? { status: 'changed', changed: flagged.map(flaggedMember) } : status;
   }
 
@@ -228,13 +247,14 @@ export class DefinitionPins implements vscode.Disposable {
     for (const c of changes) {
       if (c.now.unpinnable) continue;
       await this.store(def, c.kind, c.name, c.now);
-      if (c.findings) await this.store(def, 'flagged', c.name, c.now);
+      if (c.findings) await this.store(def, FLAGGED_KEY[c.kind], c.name, c.now);
       this.record(handle, 'definition-accepted', c);
     }
+    await this.rememberFindings(handle, [...new Set(changes.map((c) => c.kind))]);
     this.emitter.fire();
   }
 
-  private store(def: ServerDefinition, kind: ChangeKind | 'flagged', name: string, pinned: Pinned): Promise<void> {
+  private store(def: ServerDefinition, kind: ChangeKind | FlaggedKey, name: string, pinned: Pinned): Promise<void> {
     const key = this.key(def, kind, name);
     return this.save([[key, pinned]]);
   }
@@ -250,6 +270,32 @@ export class DefinitionPins implements vscode.Disposable {
       await this.store(handle.definition, 'instructions', INSTRUCTIONS, pinInstructions(client.instructions));
     }
     this.notice(handle);
+    await this.rememberFindings(handle, ['instructions']);
+  }
+
+  /**
+   * Keeps what the scan found, and the person has not accepted, in the server's tools, prompts or
+   * instructions as last listed: the launch consent shows it before the server runs again
+   * (`knownFindings`). Written only when it differs.
+   */
+  private async rememberFindings(handle: ServerHandle, kinds: readonly ChangeKind[]): Promise<void> {
+    const changes = this.changes(handle);
+    const entries: StoredPin[] = [];
+    for (const kind of kinds) {
+      const findings = changes.flatMap((c) => (c.kind === kind ? (c.findings ?? []) : []));
+      const key = this.key(handle.definition, 'scan', kind);
+      if (stableStringify(this.pins.get(key)?.definition ?? []) !== stableStringify(findings))
+        entries.push([key, { sha256: '', definition: findings }]);
+    }
+    if (entries.length) await this.save(entries);
+  }
+
+  /** What the scan found in the server when it last ran (its tools, prompts and instructions), not accepted since. */
+  knownFindings(def: ServerDefinition): ScanFinding[] {
+    return (['instructions', 'tools', 'prompts'] as const).flatMap((kind) => {
+      const known = this.pins.get(this.key(def, 'scan', kind))?.definition;
+      return Array.isArray(known) ? (known as ScanFinding[]) : [];
+    });
   }
 
   /** The server's tools and prompts whose definitions, and its instructions if their text, differ from their pins now. */
@@ -261,10 +307,29 @@ export class DefinitionPins implements vscode.Disposable {
     if (client) {
       const now = pinInstructions(client.instructions);
       const locked = this.lockedInstructions(def, now);
+      const findings = this.flaggedInstructions(handle);
+      const flagged = findings.length ? { findings } : {};
       if (locked)
-        out.push({ kind: 'instructions', name: INSTRUCTIONS, pinned: locked.pinned, now, changed: locked.changed, lockFile: locked.file });
+        out.push({
+          kind: 'instructions',
+          name: INSTRUCTIONS,
+          pinned: locked.pinned,
+          now,
+          changed: locked.changed,
+          lockFile: locked.file,
+          ...flagged,
+        });
       else if (instructions && now.sha256 !== instructions.sha256)
-        out.push({ kind: 'instructions', name: INSTRUCTIONS, pinned: instructions, now, changed: [INSTRUCTIONS] });
+        out.push({ kind: 'instructions', name: INSTRUCTIONS, pinned: instructions, now, changed: [INSTRUCTIONS], ...flagged });
+      else if (findings.length)
+        out.push({
+          kind: 'instructions',
+          name: INSTRUCTIONS,
+          pinned: instructions ?? now,
+          now,
+          changed: findings.map(flaggedMember),
+          findings,
+        });
     }
     for (const [kind, items] of [
       ['tools', handle.tools],
@@ -288,7 +353,7 @@ export class DefinitionPins implements vscode.Disposable {
         const pinned = this.pinned(def, kind, item.name);
         const status = compareOne(pinned, now);
         // A flagged tool's findings go with it: accepting the change accepts them too (the diff shows them, invisible characters marked).
-        const findings = kind === 'tools' ? this.flagged(def, item as Tool) : [];
+        const findings = this.flagged(def, item, kind, ownToolNames(handle));
         const flagged = findings.length ? { findings } : {};
         if (pinned && status.status === 'changed') out.push({ kind, name: item.name, pinned, now, changed: status.changed, ...flagged });
         else if (findings.length)
@@ -319,6 +384,7 @@ export class DefinitionPins implements vscode.Disposable {
       this.emitter.fire();
     }
     this.notice(handle);
+    await this.rememberFindings(handle, [kind]);
   }
 
   /** After the server's lists changed: each change not recorded yet in this window is audited (origin server), and the tree and chat told. */
@@ -333,7 +399,9 @@ export class DefinitionPins implements vscode.Disposable {
       if (c.findings)
         handle.log(
           'warning',
-          `the tool ${c.name} was flagged by MCP Host's scan (${c.findings.map((f) => f.detector).join(', ')}); it is offered to no model until you review and accept it`,
+          c.kind === 'instructions'
+            ? `the server's instructions were flagged by MCP Host's scan (${c.findings.map((f) => f.detector).join(', ')}); MCP Host passes them to no model. Review Changes shows them`
+            : `the ${c.kind === 'tools' ? 'tool' : 'prompt'} ${c.name} was flagged by MCP Host's scan (${c.findings.map((f) => f.detector).join(', ')}); it is offered to no model until you review and accept it`,
         );
       else if (c.kind === 'instructions')
         handle.log(
@@ -364,6 +432,9 @@ export class DefinitionPins implements vscode.Disposable {
     );
   }
 }
+
+/** The server's own tool names: a prompt or its instructions may name them without shadowing anything. */
+const ownToolNames = (handle: ServerHandle): string[] => handle.tools.map((t) => t.name);
 
 /** The definitions of a review as JSON text: sorted keys, indented, every string inert text. */
 export function definitionsText(items: ReadonlyArray<{ kind: ChangeKind; name: string; pinned: Pinned }>): string {

@@ -132,8 +132,15 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         } else if (node.server.state.kind === 'running') {
           // Only a running server's own icon: the others keep the icon that says their state.
           item.iconPath = this.icons?.iconPath(node.server.client?.serverInfo?.icons) ?? item.iconPath;
-          if (this.host.pins.changes(node.server).some((c) => c.kind === 'instructions'))
-            item.description = `${vscode.l10n.t('instructions changed since you approved them')} · ${String(item.description ?? '')}`;
+          const instructions = this.host.pins.changes(node.server).find((c) => c.kind === 'instructions');
+          const notes = [
+            instructions && !instructions.changed.every(isFlaggedMember)
+              ? vscode.l10n.t('instructions changed since you approved them')
+              : undefined,
+            instructions?.findings ? vscode.l10n.t('instructions flagged by the scan: review them') : undefined,
+          ].filter(Boolean);
+          if (notes.length) item.description = [...notes, String(item.description ?? '')].join(' · ');
+          if (instructions?.findings) item.iconPath = new vscode.ThemeIcon('shield', new vscode.ThemeColor('list.errorForeground'));
         }
         return item;
       }
@@ -265,15 +272,25 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const p = node.prompt;
         const shown = titleAndName(p);
         const item = new vscode.TreeItem(shown.label);
-        const changed = this.host.pins.status(node.server, 'prompts', p).status === 'changed';
-        item.description = [changed ? vscode.l10n.t('changed since you approved it') : undefined, shown.name, firstLine(p.description)]
+        const status = this.host.pins.status(node.server, 'prompts', p);
+        const changed = status.status === 'changed';
+        const flagged = changed && this.host.pins.flagged(node.server.definition, p, 'prompts').length > 0;
+        const redefined = changed && !status.changed.every(isFlaggedMember);
+        item.description = [
+          redefined ? vscode.l10n.t('changed since you approved it') : undefined,
+          flagged ? vscode.l10n.t('flagged by the scan: review it') : undefined,
+          shown.name,
+          firstLine(p.description),
+        ]
           .filter(Boolean)
           .join(' · ');
         item.tooltip = this.host.shown(
           `${p.name}${p.arguments?.length ? `(${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : ''}\n${p.description ?? ''}`,
           2000,
         );
-        item.iconPath = this.icons?.iconPath(p.icons) ?? new vscode.ThemeIcon('comment');
+        item.iconPath = flagged
+          ? new vscode.ThemeIcon('shield', new vscode.ThemeColor('list.errorForeground'))
+          : (this.icons?.iconPath(p.icons) ?? new vscode.ThemeIcon('comment'));
         item.contextValue = changed ? 'prompt.changed' : 'prompt';
         item.command = { command: Commands.getPrompt, title: vscode.l10n.t('Get Prompt'), arguments: [node] };
         item.id = `${node.server.name}/prompts/${p.name}`;
