@@ -47,7 +47,7 @@ import {
   type PinSet,
   type PinStatus,
 } from '../core/policy/pins';
-import { openPolicyFile, readPolicyFileSync, writePolicyFileSync } from '../core/policy/policyFile';
+import { openPolicyFile, readPolicyFileSync, writePolicyFileSync } from '../core/files/policyFile';
 import { visibleControls } from '../core/render/serverText';
 import { closeSync, existsSync, writeSync } from 'node:fs';
 import { scriptIndex } from '../core/servers/sandbox/reach';

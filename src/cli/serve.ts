@@ -58,7 +58,7 @@ import { elicitationSummary, samplingSummary, startServerRequest } from '../core
 import { GateSession } from '../core/policy/session';
 import { ConfigFileError, parseConfigFile } from '../core/servers/configFile';
 import { entryProblems, readConfigFile } from './configFile';
-import { readPolicyFileSync } from '../core/policy/policyFile';
+import { readPolicyFileSync } from '../core/files/policyFile';
 import type { TelemetryExporter } from '../core/telemetry/exporter';
 
 /** What `--flow-guard` can say. */

@@ -9,7 +9,7 @@ import { ERA_VERDICT_MAX_AGE_MS } from '../../src/core/client/era';
 import { MAX_INPUT_REQUESTS_PER_ROUND } from '../../src/core/client/inputRequests';
 import { LISTEN_RETRY_MAX_MS } from '../../src/core/client/listen';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../src/core/jsonrpc/connection';
-import { LOCK_STALE_MS, LOCK_TIMEOUT_MS } from '../../src/core/policy/auditLock';
+import { LOCK_STALE_MS, LOCK_TIMEOUT_MS } from '../../src/core/files/auditLock';
 import { MAX_VERIFIED_BYTES } from '../../src/core/policy/auditVerify';
 import { MAX_LOCK_FILE_BYTES } from '../../src/core/policy/pins';
 import { ICON_FETCH_TIMEOUT_MS, MAX_ICON_BYTES, MAX_ICON_FETCHES } from '../../src/core/render/icons';

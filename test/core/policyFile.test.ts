@@ -10,9 +10,9 @@ import {
   readPolicyFileSync,
   writePolicyFile,
   writePolicyFileSync,
-} from '../../src/core/policy/policyFile';
+} from '../../src/core/files/policyFile';
 
-/** The rules every policy file is opened by (src/core/policy/policyFile.ts), as the editor's promise-based reads and writes meet them. */
+/** The rules every policy file is opened by (src/core/files/policyFile.ts), as the editor's promise-based reads and writes meet them. */
 describe('policy files: no link followed, no FIFO waited on, nothing over its limit read', () => {
   let dir: string;
   let workspace: string;

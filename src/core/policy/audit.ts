@@ -7,7 +7,7 @@
  * and a crash loses at most the records of those 25 ms.
  *
  * Several writers (VS Code windows, CLI runs) may share the file: each batch takes the file's lock
- * (./auditLock.ts), links to the record that is really last (read from the file's end, unless the
+ * (../files/auditLock.ts), links to the record that is really last (read from the file's end, unless the
  * file is still as this writer left it), appends and releases, all in synchronous steps. The file
  * stays open between writes: a batch costs an fstat, the lock's create and remove, and one append
  * of a few hundred bytes, where opening, appending and closing it with the promise API cost the
@@ -15,7 +15,7 @@
  * every chat call is one). Before each write the path is checked against the open file: a log the
  * person deleted, moved away or another writer rotated is opened anew at its path.
  *
- * The log, its lock and its rotated files are policy files (./policyFile.ts): a log that is a link
+ * The log, its lock and its rotated files are policy files (../files/policyFile.ts): a log that is a link
  * (to `~/.bashrc`, to `/dev/null`), that is reached through a link, or that is not a regular file
  * is not written; the batch fails with an error that names it.
  *
@@ -23,8 +23,8 @@
  * written; a value too deep or too large, or one masking throws on, is written as a placeholder.
  */
 import * as fsSync from 'node:fs';
-import { acquireLock, type LockOptions } from './auditLock';
-import { openPolicyFile, type PolicyFileOptions } from './policyFile';
+import { acquireLock, type LockOptions } from '../files/auditLock';
+import { openPolicyFile, type PolicyFileOptions } from '../files/policyFile';
 import { DEFAULT_KEEP, FIRST_PREV, recordHash, recordMac, rotatedName } from './auditVerify';
 import { OffPath } from './offPath';
 import type { AnyAuditRecord, AuditEntry, AuditLine, AuditSink, Masker, RotationEntry } from './types';
@@ -53,9 +53,9 @@ export interface AuditLogOptions {
    * that batch is written without MACs rather than lost).
    */
   key?: Buffer | (() => Promise<Buffer>);
-  /** The lock across writers (./auditLock.ts). */
+  /** The lock across writers (../files/auditLock.ts). */
   lock?: LockOptions;
-  /** The folders the person chose (the CLI's working folder): the log below one is reached through no link (./policyFile.ts). */
+  /** The folders the person chose (the CLI's working folder): the log below one is reached through no link (../files/policyFile.ts). */
   within?: PolicyFileOptions['within'];
   /** A batch failed: reported once, and again after a batch that succeeded; later records are still written. */
   onError?: (error: Error) => void;

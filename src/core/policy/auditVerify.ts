@@ -10,7 +10,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { canonicalJson } from '../protocol/stableStringify';
-import { readPolicyFile, type PolicyFileOptions } from './policyFile';
+import { readPolicyFile, type PolicyFileOptions } from '../files/policyFile';
 import type { AnyAuditRecord, AuditLine } from './types';
 
 export const FIRST_PREV = '0'.repeat(64);
@@ -140,7 +140,7 @@ export type AuditFileVerdict =
  * its file. The oldest file kept must start the chain: with a rotation record (the files before
  * it were deleted by rotation; its `prev` is what it says the file before ended with), or with a
  * record whose `prev` is 64 zeros (the log's first). Any other start is a log whose front was
- * cut. Every file is read as a policy file (./policyFile.ts): a link (to `/dev/null`, say), a FIFO
+ * cut. Every file is read as a policy file (../files/policyFile.ts): a link (to `/dev/null`, say), a FIFO
  * or a file over `MAX_VERIFIED_BYTES` fails the verification, naming it.
  */
 export async function verifyAuditFile(

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import { AuditLog } from '../../core/policy/audit';
 import { MAX_VERIFIED_BYTES, recordsAfterHead, verifyAuditFile } from '../../core/policy/auditVerify';
-import { copyPolicyFile, readPolicyFile, writePolicyFile } from '../../core/policy/policyFile';
+import { copyPolicyFile, readPolicyFile, writePolicyFile } from '../../core/files/policyFile';
 import { createMasker, type MaskingPattern } from '../../core/policy/mask';
 import type { AnyAuditRecord, AuditRecord, Masker } from '../../core/policy/types';
 import { forDisplay, fromTemplate, nothingToRedact, type ShownText } from '../../core';
@@ -200,7 +200,7 @@ export async function exportAuditKey(file: string, trust: AuditTrust, ui: Pick<H
   if (!target) return;
   try {
     const key = await trust.key();
-    // Written only to a regular file that is not a link (../../core/policy/policyFile.ts); one that existed is made 0600 too.
+    // Written only to a regular file that is not a link (../../core/files/policyFile.ts); one that existed is made 0600 too.
     await writePolicyFile(target.fsPath, `${key.toString('hex')}\n`, { mode: 0o600 });
     void notify(
       'info',
@@ -224,7 +224,7 @@ export async function exportAuditLog(file: string, ui: Pick<HostUi, 'saveLocatio
   const target = await ui.saveLocation(vscode.Uri.file(path.join(path.dirname(file), 'audit-export.jsonl')), { JSON: ['jsonl'] });
   if (!target) return;
   try {
-    // The log is read, and the copy written, without following a link at either (../../core/policy/policyFile.ts).
+    // The log is read, and the copy written, without following a link at either (../../core/files/policyFile.ts).
     if (target.scheme === 'file') await copyPolicyFile(file, target.fsPath);
     else await vscode.workspace.fs.writeFile(target, Buffer.from(await readPolicyFile(file, MAX_VERIFIED_BYTES)));
   } catch (error) {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { acquireLock } from '../../core/policy/auditLock';
+import { acquireLock } from '../../core/files/auditLock';
 
 /**
  * What makes the editor's audit log checkable beyond its SHA-256 chain: the file's key (its MACs)

@@ -1,7 +1,7 @@
 /**
  * The workspace's lock files (`.vscode/mcp-pins/NAME.json`, written by `mcp-host … pin FILE`), as
  * the pins (./pins.ts) read them: off the extension host's thread (every step a promise), as
- * policy files (../../core/policy/policyFile.ts: no link at them or between the workspace folder
+ * policy files (../../core/files/policyFile.ts: no link at them or between the workspace folder
  * and them, a regular file, so a FIFO or a link to /dev/zero planted there is refused, not waited
  * on), at most `MAX_LOCK_FILE_BYTES`, and kept until they change. A gated call makes a server's
  * files current first (`current`): each one's `lstat` compared with what was read (modification
@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { MAX_LOCK_FILE_BYTES, parseLockFile, type PinSet } from '../../core/policy/pins';
-import { readPolicyFile } from '../../core/policy/policyFile';
+import { readPolicyFile } from '../../core/files/policyFile';
 import type { ServerDefinition } from '../../core';
 
 /** Where a workspace folder keeps its lock files, one per server name (`mcp-host … pin FILE` writes them). */

@@ -20,7 +20,7 @@ import {
   type Pinned,
   type PinStatus,
 } from '../../core/policy/pins';
-import { readPolicyFileSync, writePolicyFile } from '../../core/policy/policyFile';
+import { readPolicyFileSync, writePolicyFile } from '../../core/files/policyFile';
 import { auditedServer } from '../../core/policy/serverRequests';
 import type { AuditSink } from '../../core/policy/types';
 import type { Prompt, ServerDefinition, ServerHandle, Tool } from '../../core';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { acquireLock } from '../../policy/auditLock';
+import { acquireLock } from '../../files/auditLock';
 
 /**
  * Files that run later, outside any sandbox: a sandboxed server may write every folder it was
@@ -223,7 +223,7 @@ function gitFolders(dotGit: string, pfs: ProtectedFs): string[] {
  * detach that sandbox's read-only mount and leave the name writable there. So they are kept in a
  * registry folder of MCP Host's (`made.json`: each made path, its inode and kind; one claim file
  * per running launch: the paths it binds), changed only under a lock across processes
- * (../../policy/auditLock.ts). A launch claims what it binds; at its end it drops its claim and
+ * (../../files/auditLock.ts). A launch claims what it binds; at its end it drops its claim and
  * removes each made path no live claim holds (a claim whose process is gone is dropped) and that
  * is still what MCP Host made: an empty folder, or a file with what it was made with, the same inode.
  */
