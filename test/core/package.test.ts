@@ -40,7 +40,13 @@ const MAX_VSIX_BYTES = 1_000_000;
 // 400 KB again: Ajv's compiler with fast-uri and ajv-formats (about 150 KB) moved to dist/schema.js,
 // loaded on the first schema a server sends; the settings are checked by validators generated at
 // build time (src/core/servers/entryValidators.ts, about 23 KB), so activation loads no Ajv at all.
-const MAX_BUNDLE_BYTES = 400_000;
+// 480 KB since issues 42 to 46 (about 468 KB when raised): the sandbox's hardening (protected names,
+// mount-point registry, seccomp, limits: about 28 KB), the injection scan and flow guard (about 10 KB),
+// the fence's string readings and the policy files (about 8 KB), Connect an Agent (about 8 KB), the
+// organisation's policy and the telemetry hooks (about 5 KB). The next cut is the sandbox launcher in a
+// bundle of its own; it must not carry a second copy of the stdio transport or of the error classes
+// the host tells apart with instanceof.
+const MAX_BUNDLE_BYTES = 480_000;
 const MAX_AUTH_BUNDLE_BYTES = 60_000;
 // MCP Apps: the SDK's AppBridge brings its MCP SDK and zod (about 800 KB); loaded on the first app only.
 const MAX_APPS_BUNDLE_BYTES = 900_000;

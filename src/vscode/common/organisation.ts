@@ -49,13 +49,16 @@ export function managedPolicy(): ManagedPolicy {
 /** How often the managed file is looked at (a `stat`): it may be created, replaced or removed, its folder too. */
 const MANAGED_FILE_POLL_MS = 2000;
 
-const policyChanged = new vscode.EventEmitter<void>();
+/** Made on first use, not when the module loads: nothing of the editor's API runs before `activate`. */
+let emitter: vscode.EventEmitter<void> | undefined;
+const policyChanged = (): vscode.EventEmitter<void> => (emitter ??= new vscode.EventEmitter<void>());
 /**
  * Fires after the organisation's policy may have changed: the managed file changed, or VS Code's
  * MCP settings or MCP Host's organisation setting did (a policy VS Code applies comes as a
  * configuration change). The managed file is read again by then.
  */
-export const onDidChangeOrganisationPolicy = policyChanged.event;
+export const onDidChangeOrganisationPolicy: vscode.Event<void> = (listener, thisArgs, disposables) =>
+  policyChanged().event(listener, thisArgs, disposables);
 
 /**
  * Reads the managed file again whenever it changes, and whenever MCP Host's settings (or VS Code's
@@ -67,12 +70,12 @@ export function watchManagedPolicy(file: string = managedPolicyFile()): vscode.D
   const fileChanged = (now: Stats, before: Stats): void => {
     if (now.mtimeMs === before.mtimeMs && now.size === before.size && now.ino === before.ino) return;
     managed = undefined;
-    policyChanged.fire();
+    policyChanged().fire();
   };
   watchFile(file, { interval: MANAGED_FILE_POLL_MS, persistent: false }, fileChanged);
   const settings = vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration('mcpHost') || e.affectsConfiguration('chat.mcp')) managed = undefined;
-    if (e.affectsConfiguration('chat.mcp') || e.affectsConfiguration('mcpHost.organisation')) policyChanged.fire();
+    if (e.affectsConfiguration('chat.mcp') || e.affectsConfiguration('mcpHost.organisation')) policyChanged().fire();
   });
   return new vscode.Disposable(() => {
     unwatchFile(file, fileChanged);
