@@ -16,8 +16,9 @@ import { addTomlEntry } from '../../src/core/agents/tomlEntry';
 import { Catalog } from '../../src/core/gateway/catalog';
 import { ChatGateway } from '../../src/core/gateway/sdkGateway';
 import type { AuditEntry } from '../../src/core/policy/types';
-import { installedAgents, ScriptedClient } from '../helpers/agents';
+import { installedAgents, runInGroup, ScriptedClient } from '../helpers/agents';
 import { share, upstreamHandle } from '../helpers/gateway';
+import { scriptedModel, type ScriptedModel } from '../helpers/scriptedModel';
 import { eventually, ROOT } from '../helpers/servers';
 
 const TOKEN = 'agents-token-real-0123456789';
@@ -32,6 +33,7 @@ describe('Connect an Agent with the real agents: a tool call through the written
   let audit: AuditEntry[];
   let gateway: ChatGateway;
   const clients: ScriptedClient[] = [];
+  let model: ScriptedModel | undefined;
 
   before(function () {
     this.timeout(10 * 60_000);
@@ -67,6 +69,8 @@ describe('Connect an Agent with the real agents: a tool call through the written
     });
   });
   afterEach(async () => {
+    await model?.close();
+    model = undefined;
     await Promise.all(clients.splice(0).map((c) => c.close()));
     await gateway.close();
     await handle.dispose();
@@ -145,5 +149,79 @@ describe('Connect an Agent with the real agents: a tool call through the written
     const denied = await codex.request('mcpServer/tool/call', { server: ENTRY_NAME, threadId, tool: 'notes__remove', arguments: {} });
     assert.doesNotMatch(JSON.stringify(denied), /removed/);
     throughTheGate('from codex', 'codex-mcp-client');
+  });
+
+  /** An agent's headless run in the project, offline with the temporary HOME, in its own process group. */
+  const runAgent = (name: string, args: string[], env: Record<string, string>) =>
+    runInGroup(path.join(bin, name), args, {
+      cwd: project,
+      timeoutMs: 120_000,
+      env: { PATH: process.env.PATH, HOME: home, TMPDIR: process.env.TMPDIR, ...env },
+    });
+  /** What an agent run by a scripted model did: it exited by itself, offered the gated echo and not the denied tool, and the tool's answer went back to the model. */
+  const modelSaw = (
+    result: { code: number | null; stdout: string; stderr: string; timedOut: boolean },
+    offered: string[],
+    answered: boolean,
+  ) => {
+    const seen = `${result.stdout}\n${result.stderr}\nmodel saw: ${JSON.stringify(model!.requests.map((r) => r.path))}`;
+    assert.ok(!result.timedOut && result.code === 0, seen);
+    assert.ok(
+      offered.some((n) => n.endsWith('notes__echo')),
+      `echo not offered: ${offered.join(' ')}`,
+    );
+    assert.ok(!offered.some((n) => /remove/.test(n)), `the denied tool was offered: ${offered.join(' ')}`);
+    assert.ok(answered, `the tool's answer never reached the model\n${seen}`);
+  };
+
+  it('Copilot CLI (offline, a scripted model on loopback): mcp-config.json’s entry, a tool call through the gate', async () => {
+    connect('copilot-user');
+    model = await scriptedModel('notes__echo', { text: 'from copilot' });
+    const result = await runAgent('copilot', ['-p', 'Echo "from copilot" with the notes tool.', '--allow-all-tools', '--no-color'], {
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: `${model.url}/v1`,
+      COPILOT_PROVIDER_API_KEY: 'scripted',
+      COPILOT_MODEL: 'gpt-4o',
+    });
+    const bodies = model.requests.map((r) => r.body);
+    const offered = ((bodies[0]?.tools ?? []) as Array<{ function?: { name: string } }>).flatMap((t) =>
+      t.function ? [t.function.name] : [],
+    );
+    const answered = bodies.some((b) =>
+      ((b.messages ?? []) as Array<{ role: string; content?: unknown }>).some(
+        (m) => m.role === 'tool' && JSON.stringify(m.content).includes('from copilot'),
+      ),
+    );
+    modelSaw(result, offered, answered);
+    throughTheGate('from copilot', 'copilot-cli');
+  });
+
+  it('Gemini CLI (offline, a scripted model on loopback): settings.json’s entry, a tool call through the gate', async () => {
+    const settings = path.join(home, '.gemini', 'settings.json');
+    mkdirSync(path.dirname(settings), { recursive: true });
+    // The person's own settings, which Connect keeps: an API key login, so the CLI talks to GOOGLE_GEMINI_BASE_URL.
+    writeFileSync(settings, '{\n  "security": { "auth": { "selectedType": "gemini-api-key" } }\n}\n');
+    // Gemini CLI runs headless only in a folder the person trusts.
+    writeFileSync(path.join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
+    assert.equal(connect('gemini-user'), settings);
+    model = await scriptedModel('notes__echo', { text: 'from gemini' });
+    const result = await runAgent('gemini', ['-p', 'Echo "from gemini" with the notes tool.', '--yolo', '--model', 'gemini-2.5-flash'], {
+      GEMINI_API_KEY: 'scripted',
+      GOOGLE_GEMINI_BASE_URL: model.url,
+      GEMINI_CLI_NO_RELAUNCH: 'true',
+    });
+    const bodies = model.requests.map((r) => r.body);
+    const offered = bodies.flatMap((b) =>
+      ((b.tools ?? []) as Array<{ functionDeclarations?: Array<{ name: string }> }>).flatMap((t) =>
+        (t.functionDeclarations ?? []).map((d) => d.name),
+      ),
+    );
+    const answered = bodies.some((b) =>
+      ((b.contents ?? []) as Array<{ parts?: Array<Record<string, unknown>> }>).some((c) =>
+        c.parts?.some((p) => 'functionResponse' in p && JSON.stringify(p).includes('from gemini')),
+      ),
+    );
+    modelSaw(result, offered, answered);
+    throughTheGate('from gemini', 'gemini-cli-mcp-client');
   });
 });

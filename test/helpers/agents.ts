@@ -33,6 +33,49 @@ export function run(
   });
 }
 
+/**
+ * Runs an agent to its end in its own process group, and ends that group (the agent and every server it started)
+ * by its id once the agent exits or `timeoutMs` passes. Resolves on the agent's exit, not on its pipes' close: a
+ * server it left behind may hold them open.
+ */
+export function runInGroup(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const group = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        // The group is gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      group('SIGTERM');
+      setTimeout(() => group('SIGKILL'), 2000).unref();
+    }, options.timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      group('SIGKILL');
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      resolve({ code, stdout, stderr, timedOut });
+    });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout, stderr: `${stderr}${error.message}`, timedOut });
+    });
+  });
+}
+
 /** The MCP Inspector's CLI, as a person runs it: `--cli --config FILE --server NAME --method …`. */
 export function inspectorCli(
   agents: { bin: string; node22: string },
