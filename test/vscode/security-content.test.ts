@@ -139,7 +139,15 @@ describe('a hostile server’s content in a real VS Code', function () {
   it('opens a prompt with no link that acts', async () => {
     const a = await api();
     const hostile = await running(a, 'hostile');
-    const uri = await a.prompts.run({ server: hostile, prompt: hostile.prompts.find((p) => p.name === 'hostile')! });
+    // The scan flags the prompt (its description names file:///etc/passwd): the person runs it once, to see what it renders.
+    const asked = a.ui.confirmChangedDefinition;
+    a.ui.confirmChangedDefinition = async () => 'once';
+    let uri: vscode.Uri | undefined;
+    try {
+      uri = await a.prompts.run({ server: hostile, prompt: hostile.prompts.find((p) => p.name === 'hostile')! });
+    } finally {
+      a.ui.confirmChangedDefinition = asked;
+    }
     const doc = await vscode.workspace.openTextDocument(uri!);
     await waitFor(
       async () => (await links(doc.uri)).some((l) => destination(l)?.scheme === RESOURCE_SCHEME),
