@@ -891,6 +891,36 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       assert.deepEqual(fs.readdirSync(root), [], 'nothing written, and every mount point removed after the last');
     });
 
+    it('a root with no repository is not made a bare one: git on the host runs nothing the server wrote at its top', async () => {
+      const root = path.join(dir, 'atk-bare');
+      const marker = path.join(dir, 'atk-bare-ran.txt');
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.mkdirSync(root);
+      await sh(
+        root,
+        `git init -q --bare "$TMPDIR/b"; cp -r "$TMPDIR/b/HEAD" "$TMPDIR/b/objects" "$TMPDIR/b/refs" . ;
+         printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = ${root}\\n\\tfsmonitor = "echo fsmonitor >> ${marker}; false"\\n' > config; true`,
+      );
+      assert.equal(gitOnHostRuns(root, marker), '');
+    });
+
+    it('husky: the hook one folder above core.hooksPath .husky/_ stays as it was', async () => {
+      const root = repository('atk-husky');
+      const marker = path.join(dir, 'atk-husky-ran.txt');
+      fs.mkdirSync(path.join(root, '.husky', '_'), { recursive: true });
+      fs.writeFileSync(path.join(root, '.husky', '_', 'pre-commit'), '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n', { mode: 0o755 });
+      fs.writeFileSync(
+        path.join(root, '.husky', '_', 'h'),
+        '#!/usr/bin/env sh\nn=$(basename "$0"); s=$(dirname "$(dirname "$0")")/$n; [ -f "$s" ] || exit 0; sh -e "$s"\n',
+        { mode: 0o755 },
+      );
+      git(root, 'config', 'core.hooksPath', '.husky/_');
+      const before = tree(path.join(root, '.husky'));
+      await sh(root, `echo "echo pre-commit >> ${marker}" > .husky/pre-commit; true`);
+      assert.equal(tree(path.join(root, '.husky')), before, '.husky is as it was');
+      assert.equal(gitOnHostRuns(root, marker), '');
+    });
+
     it('node options the reach does not know never make their value "the script": ~/.ssh stays unreadable', async () => {
       const evil = path.join(ws, 'evil.mjs');
       fs.copyFileSync(HOSTILE, evil);

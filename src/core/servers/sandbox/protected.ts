@@ -20,6 +20,10 @@ import { acquireLock } from '../../files/auditLock';
  * - the editor's and the agents' configuration: `.vscode/` (settings, tasks that run on folder
  *   open, launch configurations, `mcp.json`), `.idea/`, `.devcontainer/`, `.mcp.json`, `.cursor/`,
  *   `.claude/`, `.codex/`, `.gemini/`, and `.github/hooks/`, `.github/agents/`, `.github/workflows/`;
+ * - git hooks kept in the tree: `.husky/` (its stubs in `.husky/_` run the hooks one folder up), and
+ *   the parent of any `core.hooksPath` that ends in `/_`;
+ * - `HEAD` at the top of a writable folder with no `.git`: with it, git would take the folder itself
+ *   as a bare repository and run what its `config` names;
  * - shell and environment files: `.envrc` (direnv runs it), `.bashrc`, `.bash_profile`,
  *   `.bash_login`, `.profile`, `.zshrc`, `.zshenv`, `.zprofile`, `.zlogin`, `.gitconfig`,
  *   `.npmrc`, `.pypirc`.
@@ -42,6 +46,7 @@ export const PROTECTED_NAMES: readonly { name: string; kind: 'dir' | 'file' }[] 
   { name: '.github/hooks', kind: 'dir' },
   { name: '.github/agents', kind: 'dir' },
   { name: '.github/workflows', kind: 'dir' },
+  { name: '.husky', kind: 'dir' },
   { name: '.envrc', kind: 'file' },
   { name: '.bashrc', kind: 'file' },
   { name: '.bash_profile', kind: 'file' },
@@ -154,7 +159,11 @@ export function protectedPathsOf(
     const kind = pfs.lkind(dotGit);
     if (kind === 'none') {
       // Only the writable folder itself gets one made: a subfolder that is no repository stays as it is.
-      if (repo === folder) add(dotGit, 'dir', true);
+      // And `HEAD`: git takes a folder whose HEAD is valid (with objects and refs) as a bare repository, runs its config's fsmonitor.
+      if (repo === folder) {
+        add(dotGit, 'dir', true);
+        add(path.join(folder, 'HEAD'), 'file', true);
+      }
       continue;
     }
     add(dotGit, kind === 'dir' ? 'dir' : 'file', false);
@@ -175,6 +184,9 @@ export function protectedPathsOf(
       if (hooksPath && !hooksPath.startsWith('~')) {
         const at = path.resolve(repo, hooksPath);
         if (inside(at)) add(at, 'dir', false);
+        // husky's stubs in `.husky/_` run the hook of the same name one folder up.
+        const parent = path.dirname(at);
+        if (path.basename(at) === '_' && inside(parent)) add(parent, 'dir', false);
       }
     }
   }
