@@ -921,6 +921,60 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       assert.equal(gitOnHostRuns(root, marker), '');
     });
 
+    it('a protected name that is a link, or behind one, refuses the launch, naming it; nothing runs and nothing changes', async () => {
+      const cases: Array<[string, (root: string) => void, RegExp]> = [
+        [
+          '.vscode',
+          (root) => {
+            fs.mkdirSync(path.join(root, 'config', 'vscode'), { recursive: true });
+            fs.symlinkSync('config/vscode', path.join(root, '.vscode'));
+          },
+          /\.vscode/,
+        ],
+        [
+          '.mcp.json',
+          (root) => {
+            fs.writeFileSync(path.join(root, 'mcp.json'), '{}');
+            fs.symlinkSync('mcp.json', path.join(root, '.mcp.json'));
+          },
+          /\.mcp\.json/,
+        ],
+        [
+          '.github',
+          (root) => {
+            fs.mkdirSync(path.join(root, 'gh', 'workflows'), { recursive: true });
+            fs.symlinkSync('gh', path.join(root, '.github'));
+          },
+          /\.github/,
+        ],
+        [
+          'gitdir',
+          (root) => {
+            const real = path.join(root, 'store', 'real');
+            fs.mkdirSync(real, { recursive: true });
+            fs.renameSync(path.join(root, '.git'), path.join(real, 'git'));
+            fs.symlinkSync('store/real', path.join(root, 'via'));
+            fs.writeFileSync(path.join(root, '.git'), 'gitdir: via/git\n');
+          },
+          /via/,
+        ],
+      ];
+      for (const [name, plant, named] of cases) {
+        const root = repository(`atk-link-${name}`);
+        plant(root);
+        const before = tree(root);
+        const r = await cli(
+          ['--sandbox', '--root', root, '--fence', 'off', '--stdio', hostileLine, 'call', 'sh'],
+          { ...env, HOSTILE_SH: 'rm -rf .vscode .mcp.json .github via; mkdir .vscode; echo ran > ran.txt' },
+          root,
+        );
+        assert.notEqual(r.code, 0, name);
+        assert.match(r.stderr, /link/i, name);
+        assert.match(r.stderr, named, name);
+        assert.equal(tree(root), before, `${name}: nothing changed`);
+      }
+    });
+
     it('node options the reach does not know never make their value "the script": ~/.ssh stays unreadable', async () => {
       const evil = path.join(ws, 'evil.mjs');
       fs.copyFileSync(HOSTILE, evil);

@@ -369,7 +369,8 @@ function prepareProtected(
 ) {
   const expand = (p: string) =>
     p === '~' ? machine.home : p.startsWith('~/') ? path.join(machine.home, p.slice(2)) : path.resolve(cwd, p);
-  const allowed = (settings?.filesystem?.allowWrite ?? []).map((p) => machine.realpath(expand(p)));
+  // Both the path as written and where it leads: a link named there is left as it is, writable.
+  const allowed = (settings?.filesystem?.allowWrite ?? []).flatMap((p) => [expand(p), machine.realpath(expand(p))]);
   const ownCaches = machine.sandboxCache ?? '';
   const folders = reach.readWrite.filter(
     (f, i, all) => !(ownCaches && isWithin(f, ownCaches)) && !all.some((other, j) => j !== i && other !== f && isWithin(f, other)),
@@ -378,13 +379,21 @@ function prepareProtected(
   const notes: string[] = [];
   const missing = [];
   const pins: string[] = [];
+  const links: string[] = [];
   for (const folder of folders) {
     const found = protectedPathsOf(folder, allowed);
+    links.push(...found.links);
     if (found.note) notes.push(found.note);
     pins.push(...found.pins);
     for (const p of found.paths) if (p.exists) protectedPaths.push(p.path);
     missing.push(...found.paths.filter((p) => !p.exists));
   }
+  if (links.length)
+    throw new SandboxUnavailableError(
+      `Not sandboxed: ${links.join(', ')} ${links.length === 1 ? 'is a symbolic link' : 'are symbolic links'} in a folder the server may write, ` +
+        'where a file that runs later is kept (or on the way to one): the server could replace the link with a file of its own. ' +
+        'Make it a real folder or file, or name it in sandbox.filesystem.allowWrite to let the server write it.',
+    );
   const made = machine.platform === 'linux' ? makeMountPoints(missing, registry) : [];
   // Only what exists can be bound; on macOS the profile denies writing a path whether it exists or not.
   const wanted = new Set(missing.map((p) => p.path));

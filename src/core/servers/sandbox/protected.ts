@@ -122,20 +122,37 @@ export interface ProtectedPath {
  * Every protected path of one writable folder: the names at its top and at the top of each
  * repository and worktree found inside at launch (existing or not), the git parts of each (`.git`
  * made as an empty folder at the folder's top where there is none). `allowed` are paths the entry's
- * `filesystem.allowWrite` names itself: left writable. A link is never followed nor replaced: it is
- * protected as it is (read-only in its place).
+ * `filesystem.allowWrite` names itself: left writable. `links` are the protected paths, or folders on
+ * the way to one (a `.git` file's git folder included), that are symbolic links: a read-only mount
+ * would land on the link's target while the link itself, an entry of the writable folder, could be
+ * replaced, so the launch is refused (launcher.ts).
  */
 export function protectedPathsOf(
   folder: string,
   allowed: readonly string[],
   pfs: ProtectedFs = thisProtectedFs,
-): { paths: ProtectedPath[]; pins: string[]; note?: string } {
+): { paths: ProtectedPath[]; pins: string[]; links: string[]; note?: string } {
   const out: ProtectedPath[] = [];
+  const links = new Set<string>();
+  /** The first link between the folder and `p` (`p` itself included), if any: the server could replace it. */
+  const linkOnTheWay = (p: string) => {
+    const names = path.relative(folder, p).split(path.sep);
+    for (let i = 1; i <= names.length; i++) {
+      const at = path.join(folder, ...names.slice(0, i));
+      if (pfs.lkind(at) === 'link') return at;
+    }
+    return undefined;
+  };
   const add = (p: string, kind: 'dir' | 'file', makeIfMissing: boolean) => {
     if (allowed.some((a) => p === a || p.startsWith(a + path.sep))) return;
+    const link = linkOnTheWay(p);
+    if (link) {
+      links.add(link);
+      return;
+    }
     const found = pfs.lkind(p);
     if (found === 'none') {
-      if (makeIfMissing && pfs.lkind(path.dirname(p)) !== 'link') out.push({ path: p, kind, exists: false });
+      if (makeIfMissing) out.push({ path: p, kind, exists: false });
     } else out.push({ path: p, kind: found === 'dir' ? 'dir' : 'file', exists: true });
   };
   const repositories = [folder];
@@ -174,7 +191,13 @@ export function protectedPathsOf(
       const named = /^gitdir:\s*(.+?)\s*$/m.exec(pfs.readFile(dotGit) ?? '')?.[1];
       if (!named) continue;
       gitDir = path.resolve(repo, named);
-      if (!inside(gitDir) || pfs.lkind(gitDir) !== 'dir') continue;
+      if (!inside(gitDir)) continue;
+      const link = linkOnTheWay(gitDir);
+      if (link) {
+        links.add(link);
+        continue;
+      }
+      if (pfs.lkind(gitDir) !== 'dir') continue;
       add(gitDir, 'dir', false);
     }
     for (const gitFolder of gitFolders(gitDir, pfs)) {
@@ -199,6 +222,7 @@ export function protectedPathsOf(
       folder,
       paths.map((p) => p.path),
     ),
+    links: [...links].sort(),
     note,
   };
 }
