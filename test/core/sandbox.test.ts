@@ -975,6 +975,30 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       }
     });
 
+    it("MCP Host's sandbox cache inside a root (XDG_CACHE_HOME there): the server plants nothing in it, no host file is written through a link", async () => {
+      const root = path.join(dir, 'atk-cache');
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.mkdirSync(root);
+      const victim = path.join(dir, 'atk-cache-victim.txt');
+      fs.writeFileSync(victim, 'precious');
+      const cache = path.join(root, '.cache', 'mcp-host', 'sandbox');
+      await sh(
+        root,
+        `R=${cache}/mounts; for i in $(seq 1 400); do ln -s ${victim} $R/made.json.$i 2>/dev/null; done;
+         echo planted > ${cache}/planted 2>/dev/null; mkdir -p ${cache}/npm-other 2>/dev/null; true`,
+        hostileLine,
+        { XDG_CACHE_HOME: path.join(root, '.cache') },
+      );
+      assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
+      assert.equal(fs.existsSync(path.join(cache, 'planted')), false, 'nothing planted in the cache');
+      assert.equal(fs.existsSync(path.join(cache, 'npm-other')), false, 'no cache of another launch made');
+      assert.deepEqual(
+        fs.readdirSync(path.join(cache, 'mounts')).filter((f) => fs.lstatSync(path.join(cache, 'mounts', f)).isSymbolicLink()),
+        [],
+        'no link in the registry',
+      );
+    });
+
     it('node options the reach does not know never make their value "the script": ~/.ssh stays unreadable', async () => {
       const evil = path.join(ws, 'evil.mjs');
       fs.copyFileSync(HOSTILE, evil);

@@ -249,6 +249,31 @@ describe('the protected names', () => {
     }
   });
 
+  it('the mount registry follows no link planted for its files: the host file a link names is not written', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-registry-')));
+    try {
+      const registry = path.join(dir, 'mounts');
+      fs.mkdirSync(registry);
+      const victim = path.join(dir, 'victim.txt');
+      fs.writeFileSync(victim, 'precious');
+      fs.symlinkSync(victim, path.join(registry, `made.json.${process.pid}`));
+      const root = path.join(dir, 'root');
+      fs.mkdirSync(root);
+      makeMountPoints([{ path: path.join(root, '.vscode'), kind: 'dir', exists: false }], registry);
+      releaseMountPoints(registry);
+      assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
+      fs.symlinkSync(victim, path.join(registry, `made.json.${process.pid}`));
+      fs.rmSync(path.join(registry, 'made.json'));
+      fs.symlinkSync(victim, path.join(registry, 'made.json'));
+      makeMountPoints([{ path: path.join(root, '.vscode'), kind: 'dir', exists: false }], registry);
+      releaseMountPoints(registry);
+      assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
+      assert.deepEqual(fs.readdirSync(root), [], 'the mount point made and removed');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the fence: a tool that may change things naming one; a read-only one, or a plain file, does not', () => {
     const finding = (below: string[]) => ({
       found: { pointer: '/path', value: below.join('/'), resolved: `/ws/${below.join('/')}` },

@@ -18,7 +18,7 @@ import {
 import type * as ProxyModule from './proxy';
 import type { BlockedConnection, Resolver } from './proxy';
 import { seatbeltProfile } from './macos';
-import { claimMountPoints, makeMountPoints, protectedPathsOf, releaseMountPoints, withMountRegistry } from './protected';
+import { claimMountPoints, makeMountPoints, pinsOf, protectedPathsOf, releaseMountPoints, withMountRegistry } from './protected';
 import { computeReach, findOnPath, isWithin, thisHost } from './reach';
 import { seccompProgram } from './seccomp';
 import { describeReach, type SandboxReach, type SandboxSettings } from './settings';
@@ -313,9 +313,10 @@ export async function sandboxedServer(
   const ownCaches = machine.sandboxCache;
   if (ownCaches) for (const f of reach.readWrite) if (isWithin(f, ownCaches)) fs.mkdirSync(f, { recursive: true, mode: 0o700 });
   for (const seed of seeds) await seedCacheOnce(seed);
-  const registry = path.join(machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox'), 'mounts');
+  const cacheRoot = machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox');
+  const registry = path.join(cacheRoot, 'mounts');
   const { protectedPaths, pinned, claim, notes } = await withMountRegistry(registry, () =>
-    prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry),
+    prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot),
   );
   const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, claim))];
   let limits: SandboxLimits | undefined;
@@ -366,6 +367,7 @@ function prepareProtected(
   cwd: string,
   machine: SandboxMachine,
   registry: string,
+  cacheRoot: string,
 ) {
   const expand = (p: string) =>
     p === '~' ? machine.home : p.startsWith('~/') ? path.join(machine.home, p.slice(2)) : path.resolve(cwd, p);
@@ -387,6 +389,13 @@ function prepareProtected(
     pins.push(...found.pins);
     for (const p of found.paths) if (p.exists) protectedPaths.push(p.path);
     missing.push(...found.paths.filter((p) => !p.exists));
+    // MCP Host's own sandbox cache inside a folder the server may write (XDG_CACHE_HOME in a root, a root
+    // that is the home): read-only, the folders above it pinned. Else the server plants links in the mount
+    // registry that MCP Host then follows, or fills another launch's cache. Its own cache, deeper, stays writable.
+    if (isWithin(cacheRoot, folder)) {
+      protectedPaths.push(cacheRoot);
+      pins.push(...pinsOf(folder, [cacheRoot]));
+    }
   }
   if (links.length)
     throw new SandboxUnavailableError(

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { acquireLock } from '../../files/auditLock';
+import { openPolicyFile, readPolicyFileSync } from '../../files/policyFile';
 
 /**
  * Files that run later, outside any sandbox: a sandboxed server may write every folder it was
@@ -285,9 +286,10 @@ export async function withMountRegistry<T>(registry: string, step: () => T): Pro
   }
 }
 
+/** The registry's files are read and written as policy files: no link followed, the temporary file made anew (O_EXCL), never one found there. */
 function readMade(registry: string): Record<string, Made> {
   try {
-    return JSON.parse(fs.readFileSync(path.join(registry, MADE_FILE), 'utf8')) as Record<string, Made>;
+    return JSON.parse(readPolicyFileSync(path.join(registry, MADE_FILE), 16 * 1024 * 1024)) as Record<string, Made>;
   } catch {
     return {};
   }
@@ -295,8 +297,16 @@ function readMade(registry: string): Record<string, Made> {
 
 function writeMade(registry: string, made: Record<string, Made>): void {
   const file = path.join(registry, MADE_FILE);
-  fs.writeFileSync(`${file}.${process.pid}`, JSON.stringify(made), { mode: 0o600 });
-  fs.renameSync(`${file}.${process.pid}`, file);
+  const temporary = `${file}.${process.pid}`;
+  // Whatever is in the temporary file's place (a link planted there) goes first; unlink removes a link, never its target.
+  fs.rmSync(temporary, { force: true });
+  const { fd } = openPolicyFile(temporary, 'create', { mode: 0o600 });
+  try {
+    fs.writeFileSync(fd, JSON.stringify(made));
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temporary, file);
 }
 
 /** Makes the missing paths (parents first) and records them; what could not be made is left out. Under the registry's lock. */
