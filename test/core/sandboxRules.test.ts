@@ -404,6 +404,19 @@ describe("a sandboxed launcher's cache (issue 46, second attack)", () => {
     const c = reachOf(['-y', 'a'], undefined, [path.join(dir, 'other')]).env.npm_config_cache;
     assert.equal(new Set([a, b, c]).size, 3, `${a} ${b} ${c}`);
     assert.equal(reachOf(['-y', 'a']).env.npm_config_cache, a, 'the same launch finds its cache again');
+    // Other folders or other domains are another reach: another cache (issue 46, third attack, case 04).
+    const withSettings = (settings: object) =>
+      computeReach({ command: 'npx', args: ['-y', 'a'], cwd: ws, env: { PATH: process.env.PATH }, roots: [ws], settings }, host).env
+        .npm_config_cache;
+    const plain = withSettings({});
+    const others = [
+      { filesystem: { allowWrite: [path.join(dir, 'other')] } },
+      { filesystem: { denyRead: [path.join(ws, 'secret')] } },
+      { filesystem: { denyWrite: [path.join(ws, 'docs')] } },
+      { network: { allowedDomains: ['example.com'] } },
+      { network: { allowedDomains: ['example.com'], deniedDomains: ['bad.example.com'] } },
+    ].map(withSettings);
+    assert.equal(new Set([plain, ...others]).size, 6, [plain, ...others].join(' '));
   });
 
   it('a node option whose value may be the next argument: no argument is taken for the script', () => {
