@@ -999,6 +999,21 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       );
     });
 
+    it("a root that is the home: the server writes no ~/.ssh, ~/.config, ~/.local/bin nor MCP Host's cache", async () => {
+      const root = path.join(dir, 'atk-home');
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.mkdirSync(path.join(root, '.ssh'), { recursive: true });
+      await sh(
+        root,
+        `mkdir -p .config/git .local/bin .gnupg 2>/dev/null; echo '[core]' > .config/git/config; echo key >> .ssh/authorized_keys;
+         echo x > .local/bin/git; touch .gnupg/x; true`,
+        hostileLine,
+        { HOME: root },
+      );
+      for (const p of ['.config/git/config', '.ssh/authorized_keys', '.local/bin/git', '.gnupg/x'])
+        assert.equal(fs.existsSync(path.join(root, p)), false, p);
+    });
+
     it('node options the reach does not know never make their value "the script": ~/.ssh stays unreadable', async () => {
       const evil = path.join(ws, 'evil.mjs');
       fs.copyFileSync(HOSTILE, evil);

@@ -383,7 +383,7 @@ function prepareProtected(
   const pins: string[] = [];
   const links: string[] = [];
   for (const folder of folders) {
-    const found = protectedPathsOf(folder, allowed);
+    const found = protectedPathsOf(folder, allowed, undefined, machine.home);
     links.push(...found.links);
     if (found.note) notes.push(found.note);
     pins.push(...found.pins);

@@ -62,6 +62,13 @@ export const PROTECTED_NAMES: readonly { name: string; kind: 'dir' | 'file' }[] 
   { name: '.pypirc', kind: 'file' },
 ];
 
+/**
+ * In a writable folder that is or holds the home, these folders of the home are protected too: ssh's
+ * keys and config, gpg's, every program's configuration (git's `~/.config/git/config`, autostart), the
+ * commands on the PATH, desktop entries, and MCP Host's own cache.
+ */
+export const HOME_NAMES: readonly string[] = ['.ssh', '.gnupg', '.config', '.local/bin', '.local/share/applications', '.cache/mcp-host'];
+
 /** Folders not searched for nested repositories: packages installed by a package manager, and git's own. */
 const NOT_SEARCHED = new Set(['node_modules', '.git']);
 /** How many folders of one writable folder are searched for nested repositories at most: a root that is the home is not walked whole at each start. */
@@ -132,6 +139,7 @@ export function protectedPathsOf(
   folder: string,
   allowed: readonly string[],
   pfs: ProtectedFs = thisProtectedFs,
+  home?: string,
 ): { paths: ProtectedPath[]; pins: string[]; links: string[]; note?: string } {
   const out: ProtectedPath[] = [];
   const links = new Set<string>();
@@ -214,6 +222,9 @@ export function protectedPathsOf(
       }
     }
   }
+  // A folder that is or holds the home: what the person's own programs read from there too.
+  if (home && (home === folder || home.startsWith(folder + path.sep)))
+    for (const name of HOME_NAMES) add(path.join(home, name), 'dir', true);
   // Outer paths first: a folder made before what is made inside it.
   out.sort((a, b) => a.path.length - b.path.length);
   const paths = [...new Map(out.map((p) => [p.path, p])).values()];
