@@ -1014,6 +1014,17 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
         assert.equal(fs.existsSync(path.join(root, p)), false, p);
     });
 
+    it('a file .git/config includes from the tree stays as it was: git on the host runs nothing from it', async () => {
+      const root = repository('atk-include');
+      const marker = path.join(dir, 'atk-include-ran.txt');
+      fs.mkdirSync(path.join(root, 'tools'));
+      fs.writeFileSync(path.join(root, 'tools', 'git.config'), '');
+      git(root, 'config', 'include.path', '../tools/git.config');
+      await sh(root, `printf '[core]\\n\\tfsmonitor = "echo fsmonitor >> ${marker}; false"\\n' > tools/git.config; true`);
+      assert.equal(fs.readFileSync(path.join(root, 'tools', 'git.config'), 'utf8'), '');
+      assert.equal(gitOnHostRuns(root, marker), '');
+    });
+
     it('node options the reach does not know never make their value "the script": ~/.ssh stays unreadable', async () => {
       const evil = path.join(ws, 'evil.mjs');
       fs.copyFileSync(HOSTILE, evil);

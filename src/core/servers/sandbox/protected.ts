@@ -210,6 +210,7 @@ export function protectedPathsOf(
       add(gitDir, 'dir', false);
     }
     for (const gitFolder of gitFolders(gitDir, pfs)) {
+      for (const included of includesOf(path.join(gitFolder, 'config'), pfs)) if (inside(included)) add(included, 'file', true);
       const hooksPath = /^\s*hookspath\s*=\s*(.+?)\s*$/im
         .exec(pfs.readFile(path.join(gitFolder, 'config')) ?? '')?.[1]
         ?.replace(/^"|"$/g, '');
@@ -244,6 +245,32 @@ export function pinsOf(folder: string, paths: readonly string[]): string[] {
   const pins = new Set<string>();
   for (const p of paths) for (let d = path.dirname(p); d !== folder && d.startsWith(folder + path.sep); d = path.dirname(d)) pins.add(d);
   return [...pins].sort((a, b) => a.length - b.length);
+}
+
+/**
+ * The files a git config includes (`include.path`, `includeIf.<condition>.path`, relative to the
+ * including file), followed a few levels: git reads them as its own. (`config.worktree` lies in the
+ * git folder, protected whole.)
+ */
+function includesOf(config: string, pfs: ProtectedFs): string[] {
+  const found: string[] = [];
+  const queue = [config];
+  for (let level = 0; queue.length && level < 5; level++) {
+    const file = queue.shift()!;
+    let section = '';
+    for (const line of (pfs.readFile(file) ?? '').split('\n')) {
+      const header = /^\s*\[\s*([a-z]+)/i.exec(line);
+      if (header) section = header[1].toLowerCase();
+      const value = /^\s*path\s*=\s*(.+?)\s*$/i.exec(line)?.[1]?.replace(/^"|"$/g, '');
+      if (!value || (section !== 'include' && section !== 'includeif') || value.startsWith('~')) continue;
+      const at = path.resolve(path.dirname(file), value);
+      if (!found.includes(at)) {
+        found.push(at);
+        queue.push(at);
+      }
+    }
+  }
+  return found;
 }
 
 /** A repository's git folder and those of its submodules and worktrees (`.git/modules/**`, `.git/worktrees/*`). */
