@@ -891,6 +891,140 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       assert.deepEqual(fs.readdirSync(root), [], 'nothing written, and every mount point removed after the last');
     });
 
+    it('a root with no repository is not made a bare one: git on the host runs nothing the server wrote at its top', async () => {
+      const root = path.join(dir, 'atk-bare');
+      const marker = path.join(dir, 'atk-bare-ran.txt');
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.mkdirSync(root);
+      await sh(
+        root,
+        `git init -q --bare "$TMPDIR/b"; cp -r "$TMPDIR/b/HEAD" "$TMPDIR/b/objects" "$TMPDIR/b/refs" . ;
+         printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = ${root}\\n\\tfsmonitor = "echo fsmonitor >> ${marker}; false"\\n' > config; true`,
+      );
+      assert.equal(gitOnHostRuns(root, marker), '');
+    });
+
+    it('husky: the hook one folder above core.hooksPath .husky/_ stays as it was', async () => {
+      const root = repository('atk-husky');
+      const marker = path.join(dir, 'atk-husky-ran.txt');
+      fs.mkdirSync(path.join(root, '.husky', '_'), { recursive: true });
+      fs.writeFileSync(path.join(root, '.husky', '_', 'pre-commit'), '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n', { mode: 0o755 });
+      fs.writeFileSync(
+        path.join(root, '.husky', '_', 'h'),
+        '#!/usr/bin/env sh\nn=$(basename "$0"); s=$(dirname "$(dirname "$0")")/$n; [ -f "$s" ] || exit 0; sh -e "$s"\n',
+        { mode: 0o755 },
+      );
+      git(root, 'config', 'core.hooksPath', '.husky/_');
+      const before = tree(path.join(root, '.husky'));
+      await sh(root, `echo "echo pre-commit >> ${marker}" > .husky/pre-commit; true`);
+      assert.equal(tree(path.join(root, '.husky')), before, '.husky is as it was');
+      assert.equal(gitOnHostRuns(root, marker), '');
+    });
+
+    it('a protected name that is a link, or behind one, refuses the launch, naming it; nothing runs and nothing changes', async () => {
+      const cases: Array<[string, (root: string) => void, RegExp]> = [
+        [
+          '.vscode',
+          (root) => {
+            fs.mkdirSync(path.join(root, 'config', 'vscode'), { recursive: true });
+            fs.symlinkSync('config/vscode', path.join(root, '.vscode'));
+          },
+          /\.vscode/,
+        ],
+        [
+          '.mcp.json',
+          (root) => {
+            fs.writeFileSync(path.join(root, 'mcp.json'), '{}');
+            fs.symlinkSync('mcp.json', path.join(root, '.mcp.json'));
+          },
+          /\.mcp\.json/,
+        ],
+        [
+          '.github',
+          (root) => {
+            fs.mkdirSync(path.join(root, 'gh', 'workflows'), { recursive: true });
+            fs.symlinkSync('gh', path.join(root, '.github'));
+          },
+          /\.github/,
+        ],
+        [
+          'gitdir',
+          (root) => {
+            const real = path.join(root, 'store', 'real');
+            fs.mkdirSync(real, { recursive: true });
+            fs.renameSync(path.join(root, '.git'), path.join(real, 'git'));
+            fs.symlinkSync('store/real', path.join(root, 'via'));
+            fs.writeFileSync(path.join(root, '.git'), 'gitdir: via/git\n');
+          },
+          /via/,
+        ],
+      ];
+      for (const [name, plant, named] of cases) {
+        const root = repository(`atk-link-${name}`);
+        plant(root);
+        const before = tree(root);
+        const r = await cli(
+          ['--sandbox', '--root', root, '--fence', 'off', '--stdio', hostileLine, 'call', 'sh'],
+          { ...env, HOSTILE_SH: 'rm -rf .vscode .mcp.json .github via; mkdir .vscode; echo ran > ran.txt' },
+          root,
+        );
+        assert.notEqual(r.code, 0, name);
+        assert.match(r.stderr, /link/i, name);
+        assert.match(r.stderr, named, name);
+        assert.equal(tree(root), before, `${name}: nothing changed`);
+      }
+    });
+
+    it("MCP Host's sandbox cache inside a root (XDG_CACHE_HOME there): the server plants nothing in it, no host file is written through a link", async () => {
+      const root = path.join(dir, 'atk-cache');
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.mkdirSync(root);
+      const victim = path.join(dir, 'atk-cache-victim.txt');
+      fs.writeFileSync(victim, 'precious');
+      const cache = path.join(root, '.cache', 'mcp-host', 'sandbox');
+      await sh(
+        root,
+        `R=${cache}/mounts; for i in $(seq 1 400); do ln -s ${victim} $R/made.json.$i 2>/dev/null; done;
+         echo planted > ${cache}/planted 2>/dev/null; mkdir -p ${cache}/npm-other 2>/dev/null; true`,
+        hostileLine,
+        { XDG_CACHE_HOME: path.join(root, '.cache') },
+      );
+      assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
+      assert.equal(fs.existsSync(path.join(cache, 'planted')), false, 'nothing planted in the cache');
+      assert.equal(fs.existsSync(path.join(cache, 'npm-other')), false, 'no cache of another launch made');
+      assert.deepEqual(
+        fs.readdirSync(path.join(cache, 'mounts')).filter((f) => fs.lstatSync(path.join(cache, 'mounts', f)).isSymbolicLink()),
+        [],
+        'no link in the registry',
+      );
+    });
+
+    it("a root that is the home: the server writes no ~/.ssh, ~/.config, ~/.local/bin nor MCP Host's cache", async () => {
+      const root = path.join(dir, 'atk-home');
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.mkdirSync(path.join(root, '.ssh'), { recursive: true });
+      await sh(
+        root,
+        `mkdir -p .config/git .local/bin .gnupg 2>/dev/null; echo '[core]' > .config/git/config; echo key >> .ssh/authorized_keys;
+         echo x > .local/bin/git; touch .gnupg/x; true`,
+        hostileLine,
+        { HOME: root },
+      );
+      for (const p of ['.config/git/config', '.ssh/authorized_keys', '.local/bin/git', '.gnupg/x'])
+        assert.equal(fs.existsSync(path.join(root, p)), false, p);
+    });
+
+    it('a file .git/config includes from the tree stays as it was: git on the host runs nothing from it', async () => {
+      const root = repository('atk-include');
+      const marker = path.join(dir, 'atk-include-ran.txt');
+      fs.mkdirSync(path.join(root, 'tools'));
+      fs.writeFileSync(path.join(root, 'tools', 'git.config'), '');
+      git(root, 'config', 'include.path', '../tools/git.config');
+      await sh(root, `printf '[core]\\n\\tfsmonitor = "echo fsmonitor >> ${marker}; false"\\n' > tools/git.config; true`);
+      assert.equal(fs.readFileSync(path.join(root, 'tools', 'git.config'), 'utf8'), '');
+      assert.equal(gitOnHostRuns(root, marker), '');
+    });
+
     it('node options the reach does not know never make their value "the script": ~/.ssh stays unreadable', async () => {
       const evil = path.join(ws, 'evil.mjs');
       fs.copyFileSync(HOSTILE, evil);

@@ -249,6 +249,31 @@ describe('the protected names', () => {
     }
   });
 
+  it('the mount registry follows no link planted for its files: the host file a link names is not written', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-registry-')));
+    try {
+      const registry = path.join(dir, 'mounts');
+      fs.mkdirSync(registry);
+      const victim = path.join(dir, 'victim.txt');
+      fs.writeFileSync(victim, 'precious');
+      fs.symlinkSync(victim, path.join(registry, `made.json.${process.pid}`));
+      const root = path.join(dir, 'root');
+      fs.mkdirSync(root);
+      makeMountPoints([{ path: path.join(root, '.vscode'), kind: 'dir', exists: false }], registry);
+      releaseMountPoints(registry);
+      assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
+      fs.symlinkSync(victim, path.join(registry, `made.json.${process.pid}`));
+      fs.rmSync(path.join(registry, 'made.json'));
+      fs.symlinkSync(victim, path.join(registry, 'made.json'));
+      makeMountPoints([{ path: path.join(root, '.vscode'), kind: 'dir', exists: false }], registry);
+      releaseMountPoints(registry);
+      assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
+      assert.deepEqual(fs.readdirSync(root), [], 'the mount point made and removed');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the fence: a tool that may change things naming one; a read-only one, or a plain file, does not', () => {
     const finding = (below: string[]) => ({
       found: { pointer: '/path', value: below.join('/'), resolved: `/ws/${below.join('/')}` },
@@ -379,6 +404,19 @@ describe("a sandboxed launcher's cache (issue 46, second attack)", () => {
     const c = reachOf(['-y', 'a'], undefined, [path.join(dir, 'other')]).env.npm_config_cache;
     assert.equal(new Set([a, b, c]).size, 3, `${a} ${b} ${c}`);
     assert.equal(reachOf(['-y', 'a']).env.npm_config_cache, a, 'the same launch finds its cache again');
+    // Other folders or other domains are another reach: another cache (issue 46, third attack, case 04).
+    const withSettings = (settings: object) =>
+      computeReach({ command: 'npx', args: ['-y', 'a'], cwd: ws, env: { PATH: process.env.PATH }, roots: [ws], settings }, host).env
+        .npm_config_cache;
+    const plain = withSettings({});
+    const others = [
+      { filesystem: { allowWrite: [path.join(dir, 'other')] } },
+      { filesystem: { denyRead: [path.join(ws, 'secret')] } },
+      { filesystem: { denyWrite: [path.join(ws, 'docs')] } },
+      { network: { allowedDomains: ['example.com'] } },
+      { network: { allowedDomains: ['example.com'], deniedDomains: ['bad.example.com'] } },
+    ].map(withSettings);
+    assert.equal(new Set([plain, ...others]).size, 6, [plain, ...others].join(' '));
   });
 
   it('a node option whose value may be the next argument: no argument is taken for the script', () => {

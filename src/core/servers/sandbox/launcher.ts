@@ -18,7 +18,7 @@ import {
 import type * as ProxyModule from './proxy';
 import type { BlockedConnection, Resolver } from './proxy';
 import { seatbeltProfile } from './macos';
-import { claimMountPoints, makeMountPoints, protectedPathsOf, releaseMountPoints, withMountRegistry } from './protected';
+import { claimMountPoints, makeMountPoints, pinsOf, protectedPathsOf, releaseMountPoints, withMountRegistry } from './protected';
 import { computeReach, findOnPath, isWithin, thisHost } from './reach';
 import { seccompProgram } from './seccomp';
 import { describeReach, type SandboxReach, type SandboxSettings } from './settings';
@@ -313,9 +313,10 @@ export async function sandboxedServer(
   const ownCaches = machine.sandboxCache;
   if (ownCaches) for (const f of reach.readWrite) if (isWithin(f, ownCaches)) fs.mkdirSync(f, { recursive: true, mode: 0o700 });
   for (const seed of seeds) await seedCacheOnce(seed);
-  const registry = path.join(machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox'), 'mounts');
+  const cacheRoot = machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox');
+  const registry = path.join(cacheRoot, 'mounts');
   const { protectedPaths, pinned, claim, notes } = await withMountRegistry(registry, () =>
-    prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry),
+    prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot),
   );
   const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, claim))];
   let limits: SandboxLimits | undefined;
@@ -366,10 +367,12 @@ function prepareProtected(
   cwd: string,
   machine: SandboxMachine,
   registry: string,
+  cacheRoot: string,
 ) {
   const expand = (p: string) =>
     p === '~' ? machine.home : p.startsWith('~/') ? path.join(machine.home, p.slice(2)) : path.resolve(cwd, p);
-  const allowed = (settings?.filesystem?.allowWrite ?? []).map((p) => machine.realpath(expand(p)));
+  // Both the path as written and where it leads: a link named there is left as it is, writable.
+  const allowed = (settings?.filesystem?.allowWrite ?? []).flatMap((p) => [expand(p), machine.realpath(expand(p))]);
   const ownCaches = machine.sandboxCache ?? '';
   const folders = reach.readWrite.filter(
     (f, i, all) => !(ownCaches && isWithin(f, ownCaches)) && !all.some((other, j) => j !== i && other !== f && isWithin(f, other)),
@@ -378,13 +381,28 @@ function prepareProtected(
   const notes: string[] = [];
   const missing = [];
   const pins: string[] = [];
+  const links: string[] = [];
   for (const folder of folders) {
-    const found = protectedPathsOf(folder, allowed);
+    const found = protectedPathsOf(folder, allowed, undefined, machine.home);
+    links.push(...found.links);
     if (found.note) notes.push(found.note);
     pins.push(...found.pins);
     for (const p of found.paths) if (p.exists) protectedPaths.push(p.path);
     missing.push(...found.paths.filter((p) => !p.exists));
+    // MCP Host's own sandbox cache inside a folder the server may write (XDG_CACHE_HOME in a root, a root
+    // that is the home): read-only, the folders above it pinned. Else the server plants links in the mount
+    // registry that MCP Host then follows, or fills another launch's cache. Its own cache, deeper, stays writable.
+    if (isWithin(cacheRoot, folder)) {
+      protectedPaths.push(cacheRoot);
+      pins.push(...pinsOf(folder, [cacheRoot]));
+    }
   }
+  if (links.length)
+    throw new SandboxUnavailableError(
+      `Not sandboxed: ${links.join(', ')} ${links.length === 1 ? 'is a symbolic link' : 'are symbolic links'} in a folder the server may write, ` +
+        'where a file that runs later is kept (or on the way to one): the server could replace the link with a file of its own. ' +
+        'Make it a real folder or file, or name it in sandbox.filesystem.allowWrite to let the server write it.',
+    );
   const made = machine.platform === 'linux' ? makeMountPoints(missing, registry) : [];
   // Only what exists can be bound; on macOS the profile denies writing a path whether it exists or not.
   const wanted = new Set(missing.map((p) => p.path));

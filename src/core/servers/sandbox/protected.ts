@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { acquireLock } from '../../files/auditLock';
+import { openPolicyFile, readPolicyFileSync } from '../../files/policyFile';
 
 /**
  * Files that run later, outside any sandbox: a sandboxed server may write every folder it was
@@ -20,6 +21,10 @@ import { acquireLock } from '../../files/auditLock';
  * - the editor's and the agents' configuration: `.vscode/` (settings, tasks that run on folder
  *   open, launch configurations, `mcp.json`), `.idea/`, `.devcontainer/`, `.mcp.json`, `.cursor/`,
  *   `.claude/`, `.codex/`, `.gemini/`, and `.github/hooks/`, `.github/agents/`, `.github/workflows/`;
+ * - git hooks kept in the tree: `.husky/` (its stubs in `.husky/_` run the hooks one folder up), and
+ *   the parent of any `core.hooksPath` that ends in `/_`;
+ * - `HEAD` at the top of a writable folder with no `.git`: with it, git would take the folder itself
+ *   as a bare repository and run what its `config` names;
  * - shell and environment files: `.envrc` (direnv runs it), `.bashrc`, `.bash_profile`,
  *   `.bash_login`, `.profile`, `.zshrc`, `.zshenv`, `.zprofile`, `.zlogin`, `.gitconfig`,
  *   `.npmrc`, `.pypirc`.
@@ -42,6 +47,7 @@ export const PROTECTED_NAMES: readonly { name: string; kind: 'dir' | 'file' }[] 
   { name: '.github/hooks', kind: 'dir' },
   { name: '.github/agents', kind: 'dir' },
   { name: '.github/workflows', kind: 'dir' },
+  { name: '.husky', kind: 'dir' },
   { name: '.envrc', kind: 'file' },
   { name: '.bashrc', kind: 'file' },
   { name: '.bash_profile', kind: 'file' },
@@ -55,6 +61,13 @@ export const PROTECTED_NAMES: readonly { name: string; kind: 'dir' | 'file' }[] 
   { name: '.npmrc', kind: 'file' },
   { name: '.pypirc', kind: 'file' },
 ];
+
+/**
+ * In a writable folder that is or holds the home, these folders of the home are protected too: ssh's
+ * keys and config, gpg's, every program's configuration (git's `~/.config/git/config`, autostart), the
+ * commands on the PATH, desktop entries, and MCP Host's own cache.
+ */
+export const HOME_NAMES: readonly string[] = ['.ssh', '.gnupg', '.config', '.local/bin', '.local/share/applications', '.cache/mcp-host'];
 
 /** Folders not searched for nested repositories: packages installed by a package manager, and git's own. */
 const NOT_SEARCHED = new Set(['node_modules', '.git']);
@@ -117,20 +130,38 @@ export interface ProtectedPath {
  * Every protected path of one writable folder: the names at its top and at the top of each
  * repository and worktree found inside at launch (existing or not), the git parts of each (`.git`
  * made as an empty folder at the folder's top where there is none). `allowed` are paths the entry's
- * `filesystem.allowWrite` names itself: left writable. A link is never followed nor replaced: it is
- * protected as it is (read-only in its place).
+ * `filesystem.allowWrite` names itself: left writable. `links` are the protected paths, or folders on
+ * the way to one (a `.git` file's git folder included), that are symbolic links: a read-only mount
+ * would land on the link's target while the link itself, an entry of the writable folder, could be
+ * replaced, so the launch is refused (launcher.ts).
  */
 export function protectedPathsOf(
   folder: string,
   allowed: readonly string[],
   pfs: ProtectedFs = thisProtectedFs,
-): { paths: ProtectedPath[]; pins: string[]; note?: string } {
+  home?: string,
+): { paths: ProtectedPath[]; pins: string[]; links: string[]; note?: string } {
   const out: ProtectedPath[] = [];
+  const links = new Set<string>();
+  /** The first link between the folder and `p` (`p` itself included), if any: the server could replace it. */
+  const linkOnTheWay = (p: string) => {
+    const names = path.relative(folder, p).split(path.sep);
+    for (let i = 1; i <= names.length; i++) {
+      const at = path.join(folder, ...names.slice(0, i));
+      if (pfs.lkind(at) === 'link') return at;
+    }
+    return undefined;
+  };
   const add = (p: string, kind: 'dir' | 'file', makeIfMissing: boolean) => {
     if (allowed.some((a) => p === a || p.startsWith(a + path.sep))) return;
+    const link = linkOnTheWay(p);
+    if (link) {
+      links.add(link);
+      return;
+    }
     const found = pfs.lkind(p);
     if (found === 'none') {
-      if (makeIfMissing && pfs.lkind(path.dirname(p)) !== 'link') out.push({ path: p, kind, exists: false });
+      if (makeIfMissing) out.push({ path: p, kind, exists: false });
     } else out.push({ path: p, kind: found === 'dir' ? 'dir' : 'file', exists: true });
   };
   const repositories = [folder];
@@ -154,7 +185,11 @@ export function protectedPathsOf(
     const kind = pfs.lkind(dotGit);
     if (kind === 'none') {
       // Only the writable folder itself gets one made: a subfolder that is no repository stays as it is.
-      if (repo === folder) add(dotGit, 'dir', true);
+      // And `HEAD`: git takes a folder whose HEAD is valid (with objects and refs) as a bare repository, runs its config's fsmonitor.
+      if (repo === folder) {
+        add(dotGit, 'dir', true);
+        add(path.join(folder, 'HEAD'), 'file', true);
+      }
       continue;
     }
     add(dotGit, kind === 'dir' ? 'dir' : 'file', false);
@@ -165,19 +200,32 @@ export function protectedPathsOf(
       const named = /^gitdir:\s*(.+?)\s*$/m.exec(pfs.readFile(dotGit) ?? '')?.[1];
       if (!named) continue;
       gitDir = path.resolve(repo, named);
-      if (!inside(gitDir) || pfs.lkind(gitDir) !== 'dir') continue;
+      if (!inside(gitDir)) continue;
+      const link = linkOnTheWay(gitDir);
+      if (link) {
+        links.add(link);
+        continue;
+      }
+      if (pfs.lkind(gitDir) !== 'dir') continue;
       add(gitDir, 'dir', false);
     }
     for (const gitFolder of gitFolders(gitDir, pfs)) {
+      for (const included of includesOf(path.join(gitFolder, 'config'), pfs)) if (inside(included)) add(included, 'file', true);
       const hooksPath = /^\s*hookspath\s*=\s*(.+?)\s*$/im
         .exec(pfs.readFile(path.join(gitFolder, 'config')) ?? '')?.[1]
         ?.replace(/^"|"$/g, '');
       if (hooksPath && !hooksPath.startsWith('~')) {
         const at = path.resolve(repo, hooksPath);
         if (inside(at)) add(at, 'dir', false);
+        // husky's stubs in `.husky/_` run the hook of the same name one folder up.
+        const parent = path.dirname(at);
+        if (path.basename(at) === '_' && inside(parent)) add(parent, 'dir', false);
       }
     }
   }
+  // A folder that is or holds the home: what the person's own programs read from there too.
+  if (home && (home === folder || home.startsWith(folder + path.sep)))
+    for (const name of HOME_NAMES) add(path.join(home, name), 'dir', true);
   // Outer paths first: a folder made before what is made inside it.
   out.sort((a, b) => a.path.length - b.path.length);
   const paths = [...new Map(out.map((p) => [p.path, p])).values()];
@@ -187,6 +235,7 @@ export function protectedPathsOf(
       folder,
       paths.map((p) => p.path),
     ),
+    links: [...links].sort(),
     note,
   };
 }
@@ -196,6 +245,32 @@ export function pinsOf(folder: string, paths: readonly string[]): string[] {
   const pins = new Set<string>();
   for (const p of paths) for (let d = path.dirname(p); d !== folder && d.startsWith(folder + path.sep); d = path.dirname(d)) pins.add(d);
   return [...pins].sort((a, b) => a.length - b.length);
+}
+
+/**
+ * The files a git config includes (`include.path`, `includeIf.<condition>.path`, relative to the
+ * including file), followed a few levels: git reads them as its own. (`config.worktree` lies in the
+ * git folder, protected whole.)
+ */
+function includesOf(config: string, pfs: ProtectedFs): string[] {
+  const found: string[] = [];
+  const queue = [config];
+  for (let level = 0; queue.length && level < 5; level++) {
+    const file = queue.shift()!;
+    let section = '';
+    for (const line of (pfs.readFile(file) ?? '').split('\n')) {
+      const header = /^\s*\[\s*([a-z]+)/i.exec(line);
+      if (header) section = header[1].toLowerCase();
+      const value = /^\s*path\s*=\s*(.+?)\s*$/i.exec(line)?.[1]?.replace(/^"|"$/g, '');
+      if (!value || (section !== 'include' && section !== 'includeif') || value.startsWith('~')) continue;
+      const at = path.resolve(path.dirname(file), value);
+      if (!found.includes(at)) {
+        found.push(at);
+        queue.push(at);
+      }
+    }
+  }
+  return found;
 }
 
 /** A repository's git folder and those of its submodules and worktrees (`.git/modules/**`, `.git/worktrees/*`). */
@@ -249,9 +324,10 @@ export async function withMountRegistry<T>(registry: string, step: () => T): Pro
   }
 }
 
+/** The registry's files are read and written as policy files: no link followed, the temporary file made anew (O_EXCL), never one found there. */
 function readMade(registry: string): Record<string, Made> {
   try {
-    return JSON.parse(fs.readFileSync(path.join(registry, MADE_FILE), 'utf8')) as Record<string, Made>;
+    return JSON.parse(readPolicyFileSync(path.join(registry, MADE_FILE), 16 * 1024 * 1024)) as Record<string, Made>;
   } catch {
     return {};
   }
@@ -259,8 +335,16 @@ function readMade(registry: string): Record<string, Made> {
 
 function writeMade(registry: string, made: Record<string, Made>): void {
   const file = path.join(registry, MADE_FILE);
-  fs.writeFileSync(`${file}.${process.pid}`, JSON.stringify(made), { mode: 0o600 });
-  fs.renameSync(`${file}.${process.pid}`, file);
+  const temporary = `${file}.${process.pid}`;
+  // Whatever is in the temporary file's place (a link planted there) goes first; unlink removes a link, never its target.
+  fs.rmSync(temporary, { force: true });
+  const { fd } = openPolicyFile(temporary, 'create', { mode: 0o600 });
+  try {
+    fs.writeFileSync(fd, JSON.stringify(made));
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temporary, file);
 }
 
 /** Makes the missing paths (parents first) and records them; what could not be made is left out. Under the registry's lock. */

@@ -291,10 +291,21 @@ export function computeReach(req: SandboxRequest, host: HostFacts): ComputedReac
   }
   // The launchers' caches are MCP Host's own, seeded from the person's (launcher.ts): whatever the
   // environment names is only where the seed comes from, and only if it is such a cache.
-  // One cache per launch identity (the command, its arguments, its roots): a server that rewrites a package in its
-  // cache changes only what it runs itself, never what another sandboxed server runs with another reach.
+  // One cache per launch identity (the command, its arguments, its roots, the folders and domains its settings
+  // add or take away): a server that rewrites a package in its cache changes only what it runs itself, never
+  // what another sandboxed server runs with another reach.
+  const sorted = (list: readonly string[] | undefined) => [...(list ?? [])].sort();
+  const fsSettingsOf = req.settings?.filesystem ?? {};
+  const networkOf = req.settings?.network ?? {};
+  const reachSettings = [
+    sorted(fsSettingsOf.allowWrite),
+    sorted(fsSettingsOf.denyRead),
+    sorted(fsSettingsOf.denyWrite),
+    sorted(networkOf.allowedDomains),
+    sorted(networkOf.deniedDomains),
+  ];
   const identity = createHash('sha256')
-    .update(JSON.stringify([command ?? req.command, args, roots]))
+    .update(JSON.stringify([command ?? req.command, args, roots, reachSettings]))
     .digest('hex')
     .slice(0, 16);
   const cacheRoot = path.join(host.sandboxCache ?? path.join(home, '.cache', 'mcp-host', 'sandbox'), identity);
