@@ -158,8 +158,11 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
     const a = await api();
     const saved = a.ui.allowLaunch;
     a.ui.allowLaunch = async () => 'allow';
-    // The only sandbox on this folder: the mount points of the names that do not exist are shared by every sandbox that uses them.
+    // The only sandbox on this folder: the mount points of the names that do not exist are shared by every sandbox that uses them,
+    // so every server of the window (any scope, left by an earlier suite) is stopped first.
     await setServers(undefined);
+    await setServers(undefined, vscode.ConfigurationTarget.Workspace);
+    await waitFor(() => a.host.registry.all.every((h) => h.state.kind === 'stopped' || h.state.kind === 'error'), 'every server stopped');
     const files = (dir: string): string[] =>
       fs.readdirSync(dir, { withFileTypes: true, recursive: true }).map((e) => {
         const p = path.join(e.parentPath, e.name);
@@ -189,7 +192,16 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
       await waitFor(
         () => !fs.existsSync(path.join(inside, '.mcp.json')) && !fs.existsSync(path.join(inside, '.claude')),
         'the mount points removed',
-      );
+      ).catch((e: Error) => {
+        // Which launches still hold them: the registry's claims (src/core/servers/sandbox/protected.ts).
+        const mounts = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'mcp-host', 'sandbox', 'mounts');
+        const claims = fs.existsSync(mounts)
+          ? fs.readdirSync(mounts).map((f) => `${f}: ${fs.readFileSync(path.join(mounts, f), 'utf8').slice(0, 300)}`)
+          : [];
+        throw new Error(
+          `${e.message}; servers: ${a.host.registry.all.map((h) => `${h.definition.name} ${h.state.kind}`).join(', ')}; registry: ${claims.join(' | ')}`,
+        );
+      });
       for (const name of ['.mcp.json', '.envrc', '.claude', '.github', '.cursor']) assert.ok(!fs.existsSync(path.join(inside, name)), name);
     } finally {
       a.ui.allowLaunch = saved;
