@@ -168,6 +168,11 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
         const p = path.join(e.parentPath, e.name);
         return e.isFile() ? `${path.relative(dir, p)} ${fs.readFileSync(p, 'utf8')}` : `${path.relative(dir, p)}/`;
       });
+    // Names an earlier suite left in the workspace folder (Connect an Agent's .mcp.json, Claude Code's .claude/) are the
+    // person's files, not mount points: they stay. The others are made for the time the server runs and removed after.
+    const NAMES = ['.mcp.json', '.envrc', '.claude', '.github', '.cursor'];
+    const made = NAMES.filter((name) => !fs.existsSync(path.join(inside, name)));
+    assert.ok(made.length >= 2, `at least two protected names missing before the launch: ${made.join(' ')}`);
     try {
       await setServers(
         { 'ws-writer': { command: 'node', args: [HOSTILE()], env: { HOSTILE_PROTECT: inside } } },
@@ -189,10 +194,7 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
       await folderFiles.update('autoSave', 'off', vscode.ConfigurationTarget.WorkspaceFolder);
       await setServers(undefined, vscode.ConfigurationTarget.Workspace);
       // Stopped: the empty folders and files made for the protected names that did not exist are gone.
-      await waitFor(
-        () => !fs.existsSync(path.join(inside, '.mcp.json')) && !fs.existsSync(path.join(inside, '.claude')),
-        'the mount points removed',
-      ).catch((e: Error) => {
+      await waitFor(() => made.every((name) => !fs.existsSync(path.join(inside, name))), 'the mount points removed').catch((e: Error) => {
         // Which launches still hold them: the registry's claims (src/core/servers/sandbox/protected.ts).
         const mounts = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'mcp-host', 'sandbox', 'mounts');
         const claims = fs.existsSync(mounts)
@@ -202,7 +204,9 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
           `${e.message}; servers: ${a.host.registry.all.map((h) => `${h.definition.name} ${h.state.kind}`).join(', ')}; registry: ${claims.join(' | ')}`,
         );
       });
-      for (const name of ['.mcp.json', '.envrc', '.claude', '.github', '.cursor']) assert.ok(!fs.existsSync(path.join(inside, name)), name);
+      for (const name of made) assert.ok(!fs.existsSync(path.join(inside, name)), name);
+      for (const name of NAMES.filter((n) => !made.includes(n)))
+        assert.ok(fs.existsSync(path.join(inside, name)), `${name}, which was there, stays`);
     } finally {
       a.ui.allowLaunch = saved;
     }
