@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { echoCalls, median } from './echoCalls';
+import { echoCalls } from './echoCalls';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ChatGateway } from '../src/core/gateway/sdkGateway';
@@ -30,7 +30,7 @@ const IN_FLIGHT = 256;
 const ROUNDS = 10;
 const TOKEN = 'bench-token';
 
-const { sequential, concurrent } = echoCalls(CALLS, IN_FLIGHT, ROUNDS);
+const timed = echoCalls(CALLS, IN_FLIGHT, ROUNDS);
 
 async function main(): Promise<void> {
   const direct = new Client({ name: 'bench-direct', version: '1.0.0' });
@@ -63,21 +63,8 @@ async function main(): Promise<void> {
   const viaRelay = await relayClient(socket.relayAddress, 'up', TOKEN);
   const paths = { direct, directHttp, floorHttp: floor, relay: viaRelay, tcp: viaTcp, socket: viaSocket };
 
-  // Warm-up: every path once, so JIT and connections are not in the first repetition.
-  for (const client of Object.values(paths)) await sequential(client);
-  const times: Record<string, { sequential: number[]; concurrent: number[] }> = {};
-  for (const name of Object.keys(paths)) times[name] = { sequential: [], concurrent: [] };
-  const order = Object.keys(paths) as Array<keyof typeof paths>;
-  for (let rep = 0; rep < REPS; rep++) {
-    // Rotated, so no path always runs first.
-    const turn = [...order.slice(rep % order.length), ...order.slice(0, rep % order.length)];
-    for (const name of turn) times[name].sequential.push(await sequential(paths[name]));
-    for (const name of turn) times[name].concurrent.push(await concurrent(paths[name]));
-  }
-  const medians = Object.fromEntries(
-    Object.entries(times).map(([name, t]) => [name, { sequential: median(t.sequential), concurrent: median(t.concurrent) }]),
-  );
-  const ratio = (via: string, kind: 'sequential' | 'concurrent') => medians[via][kind] / medians.direct[kind];
+  const medians = await timed.medians(paths, REPS);
+  const ratio = (via: keyof typeof paths, kind: 'sequential' | 'concurrent') => medians[via][kind] / medians.direct[kind];
   const result = {
     calls: CALLS,
     inFlight: IN_FLIGHT,

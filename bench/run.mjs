@@ -240,6 +240,10 @@ function printServe(s) {
     const target = name.startsWith('serveVsPassThrough') ? `≤ ${SERVE_MAX.toFixed(2)}  ${ratio <= SERVE_MAX ? 'met' : 'NOT MET'}` : '';
     console.log(`    ${name.padEnd(34)} ${ratio.toFixed(2).padStart(6)} ${target}`);
   }
+  if (s.serveCpuUsPerCall !== undefined)
+    console.log(
+      `  serve's own CPU per call: ${s.serveCpuUsPerCall.toFixed(0)} µs (every call answered with its echo, ${s.auditedRecords} audited in a chain that verifies)`,
+    );
   const a = s.agent;
   console.log(
     `  an agent given ${a.servers} servers (${a.tools} tools): ${a.relayProcesses} relay process of ${(a.relayRssKb / 1024).toFixed(0)} MB resident; serve running the same five: ${(a.serveRssKb / 1024).toFixed(0)} MB (without the servers)`,

@@ -1,21 +1,23 @@
 // `mcp-host serve` (issue 42): the SDK's client calling `echo` of test/fixtures/gateway-upstream.mjs
 // three ways over stdio, in one run, interleaved and rotated: directly; through a pass-through of the
 // same shape (bench/pipe-relay.mjs: one more process that pipes the bytes and decides nothing, the hop
-// floor); and through `mcp-host serve` (dist/cli.js, the gate, origin agent), sequential and 256 in
-// flight. The target: serve's median at most 1.5 × the pass-through's. Then the cost of an agent
+// floor); and through `mcp-host serve` (dist/cli.js, the gate, origin agent: an `mcp.json` entry that
+// trusts the server's read-only hints, the flow guard on, every call audited in a file), sequential and
+// 256 in flight, every answer checked to be the echo. The target: serve's median at most 1.5 × the pass-through's. Then the cost of an agent
 // connected to the editor's gateway with five servers: the resident memory of its relay process (the
 // one process it costs, whatever the number of servers), and of `serve` running five.
 // Prints JSON (one line); bench/run.mjs shows it.
 //
 //   node --import tsx bench/serve.ts [--reps N] [--calls N]
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { echoCalls, median } from './echoCalls';
+import { echoCalls } from './echoCalls';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { launcherPath, writeGatewayRecord, writeLauncher } from '../src/core/agents/rendezvous';
 import { Catalog } from '../src/core/gateway/catalog';
+import { verifyAuditFile } from '../src/core/policy/auditVerify';
 import { ChatGateway } from '../src/core/gateway/sdkGateway';
 import { share, upstreamHandle, UPSTREAM } from '../test/helpers/gateway';
 import { vmRssKb } from './procMemory';
@@ -33,7 +35,7 @@ const ROOT = path.join(__dirname, '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const RELAY = path.join(ROOT, 'dist', 'relay.js');
 
-const { sequential, concurrent } = echoCalls(CALLS, IN_FLIGHT, ROUNDS);
+const timed = echoCalls(CALLS, IN_FLIGHT, ROUNDS);
 
 async function connect(
   command: string,
@@ -47,33 +49,58 @@ async function connect(
   return { client, pid: transport.pid! };
 }
 
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A process's user and system CPU time so far, from /proc (clock ticks of 10 ms). */
+const cpuMs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
 const rssKb = (pid: number): number => vmRssKb(readFileSync(`/proc/${pid}/status`, 'utf8')) ?? 0;
 
 async function perCall(): Promise<Record<string, unknown>> {
-  const paths = {
+  // serve as an agent's configuration runs it: one entry whose read-only hint is trusted, so `echo`
+  // is no sink and every call goes through the whole gate to the server (the flow guard on, each call
+  // audited in a file); a bench of refusals would time nothing.
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-serve-'));
+  const config = path.join(dir, 'mcp.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [UPSTREAM], trustAnnotations: true } } }));
+  const audit = path.join(dir, 'audit.jsonl');
+  const served = await connect(process.execPath, [CLI, '--config', config, '--audit', audit, 'serve'], undefined, dir);
+  const clients = {
     direct: (await connect(process.execPath, [UPSTREAM])).client,
     passThrough: (await connect(process.execPath, [path.join(__dirname, 'pipe-relay.mjs'), process.execPath, UPSTREAM])).client,
-    serve: (await connect(process.execPath, [CLI, '--stdio', `${process.execPath} ${UPSTREAM}`, 'serve'])).client,
+    serve: served.client,
   };
-  for (const client of Object.values(paths)) await sequential(client);
-  const times: Record<string, { sequential: number[]; concurrent: number[] }> = {};
-  const order = Object.keys(paths) as Array<keyof typeof paths>;
-  for (const name of order) times[name] = { sequential: [], concurrent: [] };
-  for (let rep = 0; rep < REPS; rep++) {
-    const turn = [...order.slice(rep % order.length), ...order.slice(0, rep % order.length)];
-    for (const name of turn) times[name].sequential.push(await sequential(paths[name]));
-    for (const name of turn) times[name].concurrent.push(await concurrent(paths[name]));
-  }
-  const medianMs = Object.fromEntries(
-    Object.entries(times).map(([n, t]) => [n, { sequential: median(t.sequential), concurrent: median(t.concurrent) }]),
-  );
-  await Promise.all(Object.values(paths).map((c) => c.close()));
+  const cpuBefore = cpuMs(served.pid);
+  const medianMs = await timed.medians({ ...clients, serve: { client: clients.serve, tool: 'up__echo' } }, REPS);
+  const cpuAfter = cpuMs(served.pid);
+  await Promise.all(Object.values(clients).map((c) => c.close()));
+  // serve writes what is left of its audit as it exits.
+  while (alive(served.pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+  // Every call went through the gate: its record is in the chain (rotated files included), and the chain is intact.
+  const verdict = await verifyAuditFile(audit);
+  if (!verdict.ok) throw new Error(`serve's audit: ${verdict.reason} (${verdict.file}:${verdict.line})`);
+  const audited = verdict.records.filter((r) => 'method' in r && r.method === 'tools/call' && r.name === 'echo').length;
+  const servedCalls = (REPS + 1) * CALLS + REPS * ROUNDS * IN_FLIGHT;
+  if (audited !== servedCalls) throw new Error(`serve audited ${audited} calls of ${servedCalls}`);
   return {
     calls: CALLS,
     inFlight: IN_FLIGHT,
     rounds: ROUNDS,
     reps: REPS,
     medianMs,
+    auditedRecords: audited,
+    // Steadier than wall time on a shared machine: what serve's own process spent per call it served.
+    serveCpuUsPerCall: ((cpuAfter - cpuBefore) * 1000) / servedCalls,
     ratios: {
       serveVsPassThroughSequential: medianMs.serve.sequential / medianMs.passThrough.sequential,
       serveVsPassThroughConcurrent: medianMs.serve.concurrent / medianMs.passThrough.concurrent,
@@ -116,7 +143,7 @@ async function memory(): Promise<Record<string, unknown>> {
   await Promise.all(handles.map((h) => h.dispose()));
 
   const config = path.join(home, 'five.json');
-  require('node:fs').writeFileSync(
+  writeFileSync(
     config,
     JSON.stringify({
       mcpServers: Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`s${i + 1}`, { command: process.execPath, args: [UPSTREAM] }])),
