@@ -476,21 +476,29 @@ for (const kind of Object.keys(KINDS) as Array<keyof typeof KINDS>) {
   });
 }
 
+/** A socket stand-in for the relay transport: each 'data' event is one chunk, each write is kept as it came. */
+function socketStandIn() {
+  return Object.assign(new EventEmitter(), {
+    written: [] as string[],
+    ended: false,
+    writable: true,
+    write(text: string) {
+      assert.ok(!this.ended, 'a write after the end');
+      this.written.push(text);
+      return true;
+    },
+    end() {
+      this.ended = true;
+      this.writable = false;
+    },
+    resume() {},
+  });
+}
+
 describe('the relay transport’s framing', () => {
-  /** A socket stand-in: each `feed` is one 'data' event, so a cut lands exactly where the test puts it. */
+  /** Each `feed` is one 'data' event, so a cut lands exactly where the test puts it. */
   const open = async () => {
-    const socket = Object.assign(new EventEmitter(), {
-      written: [] as string[],
-      ended: false,
-      write(text: string) {
-        this.written.push(text);
-        return true;
-      },
-      end() {
-        this.ended = true;
-      },
-      resume() {},
-    });
+    const socket = socketStandIn();
     const transport = new RelayTransport(socket as unknown as net.Socket);
     const messages: unknown[] = [];
     const errors: string[] = [];
@@ -545,6 +553,42 @@ describe('the relay transport’s framing', () => {
     assert.match(errors[0], /more than 16777216 bytes/);
     await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
     assert.deepEqual(socket.written, []);
+  });
+});
+
+describe('the relay transport’s writes', () => {
+  const open = async () => {
+    const socket = socketStandIn();
+    const transport = new RelayTransport(socket as unknown as net.Socket);
+    await transport.start();
+    return { socket, transport };
+  };
+  const answer = (id: number) => ({ jsonrpc: '2.0' as const, id, result: { n: id } });
+  const ids = (written: string[]) =>
+    written.map((w) =>
+      w
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: number }).id),
+    );
+
+  it('sends the answers of one turn in one write, in the order they were sent, and a later turn’s in the next', async () => {
+    const { socket, transport } = await open();
+    const sent = [1, 2, 3].map((id) => transport.send(answer(id)));
+    assert.deepEqual(socket.written, [], 'nothing is written before the turn ends');
+    await Promise.all(sent);
+    await transport.send(answer(4));
+    assert.deepEqual(ids(socket.written), [[1, 2, 3], [4]]);
+  });
+
+  it('writes what was sent before the close, then ends the connection, and nothing after', async () => {
+    const { socket, transport } = await open();
+    const last = transport.send(answer(7));
+    await transport.close();
+    await last;
+    await transport.send(answer(8));
+    assert.deepEqual(ids(socket.written), [[7]]);
+    assert.ok(socket.ended);
   });
 });
 

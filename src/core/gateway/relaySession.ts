@@ -42,6 +42,9 @@ export class RelayTransport implements Transport {
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
   private ended = false;
+  /** Lines sent in this turn of the event loop, written together by `flush`. */
+  private outgoing: string[] = [];
+  private batch: Promise<void> | undefined;
 
   /** A relay's socket, or `mcp-host serve`'s stdin and stdout as one stream (`Duplex.from`). */
   constructor(private readonly socket: net.Socket | Duplex) {}
@@ -87,13 +90,30 @@ export class RelayTransport implements Transport {
     this.onmessage?.(message as JSONRPCMessage);
   }
 
+  /**
+   * Queues the message; what is sent in one turn of the event loop leaves in one write (the answers
+   * to 256 calls in flight cost one system call, not 256, and the client is woken once). Resolves
+   * once the stream took the batch (after `drain` when it pushed back).
+   */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.ended) return Promise.resolve();
-    return this.socket.write(`${JSON.stringify(message)}\n`) ? Promise.resolve() : once(this.socket, 'drain').then(() => undefined);
+    this.outgoing.push(`${JSON.stringify(message)}\n`);
+    return (this.batch ??= new Promise<void>((resolve) => setImmediate(() => resolve(this.flush()))));
+  }
+
+  /** Writes what is queued, in the order it was sent. */
+  private flush(): Promise<void> {
+    this.batch = undefined;
+    const text = this.outgoing.join('');
+    this.outgoing = [];
+    if (this.ended || !text) return Promise.resolve();
+    return this.socket.write(text) ? Promise.resolve() : once(this.socket, 'drain').then(() => undefined);
   }
 
   async close(): Promise<void> {
     if (this.ended) return;
+    // What was sent before the close still goes (a last answer, then the end).
+    if (this.outgoing.length && this.socket.writable) void this.flush();
     this.ended = true;
     this.pending = '';
     this.socket.end();
