@@ -211,10 +211,17 @@ export async function runServe(plan: ServePlan, options: ServeOptions, err: Node
   const current: { wire?: WireSession } = {};
   const sandboxes = new Map<string, SandboxLimits>();
   const budgets = new Map<string, SamplingBudget>();
+  // A definition of serve's never changes while it runs (no configuration is read again): hashed once, not on every request.
+  const hashes = new Map<ServerDefinition, string>();
+  const hashOf = (def: ServerDefinition): string => {
+    let hash = hashes.get(def);
+    if (hash === undefined) hashes.set(def, (hash = definitionHash(def)));
+    return hash;
+  };
   const audited = (def: ServerDefinition): AuditedServer => ({
     name: def.name,
     scope: def.origin.scope,
-    definition: definitionHash(def),
+    definition: hashOf(def),
     ...(sandboxes.has(def.name) ? { sandbox: sandboxes.get(def.name) } : {}),
   });
   const flags = options.config === undefined ? '' : ` (or the entry's "roots" in ${options.config})`;
