@@ -153,9 +153,14 @@ export function planServe(options: ServeLaunch): ServePlan {
   return { definitions: definitions.filter((d) => d.enabled), pins, warnings };
 }
 
-/** The roots of one server: `--root` (else the current folder) with the entry's own, narrowed by the client's. */
+/**
+ * The roots of one server: `--root` (else the current folder) with the entry's own, narrowed by the
+ * client's. Worked out once per server and kept (the fence reads them on every request) until the
+ * client's roots change.
+ */
 class ServeRoots {
   private client: Root[] | undefined;
+  private readonly known = new Map<ServerDefinition, Root[]>();
 
   constructor(
     private readonly base: Root[],
@@ -163,7 +168,9 @@ class ServeRoots {
   ) {}
 
   of(def: ServerDefinition): Root[] {
-    return narrowRoots(rootsFor(def, this.base, this.folder), this.client);
+    let roots = this.known.get(def);
+    if (!roots) this.known.set(def, (roots = narrowRoots(rootsFor(def, this.base, this.folder), this.client)));
+    return roots;
   }
 
   paths(def: ServerDefinition): string[] {
@@ -174,7 +181,9 @@ class ServeRoots {
   narrowBy(roots: Root[] | undefined): boolean {
     const before = JSON.stringify(this.client ?? null);
     this.client = roots;
-    return JSON.stringify(this.client ?? null) !== before;
+    const changed = JSON.stringify(this.client ?? null) !== before;
+    if (changed) this.known.clear();
+    return changed;
   }
 }
 

@@ -7,6 +7,9 @@ import type { AuditRecord } from '../../src/core/policy/types';
 import { alive, descendants, inspectorCli, installedAgents, run, ScriptedClient } from '../helpers/agents';
 import { UPSTREAM } from '../helpers/gateway';
 import { ROOT, eventually } from '../helpers/servers';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const CHANGING = path.join(ROOT, 'test', 'fixtures', 'changing-server.mjs');
@@ -141,6 +144,35 @@ describe('mcp-host serve', function () {
     }
     assert.equal(new Set(calls.map((r) => r.session?.id)).size, 1);
     assert.match(execFileSync(process.execPath, [CLI, 'audit', 'verify', audit], { encoding: 'utf8' }), /chain intact/);
+  });
+
+  it('fences each call by the client’s roots as they are now: narrowed by its roots/list, widened again (within --root) when it lists more', async () => {
+    const [a, b] = ['a', 'b'].map((name) => path.join(dir, name));
+    for (const folder of [a, b]) mkdirSync(folder);
+    const url = (folder: string) => `file://${folder}`;
+    let theirs = [{ uri: url(a) }];
+    const client = new Client({ name: 'roots-agent', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: theirs }));
+    // The flow guard off: a read after a read is what this test makes, and the roots alone decide it.
+    const args = [CLI, '--stdio', `${process.execPath} ${UPSTREAM}`, '--root', a, '--root', b, '--flow-guard', 'off', 'serve'];
+    await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: dir, stderr: 'ignore' }));
+    try {
+      const readB = async () => {
+        const result = (await client.callTool({ name: 'read_file', arguments: { path: path.join(b, 'x.txt') } })) as Result;
+        return { refused: result.isError === true, text: (result.content ?? []).map((c) => c.text ?? '').join('') };
+      };
+      // The client's roots hold a only: a path in b is outside them.
+      assert.match((await eventually(async () => ((await readB()).refused ? readB() : undefined))).text, /outside the roots/);
+      theirs = [{ uri: url(a) }, { uri: url(b) }];
+      await client.sendRootsListChanged();
+      const allowed = await eventually(async () => {
+        const r = await readB();
+        return r.refused ? undefined : r;
+      });
+      assert.equal(allowed.text, `contents of ${path.join(b, 'x.txt')}`);
+    } finally {
+      await client.close();
+    }
   });
 
   it('keeps the tools’ own names with one server (--stdio)', async () => {
