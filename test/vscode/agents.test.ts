@@ -41,6 +41,9 @@ describe('Connect an Agent', function () {
     if (restoreSetup) seam.ui.setup = restoreSetup;
     if (restoreAsk) seam.ui.allowAgentRequest = restoreAsk;
     await setServers(undefined);
+    // Also when the test failed half way: VS Code discovers a workspace's .mcp.json, and the next suites must not meet it.
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    for (const file of ['.mcp.json', 'inspector.json', 'agent-calls.jsonl']) rmSync(path.join(folder, file), { force: true });
   });
 
   it("writes one entry into the project's .mcp.json; Claude Code connects through it; an agent's call is asked in the editor naming it, runs, and is audited as origin agent; Disconnect leaves the file byte for byte", async () => {
@@ -139,6 +142,10 @@ describe('Connect an Agent', function () {
     const second = await call('second');
     assert.match(second.stdout, /"text": "second"/);
     assert.equal(questions.length, 1, 'the agent’s use of the server is remembered');
+    // A secret in an agent's arguments reaches the server as sent; the editor's history keeps it masked, as the audit does.
+    const awsKey = 'AKIA' + 'IOSFODNN7EXAMPLE';
+    const third = await call(`deploy with ${awsKey}`);
+    assert.equal(third.code, 0, third.stdout + third.stderr);
     // Refused in the editor: nothing reaches the server.
     seam.ui.allowAgentRequest = async (q) => {
       questions.push(q);
@@ -151,7 +158,7 @@ describe('Connect an Agent', function () {
         .split('\n')
         .filter(Boolean)
         .map((l) => (JSON.parse(l) as { arguments: { text: string } }).arguments.text),
-      ['first', 'second'],
+      ['first', 'second', `deploy with ${awsKey}`],
     );
     await seam.host.auditWritten();
     const records = readFileSync(seam.host.auditFile, 'utf8')
@@ -165,7 +172,7 @@ describe('Connect an Agent', function () {
             name?: string;
             decision: string;
             server: { name: string };
-            session?: { id: string; client?: { name: string } };
+            session?: { id: string; client?: { name: string; version: string } };
           },
       );
     const agentCalls = records.filter((r) => r.origin === 'agent' && r.method === 'tools/call');
@@ -174,10 +181,41 @@ describe('Connect an Agent', function () {
       [
         ['notes', 'echo', 'asked-allowed'],
         ['notes', 'echo', 'allowed'],
+        ['notes', 'echo', 'allowed'],
         ['files', 'echo', 'asked-refused'],
       ],
     );
     assert.ok(agentCalls.every((r) => /inspector/.test(r.session?.client?.name ?? '')));
+
+    // The editor's call history has each of the agent's calls beside the person's, newest first: the
+    // agent, its client's name and version and its session as the audit names them, the outcome, how
+    // long it took, and the arguments masked as the audit masks them.
+    const history = await waitFor(() => {
+      const byAgent = seam.tools.history.filter((r) => r.by === 'agent');
+      return byAgent.length === 4 && byAgent;
+    }, "the agent's four calls in the history");
+    assert.deepEqual(
+      history.map((r) => [r.server, r.tool, r.outcome]),
+      [
+        ['files', 'echo', 'refused'],
+        ['notes', 'echo', 'ok'],
+        ['notes', 'echo', 'ok'],
+        ['notes', 'echo', 'ok'],
+      ],
+    );
+    history.forEach((r, i) => {
+      const audited = agentCalls[agentCalls.length - 1 - i];
+      assert.match(r.agent?.label ?? '', /inspector/);
+      assert.equal(r.agent?.client, `${audited.session!.client!.name} ${audited.session!.client!.version}`);
+      assert.equal(r.agent?.session, audited.session!.id);
+      assert.ok(typeof r.ms === 'number' && r.ms >= 0, `a duration: ${r.ms}`);
+    });
+    assert.deepEqual(
+      history.map((r) => r.args),
+      [{ text: 'never' }, { text: 'deploy with [masked: aws-access-key]' }, { text: 'second' }, { text: 'first' }],
+    );
+    assert.equal(history[1].masked, true);
+    assert.ok(!JSON.stringify(seam.tools.history).includes(awsKey), 'the secret is nowhere in the history');
 
     // The Servers view lists the connected agents.
     const roots = seam.tree.getChildren();
