@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
@@ -217,9 +217,44 @@ describe('Connect an Agent', function () {
     assert.equal(history[1].masked, true);
     assert.ok(!JSON.stringify(seam.tools.history).includes(awsKey), 'the secret is nowhere in the history');
 
-    // The Servers view lists the connected agents.
+    // The Servers view lists the connected agents, and each live session: it appears when an agent
+    // connects through the entry and goes when the agent exits.
     const roots = seam.tree.getChildren();
-    assert.ok(roots.some((n) => n.kind === 'agents'));
+    const agentsNode = roots.find((n) => n.kind === 'agents');
+    assert.ok(agentsNode);
+    const liveSession = () =>
+      seam.tree
+        .getChildren(agentsNode)
+        .flatMap((entryNode) => seam.tree.getChildren(entryNode))
+        .find((n) => n.kind === 'agentSession' && n.session.client?.name === 'live-agent');
+    assert.equal(liveSession(), undefined);
+    const live = spawn(entry.command, entry.args, { cwd: folder, env, detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      let said = '';
+      live.stdout.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')));
+      let exited = '';
+      live.on('exit', (code, signal) => (exited = `exited ${code ?? signal}`));
+      // A client's handshake: initialize, its answer, then notifications/initialized.
+      const send = (message: Record<string, unknown>) => live.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+      send({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'live-agent', version: '9.9.9' } },
+      });
+      await waitFor(() => said.includes('"id":1'), "the gateway's answer to initialize");
+      send({ method: 'notifications/initialized' });
+      const node = await waitFor(liveSession, 'the live session in the Servers view').catch((e: Error) => {
+        const open = seam.agents.sessions().map((x) => `${x.via}:${x.client?.name}:${x.ended}`);
+        const nodes = seam.tree.getChildren(agentsNode).map((n) => [n.kind, seam.tree.getChildren(n).length]);
+        throw new Error(
+          `${e.message}; the relay ${exited || 'runs'} and said: ${said}; sessions ${open.join(',')}; nodes ${JSON.stringify(nodes)}`,
+        );
+      });
+      assert.match(String(seam.tree.getTreeItem(node).description), /live-agent 9\.9\.9/);
+    } finally {
+      process.kill(-live.pid!, 'SIGTERM');
+    }
+    await waitFor(() => liveSession() === undefined, 'the session to go when the agent exits');
 
     // Disconnect: the entry goes, and the file is byte for byte what it was.
     await vscode.commands.executeCommand('mcpHost.disconnectAgent');
