@@ -65,7 +65,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<McpHos
   const setup = new ServerSetup(host, log, ui);
   const apps = new AppPanels(host, tools, log, ui);
   const sharing = new ChatSharing(host, tools, context.globalStorageUri, context.globalState, context.asAbsolutePath('dist/relay.js'));
-  const agents = new AgentConnections(host, sharing, context.workspaceState, context.globalState, context.asAbsolutePath('dist/relay.js'));
+  const agents = new AgentConnections(
+    host,
+    sharing,
+    tools,
+    context.workspaceState,
+    context.globalState,
+    context.asAbsolutePath('dist/relay.js'),
+  );
   const tree = new ServersTreeProvider(host, tools.tasks, icons, agents);
   context.subscriptions.push(
     log,

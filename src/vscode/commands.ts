@@ -206,9 +206,11 @@ export function registerCommands(
             [
               host.shown(new Date(r.at).toLocaleTimeString()),
               outcomeLabel(r.outcome),
+              r.ms !== undefined ? fromTemplate(vscode.l10n.t('{0} ms'), host.shown(String(r.ms))) : undefined,
               r.background ? fromTemplate(vscode.l10n.t('in the background')) : undefined,
               r.by === 'app' ? fromTemplate(vscode.l10n.t('by the app')) : undefined,
               r.by === 'chat' ? fromTemplate(vscode.l10n.t('by the chat')) : undefined,
+              r.agent ? agentLabel(host, r.agent) : undefined,
             ],
             ' · ',
           ),
@@ -221,7 +223,8 @@ export function registerCommands(
       if (!pick) return;
       const how = await pickOne(
         [
-          { label: withIcon('debug-rerun', fromTemplate(vscode.l10n.t('Rerun'))), edit: false },
+          // Masked arguments are not what the client sent: rerun only after the person has seen and edited them.
+          ...(pick.record.masked ? [] : [{ label: withIcon('debug-rerun', fromTemplate(vscode.l10n.t('Rerun'))), edit: false }]),
           { label: withIcon('edit', fromTemplate(vscode.l10n.t('Edit Arguments and Rerun'))), edit: true },
         ],
         { placeHolder: joinShown([pick.label, pick.detail], ' ') },
@@ -284,6 +287,14 @@ export function registerCommands(
       );
     }),
   ];
+}
+
+/** "by Claude Code (claude-code 2.1.0), session 1a2b3c4d": who made an agent's call, and in which of its sessions. */
+function agentLabel(host: McpHost, agent: NonNullable<CallRecord['agent']>): ShownText {
+  const who = agent.client ? `${agent.label} (${agent.client})` : agent.label;
+  return agent.session
+    ? fromTemplate(vscode.l10n.t('by {0}, session {1}'), host.shown(who), host.shown(agent.session.slice(0, 8)))
+    : fromTemplate(vscode.l10n.t('by {0}'), host.shown(who));
 }
 
 function outcomeLabel(outcome: CallRecord['outcome']): ShownText {

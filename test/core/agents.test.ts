@@ -8,13 +8,13 @@ import { parse as parseToml } from 'smol-toml';
 import type { ServerHandle } from '../../src/core';
 import { addEntry, readEntry, removeEntry } from '../../src/core/agents/jsonEntry';
 import { gatewayCandidates, launcherPath, writeGatewayRecord, writeLauncher } from '../../src/core/agents/rendezvous';
-import { ENTRY_NAME, entryValue, targetById, targetFile } from '../../src/core/agents/targets';
+import { agentOfClient, ENTRY_NAME, entryValue, targetById, targetFile } from '../../src/core/agents/targets';
 import { addTomlEntry, removeTomlEntry } from '../../src/core/agents/tomlEntry';
 import { Catalog } from '../../src/core/gateway/catalog';
 import { narrowRoots } from '../../src/core/policy/roots';
 import { ChatGateway } from '../../src/core/gateway/sdkGateway';
 import type { AuditEntry } from '../../src/core/policy/types';
-import { ScriptedClient } from '../helpers/agents';
+import { ScriptedClient, writeWindowRecord } from '../helpers/agents';
 import { share, upstreamHandle } from '../helpers/gateway';
 import { ROOT } from '../helpers/servers';
 
@@ -156,14 +156,7 @@ describe('an agent through the editor’s gateway: the launcher, the rendezvous 
       pid: 1,
       written: 2,
     });
-    const record = await writeGatewayRecord(home, `file://${project}`, {
-      version: 1,
-      folders: [project],
-      address: ChatGateway.relayTarget(gateway.relayAddress),
-      token: TOKEN,
-      pid: process.pid,
-      written: 1,
-    });
+    const record = await writeWindowRecord(home, project, gateway, TOKEN, 1);
     assert.equal(statSync(path.join(home, '.mcp-host')).mode & 0o777, 0o700);
     assert.equal(statSync(record).mode & 0o777, 0o600);
     assert.equal(statSync(launcherPath(home)).mode & 0o777, 0o700);
@@ -183,14 +176,7 @@ describe('an agent through the editor’s gateway: the launcher, the rendezvous 
   });
 
   it('an agent started in the project reaches its servers as <server>__<tool>, through the gate, named by its client', async () => {
-    await writeGatewayRecord(home, `file://${project}`, {
-      version: 1,
-      folders: [project],
-      address: ChatGateway.relayTarget(gateway.relayAddress),
-      token: TOKEN,
-      pid: process.pid,
-      written: Date.now(),
-    });
+    await writeWindowRecord(home, project, gateway, TOKEN);
     const client = launch(path.join(project, 'sub'));
     await client.handshake('2025-06-18', { name: 'claude-code', version: '2.1.197' });
     const tools = ((await client.request('tools/list')).result as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
@@ -206,6 +192,53 @@ describe('an agent through the editor’s gateway: the launcher, the rendezvous 
     assert.equal(sessions[0].origin, 'agent');
   });
 
+  /**
+   * VS Code's agent host (Copilot, and Claude, in VS Code's own agent sessions) reads a workspace's
+   * `.mcp.json` itself. It cannot be run offline here (its agents need a signed-in model), so this
+   * loads the file Connect an Agent writes by the rules the agent host of VS Code 1.139.1
+   * (code-server 4.139.1, `vs/platform/agentHost/node/agentHostMain.js`) follows, restated here:
+   * - the file is `<folder>/.mcp.json` of each workspace folder, read as JSON with comments; its
+   *   servers are its `mcpServers` object when it has that key, else the top object itself;
+   * - an entry is a stdio server when its `type` is `stdio`, or it has no `type` and a string
+   *   `command`; `args` keeps only strings, `env` only strings, numbers and null, `cwd` a string;
+   * - it starts the server with that command and those args, the entry's `env` alone added (none
+   *   here), in the entry's `cwd` (a `~` expanded, a relative one under the folder), else in the
+   *   folder that holds the `.mcp.json`; its Claude agent skips a stdio server whose folder is not
+   *   the session's working folder.
+   * The entry is then started as it would be (the folder as its working folder, HOME and nothing
+   * else of an environment, not even a PATH), and its call reaches the server through the gate.
+   */
+  it("VS Code's agent host (1.139.1 rules) accepts the .mcp.json entry as written, and started so it reaches the gate", async () => {
+    const target = targetById('mcp-json')!;
+    const file = targetFile(target, { folder: project, home, env: {} })!;
+    writeFileSync(file, addEntry('', ENTRY_NAME, entryValue(target, launcherPath(home))));
+    const parsed = parseJsonc(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const servers = (Object.hasOwn(parsed, 'mcpServers') ? parsed.mcpServers : parsed) as Record<string, Record<string, unknown>>;
+    const entry = servers[ENTRY_NAME];
+    const stdio = entry.type === 'stdio' || (entry.type === undefined && typeof entry.command === 'string');
+    assert.ok(stdio && typeof entry.command === 'string', 'a stdio server with its command');
+    assert.ok(path.isAbsolute(entry.command as string), 'an absolute command: no PATH needed');
+    const args = entry.args as unknown[];
+    assert.deepEqual(
+      args.filter((a) => typeof a === 'string'),
+      args,
+      'no argument the agent host would drop',
+    );
+    assert.deepEqual(Object.keys(entry).sort(), ['args', 'command', 'type'], 'no env, envFile or cwd: nothing it would drop or move');
+    // Started where the agent host starts it (the folder of the .mcp.json, which is also its Claude agent's working folder).
+    await writeWindowRecord(home, project, gateway, TOKEN);
+    const client = new ScriptedClient(entry.command as string, args as string[], { cwd: path.dirname(file), env: { HOME: home } });
+    clients.push(client);
+    await client.handshake('2025-11-25', { name: 'vscode-agent-host', version: '1.139.1' });
+    const result = (await client.request('tools/call', { name: 'notes__echo', arguments: { text: 'from the agent host' } })).result as {
+      content: Array<{ text: string }>;
+    };
+    assert.equal(result.content[0].text, 'from the agent host', client.stderr);
+    const [session] = gateway.agentSessions();
+    assert.equal(session.via, 'mcp-json');
+    assert.deepEqual(agentOfClient(session.client?.name, target), { id: 'vscode-agent-host', label: "VS Code's agent host" });
+  });
+
   it('with no window of the workspace open, the entry runs nothing: the agent’s first request gets a clear error', async () => {
     const client = launch(project);
     const init = await client.request('initialize', {
@@ -218,14 +251,7 @@ describe('an agent through the editor’s gateway: the launcher, the rendezvous 
   });
 
   it('refuses a relay with a wrong token, and an entry that is not connected', async () => {
-    await writeGatewayRecord(home, `file://${project}`, {
-      version: 1,
-      folders: [project],
-      address: ChatGateway.relayTarget(gateway.relayAddress),
-      token: 'not-the-token',
-      pid: process.pid,
-      written: Date.now(),
-    });
+    await writeWindowRecord(home, project, gateway, 'not-the-token');
     const wrong = launch(project);
     const init = await wrong.request('initialize', {
       protocolVersion: '2025-11-25',

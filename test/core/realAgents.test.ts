@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { ServerHandle } from '../../src/core';
 import { addEntry } from '../../src/core/agents/jsonEntry';
-import { launcherPath, writeGatewayRecord, writeLauncher } from '../../src/core/agents/rendezvous';
+import { launcherPath, writeLauncher } from '../../src/core/agents/rendezvous';
 import { ENTRY_NAME, entryValue, targetById, targetFile, type AgentTarget } from '../../src/core/agents/targets';
 import { addTomlEntry } from '../../src/core/agents/tomlEntry';
 import { Catalog } from '../../src/core/gateway/catalog';
 import { ChatGateway } from '../../src/core/gateway/sdkGateway';
 import type { AuditEntry } from '../../src/core/policy/types';
-import { installedAgents, runInGroup, ScriptedClient } from '../helpers/agents';
+import { installedAgents, runInGroup, ScriptedClient, writeWindowRecord } from '../helpers/agents';
 import { share, upstreamHandle } from '../helpers/gateway';
 import { scriptedModel, type ScriptedModel } from '../helpers/scriptedModel';
 import { eventually, ROOT } from '../helpers/servers';
@@ -59,14 +59,7 @@ describe('Connect an Agent with the real agents: a tool call through the written
       },
     });
     await writeLauncher(home, process.execPath, path.join(ROOT, 'dist', 'relay.js'));
-    await writeGatewayRecord(home, `file://${project}`, {
-      version: 1,
-      folders: [project],
-      address: ChatGateway.relayTarget(gateway.relayAddress),
-      token: TOKEN,
-      pid: process.pid,
-      written: Date.now(),
-    });
+    await writeWindowRecord(home, project, gateway, TOKEN);
   });
   afterEach(async () => {
     await model?.close();

@@ -5,6 +5,8 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { writeGatewayRecord } from '../../src/core/agents/rendezvous';
+import { ChatGateway } from '../../src/core/gateway/sdkGateway';
 import { installedNode22, ROOT } from './servers';
 
 /** The folder of the installed clients' binaries, and the Node 22 the Inspector needs. */
@@ -195,3 +197,24 @@ export const jsonLines = <T>(file: string): T[] =>
         .filter(Boolean)
         .map((l) => JSON.parse(l) as T)
     : [];
+
+/**
+ * The record a window writes while an agent is connected (../../src/core/agents/rendezvous.ts): the
+ * project's folder, `gateway`'s relay address and the agents' `token`; returns its file.
+ */
+export function writeWindowRecord(
+  home: string,
+  project: string,
+  gateway: ChatGateway,
+  token: string,
+  written = Date.now(),
+): Promise<string> {
+  return writeGatewayRecord(home, `file://${project}`, {
+    version: 1,
+    folders: [project],
+    address: ChatGateway.relayTarget(gateway.relayAddress),
+    token,
+    pid: process.pid,
+    written,
+  });
+}

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
@@ -41,6 +41,9 @@ describe('Connect an Agent', function () {
     if (restoreSetup) seam.ui.setup = restoreSetup;
     if (restoreAsk) seam.ui.allowAgentRequest = restoreAsk;
     await setServers(undefined);
+    // Also when the test failed half way: VS Code discovers a workspace's .mcp.json, and the next suites must not meet it.
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    for (const file of ['.mcp.json', 'inspector.json', 'agent-calls.jsonl']) rmSync(path.join(folder, file), { force: true });
   });
 
   it("writes one entry into the project's .mcp.json; Claude Code connects through it; an agent's call is asked in the editor naming it, runs, and is audited as origin agent; Disconnect leaves the file byte for byte", async () => {
@@ -139,6 +142,10 @@ describe('Connect an Agent', function () {
     const second = await call('second');
     assert.match(second.stdout, /"text": "second"/);
     assert.equal(questions.length, 1, 'the agent’s use of the server is remembered');
+    // A secret in an agent's arguments reaches the server as sent; the editor's history keeps it masked, as the audit does.
+    const awsKey = 'AKIA' + 'IOSFODNN7EXAMPLE';
+    const third = await call(`deploy with ${awsKey}`);
+    assert.equal(third.code, 0, third.stdout + third.stderr);
     // Refused in the editor: nothing reaches the server.
     seam.ui.allowAgentRequest = async (q) => {
       questions.push(q);
@@ -151,7 +158,7 @@ describe('Connect an Agent', function () {
         .split('\n')
         .filter(Boolean)
         .map((l) => (JSON.parse(l) as { arguments: { text: string } }).arguments.text),
-      ['first', 'second'],
+      ['first', 'second', `deploy with ${awsKey}`],
     );
     await seam.host.auditWritten();
     const records = readFileSync(seam.host.auditFile, 'utf8')
@@ -165,7 +172,7 @@ describe('Connect an Agent', function () {
             name?: string;
             decision: string;
             server: { name: string };
-            session?: { id: string; client?: { name: string } };
+            session?: { id: string; client?: { name: string; version: string } };
           },
       );
     const agentCalls = records.filter((r) => r.origin === 'agent' && r.method === 'tools/call');
@@ -174,14 +181,80 @@ describe('Connect an Agent', function () {
       [
         ['notes', 'echo', 'asked-allowed'],
         ['notes', 'echo', 'allowed'],
+        ['notes', 'echo', 'allowed'],
         ['files', 'echo', 'asked-refused'],
       ],
     );
     assert.ok(agentCalls.every((r) => /inspector/.test(r.session?.client?.name ?? '')));
 
-    // The Servers view lists the connected agents.
+    // The editor's call history has each of the agent's calls beside the person's, newest first: the
+    // agent, its client's name and version and its session as the audit names them, the outcome, how
+    // long it took, and the arguments masked as the audit masks them.
+    const history = await waitFor(() => {
+      const byAgent = seam.tools.history.filter((r) => r.by === 'agent');
+      return byAgent.length === 4 && byAgent;
+    }, "the agent's four calls in the history");
+    assert.deepEqual(
+      history.map((r) => [r.server, r.tool, r.outcome]),
+      [
+        ['files', 'echo', 'refused'],
+        ['notes', 'echo', 'ok'],
+        ['notes', 'echo', 'ok'],
+        ['notes', 'echo', 'ok'],
+      ],
+    );
+    history.forEach((r, i) => {
+      const audited = agentCalls[agentCalls.length - 1 - i];
+      assert.match(r.agent?.label ?? '', /inspector/);
+      assert.equal(r.agent?.client, `${audited.session!.client!.name} ${audited.session!.client!.version}`);
+      assert.equal(r.agent?.session, audited.session!.id);
+      assert.ok(typeof r.ms === 'number' && r.ms >= 0, `a duration: ${r.ms}`);
+    });
+    assert.deepEqual(
+      history.map((r) => r.args),
+      [{ text: 'never' }, { text: 'deploy with [masked: aws-access-key]' }, { text: 'second' }, { text: 'first' }],
+    );
+    assert.equal(history[1].masked, true);
+    assert.ok(!JSON.stringify(seam.tools.history).includes(awsKey), 'the secret is nowhere in the history');
+
+    // The Servers view lists the connected agents, and each live session: it appears when an agent
+    // connects through the entry and goes when the agent exits.
     const roots = seam.tree.getChildren();
-    assert.ok(roots.some((n) => n.kind === 'agents'));
+    const agentsNode = roots.find((n) => n.kind === 'agents');
+    assert.ok(agentsNode);
+    const liveSession = () =>
+      seam.tree
+        .getChildren(agentsNode)
+        .flatMap((entryNode) => seam.tree.getChildren(entryNode))
+        .find((n) => n.kind === 'agentSession' && n.session.client?.name === 'live-agent');
+    assert.equal(liveSession(), undefined);
+    const live = spawn(entry.command, entry.args, { cwd: folder, env, detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      let said = '';
+      live.stdout.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')));
+      let exited = '';
+      live.on('exit', (code, signal) => (exited = `exited ${code ?? signal}`));
+      // A client's handshake: initialize, its answer, then notifications/initialized.
+      const send = (message: Record<string, unknown>) => live.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+      send({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'live-agent', version: '9.9.9' } },
+      });
+      await waitFor(() => said.includes('"id":1'), "the gateway's answer to initialize");
+      send({ method: 'notifications/initialized' });
+      const node = await waitFor(liveSession, 'the live session in the Servers view').catch((e: Error) => {
+        const open = seam.agents.sessions().map((x) => `${x.via}:${x.client?.name}:${x.ended}`);
+        const nodes = seam.tree.getChildren(agentsNode).map((n) => [n.kind, seam.tree.getChildren(n).length]);
+        throw new Error(
+          `${e.message}; the relay ${exited || 'runs'} and said: ${said}; sessions ${open.join(',')}; nodes ${JSON.stringify(nodes)}`,
+        );
+      });
+      assert.match(String(seam.tree.getTreeItem(node).description), /live-agent 9\.9\.9/);
+    } finally {
+      process.kill(-live.pid!, 'SIGTERM');
+    }
+    await waitFor(() => liveSession() === undefined, 'the session to go when the agent exits');
 
     // Disconnect: the entry goes, and the file is byte for byte what it was.
     await vscode.commands.executeCommand('mcpHost.disconnectAgent');

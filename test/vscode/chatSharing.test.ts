@@ -67,7 +67,10 @@ describe('sharing a server with VS Code chat', function () {
     const readFile = names.find((n) => n.endsWith('read_file'))!;
     const fenced = await lm().invokeTool(readFile, { input: { path: '/etc/passwd' }, toolInvocationToken: undefined });
     assert.match(textOf(fenced), /outside the roots/);
-    await waitFor(() => seam.tools.history.find((r) => r.by === 'chat' && r.tool === 'read_file' && r.outcome === 'failed'), 'the refusal');
+    await waitFor(
+      () => seam.tools.history.find((r) => r.by === 'chat' && r.tool === 'read_file' && r.outcome === 'refused'),
+      'the refusal',
+    );
 
     // The protocol trace marks both as the chat's, beside the server's messages: the call that ran
     // and the one the fence refused (which never reached the server).

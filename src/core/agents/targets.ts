@@ -31,7 +31,8 @@ export const AGENTS: ReadonlyArray<{ id: AgentId; label: string; clientNames: re
   {
     id: 'vscode-agent-host',
     label: "VS Code's agent host",
-    clientNames: ['Visual Studio Code', 'Visual Studio Code - Insiders', 'Code - OSS'],
+    // VS Code's own client names, and the one its agent host gives the Copilot sessions it runs (1.139.1).
+    clientNames: ['Visual Studio Code', 'Visual Studio Code - Insiders', 'Code - OSS', 'vscode-agent-host'],
   },
   { id: 'copilot-cli', label: 'Copilot CLI', clientNames: ['copilot-cli'] },
   { id: 'codex', label: 'Codex', clientNames: ['codex-mcp-client'] },

@@ -232,6 +232,7 @@ export class Forwarder {
         tool: name,
         args,
         at,
+        ms: Date.now() - at,
         outcome,
         refused,
         ...(held !== undefined && { held }),

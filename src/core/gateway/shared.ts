@@ -47,6 +47,8 @@ export interface GatewayCall {
   tool: string;
   args: Record<string, unknown>;
   at: number;
+  /** How long it took, from the request to the answer or the refusal (ms). */
+  ms: number;
   outcome: Outcome;
   /** Why the gate refused it, when it did. */
   refused?: string;

@@ -129,8 +129,7 @@ export class AuditLog implements AuditSink {
     for (const field of ['name', 'arguments', 'fenced']) {
       if (out[field] === undefined) continue;
       try {
-        const bounded = boundedCopy(out[field], this.options.redact);
-        out[field] = this.options.masker ? this.options.masker.maskValue(bounded).value : bounded;
+        out[field] = cleanedValue(out[field], this.options.redact, this.options.masker);
       } catch (error) {
         out[field] = NOT_CLEANED;
         // The record is still written: said once, not once per batch.
@@ -396,6 +395,16 @@ function fileNumber(fd: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * A value as MCP Host keeps it for reading later (the audit log, the editor's history of the chat's
+ * and the agents' calls): cut at `MAX_AUDITED_DEPTH`, secrets redacted, then masked. Throws where
+ * masking does.
+ */
+export function cleanedValue(value: unknown, redact: ((text: string) => string) | undefined, masker: Masker | undefined): unknown {
+  const bounded = boundedCopy(value, redact);
+  return masker ? masker.maskValue(bounded).value : bounded;
 }
 
 /**

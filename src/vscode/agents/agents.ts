@@ -28,6 +28,7 @@ import { serverIdentity } from '../policy/gate';
 import { addToStoredList } from '../common/storedList';
 import { Settings } from '../common/ids';
 import type { ChatSharing } from '../gateway/chatSharing';
+import type { ToolCalls } from '../tools/callTool';
 import type { HostUi } from '../ui/hostUi';
 import type * as AgentsModule from './lazy';
 import type { AgentEntries, AgentEntry } from './entries';
@@ -52,6 +53,8 @@ export class AgentConnections implements vscode.Disposable, AgentEntries {
   constructor(
     private readonly host: McpHost,
     private readonly sharing: ChatSharing,
+    /** The editor's call history, where the agents' calls are kept beside the person's and the chat's. */
+    private readonly tools: ToolCalls,
     private readonly workspaceState: vscode.Memento,
     private readonly globalState: vscode.Memento,
     /** dist/relay.js, which the launcher runs. */
@@ -200,6 +203,12 @@ export class AgentConnections implements vscode.Disposable, AgentEntries {
 
   private recordCall(call: GatewayCall): void {
     const agent = this.agentOf(call.session).label;
+    const client = call.session?.client;
+    this.tools.recordGatewayCall(call, 'agent', {
+      label: agent,
+      ...(client && { client: `${client.name} ${client.version}` }),
+      ...(call.session && { session: call.session.id }),
+    });
     const how = call.refused ? `refused: ${call.refused}` : call.outcome.kind;
     this.host.trace.note(call.server, `⇠ by ${agent}: tools/call ${call.tool} → ${how}`);
     this.host.logs.channel(call.server).info(`[agent ${agent}] tools/call ${call.tool} → ${how}`);

@@ -342,8 +342,7 @@ export class ChatSharing implements vscode.Disposable {
   }
 
   private recordCall(call: GatewayCall): void {
-    const outcome = call.outcome.kind === 'error' ? 'failed' : call.outcome.kind === 'not-sent' ? 'failed' : call.outcome.kind;
-    this.tools.recordChatCall({ server: call.server, tool: call.tool, args: call.args, at: call.at, outcome });
+    this.tools.recordGatewayCall(call, 'chat');
     const how = call.refused
       ? `refused: ${call.refused}`
       : `${call.outcome.kind}${call.held ? ` (run after the flow guard asked: ${call.held})` : ''}`;

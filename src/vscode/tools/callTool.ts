@@ -28,7 +28,9 @@ import type { ToolAsker } from '../common/answers';
 import type { HostUi } from '../ui/hostUi';
 import type { OutputDocuments } from '../common/outputDocuments';
 import { toResourceUri } from '../resources/uri';
-import { maskedForPerson } from '../policy/audit';
+import { configuredMasker, maskedForPerson } from '../policy/audit';
+import { cleanedValue } from '../../core/policy/audit';
+import type { GatewayCall } from '../../core/gateway/shared';
 import { askArguments } from './askArguments';
 import { isTaskLost, REQUEST_CANCELLED } from '../../core';
 import { progressText, taskFailureMessage, taskProgressMessage } from './taskProgress';
@@ -44,10 +46,16 @@ export interface CallRecord {
   at: number;
   /** `refused`: the gate refused it, nothing was sent. */
   outcome?: 'ok' | 'isError' | 'failed' | 'cancelled' | 'refused';
-  /** Set when an MCP App or VS Code's chat (through the gateway) made the call, not the person. */
-  by?: 'app' | 'chat';
+  /** Set when an MCP App, VS Code's chat or an agent (both through the gateway) made the call, not the person. */
+  by?: 'app' | 'chat' | 'agent';
+  /** An agent's call: the agent, its client's name and version from its `initialize`, and its session's id. */
+  agent?: { label: string; client?: string; session?: string };
   /** Set when the person sent the call (a task) to the background. */
   background?: boolean;
+  /** How long it took, once it ended (ms). */
+  ms?: number;
+  /** The arguments were kept masked (a gateway client's call, as the audit keeps them): a rerun sends what is shown. */
+  masked?: boolean;
 }
 
 /** How a call ended, before the person is told. */
@@ -57,6 +65,19 @@ type CallEnding = { kind: 'result'; outcome: ToolCallOutcome } | { kind: 'error'
 function outcomeOfEnding(end: CallEnding): Outcome {
   if (end.kind === 'result') return end.outcome.result.isError ? { kind: 'isError' } : { kind: 'ok' };
   return end.aborted ? { kind: 'cancelled' } : outcomeOfError(end.error);
+}
+
+/** How a gateway client's call ended, as the history shows it. */
+function outcomeOfGatewayCall(outcome: Outcome): NonNullable<CallRecord['outcome']> {
+  switch (outcome.kind) {
+    case 'ok':
+    case 'isError':
+    case 'cancelled':
+      return outcome.kind;
+    case 'error':
+    case 'not-sent':
+      return 'failed';
+  }
 }
 
 /** One call on its way: what its progress notification, its tree entry and its ending share. */
@@ -103,9 +124,29 @@ export class ToolCalls implements vscode.Disposable {
     private readonly ui: HostUi,
   ) {}
 
-  /** A call VS Code's chat made through the gateway, in the history marked "by the chat". */
-  recordChatCall(record: Omit<CallRecord, 'by'>): void {
-    this.history.unshift({ ...record, by: 'chat' });
+  /**
+   * A call VS Code's chat or an agent made through the gateway, in the history marked so ("by the
+   * chat", "by Claude Code"). Its arguments are kept as the audit keeps them, secrets redacted and
+   * masked: they are a client's, and the history outlives the call.
+   */
+  recordGatewayCall(call: GatewayCall, by: 'chat' | 'agent', agent?: CallRecord['agent']): void {
+    let args: Record<string, unknown>;
+    try {
+      args = cleanedValue(call.args, (text) => this.host.redact(text), configuredMasker()) as Record<string, unknown>;
+    } catch {
+      args = {};
+    }
+    this.history.unshift({
+      server: call.server,
+      tool: call.tool,
+      args,
+      at: call.at,
+      ms: call.ms,
+      outcome: call.refused ? 'refused' : outcomeOfGatewayCall(call.outcome),
+      by,
+      ...(agent && { agent }),
+      ...(JSON.stringify(args) !== JSON.stringify(call.args) && { masked: true }),
+    });
     this.history.splice(HISTORY_SIZE);
   }
 
@@ -244,6 +285,8 @@ export class ToolCalls implements vscode.Disposable {
         } catch (error) {
           record.outcome = McpError.from(error).code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
           throw error;
+        } finally {
+          record.ms = Date.now() - record.at;
         }
       },
       (result) => (result.isError ? { kind: 'isError' } : { kind: 'ok' }),
@@ -294,12 +337,14 @@ export class ToolCalls implements vscode.Disposable {
         },
       });
       record.outcome = outcome.result.isError ? 'isError' : 'ok';
+      record.ms = Date.now() - record.at;
       if (call.taskId) this.tasks.end(server.name, call.taskId);
       return { kind: 'result', outcome };
     } catch (error) {
       const e = McpError.from(error);
       const aborted = controller.signal.aborted;
       record.outcome = aborted || e.code === REQUEST_CANCELLED ? 'cancelled' : 'failed';
+      record.ms = Date.now() - record.at;
       if (call.taskId)
         this.tasks.end(server.name, call.taskId, isTaskLost(e) ? 'lost' : record.outcome === 'cancelled' ? 'cancelled' : undefined);
       return { kind: 'error', error: e, aborted };
