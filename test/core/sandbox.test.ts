@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -19,6 +19,7 @@ import {
 } from '../../src/core';
 import { MAX_SANDBOX_TASKS, sandboxMemoryBytes } from '../../src/core/servers/sandbox/limits';
 import { computeReach } from '../../src/core/servers/sandbox/reach';
+import { serverEnvironment, type StdioServerParams } from '../../src/core/transport/stdio';
 import { ROOT, closeAll, connect, everythingServer, filesystemServer, installedNode22 } from '../helpers/servers';
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -1023,6 +1024,90 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       await sh(root, `printf '[core]\\n\\tfsmonitor = "echo fsmonitor >> ${marker}; false"\\n' > tools/git.config; true`);
       assert.equal(fs.readFileSync(path.join(root, 'tools', 'git.config'), 'utf8'), '');
       assert.equal(gitOnHostRuns(root, marker), '');
+    });
+
+    describe("two sandboxes on one root: a folder swapped for a link between the checks and bubblewrap's binds", function () {
+      /** Runs a sandbox's command line as the transport would (the seccomp pipe, the checked objects' descriptors). */
+      const run = (p: StdioServerParams) =>
+        new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const pipes = (p.inputFds ?? []).map(() => 'pipe' as const);
+          const child = spawn(p.command, p.args ?? [], {
+            cwd: p.cwd,
+            env: serverEnvironment(p),
+            stdio: ['ignore', 'ignore', 'pipe', ...pipes, ...(p.passFds ?? [])],
+          });
+          (p.inputFds ?? []).forEach((bytes, i) => {
+            const pipe = child.stdio[3 + i] as NodeJS.WritableStream & { on(event: 'error', listener: () => void): void };
+            // A bubblewrap that refuses before reading its filter closes the pipe.
+            pipe.on('error', () => undefined);
+            pipe.end(bytes);
+          });
+          let stderr = '';
+          child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+          child.on('close', (code) => resolve({ code, stderr }));
+        });
+
+      it('a pinned nested repository swapped for a link to the folder above: nothing outside the root is written, its protected files are not', async () => {
+        const scratch = path.join(dir, 'race-pin');
+        const root = path.join(scratch, 'root');
+        const sub = path.join(root, 'sub');
+        fs.mkdirSync(path.join(sub, '.git'), { recursive: true });
+        fs.mkdirSync(path.join(sub, '.vscode'));
+        fs.writeFileSync(path.join(sub, '.vscode', 'settings.json'), '{}');
+        const moved = path.join(root, 'sub-moved');
+        const script = `echo pwned > ${scratch}/outside.txt; echo '{"pwned":1}' > ${moved}/.vscode/settings.json; true`;
+        const sandbox = await sandboxedServer({ command: '/bin/sh', args: ['-c', script], cwd: root }, [root], undefined, {
+          server: 'race',
+        });
+        try {
+          assert.ok(sandbox.reach.pinned?.includes(sub), 'the nested repository is pinned');
+          // Checked and its mount points made; now the server of another sandbox on this root swaps it for a link to
+          // the folder above the root, which (as another checkout would) has every name bound below `sub`.
+          execFileSync('cp', ['-a', `${sub}/.`, scratch]);
+          fs.renameSync(sub, moved);
+          fs.symlinkSync('..', sub);
+          const r = await run(sandbox.params);
+          assert.ok(!fs.existsSync(path.join(scratch, 'outside.txt')), `nothing written outside the root (${r.code}: ${r.stderr})`);
+          assert.equal(fs.readFileSync(path.join(moved, '.vscode', 'settings.json'), 'utf8'), '{}', 'the protected file is unchanged');
+          assert.notEqual(r.code, 0, 'bubblewrap refuses a bind that did not land on what was checked');
+        } finally {
+          fs.rmSync(sub);
+          fs.renameSync(moved, sub);
+          await sandbox.stop();
+        }
+      });
+
+      it("a root inside another sandbox's root swapped for a link to a folder outside: the server writes its own root, never the other folder", async () => {
+        const scratch = path.join(dir, 'race-root');
+        const root = path.join(scratch, 'shared', 'mine');
+        const elsewhere = path.join(scratch, 'elsewhere');
+        fs.mkdirSync(root, { recursive: true });
+        fs.mkdirSync(elsewhere);
+        const sandbox = await sandboxedServer(
+          { command: '/bin/sh', args: ['-c', `echo written > ${root}/plain.txt`], cwd: root },
+          [root],
+          undefined,
+          { server: 'race' },
+        );
+        const moved = path.join(scratch, 'shared', 'mine-moved');
+        try {
+          // The folder the link names has the names bound below the root (as another checkout would).
+          execFileSync('cp', ['-a', `${root}/.`, elsewhere]);
+          fs.renameSync(root, moved);
+          fs.symlinkSync(elsewhere, root);
+          const r = await run(sandbox.params);
+          assert.ok(
+            !fs.existsSync(path.join(elsewhere, 'plain.txt')),
+            `nothing written in the folder the link names (${r.code}: ${r.stderr})`,
+          );
+          assert.equal(r.code, 0, r.stderr);
+          assert.equal(fs.readFileSync(path.join(moved, 'plain.txt'), 'utf8'), 'written\n', 'the root that was checked is the one written');
+        } finally {
+          fs.rmSync(root);
+          fs.renameSync(moved, root);
+          await sandbox.stop();
+        }
+      });
     });
 
     it('node options the reach does not know never make their value "the script": ~/.ssh stays unreadable', async () => {

@@ -13,6 +13,7 @@ import {
   releaseMountPoints,
 } from '../../src/core/servers/sandbox/protected';
 import { seedCache } from '../../src/core/servers/sandbox/cache';
+import { NotFollowedError } from '../../src/core/servers/sandbox/nofollow';
 import { computeReach, scriptIndex, thisHost } from '../../src/core/servers/sandbox/reach';
 import {
   BPF,
@@ -269,6 +270,63 @@ describe('the protected names', () => {
       releaseMountPoints(registry);
       assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
       assert.deepEqual(fs.readdirSync(root), [], 'the mount point made and removed');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a folder swapped for a link while its mount points are made (a server of another sandbox on the root): nothing is made where it leads, the launch is refused naming it, what was made goes', function () {
+    if (process.platform !== 'linux') this.skip();
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-race-')));
+    try {
+      const registry = path.join(dir, 'mounts');
+      const root = path.join(dir, 'root');
+      const outside = path.join(dir, 'outside');
+      const sub = path.join(root, 'sub');
+      for (const d of [registry, path.join(sub, '.git'), outside]) fs.mkdirSync(d, { recursive: true });
+      const wanted = [
+        { path: path.join(root, '.vscode'), kind: 'dir' as const, exists: false },
+        { path: path.join(sub, '.vscode'), kind: 'dir' as const, exists: false },
+        { path: path.join(sub, '.github', 'hooks'), kind: 'dir' as const, exists: false },
+        { path: path.join(sub, '.mcp.json'), kind: 'file' as const, exists: false },
+      ];
+      // At each step, the worst moment: `sub` (checked a moment ago) becomes a link to a folder outside the root.
+      let swapped = false;
+      const swapSub = (at: string) => {
+        if (swapped || !at.startsWith(sub)) return;
+        swapped = true;
+        fs.renameSync(sub, path.join(root, 'sub-moved'));
+        fs.symlinkSync(outside, sub);
+      };
+      assert.throws(
+        () => makeMountPoints(wanted, registry, swapSub),
+        (e: Error) => e instanceof NotFollowedError && e.message.includes(sub),
+      );
+      assert.ok(swapped);
+      assert.deepEqual(fs.readdirSync(outside), [], 'nothing made outside the root');
+      // What was made before the refusal is recorded, and goes with the release.
+      assert.ok(fs.statSync(path.join(root, '.vscode')).isDirectory());
+      releaseMountPoints(registry);
+      assert.deepEqual(fs.readdirSync(root).sort(), ['sub', 'sub-moved']);
+      // A link at the last name: mkdir and O_EXCL fail on it, and nothing is written where it leads.
+      fs.rmSync(sub);
+      fs.renameSync(path.join(root, 'sub-moved'), sub);
+      fs.symlinkSync(path.join(outside, 'x.json'), path.join(sub, '.mcp.json'));
+      fs.symlinkSync(outside, path.join(sub, '.vscode'));
+      assert.throws(() => makeMountPoints([wanted[1]], registry), NotFollowedError);
+      assert.throws(() => makeMountPoints([wanted[3]], registry), NotFollowedError);
+      assert.deepEqual(fs.readdirSync(outside), []);
+      // A made folder swapped for a link to an empty folder outside before the release: the link stays, and so does its target.
+      fs.rmSync(path.join(sub, '.vscode'));
+      fs.rmSync(path.join(sub, '.mcp.json'));
+      assert.deepEqual(makeMountPoints([wanted[1]], registry), [path.join(sub, '.vscode')]);
+      fs.rmdirSync(path.join(sub, '.vscode'));
+      fs.mkdirSync(path.join(outside, 'empty'));
+      fs.symlinkSync(path.join(outside, 'empty'), path.join(sub, '.vscode'));
+      releaseMountPoints(registry);
+      assert.deepEqual(fs.readdirSync(outside), ['empty']);
+      assert.ok(fs.lstatSync(path.join(sub, '.vscode')).isSymbolicLink(), 'not what was made: left as it is');
+      assert.deepEqual(fs.readdirSync(outside), ['empty']);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -18,6 +18,7 @@ import {
 import type * as ProxyModule from './proxy';
 import type { BlockedConnection, Resolver } from './proxy';
 import { seatbeltProfile } from './macos';
+import { NotFollowedError, openChecked } from './nofollow';
 import { claimMountPoints, makeMountPoints, pinsOf, protectedPathsOf, releaseMountPoints, withMountRegistry } from './protected';
 import { computeReach, findOnPath, isWithin, thisHost } from './reach';
 import { seccompProgram } from './seccomp';
@@ -133,6 +134,8 @@ export interface LaunchPreparation {
   limits?: Pick<SandboxLimits, 'cgroupProcs' | 'prlimit' | 'processes' | 'memory'>;
   /** What else to say in the description (a search cut short). */
   notes?: string[];
+  /** On Linux, each root, protected path and pin opened without following a link (nofollow.ts): bubblewrap binds these objects. */
+  handles?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -174,15 +177,23 @@ export function sandboxedParams(
   let launched: { command: string; args: string[] };
   let tmp: string;
   let inputFds: Uint8Array[] | undefined;
+  const passFds: number[] = [];
   if (availability.kind === 'bubblewrap') {
     const seccomp = seccompProgram();
     const seccompFd = seccomp ? 3 : undefined;
     inputFds = seccomp ? [seccomp] : undefined;
+    // The checked objects follow the seccomp pipe, as the child's descriptors 3 + pipes, 4 + pipes, …
+    const handles = prepared.handles;
+    // One slot per bind, even for a path bound twice (a protected folder that is also pinned): bubblewrap closes each after its mount.
+    const fdOf = (p: string) => {
+      const host = handles?.get(p);
+      return host === undefined ? undefined : 3 + (inputFds?.length ?? 0) + passFds.push(host) - 1;
+    };
     const server = [...(limits?.prlimit ?? []), command, ...args];
     const proxy = endpoint && 'socketDir' in endpoint ? endpoint : undefined;
     const inner = proxy ? withProxyBridge(proxy, innerBwrapArgs(reach, machine, seccompFd), server[0], server.slice(1)) : server;
     launched = inControlGroups(limits?.cgroupProcs ?? [], availability.binary, [
-      ...bwrapArgs(reach, machine, { proxy, seccompFd }),
+      ...bwrapArgs(reach, machine, { proxy, seccompFd, fdOf }),
       '--',
       ...inner,
     ]);
@@ -205,6 +216,7 @@ export function sandboxedParams(
       baseEnv: withoutSecrets(params.baseEnv ?? process.env),
       env: { ...params.env, ...ownEnv, ...networkEnv, TMPDIR: tmp },
       ...(inputFds ? { inputFds } : {}),
+      ...(passFds.length ? { passFds } : {}),
     },
   };
 }
@@ -315,10 +327,30 @@ export async function sandboxedServer(
   for (const seed of seeds) await seedCacheOnce(seed);
   const cacheRoot = machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox');
   const registry = path.join(cacheRoot, 'mounts');
-  const { protectedPaths, pinned, claim, notes } = await withMountRegistry(registry, () =>
+  const { protectedPaths, pinned, claim, notes, kinds } = await withMountRegistry(registry, () =>
     prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot),
   );
   const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, claim))];
+  let handles: Map<string, number> | undefined;
+  if (availability.kind === 'bubblewrap') {
+    // Opened before bubblewrap starts and kept until the sandbox stops (params may be started again): closed with it.
+    handles = new Map();
+    const opened = handles;
+    cleanups.push(() => {
+      for (const fd of opened.values()) fs.closeSync(fd);
+      opened.clear();
+    });
+    try {
+      // A read-write folder whose own path holds a link (a cache under a linked ~/.cache) is bound by path, as before; the roots are real paths.
+      const writable = reach.readWrite.filter((p) => machine.realpath(p) === p);
+      for (const p of [...writable, ...protectedPaths, ...pinned]) if (!opened.has(p)) opened.set(p, openChecked(p, kinds.get(p)));
+    } catch (e) {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+      if (e instanceof NotFollowedError)
+        throw new SandboxUnavailableError(`Not sandboxed: ${e.message}: a server may have swapped it since it was checked; start it again`);
+      throw e;
+    }
+  }
   let limits: SandboxLimits | undefined;
   if (availability.kind === 'bubblewrap') {
     // prlimit runs inside the sandbox, so only one in the system folders it shows.
@@ -331,7 +363,7 @@ export async function sandboxedServer(
     (stopped ??= (async () => {
       for (const cleanup of cleanups.reverse()) await cleanup();
     })());
-  const prepared: LaunchPreparation = { protected: protectedPaths, pinned, limits, notes };
+  const prepared: LaunchPreparation = { protected: protectedPaths, pinned, limits, notes, handles };
   try {
     let endpoint: ProxyEndpoint | undefined;
     if (reach.allowedDomains.length) {
@@ -382,12 +414,14 @@ function prepareProtected(
   const missing = [];
   const pins: string[] = [];
   const links: string[] = [];
+  const existingKinds: Array<readonly [string, 'dir' | 'file']> = [];
   for (const folder of folders) {
     const found = protectedPathsOf(folder, allowed, undefined, machine.home);
     links.push(...found.links);
     if (found.note) notes.push(found.note);
     pins.push(...found.pins);
     for (const p of found.paths) if (p.exists) protectedPaths.push(p.path);
+    for (const p of found.paths) if (p.exists) existingKinds.push([p.path, p.kind]);
     missing.push(...found.paths.filter((p) => !p.exists));
     // MCP Host's own sandbox cache inside a folder the server may write (XDG_CACHE_HOME in a root, a root
     // that is the home): read-only, the folders above it pinned. Else the server plants links in the mount
@@ -403,7 +437,17 @@ function prepareProtected(
         'where a file that runs later is kept (or on the way to one): the server could replace the link with a file of its own. ' +
         'Make it a real folder or file, or name it in sandbox.filesystem.allowWrite to let the server write it.',
     );
-  const made = machine.platform === 'linux' ? makeMountPoints(missing, registry) : [];
+  let made: string[] = [];
+  try {
+    if (machine.platform === 'linux') made = makeMountPoints(missing, registry);
+  } catch (e) {
+    if (!(e instanceof NotFollowedError)) throw e;
+    // What was made before is released with no claim holding it.
+    releaseMountPoints(registry);
+    throw new SandboxUnavailableError(
+      `Not sandboxed: ${e.message}, so the protected names behind it cannot be made there: a server running in another sandbox may have swapped it for a link`,
+    );
+  }
   // Only what exists can be bound; on macOS the profile denies writing a path whether it exists or not.
   const wanted = new Set(missing.map((p) => p.path));
   protectedPaths.push(...(machine.platform === 'linux' ? made.filter((p) => wanted.has(p)) : missing.map((p) => p.path)));
@@ -412,7 +456,10 @@ function prepareProtected(
   const sorted = [...new Set(protectedPaths)].sort();
   // What this launch binds, so that no other removes it meanwhile (protected.ts).
   const claim = machine.platform === 'linux' ? claimMountPoints([...sorted, ...pinned, ...made], registry) : undefined;
-  return { protectedPaths: sorted, pinned, claim, notes };
+  // What each is, for opening it without following a link (nofollow.ts): a file or a folder; the others (the cache) folders.
+  const kinds = new Map<string, 'dir' | 'file'>([...existingKinds, ...missing.map((p) => [p.path, p.kind] as const)]);
+  for (const p of [...sorted, ...pinned]) if (!kinds.has(p)) kinds.set(p, 'dir');
+  return { protectedPaths: sorted, pinned, claim, notes, kinds };
 }
 
 /** A stdio transport whose sandbox's proxy, mount points and control groups go with it. */
