@@ -1107,6 +1107,12 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
           fs.renameSync(moved, root);
           await sandbox.stop();
         }
+        // Stopped, its descriptors closed: started again, it passes none, and bubblewrap binds nothing a reused number names.
+        fs.rmSync(path.join(root, 'plain.txt'), { force: true });
+        fs.rmSync(path.join(moved, 'plain.txt'), { force: true });
+        const again = await run(sandbox.params);
+        assert.notEqual(again.code, 0);
+        assert.ok(!fs.existsSync(path.join(root, 'plain.txt')));
       });
     });
 

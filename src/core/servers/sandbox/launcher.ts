@@ -381,6 +381,10 @@ export async function sandboxedServer(
       endpoint = socat ? { socketDir, socat, bwrap: availability.binary } : { port: proxy.port! };
     }
     const made = sandboxedParams(params, roots, settings, machine, availability, endpoint, prepared);
+    // Once stopped, the descriptors are closed and their numbers may name other files of this process:
+    // a start after that passes none, and bubblewrap refuses (never binds whatever a number names by then).
+    const passed = made.params.passFds as number[] | undefined;
+    if (passed) cleanups.push(() => void passed.splice(0));
     return { ...made, transport: () => new SandboxedStdioTransport(made.params, stop), stop };
   } catch (e) {
     await stop();
