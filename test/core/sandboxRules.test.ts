@@ -13,6 +13,7 @@ import {
   releaseMountPoints,
 } from '../../src/core/servers/sandbox/protected';
 import { seedCache } from '../../src/core/servers/sandbox/cache';
+import { sweepMountPoints, thisMachine } from '../../src/core/servers/sandbox/launcher';
 import { computeReach, scriptIndex, thisHost } from '../../src/core/servers/sandbox/reach';
 import {
   BPF,
@@ -244,6 +245,45 @@ describe('the protected names', () => {
       assert.equal(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8'), '{}\n');
       releaseMountPoints(registry, claimMountPoints(json, registry));
       assert.ok(!fs.existsSync(path.join(dir, '.mcp.json')));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the extension's start removes the mount points of launches that ended without their release, never one a live launch binds", async function () {
+    if (process.platform !== 'linux') this.skip();
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-sweep-')));
+    try {
+      const machine = { ...thisMachine(), sandboxCache: path.join(dir, 'cache') };
+      // No sandbox ever ran: nothing is made, not even the registry's folder.
+      await sweepMountPoints(machine);
+      assert.ok(!fs.existsSync(machine.sandboxCache));
+      const registry = path.join(machine.sandboxCache, 'mounts');
+      fs.mkdirSync(registry, { recursive: true });
+      const root = path.join(dir, 'root');
+      fs.mkdirSync(root);
+      const made = makeMountPoints(
+        ['.envrc', '.cursor', '.mcp.json'].map((name) => ({
+          path: path.join(root, name),
+          kind: name === '.cursor' ? 'dir' : 'file',
+          exists: false,
+        })),
+        registry,
+      );
+      assert.equal(made.length, 3);
+      // A launch whose process is gone (a window closed before it stopped), and one that still runs (the parent process here).
+      const dead = 2 ** 22 + 11;
+      fs.writeFileSync(path.join(registry, `claim-${dead}-1.json`), JSON.stringify({ pid: dead, host: os.hostname(), uses: made }));
+      fs.writeFileSync(
+        path.join(registry, `claim-${process.ppid}-2.json`),
+        JSON.stringify({ pid: process.ppid, host: os.hostname(), uses: [path.join(root, '.cursor')] }),
+      );
+      await sweepMountPoints(machine);
+      assert.deepEqual(fs.readdirSync(root), ['.cursor'], 'what the live launch binds stays');
+      assert.ok(!fs.existsSync(path.join(registry, `claim-${dead}-1.json`)));
+      fs.rmSync(path.join(registry, `claim-${process.ppid}-2.json`));
+      await sweepMountPoints(machine);
+      assert.deepEqual(fs.readdirSync(root), []);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
