@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -59,6 +60,8 @@ function run(program: BpfInstruction[], call: { nr: number; arch: number; args?:
 }
 
 const errno = (e: number) => (SECCOMP_RET_ERRNO | e) >>> 0;
+
+const REPO = path.resolve(__dirname, '..', '..');
 
 describe('the seccomp filter (a simulated kernel)', () => {
   const cases = [
@@ -245,6 +248,31 @@ describe('the protected names', () => {
       assert.equal(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8'), '{}\n');
       releaseMountPoints(registry, claimMountPoints(json, registry));
       assert.ok(!fs.existsSync(path.join(dir, '.mcp.json')));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a process killed while it makes the mount points leaves none that the registry does not know', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-killed-')));
+    try {
+      const root = path.join(dir, 'root');
+      const registry = path.join(dir, 'mounts');
+      for (const d of [root, registry]) fs.mkdirSync(d);
+      const paths = ['.vscode', '.idea', '.devcontainer', '.cursor', '.claude', '.codex', '.gemini', '.husky'].map((name) => ({
+        path: path.join(root, name),
+        kind: 'dir',
+        exists: false,
+      }));
+      // The process dies at its fifth folder (SIGKILL: nothing of it runs after), as a window or CLI killed at that moment would.
+      const script = `const fs = require('node:fs'); const mkdir = fs.mkdirSync; let n = 0;
+        fs.mkdirSync = (...a) => { if (++n === 5) process.kill(process.pid, 'SIGKILL'); return mkdir(...a); };
+        require(${JSON.stringify(path.join(REPO, 'src', 'core', 'servers', 'sandbox', 'protected.ts'))}).makeMountPoints(${JSON.stringify(paths)}, ${JSON.stringify(registry)});`;
+      const run = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: REPO, encoding: 'utf8' });
+      assert.equal(run.signal, 'SIGKILL', run.stderr);
+      assert.equal(fs.readdirSync(root).length, 4, 'four made before it died');
+      releaseMountPoints(registry);
+      assert.deepEqual(fs.readdirSync(root), [], 'each recorded as it was made, so the next release removes it');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -347,7 +347,11 @@ function writeMade(registry: string, made: Record<string, Made>): void {
   fs.renameSync(temporary, file);
 }
 
-/** Makes the missing paths (parents first) and records them; what could not be made is left out. Under the registry's lock. */
+/**
+ * Makes the missing paths (parents first) and records them; what could not be made is left out.
+ * Each is recorded as soon as it is made: a process killed halfway leaves none that the next
+ * release does not know. Under the registry's lock.
+ */
 export function makeMountPoints(paths: readonly ProtectedPath[], registry: string): string[] {
   const record = readMade(registry);
   const made: string[] = [];
@@ -360,6 +364,7 @@ export function makeMountPoints(paths: readonly ProtectedPath[], registry: strin
     if (p.exists) continue;
     // Parents that do not exist (`.github` for `.github/hooks`) are made, and recorded, too.
     const missingParents: string[] = [];
+    const known = made.length;
     for (let d = path.dirname(p.path); !fs.existsSync(d); d = path.dirname(d)) missingParents.unshift(d);
     try {
       for (const d of missingParents) {
@@ -372,8 +377,8 @@ export function makeMountPoints(paths: readonly ProtectedPath[], registry: strin
     } catch {
       // Someone made it meanwhile, or the folder is not writable: what exists now is protected at the next start.
     }
+    if (made.length > known) writeMade(registry, record);
   }
-  writeMade(registry, record);
   return made;
 }
 
