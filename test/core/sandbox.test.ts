@@ -892,6 +892,38 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       assert.deepEqual(fs.readdirSync(root), [], 'nothing written, and every mount point removed after the last');
     });
 
+    it('a launch killed with its process leaves mount points; the next launch on the machine removes them before it starts', async () => {
+      const root = path.join(dir, 'atk-killed');
+      const next = path.join(dir, 'atk-killed-next');
+      for (const d of [root, next]) {
+        fs.rmSync(d, { recursive: true, force: true });
+        fs.mkdirSync(d);
+      }
+      // Its own process group: killed whole (bubblewrap dies with its parent), so nothing of it releases anything.
+      const killed = spawn(process.execPath, [CLI, '--sandbox', '--root', root, '--fence', 'off', '--stdio', hostileLine, 'call', 'sh'], {
+        env: { ...env, HOSTILE_SH: 'sleep 30' },
+        cwd: root,
+        detached: true,
+        stdio: 'ignore',
+      });
+      const exited = new Promise((resolve) => killed.once('exit', resolve));
+      for (let i = 0; i < 200 && !fs.existsSync(path.join(root, '.vscode')); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      process.kill(-killed.pid!, 'SIGKILL');
+      await exited;
+      assert.ok(fs.existsSync(path.join(root, '.vscode')), 'the killed launch left its mount points');
+      // The next sandbox, on another root: once it has made its own mount points, the dead launch's are gone.
+      const second = cli(
+        ['--sandbox', '--root', next, '--fence', 'off', '--stdio', hostileLine, 'call', 'sh'],
+        { ...env, HOSTILE_SH: 'sleep 3' },
+        next,
+      );
+      for (let i = 0; i < 200 && !fs.existsSync(path.join(next, '.vscode')); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(fs.existsSync(path.join(next, '.vscode')), 'the second launch runs');
+      assert.deepEqual(fs.readdirSync(root), [], 'what the killed launch made, removed before the next launch runs');
+      assert.equal((await second).code, 0);
+      assert.deepEqual(fs.readdirSync(next), []);
+    });
+
     it('a root with no repository is not made a bare one: git on the host runs nothing the server wrote at its top', async () => {
       const root = path.join(dir, 'atk-bare');
       const marker = path.join(dir, 'atk-bare-ran.txt');

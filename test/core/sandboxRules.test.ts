@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +15,7 @@ import {
 } from '../../src/core/servers/sandbox/protected';
 import { seedCache } from '../../src/core/servers/sandbox/cache';
 import { NotFollowedError } from '../../src/core/servers/sandbox/nofollow';
+import { sweepMountPoints, thisMachine } from '../../src/core/servers/sandbox/launcher';
 import { computeReach, scriptIndex, thisHost } from '../../src/core/servers/sandbox/reach';
 import {
   BPF,
@@ -59,6 +61,8 @@ function run(program: BpfInstruction[], call: { nr: number; arch: number; args?:
 }
 
 const errno = (e: number) => (SECCOMP_RET_ERRNO | e) >>> 0;
+
+const REPO = path.resolve(__dirname, '..', '..');
 
 describe('the seccomp filter (a simulated kernel)', () => {
   const cases = [
@@ -245,6 +249,70 @@ describe('the protected names', () => {
       assert.equal(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8'), '{}\n');
       releaseMountPoints(registry, claimMountPoints(json, registry));
       assert.ok(!fs.existsSync(path.join(dir, '.mcp.json')));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a process killed while it makes the mount points leaves none that the registry does not know', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-killed-')));
+    try {
+      const root = path.join(dir, 'root');
+      const registry = path.join(dir, 'mounts');
+      for (const d of [root, registry]) fs.mkdirSync(d);
+      const paths = ['.vscode', '.idea', '.devcontainer', '.cursor', '.claude', '.codex', '.gemini', '.husky'].map((name) => ({
+        path: path.join(root, name),
+        kind: 'dir',
+        exists: false,
+      }));
+      // The process dies at its fifth folder (SIGKILL: nothing of it runs after), as a window or CLI killed at that moment would.
+      const script = `const fs = require('node:fs'); const mkdir = fs.mkdirSync; let n = 0;
+        fs.mkdirSync = (...a) => { if (++n === 5) process.kill(process.pid, 'SIGKILL'); return mkdir(...a); };
+        require(${JSON.stringify(path.join(REPO, 'src', 'core', 'servers', 'sandbox', 'protected.ts'))}).makeMountPoints(${JSON.stringify(paths)}, ${JSON.stringify(registry)});`;
+      const run = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: REPO, encoding: 'utf8' });
+      assert.equal(run.signal, 'SIGKILL', run.stderr);
+      assert.equal(fs.readdirSync(root).length, 4, 'four made before it died');
+      releaseMountPoints(registry);
+      assert.deepEqual(fs.readdirSync(root), [], 'each recorded as it was made, so the next release removes it');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the extension's start removes the mount points of launches that ended without their release, never one a live launch binds", async function () {
+    if (process.platform !== 'linux') this.skip();
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-sweep-')));
+    try {
+      const machine = { ...thisMachine(), sandboxCache: path.join(dir, 'cache') };
+      // No sandbox ever ran: nothing is made, not even the registry's folder.
+      await sweepMountPoints(machine);
+      assert.ok(!fs.existsSync(machine.sandboxCache));
+      const registry = path.join(machine.sandboxCache, 'mounts');
+      fs.mkdirSync(registry, { recursive: true });
+      const root = path.join(dir, 'root');
+      fs.mkdirSync(root);
+      const made = makeMountPoints(
+        ['.envrc', '.cursor', '.mcp.json'].map((name) => ({
+          path: path.join(root, name),
+          kind: name === '.cursor' ? 'dir' : 'file',
+          exists: false,
+        })),
+        registry,
+      );
+      assert.equal(made.length, 3);
+      // A launch whose process is gone (a window closed before it stopped), and one that still runs (the parent process here).
+      const dead = 2 ** 22 + 11;
+      fs.writeFileSync(path.join(registry, `claim-${dead}-1.json`), JSON.stringify({ pid: dead, host: os.hostname(), uses: made }));
+      fs.writeFileSync(
+        path.join(registry, `claim-${process.ppid}-2.json`),
+        JSON.stringify({ pid: process.ppid, host: os.hostname(), uses: [path.join(root, '.cursor')] }),
+      );
+      await sweepMountPoints(machine);
+      assert.deepEqual(fs.readdirSync(root), ['.cursor'], 'what the live launch binds stays');
+      assert.ok(!fs.existsSync(path.join(registry, `claim-${dead}-1.json`)));
+      fs.rmSync(path.join(registry, `claim-${process.ppid}-2.json`));
+      await sweepMountPoints(machine);
+      assert.deepEqual(fs.readdirSync(root), []);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -325,11 +325,13 @@ export async function sandboxedServer(
   const ownCaches = machine.sandboxCache;
   if (ownCaches) for (const f of reach.readWrite) if (isWithin(f, ownCaches)) fs.mkdirSync(f, { recursive: true, mode: 0o700 });
   for (const seed of seeds) await seedCacheOnce(seed);
-  const cacheRoot = machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox');
+  const cacheRoot = sandboxCacheRoot(machine);
   const registry = path.join(cacheRoot, 'mounts');
-  const { protectedPaths, pinned, claim, notes, kinds } = await withMountRegistry(registry, () =>
-    prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot),
-  );
+  const { protectedPaths, pinned, claim, notes, kinds } = await withMountRegistry(registry, () => {
+    // What a launch that ended without its release left (its process killed, the window closed before it stopped) goes first.
+    releaseMountPoints(registry);
+    return prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot);
+  });
   const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, claim))];
   let handles: Map<string, number> | undefined;
   if (availability.kind === 'bubblewrap') {
@@ -390,6 +392,20 @@ export async function sandboxedServer(
     await stop();
     throw e;
   }
+}
+
+/** MCP Host's own folder for what sandboxes need on the host: the launchers' caches, and the mount points' registry (`mounts/`). */
+const sandboxCacheRoot = (machine: SandboxMachine) => machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox');
+
+/**
+ * Removes the mount points that launches ended without their release left on the host (a process
+ * killed, a window closed before its servers stopped), when no live launch binds them; at the
+ * extension's start, so that they do not wait for the next sandboxed launch (which removes them too).
+ */
+export async function sweepMountPoints(machine: SandboxMachine = thisMachine()): Promise<void> {
+  const registry = path.join(sandboxCacheRoot(machine), 'mounts');
+  if (machine.platform !== 'linux' || !fs.existsSync(registry)) return;
+  await withMountRegistry(registry, () => releaseMountPoints(registry));
 }
 
 /**

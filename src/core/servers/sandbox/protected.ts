@@ -353,7 +353,8 @@ function writeMade(registry: string, made: Record<string, Made>): void {
  * not writable) is left out. Each is made one name at a time from the root, following no link
  * (nofollow.ts): a folder on the way swapped for a link meanwhile (by a server already running in
  * another sandbox on the same root) refuses the launch with NotFollowedError, never makes anything
- * where the link leads. `onStep` is for tests. Under the registry's lock.
+ * where the link leads. Each is recorded as soon as it is made: a process killed halfway leaves
+ * none that the next release does not know. `onStep` is for tests. Under the registry's lock.
  */
 export function makeMountPoints(paths: readonly ProtectedPath[], registry: string, onStep?: StepHook): string[] {
   const record = readMade(registry);
@@ -373,6 +374,7 @@ export function makeMountPoints(paths: readonly ProtectedPath[], registry: strin
         record[at] = { ino, dev, kind };
         made.push(at);
       }
+      if (entries.length) writeMade(registry, record);
     }
   } finally {
     // What was made before a refusal is recorded, so that the release removes it.
@@ -401,23 +403,39 @@ const alive = (pid: number) => {
 };
 
 /**
+ * Every path a live launch's claim binds (a claim whose process is gone holds nothing; with
+ * `dropDead`, under the registry's lock, its file is removed).
+ */
+export function heldMountPoints(registry: string, { dropDead = false } = {}): Set<string> {
+  const held = new Set<string>();
+  let names: string[];
+  try {
+    names = fs.readdirSync(registry);
+  } catch {
+    return held;
+  }
+  for (const name of names) {
+    if (!CLAIM.test(name)) continue;
+    const file = path.join(registry, name);
+    try {
+      const { pid, host, uses } = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number; host: string; uses: string[] };
+      if (host === os.hostname() && !alive(pid)) {
+        if (dropDead) fs.rmSync(file, { force: true });
+      } else for (const p of uses) held.add(p);
+    } catch {
+      // Not a claim of ours, or half written: it holds nothing.
+    }
+  }
+  return held;
+}
+
+/**
  * Drops a launch's claim (if any), then removes every made path that no live claim holds and that
  * is still empty and the same (deepest first). Under the registry's lock.
  */
 export function releaseMountPoints(registry: string, claim?: string): void {
   if (claim) fs.rmSync(claim, { force: true });
-  const held = new Set<string>();
-  for (const name of fs.readdirSync(registry)) {
-    if (!CLAIM.test(name)) continue;
-    const file = path.join(registry, name);
-    try {
-      const { pid, host, uses } = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number; host: string; uses: string[] };
-      if (host === os.hostname() && !alive(pid)) fs.rmSync(file, { force: true });
-      else for (const p of uses) held.add(p);
-    } catch {
-      // Not a claim of ours, or half written: it holds nothing.
-    }
-  }
+  const held = heldMountPoints(registry, { dropDead: true });
   const record = readMade(registry);
   for (const p of Object.keys(record).sort((a, b) => b.length - a.length)) {
     if (held.has(p)) continue;
