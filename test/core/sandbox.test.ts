@@ -754,6 +754,43 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       for (const secret of ['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'SSH_AUTH_SOCK']) assert.ok(!names.includes(secret), secret);
     });
 
+    it("the caller's secrets under ordinary names do not reach it either (by value, and the known webhook and DSN names); the verbose line counts them", async () => {
+      const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2lnbmF0dXJlLW9mLXRoZS1qb2I';
+      const secrets = {
+        DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/app',
+        REDIS_URL: 'redis://:s3cret@cache.internal:6379/0',
+        CI_JOB_JWT: jwt,
+        DEPLOY_ID: jwt,
+        SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX',
+        TEAMS_HOOK: 'https://hooks.slack.com/services/T111/B111/YYYYYYYYYYYYYYYYYYYYYYYY',
+        NETRC: path.join(home, '.netrc'),
+        SENTRY_DSN: 'https://0123456789abcdef@o1.ingest.sentry.io/1',
+        GH_ENTERPRISE_TOKEN: 'ghe_value',
+        MIRROR: 'https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r.git',
+        UPSTREAM: 'https://deploy@git.internal/o/r.git',
+        STORAGE: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=bm90LWEtcmVhbC1rZXk=;EndpointSuffix=core.windows.net',
+      };
+      const ordinary = {
+        PERSON_SETTING: 'kept',
+        LANG: 'C.UTF-8',
+        NODE_OPTIONS: '--max-old-space-size=4096',
+        npm_config_registry: 'https://registry.npmjs.org/',
+        npm_config_user_agent: 'npm/10.8.2 node/v22.11.0 linux x64 workspaces/false',
+        HTTPS_PROXY: 'http://proxy.internal:3128',
+        NO_PROXY: 'localhost,127.0.0.1,.internal',
+        SERVICE_URL: 'https://api.internal:8443/v1?region=eu',
+        LS_COLORS: 'rs=0:di=01;34:ln=01;36:mh=00:pi=40;33:so=01;35:*.tar=01;31',
+      };
+      const { answer, stderr } = await call('env_names', { ...secrets, ...ordinary }, [...sandboxed(), '--verbose']);
+      const names = answer as string[];
+      for (const name of Object.keys(ordinary)) assert.ok(names.includes(name), `${name} withheld`);
+      for (const name of Object.keys(secrets)) assert.ok(!names.includes(name), `${name} reached the server`);
+      const line = /withheld (\d+) variables? of the caller's environment: ([^;\n]*)/.exec(stderr);
+      assert.ok(line, stderr);
+      for (const name of Object.keys(secrets)) assert.ok(line[2].split(', ').includes(name), `${name} not named: ${line[0]}`);
+      for (const value of Object.values(secrets)) assert.ok(!stderr.includes(value), 'a value in the verbose output');
+    });
+
     it('at most MAX_SANDBOX_TASKS processes, whoever MCP Host runs as; the data size is limited; its control groups are gone after', async function () {
       this.timeout(180_000);
       const groups = () =>

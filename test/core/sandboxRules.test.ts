@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { protectedPathsNamed } from '../../src/core/policy/protectedPaths';
-import { withoutSecrets } from '../../src/core/servers/environment';
+import { withheldFromSandbox, withoutSecrets } from '../../src/core/servers/environment';
 import { inControlGroups, MAX_SANDBOX_TASKS, sandboxLimits, type CgroupFs } from '../../src/core/servers/sandbox/limits';
 import {
   claimMountPoints,
@@ -363,6 +363,41 @@ describe("the caller's environment for a sandboxed server", () => {
       PERSON_SETTING: 'kept',
     });
     assert.deepEqual(Object.keys(kept).sort(), ['LANG', 'PATH', 'PERSON_SETTING', 'PWD']);
+  });
+
+  it('withholds secrets under ordinary names by their value or a known name; ordinary values stay', () => {
+    const withheld = {
+      DATABASE_URL: 'postgres://u:pw@h/db',
+      REDIS_URL: 'redis://:pw@h:6379',
+      UPSTREAM: 'https://deploy-token@git.example/o/r.git',
+      SENTRY_DSN: 'https://public@o1.ingest.sentry.io/1',
+      CI_JOB_JWT_V2: 'opaque',
+      TEAMS_WEBHOOK_URL: 'https://example.webhook.office.com/x',
+      NETRC: '/home/p/.netrc',
+      AZURE_STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true',
+      ANY: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXZhbHVl',
+      NOTES: 'the key is AKIAIOSFODNN7EXAMPLE',
+      JAVA_TOOL_OPTIONS: '-Djavax.net.ssl.trustStorePassword=changeit',
+    };
+    const ordinary = {
+      PATH: '/usr/local/bin:/usr/bin',
+      HOME: '/home/p',
+      LANG: 'C.UTF-8',
+      NODE_OPTIONS: '--max-old-space-size=4096 --enable-source-maps',
+      npm_config_registry: 'https://registry.npmjs.org/',
+      npm_config_cache: '/home/p/.npm',
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      no_proxy: 'localhost,127.0.0.1',
+      PIP_INDEX_URL: 'https://pypi.org/simple',
+      DOCKER_HOST: 'unix:///var/run/docker.sock',
+      LESSOPEN: '| /usr/bin/lesspipe %s',
+      LS_COLORS: 'rs=0:di=01;34:ln=01;36:*.tar=01;31',
+      GOFLAGS: '-mod=mod',
+      REQUESTS_CA_BUNDLE: '/etc/ssl/certs/ca-certificates.crt',
+      EMPTY: '',
+    };
+    assert.deepEqual(withheldFromSandbox({ ...withheld, ...ordinary }), Object.keys(withheld).sort());
+    assert.deepEqual(Object.keys(withoutSecrets({ ...withheld, ...ordinary })).sort(), Object.keys(ordinary).sort());
   });
 });
 

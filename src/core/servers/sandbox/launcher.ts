@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { serverEnvironment, StdioTransport, type StdioServerParams } from '../../transport/stdio';
-import { withoutSecrets } from '../environment';
+import { withheldFromSandbox, withoutSecrets } from '../environment';
 import { seedCacheOnce } from './cache';
 import { describeLimits, inControlGroups, sandboxLimits, type SandboxLimits } from './limits';
 import {
@@ -164,11 +164,19 @@ export function sandboxedParams(
     ? proxyEnvironment(`http://127.0.0.1:${'port' in endpoint ? endpoint.port : SANDBOX_PROXY_PORT}`)
     : { npm_config_offline: 'true', npm_config_update_notifier: 'false' };
   const limits = prepared.limits;
+  const parentEnv = params.baseEnv ?? process.env;
+  // What the entry names itself it gets: only the rest is withheld.
+  const withheld = withheldFromSandbox(parentEnv).filter((name) => params.env?.[name] == null);
   const description = [
     describeReach(reach, shortener(machine.home)),
     ...(availability.kind === 'bubblewrap' && limits ? [describeLimits(limits)] : []),
     ...reach.notes,
     ...(prepared.notes ?? []),
+    ...(withheld.length
+      ? [
+          `withheld ${withheld.length} ${withheld.length === 1 ? 'variable' : 'variables'} of the caller's environment: ${withheld.join(', ')}`,
+        ]
+      : []),
   ].join('; ');
   // bubblewrap gives the server a private /tmp of its own; sandbox-exec a private folder under the system's.
   let launched: { command: string; args: string[] };
@@ -202,7 +210,7 @@ export function sandboxedParams(
       ...launched,
       cwd: reach.cwd,
       // The caller's secret-shaped variables stay out (environment.ts); the entry's own env keeps what it names.
-      baseEnv: withoutSecrets(params.baseEnv ?? process.env),
+      baseEnv: withoutSecrets(parentEnv),
       env: { ...params.env, ...ownEnv, ...networkEnv, TMPDIR: tmp },
       ...(inputFds ? { inputFds } : {}),
     },
