@@ -17,6 +17,7 @@ import {
   type SandboxMachine,
   type SandboxReach,
 } from '../../src/core';
+import { CACHE_UNUSED_DAYS } from '../../src/core/servers/sandbox/cache';
 import { MAX_SANDBOX_TASKS, sandboxMemoryBytes } from '../../src/core/servers/sandbox/limits';
 import { computeReach } from '../../src/core/servers/sandbox/reach';
 import { ROOT, closeAll, connect, everythingServer, filesystemServer, installedNode22 } from '../helpers/servers';
@@ -752,6 +753,26 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       ).answer as string[];
       assert.ok(names.includes('PERSON_SETTING'));
       for (const secret of ['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'SSH_AUTH_SOCK']) assert.ok(!names.includes(secret), secret);
+    });
+
+    it('a launch collects the caches of identities unused for long, never following a link a server planted in one', async () => {
+      const cacheRoot = path.join(home, '.cache', 'mcp-host', 'sandbox');
+      const old = path.join(cacheRoot, 'fedcba9876543210');
+      const victim = path.join(dir, 'collect-victim');
+      fs.mkdirSync(path.join(victim, 'deep'), { recursive: true });
+      fs.writeFileSync(path.join(victim, 'deep', 'keep.txt'), 'the person');
+      fs.mkdirSync(path.join(old, 'npm', '_cacache'), { recursive: true });
+      fs.writeFileSync(path.join(old, 'npm', '_cacache', 'content'), 'cached');
+      fs.symlinkSync(victim, path.join(old, 'npm', '_npx'));
+      fs.symlinkSync(path.join(victim, 'deep'), path.join(old, 'npm', '_cacache', 'deep'));
+      const longAgo = new Date(Date.now() - (CACHE_UNUSED_DAYS + 1) * 86_400_000);
+      fs.utimesSync(old, longAgo, longAgo);
+      // An earlier test's launch collected within the hour.
+      fs.rmSync(path.join(cacheRoot, 'mounts', 'collected'), { force: true });
+      await call('env_names');
+      assert.ok(!fs.existsSync(old), 'the unused cache is still there');
+      assert.equal(fs.readFileSync(path.join(victim, 'deep', 'keep.txt'), 'utf8'), 'the person');
+      assert.ok(!fs.readdirSync(cacheRoot).some((n) => n.startsWith('.removing-')));
     });
 
     it("the caller's secrets under ordinary names do not reach it either (by value, and the known webhook and DSN names); the verbose line counts them", async () => {

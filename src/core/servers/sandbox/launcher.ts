@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { serverEnvironment, StdioTransport, type StdioServerParams } from '../../transport/stdio';
 import { withheldFromSandbox, withoutSecrets } from '../environment';
-import { seedCacheOnce } from './cache';
+import { collectCaches, collectionDue, markUsed, seedCacheOnce } from './cache';
 import { describeLimits, inControlGroups, sandboxLimits, type SandboxLimits } from './limits';
 import {
   bwrapArgs,
@@ -317,16 +317,39 @@ export async function sandboxedServer(
         `network.allowedDomains needs socat to reach MCP Host's proxy from inside the sandbox, and it is not installed; ${INSTALL_SOCAT}`,
       );
   }
-  // The launcher's own cache (one per launch identity, reach.ts) exists before it is bound, seeded or not.
-  const ownCaches = machine.sandboxCache;
-  if (ownCaches) for (const f of reach.readWrite) if (isWithin(f, ownCaches)) fs.mkdirSync(f, { recursive: true, mode: 0o700 });
-  for (const seed of seeds) await seedCacheOnce(seed);
   const cacheRoot = machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox');
   const registry = path.join(cacheRoot, 'mounts');
-  const { protectedPaths, pinned, claim, notes } = await withMountRegistry(registry, () =>
-    prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot),
-  );
-  const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, claim))];
+  // The launcher's own cache (one per launch identity, reach.ts) exists before it is bound, seeded or not; its
+  // identity's folder is marked used and claimed first, so that no collection removes it while it is seeded or runs.
+  const ownCaches = machine.sandboxCache;
+  const ownFolders = ownCaches ? reach.readWrite.filter((f) => isWithin(f, ownCaches)) : [];
+  const identities = [...new Set(ownFolders.map((f) => path.dirname(f)))];
+  const { cacheClaim, collect } = await withMountRegistry(registry, () => {
+    for (const f of ownFolders) fs.mkdirSync(f, { recursive: true, mode: 0o700 });
+    for (const identity of identities) markUsed(identity);
+    return {
+      cacheClaim: identities.length ? claimMountPoints(identities, registry) : undefined,
+      collect: ownCaches !== undefined && collectionDue(registry),
+    };
+  });
+  const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, cacheClaim))];
+  // Other identities' caches, unused or over the size, go meanwhile; the launch does not wait for it, its end does.
+  if (collect) {
+    const collected = collectCaches(cacheRoot, registry).catch(() => []);
+    cleanups.push(() => collected.then(() => undefined));
+  }
+  let prepared: LaunchPreparation;
+  try {
+    for (const seed of seeds) await seedCacheOnce(seed);
+    const { protectedPaths, pinned, claim, notes } = await withMountRegistry(registry, () =>
+      prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot),
+    );
+    cleanups.push(() => withMountRegistry(registry, () => releaseMountPoints(registry, claim)));
+    prepared = { protected: protectedPaths, pinned, notes };
+  } catch (e) {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    throw e;
+  }
   let limits: SandboxLimits | undefined;
   if (availability.kind === 'bubblewrap') {
     // prlimit runs inside the sandbox, so only one in the system folders it shows.
@@ -339,7 +362,7 @@ export async function sandboxedServer(
     (stopped ??= (async () => {
       for (const cleanup of cleanups.reverse()) await cleanup();
     })());
-  const prepared: LaunchPreparation = { protected: protectedPaths, pinned, limits, notes };
+  prepared.limits = limits;
   try {
     let endpoint: ProxyEndpoint | undefined;
     if (reach.allowedDomains.length) {

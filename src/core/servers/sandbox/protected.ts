@@ -405,12 +405,8 @@ const alive = (pid: number) => {
   }
 };
 
-/**
- * Drops a launch's claim (if any), then removes every made path that no live claim holds and that
- * is still empty and the same (deepest first). Under the registry's lock.
- */
-export function releaseMountPoints(registry: string, claim?: string): void {
-  if (claim) fs.rmSync(claim, { force: true });
+/** Every path a live claim holds; the claims of processes that are gone are dropped. Under the registry's lock. */
+export function heldPaths(registry: string): Set<string> {
   const held = new Set<string>();
   for (const name of fs.readdirSync(registry)) {
     if (!CLAIM.test(name)) continue;
@@ -423,6 +419,16 @@ export function releaseMountPoints(registry: string, claim?: string): void {
       // Not a claim of ours, or half written: it holds nothing.
     }
   }
+  return held;
+}
+
+/**
+ * Drops a launch's claim (if any), then removes every made path that no live claim holds and that
+ * is still empty and the same (deepest first). Under the registry's lock.
+ */
+export function releaseMountPoints(registry: string, claim?: string): void {
+  if (claim) fs.rmSync(claim, { force: true });
+  const held = heldPaths(registry);
   const record = readMade(registry);
   for (const p of Object.keys(record).sort((a, b) => b.length - a.length)) {
     if (held.has(p)) continue;
