@@ -460,6 +460,23 @@ describe("a sandboxed launcher's cache (issue 46, second attack)", () => {
     assert.equal(scriptIndex('node', ['--max-old-space-size=4096', '--enable-source-maps', '--no-warnings', 'x.mjs']), 3);
     assert.equal(scriptIndex('node', ['--experimental-strip-types', 'x.ts']), 1);
   });
+
+  it("deno's and bun's options whose value may be the next argument: no argument is taken for the script", () => {
+    // Known value-taking options: their value passed over.
+    assert.equal(scriptIndex('deno', ['run', '--config', 'deno.json', 'server.ts']), 3);
+    assert.equal(scriptIndex('deno', ['run', '-A', '--no-check', '--allow-read=/tmp', '--watch', 'server.ts']), 5);
+    assert.equal(scriptIndex('bun', ['run', '--preload', './setup.ts', '--smol', 'server.ts']), 4);
+    assert.equal(scriptIndex('bun', ['--hot', '--define', 'X=1', 'server.ts']), 3);
+    // An option not known to take no value, without an attached value: the next argument may be its value or the script.
+    assert.equal(scriptIndex('deno', ['run', '--some-new-option', '/home/p/.ssh/config', 'evil.ts']), -1);
+    assert.equal(scriptIndex('deno', ['run', '--lock', 'evil.ts', '/home/p/.ssh/config']), -1);
+    assert.equal(scriptIndex('deno', ['run', '--v8-flags', '/home/p/.ssh/config', 'evil.ts']), -1);
+    assert.equal(scriptIndex('bun', ['--some-new-option', '/home/p/.ssh/config', 'evil.ts']), -1);
+    assert.equal(scriptIndex('bun', ['run', '--inspect', '/home/p/.ssh/config', 'evil.ts']), -1);
+    // An attached value is its own: the script follows.
+    assert.equal(scriptIndex('deno', ['run', '--some-new-option=x', 'server.ts']), 2);
+    assert.equal(scriptIndex('bun', ['--inspect=127.0.0.1:9229', 'server.ts']), 1);
+  });
 });
 
 describe("collecting the launchers' caches of unused identities (issue 46)", () => {
