@@ -17,6 +17,7 @@ import {
   type SandboxMachine,
   type SandboxReach,
 } from '../../src/core';
+import { CACHE_UNUSED_DAYS } from '../../src/core/servers/sandbox/cache';
 import { MAX_SANDBOX_TASKS, sandboxMemoryBytes } from '../../src/core/servers/sandbox/limits';
 import { computeReach } from '../../src/core/servers/sandbox/reach';
 import { serverEnvironment, type StdioServerParams } from '../../src/core/transport/stdio';
@@ -753,6 +754,63 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       ).answer as string[];
       assert.ok(names.includes('PERSON_SETTING'));
       for (const secret of ['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'SSH_AUTH_SOCK']) assert.ok(!names.includes(secret), secret);
+    });
+
+    it('a launch collects the caches of identities unused for long, never following a link a server planted in one', async () => {
+      const cacheRoot = path.join(home, '.cache', 'mcp-host', 'sandbox');
+      const old = path.join(cacheRoot, 'fedcba9876543210');
+      const victim = path.join(dir, 'collect-victim');
+      fs.mkdirSync(path.join(victim, 'deep'), { recursive: true });
+      fs.writeFileSync(path.join(victim, 'deep', 'keep.txt'), 'the person');
+      fs.mkdirSync(path.join(old, 'npm', '_cacache'), { recursive: true });
+      fs.writeFileSync(path.join(old, 'npm', '_cacache', 'content'), 'cached');
+      fs.symlinkSync(victim, path.join(old, 'npm', '_npx'));
+      fs.symlinkSync(path.join(victim, 'deep'), path.join(old, 'npm', '_cacache', 'deep'));
+      const longAgo = new Date(Date.now() - (CACHE_UNUSED_DAYS + 1) * 86_400_000);
+      fs.utimesSync(old, longAgo, longAgo);
+      // An earlier test's launch collected within the hour.
+      fs.rmSync(path.join(cacheRoot, 'mounts', 'collected'), { force: true });
+      await call('env_names');
+      assert.ok(!fs.existsSync(old), 'the unused cache is still there');
+      assert.equal(fs.readFileSync(path.join(victim, 'deep', 'keep.txt'), 'utf8'), 'the person');
+      assert.ok(!fs.readdirSync(cacheRoot).some((n) => n.startsWith('.removing-')));
+    });
+
+    it("the caller's secrets under ordinary names do not reach it either (by value, and the known webhook and DSN names); the verbose line counts them", async () => {
+      const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2lnbmF0dXJlLW9mLXRoZS1qb2I';
+      const secrets = {
+        DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/app',
+        REDIS_URL: 'redis://:s3cret@cache.internal:6379/0',
+        CI_JOB_JWT: jwt,
+        DEPLOY_ID: jwt,
+        SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX',
+        TEAMS_HOOK: 'https://hooks.slack.com/services/T111/B111/YYYYYYYYYYYYYYYYYYYYYYYY',
+        NETRC: path.join(home, '.netrc'),
+        SENTRY_DSN: 'https://0123456789abcdef@o1.ingest.sentry.io/1',
+        GH_ENTERPRISE_TOKEN: 'ghe_value',
+        MIRROR: 'https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r.git',
+        UPSTREAM: 'https://deploy@git.internal/o/r.git',
+        STORAGE: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=bm90LWEtcmVhbC1rZXk=;EndpointSuffix=core.windows.net',
+      };
+      const ordinary = {
+        PERSON_SETTING: 'kept',
+        LANG: 'C.UTF-8',
+        NODE_OPTIONS: '--max-old-space-size=4096',
+        npm_config_registry: 'https://registry.npmjs.org/',
+        npm_config_user_agent: 'npm/10.8.2 node/v22.11.0 linux x64 workspaces/false',
+        HTTPS_PROXY: 'http://proxy.internal:3128',
+        NO_PROXY: 'localhost,127.0.0.1,.internal',
+        SERVICE_URL: 'https://api.internal:8443/v1?region=eu',
+        LS_COLORS: 'rs=0:di=01;34:ln=01;36:mh=00:pi=40;33:so=01;35:*.tar=01;31',
+      };
+      const { answer, stderr } = await call('env_names', { ...secrets, ...ordinary }, [...sandboxed(), '--verbose']);
+      const names = answer as string[];
+      for (const name of Object.keys(ordinary)) assert.ok(names.includes(name), `${name} withheld`);
+      for (const name of Object.keys(secrets)) assert.ok(!names.includes(name), `${name} reached the server`);
+      const line = /withheld (\d+) variables? of the caller's environment: ([^;\n]*)/.exec(stderr);
+      assert.ok(line, stderr);
+      for (const name of Object.keys(secrets)) assert.ok(line[2].split(', ').includes(name), `${name} not named: ${line[0]}`);
+      for (const value of Object.values(secrets)) assert.ok(!stderr.includes(value), 'a value in the verbose output');
     });
 
     it('at most MAX_SANDBOX_TASKS processes, whoever MCP Host runs as; the data size is limited; its control groups are gone after', async function () {

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { protectedPathsNamed } from '../../src/core/policy/protectedPaths';
-import { withoutSecrets } from '../../src/core/servers/environment';
+import { withheldFromSandbox, withoutSecrets } from '../../src/core/servers/environment';
 import { inControlGroups, MAX_SANDBOX_TASKS, sandboxLimits, type CgroupFs } from '../../src/core/servers/sandbox/limits';
 import {
   claimMountPoints,
@@ -13,7 +13,7 @@ import {
   protectedPathsOf,
   releaseMountPoints,
 } from '../../src/core/servers/sandbox/protected';
-import { seedCache } from '../../src/core/servers/sandbox/cache';
+import { CACHE_UNUSED_DAYS, COLLECT_EVERY_MS, collectCaches, collectionDue, seedCache } from '../../src/core/servers/sandbox/cache';
 import { NotFollowedError } from '../../src/core/servers/sandbox/nofollow';
 import { sweepMountPoints, thisMachine } from '../../src/core/servers/sandbox/launcher';
 import { computeReach, scriptIndex, thisHost } from '../../src/core/servers/sandbox/reach';
@@ -490,6 +490,41 @@ describe("the caller's environment for a sandboxed server", () => {
     });
     assert.deepEqual(Object.keys(kept).sort(), ['LANG', 'PATH', 'PERSON_SETTING', 'PWD']);
   });
+
+  it('withholds secrets under ordinary names by their value or a known name; ordinary values stay', () => {
+    const withheld = {
+      DATABASE_URL: 'postgres://u:pw@h/db',
+      REDIS_URL: 'redis://:pw@h:6379',
+      UPSTREAM: 'https://deploy-token@git.example/o/r.git',
+      SENTRY_DSN: 'https://public@o1.ingest.sentry.io/1',
+      CI_JOB_JWT_V2: 'opaque',
+      TEAMS_WEBHOOK_URL: 'https://example.webhook.office.com/x',
+      NETRC: '/home/p/.netrc',
+      AZURE_STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true',
+      ANY: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXZhbHVl',
+      NOTES: 'the key is AKIAIOSFODNN7EXAMPLE',
+      JAVA_TOOL_OPTIONS: '-Djavax.net.ssl.trustStorePassword=changeit',
+    };
+    const ordinary = {
+      PATH: '/usr/local/bin:/usr/bin',
+      HOME: '/home/p',
+      LANG: 'C.UTF-8',
+      NODE_OPTIONS: '--max-old-space-size=4096 --enable-source-maps',
+      npm_config_registry: 'https://registry.npmjs.org/',
+      npm_config_cache: '/home/p/.npm',
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      no_proxy: 'localhost,127.0.0.1',
+      PIP_INDEX_URL: 'https://pypi.org/simple',
+      DOCKER_HOST: 'unix:///var/run/docker.sock',
+      LESSOPEN: '| /usr/bin/lesspipe %s',
+      LS_COLORS: 'rs=0:di=01;34:ln=01;36:*.tar=01;31',
+      GOFLAGS: '-mod=mod',
+      REQUESTS_CA_BUNDLE: '/etc/ssl/certs/ca-certificates.crt',
+      EMPTY: '',
+    };
+    assert.deepEqual(withheldFromSandbox({ ...withheld, ...ordinary }), Object.keys(withheld).sort());
+    assert.deepEqual(Object.keys(withoutSecrets({ ...withheld, ...ordinary })).sort(), Object.keys(ordinary).sort());
+  });
 });
 
 describe("a sandboxed launcher's cache (issue 46, second attack)", () => {
@@ -550,5 +585,93 @@ describe("a sandboxed launcher's cache (issue 46, second attack)", () => {
     assert.equal(scriptIndex('node', ['--max-old-space-size', '4096', 'x.mjs']), -1);
     assert.equal(scriptIndex('node', ['--max-old-space-size=4096', '--enable-source-maps', '--no-warnings', 'x.mjs']), 3);
     assert.equal(scriptIndex('node', ['--experimental-strip-types', 'x.ts']), 1);
+  });
+
+  it("deno's and bun's options whose value may be the next argument: no argument is taken for the script", () => {
+    // Known value-taking options: their value passed over.
+    assert.equal(scriptIndex('deno', ['run', '--config', 'deno.json', 'server.ts']), 3);
+    assert.equal(scriptIndex('deno', ['run', '-A', '--no-check', '--allow-read=/tmp', '--watch', 'server.ts']), 5);
+    assert.equal(scriptIndex('bun', ['run', '--preload', './setup.ts', '--smol', 'server.ts']), 4);
+    assert.equal(scriptIndex('bun', ['--hot', '--define', 'X=1', 'server.ts']), 3);
+    // An option not known to take no value, without an attached value: the next argument may be its value or the script.
+    assert.equal(scriptIndex('deno', ['run', '--some-new-option', '/home/p/.ssh/config', 'evil.ts']), -1);
+    assert.equal(scriptIndex('deno', ['run', '--lock', 'evil.ts', '/home/p/.ssh/config']), -1);
+    assert.equal(scriptIndex('deno', ['run', '--v8-flags', '/home/p/.ssh/config', 'evil.ts']), -1);
+    assert.equal(scriptIndex('bun', ['--some-new-option', '/home/p/.ssh/config', 'evil.ts']), -1);
+    assert.equal(scriptIndex('bun', ['run', '--inspect', '/home/p/.ssh/config', 'evil.ts']), -1);
+    // An attached value is its own: the script follows.
+    assert.equal(scriptIndex('deno', ['run', '--some-new-option=x', 'server.ts']), 2);
+    assert.equal(scriptIndex('bun', ['--inspect=127.0.0.1:9229', 'server.ts']), 1);
+  });
+});
+
+describe("collecting the launchers' caches of unused identities (issue 46)", () => {
+  const DAY = 86_400_000;
+  let dir: string;
+  let cacheRoot: string;
+  let registry: string;
+  beforeEach(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-collect-')));
+    cacheRoot = path.join(dir, 'sandbox');
+    registry = path.join(cacheRoot, 'mounts');
+    fs.mkdirSync(registry, { recursive: true });
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** An identity's cache with one file of `bytes` under npm/, last used `daysAgo`. */
+  const identity = (id: string, daysAgo: number, bytes = 1000) => {
+    const folder = path.join(cacheRoot, id);
+    fs.mkdirSync(path.join(folder, 'npm', '_cacache'), { recursive: true });
+    fs.writeFileSync(path.join(folder, 'npm', '_cacache', 'content'), Buffer.alloc(bytes, 1));
+    const at = new Date(Date.now() - daysAgo * DAY);
+    fs.utimesSync(folder, at, at);
+    return folder;
+  };
+
+  it('removes an identity unused for CACHE_UNUSED_DAYS, keeps a recent one and one a live launch claims, and never follows a link planted in it', async () => {
+    const outside = path.join(dir, 'outside');
+    fs.mkdirSync(path.join(outside, 'deep'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'deep', 'keep.txt'), 'the person');
+    fs.writeFileSync(path.join(outside, 'file.txt'), 'the person');
+    const old = identity('0123456789abcdef', CACHE_UNUSED_DAYS + 1);
+    // What a server could plant in its own cache: links to a folder and a file outside, in place of a folder.
+    fs.symlinkSync(outside, path.join(old, 'npm', '_npx'));
+    fs.symlinkSync(path.join(outside, 'file.txt'), path.join(old, 'npm', '_cacache', 'index'));
+    fs.symlinkSync(path.join(outside, 'deep'), path.join(old, 'npm', '_cacache', 'deep'));
+    const recent = identity('1111111111111111', 1);
+    const held = identity('2222222222222222', CACHE_UNUSED_DAYS + 5);
+    const claim = claimMountPoints([held], registry);
+    // Not an identity's name: never touched.
+    fs.mkdirSync(path.join(cacheRoot, 'other'));
+    fs.utimesSync(path.join(cacheRoot, 'other'), new Date(0), new Date(0));
+
+    assert.deepEqual(await collectCaches(cacheRoot, registry), ['0123456789abcdef']);
+    assert.ok(!fs.existsSync(old));
+    assert.ok(fs.existsSync(recent) && fs.existsSync(held) && fs.existsSync(path.join(cacheRoot, 'other')));
+    assert.equal(fs.readFileSync(path.join(outside, 'deep', 'keep.txt'), 'utf8'), 'the person');
+    assert.equal(fs.readFileSync(path.join(outside, 'file.txt'), 'utf8'), 'the person');
+    assert.deepEqual(fs.readdirSync(cacheRoot).sort(), ['1111111111111111', '2222222222222222', 'mounts', 'other']);
+
+    // Its launch over (the claim dropped), the held one goes at the next collection.
+    fs.rmSync(claim);
+    assert.deepEqual(await collectCaches(cacheRoot, registry), ['2222222222222222']);
+  });
+
+  it('keeps the total under the size by least recently used; what a removal cut short left is finished', async () => {
+    identity('aaaaaaaaaaaaaaaa', 3, 200_000);
+    identity('bbbbbbbbbbbbbbbb', 1, 200_000);
+    identity('cccccccccccccccc', 2, 200_000);
+    const halfRemoved = path.join(cacheRoot, '.removing-dddddddddddddddd-1a2b');
+    fs.mkdirSync(path.join(halfRemoved, 'npm'), { recursive: true });
+    // Room for two: the least recently used goes.
+    assert.deepEqual(await collectCaches(cacheRoot, registry, { maxBytes: 450_000 }), ['aaaaaaaaaaaaaaaa']);
+    assert.deepEqual(fs.readdirSync(cacheRoot).sort(), ['bbbbbbbbbbbbbbbb', 'cccccccccccccccc', 'mounts']);
+  });
+
+  it('collects at most once per COLLECT_EVERY_MS', () => {
+    const now = Date.now();
+    assert.equal(collectionDue(registry, now), true);
+    assert.equal(collectionDue(registry, now + 1000), false);
+    assert.equal(collectionDue(registry, now + COLLECT_EVERY_MS + 1), true);
   });
 });

@@ -11,6 +11,8 @@
  * started from VS Code's terminal.
  */
 
+import { createMasker } from '../policy/mask';
+import type { Masker } from '../policy/types';
 import { isSecretName } from './secrets';
 
 /** What a stdio server started by the editor inherits on Linux and macOS (and `LC_*`); the docs list it (test/core/docs.test.ts). */
@@ -64,21 +66,53 @@ export function cliServerEnvironment(parent: NodeJS.ProcessEnv): NodeJS.ProcessE
   return Object.fromEntries(Object.entries(parent).filter(([name, value]) => value !== undefined && !isEditorHook(name)));
 }
 
-/**
- * Names a sandboxed server does not inherit from the environment it is started from (the CLI
- * passes the shell's on): every name `isSecretName` takes for a secret's (containing token, key,
- * secret, password, pwd, credential, auth, cookie or session: `GITHUB_TOKEN`,
- * `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `SSH_AUTH_SOCK`, `OPENAI_API_KEY`, `NPM_TOKEN`), but
- * the shell's `PWD` and `OLDPWD`, and the other agents and tickets: `GPG_AGENT_INFO`, `KRB5CCNAME`.
- * A server's entry that names one in its own `env` gets it.
- */
-export function isWithheldFromSandbox(name: string): boolean {
-  const upper = name.toUpperCase();
-  if (upper === 'PWD' || upper === 'OLDPWD') return false;
-  return isSecretName(name) || upper === 'GPG_AGENT_INFO' || upper === 'KRB5CCNAME';
+/** Names that hold a secret whatever their value looks like: a DSN (Sentry's), a CI job's JWT, a webhook, a netrc file, a connection string. */
+const SECRET_HOLDER_NAME = /(?:^|[_-])(?:DSN|JWT|NETRC)(?:[_-]|$)|WEBHOOK|CONN(?:ECTION)?_?STR(?:ING)?/i;
+
+/** The masking's own detectors (../policy/mask.ts), without the person's patterns: made on the first sandboxed launch. */
+let detectors: Masker | undefined;
+
+/** Whether a value is a URL with a user or a password in it (`https://token@host`, `redis://:pw@host`): the userinfo of a URL is a credential. */
+function hasUserinfo(value: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\//.test(value)) return false;
+  try {
+    const url = new URL(value.trim());
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false;
+  }
 }
 
-/** The environment a sandboxed server inherits: `parent` without the names isWithheldFromSandbox keeps out. */
+/**
+ * Whether a variable of the environment a sandboxed server is started from (the CLI passes the
+ * shell's on) is kept from it. By its name: every name `isSecretName` takes for a secret's
+ * (containing token, key, secret, password, pwd, credential, auth, cookie or session:
+ * `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `SSH_AUTH_SOCK`), but the shell's `PWD` and `OLDPWD`;
+ * the other agents and tickets (`GPG_AGENT_INFO`, `KRB5CCNAME`); and the names of secrets that
+ * name no secret (`SENTRY_DSN`, `CI_JOB_JWT`, `SLACK_WEBHOOK_URL`, `NETRC`, `…_CONNECTION_STRING`).
+ * By its value, whatever its name: a URL with a user or a password (`DATABASE_URL=postgres://u:pw@h/db`,
+ * `https://token@host`), and whatever the masking's detectors take for a secret (a JWT, a GitHub,
+ * GitLab, Slack, Stripe, Google or AWS key, a Slack webhook, a private key, `AccountKey=…` in a
+ * connection string). A server's entry that names one in its own `env` gets it.
+ */
+export function isWithheldFromSandbox(name: string, value?: string): boolean {
+  const upper = name.toUpperCase();
+  if (upper === 'PWD' || upper === 'OLDPWD') return false;
+  if (isSecretName(name) || upper === 'GPG_AGENT_INFO' || upper === 'KRB5CCNAME' || SECRET_HOLDER_NAME.test(name)) return true;
+  if (!value) return false;
+  detectors ??= createMasker().masker;
+  return hasUserinfo(value) || detectors.maskText(value).found.length > 0;
+}
+
+/** The names of `parent` a sandboxed server does not inherit (isWithheldFromSandbox), sorted: for the verbose line, never the values. */
+export function withheldFromSandbox(parent: NodeJS.ProcessEnv): string[] {
+  return Object.entries(parent)
+    .filter(([name, value]) => isWithheldFromSandbox(name, value))
+    .map(([name]) => name)
+    .sort();
+}
+
+/** The environment a sandboxed server inherits: `parent` without what isWithheldFromSandbox keeps out. */
 export function withoutSecrets(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(parent).filter(([name]) => !isWithheldFromSandbox(name)));
+  return Object.fromEntries(Object.entries(parent).filter(([name, value]) => !isWithheldFromSandbox(name, value)));
 }

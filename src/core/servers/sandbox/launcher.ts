@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { serverEnvironment, StdioTransport, type StdioServerParams } from '../../transport/stdio';
-import { withoutSecrets } from '../environment';
-import { seedCacheOnce } from './cache';
+import { withheldFromSandbox, withoutSecrets } from '../environment';
+import { collectCaches, collectionDue, markUsed, seedCacheOnce } from './cache';
 import { describeLimits, inControlGroups, sandboxLimits, type SandboxLimits } from './limits';
 import {
   bwrapArgs,
@@ -167,11 +167,19 @@ export function sandboxedParams(
     ? proxyEnvironment(`http://127.0.0.1:${'port' in endpoint ? endpoint.port : SANDBOX_PROXY_PORT}`)
     : { npm_config_offline: 'true', npm_config_update_notifier: 'false' };
   const limits = prepared.limits;
+  const parentEnv = params.baseEnv ?? process.env;
+  // What the entry names itself it gets: only the rest is withheld.
+  const withheld = withheldFromSandbox(parentEnv).filter((name) => params.env?.[name] == null);
   const description = [
     describeReach(reach, shortener(machine.home)),
     ...(availability.kind === 'bubblewrap' && limits ? [describeLimits(limits)] : []),
     ...reach.notes,
     ...(prepared.notes ?? []),
+    ...(withheld.length
+      ? [
+          `withheld ${withheld.length} ${withheld.length === 1 ? 'variable' : 'variables'} of the caller's environment: ${withheld.join(', ')}`,
+        ]
+      : []),
   ].join('; ');
   // bubblewrap gives the server a private /tmp of its own; sandbox-exec a private folder under the system's.
   let launched: { command: string; args: string[] };
@@ -213,7 +221,7 @@ export function sandboxedParams(
       ...launched,
       cwd: reach.cwd,
       // The caller's secret-shaped variables stay out (environment.ts); the entry's own env keeps what it names.
-      baseEnv: withoutSecrets(params.baseEnv ?? process.env),
+      baseEnv: withoutSecrets(parentEnv),
       env: { ...params.env, ...ownEnv, ...networkEnv, TMPDIR: tmp },
       ...(inputFds ? { inputFds } : {}),
       ...(passFds.length ? { passFds } : {}),
@@ -321,37 +329,59 @@ export async function sandboxedServer(
         `network.allowedDomains needs socat to reach MCP Host's proxy from inside the sandbox, and it is not installed; ${INSTALL_SOCAT}`,
       );
   }
-  // The launcher's own cache (one per launch identity, reach.ts) exists before it is bound, seeded or not.
-  const ownCaches = machine.sandboxCache;
-  if (ownCaches) for (const f of reach.readWrite) if (isWithin(f, ownCaches)) fs.mkdirSync(f, { recursive: true, mode: 0o700 });
-  for (const seed of seeds) await seedCacheOnce(seed);
   const cacheRoot = sandboxCacheRoot(machine);
   const registry = path.join(cacheRoot, 'mounts');
-  const { protectedPaths, pinned, claim, notes, kinds } = await withMountRegistry(registry, () => {
-    // What a launch that ended without its release left (its process killed, the window closed before it stopped) goes first.
-    releaseMountPoints(registry);
-    return prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot);
+  // The launcher's own cache (one per launch identity, reach.ts) exists before it is bound, seeded or not; its
+  // identity's folder is marked used and claimed first, so that no collection removes it while it is seeded or runs.
+  const ownCaches = machine.sandboxCache;
+  const ownFolders = ownCaches ? reach.readWrite.filter((f) => isWithin(f, ownCaches)) : [];
+  const identities = [...new Set(ownFolders.map((f) => path.dirname(f)))];
+  const { cacheClaim, collect } = await withMountRegistry(registry, () => {
+    for (const f of ownFolders) fs.mkdirSync(f, { recursive: true, mode: 0o700 });
+    for (const identity of identities) markUsed(identity);
+    return {
+      cacheClaim: identities.length ? claimMountPoints(identities, registry) : undefined,
+      collect: ownCaches !== undefined && collectionDue(registry),
+    };
   });
-  const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, claim))];
-  let handles: Map<string, number> | undefined;
-  if (availability.kind === 'bubblewrap') {
-    // Opened before bubblewrap starts and kept until the sandbox stops (params may be started again): closed with it.
-    handles = new Map();
-    const opened = handles;
-    cleanups.push(() => {
-      for (const fd of opened.values()) fs.closeSync(fd);
-      opened.clear();
+  const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, cacheClaim))];
+  // Other identities' caches, unused or over the size, go meanwhile; the launch does not wait for it, its end does.
+  if (collect) {
+    const collected = collectCaches(cacheRoot, registry).catch(() => []);
+    cleanups.push(() => collected.then(() => undefined));
+  }
+  let prepared: LaunchPreparation;
+  try {
+    for (const seed of seeds) await seedCacheOnce(seed);
+    const { protectedPaths, pinned, claim, notes, kinds } = await withMountRegistry(registry, () => {
+      // What a launch that ended without its release left (its process killed, the window closed before it stopped) goes first.
+      releaseMountPoints(registry);
+      return prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot);
     });
-    try {
-      // A read-write folder whose own path holds a link (a cache under a linked ~/.cache) is bound by path, as before; the roots are real paths.
-      const writable = reach.readWrite.filter((p) => machine.realpath(p) === p);
-      for (const p of [...writable, ...protectedPaths, ...pinned]) if (!opened.has(p)) opened.set(p, openChecked(p, kinds.get(p)));
-    } catch (e) {
-      for (const cleanup of cleanups.reverse()) await cleanup();
-      if (e instanceof NotFollowedError)
-        throw new SandboxUnavailableError(`Not sandboxed: ${e.message}: a server may have swapped it since it was checked; start it again`);
-      throw e;
+    cleanups.push(() => withMountRegistry(registry, () => releaseMountPoints(registry, claim)));
+    let handles: Map<string, number> | undefined;
+    if (availability.kind === 'bubblewrap') {
+      // Opened before bubblewrap starts and kept until the sandbox stops (params may be started again): closed with it.
+      handles = new Map();
+      const opened = handles;
+      cleanups.push(() => {
+        for (const fd of opened.values()) fs.closeSync(fd);
+        opened.clear();
+      });
+      try {
+        // A read-write folder whose own path holds a link (a cache under a linked ~/.cache) is bound by path, as before; the roots are real paths.
+        const writable = reach.readWrite.filter((p) => machine.realpath(p) === p);
+        for (const p of [...writable, ...protectedPaths, ...pinned]) if (!opened.has(p)) opened.set(p, openChecked(p, kinds.get(p)));
+      } catch (e) {
+        if (e instanceof NotFollowedError)
+          throw new SandboxUnavailableError(`Not sandboxed: ${e.message}: a server may have swapped it since it was checked; start it again`);
+        throw e;
+      }
     }
+    prepared = { protected: protectedPaths, pinned, notes, handles };
+  } catch (e) {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    throw e;
   }
   let limits: SandboxLimits | undefined;
   if (availability.kind === 'bubblewrap') {
@@ -365,7 +395,7 @@ export async function sandboxedServer(
     (stopped ??= (async () => {
       for (const cleanup of cleanups.reverse()) await cleanup();
     })());
-  const prepared: LaunchPreparation = { protected: protectedPaths, pinned, limits, notes, handles };
+  prepared.limits = limits;
   try {
     let endpoint: ProxyEndpoint | undefined;
     if (reach.allowedDomains.length) {
