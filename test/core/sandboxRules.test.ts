@@ -506,7 +506,7 @@ describe("the caller's environment for a sandboxed server", () => {
       JAVA_TOOL_OPTIONS: '-Djavax.net.ssl.trustStorePassword=changeit',
     };
     const ordinary = {
-      PATH: '/usr/local/bin:/usr/bin',
+      PATH: '/opt/sk-tools-0123456789abcdefghij/bin:/usr/local/bin:/usr/bin',
       HOME: '/home/p',
       LANG: 'C.UTF-8',
       NODE_OPTIONS: '--max-old-space-size=4096 --enable-source-maps',

@@ -66,6 +66,8 @@ export function cliServerEnvironment(parent: NodeJS.ProcessEnv): NodeJS.ProcessE
   return Object.fromEntries(Object.entries(parent).filter(([name, value]) => value !== undefined && !isEditorHook(name)));
 }
 
+const BASE_NAMES = new Set([...POSIX_BASE, ...WINDOWS_BASE]);
+
 /** Names that hold a secret whatever their value looks like: a DSN (Sentry's), a CI job's JWT, a webhook, a netrc file, a connection string. */
 const SECRET_HOLDER_NAME = /(?:^|[_-])(?:DSN|JWT|NETRC)(?:[_-]|$)|WEBHOOK|CONN(?:ECTION)?_?STR(?:ING)?/i;
 
@@ -99,7 +101,8 @@ export function isWithheldFromSandbox(name: string, value?: string): boolean {
   const upper = name.toUpperCase();
   if (upper === 'PWD' || upper === 'OLDPWD') return false;
   if (isSecretName(name) || upper === 'GPG_AGENT_INFO' || upper === 'KRB5CCNAME' || SECRET_HOLDER_NAME.test(name)) return true;
-  if (!value) return false;
+  // The base every program needs (PATH, HOME, …) is paths and names, whatever a folder is called (`/opt/sk-…/bin`).
+  if (!value || BASE_NAMES.has(upper) || upper.startsWith('LC_')) return false;
   detectors ??= createMasker().masker;
   return hasUserinfo(value) || detectors.maskText(value).found.length > 0;
 }
