@@ -525,6 +525,43 @@ describe("the caller's environment for a sandboxed server", () => {
     assert.deepEqual(withheldFromSandbox({ ...withheld, ...ordinary }), Object.keys(withheld).sort());
     assert.deepEqual(Object.keys(withoutSecrets({ ...withheld, ...ordinary })).sort(), Object.keys(ordinary).sort());
   });
+
+  it('withholds what the first rule missed (issue 46, attack): userinfo not at the start, without a scheme, percent-encoded or in base64; PASS, PW, passphrases, a Basic credential', () => {
+    const withheld = {
+      LEADING_SPACE: ' https://deploy-token@git.example/o/r.git',
+      IN_A_LIST: 'https://mirror.example,https://deploy-token@git.example',
+      SCHEME_RELATIVE: '//user:pw@fileserver/share',
+      NO_SCHEME: 'user:hunter2@proxy.example:3128',
+      PERCENT: 'https%3A%2F%2Fuser%3Apw%40host.example',
+      BASE64: Buffer.from('https://user:pw@host.example').toString('base64'),
+      BLOB: Buffer.from('the key is AKIAIOSFODNN7EXAMPLE').toString('base64'),
+      PASS: 'hunter2',
+      DB_PASS: 'hunter2',
+      SMTP_PW: 'hunter2',
+      GPG_PASSPHRASE: 'correct horse',
+      BASIC: 'Basic dXNlcjpwYXNzd29yZA==',
+    };
+    const ordinary = {
+      PATH: '/usr/bin:/bin',
+      IMAGE: 'node:22@sha256:0f4a2b7c9e1d3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a',
+      GIT_REMOTE: 'git@github.com:o/r.git',
+      PAGE: 'https://example.com/a?mail=me@example.com',
+      ENCODED: 'a%20b%20c',
+      HASH: 'c2hhMjU2LWFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6',
+      PASSENGER_ENV: 'production',
+      BYPASS: '1',
+      MAILTO: 'mailto:ops@example.com',
+    };
+    assert.deepEqual(withheldFromSandbox({ ...withheld, ...ordinary }), Object.keys(withheld).sort());
+  });
+
+  it("keeps git's author, whose name holds `auth`: a sandboxed git server's commits need it", () => {
+    const author = { GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_AUTHOR_DATE: '2026-12-08T00:00:00Z' };
+    assert.deepEqual(withheldFromSandbox({ ...author, GIT_AUTHOR_TOKEN: 'x', GIT_ASKPASS_TOKEN: 'y' }), [
+      'GIT_ASKPASS_TOKEN',
+      'GIT_AUTHOR_TOKEN',
+    ]);
+  });
 });
 
 describe("a sandboxed launcher's cache (issue 46, second attack)", () => {
