@@ -14,7 +14,7 @@ import {
   releaseMountPoints,
 } from '../../src/core/servers/sandbox/protected';
 import { CACHE_UNUSED_DAYS, COLLECT_EVERY_MS, collectCaches, collectionDue, seedCache } from '../../src/core/servers/sandbox/cache';
-import { NotFollowedError } from '../../src/core/servers/sandbox/nofollow';
+import { NotFollowedError, openChecked } from '../../src/core/servers/sandbox/nofollow';
 import { sweepMountPoints, thisMachine } from '../../src/core/servers/sandbox/launcher';
 import { computeReach, scriptIndex, thisHost } from '../../src/core/servers/sandbox/reach';
 import {
@@ -395,6 +395,30 @@ describe('the protected names', () => {
       assert.deepEqual(fs.readdirSync(outside), ['empty']);
       assert.ok(fs.lstatSync(path.join(sub, '.vscode')).isSymbolicLink(), 'not what was made: left as it is');
       assert.deepEqual(fs.readdirSync(outside), ['empty']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a mount point or folder gone between its making and its binding (attack, issue 46: a server of another sandbox renaming folders): NotFollowedError naming it, never a bare ENOENT', function () {
+    if (process.platform !== 'linux') this.skip();
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-race-')));
+    try {
+      const sub = path.join(dir, 'sub');
+      fs.mkdirSync(sub);
+      fs.writeFileSync(path.join(sub, '.bashrc'), '');
+      fs.closeSync(openChecked(path.join(sub, '.bashrc'), 'file'));
+      // Seen under the CLI: "Error: ENOENT: no such file or directory, open '/proc/self/fd/46/.bashrc'", the launch refused without saying why.
+      fs.renameSync(sub, path.join(dir, 'moved'));
+      for (const [p, kind] of [
+        [path.join(sub, '.bashrc'), 'file'],
+        [path.join(sub, '.vscode'), 'dir'],
+        [sub, 'dir'],
+      ] as const)
+        assert.throws(
+          () => openChecked(p, kind),
+          (e: Error) => e instanceof NotFollowedError && e.message.includes(sub),
+        );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 const O_PATH = 0o10000000;
 const { O_NOFOLLOW, O_DIRECTORY, O_CREAT, O_EXCL, O_WRONLY, O_RDONLY } = fs.constants;
 
-/** A name on the way to a path is a symbolic link, or not a folder (or the path is not what it should be): the launch is refused. */
+/** A name on the way to a path is a symbolic link, or not a folder, or gone (or the path is not what it should be): the launch is refused. */
 export class NotFollowedError extends Error {
   constructor(
     readonly path: string,
@@ -50,7 +50,8 @@ function openFolder(p: string, onStep?: StepHook, make?: (made: string, fd: numb
         next = fs.openSync(inFolder(fd, name), O_PATH | O_NOFOLLOW | O_DIRECTORY);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        if (code !== 'ENOENT' || !make) throw code === 'ELOOP' || code === 'ENOTDIR' ? new NotFollowedError(p, at) : e;
+        // Gone since it was checked (renamed by a server of another sandbox on the root) is refused as a link is, naming it.
+        if (code !== 'ENOENT' || !make) throw code === 'ELOOP' || code === 'ENOTDIR' || code === 'ENOENT' ? new NotFollowedError(p, at) : e;
         // mkdir never follows its last name; a link put there meanwhile makes it fail (EEXIST), and the open below refuses it.
         let madeHere = true;
         try {
@@ -84,7 +85,7 @@ function openEntry(dir: number, name: string, p: string, kind?: 'dir' | 'file'):
     fd = fs.openSync(inFolder(dir, name), O_PATH | O_NOFOLLOW | (kind === 'dir' ? O_DIRECTORY : 0));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw code === 'ELOOP' || code === 'ENOTDIR' ? new NotFollowedError(p, p) : e;
+    throw code === 'ELOOP' || code === 'ENOTDIR' || code === 'ENOENT' ? new NotFollowedError(p, p) : e;
   }
   const s = fs.fstatSync(fd);
   if (kind === 'dir' ? !s.isDirectory() : kind === 'file' ? !s.isFile() : !s.isDirectory() && !s.isFile()) {
