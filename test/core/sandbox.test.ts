@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -17,8 +17,10 @@ import {
   type SandboxMachine,
   type SandboxReach,
 } from '../../src/core';
+import { CACHE_UNUSED_DAYS } from '../../src/core/servers/sandbox/cache';
 import { MAX_SANDBOX_TASKS, sandboxMemoryBytes } from '../../src/core/servers/sandbox/limits';
 import { computeReach } from '../../src/core/servers/sandbox/reach';
+import { serverEnvironment, type StdioServerParams } from '../../src/core/transport/stdio';
 import { ROOT, closeAll, connect, everythingServer, filesystemServer, installedNode22 } from '../helpers/servers';
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -754,6 +756,63 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       for (const secret of ['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'SSH_AUTH_SOCK']) assert.ok(!names.includes(secret), secret);
     });
 
+    it('a launch collects the caches of identities unused for long, never following a link a server planted in one', async () => {
+      const cacheRoot = path.join(home, '.cache', 'mcp-host', 'sandbox');
+      const old = path.join(cacheRoot, 'fedcba9876543210');
+      const victim = path.join(dir, 'collect-victim');
+      fs.mkdirSync(path.join(victim, 'deep'), { recursive: true });
+      fs.writeFileSync(path.join(victim, 'deep', 'keep.txt'), 'the person');
+      fs.mkdirSync(path.join(old, 'npm', '_cacache'), { recursive: true });
+      fs.writeFileSync(path.join(old, 'npm', '_cacache', 'content'), 'cached');
+      fs.symlinkSync(victim, path.join(old, 'npm', '_npx'));
+      fs.symlinkSync(path.join(victim, 'deep'), path.join(old, 'npm', '_cacache', 'deep'));
+      const longAgo = new Date(Date.now() - (CACHE_UNUSED_DAYS + 1) * 86_400_000);
+      fs.utimesSync(old, longAgo, longAgo);
+      // An earlier test's launch collected within the hour.
+      fs.rmSync(path.join(cacheRoot, 'mounts', 'collected'), { force: true });
+      await call('env_names');
+      assert.ok(!fs.existsSync(old), 'the unused cache is still there');
+      assert.equal(fs.readFileSync(path.join(victim, 'deep', 'keep.txt'), 'utf8'), 'the person');
+      assert.ok(!fs.readdirSync(cacheRoot).some((n) => n.startsWith('.removing-')));
+    });
+
+    it("the caller's secrets under ordinary names do not reach it either (by value, and the known webhook and DSN names); the verbose line counts them", async () => {
+      const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2lnbmF0dXJlLW9mLXRoZS1qb2I';
+      const secrets = {
+        DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/app',
+        REDIS_URL: 'redis://:s3cret@cache.internal:6379/0',
+        CI_JOB_JWT: jwt,
+        DEPLOY_ID: jwt,
+        SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX',
+        TEAMS_HOOK: 'https://hooks.slack.com/services/T111/B111/YYYYYYYYYYYYYYYYYYYYYYYY',
+        NETRC: path.join(home, '.netrc'),
+        SENTRY_DSN: 'https://0123456789abcdef@o1.ingest.sentry.io/1',
+        GH_ENTERPRISE_TOKEN: 'ghe_value',
+        MIRROR: 'https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r.git',
+        UPSTREAM: 'https://deploy@git.internal/o/r.git',
+        STORAGE: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=bm90LWEtcmVhbC1rZXk=;EndpointSuffix=core.windows.net',
+      };
+      const ordinary = {
+        PERSON_SETTING: 'kept',
+        LANG: 'C.UTF-8',
+        NODE_OPTIONS: '--max-old-space-size=4096',
+        npm_config_registry: 'https://registry.npmjs.org/',
+        npm_config_user_agent: 'npm/10.8.2 node/v22.11.0 linux x64 workspaces/false',
+        HTTPS_PROXY: 'http://proxy.internal:3128',
+        NO_PROXY: 'localhost,127.0.0.1,.internal',
+        SERVICE_URL: 'https://api.internal:8443/v1?region=eu',
+        LS_COLORS: 'rs=0:di=01;34:ln=01;36:mh=00:pi=40;33:so=01;35:*.tar=01;31',
+      };
+      const { answer, stderr } = await call('env_names', { ...secrets, ...ordinary }, [...sandboxed(), '--verbose']);
+      const names = answer as string[];
+      for (const name of Object.keys(ordinary)) assert.ok(names.includes(name), `${name} withheld`);
+      for (const name of Object.keys(secrets)) assert.ok(!names.includes(name), `${name} reached the server`);
+      const line = /withheld (\d+) variables? of the caller's environment: ([^;\n]*)/.exec(stderr);
+      assert.ok(line, stderr);
+      for (const name of Object.keys(secrets)) assert.ok(line[2].split(', ').includes(name), `${name} not named: ${line[0]}`);
+      for (const value of Object.values(secrets)) assert.ok(!stderr.includes(value), 'a value in the verbose output');
+    });
+
     it('at most MAX_SANDBOX_TASKS processes, whoever MCP Host runs as; the data size is limited; its control groups are gone after', async function () {
       this.timeout(180_000);
       const groups = () =>
@@ -891,6 +950,38 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       assert.deepEqual(fs.readdirSync(root), [], 'nothing written, and every mount point removed after the last');
     });
 
+    it('a launch killed with its process leaves mount points; the next launch on the machine removes them before it starts', async () => {
+      const root = path.join(dir, 'atk-killed');
+      const next = path.join(dir, 'atk-killed-next');
+      for (const d of [root, next]) {
+        fs.rmSync(d, { recursive: true, force: true });
+        fs.mkdirSync(d);
+      }
+      // Its own process group: killed whole (bubblewrap dies with its parent), so nothing of it releases anything.
+      const killed = spawn(process.execPath, [CLI, '--sandbox', '--root', root, '--fence', 'off', '--stdio', hostileLine, 'call', 'sh'], {
+        env: { ...env, HOSTILE_SH: 'sleep 30' },
+        cwd: root,
+        detached: true,
+        stdio: 'ignore',
+      });
+      const exited = new Promise((resolve) => killed.once('exit', resolve));
+      for (let i = 0; i < 200 && !fs.existsSync(path.join(root, '.vscode')); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      process.kill(-killed.pid!, 'SIGKILL');
+      await exited;
+      assert.ok(fs.existsSync(path.join(root, '.vscode')), 'the killed launch left its mount points');
+      // The next sandbox, on another root: once it has made its own mount points, the dead launch's are gone.
+      const second = cli(
+        ['--sandbox', '--root', next, '--fence', 'off', '--stdio', hostileLine, 'call', 'sh'],
+        { ...env, HOSTILE_SH: 'sleep 3' },
+        next,
+      );
+      for (let i = 0; i < 200 && !fs.existsSync(path.join(next, '.vscode')); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(fs.existsSync(path.join(next, '.vscode')), 'the second launch runs');
+      assert.deepEqual(fs.readdirSync(root), [], 'what the killed launch made, removed before the next launch runs');
+      assert.equal((await second).code, 0);
+      assert.deepEqual(fs.readdirSync(next), []);
+    });
+
     it('a root with no repository is not made a bare one: git on the host runs nothing the server wrote at its top', async () => {
       const root = path.join(dir, 'atk-bare');
       const marker = path.join(dir, 'atk-bare-ran.txt');
@@ -1023,6 +1114,96 @@ describe('mcp-host --sandbox (Linux, bubblewrap)', function () {
       await sh(root, `printf '[core]\\n\\tfsmonitor = "echo fsmonitor >> ${marker}; false"\\n' > tools/git.config; true`);
       assert.equal(fs.readFileSync(path.join(root, 'tools', 'git.config'), 'utf8'), '');
       assert.equal(gitOnHostRuns(root, marker), '');
+    });
+
+    describe("two sandboxes on one root: a folder swapped for a link between the checks and bubblewrap's binds", function () {
+      /** Runs a sandbox's command line as the transport would (the seccomp pipe, the checked objects' descriptors). */
+      const run = (p: StdioServerParams) =>
+        new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const pipes = (p.inputFds ?? []).map(() => 'pipe' as const);
+          const child = spawn(p.command, p.args ?? [], {
+            cwd: p.cwd,
+            env: serverEnvironment(p),
+            stdio: ['ignore', 'ignore', 'pipe', ...pipes, ...(p.passFds ?? [])],
+          });
+          (p.inputFds ?? []).forEach((bytes, i) => {
+            const pipe = child.stdio[3 + i] as NodeJS.WritableStream & { on(event: 'error', listener: () => void): void };
+            // A bubblewrap that refuses before reading its filter closes the pipe.
+            pipe.on('error', () => undefined);
+            pipe.end(bytes);
+          });
+          let stderr = '';
+          child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+          child.on('close', (code) => resolve({ code, stderr }));
+        });
+
+      it('a pinned nested repository swapped for a link to the folder above: nothing outside the root is written, its protected files are not', async () => {
+        const scratch = path.join(dir, 'race-pin');
+        const root = path.join(scratch, 'root');
+        const sub = path.join(root, 'sub');
+        fs.mkdirSync(path.join(sub, '.git'), { recursive: true });
+        fs.mkdirSync(path.join(sub, '.vscode'));
+        fs.writeFileSync(path.join(sub, '.vscode', 'settings.json'), '{}');
+        const moved = path.join(root, 'sub-moved');
+        const script = `echo pwned > ${scratch}/outside.txt; echo '{"pwned":1}' > ${moved}/.vscode/settings.json; true`;
+        const sandbox = await sandboxedServer({ command: '/bin/sh', args: ['-c', script], cwd: root }, [root], undefined, {
+          server: 'race',
+        });
+        try {
+          assert.ok(sandbox.reach.pinned?.includes(sub), 'the nested repository is pinned');
+          // Checked and its mount points made; now the server of another sandbox on this root swaps it for a link to
+          // the folder above the root, which (as another checkout would) has every name bound below `sub`.
+          execFileSync('cp', ['-a', `${sub}/.`, scratch]);
+          fs.renameSync(sub, moved);
+          fs.symlinkSync('..', sub);
+          const r = await run(sandbox.params);
+          assert.ok(!fs.existsSync(path.join(scratch, 'outside.txt')), `nothing written outside the root (${r.code}: ${r.stderr})`);
+          assert.equal(fs.readFileSync(path.join(moved, '.vscode', 'settings.json'), 'utf8'), '{}', 'the protected file is unchanged');
+          assert.notEqual(r.code, 0, 'bubblewrap refuses a bind that did not land on what was checked');
+        } finally {
+          fs.rmSync(sub);
+          fs.renameSync(moved, sub);
+          await sandbox.stop();
+        }
+      });
+
+      it("a root inside another sandbox's root swapped for a link to a folder outside: the server writes its own root, never the other folder", async () => {
+        const scratch = path.join(dir, 'race-root');
+        const root = path.join(scratch, 'shared', 'mine');
+        const elsewhere = path.join(scratch, 'elsewhere');
+        fs.mkdirSync(root, { recursive: true });
+        fs.mkdirSync(elsewhere);
+        const sandbox = await sandboxedServer(
+          { command: '/bin/sh', args: ['-c', `echo written > ${root}/plain.txt`], cwd: root },
+          [root],
+          undefined,
+          { server: 'race' },
+        );
+        const moved = path.join(scratch, 'shared', 'mine-moved');
+        try {
+          // The folder the link names has the names bound below the root (as another checkout would).
+          execFileSync('cp', ['-a', `${root}/.`, elsewhere]);
+          fs.renameSync(root, moved);
+          fs.symlinkSync(elsewhere, root);
+          const r = await run(sandbox.params);
+          assert.ok(
+            !fs.existsSync(path.join(elsewhere, 'plain.txt')),
+            `nothing written in the folder the link names (${r.code}: ${r.stderr})`,
+          );
+          assert.equal(r.code, 0, r.stderr);
+          assert.equal(fs.readFileSync(path.join(moved, 'plain.txt'), 'utf8'), 'written\n', 'the root that was checked is the one written');
+        } finally {
+          fs.rmSync(root);
+          fs.renameSync(moved, root);
+          await sandbox.stop();
+        }
+        // Stopped, its descriptors closed: started again, it passes none, and bubblewrap binds nothing a reused number names.
+        fs.rmSync(path.join(root, 'plain.txt'), { force: true });
+        fs.rmSync(path.join(moved, 'plain.txt'), { force: true });
+        const again = await run(sandbox.params);
+        assert.notEqual(again.code, 0);
+        assert.ok(!fs.existsSync(path.join(root, 'plain.txt')));
+      });
     });
 
     it('node options the reach does not know never make their value "the script": ~/.ssh stays unreadable', async () => {

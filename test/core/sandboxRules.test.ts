@@ -1,9 +1,10 @@
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { protectedPathsNamed } from '../../src/core/policy/protectedPaths';
-import { withoutSecrets } from '../../src/core/servers/environment';
+import { withheldFromSandbox, withoutSecrets } from '../../src/core/servers/environment';
 import { inControlGroups, MAX_SANDBOX_TASKS, sandboxLimits, type CgroupFs } from '../../src/core/servers/sandbox/limits';
 import {
   claimMountPoints,
@@ -12,7 +13,9 @@ import {
   protectedPathsOf,
   releaseMountPoints,
 } from '../../src/core/servers/sandbox/protected';
-import { seedCache } from '../../src/core/servers/sandbox/cache';
+import { CACHE_UNUSED_DAYS, COLLECT_EVERY_MS, collectCaches, collectionDue, seedCache } from '../../src/core/servers/sandbox/cache';
+import { NotFollowedError, openChecked } from '../../src/core/servers/sandbox/nofollow';
+import { sweepMountPoints, thisMachine } from '../../src/core/servers/sandbox/launcher';
 import { computeReach, scriptIndex, thisHost } from '../../src/core/servers/sandbox/reach';
 import {
   BPF,
@@ -58,6 +61,8 @@ function run(program: BpfInstruction[], call: { nr: number; arch: number; args?:
 }
 
 const errno = (e: number) => (SECCOMP_RET_ERRNO | e) >>> 0;
+
+const REPO = path.resolve(__dirname, '..', '..');
 
 describe('the seccomp filter (a simulated kernel)', () => {
   const cases = [
@@ -249,6 +254,70 @@ describe('the protected names', () => {
     }
   });
 
+  it('a process killed while it makes the mount points leaves none that the registry does not know', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-killed-')));
+    try {
+      const root = path.join(dir, 'root');
+      const registry = path.join(dir, 'mounts');
+      for (const d of [root, registry]) fs.mkdirSync(d);
+      const paths = ['.vscode', '.idea', '.devcontainer', '.cursor', '.claude', '.codex', '.gemini', '.husky'].map((name) => ({
+        path: path.join(root, name),
+        kind: 'dir',
+        exists: false,
+      }));
+      // The process dies at its fifth folder (SIGKILL: nothing of it runs after), as a window or CLI killed at that moment would.
+      const script = `const fs = require('node:fs'); const mkdir = fs.mkdirSync; let n = 0;
+        fs.mkdirSync = (...a) => { if (++n === 5) process.kill(process.pid, 'SIGKILL'); return mkdir(...a); };
+        require(${JSON.stringify(path.join(REPO, 'src', 'core', 'servers', 'sandbox', 'protected.ts'))}).makeMountPoints(${JSON.stringify(paths)}, ${JSON.stringify(registry)});`;
+      const run = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: REPO, encoding: 'utf8' });
+      assert.equal(run.signal, 'SIGKILL', run.stderr);
+      assert.equal(fs.readdirSync(root).length, 4, 'four made before it died');
+      releaseMountPoints(registry);
+      assert.deepEqual(fs.readdirSync(root), [], 'each recorded as it was made, so the next release removes it');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the extension's start removes the mount points of launches that ended without their release, never one a live launch binds", async function () {
+    if (process.platform !== 'linux') this.skip();
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-sweep-')));
+    try {
+      const machine = { ...thisMachine(), sandboxCache: path.join(dir, 'cache') };
+      // No sandbox ever ran: nothing is made, not even the registry's folder.
+      await sweepMountPoints(machine);
+      assert.ok(!fs.existsSync(machine.sandboxCache));
+      const registry = path.join(machine.sandboxCache, 'mounts');
+      fs.mkdirSync(registry, { recursive: true });
+      const root = path.join(dir, 'root');
+      fs.mkdirSync(root);
+      const made = makeMountPoints(
+        ['.envrc', '.cursor', '.mcp.json'].map((name) => ({
+          path: path.join(root, name),
+          kind: name === '.cursor' ? 'dir' : 'file',
+          exists: false,
+        })),
+        registry,
+      );
+      assert.equal(made.length, 3);
+      // A launch whose process is gone (a window closed before it stopped), and one that still runs (the parent process here).
+      const dead = 2 ** 22 + 11;
+      fs.writeFileSync(path.join(registry, `claim-${dead}-1.json`), JSON.stringify({ pid: dead, host: os.hostname(), uses: made }));
+      fs.writeFileSync(
+        path.join(registry, `claim-${process.ppid}-2.json`),
+        JSON.stringify({ pid: process.ppid, host: os.hostname(), uses: [path.join(root, '.cursor')] }),
+      );
+      await sweepMountPoints(machine);
+      assert.deepEqual(fs.readdirSync(root), ['.cursor'], 'what the live launch binds stays');
+      assert.ok(!fs.existsSync(path.join(registry, `claim-${dead}-1.json`)));
+      fs.rmSync(path.join(registry, `claim-${process.ppid}-2.json`));
+      await sweepMountPoints(machine);
+      assert.deepEqual(fs.readdirSync(root), []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the mount registry follows no link planted for its files: the host file a link names is not written', () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-registry-')));
     try {
@@ -269,6 +338,87 @@ describe('the protected names', () => {
       releaseMountPoints(registry);
       assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
       assert.deepEqual(fs.readdirSync(root), [], 'the mount point made and removed');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a folder swapped for a link while its mount points are made (a server of another sandbox on the root): nothing is made where it leads, the launch is refused naming it, what was made goes', function () {
+    if (process.platform !== 'linux') this.skip();
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-race-')));
+    try {
+      const registry = path.join(dir, 'mounts');
+      const root = path.join(dir, 'root');
+      const outside = path.join(dir, 'outside');
+      const sub = path.join(root, 'sub');
+      for (const d of [registry, path.join(sub, '.git'), outside]) fs.mkdirSync(d, { recursive: true });
+      const wanted = [
+        { path: path.join(root, '.vscode'), kind: 'dir' as const, exists: false },
+        { path: path.join(sub, '.vscode'), kind: 'dir' as const, exists: false },
+        { path: path.join(sub, '.github', 'hooks'), kind: 'dir' as const, exists: false },
+        { path: path.join(sub, '.mcp.json'), kind: 'file' as const, exists: false },
+      ];
+      // At each step, the worst moment: `sub` (checked a moment ago) becomes a link to a folder outside the root.
+      let swapped = false;
+      const swapSub = (at: string) => {
+        if (swapped || !at.startsWith(sub)) return;
+        swapped = true;
+        fs.renameSync(sub, path.join(root, 'sub-moved'));
+        fs.symlinkSync(outside, sub);
+      };
+      assert.throws(
+        () => makeMountPoints(wanted, registry, swapSub),
+        (e: Error) => e instanceof NotFollowedError && e.message.includes(sub),
+      );
+      assert.ok(swapped);
+      assert.deepEqual(fs.readdirSync(outside), [], 'nothing made outside the root');
+      // What was made before the refusal is recorded, and goes with the release.
+      assert.ok(fs.statSync(path.join(root, '.vscode')).isDirectory());
+      releaseMountPoints(registry);
+      assert.deepEqual(fs.readdirSync(root).sort(), ['sub', 'sub-moved']);
+      // A link at the last name: mkdir and O_EXCL fail on it, and nothing is written where it leads.
+      fs.rmSync(sub);
+      fs.renameSync(path.join(root, 'sub-moved'), sub);
+      fs.symlinkSync(path.join(outside, 'x.json'), path.join(sub, '.mcp.json'));
+      fs.symlinkSync(outside, path.join(sub, '.vscode'));
+      assert.throws(() => makeMountPoints([wanted[1]], registry), NotFollowedError);
+      assert.throws(() => makeMountPoints([wanted[3]], registry), NotFollowedError);
+      assert.deepEqual(fs.readdirSync(outside), []);
+      // A made folder swapped for a link to an empty folder outside before the release: the link stays, and so does its target.
+      fs.rmSync(path.join(sub, '.vscode'));
+      fs.rmSync(path.join(sub, '.mcp.json'));
+      assert.deepEqual(makeMountPoints([wanted[1]], registry), [path.join(sub, '.vscode')]);
+      fs.rmdirSync(path.join(sub, '.vscode'));
+      fs.mkdirSync(path.join(outside, 'empty'));
+      fs.symlinkSync(path.join(outside, 'empty'), path.join(sub, '.vscode'));
+      releaseMountPoints(registry);
+      assert.deepEqual(fs.readdirSync(outside), ['empty']);
+      assert.ok(fs.lstatSync(path.join(sub, '.vscode')).isSymbolicLink(), 'not what was made: left as it is');
+      assert.deepEqual(fs.readdirSync(outside), ['empty']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a mount point or folder gone between its making and its binding (attack, issue 46: a server of another sandbox renaming folders): NotFollowedError naming it, never a bare ENOENT', function () {
+    if (process.platform !== 'linux') this.skip();
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-race-')));
+    try {
+      const sub = path.join(dir, 'sub');
+      fs.mkdirSync(sub);
+      fs.writeFileSync(path.join(sub, '.bashrc'), '');
+      fs.closeSync(openChecked(path.join(sub, '.bashrc'), 'file'));
+      // Seen under the CLI: "Error: ENOENT: no such file or directory, open '/proc/self/fd/46/.bashrc'", the launch refused without saying why.
+      fs.renameSync(sub, path.join(dir, 'moved'));
+      for (const [p, kind] of [
+        [path.join(sub, '.bashrc'), 'file'],
+        [path.join(sub, '.vscode'), 'dir'],
+        [sub, 'dir'],
+      ] as const)
+        assert.throws(
+          () => openChecked(p, kind),
+          (e: Error) => e instanceof NotFollowedError && e.message.includes(sub),
+        );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -364,6 +514,78 @@ describe("the caller's environment for a sandboxed server", () => {
     });
     assert.deepEqual(Object.keys(kept).sort(), ['LANG', 'PATH', 'PERSON_SETTING', 'PWD']);
   });
+
+  it('withholds secrets under ordinary names by their value or a known name; ordinary values stay', () => {
+    const withheld = {
+      DATABASE_URL: 'postgres://u:pw@h/db',
+      REDIS_URL: 'redis://:pw@h:6379',
+      UPSTREAM: 'https://deploy-token@git.example/o/r.git',
+      SENTRY_DSN: 'https://public@o1.ingest.sentry.io/1',
+      CI_JOB_JWT_V2: 'opaque',
+      TEAMS_WEBHOOK_URL: 'https://example.webhook.office.com/x',
+      NETRC: '/home/p/.netrc',
+      AZURE_STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true',
+      ANY: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXZhbHVl',
+      NOTES: 'the key is AKIAIOSFODNN7EXAMPLE',
+      JAVA_TOOL_OPTIONS: '-Djavax.net.ssl.trustStorePassword=changeit',
+    };
+    const ordinary = {
+      PATH: '/opt/sk-tools-0123456789abcdefghij/bin:/usr/local/bin:/usr/bin',
+      HOME: '/home/p',
+      LANG: 'C.UTF-8',
+      NODE_OPTIONS: '--max-old-space-size=4096 --enable-source-maps',
+      npm_config_registry: 'https://registry.npmjs.org/',
+      npm_config_cache: '/home/p/.npm',
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      no_proxy: 'localhost,127.0.0.1',
+      PIP_INDEX_URL: 'https://pypi.org/simple',
+      DOCKER_HOST: 'unix:///var/run/docker.sock',
+      LESSOPEN: '| /usr/bin/lesspipe %s',
+      LS_COLORS: 'rs=0:di=01;34:ln=01;36:*.tar=01;31',
+      GOFLAGS: '-mod=mod',
+      REQUESTS_CA_BUNDLE: '/etc/ssl/certs/ca-certificates.crt',
+      EMPTY: '',
+    };
+    assert.deepEqual(withheldFromSandbox({ ...withheld, ...ordinary }), Object.keys(withheld).sort());
+    assert.deepEqual(Object.keys(withoutSecrets({ ...withheld, ...ordinary })).sort(), Object.keys(ordinary).sort());
+  });
+
+  it('withholds what the first rule missed (issue 46, attack): userinfo not at the start, without a scheme, percent-encoded or in base64; PASS, PW, passphrases, a Basic credential', () => {
+    const withheld = {
+      LEADING_SPACE: ' https://deploy-token@git.example/o/r.git',
+      IN_A_LIST: 'https://mirror.example,https://deploy-token@git.example',
+      SCHEME_RELATIVE: '//user:pw@fileserver/share',
+      NO_SCHEME: 'user:hunter2@proxy.example:3128',
+      PERCENT: 'https%3A%2F%2Fuser%3Apw%40host.example',
+      BASE64: Buffer.from('https://user:pw@host.example').toString('base64'),
+      BLOB: Buffer.from('the key is AKIAIOSFODNN7EXAMPLE').toString('base64'),
+      PASS: 'hunter2',
+      DB_PASS: 'hunter2',
+      SMTP_PW: 'hunter2',
+      GPG_PASSPHRASE: 'correct horse',
+      BASIC: 'Basic dXNlcjpwYXNzd29yZA==',
+    };
+    const ordinary = {
+      PATH: '/usr/bin:/bin',
+      IMAGE: 'node:22@sha256:0f4a2b7c9e1d3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a',
+      GIT_REMOTE: 'git@github.com:o/r.git',
+      PAGE: 'https://example.com/a?mail=me@example.com',
+      ENCODED: 'a%20b%20c',
+      HASH: 'c2hhMjU2LWFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6',
+      PASSENGER_ENV: 'production',
+      BYPASS: '1',
+      MAILTO: 'mailto:ops@example.com',
+    };
+    assert.deepEqual(withheldFromSandbox({ ...withheld, ...ordinary }), Object.keys(withheld).sort());
+  });
+
+  it("keeps git's author, whose name holds `auth`: a sandboxed git server's commits need it", () => {
+    const author = { GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_AUTHOR_DATE: '2026-12-08T00:00:00Z' };
+    assert.deepEqual(withheldFromSandbox({ ...author, GIT_AUTHOR_TOKEN: 'x', GIT_ASKPASS_TOKEN: 'y' }), [
+      'GIT_ASKPASS_TOKEN',
+      'GIT_AUTHOR_TOKEN',
+    ]);
+  });
 });
 
 describe("a sandboxed launcher's cache (issue 46, second attack)", () => {
@@ -424,5 +646,93 @@ describe("a sandboxed launcher's cache (issue 46, second attack)", () => {
     assert.equal(scriptIndex('node', ['--max-old-space-size', '4096', 'x.mjs']), -1);
     assert.equal(scriptIndex('node', ['--max-old-space-size=4096', '--enable-source-maps', '--no-warnings', 'x.mjs']), 3);
     assert.equal(scriptIndex('node', ['--experimental-strip-types', 'x.ts']), 1);
+  });
+
+  it("deno's and bun's options whose value may be the next argument: no argument is taken for the script", () => {
+    // Known value-taking options: their value passed over.
+    assert.equal(scriptIndex('deno', ['run', '--config', 'deno.json', 'server.ts']), 3);
+    assert.equal(scriptIndex('deno', ['run', '-A', '--no-check', '--allow-read=/tmp', '--watch', 'server.ts']), 5);
+    assert.equal(scriptIndex('bun', ['run', '--preload', './setup.ts', '--smol', 'server.ts']), 4);
+    assert.equal(scriptIndex('bun', ['--hot', '--define', 'X=1', 'server.ts']), 3);
+    // An option not known to take no value, without an attached value: the next argument may be its value or the script.
+    assert.equal(scriptIndex('deno', ['run', '--some-new-option', '/home/p/.ssh/config', 'evil.ts']), -1);
+    assert.equal(scriptIndex('deno', ['run', '--lock', 'evil.ts', '/home/p/.ssh/config']), -1);
+    assert.equal(scriptIndex('deno', ['run', '--v8-flags', '/home/p/.ssh/config', 'evil.ts']), -1);
+    assert.equal(scriptIndex('bun', ['--some-new-option', '/home/p/.ssh/config', 'evil.ts']), -1);
+    assert.equal(scriptIndex('bun', ['run', '--inspect', '/home/p/.ssh/config', 'evil.ts']), -1);
+    // An attached value is its own: the script follows.
+    assert.equal(scriptIndex('deno', ['run', '--some-new-option=x', 'server.ts']), 2);
+    assert.equal(scriptIndex('bun', ['--inspect=127.0.0.1:9229', 'server.ts']), 1);
+  });
+});
+
+describe("collecting the launchers' caches of unused identities (issue 46)", () => {
+  const DAY = 86_400_000;
+  let dir: string;
+  let cacheRoot: string;
+  let registry: string;
+  beforeEach(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-collect-')));
+    cacheRoot = path.join(dir, 'sandbox');
+    registry = path.join(cacheRoot, 'mounts');
+    fs.mkdirSync(registry, { recursive: true });
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** An identity's cache with one file of `bytes` under npm/, last used `daysAgo`. */
+  const identity = (id: string, daysAgo: number, bytes = 1000) => {
+    const folder = path.join(cacheRoot, id);
+    fs.mkdirSync(path.join(folder, 'npm', '_cacache'), { recursive: true });
+    fs.writeFileSync(path.join(folder, 'npm', '_cacache', 'content'), Buffer.alloc(bytes, 1));
+    const at = new Date(Date.now() - daysAgo * DAY);
+    fs.utimesSync(folder, at, at);
+    return folder;
+  };
+
+  it('removes an identity unused for CACHE_UNUSED_DAYS, keeps a recent one and one a live launch claims, and never follows a link planted in it', async () => {
+    const outside = path.join(dir, 'outside');
+    fs.mkdirSync(path.join(outside, 'deep'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'deep', 'keep.txt'), 'the person');
+    fs.writeFileSync(path.join(outside, 'file.txt'), 'the person');
+    const old = identity('0123456789abcdef', CACHE_UNUSED_DAYS + 1);
+    // What a server could plant in its own cache: links to a folder and a file outside, in place of a folder.
+    fs.symlinkSync(outside, path.join(old, 'npm', '_npx'));
+    fs.symlinkSync(path.join(outside, 'file.txt'), path.join(old, 'npm', '_cacache', 'index'));
+    fs.symlinkSync(path.join(outside, 'deep'), path.join(old, 'npm', '_cacache', 'deep'));
+    const recent = identity('1111111111111111', 1);
+    const held = identity('2222222222222222', CACHE_UNUSED_DAYS + 5);
+    const claim = claimMountPoints([held], registry);
+    // Not an identity's name: never touched.
+    fs.mkdirSync(path.join(cacheRoot, 'other'));
+    fs.utimesSync(path.join(cacheRoot, 'other'), new Date(0), new Date(0));
+
+    assert.deepEqual(await collectCaches(cacheRoot, registry), ['0123456789abcdef']);
+    assert.ok(!fs.existsSync(old));
+    assert.ok(fs.existsSync(recent) && fs.existsSync(held) && fs.existsSync(path.join(cacheRoot, 'other')));
+    assert.equal(fs.readFileSync(path.join(outside, 'deep', 'keep.txt'), 'utf8'), 'the person');
+    assert.equal(fs.readFileSync(path.join(outside, 'file.txt'), 'utf8'), 'the person');
+    assert.deepEqual(fs.readdirSync(cacheRoot).sort(), ['1111111111111111', '2222222222222222', 'mounts', 'other']);
+
+    // Its launch over (the claim dropped), the held one goes at the next collection.
+    fs.rmSync(claim);
+    assert.deepEqual(await collectCaches(cacheRoot, registry), ['2222222222222222']);
+  });
+
+  it('keeps the total under the size by least recently used; what a removal cut short left is finished', async () => {
+    identity('aaaaaaaaaaaaaaaa', 3, 200_000);
+    identity('bbbbbbbbbbbbbbbb', 1, 200_000);
+    identity('cccccccccccccccc', 2, 200_000);
+    const halfRemoved = path.join(cacheRoot, '.removing-dddddddddddddddd-1a2b');
+    fs.mkdirSync(path.join(halfRemoved, 'npm'), { recursive: true });
+    // Room for two: the least recently used goes.
+    assert.deepEqual(await collectCaches(cacheRoot, registry, { maxBytes: 450_000 }), ['aaaaaaaaaaaaaaaa']);
+    assert.deepEqual(fs.readdirSync(cacheRoot).sort(), ['bbbbbbbbbbbbbbbb', 'cccccccccccccccc', 'mounts']);
+  });
+
+  it('collects at most once per COLLECT_EVERY_MS', () => {
+    const now = Date.now();
+    assert.equal(collectionDue(registry, now), true);
+    assert.equal(collectionDue(registry, now + 1000), false);
+    assert.equal(collectionDue(registry, now + COLLECT_EVERY_MS + 1), true);
   });
 });

@@ -5,6 +5,8 @@
 import * as fs from 'node:fs';
 import { findSourceMap } from 'node:module';
 import * as path from 'node:path';
+import { heldMountPoints, PROTECTED_NAMES } from '../../src/core/servers/sandbox/protected';
+import { thisHost } from '../../src/core/servers/sandbox/reach';
 // Mocha 12's package entry is ESM; its CommonJS build bundles cleanly.
 const Mocha = require('mocha/lib/mocha.cjs');
 
@@ -58,6 +60,39 @@ function mapStack(stack: string): string {
     .join('\n');
 }
 
+interface SuiteLike {
+  title: string;
+  afterAll(title: string, fn: (this: { timeout(ms: number): void }) => Promise<void>): void;
+}
+
+/**
+ * After each suite file's top suite: a protected name (src/core/servers/sandbox/protected.ts) at the
+ * top of the workspace folder that was not there before and that no running sandbox binds fails
+ * that suite, named. The sandbox suite checks that a launch leaves nothing behind, which an earlier
+ * suite's leftovers would hide; a suite removes what it made.
+ */
+function failSuitesLeavingProtectedNames(top: SuiteLike[]): void {
+  const folder = process.env.MCP_HOST_WORKSPACE;
+  if (!folder) return;
+  const registry = path.join(thisHost().sandboxCache!, 'mounts');
+  const names = [...new Set([...PROTECTED_NAMES.map((p) => p.name.split('/')[0]), '.git', 'HEAD'])];
+  const unheld = () => {
+    const held = heldMountPoints(registry);
+    return names.filter((name) => fs.existsSync(path.join(folder, name)) && !held.has(path.join(folder, name)));
+  };
+  let known = new Set(unheld());
+  for (const suite of top)
+    suite.afterAll('no protected name left in the workspace folder', async function () {
+      this.timeout(30_000);
+      const left = () => unheld().filter((name) => !known.has(name));
+      // A sandbox's release runs on a little after its server left the registry.
+      for (let i = 0; i < 100 && left().length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      const found = left();
+      known = new Set(unheld());
+      if (found.length) throw new Error(`"${suite.title}" left ${found.join(', ')} in the workspace folder (${folder})`);
+    });
+}
+
 export async function runSuites(suites: SuiteModule[]): Promise<void> {
   const results: Results = { started: new Date().toISOString(), passed: 0, failed: 0, pending: 0, failures: [] };
   write(results);
@@ -81,6 +116,7 @@ export async function runSuites(suites: SuiteModule[]): Promise<void> {
     mocha.suite.emit('require', undefined, s.file, mocha);
     mocha.suite.emit('post-require', globalThis, s.file, mocha);
   }
+  failSuitesLeavingProtectedNames(mocha.suite.suites as SuiteLike[]);
   await new Promise<void>((resolve) => {
     const runner = mocha.run(() => resolve());
     // Before the reporter prints it: stacks in terms of test/vscode/*.ts.

@@ -36,7 +36,11 @@ describe('Connect an Agent', function () {
     bin = sh('install-agents.sh');
     node22 = sh('install-node22.sh');
   });
+  /** What the test makes in the workspace folder: Connect an Agent's .mcp.json, the Inspector's config, the calls' log, and `.claude/` (Claude Code writes its project settings there). */
+  let made: string[] = [];
   after(async () => {
+    // Only what this suite made, also when a test failed halfway: the next suites (the sandbox's nothing-left-behind check) meet the folder as it was.
+    for (const file of made) rmSync(file, { recursive: true, force: true });
     const seam = await api();
     if (restoreSetup) seam.ui.setup = restoreSetup;
     if (restoreAsk) seam.ui.allowAgentRequest = restoreAsk;
@@ -50,6 +54,9 @@ describe('Connect an Agent', function () {
     const seam = await api();
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const calls = path.join(folder, 'agent-calls.jsonl');
+    made = [calls, path.join(folder, '.mcp.json'), path.join(folder, 'inspector.json'), path.join(folder, '.claude')].filter(
+      (p) => !existsSync(p),
+    );
     await setServers({ notes: upstream(calls), files: upstream(calls) });
     await waitFor(() => seam.host.servers.filter((s) => s.state.kind === 'running').length === 2 && true, 'both servers to run');
 
@@ -261,7 +268,6 @@ describe('Connect an Agent', function () {
     assert.equal(readFileSync(mcpJson, 'utf8'), original);
     const after = await run(path.join(bin, 'claude'), ['mcp', 'list'], { cwd: folder, env });
     assert.doesNotMatch(after.stdout, /mcp-host:/);
-    // VS Code discovers the servers of a workspace's .mcp.json too: the next suites must not meet "other".
-    for (const file of [mcpJson, inspector, calls]) rmSync(file, { force: true });
+    // VS Code discovers the servers of a workspace's .mcp.json too: the next suites must not meet "other" (after() removes it).
   });
 });

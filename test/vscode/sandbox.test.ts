@@ -11,11 +11,17 @@ import type { TreeNode } from '../../src/vscode/tree/nodes';
 import { serverTooltip } from '../../src/vscode/tree/serversTree';
 import type { HostUi } from '../../src/vscode/ui/hostUi';
 import { SandboxFallback } from '../../src/vscode/policy/sandboxFallback';
+import { heldMountPoints, PROTECTED_NAMES } from '../../src/core/servers/sandbox/protected';
+import { thisHost } from '../../src/core/servers/sandbox/reach';
 import { api, repoRoot, running, setServers, waitFor } from './helpers';
 
 const HOSTILE = () => path.join(repoRoot(), 'test', 'fixtures', 'hostile-sandbox-server.mjs');
 /** A path as the consent shortens it: `~/` for the home. */
 const short = (p: string) => (p.startsWith(os.homedir() + path.sep) ? `~${p.slice(os.homedir().length)}` : p);
+/** The mount points' registry of this machine (src/core/servers/sandbox/protected.ts). */
+const MOUNTS = () => path.join(thisHost().sandboxCache!, 'mounts');
+/** The protected names a launch may make at the top of a root that has none of them: the first folder of each, `.git` and `HEAD`. */
+const protectedTopNames = () => [...new Set([...PROTECTED_NAMES.map((p) => p.name.split('/')[0]), '.git', 'HEAD'])];
 const answer = (r: { content: Array<{ type: string; text?: string }> }): unknown => JSON.parse(r.content[0].text ?? 'null');
 
 describe('sandbox: a stdio server with sandboxEnabled', function () {
@@ -159,51 +165,68 @@ describe('sandbox: a stdio server with sandboxEnabled', function () {
     const saved = a.ui.allowLaunch;
     a.ui.allowLaunch = async () => 'allow';
     // The only sandbox on this folder: the mount points of the names that do not exist are shared by every sandbox that uses them,
-    // so every server of the window (any scope, left by an earlier suite) is stopped first.
+    // so every server of the window (any scope, left by an earlier test) is stopped first, and its sandbox released: a removed
+    // server leaves the registry at once while its stop (and the release of its mount points) runs on.
     await setServers(undefined);
     await setServers(undefined, vscode.ConfigurationTarget.Workspace);
     await waitFor(() => a.host.registry.all.every((h) => h.state.kind === 'stopped' || h.state.kind === 'error'), 'every server stopped');
+    const folders = [inside, fs.realpathSync(inside)];
+    const held = () => [...heldMountPoints(MOUNTS())].filter((p) => folders.some((f) => p === f || p.startsWith(f + path.sep)));
+    await waitFor(() => held().length === 0, 'no sandbox binding the workspace folder');
     const files = (dir: string): string[] =>
-      fs.readdirSync(dir, { withFileTypes: true, recursive: true }).map((e) => {
-        const p = path.join(e.parentPath, e.name);
-        return e.isFile() ? `${path.relative(dir, p)} ${fs.readFileSync(p, 'utf8')}` : `${path.relative(dir, p)}/`;
-      });
-    // Names already in the workspace folder are not this launch's mount points (in the whole exthost run earlier suites
-    // leave .mcp.json, .claude/ and more there: a gap named in the stop's note); those missing now are made and removed after.
-    const NAMES = ['.mcp.json', '.envrc', '.claude', '.github', '.cursor'];
-    const made = NAMES.filter((name) => !fs.existsSync(path.join(inside, name)));
+      fs
+        .readdirSync(dir, { withFileTypes: true, recursive: true })
+        .map((e) => {
+          const p = path.join(e.parentPath, e.name);
+          return e.isFile() ? `${path.relative(dir, p)} ${fs.readFileSync(p, 'utf8')}` : `${path.relative(dir, p)}/`;
+        })
+        .sort();
+    // What the folder holds before the launch; the protected names missing from it are made for the launch and go after it.
+    const atStart = files(inside);
+    const missing = protectedTopNames().filter((name) => !fs.existsSync(path.join(inside, name)));
+    // The fixture workspace has its .vscode/ and nothing else protected: an earlier suite's leftovers would hide what this launch leaves.
+    assert.deepEqual(
+      protectedTopNames().filter((name) => !missing.includes(name)),
+      ['.vscode'],
+      `protected names in the folder before the launch: ${atStart.join(', ')}`,
+    );
     try {
       await setServers(
         { 'ws-writer': { command: 'node', args: [HOSTILE()], env: { HOSTILE_PROTECT: inside } } },
         vscode.ConfigurationTarget.Workspace,
       );
       const s = await running(a, 'ws-writer');
-      const before = files(inside).sort();
+      for (const name of missing) assert.ok(fs.existsSync(path.join(inside, name)), `${name}: a mount point while the server runs`);
+      const before = files(inside);
       const results = answer((await s.rawClient!.callTool('write_protected', {})).result) as Record<string, Record<string, string>>;
       for (const [file, outcome] of Object.entries(results[inside]))
         if (file === 'plain-by-server.txt') assert.equal(outcome, 'written');
         else assert.notEqual(outcome, 'written', file);
       assert.match(fs.readFileSync(path.join(inside, 'plain-by-server.txt'), 'utf8'), /written by the sandboxed server/);
       fs.rmSync(path.join(inside, 'plain-by-server.txt'));
-      assert.deepEqual(files(inside).sort(), before, 'every file as it was, on the host');
+      assert.deepEqual(files(inside), before, 'every file as it was, on the host');
       // The editor writes into the protected folder on the host while the server runs: a folder, not a file, stands there.
       const folderFiles = vscode.workspace.getConfiguration('files', vscode.workspace.workspaceFolders![0].uri);
       await folderFiles.update('autoSave', 'afterDelay', vscode.ConfigurationTarget.WorkspaceFolder);
       assert.match(fs.readFileSync(path.join(inside, '.vscode', 'settings.json'), 'utf8'), /"files.autoSave": "afterDelay"/);
       await folderFiles.update('autoSave', 'off', vscode.ConfigurationTarget.WorkspaceFolder);
       await setServers(undefined, vscode.ConfigurationTarget.Workspace);
-      // Stopped: the empty folders and files made for the protected names that did not exist are gone.
-      await waitFor(() => made.every((name) => !fs.existsSync(path.join(inside, name))), 'the mount points removed').catch((e: Error) => {
+      // Stopped: every mount point this launch made is gone, and the folder holds exactly what it held before the launch.
+      await waitFor(
+        () => held().length === 0 && missing.every((name) => !fs.existsSync(path.join(inside, name))),
+        'the mount points removed',
+      ).catch((e: Error) => {
         // Which launches still hold them: the registry's claims (src/core/servers/sandbox/protected.ts).
-        const mounts = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'mcp-host', 'sandbox', 'mounts');
-        const claims = fs.existsSync(mounts)
-          ? fs.readdirSync(mounts).map((f) => `${f}: ${fs.readFileSync(path.join(mounts, f), 'utf8').slice(0, 300)}`)
+        const claims = fs.existsSync(MOUNTS())
+          ? fs.readdirSync(MOUNTS()).map((f) => `${f}: ${fs.readFileSync(path.join(MOUNTS(), f), 'utf8').slice(0, 300)}`)
           : [];
         throw new Error(
-          `${e.message}; servers: ${a.host.registry.all.map((h) => `${h.definition.name} ${h.state.kind}`).join(', ')}; registry: ${claims.join(' | ')}`,
+          `${e.message}; left: ${missing.filter((name) => fs.existsSync(path.join(inside, name))).join(', ')}; servers: ${a.host.registry.all
+            .map((h) => `${h.definition.name} ${h.state.kind}`)
+            .join(', ')}; registry: ${claims.join(' | ')}`,
         );
       });
-      for (const name of made) assert.ok(!fs.existsSync(path.join(inside, name)), name);
+      assert.deepEqual(files(inside), atStart, 'the workspace folder as it was before the launch');
     } finally {
       a.ui.allowLaunch = saved;
     }

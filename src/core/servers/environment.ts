@@ -11,6 +11,8 @@
  * started from VS Code's terminal.
  */
 
+import { createMasker } from '../policy/mask';
+import type { Masker } from '../policy/types';
 import { isSecretName } from './secrets';
 
 /** What a stdio server started by the editor inherits on Linux and macOS (and `LC_*`); the docs list it (test/core/docs.test.ts). */
@@ -64,21 +66,84 @@ export function cliServerEnvironment(parent: NodeJS.ProcessEnv): NodeJS.ProcessE
   return Object.fromEntries(Object.entries(parent).filter(([name, value]) => value !== undefined && !isEditorHook(name)));
 }
 
+const BASE_NAMES = new Set([...POSIX_BASE, ...WINDOWS_BASE]);
+
+/** Names that hold a secret whatever their value looks like: a DSN (Sentry's), a CI job's JWT, a webhook, a netrc file, a connection string. */
+const SECRET_HOLDER_NAME = /(?:^|[_-])(?:DSN|JWT|NETRC|PASS|PW)(?:[_-]|$)|PASSPHRASE|WEBHOOK|CONN(?:ECTION)?_?STR(?:ING)?/i;
+
+/** The masking's own detectors (../policy/mask.ts), without the person's patterns: made on the first sandboxed launch. */
+let detectors: Masker | undefined;
+
 /**
- * Names a sandboxed server does not inherit from the environment it is started from (the CLI
- * passes the shell's on): every name `isSecretName` takes for a secret's (containing token, key,
- * secret, password, pwd, credential, auth, cookie or session: `GITHUB_TOKEN`,
- * `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `SSH_AUTH_SOCK`, `OPENAI_API_KEY`, `NPM_TOKEN`), but
- * the shell's `PWD` and `OLDPWD`, and the other agents and tickets: `GPG_AGENT_INFO`, `KRB5CCNAME`.
- * A server's entry that names one in its own `env` gets it.
+ * A URL's userinfo anywhere in a value (`https://token@host`, ` redis://:pw@host`, a list of
+ * URLs, `//user:pw@server/share`), or a whole value `user:password@host[:port][/…]` with no scheme
+ * (a proxy's; not `mailto:me@host`): the userinfo of a URL is a credential. A docker digest (`node:22@sha256:…`) is no host and port.
  */
-export function isWithheldFromSandbox(name: string): boolean {
-  const upper = name.toUpperCase();
-  if (upper === 'PWD' || upper === 'OLDPWD') return false;
-  return isSecretName(name) || upper === 'GPG_AGENT_INFO' || upper === 'KRB5CCNAME';
+const URL_USERINFO = /(?:^|[^A-Za-z0-9+.-])(?:[A-Za-z][A-Za-z0-9+.-]{0,31}:)?\/\/[^\s/?#@]+@[^\s/?#@]/;
+const BARE_USERINFO = /^(?!(?:mailto|sips?|xmpp|tel):)[^\s:/@]+:[^\s/@]+@[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]{1,5})?(?:\/\S*)?$/i;
+/** A whole value that is an HTTP Basic credential (the `Authorization` header's value without its name). */
+const BASIC_CREDENTIAL = /^\s*Basic\s+[A-Za-z0-9+/]{8,}={0,2}\s*$/i;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^[A-Za-z0-9_-]{16,}$/;
+
+/** Whether a value holds a secret by its shape: see isWithheldFromSandbox; `depth` decodes percent-encoding and base64 once each. */
+function holdsSecret(value: string, depth = 0): boolean {
+  detectors ??= createMasker().masker;
+  if (URL_USERINFO.test(value) || BARE_USERINFO.test(value.trim()) || BASIC_CREDENTIAL.test(value)) return true;
+  if (detectors.maskText(value).found.length > 0) return true;
+  if (depth >= 2) return false;
+  for (const decoded of [percentDecoded(value), base64Decoded(value)])
+    if (decoded !== undefined && decoded !== value && holdsSecret(decoded, depth + 1)) return true;
+  return false;
 }
 
-/** The environment a sandboxed server inherits: `parent` without the names isWithheldFromSandbox keeps out. */
+function percentDecoded(value: string): string | undefined {
+  if (!/%[0-9A-Fa-f]{2}/.test(value)) return undefined;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A value that is base64 of text (not of bytes: a hash or a random id decodes to none). */
+function base64Decoded(value: string): string | undefined {
+  const trimmed = value.trim();
+  if (!BASE64.test(trimmed)) return undefined;
+  const text = Buffer.from(trimmed, trimmed.includes('-') || trimmed.includes('_') ? 'base64url' : 'base64').toString('utf8');
+  // eslint-disable-next-line no-control-regex
+  return /^[^\u0000-\u0008\u000e-\u001f\ufffd]+$/.test(text) ? text : undefined;
+}
+
+/**
+ * Whether a variable of the environment a sandboxed server is started from (the CLI passes the
+ * shell's on) is kept from it. By its name: every name `isSecretName` takes for a secret's
+ * (containing token, key, secret, password, pwd, credential, auth, cookie or session:
+ * `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `SSH_AUTH_SOCK`), but the shell's `PWD` and `OLDPWD` and git's `GIT_AUTHOR_NAME`, `_EMAIL`, `_DATE`;
+ * the other agents and tickets (`GPG_AGENT_INFO`, `KRB5CCNAME`); `PASS`, `PW` and passphrases as words of a name (`SMTP_PASS`, not `BYPASS`); and the names of secrets that
+ * name no secret (`SENTRY_DSN`, `CI_JOB_JWT`, `SLACK_WEBHOOK_URL`, `NETRC`, `…_CONNECTION_STRING`).
+ * By its value, whatever its name: a URL with a user or a password anywhere in it (`DATABASE_URL=postgres://u:pw@h/db`,
+ * `https://token@host`, `//user:pw@server/share`), `user:password@host` with no scheme, a Basic credential, and whatever the masking's detectors take for a secret (a JWT, a GitHub,
+ * GitLab, Slack, Stripe, Google or AWS key, a Slack webhook, a private key, `AccountKey=…` in a
+ * connection string); each also percent-decoded and base64-decoded. A server's entry that names one in its own `env` gets it.
+ */
+export function isWithheldFromSandbox(name: string, value?: string): boolean {
+  const upper = name.toUpperCase();
+  if (upper === 'PWD' || upper === 'OLDPWD' || /^GIT_AUTHOR_(?:NAME|EMAIL|DATE)$/.test(upper)) return false;
+  if (isSecretName(name) || upper === 'GPG_AGENT_INFO' || upper === 'KRB5CCNAME' || SECRET_HOLDER_NAME.test(name)) return true;
+  // The base every program needs (PATH, HOME, …) is paths and names, whatever a folder is called (`/opt/sk-…/bin`).
+  if (!value || BASE_NAMES.has(upper) || upper.startsWith('LC_')) return false;
+  return holdsSecret(value);
+}
+
+/** The names of `parent` a sandboxed server does not inherit (isWithheldFromSandbox), sorted: for the verbose line, never the values. */
+export function withheldFromSandbox(parent: NodeJS.ProcessEnv): string[] {
+  return Object.entries(parent)
+    .filter(([name, value]) => isWithheldFromSandbox(name, value))
+    .map(([name]) => name)
+    .sort();
+}
+
+/** The environment a sandboxed server inherits: `parent` without what isWithheldFromSandbox keeps out. */
 export function withoutSecrets(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(parent).filter(([name]) => !isWithheldFromSandbox(name)));
+  return Object.fromEntries(Object.entries(parent).filter(([name, value]) => !isWithheldFromSandbox(name, value)));
 }

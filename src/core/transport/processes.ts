@@ -13,8 +13,10 @@ export function spawnServer(
   options: SpawnOptionsWithoutStdio,
   /** Pipes beyond stdin, stdout and stderr: the child's descriptors 3, 4, … (`child.stdio[3]`…). */
   extraPipes = 0,
+  /** Descriptors of this process the child gets after those pipes, as they are (bubblewrap binds what they name). */
+  passFds: readonly number[] = [],
 ): ChildProcessWithoutNullStreams {
-  const stdio = Array<'pipe'>(3 + extraPipes).fill('pipe');
+  const stdio = [...Array<'pipe'>(3 + extraPipes).fill('pipe'), ...passFds];
   return crossSpawn(command, args, { ...options, stdio }) as ChildProcessWithoutNullStreams;
 }
 

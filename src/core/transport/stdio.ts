@@ -22,6 +22,11 @@ export interface StdioServerParams {
    * ends, written anew at every start (bubblewrap reads its seccomp filter from one).
    */
   inputFds?: readonly Uint8Array[];
+  /**
+   * Descriptors of this process the child gets as they are, after the `inputFds` pipes (bubblewrap
+   * binds the folders and files they name: launcher.ts). Open until whoever made them closes them.
+   */
+  passFds?: readonly number[];
 }
 
 const STDERR_TAIL_LINES = 20;
@@ -125,6 +130,7 @@ export class StdioTransport implements Transport {
         windowsHide: true,
       },
       inputFds.length,
+      this.params.passFds,
     );
     this.child = child;
     inputFds.forEach((bytes, i) => {

@@ -39,6 +39,7 @@ import {
   type UnhandledRequest,
   editorServerEnvironment,
   sandboxedServer,
+  sweepMountPoints,
   SandboxUnavailableError,
   type SandboxBlocked,
   type StdioServerParams,
@@ -157,6 +158,10 @@ export class McpHost implements vscode.Disposable {
       (def) => (def.type === 'stdio' ? (def.cwd ?? folderFor(def)?.uri.fsPath) : undefined),
     );
     this.sandboxFallback = new SandboxFallback(context.globalState, ui);
+    // Mount points a window closed before its sandboxed servers stopped left in the folders (protected.ts).
+    void sweepMountPoints().catch((e: unknown) =>
+      log.warn(`[sandbox] could not remove the mount points earlier launches left: ${String(e)}`),
+    );
     this.auditFile = auditFile(context);
     this.auditTrust = new AuditTrust(this.auditFile, context.secrets, context.globalState);
     this.clientInfo = { name: 'MCP Host', version: String((context.extension.packageJSON as { version?: unknown }).version ?? '') };

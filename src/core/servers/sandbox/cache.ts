@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
-import { copyFile, mkdir, open, readdir, readlink, symlink, type FileHandle } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, open, readdir, readlink, rm, symlink, type FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
+import { heldMountPoints, withMountRegistry } from './protected';
 import type { CacheSeed } from './reach';
 
 /**
@@ -123,4 +124,110 @@ export async function seedCache(seed: CacheSeed): Promise<SeedResult> {
     await Promise.all([from?.handle.close(), to?.handle.close()]);
   }
   return { copied, ms: Date.now() - started };
+}
+
+/**
+ * Caches of launch identities are collected at a sandboxed launch (at most once per
+ * COLLECT_EVERY_MS on a machine): one not used for CACHE_UNUSED_DAYS goes, and while all of them
+ * together take more than CACHE_MAX_BYTES on disk the least recently used go. One a running launch
+ * holds (its claim in the mount registry, protected.ts) stays, whatever its age or size.
+ */
+export const CACHE_UNUSED_DAYS = 30;
+export const CACHE_MAX_BYTES = 4 * 1024 ** 3;
+export const COLLECT_EVERY_MS = 60 * 60_000;
+
+/** A launch identity's folder (reach.ts), and one being removed. */
+const IDENTITY = /^[0-9a-f]{16}$/;
+const REMOVING = /^\.removing-[0-9a-f]{16}-[0-9a-f]+$/;
+/** The registry's file whose time is when the caches were last collected. */
+const COLLECTED = 'collected';
+
+/** Marks an identity's folder used now: its time is what collection reads. The folder itself is not bound into any sandbox, so no server changes it. */
+export function markUsed(folder: string, now = new Date()): void {
+  fs.lutimesSync(folder, now, now);
+}
+
+/** Whether a collection is due, and if so marks it begun (under the registry's lock). */
+export function collectionDue(registry: string, now = Date.now()): boolean {
+  const file = path.join(registry, COLLECTED);
+  const last = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (last?.isFile() && now - last.mtimeMs < COLLECT_EVERY_MS && last.mtimeMs <= now) return false;
+  // Whatever is in its place (a link) goes first; a new file is made, never one found there written.
+  fs.rmSync(file, { force: true });
+  fs.writeFileSync(file, '', { flag: 'wx', mode: 0o600 });
+  fs.utimesSync(file, now / 1000, now / 1000);
+  return true;
+}
+
+/** The bytes a folder takes on disk, every entry read with lstat: a link counts as itself, never what it names. */
+async function diskUsage(folder: string): Promise<number> {
+  let total = 0;
+  const todo = [folder];
+  for (let dir = todo.pop(); dir !== undefined; dir = todo.pop()) {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
+    for (let i = 0; i < entries.length; i += SEED_CONCURRENCY) {
+      await Promise.all(
+        entries.slice(i, i + SEED_CONCURRENCY).map(async (e) => {
+          const p = path.join(dir, e.name);
+          const s = await lstat(p).catch(() => undefined);
+          if (!s) return;
+          total += s.blocks ? s.blocks * 512 : s.size;
+          if (s.isDirectory()) todo.push(p);
+        }),
+      );
+    }
+  }
+  return total;
+}
+
+export interface CollectOptions {
+  now?: number;
+  unusedDays?: number;
+  maxBytes?: number;
+}
+
+/**
+ * Removes the caches of identities in `cacheRoot` that are unused or over the size (see
+ * CACHE_UNUSED_DAYS), never one a live claim in `registry` holds. What goes is first renamed
+ * (`.removing-…`, under the registry's lock, after the claims are read), so no launch starts with
+ * half a cache, then removed without following any link in it: a server may have planted links to
+ * anywhere in its cache, and only the links go. A removal cut short is finished by the next one.
+ * The identities removed.
+ */
+export async function collectCaches(cacheRoot: string, registry: string, options: CollectOptions = {}): Promise<string[]> {
+  const now = options.now ?? Date.now();
+  const maxAge = (options.unusedDays ?? CACHE_UNUSED_DAYS) * 86_400_000;
+  const maxBytes = options.maxBytes ?? CACHE_MAX_BYTES;
+  const entries = await readdir(cacheRoot, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
+  const found: Array<{ folder: string; used: number; bytes: number }> = [];
+  for (const e of entries) {
+    if (!e.isDirectory() || !IDENTITY.test(e.name)) continue;
+    const folder = path.join(cacheRoot, e.name);
+    const s = await lstat(folder).catch(() => undefined);
+    if (s?.isDirectory()) found.push({ folder, used: s.mtimeMs, bytes: await diskUsage(folder) });
+  }
+  // Most recently used first: each is kept while the total stays under the size.
+  found.sort((a, b) => b.used - a.used);
+  const removed = await withMountRegistry(registry, () => {
+    const held = heldMountPoints(registry, { dropDead: true });
+    const gone: string[] = [];
+    let total = 0;
+    for (const { folder, used, bytes } of found) {
+      total += bytes;
+      if (held.has(folder) || (now - used <= maxAge && total <= maxBytes)) continue;
+      // Used since it was measured (a launch marks it under this lock before it claims it): it stays.
+      if (fs.lstatSync(folder, { throwIfNoEntry: false })?.mtimeMs !== used) continue;
+      try {
+        fs.renameSync(folder, path.join(cacheRoot, `.removing-${path.basename(folder)}-${Math.random().toString(16).slice(2)}`));
+        total -= bytes;
+        gone.push(path.basename(folder));
+      } catch {
+        // Gone meanwhile, or not ours to move: left for the next collection.
+      }
+    }
+    return gone;
+  });
+  for (const e of await readdir(cacheRoot, { withFileTypes: true }).catch(() => [] as fs.Dirent[]))
+    if (REMOVING.test(e.name)) await rm(path.join(cacheRoot, e.name), { recursive: true, force: true }).catch(() => undefined);
+  return removed;
 }

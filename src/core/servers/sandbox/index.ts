@@ -3,6 +3,7 @@ export {
   sandboxAvailability,
   sandboxedParams,
   sandboxedServer,
+  sweepMountPoints,
   SandboxUnavailableError,
   type SandboxBlocked,
   type SandboxedServer,

@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { serverEnvironment, StdioTransport, type StdioServerParams } from '../../transport/stdio';
-import { withoutSecrets } from '../environment';
-import { seedCacheOnce } from './cache';
+import { withheldFromSandbox, withoutSecrets } from '../environment';
+import { collectCaches, collectionDue, markUsed, seedCacheOnce } from './cache';
 import { describeLimits, inControlGroups, sandboxLimits, type SandboxLimits } from './limits';
 import {
   bwrapArgs,
@@ -18,6 +18,7 @@ import {
 import type * as ProxyModule from './proxy';
 import type { BlockedConnection, Resolver } from './proxy';
 import { seatbeltProfile } from './macos';
+import { NotFollowedError, openChecked } from './nofollow';
 import { claimMountPoints, makeMountPoints, pinsOf, protectedPathsOf, releaseMountPoints, withMountRegistry } from './protected';
 import { computeReach, findOnPath, isWithin, thisHost } from './reach';
 import { seccompProgram } from './seccomp';
@@ -133,6 +134,8 @@ export interface LaunchPreparation {
   limits?: Pick<SandboxLimits, 'cgroupProcs' | 'prlimit' | 'processes' | 'memory'>;
   /** What else to say in the description (a search cut short). */
   notes?: string[];
+  /** On Linux, each root, protected path and pin opened without following a link (nofollow.ts): bubblewrap binds these objects. */
+  handles?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -164,25 +167,41 @@ export function sandboxedParams(
     ? proxyEnvironment(`http://127.0.0.1:${'port' in endpoint ? endpoint.port : SANDBOX_PROXY_PORT}`)
     : { npm_config_offline: 'true', npm_config_update_notifier: 'false' };
   const limits = prepared.limits;
+  const parentEnv = params.baseEnv ?? process.env;
+  // What the entry names itself it gets: only the rest is withheld.
+  const withheld = withheldFromSandbox(parentEnv).filter((name) => params.env?.[name] == null);
   const description = [
     describeReach(reach, shortener(machine.home)),
     ...(availability.kind === 'bubblewrap' && limits ? [describeLimits(limits)] : []),
     ...reach.notes,
     ...(prepared.notes ?? []),
+    ...(withheld.length
+      ? [
+          `withheld ${withheld.length} ${withheld.length === 1 ? 'variable' : 'variables'} of the caller's environment: ${withheld.join(', ')}`,
+        ]
+      : []),
   ].join('; ');
   // bubblewrap gives the server a private /tmp of its own; sandbox-exec a private folder under the system's.
   let launched: { command: string; args: string[] };
   let tmp: string;
   let inputFds: Uint8Array[] | undefined;
+  const passFds: number[] = [];
   if (availability.kind === 'bubblewrap') {
     const seccomp = seccompProgram();
     const seccompFd = seccomp ? 3 : undefined;
     inputFds = seccomp ? [seccomp] : undefined;
+    // The checked objects follow the seccomp pipe, as the child's descriptors 3 + pipes, 4 + pipes, …
+    const handles = prepared.handles;
+    // One slot per bind, even for a path bound twice (a protected folder that is also pinned): bubblewrap closes each after its mount.
+    const fdOf = (p: string) => {
+      const host = handles?.get(p);
+      return host === undefined ? undefined : 3 + (inputFds?.length ?? 0) + passFds.push(host) - 1;
+    };
     const server = [...(limits?.prlimit ?? []), command, ...args];
     const proxy = endpoint && 'socketDir' in endpoint ? endpoint : undefined;
     const inner = proxy ? withProxyBridge(proxy, innerBwrapArgs(reach, machine, seccompFd), server[0], server.slice(1)) : server;
     launched = inControlGroups(limits?.cgroupProcs ?? [], availability.binary, [
-      ...bwrapArgs(reach, machine, { proxy, seccompFd }),
+      ...bwrapArgs(reach, machine, { proxy, seccompFd, fdOf }),
       '--',
       ...inner,
     ]);
@@ -202,9 +221,10 @@ export function sandboxedParams(
       ...launched,
       cwd: reach.cwd,
       // The caller's secret-shaped variables stay out (environment.ts); the entry's own env keeps what it names.
-      baseEnv: withoutSecrets(params.baseEnv ?? process.env),
+      baseEnv: withoutSecrets(parentEnv),
       env: { ...params.env, ...ownEnv, ...networkEnv, TMPDIR: tmp },
       ...(inputFds ? { inputFds } : {}),
+      ...(passFds.length ? { passFds } : {}),
     },
   };
 }
@@ -309,16 +329,60 @@ export async function sandboxedServer(
         `network.allowedDomains needs socat to reach MCP Host's proxy from inside the sandbox, and it is not installed; ${INSTALL_SOCAT}`,
       );
   }
-  // The launcher's own cache (one per launch identity, reach.ts) exists before it is bound, seeded or not.
-  const ownCaches = machine.sandboxCache;
-  if (ownCaches) for (const f of reach.readWrite) if (isWithin(f, ownCaches)) fs.mkdirSync(f, { recursive: true, mode: 0o700 });
-  for (const seed of seeds) await seedCacheOnce(seed);
-  const cacheRoot = machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox');
+  const cacheRoot = sandboxCacheRoot(machine);
   const registry = path.join(cacheRoot, 'mounts');
-  const { protectedPaths, pinned, claim, notes } = await withMountRegistry(registry, () =>
-    prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot),
-  );
-  const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, claim))];
+  // The launcher's own cache (one per launch identity, reach.ts) exists before it is bound, seeded or not; its
+  // identity's folder is marked used and claimed first, so that no collection removes it while it is seeded or runs.
+  const ownCaches = machine.sandboxCache;
+  const ownFolders = ownCaches ? reach.readWrite.filter((f) => isWithin(f, ownCaches)) : [];
+  const identities = [...new Set(ownFolders.map((f) => path.dirname(f)))];
+  const { cacheClaim, collect } = await withMountRegistry(registry, () => {
+    for (const f of ownFolders) fs.mkdirSync(f, { recursive: true, mode: 0o700 });
+    for (const identity of identities) markUsed(identity);
+    return {
+      cacheClaim: identities.length ? claimMountPoints(identities, registry) : undefined,
+      collect: ownCaches !== undefined && collectionDue(registry),
+    };
+  });
+  const cleanups: Array<() => void | Promise<void>> = [() => withMountRegistry(registry, () => releaseMountPoints(registry, cacheClaim))];
+  // Other identities' caches, unused or over the size, go meanwhile; the launch does not wait for it, its end does.
+  if (collect) {
+    const collected = collectCaches(cacheRoot, registry).catch(() => []);
+    cleanups.push(() => collected.then(() => undefined));
+  }
+  let prepared: LaunchPreparation;
+  try {
+    for (const seed of seeds) await seedCacheOnce(seed);
+    const { protectedPaths, pinned, claim, notes, kinds } = await withMountRegistry(registry, () => {
+      // What a launch that ended without its release left (its process killed, the window closed before it stopped) goes first.
+      releaseMountPoints(registry);
+      return prepareProtected(reach, settings, params.cwd ?? process.cwd(), machine, registry, cacheRoot);
+    });
+    cleanups.push(() => withMountRegistry(registry, () => releaseMountPoints(registry, claim)));
+    let handles: Map<string, number> | undefined;
+    if (availability.kind === 'bubblewrap') {
+      // Opened before bubblewrap starts and kept until the sandbox stops (params may be started again): closed with it.
+      handles = new Map();
+      const opened = handles;
+      cleanups.push(() => {
+        for (const fd of opened.values()) fs.closeSync(fd);
+        opened.clear();
+      });
+      try {
+        // A read-write folder whose own path holds a link (a cache under a linked ~/.cache) is bound by path, as before; the roots are real paths.
+        const writable = reach.readWrite.filter((p) => machine.realpath(p) === p);
+        for (const p of [...writable, ...protectedPaths, ...pinned]) if (!opened.has(p)) opened.set(p, openChecked(p, kinds.get(p)));
+      } catch (e) {
+        if (e instanceof NotFollowedError)
+          throw new SandboxUnavailableError(`Not sandboxed: ${e.message}: a server may have swapped it since it was checked; start it again`);
+        throw e;
+      }
+    }
+    prepared = { protected: protectedPaths, pinned, notes, handles };
+  } catch (e) {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    throw e;
+  }
   let limits: SandboxLimits | undefined;
   if (availability.kind === 'bubblewrap') {
     // prlimit runs inside the sandbox, so only one in the system folders it shows.
@@ -331,7 +395,7 @@ export async function sandboxedServer(
     (stopped ??= (async () => {
       for (const cleanup of cleanups.reverse()) await cleanup();
     })());
-  const prepared: LaunchPreparation = { protected: protectedPaths, pinned, limits, notes };
+  prepared.limits = limits;
   try {
     let endpoint: ProxyEndpoint | undefined;
     if (reach.allowedDomains.length) {
@@ -349,11 +413,29 @@ export async function sandboxedServer(
       endpoint = socat ? { socketDir, socat, bwrap: availability.binary } : { port: proxy.port! };
     }
     const made = sandboxedParams(params, roots, settings, machine, availability, endpoint, prepared);
+    // Once stopped, the descriptors are closed and their numbers may name other files of this process:
+    // a start after that passes none, and bubblewrap refuses (never binds whatever a number names by then).
+    const passed = made.params.passFds as number[] | undefined;
+    if (passed) cleanups.push(() => void passed.splice(0));
     return { ...made, transport: () => new SandboxedStdioTransport(made.params, stop), stop };
   } catch (e) {
     await stop();
     throw e;
   }
+}
+
+/** MCP Host's own folder for what sandboxes need on the host: the launchers' caches, and the mount points' registry (`mounts/`). */
+const sandboxCacheRoot = (machine: SandboxMachine) => machine.sandboxCache ?? path.join(machine.home, '.cache', 'mcp-host', 'sandbox');
+
+/**
+ * Removes the mount points that launches ended without their release left on the host (a process
+ * killed, a window closed before its servers stopped), when no live launch binds them; at the
+ * extension's start, so that they do not wait for the next sandboxed launch (which removes them too).
+ */
+export async function sweepMountPoints(machine: SandboxMachine = thisMachine()): Promise<void> {
+  const registry = path.join(sandboxCacheRoot(machine), 'mounts');
+  if (machine.platform !== 'linux' || !fs.existsSync(registry)) return;
+  await withMountRegistry(registry, () => releaseMountPoints(registry));
 }
 
 /**
@@ -382,12 +464,14 @@ function prepareProtected(
   const missing = [];
   const pins: string[] = [];
   const links: string[] = [];
+  const existingKinds: Array<readonly [string, 'dir' | 'file']> = [];
   for (const folder of folders) {
     const found = protectedPathsOf(folder, allowed, undefined, machine.home);
     links.push(...found.links);
     if (found.note) notes.push(found.note);
     pins.push(...found.pins);
     for (const p of found.paths) if (p.exists) protectedPaths.push(p.path);
+    for (const p of found.paths) if (p.exists) existingKinds.push([p.path, p.kind]);
     missing.push(...found.paths.filter((p) => !p.exists));
     // MCP Host's own sandbox cache inside a folder the server may write (XDG_CACHE_HOME in a root, a root
     // that is the home): read-only, the folders above it pinned. Else the server plants links in the mount
@@ -403,7 +487,17 @@ function prepareProtected(
         'where a file that runs later is kept (or on the way to one): the server could replace the link with a file of its own. ' +
         'Make it a real folder or file, or name it in sandbox.filesystem.allowWrite to let the server write it.',
     );
-  const made = machine.platform === 'linux' ? makeMountPoints(missing, registry) : [];
+  let made: string[] = [];
+  try {
+    if (machine.platform === 'linux') made = makeMountPoints(missing, registry);
+  } catch (e) {
+    if (!(e instanceof NotFollowedError)) throw e;
+    // What was made before is released with no claim holding it.
+    releaseMountPoints(registry);
+    throw new SandboxUnavailableError(
+      `Not sandboxed: ${e.message}, so the protected names behind it cannot be made there: a server running in another sandbox may have swapped it for a link`,
+    );
+  }
   // Only what exists can be bound; on macOS the profile denies writing a path whether it exists or not.
   const wanted = new Set(missing.map((p) => p.path));
   protectedPaths.push(...(machine.platform === 'linux' ? made.filter((p) => wanted.has(p)) : missing.map((p) => p.path)));
@@ -412,7 +506,10 @@ function prepareProtected(
   const sorted = [...new Set(protectedPaths)].sort();
   // What this launch binds, so that no other removes it meanwhile (protected.ts).
   const claim = machine.platform === 'linux' ? claimMountPoints([...sorted, ...pinned, ...made], registry) : undefined;
-  return { protectedPaths: sorted, pinned, claim, notes };
+  // What each is, for opening it without following a link (nofollow.ts): a file or a folder; the others (the cache) folders.
+  const kinds = new Map<string, 'dir' | 'file'>([...existingKinds, ...missing.map((p) => [p.path, p.kind] as const)]);
+  for (const p of [...sorted, ...pinned]) if (!kinds.has(p)) kinds.set(p, 'dir');
+  return { protectedPaths: sorted, pinned, claim, notes, kinds };
 }
 
 /** A stdio transport whose sandbox's proxy, mount points and control groups go with it. */

@@ -56,6 +56,13 @@ export interface BwrapOptions {
   proxy?: LinuxProxy;
   /** The descriptor bubblewrap reads the seccomp filter from (seccomp.ts); absent where there is none for this architecture. */
   seccompFd?: number;
+  /**
+   * The descriptor (in bubblewrap) of a folder or file opened on the host without following any
+   * link (nofollow.ts), where there is one: bound from that (`--bind-fd`, `--ro-bind-fd`), so the
+   * mount is the object that was checked, not a path a server running in another sandbox may have
+   * swapped for a link since.
+   */
+  fdOf?(p: string): number | undefined;
 }
 
 /**
@@ -101,7 +108,10 @@ export function bwrapArgs(reach: SandboxReach, facts: BwrapFacts, options: Bwrap
   for (const { at, flag } of binds) {
     // The system is already there, read-only: a runtime in /usr needs no second mount.
     if (flag === '--ro-bind' && inSystem(at)) continue;
-    args.push(flag, at, at);
+    const fd = options.fdOf?.(at);
+    // bubblewrap checks that the destination, after the mount, is the descriptor's object (not a link put in its place).
+    if (fd !== undefined) args.push(`${flag}-fd`, String(fd), at);
+    else args.push(flag, at, at);
   }
   for (const at of reach.denyWrite) args.push('--ro-bind', at, at);
   for (const at of reach.denyRead) args.push(...hide(at, facts));

@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { acquireLock } from '../../files/auditLock';
 import { openPolicyFile, readPolicyFileSync } from '../../files/policyFile';
+import { makeChecked, NotFollowedError, removeIfAsMade, type MadeEntry, type StepHook } from './nofollow';
 
 /**
  * Files that run later, outside any sandbox: a sandboxed server may write every folder it was
@@ -347,33 +348,38 @@ function writeMade(registry: string, made: Record<string, Made>): void {
   fs.renameSync(temporary, file);
 }
 
-/** Makes the missing paths (parents first) and records them; what could not be made is left out. Under the registry's lock. */
-export function makeMountPoints(paths: readonly ProtectedPath[], registry: string): string[] {
+/**
+ * Makes the missing paths (parents first) and records them; what could not be made (the folder is
+ * not writable) is left out. Each is made one name at a time from the root, following no link
+ * (nofollow.ts): a folder on the way swapped for a link meanwhile (by a server already running in
+ * another sandbox on the same root) refuses the launch with NotFollowedError, never makes anything
+ * where the link leads. Each is recorded as soon as it is made: a process killed halfway leaves
+ * none that the next release does not know. `onStep` is for tests. Under the registry's lock.
+ */
+export function makeMountPoints(paths: readonly ProtectedPath[], registry: string, onStep?: StepHook): string[] {
   const record = readMade(registry);
   const made: string[] = [];
-  const remember = (p: string, kind: 'dir' | 'file') => {
-    const s = fs.lstatSync(p);
-    record[p] = { ino: s.ino, dev: s.dev, kind };
-    made.push(p);
-  };
-  for (const p of paths) {
-    if (p.exists) continue;
-    // Parents that do not exist (`.github` for `.github/hooks`) are made, and recorded, too.
-    const missingParents: string[] = [];
-    for (let d = path.dirname(p.path); !fs.existsSync(d); d = path.dirname(d)) missingParents.unshift(d);
-    try {
-      for (const d of missingParents) {
-        fs.mkdirSync(d);
-        remember(d, 'dir');
+  try {
+    for (const p of paths) {
+      if (p.exists) continue;
+      let entries: MadeEntry[];
+      try {
+        entries = makeChecked(p.path, p.kind, placeholderOf(p.path), onStep);
+      } catch (e) {
+        if (e instanceof NotFollowedError) throw e;
+        // The folder is not writable, or someone made it meanwhile as something else: what exists now is protected at the next start.
+        continue;
       }
-      if (p.kind === 'dir') fs.mkdirSync(p.path);
-      else fs.writeFileSync(p.path, placeholderOf(p.path), { flag: 'wx' });
-      remember(p.path, p.kind);
-    } catch {
-      // Someone made it meanwhile, or the folder is not writable: what exists now is protected at the next start.
+      for (const { path: at, ino, dev, kind } of entries) {
+        record[at] = { ino, dev, kind };
+        made.push(at);
+      }
+      if (entries.length) writeMade(registry, record);
     }
+  } finally {
+    // What was made before a refusal is recorded, so that the release removes it.
+    writeMade(registry, record);
   }
-  writeMade(registry, record);
   return made;
 }
 
@@ -387,15 +393,6 @@ export function claimMountPoints(uses: readonly string[], registry: string): str
 /** What a made file holds: an empty JSON object for a JSON file (VS Code reads a workspace's `.mcp.json` and reports an empty one as broken), else nothing. */
 const placeholderOf = (p: string) => (p.endsWith('.json') ? '{}\n' : '');
 
-function sameAsMade(p: string, made: Made): boolean {
-  try {
-    const s = fs.lstatSync(p);
-    return s.ino === made.ino && s.dev === made.dev && (made.kind === 'dir' ? s.isDirectory() : s.isFile());
-  } catch {
-    return false;
-  }
-}
-
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -406,35 +403,46 @@ const alive = (pid: number) => {
 };
 
 /**
+ * Every path a live launch's claim binds (a claim whose process is gone holds nothing; with
+ * `dropDead`, under the registry's lock, its file is removed).
+ */
+export function heldMountPoints(registry: string, { dropDead = false } = {}): Set<string> {
+  const held = new Set<string>();
+  let names: string[];
+  try {
+    names = fs.readdirSync(registry);
+  } catch {
+    return held;
+  }
+  for (const name of names) {
+    if (!CLAIM.test(name)) continue;
+    const file = path.join(registry, name);
+    try {
+      const { pid, host, uses } = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number; host: string; uses: string[] };
+      if (host === os.hostname() && !alive(pid)) {
+        if (dropDead) fs.rmSync(file, { force: true });
+      } else for (const p of uses) held.add(p);
+    } catch {
+      // Not a claim of ours, or half written: it holds nothing.
+    }
+  }
+  return held;
+}
+
+/**
  * Drops a launch's claim (if any), then removes every made path that no live claim holds and that
  * is still empty and the same (deepest first). Under the registry's lock.
  */
 export function releaseMountPoints(registry: string, claim?: string): void {
   if (claim) fs.rmSync(claim, { force: true });
-  const held = new Set<string>();
-  for (const name of fs.readdirSync(registry)) {
-    if (!CLAIM.test(name)) continue;
-    const file = path.join(registry, name);
-    try {
-      const { pid, host, uses } = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number; host: string; uses: string[] };
-      if (host === os.hostname() && !alive(pid)) fs.rmSync(file, { force: true });
-      else for (const p of uses) held.add(p);
-    } catch {
-      // Not a claim of ours, or half written: it holds nothing.
-    }
-  }
+  const held = heldMountPoints(registry, { dropDead: true });
   const record = readMade(registry);
   for (const p of Object.keys(record).sort((a, b) => b.length - a.length)) {
     if (held.has(p)) continue;
     const known = record[p];
     delete record[p];
-    if (!sameAsMade(p, known)) continue;
-    try {
-      if (known.kind === 'dir') fs.rmdirSync(p);
-      else if (fs.readFileSync(p, 'utf8') === placeholderOf(p)) fs.unlinkSync(p);
-    } catch {
-      // Not empty any more (the person or VS Code wrote into it): it is theirs now.
-    }
+    // Reached without following a link, and only if still the same, empty or as made; else it is the person's now.
+    removeIfAsMade(p, known, placeholderOf(p));
   }
   writeMade(registry, record);
 }

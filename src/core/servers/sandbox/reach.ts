@@ -93,15 +93,27 @@ const NODE_RULES: ScriptRules = {
     ].join('|')})$`,
   ),
 };
+/**
+ * Deno's and Bun's options as their `run` reads them. Options whose value is optional and attached
+ * with `=` only in some versions and the next argument in others (Deno's `--lock`, `--env-file`,
+ * `--v8-flags`; Bun's `--config`, `--inspect`) are in neither list: without an attached value,
+ * no argument is taken for the script.
+ */
 const DENO_RULES: ScriptRules = {
-  valued: /^(-c|--config|--import-map|--lock|--cert|--env-file|--location|--seed|-L|--log-level|--ext|--v8-flags)$/,
+  valued: /^(-c|--config|--import-map|--cert|--location|--seed|-L|--log-level|--ext)$/,
   noScript: /^(eval|repl|task|test|fmt|lint|check|install|compile|bench|doc|info|upgrade|--eval)$/,
   subcommands: /^(run|serve)$/,
+  // Deno's permission and other optional values need `=` (`--allow-read=/tmp`, `--watch=src`, `--check=all`, `-r=…`).
+  flags:
+    /^(-A|-R|-W|-N|-E|-S|-I|-P|-q|-r|--allow-[a-z-]+|--deny-[a-z-]+|--no-[a-z-]+|--unstable(-[a-z-]+)?|--quiet|--reload|--watch|--watch-hmr|--check|--cached-only|--frozen|--inspect|--inspect-brk|--inspect-wait|--node-modules-dir|--vendor|--unsafely-ignore-certificate-errors|--permission-set)$/,
 };
 const BUN_RULES: ScriptRules = {
-  valued: /^(-r|--preload|--cwd|--env-file|-c|--config|--conditions)$/,
+  valued:
+    /^(-r|--preload|--require|--import|--cwd|--env-file|--conditions|-d|--define|-l|--loader|--tsconfig-override|--main-fields|--extension-order|--jsx-factory|--jsx-fragment|--jsx-import-source|--jsx-runtime|--title|--port|--dns-result-order|--max-http-header-size|--console-depth|--unhandled-rejections|--user-agent|--shell|--elide-lines|-F|--filter)$/,
   noScript: /^(-e|--eval|-p|--print)(=|$)/,
   subcommands: /^run$/,
+  flags:
+    /^(-b|--bun|-i|--hot|--watch|--no-clear-screen|--smol|--silent|--if-present|--no-install|--prefer-offline|--prefer-latest|--no-macros|--no-deprecation|--throw-deprecation|--no-addons|--expose-gc|--no-env-file|--zero-fill-buffers|--experimental-[a-z-]+)$/,
 };
 
 /** Python's options: `-c` and `-m` end them (code or a module, no file); `-W` and `-X` take a value, attached or next. */
