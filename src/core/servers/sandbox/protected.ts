@@ -306,6 +306,8 @@ interface Made {
   ino: number;
   dev: number;
   kind: 'dir' | 'file';
+  /** Recorded before it is made (its inode unknown yet): a process killed while it made the mount points left this. */
+  pending?: true;
 }
 const MADE_FILE = 'made.json';
 const CLAIM = /^claim-(\d+)-[0-9a-f]+\.json$/;
@@ -349,25 +351,34 @@ function writeMade(registry: string, made: Record<string, Made>): void {
 
 /**
  * Makes the missing paths (parents first) and records them; what could not be made is left out.
- * Each is recorded as soon as it is made: a process killed halfway leaves none that the next
- * release does not know. Under the registry's lock.
+ * All are recorded as pending first, so that a process killed halfway leaves none that the next
+ * release does not know (it removes a pending one only if it is an empty folder or a file with what
+ * MCP Host makes); then each with the inode it got. Under the registry's lock.
  */
 export function makeMountPoints(paths: readonly ProtectedPath[], registry: string): string[] {
   const record = readMade(registry);
   const made: string[] = [];
+  // Parents that do not exist (`.github` for `.github/hooks`) are made, and recorded, too.
+  const planned: { path: string; kind: 'dir' | 'file'; parents: string[] }[] = [];
+  for (const p of paths) {
+    if (p.exists) continue;
+    const parents: string[] = [];
+    for (let d = path.dirname(p.path); !fs.existsSync(d) && !parents.includes(d); d = path.dirname(d)) parents.unshift(d);
+    planned.push({ path: p.path, kind: p.kind, parents });
+    for (const d of parents) record[d] ??= { ino: 0, dev: 0, kind: 'dir', pending: true };
+    record[p.path] ??= { ino: 0, dev: 0, kind: p.kind, pending: true };
+  }
+  if (!planned.length) return made;
+  writeMade(registry, record);
   const remember = (p: string, kind: 'dir' | 'file') => {
     const s = fs.lstatSync(p);
     record[p] = { ino: s.ino, dev: s.dev, kind };
     made.push(p);
   };
-  for (const p of paths) {
-    if (p.exists) continue;
-    // Parents that do not exist (`.github` for `.github/hooks`) are made, and recorded, too.
-    const missingParents: string[] = [];
-    const known = made.length;
-    for (let d = path.dirname(p.path); !fs.existsSync(d); d = path.dirname(d)) missingParents.unshift(d);
+  for (const p of planned) {
     try {
-      for (const d of missingParents) {
+      for (const d of p.parents) {
+        if (fs.existsSync(d)) continue;
         fs.mkdirSync(d);
         remember(d, 'dir');
       }
@@ -377,8 +388,10 @@ export function makeMountPoints(paths: readonly ProtectedPath[], registry: strin
     } catch {
       // Someone made it meanwhile, or the folder is not writable: what exists now is protected at the next start.
     }
-    if (made.length > known) writeMade(registry, record);
   }
+  // What could not be made is someone else's: no longer recorded.
+  for (const p of planned) for (const at of [...p.parents, p.path]) if (record[at]?.pending) delete record[at];
+  writeMade(registry, record);
   return made;
 }
 
@@ -395,7 +408,7 @@ const placeholderOf = (p: string) => (p.endsWith('.json') ? '{}\n' : '');
 function sameAsMade(p: string, made: Made): boolean {
   try {
     const s = fs.lstatSync(p);
-    return s.ino === made.ino && s.dev === made.dev && (made.kind === 'dir' ? s.isDirectory() : s.isFile());
+    return (made.pending || (s.ino === made.ino && s.dev === made.dev)) && (made.kind === 'dir' ? s.isDirectory() : s.isFile());
   } catch {
     return false;
   }
