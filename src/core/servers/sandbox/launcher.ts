@@ -374,7 +374,9 @@ export async function sandboxedServer(
         for (const p of [...writable, ...protectedPaths, ...pinned]) if (!opened.has(p)) opened.set(p, openChecked(p, kinds.get(p)));
       } catch (e) {
         if (e instanceof NotFollowedError)
-          throw new SandboxUnavailableError(`Not sandboxed: ${e.message}: a server may have swapped it since it was checked; start it again`);
+          throw new SandboxUnavailableError(
+            `Not sandboxed: ${e.message}: a server may have swapped it since it was checked; start it again`,
+          );
         throw e;
       }
     }

@@ -154,10 +154,14 @@ export function makeChecked(p: string, kind: 'dir' | 'file', content: string, on
 }
 
 /**
- * Removes `p` if it is still what was made (same inode, a folder that is empty, or a file that
- * holds `content`), reaching it without following any link; false where it is not (or gone).
+ * Removes `p` if it is still what was made (same inode unless pending, a folder that is empty, or a
+ * file that holds `content`), reaching it without following any link; false where it is not (or gone).
  */
-export function removeIfAsMade(p: string, made: { ino: number; dev: number; kind: 'dir' | 'file' }, content: string): boolean {
+export function removeIfAsMade(
+  p: string,
+  made: { ino: number; dev: number; kind: 'dir' | 'file'; pending?: true },
+  content: string,
+): boolean {
   let dir: number;
   try {
     dir = openFolder(path.dirname(p));
@@ -169,7 +173,9 @@ export function removeIfAsMade(p: string, made: { ino: number; dev: number; kind
     const fd = fs.openSync(inFolder(dir, name), (made.kind === 'dir' ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_NOFOLLOW);
     try {
       const s = fs.fstatSync(fd);
-      if (s.ino !== made.ino || s.dev !== made.dev || (made.kind === 'dir' ? !s.isDirectory() : !s.isFile())) return false;
+      // A pending one (its maker killed before it learnt the inode) is known by its kind and what it holds alone.
+      if ((!made.pending && (s.ino !== made.ino || s.dev !== made.dev)) || (made.kind === 'dir' ? !s.isDirectory() : !s.isFile()))
+        return false;
       if (made.kind === 'file' && fs.readFileSync(fd, 'utf8') !== content) return false;
     } finally {
       fs.closeSync(fd);

@@ -307,6 +307,8 @@ interface Made {
   ino: number;
   dev: number;
   kind: 'dir' | 'file';
+  /** Recorded before it is made (its inode unknown yet): a process killed while it made the mount points left this. */
+  pending?: true;
 }
 const MADE_FILE = 'made.json';
 const CLAIM = /^claim-(\d+)-[0-9a-f]+\.json$/;
@@ -353,15 +355,28 @@ function writeMade(registry: string, made: Record<string, Made>): void {
  * not writable) is left out. Each is made one name at a time from the root, following no link
  * (nofollow.ts): a folder on the way swapped for a link meanwhile (by a server already running in
  * another sandbox on the same root) refuses the launch with NotFollowedError, never makes anything
- * where the link leads. Each is recorded as soon as it is made: a process killed halfway leaves
- * none that the next release does not know. `onStep` is for tests. Under the registry's lock.
+ * where the link leads. All are recorded as pending first, so that a process killed halfway leaves
+ * none that the next release does not know (it removes a pending one only if it is an empty folder
+ * or a file with what MCP Host makes); then each with the inode it got. `onStep` is for tests.
+ * Under the registry's lock.
  */
 export function makeMountPoints(paths: readonly ProtectedPath[], registry: string, onStep?: StepHook): string[] {
   const record = readMade(registry);
   const made: string[] = [];
+  // Parents that do not exist (`.github` for `.github/hooks`) are made, and recorded, too.
+  const planned: { path: string; kind: 'dir' | 'file'; parents: string[] }[] = [];
+  for (const p of paths) {
+    if (p.exists) continue;
+    const parents: string[] = [];
+    for (let d = path.dirname(p.path); !fs.existsSync(d) && !parents.includes(d); d = path.dirname(d)) parents.unshift(d);
+    planned.push({ path: p.path, kind: p.kind, parents });
+    for (const d of parents) record[d] ??= { ino: 0, dev: 0, kind: 'dir', pending: true };
+    record[p.path] ??= { ino: 0, dev: 0, kind: p.kind, pending: true };
+  }
+  if (!planned.length) return made;
+  writeMade(registry, record);
   try {
-    for (const p of paths) {
-      if (p.exists) continue;
+    for (const p of planned) {
       let entries: MadeEntry[];
       try {
         entries = makeChecked(p.path, p.kind, placeholderOf(p.path), onStep);
@@ -374,10 +389,10 @@ export function makeMountPoints(paths: readonly ProtectedPath[], registry: strin
         record[at] = { ino, dev, kind };
         made.push(at);
       }
-      if (entries.length) writeMade(registry, record);
     }
   } finally {
-    // What was made before a refusal is recorded, so that the release removes it.
+    // What could not be made is someone else's: no longer recorded; what was made before a refusal is, so that the release removes it.
+    for (const p of planned) for (const at of [...p.parents, p.path]) if (record[at]?.pending) delete record[at];
     writeMade(registry, record);
   }
   return made;
