@@ -15,7 +15,7 @@ import { McpClient, StdioTransport } from '../src/core';
 import { AuditLog } from '../src/core/policy/audit';
 import { thisMachine } from '../src/core/policy/gate';
 import { GatedServer } from '../src/core/policy/gated';
-import { createMasker } from '../src/core/policy/mask';
+import { createMasker } from '../src/core/scan/mask';
 import type { ExportConfig } from '../src/core/telemetry/config';
 import { cleanerOf, type TelemetryExporter } from '../src/core/telemetry/exporter';
 import { startExporter } from '../src/core/telemetry/load';

@@ -31,7 +31,7 @@ import {
 import { createHash, randomBytes } from 'node:crypto';
 import { AuditLog } from '../core/policy/audit';
 import { recordsAfterHead, verifyAuditFile } from '../core/policy/auditVerify';
-import { createMasker } from '../core/policy/mask';
+import { createMasker } from '../core/scan/mask';
 import type { AuditedServer, AuditSink, ServerRequestMethod } from '../core/policy/types';
 import { auditedRoots, elicitationSummary, samplingSummary, startServerRequest } from '../core/policy/serverRequests';
 import {

@@ -48,7 +48,7 @@ import { toldReadOnlyInMemory, type GatewayFlow, type SharedServer } from '../co
 import { openWireSession, type WireSession } from '../core/gateway/wire';
 import type { AuditSink, AuditedServer } from '../core/policy/types';
 import { thisMachine, type AskReason, type GateRequest } from '../core/policy/gate';
-import { createMasker } from '../core/policy/mask';
+import { createMasker } from '../core/scan/mask';
 import { MAX_LOCK_FILE_BYTES, parseLockFile, type PinSet } from '../core/policy/pins';
 import { FlowGuard } from '../core/scan/flowGuard';
 import { SHUTDOWN_BOUND_MS } from '../core/telemetry/load';

@@ -7,7 +7,7 @@
 import { exportFromEnvironment } from '../core/telemetry/config';
 import { cleanerOf, type TelemetryExporter } from '../core/telemetry/exporter';
 import { startExporter } from '../core/telemetry/load';
-import { createMasker } from '../core/policy/mask';
+import { createMasker } from '../core/scan/mask';
 
 /** What `mcp-host` says it is in `service.version` and `mcp_host.client.version`. */
 export const CLI_VERSION = '0.1.0';

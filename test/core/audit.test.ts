@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import { AuditLog } from '../../src/core/policy/audit';
 import { FIRST_PREV, recordHash, rotatedName, verifyAudit, verifyAuditFile } from '../../src/core/policy/auditVerify';
-import { createMasker } from '../../src/core/policy/mask';
+import { createMasker } from '../../src/core/scan/mask';
 import type { AnyAuditRecord, AuditEntry, AuditRecord, Origin } from '../../src/core/policy/types';
 import { runCli } from '../../src/cli/main';
 import { Redactor } from '../../src/core';

@@ -394,7 +394,7 @@ describe("the documentation's figures are the code's", () => {
   });
 
   it("docs/security-masking.md names every kind and Authorization scheme of mask.ts's built-in detectors", () => {
-    const source = fs.readFileSync(path.join(ROOT, 'src', 'core', 'policy', 'mask.ts'), 'utf8');
+    const source = fs.readFileSync(path.join(ROOT, 'src', 'core', 'scan', 'mask.ts'), 'utf8');
     const kinds = [...source.matchAll(/regexDetector\(\s*'([a-z-]+)'/g), ...source.matchAll(/^ {2}[a-z]+: '([a-z-]+)',$/gm)].map(
       (m) => m[1],
     );

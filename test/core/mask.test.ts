@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { createMasker, describeFindings } from '../../src/core/policy/mask';
+import { createMasker, describeFindings } from '../../src/core/scan/mask';
 
 // Secret-shaped strings are built here, never written out whole, so no scanner mistakes the repo for a leak.
 const chars = (n: number, alphabet = 'aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z') =>

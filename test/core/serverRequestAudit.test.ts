@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { ErrorCode, McpError, type AuditEntry, type CreateMessageParams, type UnhandledRequest } from '../../src/core';
-import { createMasker, describeFindings } from '../../src/core/policy/mask';
+import { createMasker, describeFindings } from '../../src/core/scan/mask';
 import { elicitationSummary, maskSamplingRequest, samplingSummary, startServerRequest } from '../../src/core/policy/serverRequests';
 import { closeAll, connect, eventually, rawServer } from '../helpers/servers';
 

@@ -8,7 +8,7 @@ import { AuditLog } from '../../src/core/policy/audit';
 import { verifyAuditFile } from '../../src/core/policy/auditVerify';
 import { thisMachine } from '../../src/core/policy/gate';
 import { GatedServer, type GatedOrigin } from '../../src/core/policy/gated';
-import { createMasker } from '../../src/core/policy/mask';
+import { createMasker } from '../../src/core/scan/mask';
 import type { AuditRecord } from '../../src/core/policy/types';
 import {
   exportForEditor,

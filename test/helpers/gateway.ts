@@ -20,7 +20,7 @@ import {
   type Root,
 } from '../../src/core';
 import { thisMachine } from '../../src/core/policy/gate';
-import { createMasker } from '../../src/core/policy/mask';
+import { createMasker } from '../../src/core/scan/mask';
 import { Forwarder, type GatewayOrigin } from '../../src/core/gateway/forward';
 import { toldReadOnlyInMemory, type GatewayCall, type SharedServer, type ToldReadOnly } from '../../src/core/gateway/shared';
 import { ChatGateway, type GatewayAddress } from '../../src/core/gateway/sdkGateway';

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditLog } from '../../src/core/policy/audit';
-import { describeFindings } from '../../src/core/policy/mask';
+import { describeFindings } from '../../src/core/scan/mask';
 import type { AuditRecord, MaskFinding } from '../../src/core/policy/types';
 import { definitionHash, type CreateMessageParams } from '../../src/core';
 import type { ElicitationUi } from '../../src/vscode/ui/elicitationSteps';

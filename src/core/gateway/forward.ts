@@ -45,7 +45,7 @@ import {
   toolsForChat,
 } from './forChat';
 import { FlowGuard, promptLabels, resourceLabels, toolLabels, type FlowFinding, type FlowResult } from '../scan/flowGuard';
-import { invisibleRemoved } from '../policy/mask';
+import { invisibleRemoved } from '../scan/mask';
 import type { Masker } from '../policy/types';
 import { findTool, runningClient, type SharedServer } from './shared';
 

@@ -167,21 +167,4 @@ export interface AuditSink {
   hashOf?(entry: AuditEntry): Promise<string | undefined>;
 }
 
-/** What masking found and replaced in a text. */
-export interface MaskFinding {
-  /** The detector's name, as shown in `[masked: kind]`. */
-  kind: string;
-  count: number;
-}
-
-/** Replaces secrets (well-known shapes and the person's own patterns) with `[masked: kind]`. */
-export interface Masker {
-  maskText(text: string): { text: string; found: MaskFinding[] };
-  /**
-   * Texts read as one (adjacent content blocks): each part masked where a secret of the joined
-   * text lies in it, so a secret split between two parts is still found; as many parts as given.
-   */
-  maskParts(parts: readonly string[]): { parts: string[]; found: MaskFinding[] };
-  /** Every string at any depth of a JSON value, masked; the value is copied, never changed in place. */
-  maskValue<T>(value: T): { value: T; found: MaskFinding[] };
-}
+export type { Masker, MaskFinding } from '../scan/mask';

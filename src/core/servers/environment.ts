@@ -11,8 +11,7 @@
  * started from VS Code's terminal.
  */
 
-import { createMasker } from '../policy/mask';
-import type { Masker } from '../policy/types';
+import { createMasker, type Masker } from '../scan/mask';
 import { isSecretName } from './secrets';
 
 /** What a stdio server started by the editor inherits on Linux and macOS (and `LC_*`); the docs list it (test/core/docs.test.ts). */
@@ -71,7 +70,7 @@ const BASE_NAMES = new Set([...POSIX_BASE, ...WINDOWS_BASE]);
 /** Names that hold a secret whatever their value looks like: a DSN (Sentry's), a CI job's JWT, a webhook, a netrc file, a connection string. */
 const SECRET_HOLDER_NAME = /(?:^|[_-])(?:DSN|JWT|NETRC|PASS|PW)(?:[_-]|$)|PASSPHRASE|WEBHOOK|CONN(?:ECTION)?_?STR(?:ING)?/i;
 
-/** The masking's own detectors (../policy/mask.ts), without the person's patterns: made on the first sandboxed launch. */
+/** The masking's own detectors (../scan/mask.ts), without the person's patterns: made on the first sandboxed launch. */
 let detectors: Masker | undefined;
 
 /**

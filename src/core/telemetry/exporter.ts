@@ -5,7 +5,7 @@
 import type { RequestTelemetry } from '../policy/telemetry';
 import type { AnyAuditRecord, Masker } from '../policy/types';
 
-/** The servers' secrets redacted and secret shapes masked (../policy/mask.ts): what every exported text passes. */
+/** The servers' secrets redacted and secret shapes masked (../scan/mask.ts): what every exported text passes. */
 export interface Cleaner {
   text(text: string): string;
   /** Every string of a JSON value, cleaned; the value is copied. */

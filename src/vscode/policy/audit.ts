@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { AuditLog } from '../../core/policy/audit';
 import { MAX_VERIFIED_BYTES, recordsAfterHead, verifyAuditFile } from '../../core/policy/auditVerify';
 import { copyPolicyFile, readPolicyFile, writePolicyFile } from '../../core/files/policyFile';
-import { createMasker, type MaskingPattern } from '../../core/policy/mask';
+import { createMasker, type MaskingPattern } from '../../core/scan/mask';
 import type { AnyAuditRecord, AuditRecord, Masker } from '../../core/policy/types';
 import { forDisplay, fromTemplate, nothingToRedact, type ShownText } from '../../core';
 import { Settings } from '../common/ids';

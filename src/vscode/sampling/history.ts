@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { inline, quoted, SAMPLING_HISTORY_MAX_REQUEST_BYTES, type CreateMessageParams, type SampledExchange } from '../../core';
-import { describeFindings } from '../../core/policy/mask';
+import { describeFindings } from '../../core/scan/mask';
 import type { MaskFinding } from '../../core/policy/types';
 import type { OutputDocuments } from '../common/outputDocuments';
 import { describeRequest } from './messages';

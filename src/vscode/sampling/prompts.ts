@@ -5,7 +5,7 @@ import { askModal, notify } from '../window/notifications';
 import { pickOne } from '../window/quickPicks';
 import type { DocumentActions } from '../window/documentActions';
 import { describeRequest } from './messages';
-import { describeFindings } from '../../core/policy/mask';
+import { describeFindings } from '../../core/scan/mask';
 import type { MaskFinding } from '../../core/policy/types';
 import { showDocument } from '../window/windowInputs';
 

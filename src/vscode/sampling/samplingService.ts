@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { invisibleRemoved } from '../../core/policy/mask';
+import { invisibleRemoved } from '../../core/scan/mask';
 import {
   consentRefused,
   decideModel,

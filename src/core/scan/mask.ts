@@ -11,8 +11,26 @@
  * run of its characters starts (a lookbehind or `\b`), so a long adversarial string costs a
  * bounded amount of work per character (see the adversarial test in test/core/mask.test.ts).
  */
-import { withoutInvisible } from '../scan/invisible';
-import type { Masker, MaskFinding } from './types';
+import { withoutInvisible } from './invisible';
+
+/** What masking found and replaced in a text. */
+export interface MaskFinding {
+  /** The detector's name, as shown in `[masked: kind]`. */
+  kind: string;
+  count: number;
+}
+
+/** Replaces secrets (well-known shapes and the person's own patterns) with `[masked: kind]`. */
+export interface Masker {
+  maskText(text: string): { text: string; found: MaskFinding[] };
+  /**
+   * Texts read as one (adjacent content blocks): each part masked where a secret of the joined
+   * text lies in it, so a secret split between two parts is still found; as many parts as given.
+   */
+  maskParts(parts: readonly string[]): { parts: string[]; found: MaskFinding[] };
+  /** Every string at any depth of a JSON value, masked; the value is copied, never changed in place. */
+  maskValue<T>(value: T): { value: T; found: MaskFinding[] };
+}
 
 /** What a detector found: `[start, end)` of the text, masked as `[masked: kind]`. */
 interface Span {
